@@ -1,0 +1,125 @@
+# rdmaprobe: plain make, objects in build/, features detected once.
+#
+#   make                 build/rdmaprobe and build/librdmaprobe.a
+#   make check           unit tests (cmocka), no RDMA device needed
+#   make test            unit tests, then the Soft-RoCE VM suite (the README's test command)
+#   make fuzz            libFuzzer targets (clang), FUZZ_SECONDS each
+#   make SANITIZE=address,undefined check
+#   make WERROR=1        warnings are errors (CI sets it)
+#   make CUDA=0 MPI=0    build without the optional parts even when present
+
+BUILD    ?= build
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla
+ifneq ($(filter 1 true yes,$(WERROR) $(CI)),)
+WARN     += -Werror
+endif
+ifneq ($(SANITIZE),)
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GITREV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+PKGS     := libibverbs librdmacm jansson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm -ljansson)
+
+CPPFLAGS += -Ilib -D_GNU_SOURCE -DRP_VERSION='"$(VERSION)"' -DRP_GITREV='"$(GITREV)"' $(PKG_CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
+LDLIBS   += $(PKG_LIBS) -lm -lpthread
+
+# --- CUDA: detected once; the runtime is linked statically so one binary runs with or without GPUs.
+CUDA ?= auto
+ifeq ($(CUDA),auto)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null))
+HAVE_CUDA := $(if $(and $(CUDA_HOME),$(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h)),1,)
+else ifeq ($(CUDA),1)
+CUDA_HOME ?= /usr/local/cuda
+HAVE_CUDA := 1
+endif
+ifeq ($(HAVE_CUDA),1)
+CPPFLAGS += -DHAVE_CUDA=1 -isystem $(CUDA_HOME)/include
+LDLIBS   += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcudart_static -ldl -lrt
+endif
+
+# --- Open MPI (or any MPI with mpicc): only oob_mpi.c and the matrix front end need it.
+MPI ?= auto
+ifeq ($(MPI),auto)
+MPICC := $(shell command -v mpicc 2>/dev/null)
+HAVE_MPI := $(if $(MPICC),1,)
+else ifeq ($(MPI),1)
+MPICC := mpicc
+HAVE_MPI := 1
+endif
+ifeq ($(HAVE_MPI),1)
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -show 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
+MPI_LIBS   := $(shell $(MPICC) --showme:link 2>/dev/null || $(MPICC) -show 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep -E '^-(L|l|Wl)' | tr '\n' ' ')
+CPPFLAGS += -DHAVE_MPI=1 $(MPI_CFLAGS)
+LDLIBS   += $(MPI_LIBS)
+endif
+
+# Backends are files of their own: *_cuda.c need CUDA, *_mpi.c need MPI.
+LIB_SRC  := $(wildcard lib/*.c)
+ifneq ($(HAVE_CUDA),1)
+LIB_SRC  := $(filter-out %_cuda.c,$(LIB_SRC))
+endif
+ifneq ($(HAVE_MPI),1)
+LIB_SRC  := $(filter-out %_mpi.c,$(LIB_SRC))
+endif
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+BIN_SRC  := $(wildcard bench/*.c)
+BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_SUPPORT := $(filter-out tests/test_% tests/fuzz_%,$(wildcard tests/*.c))
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
+FUZZ_SRC := $(wildcard tests/fuzz_*.c)
+FUZZ_SECONDS ?= 60
+
+.PHONY: all check test vm-test fuzz clean features
+.SECONDARY:
+all: $(BUILD)/rdmaprobe
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/librdmaprobe.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/rdmaprobe: $(BIN_OBJ) $(BUILD)/librdmaprobe.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(BIN_OBJ) $(BUILD)/librdmaprobe.a $(LDFLAGS) $(LDLIBS)
+
+# A test may name the functions it wraps in tests/<name>.wrap (linker flags, e.g. -Wl,--wrap=ibv_open_device).
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a \
+	    $(shell cat tests/$*.wrap 2>/dev/null) $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# Unit tests: every test binary runs; the run fails if any fails.
+check: $(TEST_BIN) $(BUILD)/rdmaprobe
+	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
+	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
+	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
+
+# The README's test command: unit tests, then real Soft-RoCE devices in a VM.
+test: check vm-test
+
+vm-test: $(BUILD)/rdmaprobe
+	bash scripts/testbed/run-suite.sh
+
+fuzz:
+	$(MAKE) BUILD=$(BUILD)/fuzz CC=clang SANITIZE=address,undefined CUDA=0 MPI=0 CFLAGS="-O1 -g -fsanitize=fuzzer-no-link" $(BUILD)/fuzz/librdmaprobe.a
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	    clang $(CPPFLAGS) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined $$f $(BUILD)/fuzz/librdmaprobe.a $(PKG_LIBS) -lm -lpthread -o $(BUILD)/fuzz/$$n || exit 1; \
+	    echo "== $$n ($(FUZZ_SECONDS) s)"; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+	    $(BUILD)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/corpus-$$n || exit 1; done
+
+features:
+	@echo "cuda=$(if $(HAVE_CUDA),yes ($(CUDA_HOME)),no) mpi=$(if $(HAVE_MPI),yes,no)"
+
+clean:
+	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz
+
+-include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d)
