@@ -170,7 +170,8 @@ down() {
 	for dev in $(rdma link show 2>/dev/null | sed -n 's/^link \(rxe[0-9]*\)\/.*/\1/p' | sort -u); do
 		batch+="link delete $dev"$'\n'
 	done
-	[ -z "$batch" ] || printf '%s' "$batch" | rdma -f -b - || true
+	# A leftover process holding a device would make the delete wait: bound it.
+	[ -z "$batch" ] || printf '%s' "$batch" | timeout 30 rdma -f -b - || say "warning: rdma link delete failed or timed out"
 	batch=
 	local bridges=
 	if [ -f "$STATE/devices" ]; then
