@@ -211,6 +211,30 @@ static bool is_bdf(const char *s)
 	return strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1x%n", &a, &b, &c, &d, &n) == 4 && n == 12;
 }
 
+/* devices/<prefix>/subsystem -> ../../(...)/bus/<bus>, as the kernel links every device. */
+static int fx_subsystem(struct rp_fx *fx, const char *prefix, const char *bus)
+{
+	char rel[PATH_MAX], target[PATH_MAX];
+	size_t len = 0;
+
+	target[0] = '\0';
+	/* one "../" per component of devices/<prefix> */
+	for (const char *p = prefix; p; p = strchr(p + 1, '/')) {
+		if (len + 4 >= sizeof(target))
+			return -ENAMETOOLONG;
+		memcpy(target + len, "../", 4);
+		len += 3;
+	}
+	if (len + 4 >= sizeof(target))
+		return -ENAMETOOLONG;
+	memcpy(target + len, "../", 4);
+	len += 3;
+	if (fx_fmt(target + len, sizeof(target) - len, "bus/%s", bus) ||
+	    fx_fmt(rel, sizeof(rel), "devices/%s/subsystem", prefix))
+		return -ENAMETOOLONG;
+	return rp_fx_symlink(fx, rel, target);
+}
+
 /* Files of one PCI function at devices/<prefix> and its bus/pci/devices link. */
 static int fx_pci_function(struct rp_fx *fx, const char *prefix, const char *bdf, unsigned vendor,
 			   unsigned device, unsigned class_code, int numa)
@@ -226,6 +250,7 @@ static int fx_pci_function(struct rp_fx *fx, const char *prefix, const char *bdf
 	rc = rc ? rc : rp_fx_writef(fx, rel, "0x%06x\n", class_code);
 	fx_fmt(rel, sizeof(rel), "devices/%s/numa_node", prefix);
 	rc = rc ? rc : rp_fx_writef(fx, rel, "%d\n", numa);
+	rc = rc ? rc : fx_subsystem(fx, prefix, "pci");
 	fx_fmt(rel, sizeof(rel), "bus/pci/devices/%s", bdf);
 	fx_fmt(target, sizeof(target), "../../../devices/%s", prefix);
 	rc = rc ? rc : rp_fx_symlink(fx, rel, target);
@@ -495,6 +520,18 @@ int rp_fx_machine_rxe(struct rp_fx *fx)
 	rc = rc ? rc : rp_fx_gid(fx, "rxe0", 1, 1, "0000:0000:0000:0000:0000:ffff:c0a8:7a0a", "RoCE v2", "eth0");
 	rc = rc ? rc : rp_fx_gid_pad(fx, "rxe0", 1, 4);
 	rc = rc ? rc : rp_fx_pci(fx, "pci0000:00/0000:00:03.0", 0x1af4, 0x1000, 0x020000, -1);
+	/* rxe1 over the virtio NIC, as older kernels draw it: device -> the virtio device, not PCI. */
+	rc = rc ? rc : rp_fx_mkdir(fx, "devices/pci0000:00/0000:00:03.0/virtio0/infiniband/rxe1");
+	rc = rc ? rc : fx_subsystem(fx, "pci0000:00/0000:00:03.0/virtio0", "virtio");
+	rc = rc ? rc : rp_fx_symlink(fx, "devices/pci0000:00/0000:00:03.0/virtio0/infiniband/rxe1/device",
+				     "../../../virtio0");
+	rc = rc ? rc : rp_fx_symlink(fx, "class/infiniband/rxe1",
+				     "../../devices/pci0000:00/0000:00:03.0/virtio0/infiniband/rxe1");
+	rc = rc ? rc : rp_fx_write(fx, "class/infiniband/rxe1/node_type", "1: CA\n");
+	rc = rc ? rc : rp_fx_write(fx, "class/infiniband/rxe1/node_guid", "5254:00ff:fe12:3457\n");
+	rc = rc ? rc : rp_fx_port(fx, "rxe1", 1, &p);
+	rc = rc ? rc : rp_fx_gid(fx, "rxe1", 1, 0, "fe80:0000:0000:0000:5054:00ff:fe12:3457", "RoCE v2", "eth1");
+	rc = rc ? rc : rp_fx_gid(fx, "rxe1", 1, 1, "0000:0000:0000:0000:0000:ffff:c0a8:7a0b", "RoCE v2", "eth1");
 	rc = rc ? rc : rp_fx_gpu(fx, "pci0000:00/0000:00:05.0", -1);
 	return rc;
 }

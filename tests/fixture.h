@@ -46,8 +46,9 @@ int rp_fx_remove(struct rp_fx *fx, const char *rel);
 const char *rp_fx_path(const struct rp_fx *fx, const char *rel, char *buf, size_t size);
 
 /* A PCI function at devices/<path>, e.g. "pci0000:00/0000:00:01.0/0000:3b:00.0": every component
- * that is a BDF gets vendor/device/class/numa_node files (bridges get class 0x060400), and
- * bus/pci/devices/<bdf> -> ../../../devices/<path> for each. numa -1 is written as "-1". */
+ * that is a BDF gets vendor/device/class/numa_node files (bridges get class 0x060400), a
+ * subsystem -> .../bus/pci link, and bus/pci/devices/<bdf> -> ../../../devices/<path> for each.
+ * numa -1 is written as "-1". */
 int rp_fx_pci(struct rp_fx *fx, const char *path, unsigned vendor, unsigned device, unsigned class_code,
 	      int numa);
 
@@ -118,10 +119,13 @@ int rp_fx_machine_dual_socket(struct rp_fx *fx);
  * One GPU 0000:3c:00.0 under the same root port via its own port 0000:3a:02.0 (PHB). */
 int rp_fx_machine_roce(struct rp_fx *fx);
 
-/* Soft-RoCE: rxe0 (virtual, no device link) over netdev "eth0", port 1 ACTIVE Ethernet
- * "10 Gb/sec (1X QDR)", GID 0 fe80::5054:ff:fe12:3456 "RoCE v2" and GID 1 ::ffff:192.168.122.10
- * "RoCE v2"; the netdev's PCI function is a virtio NIC 0000:00:03.0 on numa -1. One GPU 0000:00:05.0
- * (numa -1) so that affinity has something to compute. */
+/* Soft-RoCE: rxe0 (virtual, no device link, as on a veth) over netdev "eth0", port 1 ACTIVE
+ * Ethernet "10 Gb/sec (1X QDR)", GID 0 fe80::5054:ff:fe12:3456 "RoCE v2" and GID 1
+ * ::ffff:192.168.122.10 "RoCE v2", empty entries up to 4; no fw_ver.
+ * rxe1 over "eth1" as older kernels draw it on a virtio NIC: device -> devices/pci0000:00/
+ * 0000:00:03.0/virtio0 whose subsystem is virtio, not pci (so NCCL treats it as not on PCI);
+ * GIDs fe80::5054:ff:fe12:3457 and ::ffff:192.168.122.11, both "RoCE v2".
+ * The virtio NIC 0000:00:03.0 and one GPU 0000:00:05.0 sit on the root bus, numa -1. */
 int rp_fx_machine_rxe(struct rp_fx *fx);
 
 /* Broken entries next to one good adapter:
