@@ -98,7 +98,7 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 
 	printf("\n");
 	if (res->n_gpus == 0)
-		printf("GPUs: none found (%s)\n", node->gpu_source[0] ? node->gpu_source : "none");
+		printf("GPUs: none found\n");
 	else
 		printf("%-14s %-12s %-5s %s\n", "GPU", "adapter", "path", "GPUDirect RDMA");
 	for (size_t i = 0; i < res->n_gpus; i++) {
@@ -158,6 +158,9 @@ int cmd_nccl(int argc, char **argv)
 	rc = rp_opts_parse("nccl", usage_line, table, argc, argv, NULL, 0, NULL);
 	if (rc)
 		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
+	/* --hca replaces $NCCL_IB_HCA: a malformed value there must not stop the evaluation of SPEC. */
+	if (o.hca_seen)
+		unsetenv("NCCL_IB_HCA");
 	if (rp_nccl_env_load(&env))
 		return RP_EXIT_USAGE;
 	if (o.hca_seen) {
