@@ -5,6 +5,7 @@
  * NCCL would misbehave, see rp_nccl_warn_fatal()); 2 usage error, including a malformed NCCL_*
  * variable or spec; 3 environment (the sysfs root cannot be read, out of memory).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "nccl.h"
 #include "node.h"
 #include "opts.h"
+#include "util.h"
 
 struct nccl_opts {
 	const char *hca;
@@ -59,7 +61,11 @@ static void gid_note(const struct rp_node *node, const struct rp_nccl_sel *s, ch
 		const struct rp_gid *g = &p->gids[i];
 
 		if (g->index == s->gid_index) {
-			snprintf(buf, len, "%s (%s)", g->text, rp_gid_type_str(g->type));
+			char addr[INET6_ADDRSTRLEN];
+
+			if (!inet_ntop(AF_INET6, g->raw, addr, sizeof(addr)))
+				rp_strlcpy(addr, g->text, sizeof(addr));
+			snprintf(buf, len, "%s (%s)", addr, rp_gid_type_str(g->type));
 			return;
 		}
 	}

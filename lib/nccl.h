@@ -28,8 +28,8 @@ struct rp_nccl_env {
 
 /* Defaults, as NCCL has them with no variable set. */
 void rp_nccl_env_default(struct rp_nccl_env *env);
-/* Defaults overridden by the process environment. A malformed value is an error (-EINVAL, logged
- * naming the variable), not silently ignored. An empty value counts as unset (as in NCCL), except
+/* Defaults overridden by the process environment. A malformed value is an error (-EINVAL, or
+ * -ENAMETOOLONG for an over-long NCCL_IB_HCA; logged naming the variable), not silently ignored. An empty value counts as unset (as in NCCL), except
  * NCCL_IB_HCA="" which is kept (it selects every device, like unset). The strings point into the
  * environment. */
 int rp_nccl_env_load(struct rp_nccl_env *env);

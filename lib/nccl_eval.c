@@ -466,12 +466,13 @@ static void intended_spec(const struct rp_node *node, const struct rp_nccl_spec 
 	out->n_entries = n;
 }
 
-/* "=dev:port,..." over the usable ports meant; NULL when there are none. */
+/* "=dev:port,..." over the usable ports meant (and, on RoCE, with a GID NCCL accepts); NULL when
+ * there are none. */
 static int build_recommendation(struct eval *ev, const struct rp_nccl_spec *spec)
 {
 	struct rp_nccl_spec *want = malloc(sizeof(*want));
 	struct rp_nccl_sel *sel = NULL;
-	size_t n = 0, over = 0, len = 2;
+	size_t n = 0, keep = 0, over = 0, len = 2;
 	char *out;
 	int rc;
 
@@ -482,8 +483,16 @@ static int build_recommendation(struct eval *ev, const struct rp_nccl_spec *spec
 	free(want);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < n; i++)
+	/* A RoCE port without a GID NCCL's rule accepts cannot connect: not recommended. */
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_port *p = sel_port(ev->node, &sel[i]);
+
+		if (sel[i].link_layer == RP_LL_ETHERNET && p && rp_nccl_gid_index(p, ev->env) < 0)
+			continue;
+		sel[keep++] = sel[i];
 		len += strlen(sel[i].hca) + 16;
+	}
+	n = keep;
 	if (n > 0) {
 		out = malloc(len);
 		if (!out) {

@@ -1247,6 +1247,60 @@ static bool json_has_warning(const json_t *j, const char *code)
 	return false;
 }
 
+/* The JSON report straight from the library (the command tests below need the binary). */
+static void test_json_report(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_result r;
+	struct rp_nccl_env env;
+	struct rp_port *p;
+	json_t *j, *w;
+	char *dump;
+
+	(void)state;
+	add_ib_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, "fe80::1");
+	p = add_port(add_hca(&n, "mlx5_4"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.4");
+	p = add_port(add_hca(&n, "mlx5_5"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	env = env_with("mlx5_0,mlx5_4,mlx5_5,\xff\xfe");
+	assert_int_equal(rp_nccl_evaluate(&n, &env, &r), 0);
+	j = rp_nccl_result_json(&r, &env);
+	assert_non_null(j);
+	dump = json_dumps(j, JSON_COMPACT);
+	assert_non_null(dump);                                   /* valid UTF-8 despite the spec */
+	free(dump);
+	assert_string_equal(json_string_value(json_object_get(j, "hca_spec")), "mlx5_0,mlx5_4,mlx5_5,??");
+	assert_int_equal(json_array_size(json_object_get(j, "selected")), 3);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "selected"), 1)), "mlx5_4:1");
+	assert_int_equal(json_object_size(json_object_get(j, "gid_index")), 2);   /* RoCE ports only */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "gid_index"), "mlx5_4:1")), 3);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "gid_index"), "mlx5_5:1")));
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 0);
+	w = json_array_get(json_object_get(j, "warnings"), 0);
+	assert_non_null(w);
+	assert_non_null(json_string_value(json_object_get(w, "code")));
+	assert_non_null(json_string_value(json_object_get(w, "message")));
+	assert_true(json_is_boolean(json_object_get(w, "fatal")));
+	assert_true(json_has_warning(j, "mixed_link_layer"));
+	assert_true(json_has_warning(j, "no_usable_gid"));
+	assert_true(json_has_warning(j, "no_match"));
+	assert_true(json_is_false(json_object_get(j, "usable")));
+	assert_string_equal(json_string_value(json_object_get(j, "recommended_nccl_ib_hca")), "=mlx5_0:1,mlx5_4:1");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "env"), "NCCL_NET_GDR_LEVEL")), "PXB");
+	json_decref(j);
+	rp_nccl_result_fini(&r);
+
+	env = env_with("^");
+	assert_int_equal(rp_nccl_evaluate(&n, &env, &r), 0);
+	j = rp_nccl_result_json(&r, NULL);
+	assert_true(json_is_null(json_object_get(j, "recommended_nccl_ib_hca")));
+	assert_null(json_object_get(j, "env"));
+	json_decref(j);
+	rp_nccl_result_fini(&r);
+	free_node(&n);
+}
+
 static int skip_without_bin(void **state)
 {
 	(void)state;
@@ -1418,6 +1472,7 @@ int main(void)
 		cmocka_unit_test(test_evaluate_rejects_bad_spec),
 		cmocka_unit_test(test_fixture_gpu_paths_and_gdr),
 		cmocka_unit_test(test_fixture_dgx_nearest),
+		cmocka_unit_test(test_json_report),
 		cmocka_unit_test_setup(test_cmd_json_roce, skip_without_bin),
 		cmocka_unit_test_setup(test_cmd_spec_from_env_and_text, skip_without_bin),
 		cmocka_unit_test_setup(test_cmd_exit_codes, skip_without_bin),
