@@ -532,8 +532,12 @@ static void test_warn_whitespace(void **state)
 	ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0, mlx5_1", RP_NCCL_W_WHITESPACE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0 ", RP_NCCL_W_WHITESPACE), 1);
-	assert_int_equal(count_warn_hca(&n, "mlx5_0:\t1", RP_NCCL_W_WHITESPACE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx5_1", RP_NCCL_W_WHITESPACE), 0);
+	/* After the port NCCL's atoi() skips whitespace: NCCL does what was meant, no warning. */
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:\t1", RP_NCCL_W_WHITESPACE), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:1 ", RP_NCCL_W_WHITESPACE), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:1 ", RP_NCCL_W_BAD_PORT), 0);
+	assert_selected(&n, "mlx5_0:1 ,mlx5_1: 1", "mlx5_0:1 mlx5_1:1");
 	eval_ok(&n, "mlx5_0, mlx5_1", &r);
 	assert_false(rp_nccl_result_usable(&r));
 	assert_int_equal(r.n_selected, 1);                       /* " mlx5_1" matched nothing */
@@ -554,6 +558,8 @@ static void test_warn_bad_port(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:-1", RP_NCCL_W_BAD_PORT), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:1", RP_NCCL_W_BAD_PORT), 0);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:1:0:1", RP_NCCL_W_BAD_PORT), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:x", RP_NCCL_W_NO_MATCH), 1);   /* port 0: nothing */
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:-1", RP_NCCL_W_NO_MATCH), 0);  /* every port */
 	free_node(&n);
 }
 
@@ -622,8 +628,11 @@ static void test_warn_port_not_active(void **state)
 	add_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
 	h = add_hca(&n, "mlx5_2");
 	add_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);
+	add_hca(&n, "mlx5_3");                                 /* no ports directory */
 
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:2", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_3", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_3", RP_NCCL_W_NO_MATCH), 0);
 	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
 	assert_int_equal(count_warn_hca(&n, "=mlx5_2", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:1", RP_NCCL_W_PORT_NOT_ACTIVE), 0);
@@ -741,9 +750,17 @@ static void test_warn_codes_stable(void **state)
 		"gdr_disabled",
 	};
 
+	/* Not fatal: an exclude entry that excludes nothing, a GID of the other RoCE version, no GDR. */
+	static const bool fatal[RP_NCCL_W_COUNT_] = {
+		true, true, false, true, true, true, true, true, true, true, true, true, true, true, true, false, false,
+	};
+
 	(void)state;
-	for (int i = 0; i < RP_NCCL_W_COUNT_; i++)
+	for (int i = 0; i < RP_NCCL_W_COUNT_; i++) {
 		assert_string_equal(rp_nccl_warn_code(i), want[i]);
+		if (rp_nccl_warn_fatal(i) != fatal[i])
+			fail_msg("%s: fatal is %d", want[i], rp_nccl_warn_fatal(i));
+	}
 	assert_string_equal(rp_nccl_warn_code(RP_NCCL_W_COUNT_), "unknown");
 	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_GDR_DISABLED));
 	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_EXCLUDE_NO_MATCH));
