@@ -224,9 +224,10 @@ static int port_read_gids(const char *root, const char *hca, struct rp_port *por
 		if (attr_read(root, buf, sizeof(buf), "%s/%d", rel, i))
 			continue;
 		if (rp_sysfs_parse_gid(buf, g->raw)) {
-			snprintf(rel, sizeof(rel), "gids/%d", i);
-			warn_malformed(root, hca, port->num, rel, buf);
-			snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/gids", hca, port->num);
+			char file[32];
+
+			snprintf(file, sizeof(file), "gids/%d", i);
+			warn_malformed(root, hca, port->num, file, buf);
 			continue;
 		}
 		rp_sysfs_gid_to_text(g->raw, g->text);
