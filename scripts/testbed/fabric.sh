@@ -164,7 +164,8 @@ mac_of() { printf '02:52:50:00:%02x:%02x' "$1" "$2"; }
 down() {
 	local pid dev netdev br rest batch=
 	if [ -f "$STATE/jobs" ]; then
-		while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$STATE/jobs"
+		# Each job leads its own process group (setsid): stop it and its sleep.
+		while read -r pid; do kill -- "-$pid" 2>/dev/null || true; done <"$STATE/jobs"
 	fi
 	# Every rxe device, also one a case added by hand.
 	for dev in $(rdma link show 2>/dev/null | sed -n 's/^link \(rxe[0-9]*\)\/.*/\1/p' | sort -u); do

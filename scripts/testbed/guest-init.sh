@@ -4,6 +4,7 @@
 # RP_FABRIC_SH, RP_NONCE). Here: make /host a usable root, set up the fabric, run /ctl/cmd as root
 # chrooted into /host with stdout on ttyS0 and stderr on ttyS1, report the status, power off.
 R=/host
+begun=
 . /ctl/env
 
 # Report STATUS to vm.sh (status file and a console marker) and power off; never returns.
@@ -18,7 +19,8 @@ finish() {
 
 # A test bed failure (not the command's): say why, exit status 125.
 broken() {
-	echo "rp-testbed guest: $*"
+	# Before the begin marker the console is the boot log; after it, it is CMD's stdout.
+	if [ -n "$begun" ]; then echo "rp-testbed guest: $*" >/dev/ttyS1; else echo "rp-testbed guest: $*"; fi
 	echo "$*" >/ctl/testbed-error
 	finish 125
 }
@@ -58,6 +60,7 @@ guest() {
 }
 
 echo "@@rp-testbed $RP_NONCE begin@@"
+begun=1
 if [ -n "$RP_FABRIC_SPEC" ]; then
 	guest /bin/bash "$RP_FABRIC_SH" up "$RP_FABRIC_SPEC" </dev/null >/dev/ttyS1 2>&1 ||
 		broken "fabric.sh up '$RP_FABRIC_SPEC' failed"
