@@ -321,7 +321,9 @@ EOF
 	QEMU_PID=$!
 	tail -s 0.2 -n +1 -f --pid=$QEMU_PID "$RUN_DIR/stderr.log" | sed -u 's/\r$//' >&2 &
 	local err_pid=$!
-	tail -s 0.2 -n +1 -f --pid=$QEMU_PID "$RUN_DIR/console.log" | filter_console "$nonce"
+	# In the background too: a trapped signal interrupts `wait`, not a foreground pipeline.
+	tail -s 0.2 -n +1 -f --pid=$QEMU_PID "$RUN_DIR/console.log" | filter_console "$nonce" &
+	wait $! || true
 	local qrc=0
 	wait $QEMU_PID || qrc=$?
 	QEMU_PID=
