@@ -72,6 +72,21 @@ int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 		     const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, struct rp_verdict *v);
 void rp_verdict_fini(struct rp_verdict *v);
 
+/* Everything the report writers (HTML, JUnit, the "nodes" JSON, text) read: the matrix so far. */
+struct rp_matrix_view {
+	const char *title;            /* the command line, for a person */
+	const char *version;          /* rp_version_string() */
+	const char *pattern;          /* "full", "sample:4" */
+	const struct rp_endpoint *eps;
+	size_t n_eps;
+	const uint32_t *pair_eps;     /* 2 per result: src, dst endpoint numbers */
+	const struct rp_pair_result *res;
+	size_t n;
+	const struct rp_verdict *verdict;  /* NULL when none (yet) */
+	size_t rounds_done, n_rounds;
+	double elapsed_s;
+};
+
 /* "dev:port" of an endpoint into buf (for the "drain" lists). */
 const char *rp_verdict_ep_name(const struct rp_endpoint *ep, char *buf, size_t len);
 
