@@ -97,6 +97,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a \
 	    $(shell cat tests/$*.wrap 2>/dev/null) $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
+# The GPU host check's program (scripts/gpu-host-check.sh); not part of 'all'.
+$(BUILD)/gpucheck: $(BUILD)/scripts/gpucheck.o $(BUILD)/librdmaprobe.a
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/librdmaprobe.a $(LDFLAGS) $(LDLIBS)
+
 # Unit tests: every test binary runs; the run fails if any fails.
 check: $(TEST_BIN) $(BUILD)/rdmaprobe
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
@@ -120,6 +124,6 @@ features:
 	@echo "cuda=$(if $(HAVE_CUDA),yes ($(CUDA_HOME)),no) mpi=$(if $(HAVE_MPI),yes,no)"
 
 clean:
-	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz
+	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck
 
--include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d

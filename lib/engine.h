@@ -98,15 +98,20 @@ struct rp_conn_info {
 	uint32_t lid;
 	uint32_t mtu;                /* active MTU in bytes */
 	uint32_t link_layer;         /* IBV_LINK_LAYER_* */
+	uint32_t link_mbps;          /* the port's rate in Mb/s, 0 unknown */
 	int32_t gid_index;
 	int32_t port;
 	uint32_t rkey;
 	uint64_t addr;
 	uint64_t buf_len;
-	/* the writer's measure config, so the target agrees on size, mode and seed */
+	/* the writer's measure part: the target adopts it (size, mode, QPs, iterations, seed, pass) */
 	uint32_t mode;
 	uint32_t verify;
+	uint32_t tx_depth;
+	uint32_t pass;
 	uint64_t msg_size;
+	uint64_t iters;
+	uint64_t warmup_iters;
 	uint64_t seed;
 	char node[RP_NAME_MAX];
 	char device[RP_NAME_MAX];
@@ -146,7 +151,10 @@ int rp_engine_msg_validate(const struct rp_engine_msg *msg, size_t len, enum rp_
 /* --- one pair, one side ------------------------------------------------------------------------- */
 
 /* Run this side of a pair over oob. local is this side's port; res is filled completely (endpoints,
- * status, reason, measurement); pass is the sweep index (mixed into the seed). Returns 0 when the
+ * status, reason, measurement); pass is the sweep index (mixed into the seed). The writer sends its
+ * connection info first; the target waits for it, adopts the writer's measure part (so a pair
+ * listener needs no size options) and answers with its own. cfg->src_mem is used by the writer,
+ * cfg->dst_mem by the target. Returns 0 when the
  * pair passed, 1 when it ran and failed (res says why), or a negative errno when a local resource
  * could not be had at all (res says it too). Never blocks past the deadlines in cfg. */
 int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
@@ -158,9 +166,10 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
 int rp_engine_loopback_run(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
 			   const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res);
 
-/* The pattern seed for one pair and pass: depends on cfg->meas.seed, both endpoints and pass. */
-uint64_t rp_engine_seed(uint64_t base, const char *src_dev, int src_port, const char *dst_dev,
-			int dst_port, unsigned pass);
+/* The pattern seed for one pair and pass: depends on cfg->meas.seed, both endpoints (node, device,
+ * port) and pass. */
+uint64_t rp_engine_seed(uint64_t base, const struct rp_endpoint *src, const struct rp_endpoint *dst,
+			unsigned pass);
 
 /* --- lower level: an endpoint ------------------------------------------------------------------- */
 
