@@ -851,10 +851,10 @@ static int gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct 
 
 static void progress(size_t round, size_t n_rounds, size_t pairs, size_t failed, double t0)
 {
-	double per = (rp_now() - t0) / (double)(round + 1);
+	double took = rp_now() - t0, per = took / (double)(round + 1);
 
-	fprintf(stderr, "rdmaprobe matrix: round %zu of %zu done: %zu pairs measured, %zu failed so far, ~%.0f s left\n",
-		round + 1, n_rounds, pairs, failed, per * (double)(n_rounds - round - 1));
+	fprintf(stderr, "rdmaprobe matrix: round %zu of %zu done: %zu pairs measured, %zu failed so far, %.0f s in, "
+			"~%.0f s left\n", round + 1, n_rounds, pairs, failed, took, per * (double)(n_rounds - round - 1));
 }
 
 static char *cmd_line_join(int argc, char **argv)
@@ -922,6 +922,7 @@ static int run_matrix(struct mx_opts *o, int argc, char **argv)
 			ctx.n_rounds, (unsigned long long)rp_sched_n_pairs(s), budget);
 	signal(SIGINT, sig_stop);
 	signal(SIGTERM, sig_stop);
+	t0 = rp_now();              /* "time left" counts the rounds, not the start-up */
 
 	struct mx_out out = {
 		.cmd_line = cmd_line, .argc = argc, .argv = argv, .cfg = &o->eng.cfg, .pattern = o->pattern_text,

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# matrix-rank.sh: one MPI rank of the matrix e2e cases. Rank N plays node N with device rxeN (the
+# test bed's one VM looks like several nodes). RP_MX_LAYOUT=pairs makes rank N node N with rxe(2N)
+# and rxe(2N+1). RP_MX_KILL_RANK=N kills rank N (kill -9) RP_MX_KILL_AFTER seconds in.
+set -euo pipefail
+r=${OMPI_COMM_WORLD_RANK:?not started by Open MPI mpirun}
+dev="=rxe$r"
+[ "${RP_MX_LAYOUT:-}" = pairs ] && dev="=rxe$((2 * r)),rxe$((2 * r + 1))"
+if [ -n "${RP_MX_KILL_RANK:-}" ] && [ "$r" = "$RP_MX_KILL_RANK" ]; then
+	"${RP_BIN:?}" matrix --node "node$r" -d "$dev" "$@" &
+	pid=$!
+	sleep "${RP_MX_KILL_AFTER:-3}"
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	exit 137
+fi
+exec "${RP_BIN:?}" matrix --node "node$r" -d "$dev" "$@"
