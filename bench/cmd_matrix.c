@@ -808,8 +808,11 @@ static int gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct 
 	hdr_init(&mine.h, MX_KIND_EPS, mi->rank, 0, status ? 0 : n_local, sizeof(struct mx_wire_ep));
 	mine.h.status = status;
 	rp_strlcpy(mine.h.error, err, sizeof(mine.h.error));
-	if (rp_mpi_allgather(&mine, mine.h.length, &all, &lens, &offs) != 0)
-		return RP_EXIT_ENV;
+	/* Discovery on every node has had its time; the exchange itself waits a generous minute. */
+	if (rp_mpi_allgather(&mine, mine.h.length, rp_now() + 60 + o->eng.cfg.timeout_s, &all, &lens, &offs) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: rank %d: start-up exchange failed (see above): stopping the job\n", mi->rank);
+		rp_mpi_abort(RP_EXIT_ENV);
+	}
 	for (int r = 0; r < mi->size; r++) {
 		const struct mx_hdr *h = (const void *)(all + offs[r]);
 

@@ -88,8 +88,30 @@ int rp_mpi_tag_ub(void)
 	return tag_ub;
 }
 
-int rp_mpi_allgather(const void *mine, size_t len, char **all_p, size_t **lens_p, size_t **offs_p)
+/* Wait for a non-blocking collective until the deadline. */
+static int wait_polled(MPI_Request *req, const char *what, double deadline)
 {
+	long pause = 20000;
+
+	for (;;) {
+		int done = 0, rc;
+
+		pthread_mutex_lock(&mpi_lock);
+		rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		pthread_mutex_unlock(&mpi_lock);
+		if (rc != MPI_SUCCESS)
+			return mpi_err(rc, what, -1);
+		if (done)
+			return 0;
+		if (rp_now() >= deadline)
+			return rp_error(-ETIMEDOUT, "%s: not every rank took part within the deadline (one died or hangs)", what);
+		poll_pause(&pause);
+	}
+}
+
+int rp_mpi_allgather(const void *mine, size_t len, double deadline, char **all_p, size_t **lens_p, size_t **offs_p)
+{
+	MPI_Request req;
 	int size, n = (int)len, rc;
 	int *counts, *displs;
 	size_t total = 0;
@@ -104,11 +126,11 @@ int rp_mpi_allgather(const void *mine, size_t len, char **all_p, size_t **lens_p
 		rc = rp_error(-ENOMEM, "allgather: allocate for %d ranks", size);
 		goto out;
 	}
-	rc = MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, comm_ctl);
-	if (rc != MPI_SUCCESS) {
-		rc = mpi_err(rc, "allgather sizes with", -1);
+	rc = MPI_Iallgather(&n, 1, MPI_INT, counts, 1, MPI_INT, comm_ctl, &req);
+	rc = rc == MPI_SUCCESS ? wait_polled(&req, "start-up exchange of sizes", deadline)
+			       : mpi_err(rc, "allgather sizes with", -1);
+	if (rc)
 		goto out;
-	}
 	for (int r = 0; r < size; r++) {
 		displs[r] = (int)total;
 		(*lens_p)[r] = (size_t)counts[r];
@@ -120,8 +142,9 @@ int rp_mpi_allgather(const void *mine, size_t len, char **all_p, size_t **lens_p
 		rc = rp_error(-ENOMEM, "allgather: allocate %zu bytes", total);
 		goto out;
 	}
-	rc = MPI_Allgatherv(mine, n, MPI_BYTE, *all_p, counts, displs, MPI_BYTE, comm_ctl);
-	rc = rc == MPI_SUCCESS ? 0 : mpi_err(rc, "allgather endpoints with", -1);
+	rc = MPI_Iallgatherv(mine, n, MPI_BYTE, *all_p, counts, displs, MPI_BYTE, comm_ctl, &req);
+	rc = rc == MPI_SUCCESS ? wait_polled(&req, "start-up exchange of endpoints", deadline)
+			       : mpi_err(rc, "allgather endpoints with", -1);
 out:
 	free(counts);
 	free(displs);

@@ -43,9 +43,10 @@ int rp_mpi_init(int *argc, char ***argv, struct rp_mpi_info *info);
 void rp_mpi_finalize(void);
 /* Ask the launcher to end the job (a rank that must not go on). Does not return. */
 void rp_mpi_abort(int code) __attribute__((noreturn));
-/* Startup only (collective, blocking): every rank's bytes. *all_p holds them back to back, rank r's at
+/* Start-up only (collective, polled until deadline: a rank that died before it makes every rank
+ * give up with -ETIMEDOUT instead of hanging): every rank's bytes. *all_p holds them back to back, rank r's at
  * (*offs_p)[r], (*lens_p)[r] long; the caller frees the three. 0 or negative errno (logged). */
-int rp_mpi_allgather(const void *mine, size_t len, char **all_p, size_t **lens_p, size_t **offs_p);
+int rp_mpi_allgather(const void *mine, size_t len, double deadline, char **all_p, size_t **lens_p, size_t **offs_p);
 /* Control messages (their own communicator). send: 0, -ETIMEDOUT, negative errno. */
 int rp_mpi_ctl_send(int dst, int tag, const void *buf, size_t len, double deadline);
 /* Receive one control message with this tag from any rank (src < 0) or from src; *buf_p malloc'd.
@@ -79,10 +80,12 @@ static inline void rp_mpi_abort(int code)
 	exit(code);
 }
 
-static inline int rp_mpi_allgather(const void *mine, size_t len, char **all_p, size_t **lens_p, size_t **offs_p)
+static inline int rp_mpi_allgather(const void *mine, size_t len, double deadline, char **all_p, size_t **lens_p,
+				   size_t **offs_p)
 {
 	(void)mine;
 	(void)len;
+	(void)deadline;
 	(void)all_p;
 	(void)lens_p;
 	(void)offs_p;

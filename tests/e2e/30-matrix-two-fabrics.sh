@@ -38,14 +38,17 @@ if command -v xmllint >/dev/null; then
 fi
 [ "$(grep -c '<failure type="resolve_failed\|<failure type="rtr_refused\|<failure type="timed_out' "$out/m.xml")" -eq 6 ] ||
 	{ echo "FAIL: JUnit should carry 6 pair failures"; grep -c '<failure' "$out/m.xml"; exit 1; }
-dom=$(mx_browser "$out/m.html")
-brc=$?
-if [ $brc -eq 77 ]; then
-	echo "PASS (browser check skipped: no chromium)"
+# Chromium under TCG emulation takes minutes to start: the browser check runs on the host
+# (tests/e2e/lib/check-html.sh on this page, and tests/test_report_html in make check), or here
+# when RP_MX_BROWSER=1.
+if [ "${RP_MX_BROWSER:-0}" != 1 ]; then
+	echo "SKIP (browser part only): set RP_MX_BROWSER=1 to render in the guest; on the host run"
+	echo "  tests/e2e/lib/check-html.sh $out/m.html 6"
+	echo "PASS"
 	exit 0
 fi
-[ $brc -eq 0 ] || { echo "FAIL: chromium could not render the page ($brc)"; exit 1; }
-echo "$dom" | grep -q 'data-ready="1"' || { echo "FAIL: the page script did not run"; exit 1; }
-[ "$(echo "$dom" | grep -c '<li class="failure">')" -eq 6 ] || { echo "FAIL: the page should list 6 failures"; exit 1; }
-echo "$dom" | grep -q 'id="bw-heatmap"' && echo "$dom" | grep -q 'id="reach-heatmap"' || { echo "FAIL: heatmaps missing"; exit 1; }
+mx_html_check "$out/m.html" 6
+brc=$?
+[ $brc -eq 77 ] && { echo "PASS (browser check skipped: no chromium)"; exit 0; }
+[ $brc -eq 0 ] || { echo "FAIL: browser check"; exit 1; }
 echo "PASS"

@@ -9,7 +9,8 @@ set -uo pipefail
 mx_need
 out=$RP_RESULTS/31
 mkdir -p "$out"
-export RP_MX_KILL_RANK=3 RP_MX_KILL_AFTER=4 MX_MPIRUN_FLAGS=--enable-recovery
+rm -f "$out/m.json"
+export RP_MX_KILL_RANK=3 RP_MX_KILL_WHEN=$out/m.json RP_MX_KILL_AFTER=0.5 MX_MPIRUN_FLAGS=--enable-recovery
 start=$(date +%s)
 mx_mpirun 4 -s 4K -n 2000 --timeout 2 --round-timeout 20 --min-bw 0 --outlier 0 \
 	--json "$out/m.json" --html "$out/m.html" >"$out/stdout" 2>"$out/stderr"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # matrix-rank.sh: one MPI rank of the matrix e2e cases. Rank N plays node N with device rxeN (the
 # test bed's one VM looks like several nodes). RP_MX_LAYOUT=pairs makes rank N node N with rxe(2N)
-# and rxe(2N+1). RP_MX_KILL_RANK=N kills rank N (kill -9) RP_MX_KILL_AFTER seconds in.
+# and rxe(2N+1). RP_MX_KILL_RANK=N kills rank N (kill -9) once the file RP_MX_KILL_WHEN exists
+# (rank 0 writes its report after the first round: "mid-run"), plus RP_MX_KILL_AFTER seconds.
 set -euo pipefail
 r=${OMPI_COMM_WORLD_RANK:?not started by Open MPI mpirun}
 dev="=rxe$r"
@@ -9,7 +10,12 @@ dev="=rxe$r"
 if [ -n "${RP_MX_KILL_RANK:-}" ] && [ "$r" = "$RP_MX_KILL_RANK" ]; then
 	"${RP_BIN:?}" matrix --node "node$r" -d "$dev" "$@" &
 	pid=$!
-	sleep "${RP_MX_KILL_AFTER:-3}"
+	for _ in $(seq 1 600); do
+		[ -e "${RP_MX_KILL_WHEN:?}" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	sleep "${RP_MX_KILL_AFTER:-0}"
 	kill -9 "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	exit 137

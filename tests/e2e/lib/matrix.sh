@@ -43,3 +43,17 @@ mx_browser() {
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$(mktemp -d)" --dump-dom "file://$html" 2>/dev/null
 }
+
+# mx_html_check HTML NFAIL: the page renders in headless Chromium, its script ran, both heatmaps are
+# there and it lists NFAIL failures. 77 when chromium is absent.
+mx_html_check() {
+	local dom rc
+	dom=$(mx_browser "$1")
+	rc=$?
+	[ $rc -eq 0 ] || return $rc
+	echo "$dom" | grep -q 'data-ready="1"' || { echo "FAIL: the page script did not run" >&2; return 1; }
+	[ "$(echo "$dom" | grep -c '<li class="failure">')" -eq "$2" ] || { echo "FAIL: the page should list $2 failures" >&2; return 1; }
+	echo "$dom" | grep -q 'id="bw-heatmap"' && echo "$dom" | grep -q 'id="reach-heatmap"' ||
+		{ echo "FAIL: heatmaps missing" >&2; return 1; }
+	return 0
+}
