@@ -20,4 +20,12 @@ if [ -n "${RP_MX_KILL_RANK:-}" ] && [ "$r" = "$RP_MX_KILL_RANK" ]; then
 	wait "$pid" 2>/dev/null || true
 	exit 137
 fi
+# RP_MX_STATUS_DIR: keep each rank's own exit status (mpirun --enable-recovery reports 0 whatever
+# the ranks return).
+if [ -n "${RP_MX_STATUS_DIR:-}" ]; then
+	rc=0
+	"${RP_BIN:?}" matrix --node "node$r" -d "$dev" "$@" || rc=$?
+	echo "$rc" >"$RP_MX_STATUS_DIR/rank$r.rc"
+	exit "$rc"
+fi
 exec "${RP_BIN:?}" matrix --node "node$r" -d "$dev" "$@"
