@@ -241,7 +241,7 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 			pairs += v->eps[e].pairs;
 			failed += v->eps[e].failed;
 		}
-		printf("  %s: %zu endpoint%s, %zu pair ends, %zu failed; drain:", o->eps[nd->first_ep].ep.node, nd->n_eps,
+		printf("  %s: %zu endpoint%s; %zu measurements, %zu failed; drain:", o->eps[nd->first_ep].ep.node, nd->n_eps,
 		       nd->n_eps == 1 ? "" : "s", pairs, failed);
 		if (!nd->n_drain)
 			printf(" none");
