@@ -268,6 +268,12 @@ int rp_engine_msg_validate(const struct rp_engine_msg *msg, size_t len, enum rp_
 	return 0;
 }
 
+/* Has res failed already? (rp_pair_result_init's SETUP with no reason means "nothing yet".) */
+static bool res_failed(const struct rp_pair_result *res)
+{
+	return res->status != RP_ST_OK && !(res->status == RP_ST_SETUP && res->reason[0] == '\0');
+}
+
 static void msg_init(struct rp_engine_msg *msg, enum rp_msg_type type, const struct rp_pair_result *res)
 {
 	memset(msg, 0, sizeof(*msg));
@@ -275,7 +281,7 @@ static void msg_init(struct rp_engine_msg *msg, enum rp_msg_type type, const str
 	msg->version = RP_MSG_VERSION;
 	msg->type = (uint16_t)type;
 	msg->length = sizeof(*msg);
-	msg->status = res->status == RP_ST_SETUP && res->reason[0] == '\0' ? RP_ST_OK : (uint32_t)res->status;
+	msg->status = res_failed(res) ? (uint32_t)res->status : RP_ST_OK;
 	rp_strlcpy(msg->reason, res->reason, sizeof(msg->reason));
 }
 
@@ -924,10 +930,15 @@ static int lat_send(struct rp_engine_ep *ep, uint8_t seq, struct rp_pair_result 
 	return post_write(ep, 0, 1, true, false, res);
 }
 
+/* Round i's sequence byte: the writer sends 1..127, the target echoes it with the top bit set, so a
+ * side never mistakes the byte it put in its own buffer (to send it) for the peer's answer, and
+ * neither value is 0, which both buffers start with. */
 static uint8_t seq_of(uint64_t i)
 {
-	return (uint8_t)(i % 255 + 1);   /* never 0, the value both buffers start with */
+	return (uint8_t)(i % 127 + 1);
 }
+
+#define ECHO_BIT 0x80
 
 /* The latency ping-pong on QP 0; the writer measures half the round trip per iteration. */
 static int lat_pingpong(struct rp_engine_ep *ep, bool writer, struct rp_pair_result *res)
@@ -957,13 +968,13 @@ static int lat_pingpong(struct rp_engine_ep *ep, bool writer, struct rp_pair_res
 
 			rc = lat_send(ep, seq, res);
 			if (!rc)
-				rc = wait_byte(ep, seq, res);
+				rc = wait_byte(ep, seq | ECHO_BIT, res);
 			if (!rc && i >= m->warmup_iters)
 				samples[i - m->warmup_iters] = (rp_now() - t0) * 1e6 / 2;
 		} else {
 			rc = wait_byte(ep, seq, res);
 			if (!rc)
-				rc = lat_send(ep, seq, res);
+				rc = lat_send(ep, seq | ECHO_BIT, res);
 		}
 	}
 	if (!rc && writer)
@@ -1170,12 +1181,15 @@ static int exchange(struct rp_oob *oob, const struct rp_engine_msg *mine, struct
 		    bool send, bool recv, double deadline, struct rp_pair_result *res)
 {
 	char why[160];
+	bool failed_before = res_failed(res);
 	int rc = 0;
 
 	if (send)
 		rc = rp_oob_send(oob, mine, sizeof(*mine), deadline);
 	if (!rc && recv)
 		rc = rp_oob_recv(oob, theirs, sizeof(*theirs), deadline);
+	if (rc && failed_before)
+		return rc;   /* the first failure is the result; the peer may have gone because of it */
 	if (rc == -ETIMEDOUT) {
 		rp_pair_result_fail(res, RP_ST_PEER_LOST, "peer %s did not answer within the deadline", oob->peer);
 		rp_error(rc, "%s", res->reason);
@@ -1187,6 +1201,8 @@ static int exchange(struct rp_oob *oob, const struct rp_engine_msg *mine, struct
 	}
 	if (recv) {
 		rc = rp_engine_msg_validate(theirs, sizeof(*theirs), (enum rp_msg_type)mine->type, why, sizeof(why));
+		if (rc && failed_before)
+			return rc;
 		if (rc) {
 			rp_pair_result_fail(res, RP_ST_PEER_LOST, "bad message from %s: %s", oob->peer, why);
 			rp_error(rc, "%s", res->reason);
@@ -1337,9 +1353,9 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg_in, enum rp_engine_role r
 	} else {
 		rc = target_run(ep, ep->seed, oob, run_deadline(&cfg), &pending, &have_pending, res);
 		if (rc == 1) {
-			/* the writer failed and said why: that is the pair's result */
+			/* the writer failed and said why: that is the pair's result; answer all the same */
 			rp_pair_result_fail(res, (enum rp_status)pending.status, "%s", pending.reason);
-			goto out;
+			rc = -ECANCELED;
 		}
 	}
 	failed = rc != 0;
