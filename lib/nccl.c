@@ -135,7 +135,7 @@ static bool gid_link_local(const struct rp_gid *g)
 	return gid_word(g, 0) == 0xfe800000u && gid_word(g, 1) == 0;
 }
 
-static bool gid_valid(const struct rp_gid *g)
+bool rp_nccl_gid_valid(const struct rp_gid *g)
 {
 	return gid_configured(g) && !gid_link_local(g);
 }
@@ -209,7 +209,7 @@ static bool env_range(const struct rp_nccl_env *env, struct rp_nccl_addr_range *
 /* Does the GID pass every test of the automatic rule except the RoCE version? */
 static bool gid_acceptable(const struct rp_gid *g, const struct rp_nccl_env *env, const struct rp_nccl_addr_range *r)
 {
-	return g && gid_valid(g) && gid_family(g) == env->addr_family && gid_in_range(g, r);
+	return g && rp_nccl_gid_valid(g) && gid_family(g) == env->addr_family && gid_in_range(g, r);
 }
 
 /* NCCL's automatic choice: start at index 0 and walk the table once. A candidate replaces the current
@@ -238,9 +238,9 @@ static int gid_auto(const struct rp_port *port, const struct rp_nccl_env *env)
 			cur = cand;
 			continue;
 		}
-		if (gid_family(g) != env->addr_family || !gid_valid(g) || !gid_in_range(g, r))
+		if (gid_family(g) != env->addr_family || !rp_nccl_gid_valid(g) || !gid_in_range(g, r))
 			continue;
-		if ((!c || gid_version(c) != gid_version(g) || !gid_valid(c)) && gid_version(g) == env->roce_version)
+		if ((!c || gid_version(c) != gid_version(g) || !rp_nccl_gid_valid(c)) && gid_version(g) == env->roce_version)
 			cur = cand;
 	}
 	cg = port_gid(port, cur);

@@ -38,6 +38,8 @@ int rp_nccl_env_load(struct rp_nccl_env *env);
  * 0 on InfiniBand; -1 when the automatic rule finds no usable GID (NCCL then falls back to index 0,
  * whose GID is not valid / not of the wanted family / outside NCCL_IB_ADDR_RANGE). */
 int rp_nccl_gid_index(const struct rp_port *port, const struct rp_nccl_env *env);
+/* A GID NCCL counts as valid: not all-zero, not an unconfigured or link-local fe80::. */
+bool rp_nccl_gid_valid(const struct rp_gid *gid);
 
 /* --- NCCL_IB_ADDR_RANGE ------------------------------------------------------------------------ */
 

@@ -80,6 +80,8 @@ struct rp_node {
 	/* When no adapter was found: why, for a person ("libibverbs found no devices; the kernel module
 	 * ib_uverbs is not loaded"). "" otherwise. */
 	char no_device_reason[256];
+	/* Adapters listed by verbs in ibv_get_device_list() order, then the others (sysfs only, or all
+	 * of them with a fixture root) in natural name order: mlx5_2 before mlx5_10. */
 	struct rp_hca *hcas;
 	size_t n_hcas;
 	struct rp_gpu *gpus;

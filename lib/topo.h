@@ -6,15 +6,26 @@
 
 #include "node.h"
 
-/* Ordered from best to worst, so "path <= gdr_level" reads as NCCL's test. */
-enum rp_path { RP_PATH_PIX = 0, RP_PATH_PXB, RP_PATH_PHB, RP_PATH_SYS };
+/* Ordered from best to worst, so "path <= gdr_level" reads as NCCL's test. RP_PATH_LOC is only a
+ * NCCL_NET_GDR_LEVEL value (LOC, NVL, NVB, C2C or 0: no PCI path qualifies, GPUDirect is never used);
+ * rp_topo_path() never returns it. */
+enum rp_path { RP_PATH_LOC = -1, RP_PATH_PIX = 0, RP_PATH_PXB, RP_PATH_PHB, RP_PATH_SYS };
 
-const char *rp_path_str(enum rp_path p);              /* "PIX", "PXB", "PHB", "SYS" */
-/* Parse a NCCL_NET_GDR_LEVEL value: a name (PIX, PXB, PHB, SYS, and LOC/NVL/... as NCCL accepts)
- * or NCCL's integer form. Returns 0 or -EINVAL. */
+const char *rp_path_str(enum rp_path p);              /* "LOC", "PIX", "PXB", "PHB", "SYS" */
+/* Parse a NCCL_NET_GDR_LEVEL value: a name (PIX, PXB, PHB, SYS, and LOC/NVL/NVB/C2C/PXN as NCCL
+ * accepts them: the first four as RP_PATH_LOC, PXN as PXB since no GPU-NIC PCI path is of type PXN)
+ * or NCCL's old integer form (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS). Returns 0 or -EINVAL;
+ * does not log. */
 int rp_path_parse(const char *s, enum rp_path *path_p);
 
-/* The path type between a GPU and an adapter of the node. */
+/* The path type between a GPU and an adapter of the node. Reads numa_node files under
+ * node->sysfs_root along the PCI paths (as NCCL does); never fails: what cannot be read counts as
+ * NCCL counts it (see topo.c). */
 enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca);
+
+/* The adapters nearest to gpu: the smallest path type over the adapters that are usable (no
+ * unusable_reason; all of them when none is usable), ties all listed in node order. Writes up to max
+ * indexes into node->hcas to idx_out and returns how many there are (may exceed max). */
+size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max);
 
 #endif

@@ -1,0 +1,592 @@
+/* nccl_eval.c: what NCCL would do on a node under its environment: the (device, port) selection in
+ * NCCL's order, GID indices, the adapter and GPUDirect decision per GPU, warnings with stable codes
+ * and a recommended NCCL_IB_HCA; see nccl.h. */
+#include "nccl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "log.h"
+#include "util.h"
+
+static const struct {
+	const char *code;
+	bool fatal;
+} warn_info[RP_NCCL_W_COUNT_] = {
+	[RP_NCCL_W_PREFIX_OVERMATCH] = { "prefix_overmatch", true },
+	[RP_NCCL_W_NO_MATCH] = { "no_match", true },
+	[RP_NCCL_W_EXCLUDE_NO_MATCH] = { "exclude_no_match", false },
+	[RP_NCCL_W_WHITESPACE] = { "whitespace", true },
+	[RP_NCCL_W_BAD_PORT] = { "bad_port", true },
+	[RP_NCCL_W_TOO_MANY_ENTRIES] = { "too_many_entries", true },
+	[RP_NCCL_W_ALL_EXCLUDED] = { "all_excluded", true },
+	[RP_NCCL_W_PORT_NOT_ACTIVE] = { "port_not_active", true },
+	[RP_NCCL_W_NOT_IN_VERBS] = { "not_in_verbs", true },
+	[RP_NCCL_W_NOTHING_SELECTED] = { "nothing_selected", true },
+	[RP_NCCL_W_TOO_MANY_PORTS] = { "too_many_ports", true },
+	[RP_NCCL_W_MIXED_LINK_LAYER] = { "mixed_link_layer", true },
+	[RP_NCCL_W_IB_SUBNET_MISMATCH] = { "ib_subnet_mismatch", true },
+	[RP_NCCL_W_NO_USABLE_GID] = { "no_usable_gid", true },
+	[RP_NCCL_W_BAD_GID_OVERRIDE] = { "bad_gid_override", true },
+	[RP_NCCL_W_ROCE_VERSION] = { "roce_version", false },
+	[RP_NCCL_W_GDR_DISABLED] = { "gdr_disabled", false },
+};
+
+const char *rp_nccl_warn_code(enum rp_nccl_warn w)
+{
+	return (unsigned)w < RP_NCCL_W_COUNT_ ? warn_info[w].code : "unknown";
+}
+
+bool rp_nccl_warn_fatal(enum rp_nccl_warn w)
+{
+	return (unsigned)w < RP_NCCL_W_COUNT_ && warn_info[w].fatal;
+}
+
+/* The evaluation in progress; err is sticky (the first allocation failure). */
+struct eval {
+	const struct rp_node *node;
+	const struct rp_nccl_env *env;
+	struct rp_nccl_result *res;
+	size_t cap_warnings;
+	int err;
+};
+
+static void warn_add(struct eval *ev, enum rp_nccl_warn code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void warn_add(struct eval *ev, enum rp_nccl_warn code, const char *fmt, ...)
+{
+	struct rp_nccl_result *res = ev->res;
+	struct rp_nccl_warning *w;
+	va_list ap;
+
+	if (ev->err)
+		return;
+	if (res->n_warnings == ev->cap_warnings) {
+		size_t cap = ev->cap_warnings ? 2 * ev->cap_warnings : 8;
+
+		w = realloc(res->warnings, cap * sizeof(*w));
+		if (!w) {
+			ev->err = rp_error(-ENOMEM, "nccl rules: out of memory for warnings");
+			return;
+		}
+		res->warnings = w;
+		ev->cap_warnings = cap;
+	}
+	w = &res->warnings[res->n_warnings++];
+	w->code = code;
+	va_start(ap, fmt);
+	vsnprintf(w->message, sizeof(w->message), fmt, ap);
+	va_end(ap);
+}
+
+/* A port NCCL considers at all: ACTIVE, with an InfiniBand or Ethernet link layer. */
+static bool port_usable(const struct rp_port *p)
+{
+	return p->state == RP_PORT_ACTIVE && (p->link_layer == RP_LL_INFINIBAND || p->link_layer == RP_LL_ETHERNET);
+}
+
+/* NCCL sees only what ibv_get_device_list() lists; with a fixture root (unknown) trust sysfs. */
+static bool hca_visible(const struct rp_hca *h)
+{
+	return h->in_verbs != RP_TRI_FALSE;
+}
+
+static size_t hca_usable_ports(const struct rp_hca *h)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n_ports; i++)
+		n += port_usable(&h->ports[i]);
+	return n;
+}
+
+static bool has_space(const char *s)
+{
+	for (; *s; s++)
+		if (isspace((unsigned char)*s))
+			return true;
+	return false;
+}
+
+/* "1", "1:0:1" (port:rail:plane): digits groups, the port at least 1. */
+static bool port_text_ok(const struct rp_nccl_spec_entry *e)
+{
+	const char *s = e->port_text;
+
+	if (e->port < 1)
+		return false;
+	for (;;) {
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+		if (*s == '\0')
+			return true;
+		if (*s++ != ':')
+			return false;
+	}
+}
+
+/* The entry is a prefix and the device's name carries its number on ("mlx5_1" -> "mlx5_10"). */
+static bool numeric_overmatch(const struct rp_nccl_spec_entry *e, const char *dev)
+{
+	size_t n = strlen(e->name);
+
+	return !e->exact && n > 0 && strlen(dev) > n && strncmp(dev, e->name, n) == 0 &&
+	       isdigit((unsigned char)e->name[n - 1]) && isdigit((unsigned char)dev[n]);
+}
+
+/* The ports NCCL would take under spec, in NCCL's order, at most RP_NCCL_MAX_PORTS; *n_over_p counts
+ * the usable ports kept beyond that. */
+static int select_ports(const struct rp_node *node, const struct rp_nccl_spec *spec, struct rp_nccl_sel **sel_p,
+			size_t *n_p, size_t *n_over_p)
+{
+	struct rp_nccl_sel *sel = calloc(RP_NCCL_MAX_PORTS, sizeof(*sel));
+	size_t n = 0, over = 0;
+
+	if (!sel)
+		return rp_error(-ENOMEM, "nccl rules: out of memory for the selection");
+	for (size_t d = 0; d < node->n_hcas; d++) {
+		const struct rp_hca *h = &node->hcas[d];
+
+		if (!hca_visible(h))
+			continue;
+		for (size_t i = 0; i < h->n_ports; i++) {
+			const struct rp_port *p = &h->ports[i];
+
+			if (!port_usable(p) || !rp_nccl_spec_keeps(spec, h->name, p->num))
+				continue;
+			if (n == RP_NCCL_MAX_PORTS) {
+				over++;
+				continue;
+			}
+			rp_strlcpy(sel[n].hca, h->name, sizeof(sel[n].hca));
+			sel[n].port = p->num;
+			sel[n].link_layer = p->link_layer;
+			sel[n].gid_index = 0;
+			sel[n].hca_idx = d;
+			n++;
+		}
+	}
+	*sel_p = sel;
+	*n_p = n;
+	*n_over_p = over;
+	return 0;
+}
+
+/* Warnings about one entry's text. */
+static void check_entry_text(struct eval *ev, const struct rp_nccl_spec *spec, const struct rp_nccl_spec_entry *e)
+{
+	if (has_space(e->name) || has_space(e->port_text))
+		warn_add(ev, RP_NCCL_W_WHITESPACE,
+			 "entry '%s%s%s' contains whitespace: NCCL does not trim it, so '%s' is matched literally", e->name,
+			 e->has_port ? ":" : "", e->port_text, e->name);
+	else if (e->has_port && !port_text_ok(e))
+		warn_add(ev, RP_NCCL_W_BAD_PORT, "entry '%s:%s': NCCL reads port %d from '%s', %s", e->name, e->port_text,
+			 e->port, e->port_text,
+			 e->port == -1 ? "which means every port" : "which matches no port");
+	(void)spec;
+}
+
+/* Warnings about what one entry names on the node. */
+static void check_entry_match(struct eval *ev, const struct rp_nccl_spec *spec, const struct rp_nccl_spec_entry *e)
+{
+	const struct rp_node *node = ev->node;
+	size_t named = 0, with_port = 0;
+	char over[256] = "";
+
+	for (size_t d = 0; d < node->n_hcas; d++) {
+		const struct rp_hca *h = &node->hcas[d];
+		bool took_usable = false;
+
+		if (!rp_nccl_entry_match(e, h->name, -1))
+			continue;
+		named++;
+		for (size_t i = 0; i < h->n_ports; i++) {
+			const struct rp_port *p = &h->ports[i];
+
+			if (!rp_nccl_entry_match(e, h->name, p->num))
+				continue;
+			with_port++;
+			if (port_usable(p))
+				took_usable = true;
+			else if (!spec->exclude && e->port != -1)
+				warn_add(ev, RP_NCCL_W_PORT_NOT_ACTIVE,
+					 "%s port %d is %s (%s): NCCL skips it silently", h->name, p->num,
+					 rp_port_state_str(p->state), rp_link_layer_str(p->link_layer));
+		}
+		if (!spec->exclude && e->port == -1 && h->n_ports > 0 && hca_usable_ports(h) == 0)
+			warn_add(ev, RP_NCCL_W_PORT_NOT_ACTIVE,
+				 "%s has no ACTIVE InfiniBand or Ethernet port: NCCL drops it silently", h->name);
+		if (took_usable && hca_visible(h) && numeric_overmatch(e, h->name)) {
+			size_t len = strlen(over);
+
+			snprintf(over + len, sizeof(over) - len, "%s%s", len ? ", " : "", h->name);
+		}
+	}
+	if (over[0])
+		warn_add(ev, RP_NCCL_W_PREFIX_OVERMATCH,
+			 "entry '%s' is a prefix: it also %s %s (use '=' for exact names)", e->name,
+			 spec->exclude ? "excludes" : "selects", over);
+	if (named == 0 || with_port == 0) {
+		char what[160];
+
+		if (named == 0)
+			snprintf(what, sizeof(what), "matches no device name");
+		else
+			snprintf(what, sizeof(what), "names port %d, which no matching device has", e->port);
+		warn_add(ev, spec->exclude ? RP_NCCL_W_EXCLUDE_NO_MATCH : RP_NCCL_W_NO_MATCH, "entry '%s%s%s' %s%s",
+			 e->name, e->has_port ? ":" : "", e->port_text, what,
+			 spec->exclude ? ": it excludes nothing" : "");
+	}
+}
+
+/* Devices that the spec would keep but that ibv_get_device_list() does not list. */
+static void check_not_in_verbs(struct eval *ev, const struct rp_nccl_spec *spec)
+{
+	for (size_t d = 0; d < ev->node->n_hcas; d++) {
+		const struct rp_hca *h = &ev->node->hcas[d];
+
+		if (hca_visible(h))
+			continue;
+		for (size_t i = 0; i < h->n_ports; i++) {
+			if (port_usable(&h->ports[i]) && rp_nccl_spec_keeps(spec, h->name, h->ports[i].num)) {
+				warn_add(ev, RP_NCCL_W_NOT_IN_VERBS,
+					 "%s is in sysfs but ibv_get_device_list() does not list it%s%s%s: NCCL cannot use it",
+					 h->name, h->unusable_reason[0] ? " (" : "", h->unusable_reason,
+					 h->unusable_reason[0] ? ")" : "");
+				break;
+			}
+		}
+	}
+}
+
+static bool any_usable_visible_port(const struct rp_node *node)
+{
+	for (size_t d = 0; d < node->n_hcas; d++)
+		if (hca_visible(&node->hcas[d]) && hca_usable_ports(&node->hcas[d]) > 0)
+			return true;
+	return false;
+}
+
+/* The subnet prefix of an IB port: the upper 64 bits of GID 0; false when there is none. */
+static bool ib_subnet(const struct rp_port *p, uint8_t prefix[8])
+{
+	for (size_t i = 0; i < p->n_gids; i++) {
+		const struct rp_gid *g = &p->gids[i];
+
+		if (g->index != 0)
+			continue;
+		for (int b = 0; b < 16; b++) {
+			if (g->raw[b]) {
+				memcpy(prefix, g->raw, 8);
+				return true;
+			}
+		}
+		return false;
+	}
+	return false;
+}
+
+static const struct rp_port *sel_port(const struct rp_node *node, const struct rp_nccl_sel *s)
+{
+	return rp_hca_find_port(&node->hcas[s->hca_idx], s->port);
+}
+
+/* Link layers and IB subnets of the selection. */
+static void check_fabric(struct eval *ev)
+{
+	const struct rp_nccl_result *res = ev->res;
+	const struct rp_nccl_sel *ib = NULL, *eth = NULL, *first_ib = NULL;
+	uint8_t first[8], pfx[8];
+
+	for (size_t i = 0; i < res->n_selected; i++) {
+		const struct rp_nccl_sel *s = &res->selected[i];
+
+		if (s->link_layer == RP_LL_INFINIBAND && !ib)
+			ib = s;
+		if (s->link_layer == RP_LL_ETHERNET && !eth)
+			eth = s;
+	}
+	if (ib && eth)
+		warn_add(ev, RP_NCCL_W_MIXED_LINK_LAYER,
+			 "InfiniBand (%s:%d) and Ethernet/RoCE (%s:%d) ports are selected together: they cannot talk to each other",
+			 ib->hca, ib->port, eth->hca, eth->port);
+	for (size_t i = 0; i < res->n_selected; i++) {
+		const struct rp_nccl_sel *s = &res->selected[i];
+		const struct rp_port *p = sel_port(ev->node, s);
+
+		if (s->link_layer != RP_LL_INFINIBAND || !p || !ib_subnet(p, pfx))
+			continue;
+		if (!first_ib) {
+			first_ib = s;
+			memcpy(first, pfx, 8);
+		} else if (memcmp(first, pfx, 8) != 0) {
+			warn_add(ev, RP_NCCL_W_IB_SUBNET_MISMATCH,
+				 "%s:%d has subnet prefix %02x%02x:%02x%02x:%02x%02x:%02x%02x but %s:%d has "
+				 "%02x%02x:%02x%02x:%02x%02x:%02x%02x: likely different fabrics",
+				 s->hca, s->port, pfx[0], pfx[1], pfx[2], pfx[3], pfx[4], pfx[5], pfx[6], pfx[7],
+				 first_ib->hca, first_ib->port, first[0], first[1], first[2], first[3], first[4], first[5],
+				 first[6], first[7]);
+		}
+	}
+}
+
+static const struct rp_gid *find_gid(const struct rp_port *p, int index)
+{
+	for (size_t i = 0; i < p->n_gids; i++)
+		if (p->gids[i].index == index)
+			return &p->gids[i];
+	return NULL;
+}
+
+/* GID index per selected RoCE port, with its warnings. */
+static void assign_gids(struct eval *ev)
+{
+	const struct rp_nccl_env *env = ev->env;
+
+	for (size_t i = 0; i < ev->res->n_selected; i++) {
+		struct rp_nccl_sel *s = &ev->res->selected[i];
+		const struct rp_port *p = sel_port(ev->node, s);
+		const struct rp_gid *g;
+
+		if (!p || s->link_layer != RP_LL_ETHERNET)
+			continue;
+		s->gid_index = rp_nccl_gid_index(p, env);
+		if (s->gid_index < 0) {
+			warn_add(ev, RP_NCCL_W_NO_USABLE_GID,
+				 "%s:%d has no valid %s GID%s%s%s: NCCL falls back to GID index 0", s->hca, s->port,
+				 env->addr_family == AF_INET6 ? "IPv6" : "IPv4", env->addr_range ? " inside " : "",
+				 env->addr_range ? env->addr_range : "", env->addr_range ? "" : " (is an IP address set on its netdev?)");
+			continue;
+		}
+		g = find_gid(p, s->gid_index);
+		if (env->gid_index >= 0 && (!g || !rp_nccl_gid_valid(g))) {
+			warn_add(ev, RP_NCCL_W_BAD_GID_OVERRIDE, "NCCL_IB_GID_INDEX=%d on %s:%d: %s", env->gid_index, s->hca,
+				 s->port, !g ? "no such GID index" : "the GID there is empty or link-local");
+			continue;
+		}
+		if (g && g->type != RP_GID_TYPE_NONE && g->type != RP_GID_TYPE_UNKNOWN &&
+		    (g->type == RP_GID_TYPE_ROCE_V2 ? 2 : 1) != env->roce_version)
+			warn_add(ev, RP_NCCL_W_ROCE_VERSION, "%s:%d uses GID %d (%s), not RoCE v%d (NCCL_IB_ROCE_VERSION_NUM)",
+				 s->hca, s->port, s->gid_index, rp_gid_type_str(g->type), env->roce_version);
+	}
+}
+
+/* Per GPU: the nearest selected adapter and whether NCCL would use GPUDirect RDMA with it. */
+static void choose_gpus(struct eval *ev)
+{
+	const struct rp_node *node = ev->node;
+	struct rp_nccl_result *res = ev->res;
+
+	if (node->n_gpus == 0)
+		return;
+	res->gpus = calloc(node->n_gpus, sizeof(*res->gpus));
+	if (!res->gpus) {
+		ev->err = rp_error(-ENOMEM, "nccl rules: out of memory for GPUs");
+		return;
+	}
+	res->n_gpus = node->n_gpus;
+	for (size_t g = 0; g < node->n_gpus; g++) {
+		const struct rp_gpu *gpu = &node->gpus[g];
+		struct rp_nccl_gpu_choice *c = &res->gpus[g];
+		const struct rp_nccl_sel *best = NULL;
+		enum rp_path best_path = RP_PATH_SYS;
+
+		rp_strlcpy(c->pci, gpu->pci, sizeof(c->pci));
+		for (size_t i = 0; i < res->n_selected; i++) {
+			const struct rp_nccl_sel *s = &res->selected[i];
+			enum rp_path path;
+
+			if (best && s->hca_idx == best->hca_idx)
+				continue;
+			path = rp_topo_path(node, gpu, &node->hcas[s->hca_idx]);
+			if (!best || path < best_path) {
+				best = s;
+				best_path = path;
+			}
+		}
+		if (!best)
+			continue;
+		rp_strlcpy(c->hca, best->hca, sizeof(c->hca));
+		c->path = best_path;
+		c->gdr = best_path <= ev->env->gdr_level;
+		if (!c->gdr)
+			warn_add(ev, RP_NCCL_W_GDR_DISABLED,
+				 "GPU %s is %s from its nearest selected adapter %s, worse than NCCL_NET_GDR_LEVEL=%s: "
+				 "NCCL will not use GPUDirect RDMA for it", c->pci, rp_path_str(best_path), c->hca,
+				 rp_path_str(ev->env->gdr_level));
+	}
+}
+
+/* Strip leading and trailing whitespace in place. */
+static void trim(char *s)
+{
+	size_t n, skip = 0;
+
+	while (isspace((unsigned char)s[skip]))
+		skip++;
+	memmove(s, s + skip, strlen(s + skip) + 1);
+	n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+/* The spec the user most likely meant: whitespace trimmed, and a prefix entry that names an existing
+ * device and also takes others ("mlx5_1" with mlx5_10 present) read as that exact name. */
+static void intended_spec(const struct rp_node *node, const struct rp_nccl_spec *spec, struct rp_nccl_spec *out)
+{
+	size_t n = 0;
+
+	*out = *spec;
+	for (size_t i = 0; i < spec->n_entries; i++) {
+		struct rp_nccl_spec_entry e = spec->entries[i];
+		bool exists = false, over = false;
+
+		trim(e.name);
+		if (!e.name[0])
+			continue;
+		if (e.has_port) {
+			trim(e.port_text);
+			e.port = atoi(e.port_text);
+		}
+		for (size_t d = 0; d < node->n_hcas; d++) {
+			exists = exists || strcmp(node->hcas[d].name, e.name) == 0;
+			over = over || numeric_overmatch(&e, node->hcas[d].name);
+		}
+		if (exists && over)
+			e.exact = true;
+		out->entries[n++] = e;
+	}
+	out->n_entries = n;
+}
+
+/* "=dev:port,..." over the usable ports meant; NULL when there are none. */
+static int build_recommendation(struct eval *ev, const struct rp_nccl_spec *spec)
+{
+	struct rp_nccl_spec *want = malloc(sizeof(*want));
+	struct rp_nccl_sel *sel = NULL;
+	size_t n = 0, over = 0, len = 2;
+	char *out;
+	int rc;
+
+	if (!want)
+		return rp_error(-ENOMEM, "nccl rules: out of memory for the recommendation");
+	intended_spec(ev->node, spec, want);
+	rc = select_ports(ev->node, want, &sel, &n, &over);
+	free(want);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(sel[i].hca) + 16;
+	if (n > 0) {
+		out = malloc(len);
+		if (!out) {
+			free(sel);
+			return rp_error(-ENOMEM, "nccl rules: out of memory for the recommendation");
+		}
+		out[0] = '=';
+		out[1] = '\0';
+		for (size_t i = 0; i < n; i++) {
+			size_t at = strlen(out);
+
+			snprintf(out + at, len - at, "%s%s:%d", i ? "," : "", sel[i].hca, sel[i].port);
+		}
+		ev->res->recommended = out;
+	}
+	free(sel);
+	return 0;
+}
+
+int rp_nccl_evaluate(const struct rp_node *node, const struct rp_nccl_env *env, struct rp_nccl_result *res)
+{
+	struct eval ev = { .node = node, .env = env, .res = res };
+	struct rp_nccl_spec *spec;
+	size_t over = 0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	spec = malloc(sizeof(*spec));
+	if (!spec)
+		return rp_error(-ENOMEM, "nccl rules: out of memory for NCCL_IB_HCA");
+	rc = rp_nccl_spec_parse(env->ib_hca, spec);
+	if (rc)
+		goto out;
+	if (env->ib_hca) {
+		res->hca_spec = strdup(env->ib_hca);
+		if (!res->hca_spec) {
+			rc = rp_error(-ENOMEM, "nccl rules: out of memory for NCCL_IB_HCA");
+			goto out;
+		}
+	}
+	rc = select_ports(node, spec, &res->selected, &res->n_selected, &over);
+	if (rc)
+		goto out;
+
+	if (spec->n_ignored)
+		warn_add(&ev, RP_NCCL_W_TOO_MANY_ENTRIES,
+			 "NCCL_IB_HCA has %zu entries: NCCL reads the first %d and ignores the other %zu",
+			 spec->n_entries + spec->n_ignored, RP_NCCL_MAX_ENTRIES, spec->n_ignored);
+	for (size_t i = 0; i < spec->n_entries; i++) {
+		check_entry_text(&ev, spec, &spec->entries[i]);
+		check_entry_match(&ev, spec, &spec->entries[i]);
+	}
+	check_not_in_verbs(&ev, spec);
+	if (over)
+		warn_add(&ev, RP_NCCL_W_TOO_MANY_PORTS, "%zu more usable ports are kept: NCCL uses only the first %d",
+			 over, RP_NCCL_MAX_PORTS);
+	if (res->n_selected == 0) {
+		bool usable = any_usable_visible_port(node);
+
+		if (spec->exclude && usable)
+			warn_add(&ev, RP_NCCL_W_ALL_EXCLUDED, "NCCL_IB_HCA='%s' excludes every usable port", env->ib_hca);
+		warn_add(&ev, RP_NCCL_W_NOTHING_SELECTED,
+			 "NCCL would select no port (\"NET/IB : No device found.\") and fall back to sockets%s",
+			 usable ? "" : ": no ACTIVE InfiniBand or Ethernet port on this node");
+	}
+	check_fabric(&ev);
+	assign_gids(&ev);
+	choose_gpus(&ev);
+	rc = ev.err;
+	if (!rc)
+		rc = build_recommendation(&ev, spec);
+out:
+	free(spec);
+	return rc;
+}
+
+void rp_nccl_result_fini(struct rp_nccl_result *res)
+{
+	if (!res)
+		return;
+	free(res->hca_spec);
+	free(res->selected);
+	free(res->gpus);
+	free(res->warnings);
+	free(res->recommended);
+	memset(res, 0, sizeof(*res));
+}
+
+bool rp_nccl_result_usable(const struct rp_nccl_result *res)
+{
+	if (res->n_selected == 0)
+		return false;
+	for (size_t i = 0; i < res->n_warnings; i++)
+		if (rp_nccl_warn_fatal(res->warnings[i].code))
+			return false;
+	return true;
+}
+
+size_t rp_nccl_result_count(const struct rp_nccl_result *res, enum rp_nccl_warn code)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->n_warnings; i++)
+		n += res->warnings[i].code == code;
+	return n;
+}

@@ -1,0 +1,217 @@
+/* topo.c: GPU-to-adapter path types as NCCL computes them; see topo.h.
+ *
+ * NCCL's model (src/graph/xml.cc ncclTopoGetXmlFromSys, topo.cc, paths.cc), redone here:
+ * - A device's PCI path is the realpath of its sysfs directory: for an adapter,
+ *   class/infiniband/<dev>/device (NCCL then sets the last character of the function to 0 so that
+ *   the ports/functions of one NIC merge; the parents are unchanged by that); for a GPU,
+ *   bus/pci/devices/<bus id>.
+ * - Walking up from a device: strip one component; if it is not a BDF ("pci0000:00"), the device
+ *   hangs off the CPU of its NUMA node. Strip a second; if that one is not a BDF either, same. Else
+ *   that component (the upstream port of the switch above) is the parent PCI node, and the walk
+ *   goes on from there. The CPU is keyed by the numa_node of the last device before it, read as
+ *   text: every device whose numa_node is -1 hangs off one and the same CPU "-1", which is a
+ *   different CPU from "0" (so -1 against 0 is SYS, -1 against -1 is PHB or better).
+ *   A numa_node file that cannot be read counts as the endpoint's own numa_node.
+ * - The path type is the worst hop: device to its PCI parent PIX, PCI node to PCI node PXB, any hop
+ *   into or out of a CPU PHB, CPU to CPU SYS. So: one switch in common PIX, several PXB, through
+ *   the root complex PHB, across NUMA nodes SYS.
+ * - An adapter that is not on PCI (rxe/siw: no device link, or a link whose subsystem is not pci,
+ *   e.g. virtio) is attached by NCCL's ncclTopoFillNet to the FIRST CPU of its topology ("Virtual
+ *   NIC, no PCI device, attach to first CPU"). NCCL creates CPUs as it adds GPUs, so the first CPU
+ *   is the CPU of the first GPU: here node->gpus[0] (CUDA index 0, or the lowest PCI address from a
+ *   scan). Such an adapter is PHB from the GPUs under that CPU and SYS from the others.
+ * - A GPU without a sysfs path hangs off CPU "-1" (NCCL: "No information on /sys").
+ * Not modelled: NVLink/C2C (not GPU-NIC PCI paths), PXN (a route through another GPU, not a PCI
+ * distance) and NCCL's flattening of two-level Broadcom Gen4/Gen5 switches (vendor 0x1000), which on
+ * such systems turns PXB into PIX.
+ */
+#include "topo.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sysfs.h"
+#include "util.h"
+
+#define TOPO_DEPTH 32
+
+/* A device's ancestry as NCCL's graph has it: PCI parents bottom-up, then the CPU. */
+struct topo_chain {
+	int n;
+	char bus[TOPO_DEPTH][RP_PCI_MAX];
+	int cpu_numa;
+};
+
+static const char *const path_names[] = { "PIX", "PXB", "PHB", "SYS" };
+
+const char *rp_path_str(enum rp_path p)
+{
+	if (p == RP_PATH_LOC)
+		return "LOC";
+	return p >= RP_PATH_PIX && p <= RP_PATH_SYS ? path_names[p] : "?";
+}
+
+int rp_path_parse(const char *s, enum rp_path *path_p)
+{
+	static const struct { const char *name; enum rp_path path; } names[] = {
+		{ "LOC", RP_PATH_LOC }, { "NVL", RP_PATH_LOC }, { "NVB", RP_PATH_LOC }, { "C2C", RP_PATH_LOC },
+		{ "PIX", RP_PATH_PIX }, { "PXB", RP_PATH_PXB }, { "PXN", RP_PATH_PXB }, { "PHB", RP_PATH_PHB },
+		{ "SYS", RP_PATH_SYS },
+	};
+	static const enum rp_path old_levels[] = { RP_PATH_LOC, RP_PATH_PIX, RP_PATH_PXB, RP_PATH_PHB, RP_PATH_SYS };
+	uint64_t v;
+
+	if (!s)
+		return -EINVAL;
+	/* NCCL compares the names case-sensitively (strcmp). */
+	for (size_t i = 0; i < RP_ARRAY_SIZE(names); i++) {
+		if (strcmp(s, names[i].name) == 0) {
+			*path_p = names[i].path;
+			return 0;
+		}
+	}
+	if (rp_parse_u64(s, 0, UINT64_MAX, true, &v))
+		return -EINVAL;
+	*path_p = v >= RP_ARRAY_SIZE(old_levels) ? RP_PATH_SYS : old_levels[v];
+	return 0;
+}
+
+/* Cut the last component off p in place; the cut component is returned ("" when p has no '/'). */
+static const char *cut_last(char *p)
+{
+	char *slash = strrchr(p, '/');
+
+	if (!slash) {
+		p[0] = '\0';
+		return "";
+	}
+	*slash = '\0';
+	return slash + 1;
+}
+
+/* The last component of p (p itself when it has no '/'). */
+static const char *last_comp(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	return slash ? slash + 1 : p;
+}
+
+static int read_numa(const char *root, const char *path, int fallback)
+{
+	char buf[32];
+	int numa;
+
+	if (rp_sysfs_readf(root, buf, sizeof(buf), "%s/numa_node", path) == 0 && rp_sysfs_parse_numa(buf, &numa) == 0)
+		return numa;
+	return fallback;
+}
+
+/* Build the chain of a device at pci_path (relative to root), NCCL's walk. */
+static void chain_build(const char *root, const char *pci_path, int own_numa, struct topo_chain *c)
+{
+	char p[RP_PATHBUF];
+
+	c->n = 0;
+	c->cpu_numa = -1;
+	if (!pci_path || !pci_path[0] || rp_strlcpy(p, pci_path, sizeof(p))) {
+		c->cpu_numa = -1;
+		return;
+	}
+	for (int depth = 0; depth < TOPO_DEPTH; depth++) {
+		/* NCCL reads numa_node of the device whose parent it is looking for. */
+		int numa = read_numa(root, p, own_numa);
+
+		cut_last(p);
+		if (!rp_sysfs_is_bdf(last_comp(p))) {
+			c->cpu_numa = numa;
+			return;
+		}
+		cut_last(p);
+		if (!rp_sysfs_is_bdf(last_comp(p))) {
+			c->cpu_numa = numa;
+			return;
+		}
+		rp_strlcpy(c->bus[c->n++], last_comp(p), RP_PCI_MAX);
+	}
+	c->cpu_numa = own_numa;
+}
+
+static void chain_gpu(const struct rp_node *node, const struct rp_gpu *gpu, struct topo_chain *c)
+{
+	chain_build(node->sysfs_root, gpu->pci_path, gpu->numa_node, c);
+}
+
+/* NCCL's "first CPU" for a NIC not on PCI: the CPU of the first GPU (see the head comment); without
+ * GPUs, the CPU of the first adapter on PCI; else "-1". */
+static int first_cpu(const struct rp_node *node)
+{
+	struct topo_chain c;
+
+	if (node->n_gpus > 0) {
+		chain_gpu(node, &node->gpus[0], &c);
+		return c.cpu_numa;
+	}
+	for (size_t i = 0; i < node->n_hcas; i++) {
+		if (node->hcas[i].pci[0]) {
+			chain_build(node->sysfs_root, node->hcas[i].pci_path, node->hcas[i].numa_node, &c);
+			return c.cpu_numa;
+		}
+	}
+	return -1;
+}
+
+static void chain_hca(const struct rp_node *node, const struct rp_hca *hca, struct topo_chain *c)
+{
+	if (!hca->pci[0] || !hca->pci_path[0]) {
+		c->n = 0;
+		c->cpu_numa = first_cpu(node);
+		return;
+	}
+	chain_build(node->sysfs_root, hca->pci_path, hca->numa_node, c);
+}
+
+enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca)
+{
+	struct topo_chain g, h;
+
+	chain_gpu(node, gpu, &g);
+	chain_hca(node, hca, &h);
+	if (g.cpu_numa != h.cpu_numa)
+		return RP_PATH_SYS;
+	for (int i = 0; i < g.n; i++)
+		for (int j = 0; j < h.n; j++)
+			if (strcmp(g.bus[i], h.bus[j]) == 0)
+				return i == 0 && j == 0 ? RP_PATH_PIX : RP_PATH_PXB;
+	return RP_PATH_PHB;
+}
+
+size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max)
+{
+	enum rp_path best = RP_PATH_SYS;
+	bool any_usable = false;
+	size_t n = 0;
+
+	for (size_t i = 0; i < node->n_hcas; i++)
+		any_usable = any_usable || !node->hcas[i].unusable_reason[0];
+	for (size_t pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < node->n_hcas; i++) {
+			enum rp_path p;
+
+			if (any_usable && node->hcas[i].unusable_reason[0])
+				continue;
+			p = rp_topo_path(node, gpu, &node->hcas[i]);
+			if (pass == 0) {
+				if (p < best)
+					best = p;
+			} else if (p == best) {
+				if (n < max)
+					idx_out[n] = i;
+				n++;
+			}
+		}
+	}
+	return n;
+}

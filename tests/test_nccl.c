@@ -1,0 +1,1113 @@
+/* test_nccl.c: NCCL's rules (../shared/notes/nccl-semantics.md) on nodes built in memory: the
+ * NCCL_IB_HCA parser and matcher, the selection and its order, every warning code (raised by a node
+ * that should raise it, absent on one that should not), the GID rule, the recommendation, and the
+ * environment parser. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+
+#include "log.h"
+#include "nccl.h"
+#include "util.h"
+
+/* --- building nodes in memory ---------------------------------------------------------------- */
+
+static struct rp_hca *add_hca(struct rp_node *n, const char *name)
+{
+	struct rp_hca *h;
+
+	n->hcas = realloc(n->hcas, (n->n_hcas + 1) * sizeof(*n->hcas));
+	assert_non_null(n->hcas);
+	h = &n->hcas[n->n_hcas++];
+	memset(h, 0, sizeof(*h));
+	rp_strlcpy(h->name, name, sizeof(h->name));
+	h->in_verbs = RP_TRI_UNKNOWN;
+	h->numa_node = -1;
+	h->node_type = 1;
+	return h;
+}
+
+static struct rp_port *add_port(struct rp_hca *h, int num, int state, enum rp_link_layer ll)
+{
+	struct rp_port *p;
+
+	h->ports = realloc(h->ports, (h->n_ports + 1) * sizeof(*h->ports));
+	assert_non_null(h->ports);
+	p = &h->ports[h->n_ports++];
+	memset(p, 0, sizeof(*p));
+	p->num = num;
+	p->state = state;
+	p->phys_state = state == RP_PORT_ACTIVE ? 5 : 3;
+	p->link_layer = ll;
+	return p;
+}
+
+/* Append GID entry number n_gids; text in any inet_pton(AF_INET6) form, NULL for an empty entry. */
+static void add_gid(struct rp_port *p, const char *text, enum rp_gid_type type)
+{
+	struct rp_gid *g;
+
+	p->gids = realloc(p->gids, (p->n_gids + 1) * sizeof(*p->gids));
+	assert_non_null(p->gids);
+	g = &p->gids[p->n_gids];
+	memset(g, 0, sizeof(*g));
+	g->index = (int)p->n_gids++;
+	if (text)
+		assert_int_equal(inet_pton(AF_INET6, text, g->raw), 1);
+	g->type = text ? type : RP_GID_TYPE_NONE;
+}
+
+/* The usual mlx5 RoCE table: 0 fe80 v1, 1 fe80 v2, 2 IPv4 v1, 3 IPv4 v2, then empty entries. */
+static void add_mlx5_table(struct rp_port *p, const char *ipv4)
+{
+	char mapped[64];
+
+	snprintf(mapped, sizeof(mapped), "::ffff:%s", ipv4);
+	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_IB_ROCE_V1);
+	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_ROCE_V2);
+	add_gid(p, mapped, RP_GID_TYPE_IB_ROCE_V1);
+	add_gid(p, mapped, RP_GID_TYPE_ROCE_V2);
+	add_gid(p, NULL, RP_GID_TYPE_NONE);
+	add_gid(p, NULL, RP_GID_TYPE_NONE);
+}
+
+/* An IB port with GID 0 = subnet prefix + GUID. */
+static struct rp_port *add_ib_port(struct rp_hca *h, int num, int state, const char *gid0)
+{
+	struct rp_port *p = add_port(h, num, state, RP_LL_INFINIBAND);
+
+	add_gid(p, gid0, RP_GID_TYPE_IB_ROCE_V1);
+	return p;
+}
+
+static void free_node(struct rp_node *n)
+{
+	for (size_t d = 0; d < n->n_hcas; d++) {
+		for (size_t i = 0; i < n->hcas[d].n_ports; i++)
+			free(n->hcas[d].ports[i].gids);
+		free(n->hcas[d].ports);
+	}
+	free(n->hcas);
+	free(n->gpus);
+	memset(n, 0, sizeof(*n));
+}
+
+/* n IB devices mlx5_0..mlx5_<n-1>, one ACTIVE port each, one subnet. */
+static void ib_node(struct rp_node *n, int count)
+{
+	char name[16];
+
+	memset(n, 0, sizeof(*n));
+	for (int i = 0; i < count; i++) {
+		snprintf(name, sizeof(name), "mlx5_%d", i);
+		add_ib_port(add_hca(n, name), 1, RP_PORT_ACTIVE, "fe80::1");
+	}
+}
+
+/* --- helpers over results ---------------------------------------------------------------------- */
+
+static struct rp_nccl_env env_with(const char *hca)
+{
+	struct rp_nccl_env env;
+
+	rp_nccl_env_default(&env);
+	env.ib_hca = hca;
+	return env;
+}
+
+/* "mlx5_0:1 mlx5_1:1" */
+static void sel_string(const struct rp_nccl_result *r, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < r->n_selected; i++) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len - at, "%s%s:%d", i ? " " : "", r->selected[i].hca, r->selected[i].port);
+	}
+}
+
+static void eval_ok(const struct rp_node *n, const char *hca, struct rp_nccl_result *r)
+{
+	struct rp_nccl_env env = env_with(hca);
+
+	assert_int_equal(rp_nccl_evaluate(n, &env, r), 0);
+}
+
+static void assert_selected(const struct rp_node *n, const char *hca, const char *want)
+{
+	struct rp_nccl_result r;
+	char got[1024];
+
+	eval_ok(n, hca, &r);
+	sel_string(&r, got, sizeof(got));
+	if (strcmp(got, want) != 0)
+		fail_msg("NCCL_IB_HCA=%s: selected '%s', want '%s'", hca ? hca : "(unset)", got, want);
+	rp_nccl_result_fini(&r);
+}
+
+/* Evaluate and count warnings with code. */
+static size_t count_warn(const struct rp_node *n, const struct rp_nccl_env *env, enum rp_nccl_warn code)
+{
+	struct rp_nccl_result r;
+	size_t c;
+
+	assert_int_equal(rp_nccl_evaluate(n, env, &r), 0);
+	c = rp_nccl_result_count(&r, code);
+	rp_nccl_result_fini(&r);
+	return c;
+}
+
+static size_t count_warn_hca(const struct rp_node *n, const char *hca, enum rp_nccl_warn code)
+{
+	struct rp_nccl_env env = env_with(hca);
+
+	return count_warn(n, &env, code);
+}
+
+/* Log capture: the last error message, so tests can check it names the variable. */
+static char last_log[1024];
+
+static void capture_sink(enum rp_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	rp_strlcpy(last_log, msg, sizeof(last_log));
+}
+
+static int setup_log(void **state)
+{
+	(void)state;
+	rp_log_set_sink(capture_sink, NULL);
+	return 0;
+}
+
+/* --- the NCCL_IB_HCA parser -------------------------------------------------------------------- */
+
+static void test_spec_unset_and_empty_keep_all(void **state)
+{
+	struct rp_nccl_spec s;
+
+	(void)state;
+	assert_int_equal(rp_nccl_spec_parse(NULL, &s), 0);
+	assert_false(s.set);
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	assert_int_equal(rp_nccl_spec_parse("", &s), 0);
+	assert_true(s.set);
+	assert_int_equal(s.n_entries, 0);
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	assert_int_equal(rp_nccl_spec_parse("=", &s), 0);
+	assert_true(rp_nccl_spec_keeps(&s, "anything", 2));
+}
+
+static void test_spec_caret_alone_excludes_all(void **state)
+{
+	struct rp_nccl_spec s;
+
+	(void)state;
+	assert_int_equal(rp_nccl_spec_parse("^", &s), 0);
+	assert_true(s.exclude);
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	assert_int_equal(rp_nccl_spec_parse("^=", &s), 0);
+	assert_true(s.exclude && s.exact);
+	assert_false(rp_nccl_spec_keeps(&s, "rxe0", 1));
+	assert_int_equal(rp_nccl_spec_parse("^,,", &s), 0);
+	assert_false(rp_nccl_spec_keeps(&s, "rxe0", 1));
+}
+
+static void test_spec_prefix_and_exact(void **state)
+{
+	struct rp_nccl_spec s;
+
+	(void)state;
+	assert_int_equal(rp_nccl_spec_parse("mlx5_1", &s), 0);
+	assert_false(s.exact);
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_11", 2));
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_2", 1));
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_", 1));   /* shorter than the prefix */
+
+	assert_int_equal(rp_nccl_spec_parse("=mlx5_1", &s), 0);
+	assert_true(s.exact);
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
+}
+
+static void test_spec_exclude_forms(void **state)
+{
+	struct rp_nccl_spec s;
+
+	(void)state;
+	assert_int_equal(rp_nccl_spec_parse("^mlx5_1", &s), 0);
+	assert_true(s.exclude && !s.exact);
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+
+	assert_int_equal(rp_nccl_spec_parse("^=mlx5_1", &s), 0);
+	assert_true(s.exclude && s.exact);
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
+}
+
+/* Only "^" then "=" works: "=^x" is an exact match on the literal name "^x". */
+static void test_spec_equals_caret_is_literal(void **state)
+{
+	struct rp_nccl_spec s;
+
+	(void)state;
+	assert_int_equal(rp_nccl_spec_parse("=^mlx5_0", &s), 0);
+	assert_false(s.exclude);
+	assert_true(s.exact);
+	assert_int_equal(s.n_entries, 1);
+	assert_string_equal(s.entries[0].name, "^mlx5_0");
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
+	assert_true(rp_nccl_spec_keeps(&s, "^mlx5_0", 1));
+}
+
+static void test_spec_ports(void **state)
+{
+	struct rp_nccl_spec s;
+
+	(void)state;
+	assert_int_equal(rp_nccl_spec_parse("mlx5_0:1,mlx5_1", &s), 0);
+	assert_int_equal(s.n_entries, 2);
+	assert_true(s.entries[0].has_port);
+	assert_int_equal(s.entries[0].port, 1);
+	assert_string_equal(s.entries[0].port_text, "1");
+	assert_false(s.entries[1].has_port);
+	assert_int_equal(s.entries[1].port, -1);
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 2));
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 2));   /* missing port = every port */
+
+	/* Newer NCCL: port:rail:plane. The port is what counts. */
+	assert_int_equal(rp_nccl_spec_parse("mlx5_0:2:0:1,mlx5_1:1", &s), 0);
+	assert_int_equal(s.n_entries, 2);
+	assert_int_equal(s.entries[0].port, 2);
+	assert_string_equal(s.entries[0].port_text, "2:0:1");
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 2));
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+
+	/* What NCCL's atoi() makes of odd ports: "" and "x" are 0 (no port), "-1" is every port. */
+	assert_int_equal(rp_nccl_spec_parse("mlx5_0:,mlx5_1:x,mlx5_2:-1", &s), 0);
+	assert_int_equal(s.n_entries, 3);
+	assert_int_equal(s.entries[0].port, 0);
+	assert_int_equal(s.entries[1].port, 0);
+	assert_int_equal(s.entries[2].port, -1);
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_2", 2));
+}
+
+static void test_spec_empty_entries_skipped(void **state)
+{
+	struct rp_nccl_spec s;
+
+	(void)state;
+	assert_int_equal(rp_nccl_spec_parse(",,mlx5_0,,,mlx5_1,", &s), 0);
+	assert_int_equal(s.n_entries, 2);
+	assert_string_equal(s.entries[0].name, "mlx5_0");
+	assert_string_equal(s.entries[1].name, "mlx5_1");
+	/* ":1" has no name: skipped like an empty entry. */
+	assert_int_equal(rp_nccl_spec_parse(":1,mlx5_2", &s), 0);
+	assert_int_equal(s.n_entries, 1);
+	assert_string_equal(s.entries[0].name, "mlx5_2");
+}
+
+static void test_spec_whitespace_not_trimmed(void **state)
+{
+	struct rp_nccl_spec s;
+
+	(void)state;
+	assert_int_equal(rp_nccl_spec_parse("mlx5_0, mlx5_1", &s), 0);
+	assert_int_equal(s.n_entries, 2);
+	assert_string_equal(s.entries[1].name, " mlx5_1");
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
+	assert_int_equal(rp_nccl_spec_parse("mlx5_0 ", &s), 0);
+	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	/* After the port, atoi() stops at the space: the port still matches. */
+	assert_int_equal(rp_nccl_spec_parse("mlx5_0:1 ", &s), 0);
+	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+}
+
+static void test_spec_32_entry_limit(void **state)
+{
+	struct rp_nccl_spec s;
+	char spec[1024] = "";
+
+	(void)state;
+	for (int i = 0; i < 33; i++) {
+		size_t at = strlen(spec);
+
+		snprintf(spec + at, sizeof(spec) - at, "%sdev%d", i ? "," : "=", i);
+	}
+	assert_int_equal(rp_nccl_spec_parse(spec, &s), 0);
+	assert_int_equal(s.n_entries, 32);
+	assert_int_equal(s.n_ignored, 1);
+	assert_true(rp_nccl_spec_keeps(&s, "dev31", 1));
+	assert_false(rp_nccl_spec_keeps(&s, "dev32", 1));   /* the 33rd entry: NCCL ignores it */
+
+	/* Exactly 32: nothing ignored. */
+	*strrchr(spec, ',') = '\0';
+	assert_int_equal(rp_nccl_spec_parse(spec, &s), 0);
+	assert_int_equal(s.n_entries, 32);
+	assert_int_equal(s.n_ignored, 0);
+}
+
+static void test_spec_overlong_rejected(void **state)
+{
+	struct rp_nccl_spec s;
+	char name[RP_NAME_MAX + 2];
+	char *big;
+
+	(void)state;
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	last_log[0] = '\0';
+	assert_int_equal(rp_nccl_spec_parse(name, &s), -ENAMETOOLONG);
+	assert_non_null(strstr(last_log, "NCCL_IB_HCA"));
+	name[RP_NAME_MAX - 1] = '\0';                       /* 63 characters: fine */
+	assert_int_equal(rp_nccl_spec_parse(name, &s), 0);
+	assert_int_equal(strlen(s.entries[0].name), RP_NAME_MAX - 1);
+
+	assert_int_equal(rp_nccl_spec_parse("mlx5_0:111111111111111111111111111111111111111", &s), -ENAMETOOLONG);
+
+	big = malloc(RP_NCCL_SPEC_MAX + 2);
+	assert_non_null(big);
+	memset(big, ',', RP_NCCL_SPEC_MAX + 1);
+	big[RP_NCCL_SPEC_MAX + 1] = '\0';
+	last_log[0] = '\0';
+	assert_int_equal(rp_nccl_spec_parse(big, &s), -ENAMETOOLONG);
+	assert_non_null(strstr(last_log, "NCCL_IB_HCA"));
+	big[RP_NCCL_SPEC_MAX] = '\0';                       /* at the limit: fine (all empty entries) */
+	assert_int_equal(rp_nccl_spec_parse(big, &s), 0);
+	assert_int_equal(s.n_entries, 0);
+	free(big);
+}
+
+/* --- selection --------------------------------------------------------------------------------- */
+
+/* NCCL walks verbs devices in order, then ports 1..n; only ACTIVE IB/Ethernet ports count. */
+static void test_select_order_and_usable_ports(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_hca *h;
+
+	(void)state;
+	h = add_hca(&n, "mlx5_2");
+	add_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
+	add_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::2");
+	h = add_hca(&n, "mlx5_0");
+	add_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
+	add_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::4");
+	h = add_hca(&n, "mlx5_1");
+	add_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);           /* neither IB nor Ethernet */
+	h = add_hca(&n, "mlx5_3");
+	add_ib_port(h, 1, RP_PORT_INIT, "fe80::5");
+	add_ib_port(h, 2, RP_PORT_ARMED, "fe80::6");
+	h = add_hca(&n, "mlx5_4");
+	add_ib_port(h, 1, RP_PORT_ACTIVE_DEFER, "fe80::7");
+
+	assert_selected(&n, NULL, "mlx5_2:1 mlx5_2:2 mlx5_0:2");
+	assert_selected(&n, "", "mlx5_2:1 mlx5_2:2 mlx5_0:2");
+	assert_selected(&n, "mlx5_0,mlx5_2", "mlx5_2:1 mlx5_2:2 mlx5_0:2");   /* node order, not spec order */
+	assert_selected(&n, "mlx5_0:1", "");
+	assert_selected(&n, "mlx5_1,mlx5_3", "");
+	assert_selected(&n, "^mlx5_2", "mlx5_0:2");
+	assert_selected(&n, "mlx5_2:2", "mlx5_2:2");
+	assert_selected(&n, "^", "");
+	free_node(&n);
+}
+
+static void test_select_prefix_exact_exclude(void **state)
+{
+	struct rp_node n;
+
+	(void)state;
+	ib_node(&n, 12);
+	assert_selected(&n, "mlx5_1", "mlx5_1:1 mlx5_10:1 mlx5_11:1");
+	assert_selected(&n, "=mlx5_1", "mlx5_1:1");
+	assert_selected(&n, "^mlx5_1", "mlx5_0:1 mlx5_2:1 mlx5_3:1 mlx5_4:1 mlx5_5:1 mlx5_6:1 mlx5_7:1 mlx5_8:1 mlx5_9:1");
+	assert_selected(&n, "^=mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8,mlx5_9,mlx5_10",
+			"mlx5_0:1 mlx5_11:1");
+	assert_selected(&n, "=^mlx5_1", "");
+	assert_selected(&n, "mlx5_0:1,mlx5_3:1", "mlx5_0:1 mlx5_3:1");
+	assert_selected(&n, " mlx5_0", "");
+	free_node(&n);
+}
+
+static void test_select_not_in_verbs_invisible(void **state)
+{
+	struct rp_node n;
+
+	(void)state;
+	ib_node(&n, 3);
+	n.hcas[0].in_verbs = RP_TRI_TRUE;
+	n.hcas[1].in_verbs = RP_TRI_FALSE;
+	n.hcas[2].in_verbs = RP_TRI_TRUE;
+	assert_selected(&n, NULL, "mlx5_0:1 mlx5_2:1");
+	assert_selected(&n, "mlx5_1", "");
+	free_node(&n);
+}
+
+/* --- warnings: each raised where it should be, and not where it should not ------------------ */
+
+static void test_warn_prefix_overmatch(void **state)
+{
+	struct rp_node n, small;
+
+	(void)state;
+	ib_node(&n, 12);
+	ib_node(&small, 4);
+	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
+	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_1:1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
+	assert_int_equal(count_warn_hca(&n, "=mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5", RP_NCCL_W_PREFIX_OVERMATCH), 0);     /* a family on purpose */
+	assert_int_equal(count_warn_hca(&n, "mlx5_", RP_NCCL_W_PREFIX_OVERMATCH), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_2", RP_NCCL_W_PREFIX_OVERMATCH), 0);
+	assert_int_equal(count_warn_hca(&small, "mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 0);
+	assert_true(rp_nccl_warn_fatal(RP_NCCL_W_PREFIX_OVERMATCH));
+	/* mlx5_10 down: the overmatch changes nothing, so no warning. */
+	n.hcas[10].ports[0].state = RP_PORT_DOWN;
+	n.hcas[11].ports[0].state = RP_PORT_DOWN;
+	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 0);
+	free_node(&n);
+	free_node(&small);
+}
+
+static void test_warn_no_match(void **state)
+{
+	struct rp_node n;
+
+	(void)state;
+	ib_node(&n, 4);
+	assert_int_equal(count_warn_hca(&n, "mlx5_9", RP_NCCL_W_NO_MATCH), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx4_0", RP_NCCL_W_NO_MATCH), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:2", RP_NCCL_W_NO_MATCH), 1);     /* no port 2 */
+	assert_int_equal(count_warn_hca(&n, "=mlx5", RP_NCCL_W_NO_MATCH), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0", RP_NCCL_W_NO_MATCH), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5", RP_NCCL_W_NO_MATCH), 0);
+	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NO_MATCH), 0);
+	assert_int_equal(count_warn_hca(&n, "^mlx5_9", RP_NCCL_W_NO_MATCH), 0);
+	free_node(&n);
+}
+
+static void test_warn_exclude_no_match_not_fatal(void **state)
+{
+	struct rp_node n;
+	struct rp_nccl_result r;
+
+	(void)state;
+	ib_node(&n, 2);
+	assert_int_equal(count_warn_hca(&n, "^mlx5_9", RP_NCCL_W_EXCLUDE_NO_MATCH), 1);
+	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_EXCLUDE_NO_MATCH), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_9", RP_NCCL_W_EXCLUDE_NO_MATCH), 0);
+	eval_ok(&n, "^mlx5_9", &r);
+	assert_true(rp_nccl_result_usable(&r));
+	rp_nccl_result_fini(&r);
+	free_node(&n);
+}
+
+static void test_warn_whitespace(void **state)
+{
+	struct rp_node n;
+	struct rp_nccl_result r;
+
+	(void)state;
+	ib_node(&n, 2);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0, mlx5_1", RP_NCCL_W_WHITESPACE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0 ", RP_NCCL_W_WHITESPACE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:\t1", RP_NCCL_W_WHITESPACE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx5_1", RP_NCCL_W_WHITESPACE), 0);
+	eval_ok(&n, "mlx5_0, mlx5_1", &r);
+	assert_false(rp_nccl_result_usable(&r));
+	assert_int_equal(r.n_selected, 1);                       /* " mlx5_1" matched nothing */
+	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_NO_MATCH), 1);
+	rp_nccl_result_fini(&r);
+	free_node(&n);
+}
+
+static void test_warn_bad_port(void **state)
+{
+	struct rp_node n;
+
+	(void)state;
+	ib_node(&n, 2);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:x", RP_NCCL_W_BAD_PORT), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:", RP_NCCL_W_BAD_PORT), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:0", RP_NCCL_W_BAD_PORT), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:-1", RP_NCCL_W_BAD_PORT), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:1", RP_NCCL_W_BAD_PORT), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:1:0:1", RP_NCCL_W_BAD_PORT), 0);
+	free_node(&n);
+}
+
+static void test_warn_too_many_entries(void **state)
+{
+	struct rp_node n;
+	char spec[1024] = "";
+
+	(void)state;
+	ib_node(&n, 33);
+	for (int i = 0; i < 33; i++) {
+		size_t at = strlen(spec);
+
+		snprintf(spec + at, sizeof(spec) - at, "%smlx5_%d", i ? "," : "=", i);
+	}
+	assert_int_equal(count_warn_hca(&n, spec, RP_NCCL_W_TOO_MANY_ENTRIES), 1);
+	assert_selected(&n, "=mlx5_32", "mlx5_32:1");
+	*strrchr(spec, ',') = '\0';
+	assert_int_equal(count_warn_hca(&n, spec, RP_NCCL_W_TOO_MANY_ENTRIES), 0);
+	free_node(&n);
+}
+
+static void test_warn_all_excluded_and_nothing_selected(void **state)
+{
+	struct rp_node n, dead = { 0 };
+	struct rp_nccl_result r;
+
+	(void)state;
+	ib_node(&n, 2);
+	assert_int_equal(count_warn_hca(&n, "^", RP_NCCL_W_ALL_EXCLUDED), 1);
+	assert_int_equal(count_warn_hca(&n, "^=", RP_NCCL_W_ALL_EXCLUDED), 1);
+	assert_int_equal(count_warn_hca(&n, "^mlx5", RP_NCCL_W_ALL_EXCLUDED), 1);
+	assert_int_equal(count_warn_hca(&n, "^mlx5", RP_NCCL_W_NOTHING_SELECTED), 1);
+	assert_int_equal(count_warn_hca(&n, "^mlx5_0", RP_NCCL_W_ALL_EXCLUDED), 0);
+	assert_int_equal(count_warn_hca(&n, "^mlx5_0", RP_NCCL_W_NOTHING_SELECTED), 0);
+	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NOTHING_SELECTED), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_7", RP_NCCL_W_NOTHING_SELECTED), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_7", RP_NCCL_W_ALL_EXCLUDED), 0);
+
+	/* No usable port at all: nothing selected, but nothing was excluded either. */
+	add_ib_port(add_hca(&dead, "mlx5_0"), 1, RP_PORT_DOWN, "fe80::1");
+	assert_int_equal(count_warn_hca(&dead, NULL, RP_NCCL_W_NOTHING_SELECTED), 1);
+	assert_int_equal(count_warn_hca(&dead, "^", RP_NCCL_W_ALL_EXCLUDED), 0);
+	eval_ok(&dead, NULL, &r);
+	assert_false(rp_nccl_result_usable(&r));
+	assert_null(r.recommended);
+	rp_nccl_result_fini(&r);
+	free_node(&dead);
+
+	/* An empty node (no adapter at all). */
+	memset(&dead, 0, sizeof(dead));
+	assert_int_equal(count_warn_hca(&dead, NULL, RP_NCCL_W_NOTHING_SELECTED), 1);
+	free_node(&n);
+}
+
+static void test_warn_port_not_active(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_hca *h;
+
+	(void)state;
+	h = add_hca(&n, "mlx5_0");                             /* dual port, one cable */
+	add_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
+	add_ib_port(h, 2, RP_PORT_DOWN, "fe80::2");
+	h = add_hca(&n, "mlx5_1");                             /* nothing plugged */
+	add_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
+	h = add_hca(&n, "mlx5_2");
+	add_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);
+
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:2", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
+	assert_int_equal(count_warn_hca(&n, "=mlx5_2", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:1", RP_NCCL_W_PORT_NOT_ACTIVE), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0", RP_NCCL_W_PORT_NOT_ACTIVE), 0);   /* port 2 not named */
+	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_PORT_NOT_ACTIVE), 0);
+	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_PORT_NOT_ACTIVE), 0);
+	free_node(&n);
+}
+
+static void test_warn_not_in_verbs(void **state)
+{
+	struct rp_node n;
+
+	(void)state;
+	ib_node(&n, 2);
+	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NOT_IN_VERBS), 0);   /* unknown: fixture root */
+	n.hcas[0].in_verbs = RP_TRI_TRUE;
+	n.hcas[1].in_verbs = RP_TRI_TRUE;
+	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NOT_IN_VERBS), 0);
+	n.hcas[1].in_verbs = RP_TRI_FALSE;
+	rp_strlcpy(n.hcas[1].unusable_reason, "no /dev/infiniband/uverbs1", sizeof(n.hcas[1].unusable_reason));
+	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NOT_IN_VERBS), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_NOT_IN_VERBS), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0", RP_NCCL_W_NOT_IN_VERBS), 0);
+	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_NOT_IN_VERBS), 0);
+	free_node(&n);
+}
+
+static void test_warn_too_many_ports(void **state)
+{
+	struct rp_node n;
+	struct rp_nccl_result r;
+
+	(void)state;
+	ib_node(&n, 33);
+	eval_ok(&n, NULL, &r);
+	assert_int_equal(r.n_selected, RP_NCCL_MAX_PORTS);
+	assert_string_equal(r.selected[31].hca, "mlx5_31");
+	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_TOO_MANY_PORTS), 1);
+	rp_nccl_result_fini(&r);
+	assert_int_equal(count_warn_hca(&n, "^=mlx5_32", RP_NCCL_W_TOO_MANY_PORTS), 0);
+	free_node(&n);
+}
+
+static void test_warn_mixed_link_layer(void **state)
+{
+	struct rp_node n;
+	struct rp_port *p;
+
+	(void)state;
+	ib_node(&n, 2);
+	p = add_port(add_hca(&n, "mlx5_2"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");
+	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_MIXED_LINK_LAYER), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx5_1", RP_NCCL_W_MIXED_LINK_LAYER), 0);
+	assert_int_equal(count_warn_hca(&n, "=mlx5_2", RP_NCCL_W_MIXED_LINK_LAYER), 0);
+	free_node(&n);
+}
+
+static void test_warn_ib_subnet_mismatch(void **state)
+{
+	struct rp_node n = { 0 };
+
+	(void)state;
+	add_ib_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, "fe80::1:2:3:4");
+	add_ib_port(add_hca(&n, "mlx5_1"), 1, RP_PORT_ACTIVE, "fe80::5:6:7:8");
+	add_ib_port(add_hca(&n, "mlx5_2"), 1, RP_PORT_ACTIVE, "fec0:0:0:1::9");
+	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_IB_SUBNET_MISMATCH), 1);
+	assert_int_equal(count_warn_hca(&n, "=mlx5_0,mlx5_1", RP_NCCL_W_IB_SUBNET_MISMATCH), 0);
+	assert_int_equal(count_warn_hca(&n, "=mlx5_0,mlx5_2", RP_NCCL_W_IB_SUBNET_MISMATCH), 1);
+	free_node(&n);
+}
+
+static void test_warn_gid_codes(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_port *p;
+
+	(void)state;
+	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");
+	rp_nccl_env_default(&env);
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_NO_USABLE_GID), 0);
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_BAD_GID_OVERRIDE), 0);
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_ROCE_VERSION), 0);
+	env.gid_index = 7;                                       /* beyond the table */
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_BAD_GID_OVERRIDE), 1);
+	env.gid_index = 5;                                       /* an empty entry */
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_BAD_GID_OVERRIDE), 1);
+	env.gid_index = 1;                                       /* link-local */
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_BAD_GID_OVERRIDE), 1);
+	env.gid_index = 3;
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_BAD_GID_OVERRIDE), 0);
+	env.gid_index = 2;                                       /* a v1 GID while v2 is wanted */
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_ROCE_VERSION), 1);
+	env.gid_index = -1;
+	env.addr_range = "192.168.0.0/16";                       /* no GID inside */
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_NO_USABLE_GID), 1);
+	env.addr_range = NULL;
+	env.addr_family = AF_INET6;                              /* only link-local IPv6 GIDs */
+	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_NO_USABLE_GID), 1);
+	assert_true(rp_nccl_warn_fatal(RP_NCCL_W_NO_USABLE_GID));
+	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_ROCE_VERSION));
+	free_node(&n);
+}
+
+/* Every code has a distinct, stable name. */
+static void test_warn_codes_stable(void **state)
+{
+	static const char *const want[RP_NCCL_W_COUNT_] = {
+		"prefix_overmatch", "no_match", "exclude_no_match", "whitespace", "bad_port", "too_many_entries",
+		"all_excluded", "port_not_active", "not_in_verbs", "nothing_selected", "too_many_ports",
+		"mixed_link_layer", "ib_subnet_mismatch", "no_usable_gid", "bad_gid_override", "roce_version",
+		"gdr_disabled",
+	};
+
+	(void)state;
+	for (int i = 0; i < RP_NCCL_W_COUNT_; i++)
+		assert_string_equal(rp_nccl_warn_code(i), want[i]);
+	assert_string_equal(rp_nccl_warn_code(RP_NCCL_W_COUNT_), "unknown");
+	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_GDR_DISABLED));
+	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_EXCLUDE_NO_MATCH));
+}
+
+/* --- the recommendation ------------------------------------------------------------------------ */
+
+static void assert_recommended(const struct rp_node *n, const char *hca, const char *want)
+{
+	struct rp_nccl_result r;
+
+	eval_ok(n, hca, &r);
+	if (!want)
+		assert_null(r.recommended);
+	else if (!r.recommended || strcmp(r.recommended, want) != 0)
+		fail_msg("NCCL_IB_HCA=%s: recommended '%s', want '%s'", hca ? hca : "(unset)",
+			 r.recommended ? r.recommended : "(null)", want);
+	rp_nccl_result_fini(&r);
+}
+
+static void test_recommended(void **state)
+{
+	struct rp_node n;
+
+	(void)state;
+	ib_node(&n, 12);
+	n.hcas[2].ports[0].state = RP_PORT_DOWN;
+	assert_recommended(&n, "mlx5_1", "=mlx5_1:1");
+	assert_recommended(&n, "mlx5_0,mlx5_3", "=mlx5_0:1,mlx5_3:1");
+	assert_recommended(&n, " mlx5_0 ,mlx5_3", "=mlx5_0:1,mlx5_3:1");
+	assert_recommended(&n, "mlx5_0,mlx5_2", "=mlx5_0:1");            /* mlx5_2 is down */
+	assert_recommended(&n, "^mlx5_1,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8,mlx5_9",
+			   "=mlx5_0:1,mlx5_10:1,mlx5_11:1");                 /* mlx5_1 read as exact */
+	assert_recommended(&n, "^", NULL);
+	free_node(&n);
+
+	ib_node(&n, 2);
+	add_ib_port(&n.hcas[1], 2, RP_PORT_ACTIVE, "fe80::9");
+	assert_recommended(&n, NULL, "=mlx5_0:1,mlx5_1:1,mlx5_1:2");
+	assert_recommended(&n, "", "=mlx5_0:1,mlx5_1:1,mlx5_1:2");
+	assert_recommended(&n, "mlx5_1:2", "=mlx5_1:2");
+	free_node(&n);
+}
+
+/* --- the GID rule ------------------------------------------------------------------------------ */
+
+static void test_gid_usual_mlx5_table(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_nccl_result r;
+	struct rp_port *p;
+
+	(void)state;
+	p = add_port(add_hca(&n, "mlx5_4"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.77.0.1");
+	rp_nccl_env_default(&env);
+	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
+	eval_ok(&n, NULL, &r);
+	assert_int_equal(r.n_selected, 1);
+	assert_int_equal(r.selected[0].gid_index, 3);
+	rp_nccl_result_fini(&r);
+	free_node(&n);
+}
+
+static void test_gid_roce_v1(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_port *p;
+
+	(void)state;
+	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");
+	rp_nccl_env_default(&env);
+	env.roce_version = 1;
+	assert_int_equal(rp_nccl_gid_index(p, &env), 2);
+	free_node(&n);
+}
+
+static void test_gid_ipv6_family(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_port *p;
+
+	(void)state;
+	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");                           /* 0..3, then empty 4, 5 */
+	p->gids[4].type = RP_GID_TYPE_IB_ROCE_V1;
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::7", p->gids[4].raw), 1);
+	p->gids[5].type = RP_GID_TYPE_ROCE_V2;
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::7", p->gids[5].raw), 1);
+	rp_nccl_env_default(&env);
+	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
+	env.addr_family = AF_INET6;
+	assert_int_equal(rp_nccl_gid_index(p, &env), 5);
+	env.roce_version = 1;
+	assert_int_equal(rp_nccl_gid_index(p, &env), 4);
+	free_node(&n);
+}
+
+static void test_gid_addr_range(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_port *p;
+
+	(void)state;
+	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");
+	p->gids[4].type = RP_GID_TYPE_IB_ROCE_V1;
+	assert_int_equal(inet_pton(AF_INET6, "::ffff:192.168.7.9", p->gids[4].raw), 1);
+	p->gids[5].type = RP_GID_TYPE_ROCE_V2;
+	assert_int_equal(inet_pton(AF_INET6, "::ffff:192.168.7.9", p->gids[5].raw), 1);
+	rp_nccl_env_default(&env);
+	env.addr_range = "192.168.0.0/16";
+	assert_int_equal(rp_nccl_gid_index(p, &env), 5);
+	env.addr_range = "10.0.0.0/8";
+	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
+	env.addr_range = "10.0.0.1/32";
+	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
+	env.addr_range = "172.16.0.0/12";
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	env.addr_range = "0.0.0.0/0";
+	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
+	env.addr_range = "bogus";                                /* NCCL ignores a malformed range */
+	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
+	free_node(&n);
+}
+
+static void test_gid_override_and_ib(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_port *eth, *ib;
+
+	(void)state;
+	eth = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(eth, "10.0.0.1");
+	ib = add_ib_port(add_hca(&n, "mlx5_1"), 1, RP_PORT_ACTIVE, "fe80::1");
+	eth = &n.hcas[0].ports[0];
+	rp_nccl_env_default(&env);
+	env.gid_index = 1;
+	assert_int_equal(rp_nccl_gid_index(eth, &env), 1);      /* used as is, even link-local */
+	env.gid_index = 9;
+	assert_int_equal(rp_nccl_gid_index(eth, &env), 9);
+	assert_int_equal(rp_nccl_gid_index(ib, &env), 0);       /* InfiniBand ignores it */
+	env.gid_index = -1;
+	assert_int_equal(rp_nccl_gid_index(ib, &env), 0);
+	free_node(&n);
+}
+
+static void test_gid_none(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_port *p;
+
+	(void)state;
+	p = add_port(add_hca(&n, "rxe0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_nccl_env_default(&env);
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);       /* empty table */
+	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	add_gid(p, NULL, RP_GID_TYPE_NONE);
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	free_node(&n);
+}
+
+/* Where no IPv4 GID has the wanted version, NCCL stops on the IPv4 one it has (here v1 at 2). */
+static void test_gid_no_v2_takes_v1(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_port *p;
+
+	(void)state;
+	p = add_port(add_hca(&n, "rxe0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	add_gid(p, "::ffff:10.1.1.1", RP_GID_TYPE_IB_ROCE_V1);
+	rp_nccl_env_default(&env);
+	assert_int_equal(rp_nccl_gid_index(p, &env), 2);
+	free_node(&n);
+}
+
+/* --- NCCL_IB_ADDR_RANGE and the environment ---------------------------------------------------- */
+
+static void test_addr_range_parse(void **state)
+{
+	struct rp_nccl_addr_range r;
+
+	(void)state;
+	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/8", AF_INET, &r), 0);
+	assert_int_equal(r.prefix_len, 8);
+	assert_int_equal(r.addr[0], 10);
+	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/32", AF_INET6, &r), 0);
+	assert_int_equal(r.prefix_len, 32);
+	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0", AF_INET, &r), -EINVAL);
+	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/33", AF_INET, &r), -EINVAL);
+	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/x", AF_INET, &r), -EINVAL);
+	assert_int_equal(rp_nccl_addr_range_parse("/8", AF_INET, &r), -EINVAL);
+	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/32", AF_INET, &r), -EINVAL);
+	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/8", AF_INET6, &r), -EINVAL);
+	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/129", AF_INET6, &r), -EINVAL);
+}
+
+static const char *const nccl_vars[] = {
+	"NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE",
+	"NCCL_IB_ROCE_VERSION_NUM", "NCCL_NET_GDR_LEVEL",
+};
+
+static int clear_env(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(nccl_vars); i++)
+		unsetenv(nccl_vars[i]);
+	return 0;
+}
+
+static void test_env_defaults(void **state)
+{
+	struct rp_nccl_env env;
+
+	(void)state;
+	assert_int_equal(rp_nccl_env_load(&env), 0);
+	assert_null(env.ib_hca);
+	assert_int_equal(env.gid_index, -1);
+	assert_int_equal(env.addr_family, AF_INET);
+	assert_null(env.addr_range);
+	assert_int_equal(env.roce_version, 2);
+	assert_int_equal(env.gdr_level, RP_PATH_PXB);
+	/* Empty values count as unset, except NCCL_IB_HCA which is kept (and keeps every device). */
+	setenv("NCCL_IB_GID_INDEX", "", 1);
+	setenv("NCCL_IB_HCA", "", 1);
+	assert_int_equal(rp_nccl_env_load(&env), 0);
+	assert_int_equal(env.gid_index, -1);
+	assert_non_null(env.ib_hca);
+	assert_string_equal(env.ib_hca, "");
+}
+
+static void test_env_values(void **state)
+{
+	struct rp_nccl_env env;
+
+	(void)state;
+	setenv("NCCL_IB_HCA", "=mlx5_0:1", 1);
+	setenv("NCCL_IB_GID_INDEX", "3", 1);
+	setenv("NCCL_IB_ADDR_FAMILY", "AF_INET6", 1);
+	setenv("NCCL_IB_ADDR_RANGE", "2001:db8::/64", 1);
+	setenv("NCCL_IB_ROCE_VERSION_NUM", "1", 1);
+	setenv("NCCL_NET_GDR_LEVEL", "SYS", 1);
+	assert_int_equal(rp_nccl_env_load(&env), 0);
+	assert_string_equal(env.ib_hca, "=mlx5_0:1");
+	assert_int_equal(env.gid_index, 3);
+	assert_int_equal(env.addr_family, AF_INET6);
+	assert_string_equal(env.addr_range, "2001:db8::/64");
+	assert_int_equal(env.roce_version, 1);
+	assert_int_equal(env.gdr_level, RP_PATH_SYS);
+}
+
+/* Each malformed value is an error whose message names the variable. */
+static void test_env_errors(void **state)
+{
+	static const struct {
+		const char *var, *value;
+	} bad[] = {
+		{ "NCCL_IB_GID_INDEX", "abc" },
+		{ "NCCL_IB_GID_INDEX", "-2" },
+		{ "NCCL_IB_GID_INDEX", "3 " },
+		{ "NCCL_IB_ADDR_FAMILY", "inet" },
+		{ "NCCL_IB_ADDR_FAMILY", "AF_INET4" },
+		{ "NCCL_IB_ADDR_RANGE", "10.0.0.0" },
+		{ "NCCL_IB_ADDR_RANGE", "10.0.0.0/40" },
+		{ "NCCL_IB_ADDR_RANGE", "2001:db8::/64" },           /* IPv6 with the default AF_INET */
+		{ "NCCL_IB_ROCE_VERSION_NUM", "3" },
+		{ "NCCL_IB_ROCE_VERSION_NUM", "v2" },
+		{ "NCCL_NET_GDR_LEVEL", "NEAR" },
+	};
+	struct rp_nccl_env env;
+	char *big;
+
+	(void)state;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(bad); i++) {
+		clear_env(NULL);
+		setenv(bad[i].var, bad[i].value, 1);
+		last_log[0] = '\0';
+		if (rp_nccl_env_load(&env) != -EINVAL)
+			fail_msg("%s=%s was accepted", bad[i].var, bad[i].value);
+		if (!strstr(last_log, bad[i].var))
+			fail_msg("%s=%s: message '%s' does not name the variable", bad[i].var, bad[i].value, last_log);
+	}
+	clear_env(NULL);
+	big = malloc(RP_NCCL_SPEC_MAX + 10);
+	assert_non_null(big);
+	memset(big, 'm', RP_NCCL_SPEC_MAX + 9);
+	big[RP_NCCL_SPEC_MAX + 9] = '\0';
+	setenv("NCCL_IB_HCA", big, 1);
+	last_log[0] = '\0';
+	assert_int_equal(rp_nccl_env_load(&env), -ENAMETOOLONG);
+	assert_non_null(strstr(last_log, "NCCL_IB_HCA"));
+	free(big);
+}
+
+static void test_evaluate_rejects_bad_spec(void **state)
+{
+	struct rp_node n;
+	struct rp_nccl_result r;
+	struct rp_nccl_env env;
+	char name[RP_NAME_MAX + 8];
+
+	(void)state;
+	ib_node(&n, 1);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	env = env_with(name);
+	assert_int_equal(rp_nccl_evaluate(&n, &env, &r), -ENAMETOOLONG);
+	rp_nccl_result_fini(&r);
+	rp_nccl_result_fini(&r);                                 /* safe twice */
+	free_node(&n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spec_unset_and_empty_keep_all),
+		cmocka_unit_test(test_spec_caret_alone_excludes_all),
+		cmocka_unit_test(test_spec_prefix_and_exact),
+		cmocka_unit_test(test_spec_exclude_forms),
+		cmocka_unit_test(test_spec_equals_caret_is_literal),
+		cmocka_unit_test(test_spec_ports),
+		cmocka_unit_test(test_spec_empty_entries_skipped),
+		cmocka_unit_test(test_spec_whitespace_not_trimmed),
+		cmocka_unit_test(test_spec_32_entry_limit),
+		cmocka_unit_test(test_spec_overlong_rejected),
+		cmocka_unit_test(test_select_order_and_usable_ports),
+		cmocka_unit_test(test_select_prefix_exact_exclude),
+		cmocka_unit_test(test_select_not_in_verbs_invisible),
+		cmocka_unit_test(test_warn_prefix_overmatch),
+		cmocka_unit_test(test_warn_no_match),
+		cmocka_unit_test(test_warn_exclude_no_match_not_fatal),
+		cmocka_unit_test(test_warn_whitespace),
+		cmocka_unit_test(test_warn_bad_port),
+		cmocka_unit_test(test_warn_too_many_entries),
+		cmocka_unit_test(test_warn_all_excluded_and_nothing_selected),
+		cmocka_unit_test(test_warn_port_not_active),
+		cmocka_unit_test(test_warn_not_in_verbs),
+		cmocka_unit_test(test_warn_too_many_ports),
+		cmocka_unit_test(test_warn_mixed_link_layer),
+		cmocka_unit_test(test_warn_ib_subnet_mismatch),
+		cmocka_unit_test(test_warn_gid_codes),
+		cmocka_unit_test(test_warn_codes_stable),
+		cmocka_unit_test(test_recommended),
+		cmocka_unit_test(test_gid_usual_mlx5_table),
+		cmocka_unit_test(test_gid_roce_v1),
+		cmocka_unit_test(test_gid_ipv6_family),
+		cmocka_unit_test(test_gid_addr_range),
+		cmocka_unit_test(test_gid_override_and_ib),
+		cmocka_unit_test(test_gid_none),
+		cmocka_unit_test(test_gid_no_v2_takes_v1),
+		cmocka_unit_test(test_addr_range_parse),
+		cmocka_unit_test_setup(test_env_defaults, clear_env),
+		cmocka_unit_test_setup(test_env_values, clear_env),
+		cmocka_unit_test_setup(test_env_errors, clear_env),
+		cmocka_unit_test(test_evaluate_rejects_bad_spec),
+	};
+
+	return cmocka_run_group_tests_name("nccl", tests, setup_log, NULL);
+}
