@@ -642,7 +642,7 @@ int rp_engine_ep_connect(struct rp_engine_ep *ep, const struct rp_conn_info *pee
 			.sq_psn = ep->psn[i],
 			.max_rd_atomic = 1,
 		};
-		char what[192];
+		char what[64];
 		int rc;
 
 		if (ep->pattr.link_layer == IBV_LINK_LAYER_INFINIBAND) {
@@ -658,9 +658,13 @@ int rp_engine_ep_connect(struct rp_engine_ep *ep, const struct rp_conn_info *pee
 				   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 				   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 		if (rc) {
-			snprintf(what, sizeof(what), "modify qp 0x%x to RTR (peer %s port %d)%s", ep->qps[i]->qp_num,
-				 peer->device, peer->port, is_resolution_errno(rc) ? ", address resolution" : "");
-			return ep_fail(ep, res, is_resolution_errno(rc) ? RP_ST_RESOLVE : RP_ST_RTR, -rc, what);
+			bool resolve = is_resolution_errno(rc);
+
+			rp_pair_result_fail(res, resolve ? RP_ST_RESOLVE : RP_ST_RTR,
+					    "modify qp 0x%x on %s port %d to RTR toward %s port %d%s: %s", ep->qps[i]->qp_num,
+					    ep->device, ep->port, peer->device, peer->port,
+					    resolve ? " (address resolution)" : "", strerror(rc));
+			return rp_error(-rc, "%s", res->reason);
 		}
 		rc = ibv_modify_qp(ep->qps[i], &rts,
 				   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |

@@ -615,7 +615,7 @@ static void test_rtr_resolution(void **state)
 	drive_pair(&cfg, &r);
 	assert_int_equal(fk_failed_step, ST_RTR);
 	assert_int_equal(r.status, RP_ST_RESOLVE);
-	assert_non_null(strstr(r.reason, "address resolution"));
+	assert_non_null(strstr(r.reason, "to RTR toward fake0 port 1 (address resolution)"));
 	assert_non_null(strstr(r.reason, strerror(ETIMEDOUT)));
 	assert_true(fk_all_released());
 }
