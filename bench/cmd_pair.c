@@ -98,9 +98,12 @@ int cmd_pair(int argc, char **argv)
 	if (status)
 		return status;
 	local = (struct rp_engine_port){ NULL, ports[0].device, ports[0].port, ports[0].gid_index };
-	fprintf(stderr, "rdmaprobe pair: %s on %s:%d, %s %s port %d ...\n", listen ? "target" : "writer",
-		local.device, local.port, listen ? "waiting for a peer on TCP" : "connecting to", listen ? "" : host,
-		tcp_port);
+	if (listen)
+		fprintf(stderr, "rdmaprobe pair: target on %s:%d, waiting for a peer on TCP port %d ...\n", local.device,
+			local.port, tcp_port);
+	else
+		fprintf(stderr, "rdmaprobe pair: writer on %s:%d, connecting to %s port %d ...\n", local.device, local.port,
+			host, tcp_port);
 	if (listen)
 		rc = rp_oob_tcp_accept(&oob, tcp_port, rp_now() + wait_s);
 	else

@@ -27,7 +27,7 @@ if [ "${1:-}" != --inside ]; then
 fi
 
 RP=$ROOT/build/rdmaprobe
-REPEATS=${RP_BENCH_REPEATS:-3}
+REPEATS=${RP_BENCH_REPEATS:-5}
 SIZES=${RP_BENCH_SIZES:-"4096:1000 65536:1000 1048576:200"}
 GID=1            # rxe's IPv4-mapped RoCE v2 GID (the rule NCCL applies picks it too)
 DEPTH=128
@@ -84,14 +84,34 @@ for si in $SIZES; do
 	size=${si%%:*} iters=${si##*:}
 	for r in $(seq 1 "$REPEATS"); do
 		log "bw size $size run $r"
-		perftest_run ib_write_bw "bw-pt-$size-$r" -s "$size" -n "$iters" -t $DEPTH -Q $CQMOD --report_gbits
-		rdmaprobe_run "bw-rp-$size-$r" -s "$size" -n "$iters" -t $DEPTH --cq-mod $CQMOD
+		# alternate which tool goes first, so drift in the emulator does not favour one
+		if [ $((r % 2)) -eq 1 ]; then
+			perftest_run ib_write_bw "bw-pt-$size-$r" -s "$size" -n "$iters" -t $DEPTH -Q $CQMOD --report_gbits
+			rdmaprobe_run "bw-rp-$size-$r" -s "$size" -n "$iters" -t $DEPTH --cq-mod $CQMOD
+		else
+			rdmaprobe_run "bw-rp-$size-$r" -s "$size" -n "$iters" -t $DEPTH --cq-mod $CQMOD
+			perftest_run ib_write_bw "bw-pt-$size-$r" -s "$size" -n "$iters" -t $DEPTH -Q $CQMOD --report_gbits
+		fi
 		pt=$(pt_bw "bw-pt-$size-$r" "$size")
 		rp=$(rp_field "bw-rp-$size-$r" gbps)
 		rpmin=$(rp_field "bw-rp-$size-$r" gbps_min)
 		echo "| $size | $iters | $r | ${pt:-failed} | ${rp:-failed} | ${rpmin:-} | $(ratio "${rp:-0}" "${pt:-0}") |" >>"$OUT"
+		echo "$size ${pt:-0} ${rp:-0}" >>"$RAW/bw-summary.txt"
 	done
 done
+{
+	echo
+	echo "Median over the runs (ratio of medians):"
+	echo
+	echo "| size | ib_write_bw median Gb/s | rdmaprobe median Gb/s | ratio |"
+	echo "|---:|---:|---:|---:|"
+	for si in $SIZES; do
+		size=${si%%:*}
+		ptm=$(awk -v s="$size" '$1 == s { print $2 }' "$RAW/bw-summary.txt" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+		rpm=$(awk -v s="$size" '$1 == s { print $3 }' "$RAW/bw-summary.txt" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+		echo "| $size | $ptm | $rpm | $(ratio "$rpm" "$ptm") |"
+	done
+} >>"$OUT"
 
 {
 	echo
@@ -102,8 +122,13 @@ done
 } >>"$OUT"
 for r in $(seq 1 "$REPEATS"); do
 	log "lat run $r"
-	perftest_run ib_write_lat "lat-pt-$r" -s 64 -n 1000
-	rdmaprobe_run "lat-rp-$r" --latency -s 64 -n 1000
+	if [ $((r % 2)) -eq 1 ]; then
+		perftest_run ib_write_lat "lat-pt-$r" -s 64 -n 1000
+		rdmaprobe_run "lat-rp-$r" --latency -s 64 -n 1000
+	else
+		rdmaprobe_run "lat-rp-$r" --latency -s 64 -n 1000
+		perftest_run ib_write_lat "lat-pt-$r" -s 64 -n 1000
+	fi
 	read -r ptmin pttyp <<<"$(pt_lat "lat-pt-$r" 64)"
 	rpmin=$(rp_field "lat-rp-$r" latency.min_us)
 	rpmed=$(rp_field "lat-rp-$r" latency.median_us)
