@@ -81,10 +81,6 @@ int cmd_pair(int argc, char **argv)
 		fprintf(stderr, "rdmaprobe pair: give either --listen or the peer's HOST[:PORT]\n");
 		return RP_EXIT_USAGE;
 	}
-	if (cm) {
-		fprintf(stderr, "rdmaprobe pair: --cm (librdmacm connection set-up) is not implemented yet\n");
-		return RP_EXIT_USAGE;
-	}
 	if (e.all) {
 		fprintf(stderr, "rdmaprobe pair: -a is for loopback; run pair once per size with -s\n");
 		return RP_EXIT_USAGE;
@@ -94,6 +90,7 @@ int cmd_pair(int argc, char **argv)
 	status = rp_cli_engine_finish(&e, "pair");
 	if (status)
 		return status;
+	e.cfg.cm = cm;   /* the listener follows the writer's choice; --cm there is accepted and changes nothing */
 	status = rp_cli_select_ports("pair", spec, ib_port, e.gid_seen ? e.gid_index : -1, &ports, &n_ports);
 	if (status)
 		return status;
