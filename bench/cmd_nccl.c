@@ -41,6 +41,8 @@ static int print_json(const struct rp_nccl_result *res, const struct rp_nccl_env
 	}
 	rc = json_object_set_new(root, "sysfs_root", json_string(node->sysfs_root));
 	rc = rc ? rc : json_object_set_new(root, "verbs_consulted", json_boolean(node->verbs_consulted));
+	if (!rc && node->no_device_reason[0])
+		rc = json_object_set_new(root, "no_device_reason", json_string(node->no_device_reason));
 	if (rc || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
 		json_decref(root);
 		fprintf(stderr, "rdmaprobe nccl: could not write the JSON report\n");
@@ -87,6 +89,8 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 	       env->addr_range ? " NCCL_IB_ADDR_RANGE=" : "", env->addr_range ? env->addr_range : "");
 	if (!node->verbs_consulted)
 		printf("source           sysfs under %s (verbs not consulted)\n", node->sysfs_root);
+	if (node->n_hcas == 0 && node->no_device_reason[0])
+		printf("adapters         none: %s\n", node->no_device_reason);
 
 	printf("\nNCCL would use %zu port%s, in its order:\n", res->n_selected, res->n_selected == 1 ? "" : "s");
 	for (size_t i = 0; i < res->n_selected; i++) {

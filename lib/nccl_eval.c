@@ -96,6 +96,7 @@ static bool hca_visible(const struct rp_hca *h)
 	return h->in_verbs != RP_TRI_FALSE;
 }
 
+/* How many of the adapter's ports NCCL would consider. */
 static size_t hca_usable_ports(const struct rp_hca *h)
 {
 	size_t n = 0;
@@ -105,6 +106,7 @@ static size_t hca_usable_ports(const struct rp_hca *h)
 	return n;
 }
 
+/* Any whitespace in s. */
 static bool has_space(const char *s)
 {
 	for (; *s; s++)
@@ -249,6 +251,7 @@ static void check_not_in_verbs(struct eval *ev, const struct rp_nccl_spec *spec)
 	}
 }
 
+/* Does any adapter NCCL can see have a port it would consider? */
 static bool any_usable_visible_port(const struct rp_node *node)
 {
 	for (size_t d = 0; d < node->n_hcas; d++)
@@ -276,6 +279,7 @@ static bool ib_subnet(const struct rp_port *p, uint8_t prefix[8])
 	return false;
 }
 
+/* The node's port behind a selected (device, port). */
 static const struct rp_port *sel_port(const struct rp_node *node, const struct rp_nccl_sel *s)
 {
 	return rp_hca_find_port(&node->hcas[s->hca_idx], s->port);
@@ -320,6 +324,7 @@ static void check_fabric(struct eval *ev)
 	}
 }
 
+/* The port's GID entry with this index; NULL when the table has none. */
 static const struct rp_gid *find_gid(const struct rp_port *p, int index)
 {
 	for (size_t i = 0; i < p->n_gids; i++)

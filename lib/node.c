@@ -224,9 +224,10 @@ static int port_read_gids(const char *root, const char *hca, struct rp_port *por
 		if (attr_read(root, buf, sizeof(buf), "%s/%d", rel, i))
 			continue;
 		if (rp_sysfs_parse_gid(buf, g->raw)) {
-			snprintf(rel, sizeof(rel), "gids/%d", i);
-			warn_malformed(root, hca, port->num, rel, buf);
-			snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/gids", hca, port->num);
+			char file[32];
+
+			snprintf(file, sizeof(file), "gids/%d", i);
+			warn_malformed(root, hca, port->num, file, buf);
 			continue;
 		}
 		rp_sysfs_gid_to_text(g->raw, g->text);
@@ -427,8 +428,11 @@ static int hca_query_verbs(struct ibv_device *dev, struct rp_hca *hca)
 	}
 	for (int pn = 1; pn <= da.phys_port_cnt; pn++) {
 		struct ibv_port_attr pa;
-		struct rp_port *port = (struct rp_port *)rp_hca_find_port(hca, pn);
+		struct rp_port *port = NULL;
 
+		for (size_t i = 0; i < hca->n_ports && !port; i++)
+			if (hca->ports[i].num == pn)
+				port = &hca->ports[i];
 		memset(&pa, 0, sizeof(pa));
 		if (ibv_query_port(ctx, (uint8_t)pn, &pa)) {
 			rp_warn("ibv_query_port %s port %d: %s", hca->name, pn, strerror(errno ? errno : EIO));

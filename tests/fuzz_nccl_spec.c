@@ -34,10 +34,13 @@ static void build_node(void)
 
 	for (int i = 0; i < 4; i++) {
 		roce_gids[i].index = i;
-		if (i >= 2)
+		if (i >= 2) {
 			memcpy(roce_gids[i].raw, v4, 16);
-		else
-			roce_gids[i].raw[0] = 0xfe, roce_gids[i].raw[1] = 0x80, roce_gids[i].raw[15] = 1;
+		} else {
+			roce_gids[i].raw[0] = 0xfe;
+			roce_gids[i].raw[1] = 0x80;
+			roce_gids[i].raw[15] = 1;
+		}
 		roce_gids[i].type = i % 2 ? RP_GID_TYPE_ROCE_V2 : RP_GID_TYPE_IB_ROCE_V1;
 	}
 	for (size_t d = 0; d < RP_ARRAY_SIZE(names); d++) {

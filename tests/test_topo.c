@@ -172,6 +172,65 @@ static void test_switch_levels(void **state)
 	done(&fx, &node);
 }
 
+/* Write NCCL's 4-part PCI id of the bridge at devices/<path>. */
+static void set_ids(struct rp_fx *fx, const char *path, unsigned v, unsigned d, unsigned sv, unsigned sd)
+{
+	char rel[512];
+
+	snprintf(rel, sizeof(rel), "devices/%s/vendor", path);
+	assert_int_equal(rp_fx_writef(fx, rel, "0x%04x\n", v), 0);
+	snprintf(rel, sizeof(rel), "devices/%s/device", path);
+	assert_int_equal(rp_fx_writef(fx, rel, "0x%04x\n", d), 0);
+	snprintf(rel, sizeof(rel), "devices/%s/subsystem_vendor", path);
+	assert_int_equal(rp_fx_writef(fx, rel, "0x%04x\n", sv), 0);
+	snprintf(rel, sizeof(rel), "devices/%s/subsystem_device", path);
+	assert_int_equal(rp_fx_writef(fx, rel, "0x%04x\n", sd), 0);
+}
+
+/* A GPU and a NIC under the two lower halves of one two-level switch: PXB for an ordinary switch,
+ * PIX for a Broadcom PEX Gen5 (or Gen4) one, which NCCL flattens. */
+static void test_bcm_flatten(void **state)
+{
+	static const char *const top = "pci0000:00/0000:00:01.0/0000:01:00.0";
+	static const char *const s1 = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0";
+	static const char *const s2 = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:06:00.0";
+	struct rp_discover_opts opts = { 0 };
+	struct rp_node node;
+	struct rp_fx fx;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_gpu(&fx, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0/0000:04:00.0/0000:05:00.0", 0), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_0", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:06:00.0/0000:07:00.0/0000:08:00.0",
+				   0, "1.0", NULL), 0);
+	opts.sysfs_root = fx.root;
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(path_of(&node, "0000:05:00.0", "mlx5_0"), RP_PATH_PXB);
+	rp_node_fini(&node);
+
+	/* Gen5: 1000:c030 with subsystem 1000:0xxx above 1000:1xxx. */
+	set_ids(&fx, top, 0x1000, 0xc030, 0x1000, 0x0042);
+	set_ids(&fx, s1, 0x1000, 0xc030, 0x1000, 0x1042);
+	set_ids(&fx, s2, 0x1000, 0xc030, 0x1000, 0x1043);
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(path_of(&node, "0000:05:00.0", "mlx5_0"), RP_PATH_PIX);
+	rp_node_fini(&node);
+
+	/* Only one half is a matching lower level: still two switches on the GPU's side. */
+	set_ids(&fx, s1, 0x1000, 0xc030, 0x1000, 0x0042);
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(path_of(&node, "0000:05:00.0", "mlx5_0"), RP_PATH_PXB);
+	rp_node_fini(&node);
+
+	/* Gen4: 1000:c010:1000:axxx at both levels. */
+	set_ids(&fx, top, 0x1000, 0xc010, 0x1000, 0xa064);
+	set_ids(&fx, s1, 0x1000, 0xc010, 0x1000, 0xa064);
+	set_ids(&fx, s2, 0x1000, 0xc010, 0x1000, 0xa064);
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(path_of(&node, "0000:05:00.0", "mlx5_0"), RP_PATH_PIX);
+	done(&fx, &node);
+}
+
 static void test_nearest(void **state)
 {
 	size_t idx[8];
@@ -252,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_nic_not_on_pci),
 		cmocka_unit_test(test_numa_unknown),
 		cmocka_unit_test(test_switch_levels),
+		cmocka_unit_test(test_bcm_flatten),
 		cmocka_unit_test(test_nearest),
 		cmocka_unit_test(test_path_parse),
 	};

@@ -27,6 +27,10 @@ mount -t proc proc $R/proc || broken "mount proc"
 mount -t sysfs sysfs $R/sys || broken "mount sysfs"
 mount -t devtmpfs devtmpfs $R/dev || broken "mount devtmpfs"
 mkdir -p $R/dev/pts $R/dev/shm 2>/dev/null
+ln -s /proc/self/fd $R/dev/fd       # bash process substitution <(...) needs these
+ln -s /proc/self/fd/0 $R/dev/stdin
+ln -s /proc/self/fd/1 $R/dev/stdout
+ln -s /proc/self/fd/2 $R/dev/stderr
 mount -t devpts devpts $R/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm || broken "mount /dev/shm"
 mount -t tmpfs -o mode=1777 tmpfs $R/tmp || broken "mount /tmp"
