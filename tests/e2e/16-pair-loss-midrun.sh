@@ -5,11 +5,11 @@
 # no-progress deadline (retry exceeded or timed out), the listener learns the same result over the
 # side channel, and both exit 1 well before their own hard limits.
 set -u
-D=8 T=4
+D=40 T=4   # a long run: the fault lands inside it however slow start-up and tc are under emulation
 "$RP_BIN" pair --listen -p 18611 -d rxe1 --wait 30 --json "$RP_RESULTS/l.json" >"$RP_RESULTS/l.out" 2>&1 &
 lpid=$!
 sleep 1
-( sleep 4; "$RP_FABRIC" fault loss rxe1 100% ) &
+( sleep 5; "$RP_FABRIC" fault loss rxe1 100% ) &
 fpid=$!
 t0=$(date +%s)
 "$RP_BIN" pair 127.0.0.1:18611 -d rxe0 -s 4K -D $D --timeout $T --wait 30 --json "$RP_RESULTS/c.json" >"$RP_RESULTS/c.out" 2>&1
@@ -24,6 +24,6 @@ cs=$(jq -r '.pairs[0].status' "$RP_RESULTS/c.json")
 ls=$(jq -r '.pairs[0].status' "$RP_RESULTS/l.json")
 case $cs in retry_exceeded|timed_out) ;; *) echo "FAIL: writer status $cs"; exit 1 ;; esac
 [ "$cs" = "$ls" ] || { echo "FAIL: writer says $cs, listener says $ls"; exit 1; }
-# bounded: the run's duration, the deadline, and process start-up under emulation
-[ $((t1 - t0)) -le $((D + 3 * T + 10)) ] || { echo "FAIL: took $((t1 - t0)) s"; exit 1; }
+# bounded: it ends at the no-progress deadline after the fault, long before the 40 s run would
+[ $((t1 - t0)) -lt $D ] || { echo "FAIL: took $((t1 - t0)) s, the fault did not end the run"; exit 1; }
 echo "ok: both sides report $cs after $((t1 - t0)) s"
