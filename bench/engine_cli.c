@@ -280,10 +280,20 @@ out:
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n)
 {
-	struct rp_report_info info = {
-		.command = cmd, .version = rp_version_string(), .argc = argc, .argv = argv, .cfg = &e->cfg,
-	};
+	struct rp_report_info info = { .command = cmd, .version = rp_version_string(), .cfg = &e->cfg };
+	char **full = calloc((size_t)argc + 2, sizeof(*full));
 	int status = 0;
+
+	/* the command line as typed: "rdmaprobe CMD" and the command's arguments */
+	if (!full) {
+		fprintf(stderr, "rdmaprobe %s: out of memory\n", cmd);
+		return RP_EXIT_ENV;
+	}
+	full[0] = (char *)"rdmaprobe";
+	full[1] = (char *)cmd;
+	memcpy(full + 2, argv, (size_t)argc * sizeof(*argv));
+	info.argc = argc + 2;
+	info.argv = full;
 
 	if (e->json) {
 		json_t *root = rp_report_json(&info, pairs, n);
@@ -298,6 +308,7 @@ int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int arg
 		fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->csv);
 		status = RP_EXIT_ENV;
 	}
+	free(full);
 	return status;
 }
 
