@@ -111,7 +111,7 @@ check: $(TEST_BIN) $(BUILD)/rdmaprobe
 test: check vm-test
 
 vm-test: $(BUILD)/rdmaprobe
-	bash scripts/testbed/run-suite.sh
+	RP_BIN=$(abspath $(BUILD)/rdmaprobe) bash scripts/testbed/run-suite.sh
 
 fuzz:
 	$(MAKE) BUILD=$(BUILD)/fuzz CC=clang SANITIZE=address,undefined CUDA=0 MPI=0 CFLAGS="-O1 -g -fsanitize=fuzzer-no-link" $(BUILD)/fuzz/librdmaprobe.a

@@ -1,12 +1,205 @@
-/* cmd_devices.c: the 'devices' front end (not built yet). */
+/* cmd_devices.c: 'rdmaprobe devices': adapters, ports, GIDs, GPUs and GPU x adapter affinity, as a
+ * table for a person or as JSON (lib/node_json.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
 
 #include "cmds.h"
+#include "log.h"
+#include "nccl.h"
+#include "node.h"
+#include "node_json.h"
+#include "opts.h"
+#include "sysfs.h"
+#include "topo.h"
+
+static const char devices_usage[] = "[--json] [--sysfs-root DIR]";
+
+static const char *dash(const char *s)
+{
+	return s && s[0] ? s : "-";
+}
+
+static const char *tri_text(enum rp_tri t)
+{
+	return t == RP_TRI_TRUE ? "yes" : t == RP_TRI_FALSE ? "NO" : "?";
+}
+
+static void print_port(const struct rp_port *p, const struct rp_nccl_env *env)
+{
+	char rate[64], mtu[16];
+	int gid_index = rp_nccl_gid_index(p, env);
+	size_t shown = 0;
+
+	if (p->rate_gbps > 0)
+		snprintf(rate, sizeof(rate), "%g Gb/s%s%s%s", p->rate_gbps, p->rate_text[0] ? " (" : "",
+			 p->rate_text, p->rate_text[0] ? ")" : "");
+	else
+		snprintf(rate, sizeof(rate), "rate ?");
+	if (p->active_mtu)
+		snprintf(mtu, sizeof(mtu), "%d", p->active_mtu);
+	else
+		snprintf(mtu, sizeof(mtu), "?");
+	printf("  port %d  %-12s %-10s %-22s %-10s lid 0x%x sm_lid 0x%x mtu %s\n", p->num,
+	       p->state >= 0 ? rp_port_state_str(p->state) : "state ?",
+	       p->phys_state >= 0 ? rp_phys_state_str(p->phys_state) : "phys ?", rate,
+	       p->link_layer != RP_LL_UNKNOWN ? rp_link_layer_str(p->link_layer) : "link ?", p->lid, p->sm_lid, mtu);
+	for (size_t i = 0; i < p->n_gids; i++) {
+		const struct rp_gid *g = &p->gids[i];
+
+		if (rp_sysfs_gid_is_zero(g->raw))
+			continue;
+		printf("    gid %-3d %s  %-10s %s%s\n", g->index, g->text,
+		       g->type == RP_GID_TYPE_NONE ? "-" : rp_gid_type_str(g->type), dash(g->ndev),
+		       g->index == gid_index && p->link_layer == RP_LL_ETHERNET ? "  <- NCCL" : "");
+		shown++;
+	}
+	if (!shown)
+		printf("    (no valid GID)\n");
+	if (p->link_layer == RP_LL_ETHERNET)
+		printf("    NCCL GID index: %s%d%s\n", gid_index < 0 ? "none (" : "", gid_index,
+		       gid_index < 0 ? ": no GID passes NCCL's rule)" : "");
+}
+
+static void print_adapters(const struct rp_node *node, const struct rp_nccl_env *env)
+{
+	printf("%-10s %-5s %-13s %-5s %-14s %-20s %s\n", "ADAPTER", "VERBS", "PCI", "NUMA", "FIRMWARE", "NODE GUID",
+	       "TYPE");
+	for (size_t i = 0; i < node->n_hcas; i++) {
+		const struct rp_hca *h = &node->hcas[i];
+		char numa[16];
+
+		snprintf(numa, sizeof(numa), "%d", h->numa_node);
+		printf("%-10s %-5s %-13s %-5s %-14s %-20s %s\n", h->name, tri_text(h->in_verbs),
+		       h->pci[0] ? h->pci : "(not PCI)", numa, dash(h->fw_ver), dash(h->node_guid),
+		       h->node_type == 1 ? "CA" : h->node_type < 0 ? "-" : "other");
+		if (h->unusable_reason[0])
+			printf("  NOT USABLE: %s\n", h->unusable_reason);
+		for (size_t p = 0; p < h->n_ports; p++)
+			print_port(&h->ports[p], env);
+	}
+}
+
+static void print_gpus(const struct rp_node *node)
+{
+	printf("\nGPUs (found by %s)\n", strcmp(node->gpu_source, "cuda") == 0 ? "the CUDA runtime" : "a PCI scan of sysfs");
+	printf("%-6s %-13s %-5s %s\n", "INDEX", "PCI", "NUMA", "NAME");
+	for (size_t i = 0; i < node->n_gpus; i++) {
+		const struct rp_gpu *g = &node->gpus[i];
+		char index[16];
+
+		snprintf(index, sizeof(index), g->index >= 0 ? "%d" : "-", g->index);
+		printf("%-6s %-13s %-5d %s\n", index, g->pci, g->numa_node, dash(g->name));
+	}
+}
+
+/* The GPU x adapter matrix of NCCL path types, then each GPU's nearest adapters. */
+static int print_affinity(const struct rp_node *node)
+{
+	size_t *idx = calloc(node->n_hcas, sizeof(*idx));
+
+	if (!idx) {
+		fprintf(stderr, "rdmaprobe devices: out of memory\n");
+		return -ENOMEM;
+	}
+	printf("\nAffinity (path type as NCCL computes it: PIX < PXB < PHB < SYS)\n%-13s", "GPU");
+	for (size_t h = 0; h < node->n_hcas; h++)
+		printf(" %-8s", node->hcas[h].name);
+	printf("\n");
+	for (size_t g = 0; g < node->n_gpus; g++) {
+		printf("%-13s", node->gpus[g].pci);
+		for (size_t h = 0; h < node->n_hcas; h++)
+			printf(" %-8s", rp_path_str(rp_topo_path(node, &node->gpus[g], &node->hcas[h])));
+		printf("\n");
+	}
+	printf("\nNearest adapter(s) per GPU\n");
+	for (size_t g = 0; g < node->n_gpus; g++) {
+		size_t n = rp_topo_nearest(node, &node->gpus[g], idx, node->n_hcas);
+
+		printf("%-13s", node->gpus[g].pci);
+		for (size_t i = 0; i < n && i < node->n_hcas; i++)
+			printf("%s%s", i ? ", " : " ", node->hcas[idx[i]].name);
+		if (n)
+			printf("  (%s)", rp_path_str(rp_topo_path(node, &node->gpus[g], &node->hcas[idx[0]])));
+		printf("\n");
+	}
+	free(idx);
+	return 0;
+}
+
+static int print_text(const struct rp_node *node, const struct rp_nccl_env *env)
+{
+	if (node->verbs_consulted)
+		printf("sysfs %s, adapters from ibv_get_device_list()\n\n", node->sysfs_root);
+	else
+		printf("sysfs root %s (a stand-in for /sys: verbs not consulted)\n\n", node->sysfs_root);
+	if (node->n_hcas == 0)
+		printf("No RDMA adapter found: %s\n", node->no_device_reason);
+	else
+		print_adapters(node, env);
+	if (node->n_gpus == 0) {
+		printf("\nNo GPU found (%s)\n", strcmp(node->gpu_source, "none") == 0 ?
+			"no CUDA device and no NVIDIA display/3D controller in bus/pci/devices" : node->gpu_source);
+		return 0;
+	}
+	print_gpus(node);
+	if (node->n_hcas == 0)
+		return 0;
+	return print_affinity(node);
+}
+
+static int print_json(const struct rp_node *node, const struct rp_nccl_env *env)
+{
+	json_t *j = rp_node_to_json(node, env);
+	int rc;
+
+	if (!j)
+		return -ENOMEM;
+	rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	printf("\n");
+	return rc ? -EIO : 0;
+}
 
 int cmd_devices(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "rdmaprobe devices: not implemented yet\n");
-	return RP_EXIT_USAGE;
+	bool json = false;
+	const char *root = NULL;
+	const struct rp_opt opts[] = {
+		{ "json", 'j', RP_OPT_FLAG, &json, 0, 0, NULL, "print JSON instead of a table", NULL },
+		{ "sysfs-root", 0, RP_OPT_STR, &root, 0, 0, "DIR",
+		  "read DIR instead of /sys (a fixture tree; verbs is then not consulted)", NULL },
+		{ 0 },
+	};
+	struct rp_discover_opts dopts = { 0 };
+	struct rp_nccl_env env;
+	struct rp_node node;
+	int rc;
+
+	rc = rp_opts_parse("devices", devices_usage, opts, argc, argv, NULL, 0, NULL);
+	if (rc)
+		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
+	if (root && !root[0]) {
+		fprintf(stderr, "rdmaprobe devices: --sysfs-root needs a directory, not an empty string\n");
+		return RP_EXIT_USAGE;
+	}
+	/* The GID index shown is the one NCCL would pick under this environment. */
+	if (rp_nccl_env_load(&env)) {
+		fprintf(stderr, "rdmaprobe devices: NCCL variables above are malformed; GID indexes use NCCL's defaults\n");
+		rp_nccl_env_default(&env);
+	}
+	dopts.sysfs_root = root;
+	rc = rp_node_discover(&node, &dopts);
+	if (rc) {
+		/* rp_node_discover() has said what failed (the root, or memory). */
+		rp_node_fini(&node);
+		return RP_EXIT_ENV;
+	}
+	fflush(stderr);
+	rc = json ? print_json(&node, &env) : print_text(&node, &env);
+	rp_node_fini(&node);
+	return rc ? RP_EXIT_ENV : RP_EXIT_OK;
 }

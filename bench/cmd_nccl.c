@@ -1,12 +1,216 @@
-/* cmd_nccl.c: the 'nccl' front end (not built yet). */
+/* cmd_nccl.c: 'rdmaprobe nccl': what NCCL would do on this node under NCCL_IB_HCA and the other NCCL
+ * variables, and what is likely wrong with it.
+ *
+ * Exit status: 0 the selection is usable; 1 nothing would be selected or a fatal warning (one where
+ * NCCL would misbehave, see rp_nccl_warn_fatal()); 2 usage error, including a malformed NCCL_*
+ * variable or spec; 3 environment (the sysfs root cannot be read, out of memory).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "cmds.h"
+#include "nccl.h"
+#include "node.h"
+#include "opts.h"
+#include "util.h"
+
+struct nccl_opts {
+	const char *hca;
+	bool hca_seen;
+	int gid_index;
+	bool gid_seen;
+	const char *sysfs_root;
+	bool json;
+};
+
+static const char *const usage_line = "[--hca SPEC] [--gid-index N] [--sysfs-root DIR] [--json]";
+
+static int print_json(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node)
+{
+	json_t *root = rp_nccl_result_json(res, env);
+	int rc;
+
+	if (!root) {
+		fprintf(stderr, "rdmaprobe nccl: out of memory building the JSON report\n");
+		return -ENOMEM;
+	}
+	rc = json_object_set_new(root, "sysfs_root", json_string(node->sysfs_root));
+	rc = rc ? rc : json_object_set_new(root, "verbs_consulted", json_boolean(node->verbs_consulted));
+	if (!rc && node->no_device_reason[0])
+		rc = json_object_set_new(root, "no_device_reason", json_string(node->no_device_reason));
+	if (rc || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+		json_decref(root);
+		fprintf(stderr, "rdmaprobe nccl: could not write the JSON report\n");
+		return -EIO;
+	}
+	putchar('\n');
+	json_decref(root);
+	return 0;
+}
+
+/* "::ffff:10.0.0.1 (RoCE v2)" for the GID a selected RoCE port uses, "" when unknown. */
+static void gid_note(const struct rp_node *node, const struct rp_nccl_sel *s, char *buf, size_t len)
+{
+	const struct rp_port *p = rp_hca_find_port(&node->hcas[s->hca_idx], s->port);
+
+	buf[0] = '\0';
+	for (size_t i = 0; p && i < p->n_gids; i++) {
+		const struct rp_gid *g = &p->gids[i];
+
+		if (g->index == s->gid_index) {
+			char addr[INET6_ADDRSTRLEN];
+
+			if (!inet_ntop(AF_INET6, g->raw, addr, sizeof(addr)))
+				rp_strlcpy(addr, g->text, sizeof(addr));
+			snprintf(buf, len, "%s (%s)", addr, rp_gid_type_str(g->type));
+			return;
+		}
+	}
+}
+
+static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
+		       const char *spec_source)
+{
+	size_t fatal = 0;
+	char note[128];
+
+	if (res->hca_spec)
+		printf("NCCL_IB_HCA      '%s' (%s)\n", res->hca_spec, spec_source);
+	else
+		printf("NCCL_IB_HCA      unset: NCCL considers every device\n");
+	printf("other variables  NCCL_IB_GID_INDEX=%d%s NCCL_IB_ADDR_FAMILY=%s NCCL_IB_ROCE_VERSION_NUM=%d "
+	       "NCCL_NET_GDR_LEVEL=%s%s%s\n", env->gid_index, env->gid_index < 0 ? " (automatic)" : "",
+	       env->addr_family == AF_INET6 ? "AF_INET6" : "AF_INET", env->roce_version, rp_path_str(env->gdr_level),
+	       env->addr_range ? " NCCL_IB_ADDR_RANGE=" : "", env->addr_range ? env->addr_range : "");
+	if (!node->verbs_consulted)
+		printf("source           sysfs under %s (verbs not consulted)\n", node->sysfs_root);
+	if (node->n_hcas == 0 && node->no_device_reason[0])
+		printf("adapters         none: %s\n", node->no_device_reason);
+
+	printf("\nNCCL would use %zu port%s, in its order:\n", res->n_selected, res->n_selected == 1 ? "" : "s");
+	for (size_t i = 0; i < res->n_selected; i++) {
+		const struct rp_nccl_sel *s = &res->selected[i];
+
+		printf("  [%zu] %s:%d  %-10s", i, s->hca, s->port, rp_link_layer_str(s->link_layer));
+		if (s->link_layer == RP_LL_ETHERNET && s->gid_index >= 0) {
+			gid_note(node, s, note, sizeof(note));
+			printf("  GID index %d  %s", s->gid_index, note);
+		} else if (s->link_layer == RP_LL_ETHERNET) {
+			printf("  no usable GID (NCCL falls back to index 0)");
+		}
+		putchar('\n');
+	}
+
+	printf("\n");
+	if (res->n_gpus == 0)
+		printf("GPUs: none found\n");
+	else
+		printf("%-14s %-12s %-5s %s\n", "GPU", "adapter", "path", "GPUDirect RDMA");
+	for (size_t i = 0; i < res->n_gpus; i++) {
+		const struct rp_nccl_gpu_choice *g = &res->gpus[i];
+
+		if (g->hca[0])
+			printf("%-14s %-12s %-5s %s\n", g->pci, g->hca, rp_path_str(g->path), g->gdr ? "yes" : "no");
+		else
+			printf("%-14s %-12s %-5s %s\n", g->pci, "-", "-", "no (no adapter selected)");
+	}
+
+	if (res->n_warnings)
+		printf("\nwarnings:\n");
+	for (size_t i = 0; i < res->n_warnings; i++) {
+		const struct rp_nccl_warning *w = &res->warnings[i];
+		bool f = rp_nccl_warn_fatal(w->code);
+
+		fatal += f;
+		printf("  %-5s %-18s %s\n", f ? "FATAL" : "note", rp_nccl_warn_code(w->code), w->message);
+	}
+
+	printf("\n");
+	if (res->recommended)
+		printf("recommended      NCCL_IB_HCA='%s'\n", res->recommended);
+	else
+		printf("recommended      none: no usable port on this node\n");
+	if (rp_nccl_result_usable(res))
+		printf("verdict          usable\n");
+	else if (res->n_selected == 0)
+		printf("verdict          NCCL finds no device and falls back to sockets\n");
+	else
+		printf("verdict          NCCL would misbehave (%zu fatal warning%s)\n", fatal, fatal == 1 ? "" : "s");
+	if (access("/etc/nccl.conf", F_OK) == 0 || getenv("NCCL_CONF_FILE"))
+		printf("note             NCCL also reads variables from /etc/nccl.conf or NCCL_CONF_FILE; this report "
+		       "uses the environment only\n");
+}
 
 int cmd_nccl(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "rdmaprobe nccl: not implemented yet\n");
-	return RP_EXIT_USAGE;
+	struct nccl_opts o = { .gid_index = -1 };
+	const struct rp_opt table[] = {
+		{ "hca", 0, RP_OPT_STR, &o.hca, 0, 0, "SPEC", "NCCL_IB_HCA value to evaluate (default: $NCCL_IB_HCA)", &o.hca_seen },
+		{ "gid-index", 0, RP_OPT_INT, &o.gid_index, -1, 65535, "N",
+		  "NCCL_IB_GID_INDEX to evaluate (-1 automatic; default: $NCCL_IB_GID_INDEX)", &o.gid_seen },
+		{ "sysfs-root", 0, RP_OPT_STR, &o.sysfs_root, 0, 0, "DIR", "read DIR instead of /sys (verbs not consulted)", NULL },
+		{ "json", 0, RP_OPT_FLAG, &o.json, 0, 0, NULL, "print JSON", NULL },
+		{ 0 },
+	};
+	struct rp_discover_opts dopts = { 0 };
+	struct rp_nccl_result res = { 0 };
+	struct rp_node node = { 0 };
+	struct rp_nccl_spec *spec = NULL;
+	struct rp_nccl_env env;
+	const char *source = "from $NCCL_IB_HCA";
+	int rc, status;
+
+	rc = rp_opts_parse("nccl", usage_line, table, argc, argv, NULL, 0, NULL);
+	if (rc)
+		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
+	/* --hca replaces $NCCL_IB_HCA: a malformed value there must not stop the evaluation of SPEC. */
+	if (o.hca_seen)
+		unsetenv("NCCL_IB_HCA");
+	if (rp_nccl_env_load(&env))
+		return RP_EXIT_USAGE;
+	if (o.hca_seen) {
+		spec = malloc(sizeof(*spec));
+		if (!spec) {
+			fprintf(stderr, "rdmaprobe nccl: out of memory\n");
+			return RP_EXIT_ENV;
+		}
+		rc = rp_nccl_spec_parse(o.hca, spec);
+		free(spec);
+		if (rc)
+			return RP_EXIT_USAGE;
+		env.ib_hca = o.hca;
+		source = "from --hca";
+	}
+	if (o.gid_seen)
+		env.gid_index = o.gid_index;
+
+	dopts.sysfs_root = o.sysfs_root;
+	rc = rp_node_discover(&node, &dopts);
+	if (rc) {
+		status = RP_EXIT_ENV;
+		goto out;
+	}
+	rc = rp_nccl_evaluate(&node, &env, &res);
+	if (rc) {
+		status = rc == -ENOMEM ? RP_EXIT_ENV : RP_EXIT_USAGE;
+		goto out;
+	}
+	if (o.json) {
+		if (print_json(&res, &env, &node)) {
+			status = RP_EXIT_ENV;
+			goto out;
+		}
+	} else {
+		print_text(&res, &env, &node, source);
+	}
+	status = rp_nccl_result_usable(&res) ? RP_EXIT_OK : RP_EXIT_FAIL;
+out:
+	rp_nccl_result_fini(&res);
+	rp_node_fini(&node);
+	return status;
 }

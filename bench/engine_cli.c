@@ -97,7 +97,7 @@ static int parse_mem(const char *cmd, const char *opt, const char *text, int gpu
 }
 
 /* Allocate a page of the kind once, so a missing backend or GPU is an environment error up front. */
-static int probe_mem(const char *cmd, const struct rp_mem_spec *spec)
+static int probe_mem(const char *cmd, const char *opt, const char *text, const struct rp_mem_spec *spec)
 {
 	struct rp_mem_buf buf;
 	int rc;
@@ -105,14 +105,15 @@ static int probe_mem(const char *cmd, const struct rp_mem_spec *spec)
 	if (strcmp(spec->kind, "host") == 0 && !spec->hugepages)
 		return 0;
 	if (!rp_mem_ops_find(spec->kind)) {
-		fprintf(stderr, "rdmaprobe %s: %s memory is not available in this build\n", cmd, spec->kind);
+		fprintf(stderr, "rdmaprobe %s: --%s %s: %s memory is not available in this build\n", cmd, opt, text,
+			spec->kind);
 		return RP_EXIT_ENV;
 	}
 	rc = rp_mem_alloc(&buf, spec, 4096);
 	rp_mem_free(&buf);
 	if (rc) {
-		fprintf(stderr, "rdmaprobe %s: cannot allocate %s memory (device %d): %s\n", cmd, spec->kind, spec->device,
-			strerror(-rc));
+		fprintf(stderr, "rdmaprobe %s: --%s %s: cannot allocate %s memory (device %d): %s\n", cmd, opt, text,
+			spec->kind, spec->device, strerror(-rc));
 		return RP_EXIT_ENV;
 	}
 	return 0;
@@ -193,9 +194,9 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	}
 	if (rp_engine_cfg_validate(c) != 0)
 		return RP_EXIT_USAGE;
-	rc = probe_mem(cmd, &c->src_mem);
+	rc = probe_mem(cmd, e->src_mem ? "src-mem" : "mem", e->src_mem ? e->src_mem : e->mem, &c->src_mem);
 	if (!rc && (strcmp(c->src_mem.kind, c->dst_mem.kind) || c->src_mem.device != c->dst_mem.device))
-		rc = probe_mem(cmd, &c->dst_mem);
+		rc = probe_mem(cmd, e->dst_mem ? "dst-mem" : "mem", e->dst_mem ? e->dst_mem : e->mem, &c->dst_mem);
 	return rc;
 }
 
@@ -279,10 +280,20 @@ out:
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n)
 {
-	struct rp_report_info info = {
-		.command = cmd, .version = rp_version_string(), .argc = argc, .argv = argv, .cfg = &e->cfg,
-	};
+	struct rp_report_info info = { .command = cmd, .version = rp_version_string(), .cfg = &e->cfg };
+	char **full = calloc((size_t)argc + 2, sizeof(*full));
 	int status = 0;
+
+	/* the command line as typed: "rdmaprobe CMD" and the command's arguments */
+	if (!full) {
+		fprintf(stderr, "rdmaprobe %s: out of memory\n", cmd);
+		return RP_EXIT_ENV;
+	}
+	full[0] = (char *)"rdmaprobe";
+	full[1] = (char *)cmd;
+	memcpy(full + 2, argv, (size_t)argc * sizeof(*argv));
+	info.argc = argc + 2;
+	info.argv = full;
 
 	if (e->json) {
 		json_t *root = rp_report_json(&info, pairs, n);
@@ -297,6 +308,7 @@ int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int arg
 		fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->csv);
 		status = RP_EXIT_ENV;
 	}
+	free(full);
 	return status;
 }
 

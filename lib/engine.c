@@ -5,6 +5,7 @@
  * exported libibverbs function and can be wrapped directly.
  */
 #include "engine.h"
+#include "engine_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,29 +26,6 @@
 #define FINAL_IMM 0x52504649u   /* "RPFI" */
 #define OOB_PEEK_S 0.02         /* how often a waiting target looks at the side channel */
 
-struct rp_engine_ep {
-	struct rp_engine_cfg cfg;     /* a copy: the target adopts the writer's measure part */
-	enum rp_engine_role role;
-	char node[RP_NAME_MAX];
-	char device[RP_NAME_MAX];
-	int port;
-	int gid_index;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *send_cq;
-	struct ibv_cq *recv_cq;
-	struct ibv_qp *qps[RP_ENGINE_MAX_QPS];
-	unsigned n_qps;
-	uint32_t psn[RP_ENGINE_MAX_QPS];
-	struct rp_mem_buf buf;
-	bool buf_alloced;
-	struct ibv_port_attr pattr;
-	union ibv_gid gid;
-	double link_gbps;
-	struct rp_conn_info peer;     /* after connect */
-	uint64_t seed;                /* the pattern seed of this pair and pass (target: for clearing) */
-	bool recv_posted;
-};
 
 /* ---------------------------------------------------------------------------------------------- */
 /* configuration */
@@ -251,7 +229,7 @@ int rp_engine_msg_validate(const struct rp_engine_msg *msg, size_t len, enum rp_
 
 		if (c->n_qps == 0 || c->n_qps > RP_ENGINE_MAX_QPS || !mtu_valid(c->mtu) ||
 		    (c->mode != RP_MODE_BW && c->mode != RP_MODE_LAT) || c->msg_size == 0 ||
-		    c->buf_len < c->msg_size || c->tx_depth == 0 || c->tx_depth > 8192 ||
+		    c->buf_len < c->msg_size || c->tx_depth == 0 || c->tx_depth > 8192 || c->cm_port > 65535 ||
 		    !str_terminated(c->node, sizeof(c->node)) || !str_terminated(c->device, sizeof(c->device)) ||
 		    !str_terminated(c->mem, sizeof(c->mem)) || !str_terminated(c->mem_reg, sizeof(c->mem_reg))) {
 			snprintf(why, why_len, "connection info out of range (QPs %u, MTU %u, size %llu)", c->n_qps,
@@ -268,6 +246,12 @@ int rp_engine_msg_validate(const struct rp_engine_msg *msg, size_t len, enum rp_
 	return 0;
 }
 
+/* Has res failed already? (rp_pair_result_init's SETUP with no reason means "nothing yet".) */
+static bool res_failed(const struct rp_pair_result *res)
+{
+	return res->status != RP_ST_OK && !(res->status == RP_ST_SETUP && res->reason[0] == '\0');
+}
+
 static void msg_init(struct rp_engine_msg *msg, enum rp_msg_type type, const struct rp_pair_result *res)
 {
 	memset(msg, 0, sizeof(*msg));
@@ -275,7 +259,7 @@ static void msg_init(struct rp_engine_msg *msg, enum rp_msg_type type, const str
 	msg->version = RP_MSG_VERSION;
 	msg->type = (uint16_t)type;
 	msg->length = sizeof(*msg);
-	msg->status = res->status == RP_ST_SETUP && res->reason[0] == '\0' ? RP_ST_OK : (uint32_t)res->status;
+	msg->status = res_failed(res) ? (uint32_t)res->status : RP_ST_OK;
 	rp_strlcpy(msg->reason, res->reason, sizeof(msg->reason));
 }
 
@@ -358,8 +342,8 @@ static struct ibv_context *open_device(const char *name, struct rp_pair_result *
 }
 
 /* Fail res with st and a reason, log it once, and return err. */
-static int ep_fail(struct rp_engine_ep *ep, struct rp_pair_result *res, enum rp_status st, int err,
-		   const char *what)
+int rp_engine_ep_fail(struct rp_engine_ep *ep, struct rp_pair_result *res, enum rp_status st, int err,
+		      const char *what)
 {
 	rp_error(err, "%s on %s port %d: %s", what, ep->device, ep->port, strerror(-err));
 	rp_pair_result_fail(res, st, "%s on %s port %d: %s", what, ep->device, ep->port, strerror(-err));
@@ -377,7 +361,7 @@ static int ep_query_port(struct rp_engine_ep *ep, struct rp_pair_result *res)
 	int rc = rp_verbs_query_port(ep->ctx, (uint8_t)ep->port, &ep->pattr);
 
 	if (rc)
-		return ep_fail(ep, res, RP_ST_SETUP, rc > 0 ? -rc : -EINVAL, "ibv_query_port");
+		return rp_engine_ep_fail(ep, res, RP_ST_SETUP, rc > 0 ? -rc : -EINVAL, "ibv_query_port");
 	if (ep->pattr.state != IBV_PORT_ACTIVE) {
 		rp_pair_result_fail(res, RP_ST_SETUP, "%s port %d is not ACTIVE (state %d)", ep->device, ep->port,
 				    (int)ep->pattr.state);
@@ -398,7 +382,7 @@ static int ep_query_port(struct rp_engine_ep *ep, struct rp_pair_result *res)
 	}
 	if (ibv_query_gid(ep->ctx, (uint8_t)ep->port, ep->gid_index, &ep->gid)) {
 		errno = errno ? errno : EINVAL;
-		return ep_fail(ep, res, RP_ST_RESOLVE, -errno, "ibv_query_gid");
+		return rp_engine_ep_fail(ep, res, RP_ST_RESOLVE, -errno, "ibv_query_gid");
 	}
 	return 0;
 }
@@ -424,7 +408,7 @@ static int ep_create_qps(struct rp_engine_ep *ep, struct rp_pair_result *res)
 
 		ep->qps[i] = ibv_create_qp(ep->pd, &qia);
 		if (!ep->qps[i])
-			return ep_fail(ep, res, RP_ST_SETUP, errno_or(-ENOMEM), "ibv_create_qp");
+			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, errno_or(-ENOMEM), "ibv_create_qp");
 		ep->n_qps = i + 1;
 		ep->psn[i] = (uint32_t)(mix64(((uint64_t)getpid() << 20) ^ ep->qps[i]->qp_num ^ (uint64_t)rp_now()) &
 					0xffffff);
@@ -434,7 +418,7 @@ static int ep_create_qps(struct rp_engine_ep *ep, struct rp_pair_result *res)
 			char what[64];
 
 			snprintf(what, sizeof(what), "modify qp 0x%x to INIT", ep->qps[i]->qp_num);
-			return ep_fail(ep, res, RP_ST_SETUP, -rc, what);
+			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, -rc, what);
 		}
 	}
 	return 0;
@@ -473,17 +457,17 @@ int rp_engine_ep_create(const struct rp_engine_cfg *cfg, enum rp_engine_role rol
 		goto unwind;
 	ep->pd = ibv_alloc_pd(ep->ctx);
 	if (!ep->pd) {
-		rc = ep_fail(ep, res, RP_ST_SETUP, errno_or(-ENOMEM), "ibv_alloc_pd");
+		rc = rp_engine_ep_fail(ep, res, RP_ST_SETUP, errno_or(-ENOMEM), "ibv_alloc_pd");
 		goto unwind;
 	}
 	ep->send_cq = ibv_create_cq(ep->ctx, cqe, NULL, NULL, 0);
 	if (!ep->send_cq) {
-		rc = ep_fail(ep, res, RP_ST_SETUP, errno_or(-ENOMEM), "ibv_create_cq (send)");
+		rc = rp_engine_ep_fail(ep, res, RP_ST_SETUP, errno_or(-ENOMEM), "ibv_create_cq (send)");
 		goto unwind;
 	}
 	ep->recv_cq = ibv_create_cq(ep->ctx, (int)(2 * cfg->meas.n_qps + 2), NULL, NULL, 0);
 	if (!ep->recv_cq) {
-		rc = ep_fail(ep, res, RP_ST_SETUP, errno_or(-ENOMEM), "ibv_create_cq (recv)");
+		rc = rp_engine_ep_fail(ep, res, RP_ST_SETUP, errno_or(-ENOMEM), "ibv_create_cq (recv)");
 		goto unwind;
 	}
 	rc = ep_create_qps(ep, res);
@@ -516,6 +500,7 @@ void rp_engine_ep_destroy(struct rp_engine_ep *ep)
 
 	if (!ep)
 		return;
+	rp_engine_cm_destroy(ep);
 	for (unsigned i = ep->n_qps; i-- > 0;) {
 		if (ep->qps[i] && (rc = ibv_destroy_qp(ep->qps[i])) != 0)
 			rp_error(-rc, "ibv_destroy_qp on %s: %s", ep->device, strerror(rc));
@@ -556,6 +541,8 @@ void rp_engine_ep_info(const struct rp_engine_ep *ep, uint64_t seed, struct rp_c
 	c->buf_len = ep->buf.len;
 	c->mode = m->mode;
 	c->verify = m->verify;
+	c->cm = ep->cfg.cm;
+	c->cm_port = ep->cm_port;
 	c->tx_depth = m->tx_depth;
 	c->msg_size = m->msg_size;
 	c->iters = m->iters;
@@ -636,7 +623,7 @@ int rp_engine_ep_connect(struct rp_engine_ep *ep, const struct rp_conn_info *pee
 			.sq_psn = ep->psn[i],
 			.max_rd_atomic = 1,
 		};
-		char what[192];
+		char what[64];
 		int rc;
 
 		if (ep->pattr.link_layer == IBV_LINK_LAYER_INFINIBAND) {
@@ -652,16 +639,20 @@ int rp_engine_ep_connect(struct rp_engine_ep *ep, const struct rp_conn_info *pee
 				   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 				   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 		if (rc) {
-			snprintf(what, sizeof(what), "modify qp 0x%x to RTR (peer %s port %d)%s", ep->qps[i]->qp_num,
-				 peer->device, peer->port, is_resolution_errno(rc) ? ", address resolution" : "");
-			return ep_fail(ep, res, is_resolution_errno(rc) ? RP_ST_RESOLVE : RP_ST_RTR, -rc, what);
+			bool resolve = is_resolution_errno(rc);
+
+			rp_pair_result_fail(res, resolve ? RP_ST_RESOLVE : RP_ST_RTR,
+					    "modify qp 0x%x on %s port %d to RTR toward %s port %d%s: %s", ep->qps[i]->qp_num,
+					    ep->device, ep->port, peer->device, peer->port,
+					    resolve ? " (address resolution)" : "", strerror(rc));
+			return rp_error(-rc, "%s", res->reason);
 		}
 		rc = ibv_modify_qp(ep->qps[i], &rts,
 				   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 				   IBV_QP_MAX_QP_RD_ATOMIC);
 		if (rc) {
 			snprintf(what, sizeof(what), "modify qp 0x%x to RTS", ep->qps[i]->qp_num);
-			return ep_fail(ep, res, RP_ST_RTS, -rc, what);
+			return rp_engine_ep_fail(ep, res, RP_ST_RTS, -rc, what);
 		}
 	}
 	return 0;
@@ -683,7 +674,7 @@ static int post_fail(struct rp_engine_ep *ep, int rc, const char *what, struct r
 {
 	int err = rc > 0 ? rc : (rc < 0 ? -rc : EINVAL);
 
-	return ep_fail(ep, res, RP_ST_SETUP, -err, what);
+	return rp_engine_ep_fail(ep, res, RP_ST_SETUP, -err, what);
 }
 
 /* Post one RDMA WRITE of the whole buffer on qp (WITH IMM when imm). */
@@ -891,7 +882,7 @@ static int wait_byte(struct rp_engine_ep *ep, uint8_t want, struct rp_pair_resul
 		int rc = ep->buf.ops->read(&ep->buf, last, &b, 1);
 
 		if (rc)
-			return ep_fail(ep, res, RP_ST_SETUP, rc, "read the sequence byte");
+			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, rc, "read the sequence byte");
 		if (b == want)
 			return 0;
 		if (++spins % 1024 == 0) {
@@ -917,17 +908,22 @@ static int lat_send(struct rp_engine_ep *ep, uint8_t seq, struct rp_pair_result 
 	int rc = ep->buf.ops->write(&ep->buf, ep->cfg.meas.msg_size - 1, &seq, 1);
 
 	if (rc)
-		return ep_fail(ep, res, RP_ST_SETUP, rc, "write the sequence byte");
+		return rp_engine_ep_fail(ep, res, RP_ST_SETUP, rc, "write the sequence byte");
 	rc = reap_send(ep, res);
 	if (rc < 0)
 		return rc;
 	return post_write(ep, 0, 1, true, false, res);
 }
 
+/* Round i's sequence byte: the writer sends 1..127, the target echoes it with the top bit set, so a
+ * side never mistakes the byte it put in its own buffer (to send it) for the peer's answer, and
+ * neither value is 0, which both buffers start with. */
 static uint8_t seq_of(uint64_t i)
 {
-	return (uint8_t)(i % 255 + 1);   /* never 0, the value both buffers start with */
+	return (uint8_t)(i % 127 + 1);
 }
+
+#define ECHO_BIT 0x80
 
 /* The latency ping-pong on QP 0; the writer measures half the round trip per iteration. */
 static int lat_pingpong(struct rp_engine_ep *ep, bool writer, struct rp_pair_result *res)
@@ -957,13 +953,13 @@ static int lat_pingpong(struct rp_engine_ep *ep, bool writer, struct rp_pair_res
 
 			rc = lat_send(ep, seq, res);
 			if (!rc)
-				rc = wait_byte(ep, seq, res);
+				rc = wait_byte(ep, seq | ECHO_BIT, res);
 			if (!rc && i >= m->warmup_iters)
 				samples[i - m->warmup_iters] = (rp_now() - t0) * 1e6 / 2;
 		} else {
 			rc = wait_byte(ep, seq, res);
 			if (!rc)
-				rc = lat_send(ep, seq, res);
+				rc = lat_send(ep, seq | ECHO_BIT, res);
 		}
 	}
 	if (!rc && writer)
@@ -999,7 +995,7 @@ int rp_engine_run_writer(struct rp_engine_ep *ep, uint64_t seed, struct rp_pair_
 		/* the target writes back only after the first ping, so clearing here is in time */
 		rc = ep->buf.ops->set(&ep->buf, 0);
 		if (rc)
-			return ep_fail(ep, res, RP_ST_SETUP, rc, "clear the buffer");
+			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, rc, "clear the buffer");
 		rc = lat_pingpong(ep, true, res);
 		if (rc)
 			return rc;
@@ -1009,7 +1005,7 @@ int rp_engine_run_writer(struct rp_engine_ep *ep, uint64_t seed, struct rp_pair_
 	} else {
 		rc = ep->buf.ops->fill(&ep->buf, seed);
 		if (rc)
-			return ep_fail(ep, res, RP_ST_SETUP, rc, "fill the source buffer");
+			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, rc, "fill the source buffer");
 		if (m->warmup_iters) {
 			rc = bw_stream(ep, m->warmup_iters, 0, false, &s, res);
 			if (rc)
@@ -1027,7 +1023,7 @@ int rp_engine_run_writer(struct rp_engine_ep *ep, uint64_t seed, struct rp_pair_
 	if (m->mode == RP_MODE_LAT || m->verify) {
 		rc = ep->buf.ops->fill(&ep->buf, seed);
 		if (rc)
-			return ep_fail(ep, res, RP_ST_SETUP, rc, "fill the source buffer");
+			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, rc, "fill the source buffer");
 	}
 	return send_final(ep, res);
 }
@@ -1042,7 +1038,7 @@ int rp_engine_target_prepare(struct rp_engine_ep *ep, struct rp_pair_result *res
 
 	rc = ep->buf.ops->set(&ep->buf, ep->cfg.meas.mode == RP_MODE_LAT ? 0 : clear);
 	if (rc)
-		return ep_fail(ep, res, RP_ST_SETUP, rc, "clear the target buffer");
+		return rp_engine_ep_fail(ep, res, RP_ST_SETUP, rc, "clear the target buffer");
 	rc = rp_verbs_post_recv(ep->qps[0], &wr, &bad);
 	if (rc)
 		return post_fail(ep, rc, "ibv_post_recv", res);
@@ -1052,7 +1048,7 @@ int rp_engine_target_prepare(struct rp_engine_ep *ep, struct rp_pair_result *res
 
 /* Look at the side channel without waiting: a message from the writer is kept in *pending.
  * 1 when one arrived, 0 when none, negative when the channel broke (res filled). */
-static int peek_oob(struct rp_oob *oob, struct rp_engine_msg *pending, struct rp_pair_result *res)
+int rp_engine_peek_oob(struct rp_oob *oob, struct rp_engine_msg *pending, struct rp_pair_result *res)
 {
 	int rc = rp_oob_recv(oob, pending, sizeof(*pending), rp_now());
 
@@ -1091,7 +1087,7 @@ static int target_wait_final(struct rp_engine_ep *ep, struct rp_oob *oob, double
 		}
 		now = rp_now();
 		if (oob && !*have_pending && now >= next_peek) {
-			int rc = peek_oob(oob, pending, res);
+			int rc = rp_engine_peek_oob(oob, pending, res);
 
 			if (rc < 0)
 				return rc;
@@ -1132,7 +1128,7 @@ static int target_run(struct rp_engine_ep *ep, uint64_t seed, struct rp_oob *oob
 		return 0;
 	rc = ep->buf.ops->check(&ep->buf, seed, &res->bad_offset);
 	if (rc)
-		return ep_fail(ep, res, RP_ST_SETUP, rc, "check the target buffer");
+		return rp_engine_ep_fail(ep, res, RP_ST_SETUP, rc, "check the target buffer");
 	if (res->bad_offset >= 0) {
 		uint8_t got = 0;
 
@@ -1170,12 +1166,15 @@ static int exchange(struct rp_oob *oob, const struct rp_engine_msg *mine, struct
 		    bool send, bool recv, double deadline, struct rp_pair_result *res)
 {
 	char why[160];
+	bool failed_before = res_failed(res);
 	int rc = 0;
 
 	if (send)
 		rc = rp_oob_send(oob, mine, sizeof(*mine), deadline);
 	if (!rc && recv)
 		rc = rp_oob_recv(oob, theirs, sizeof(*theirs), deadline);
+	if (rc && failed_before)
+		return rc;   /* the first failure is the result; the peer may have gone because of it */
 	if (rc == -ETIMEDOUT) {
 		rp_pair_result_fail(res, RP_ST_PEER_LOST, "peer %s did not answer within the deadline", oob->peer);
 		rp_error(rc, "%s", res->reason);
@@ -1187,6 +1186,8 @@ static int exchange(struct rp_oob *oob, const struct rp_engine_msg *mine, struct
 	}
 	if (recv) {
 		rc = rp_engine_msg_validate(theirs, sizeof(*theirs), (enum rp_msg_type)mine->type, why, sizeof(why));
+		if (rc && failed_before)
+			return rc;
 		if (rc) {
 			rp_pair_result_fail(res, RP_ST_PEER_LOST, "bad message from %s: %s", oob->peer, why);
 			rp_error(rc, "%s", res->reason);
@@ -1264,6 +1265,7 @@ static void adopt_writer_meas(struct rp_engine_cfg *cfg, const struct rp_conn_in
 	cfg->meas.n_qps = w->n_qps;
 	cfg->meas.tx_depth = w->tx_depth;
 	cfg->meas.verify = w->verify;
+	cfg->cm = w->cm;
 	if (cfg->meas.cq_mod > cfg->meas.tx_depth)
 		cfg->meas.cq_mod = cfg->meas.tx_depth;
 }
@@ -1304,6 +1306,8 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg_in, enum rp_engine_role r
 		info_endpoint(&theirs.u.conn, &res->src);
 	}
 	rc = rp_engine_ep_create(&cfg, role, local, res, &ep);
+	if (!rc && !writer && cfg.cm)
+		rc = rp_engine_cm_listen(ep, res);
 	failed = rc != 0;
 	msg_init(&mine, RP_MSG_CONN, res);
 	if (ep) {
@@ -1322,12 +1326,28 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg_in, enum rp_engine_role r
 				  writer ? pass : theirs.u.conn.pass);
 
 	/* 2. connect, prepare, and tell each other */
-	rc = rp_engine_ep_connect(ep, &theirs.u.conn, res);
+	if (!cfg.cm)
+		rc = rp_engine_ep_connect(ep, &theirs.u.conn, res);
+	else if (writer)
+		rc = rp_engine_cm_connect(ep, &theirs.u.conn, rp_now() + cfg.timeout_s, res);
+	else
+		rc = rp_engine_cm_accept(ep, &theirs.u.conn, oob, rp_now() + cfg.timeout_s, &pending, &have_pending, res);
+	if (rc == 1) {
+		/* the writer failed to connect and said so while we waited for its request */
+		rp_pair_result_fail(res, (enum rp_status)pending.status, "%s", pending.reason);
+		rc = -ECANCELED;
+	}
 	if (!rc && !writer)
 		rc = rp_engine_target_prepare(ep, res);
 	failed = rc != 0;
 	msg_init(&mine, RP_MSG_READY, res);
-	rc = exchange(oob, &mine, &theirs, true, true, rp_now() + cfg.timeout_s + 1, res);
+	if (have_pending) {
+		theirs = pending;
+		have_pending = false;
+		rc = exchange(oob, &mine, &theirs, true, false, rp_now() + cfg.timeout_s + 1, res);
+	} else {
+		rc = exchange(oob, &mine, &theirs, true, true, rp_now() + cfg.timeout_s + 1, res);
+	}
 	if (rc || adopt_peer_failure(&theirs, failed, res))
 		goto out;
 
@@ -1337,9 +1357,9 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg_in, enum rp_engine_role r
 	} else {
 		rc = target_run(ep, ep->seed, oob, run_deadline(&cfg), &pending, &have_pending, res);
 		if (rc == 1) {
-			/* the writer failed and said why: that is the pair's result */
+			/* the writer failed and said why: that is the pair's result; answer all the same */
 			rp_pair_result_fail(res, (enum rp_status)pending.status, "%s", pending.reason);
-			goto out;
+			rc = -ECANCELED;
 		}
 	}
 	failed = rc != 0;

@@ -62,6 +62,7 @@ struct rp_engine_cfg {
 		int traffic_class;       /* NCCL_IB_TC, default 0 */
 		int sl;                  /* NCCL_IB_SL, default 0 */
 	} qp;
+	bool cm;                     /* connect with librdmacm (like perftest -R) instead of by hand */
 	double timeout_s;            /* deadline of each phase (set-up, connect, each wait for progress) */
 	double run_limit_s;          /* hard cap on the run phase as the target sees it (0 = derived) */
 	struct rp_mem_spec src_mem;  /* buffer of the writer */
@@ -107,6 +108,8 @@ struct rp_conn_info {
 	/* the writer's measure part: the target adopts it (size, mode, QPs, iterations, seed, pass) */
 	uint32_t mode;
 	uint32_t verify;
+	uint32_t cm;                 /* the writer connects with librdmacm ... */
+	uint32_t cm_port;            /* ... to the target's rdma_cm port */
 	uint32_t tx_depth;
 	uint32_t pass;
 	uint64_t msg_size;

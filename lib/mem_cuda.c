@@ -22,8 +22,10 @@
 #define CUDA_GRANULE (64UL << 10)
 #define STAGING_CHUNK (1UL << 20)
 
-/* Backend state behind buf->priv. buf->addr is raw rounded up to a host page, so the registered
- * range [addr, addr + alloc_len) is host-page-aligned as dmabuf export requires. */
+/* Backend state behind buf->priv. alloc_len is len rounded up to 64 KiB; cudaMalloc gets one host
+ * page more, and buf->addr is raw rounded up to a host page, so the registered range
+ * [addr, addr + alloc_len) is host-page-aligned and inside the allocation, as dmabuf export requires
+ * (cudaMalloc promises only 256-byte alignment). */
 struct cuda_priv {
 	int device;
 	enum rp_gpu_reg gpu_reg;

@@ -113,6 +113,7 @@ int rp_nccl_addr_range_parse(const char *s, int family, struct rp_nccl_addr_rang
 
 /* --- GID rule ---------------------------------------------------------------------------------- */
 
+/* Word i (0..3) of the GID, host order. */
 static uint32_t gid_word(const struct rp_gid *g, int i)
 {
 	const uint8_t *b = g->raw + 4 * i;
@@ -130,6 +131,7 @@ static bool gid_configured(const struct rp_gid *g)
 	return !(gid_word(g, 0) == 0xfe800000u && rest == 0);
 }
 
+/* fe80:0000:... (link-local). */
 static bool gid_link_local(const struct rp_gid *g)
 {
 	return gid_word(g, 0) == 0xfe800000u && gid_word(g, 1) == 0;
@@ -149,6 +151,7 @@ static int gid_family(const struct rp_gid *g)
 	return mapped || mapped_mc ? AF_INET : AF_INET6;
 }
 
+/* The mask of the first bits of a 32-bit word (bits may exceed 32). */
 static uint32_t prefix_mask(int bits)
 {
 	return bits <= 0 ? 0 : bits >= 32 ? 0xffffffffu : ~((1u << (32 - bits)) - 1);
@@ -192,6 +195,7 @@ static int gid_version(const struct rp_gid *g)
 	}
 }
 
+/* The port's GID entry with this index; NULL when the table has none. */
 static const struct rp_gid *port_gid(const struct rp_port *port, int index)
 {
 	for (size_t i = 0; i < port->n_gids; i++)

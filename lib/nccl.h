@@ -28,8 +28,8 @@ struct rp_nccl_env {
 
 /* Defaults, as NCCL has them with no variable set. */
 void rp_nccl_env_default(struct rp_nccl_env *env);
-/* Defaults overridden by the process environment. A malformed value is an error (-EINVAL, logged
- * naming the variable), not silently ignored. An empty value counts as unset (as in NCCL), except
+/* Defaults overridden by the process environment. A malformed value is an error (-EINVAL, or
+ * -ENAMETOOLONG for an over-long NCCL_IB_HCA; logged naming the variable), not silently ignored. An empty value counts as unset (as in NCCL), except
  * NCCL_IB_HCA="" which is kept (it selects every device, like unset). The strings point into the
  * environment. */
 int rp_nccl_env_load(struct rp_nccl_env *env);
@@ -95,11 +95,11 @@ enum rp_nccl_warn {
 	RP_NCCL_W_PREFIX_OVERMATCH,   /* fatal: "mlx5_1" also takes mlx5_10 */
 	RP_NCCL_W_NO_MATCH,           /* fatal: an include entry matches no device or no port */
 	RP_NCCL_W_EXCLUDE_NO_MATCH,   /* not fatal: an exclude entry excludes nothing */
-	RP_NCCL_W_WHITESPACE,         /* fatal: NCCL does not trim " mlx5_0" */
-	RP_NCCL_W_BAD_PORT,           /* fatal: ":x", ":" or ":0" (NCCL reads 0: no port matches) */
+	RP_NCCL_W_WHITESPACE,         /* fatal: whitespace in a name; NCCL does not trim " mlx5_0" */
+	RP_NCCL_W_BAD_PORT,           /* fatal: NCCL reads a port below 1: ":x", ":" or ":0" match no port, ":-1" every port */
 	RP_NCCL_W_TOO_MANY_ENTRIES,   /* fatal: entries past the 32nd are ignored by NCCL */
 	RP_NCCL_W_ALL_EXCLUDED,       /* fatal: '^' excludes every usable port */
-	RP_NCCL_W_PORT_NOT_ACTIVE,    /* fatal: a named port (or every port of a named device) is not usable */
+	RP_NCCL_W_PORT_NOT_ACTIVE,    /* fatal: a named port, or every port of a named device, is not usable */
 	RP_NCCL_W_NOT_IN_VERBS,       /* fatal: sysfs shows the device, ibv_get_device_list() does not */
 	RP_NCCL_W_NOTHING_SELECTED,   /* fatal: NCCL finds no device and falls back to sockets */
 	RP_NCCL_W_TOO_MANY_PORTS,     /* fatal: ports past the 32nd are not used */

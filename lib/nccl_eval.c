@@ -96,6 +96,7 @@ static bool hca_visible(const struct rp_hca *h)
 	return h->in_verbs != RP_TRI_FALSE;
 }
 
+/* How many of the adapter's ports NCCL would consider. */
 static size_t hca_usable_ports(const struct rp_hca *h)
 {
 	size_t n = 0;
@@ -105,31 +106,13 @@ static size_t hca_usable_ports(const struct rp_hca *h)
 	return n;
 }
 
+/* Any whitespace in s. */
 static bool has_space(const char *s)
 {
 	for (; *s; s++)
 		if (isspace((unsigned char)*s))
 			return true;
 	return false;
-}
-
-/* "1", "1:0:1" (port:rail:plane): digits groups, the port at least 1. */
-static bool port_text_ok(const struct rp_nccl_spec_entry *e)
-{
-	const char *s = e->port_text;
-
-	if (e->port < 1)
-		return false;
-	for (;;) {
-		if (!isdigit((unsigned char)*s))
-			return false;
-		while (isdigit((unsigned char)*s))
-			s++;
-		if (*s == '\0')
-			return true;
-		if (*s++ != ':')
-			return false;
-	}
 }
 
 /* The entry is a prefix and the device's name carries its number on ("mlx5_1" -> "mlx5_10"). */
@@ -179,18 +162,17 @@ static int select_ports(const struct rp_node *node, const struct rp_nccl_spec *s
 	return 0;
 }
 
-/* Warnings about one entry's text. */
-static void check_entry_text(struct eval *ev, const struct rp_nccl_spec *spec, const struct rp_nccl_spec_entry *e)
+/* Warnings about one entry's text. Whitespace matters in the name (NCCL compares it literally); after
+ * the port NCCL's atoi() skips it, so there only the number read counts: below 1 it matches no port
+ * (":", ":x", ":0") or, for -1, every port. */
+static void check_entry_text(struct eval *ev, const struct rp_nccl_spec_entry *e)
 {
-	if (has_space(e->name) || has_space(e->port_text))
+	if (has_space(e->name))
 		warn_add(ev, RP_NCCL_W_WHITESPACE,
-			 "entry '%s%s%s' contains whitespace: NCCL does not trim it, so '%s' is matched literally", e->name,
-			 e->has_port ? ":" : "", e->port_text, e->name);
-	else if (e->has_port && !port_text_ok(e))
-		warn_add(ev, RP_NCCL_W_BAD_PORT, "entry '%s:%s': NCCL reads port %d from '%s', %s", e->name, e->port_text,
-			 e->port, e->port_text,
+			 "entry '%s' contains whitespace: NCCL does not trim it and compares the name literally", e->name);
+	if (e->has_port && e->port < 1)
+		warn_add(ev, RP_NCCL_W_BAD_PORT, "entry '%s:%s': NCCL reads port %d, %s", e->name, e->port_text, e->port,
 			 e->port == -1 ? "which means every port" : "which matches no port");
-	(void)spec;
 }
 
 /* Warnings about what one entry names on the node. */
@@ -220,7 +202,10 @@ static void check_entry_match(struct eval *ev, const struct rp_nccl_spec *spec, 
 					 "%s port %d is %s (%s): NCCL skips it silently", h->name, p->num,
 					 rp_port_state_str(p->state), rp_link_layer_str(p->link_layer));
 		}
-		if (!spec->exclude && e->port == -1 && h->n_ports > 0 && hca_usable_ports(h) == 0)
+		if (!spec->exclude && e->port == -1 && h->n_ports == 0)
+			warn_add(ev, RP_NCCL_W_PORT_NOT_ACTIVE, "%s has no ports%s%s%s: NCCL drops it silently", h->name,
+				 h->unusable_reason[0] ? " (" : "", h->unusable_reason, h->unusable_reason[0] ? ")" : "");
+		else if (!spec->exclude && e->port == -1 && hca_usable_ports(h) == 0)
 			warn_add(ev, RP_NCCL_W_PORT_NOT_ACTIVE,
 				 "%s has no ACTIVE InfiniBand or Ethernet port: NCCL drops it silently", h->name);
 		if (took_usable && hca_visible(h) && numeric_overmatch(e, h->name)) {
@@ -233,7 +218,7 @@ static void check_entry_match(struct eval *ev, const struct rp_nccl_spec *spec, 
 		warn_add(ev, RP_NCCL_W_PREFIX_OVERMATCH,
 			 "entry '%s' is a prefix: it also %s %s (use '=' for exact names)", e->name,
 			 spec->exclude ? "excludes" : "selects", over);
-	if (named == 0 || with_port == 0) {
+	if (named == 0 || (e->port != -1 && with_port == 0)) {
 		char what[160];
 
 		if (named == 0)
@@ -266,6 +251,7 @@ static void check_not_in_verbs(struct eval *ev, const struct rp_nccl_spec *spec)
 	}
 }
 
+/* Does any adapter NCCL can see have a port it would consider? */
 static bool any_usable_visible_port(const struct rp_node *node)
 {
 	for (size_t d = 0; d < node->n_hcas; d++)
@@ -293,6 +279,7 @@ static bool ib_subnet(const struct rp_port *p, uint8_t prefix[8])
 	return false;
 }
 
+/* The node's port behind a selected (device, port). */
 static const struct rp_port *sel_port(const struct rp_node *node, const struct rp_nccl_sel *s)
 {
 	return rp_hca_find_port(&node->hcas[s->hca_idx], s->port);
@@ -337,6 +324,7 @@ static void check_fabric(struct eval *ev)
 	}
 }
 
+/* The port's GID entry with this index; NULL when the table has none. */
 static const struct rp_gid *find_gid(const struct rp_port *p, int index)
 {
 	for (size_t i = 0; i < p->n_gids; i++)
@@ -466,12 +454,13 @@ static void intended_spec(const struct rp_node *node, const struct rp_nccl_spec 
 	out->n_entries = n;
 }
 
-/* "=dev:port,..." over the usable ports meant; NULL when there are none. */
+/* "=dev:port,..." over the usable ports meant (and, on RoCE, with a GID NCCL accepts); NULL when
+ * there are none. */
 static int build_recommendation(struct eval *ev, const struct rp_nccl_spec *spec)
 {
 	struct rp_nccl_spec *want = malloc(sizeof(*want));
 	struct rp_nccl_sel *sel = NULL;
-	size_t n = 0, over = 0, len = 2;
+	size_t n = 0, keep = 0, over = 0, len = 2;
 	char *out;
 	int rc;
 
@@ -482,8 +471,16 @@ static int build_recommendation(struct eval *ev, const struct rp_nccl_spec *spec
 	free(want);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < n; i++)
+	/* A RoCE port without a GID NCCL's rule accepts cannot connect: not recommended. */
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_port *p = sel_port(ev->node, &sel[i]);
+
+		if (sel[i].link_layer == RP_LL_ETHERNET && p && rp_nccl_gid_index(p, ev->env) < 0)
+			continue;
+		sel[keep++] = sel[i];
 		len += strlen(sel[i].hca) + 16;
+	}
+	n = keep;
 	if (n > 0) {
 		out = malloc(len);
 		if (!out) {
@@ -533,7 +530,7 @@ int rp_nccl_evaluate(const struct rp_node *node, const struct rp_nccl_env *env, 
 			 "NCCL_IB_HCA has %zu entries: NCCL reads the first %d and ignores the other %zu",
 			 spec->n_entries + spec->n_ignored, RP_NCCL_MAX_ENTRIES, spec->n_ignored);
 	for (size_t i = 0; i < spec->n_entries; i++) {
-		check_entry_text(&ev, spec, &spec->entries[i]);
+		check_entry_text(&ev, &spec->entries[i]);
 		check_entry_match(&ev, spec, &spec->entries[i]);
 	}
 	check_not_in_verbs(&ev, spec);

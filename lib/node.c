@@ -224,9 +224,10 @@ static int port_read_gids(const char *root, const char *hca, struct rp_port *por
 		if (attr_read(root, buf, sizeof(buf), "%s/%d", rel, i))
 			continue;
 		if (rp_sysfs_parse_gid(buf, g->raw)) {
-			snprintf(rel, sizeof(rel), "gids/%d", i);
-			warn_malformed(root, hca, port->num, rel, buf);
-			snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/gids", hca, port->num);
+			char file[32];
+
+			snprintf(file, sizeof(file), "gids/%d", i);
+			warn_malformed(root, hca, port->num, file, buf);
 			continue;
 		}
 		rp_sysfs_gid_to_text(g->raw, g->text);
@@ -427,8 +428,11 @@ static int hca_query_verbs(struct ibv_device *dev, struct rp_hca *hca)
 	}
 	for (int pn = 1; pn <= da.phys_port_cnt; pn++) {
 		struct ibv_port_attr pa;
-		struct rp_port *port = (struct rp_port *)rp_hca_find_port(hca, pn);
+		struct rp_port *port = NULL;
 
+		for (size_t i = 0; i < hca->n_ports && !port; i++)
+			if (hca->ports[i].num == pn)
+				port = &hca->ports[i];
 		memset(&pa, 0, sizeof(pa));
 		if (ibv_query_port(ctx, (uint8_t)pn, &pa)) {
 			rp_warn("ibv_query_port %s port %d: %s", hca->name, pn, strerror(errno ? errno : EIO));
@@ -537,7 +541,7 @@ static void explain_no_device(struct rp_node *node, bool fixture, int verbs_err)
 
 	if (!fixture) {
 		if (verbs_err == -ENOSYS)
-			reason_add(r, size, &len, "libibverbs found no kernel support (ibv_get_device_list: %s)", strerror(-verbs_err));
+			reason_add(r, size, &len, "libibverbs: no kernel support (ibv_get_device_list: %s)", strerror(-verbs_err));
 		else if (verbs_err)
 			reason_add(r, size, &len, "ibv_get_device_list failed: %s", strerror(-verbs_err));
 		else
@@ -547,18 +551,18 @@ static void explain_no_device(struct rp_node *node, bool fixture, int verbs_err)
 	}
 	rc = rp_sysfs_list_dir(node->sysfs_root, "class/infiniband", &names, &n);
 	if (rc == -ENOENT)
-		reason_add(r, size, &len, "; %s/class/infiniband does not exist: no RDMA driver is loaded (e.g. mlx5_ib, or rdma_rxe for Soft-RoCE)",
+		reason_add(r, size, &len, "; %s/class/infiniband missing: no RDMA driver loaded (mlx5_ib, rdma_rxe...)",
 		    node->sysfs_root);
 	else if (rc)
 		reason_add(r, size, &len, "; %s/class/infiniband cannot be read: %s", node->sysfs_root, strerror(-rc));
 	else if (n == 0)
-		reason_add(r, size, &len, "; %s/class/infiniband is empty: no RDMA adapter is registered", node->sysfs_root);
+		reason_add(r, size, &len, "; %s/class/infiniband is empty: no RDMA adapter registered", node->sysfs_root);
 	rp_sysfs_free_names(names);
 	if (!fixture) {
 		if (rp_sysfs_join(node->sysfs_root, "module/ib_uverbs", path, sizeof(path)) == 0 && stat(path, &st) != 0)
-			reason_add(r, size, &len, "; kernel module ib_uverbs is not loaded");
+			reason_add(r, size, &len, "; kernel module ib_uverbs not loaded");
 		if (stat("/dev/infiniband", &st) != 0)
-			reason_add(r, size, &len, "; /dev/infiniband does not exist");
+			reason_add(r, size, &len, "; /dev/infiniband missing");
 	}
 }
 

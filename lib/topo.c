@@ -21,14 +21,19 @@
  *   is the CPU of the first GPU: here node->gpus[0] (CUDA index 0, or the lowest PCI address from a
  *   scan). Such an adapter is PHB from the GPUs under that CPU and SYS from the others.
  * - A GPU without a sysfs path hangs off CPU "-1" (NCCL: "No information on /sys").
- * Not modelled: NVLink/C2C (not GPU-NIC PCI paths), PXN (a route through another GPU, not a PCI
- * distance) and NCCL's flattening of two-level Broadcom Gen4/Gen5 switches (vendor 0x1000), which on
- * such systems turns PXB into PIX.
+ * - Broadcom PEX Gen4/Gen5 switches present themselves as two levels of switches; NCCL
+ *   (ncclTopoFlattenBcmSwitches) removes the lower level when a switch and its child switch carry
+ *   the same generation's ids (vendor:device:subsystem_vendor:subsystem_device 1000:c010:1000:axxx
+ *   for Gen4 at both levels; 1000:c030:1000:0xxx above 1000:c030:1000:1xxx for Gen5), so devices
+ *   below different halves of one such switch are PIX, not PXB. Done here on the chain.
+ * Not modelled: NVLink/C2C (not GPU-NIC PCI paths) and PXN (a route through another GPU, not a PCI
+ * distance).
  */
 #include "topo.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +46,7 @@
 struct topo_chain {
 	int n;
 	char bus[TOPO_DEPTH][RP_PCI_MAX];
+	uint64_t id[TOPO_DEPTH];      /* vendor:device:subsystem_vendor:subsystem_device, as NCCL packs it */
 	int cpu_numa;
 };
 
@@ -109,6 +115,48 @@ static int read_numa(const char *root, const char *path, int fallback)
 	return fallback;
 }
 
+/* NCCL's 64-bit PCI id of the device at path: vendor<<48 | device<<32 | subsystem vendor<<16 |
+ * subsystem device; a missing file counts 0. */
+static uint64_t read_pci_id(const char *root, const char *path)
+{
+	static const char *const files[] = { "vendor", "device", "subsystem_vendor", "subsystem_device" };
+	uint64_t id = 0;
+
+	for (size_t i = 0; i < RP_ARRAY_SIZE(files); i++) {
+		char buf[32];
+		uint32_t v = 0;
+
+		if (rp_sysfs_readf(root, buf, sizeof(buf), "%s/%s", path, files[i]) || rp_sysfs_parse_hex(buf, 0xffff, &v))
+			v = 0;
+		id = id << 16 | v;
+	}
+	return id;
+}
+
+/* The Broadcom PEX generation of a switch id at a level (0 the upper switch, 1 the lower), or 0. */
+static int bcm_gen(uint64_t id, int level)
+{
+	if ((id & 0xfffffffffffff000ULL) == 0x1000c0101000a000ULL)
+		return 4;
+	if ((id & 0xfffffffffffff000ULL) == (0x1000c03010000000ULL | (uint64_t)level * 0x1000))
+		return 5;
+	return 0;
+}
+
+/* Remove the lower level of each Broadcom two-level switch from the chain (see the head comment). */
+static void chain_flatten_bcm(struct topo_chain *c)
+{
+	for (int k = c->n - 1; k > 0; k--) {
+		int gen = bcm_gen(c->id[k], 0);
+
+		if (!gen || bcm_gen(c->id[k - 1], 1) != gen)
+			continue;
+		memmove(&c->bus[k - 1], &c->bus[k], (size_t)(c->n - k) * sizeof(c->bus[0]));
+		memmove(&c->id[k - 1], &c->id[k], (size_t)(c->n - k) * sizeof(c->id[0]));
+		c->n--;
+	}
+}
+
 /* Build the chain of a device at pci_path (relative to root), NCCL's walk. */
 static void chain_build(const char *root, const char *pci_path, int own_numa, struct topo_chain *c)
 {
@@ -134,7 +182,8 @@ static void chain_build(const char *root, const char *pci_path, int own_numa, st
 			c->cpu_numa = numa;
 			return;
 		}
-		rp_strlcpy(c->bus[c->n++], last_comp(p), RP_PCI_MAX);
+		rp_strlcpy(c->bus[c->n], last_comp(p), RP_PCI_MAX);
+		c->id[c->n++] = read_pci_id(root, p);
 	}
 	c->cpu_numa = own_numa;
 }
@@ -142,6 +191,7 @@ static void chain_build(const char *root, const char *pci_path, int own_numa, st
 static void chain_gpu(const struct rp_node *node, const struct rp_gpu *gpu, struct topo_chain *c)
 {
 	chain_build(node->sysfs_root, gpu->pci_path, gpu->numa_node, c);
+	chain_flatten_bcm(c);
 }
 
 /* NCCL's "first CPU" for a NIC not on PCI: the CPU of the first GPU (see the head comment); without
@@ -171,6 +221,7 @@ static void chain_hca(const struct rp_node *node, const struct rp_hca *hca, stru
 		return;
 	}
 	chain_build(node->sysfs_root, hca->pci_path, hca->numa_node, c);
+	chain_flatten_bcm(c);
 }
 
 enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca)

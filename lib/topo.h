@@ -1,5 +1,9 @@
 /* topo.h: PCI distance between a GPU and an adapter, exactly as NCCL computes it
- * (../shared/notes/nccl-semantics.md, "GPU to NIC distance").
+ * (../shared/notes/nccl-semantics.md, "GPU to NIC distance"; the details, including adapters not on
+ * PCI and numa_node -1, are at the head of topo.c).
+ *
+ * Memory: nothing is allocated or kept; the node is only read (its sysfs_root too, for numa_node and
+ * switch ids along the PCI paths).
  */
 #ifndef RP_TOPO_H
 #define RP_TOPO_H

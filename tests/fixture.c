@@ -453,6 +453,8 @@ int rp_fx_machine_dgx_h100(struct rp_fx *fx)
 	rc = rc ? rc : dgx_switch(fx, "pci0000:20", 0x20, 0x21, 0, 2);
 	rc = rc ? rc : dgx_switch(fx, "pci0000:80", 0x80, 0x81, 1, 4);
 	rc = rc ? rc : dgx_switch(fx, "pci0000:a0", 0xa0, 0xa1, 1, 6);
+	/* An NVSwitch: NVIDIA's vendor id but a bridge class (0x0680), not a GPU. */
+	rc = rc ? rc : rp_fx_pci(fx, "pci0000:00/0000:00:05.0/0000:0a:00.0", 0x10de, 0x22a3, 0x068000, 0);
 	return rc;
 }
 

@@ -95,7 +95,8 @@ extern const struct rp_fx_port rp_fx_port_eth_100_active;  /* 4: ACTIVE, 5: Link
  *   socket 1: pci0000:80 ... GPU 0000:83:00.0, 0000:84:00.0, mlx5_4 0000:85:00.0, mlx5_5 0000:86:00.0
  *             pci0000:a0 ... GPU 0000:a3:00.0, 0000:a4:00.0, mlx5_6 0000:a5:00.0, mlx5_7 0000:a6:00.0
  *   Every NIC: ConnectX-7, port 1 ACTIVE LinkUp 400 Gb/sec (4X NDR) InfiniBand, lid 0x1..0x8,
- *   sm_lid 0x1, GID 0 = fe80::<guid>. GPUs are found by PCI scan (index -1).
+ *   sm_lid 0x1, GID 0 = fe80::<guid>. GPUs are found by PCI scan (index -1). One NVSwitch
+ *   0000:0a:00.0 (vendor 0x10de, class 0x068000) that must not count as a GPU.
  *   Expected: GPU 0000:03:00.0 - mlx5_0, mlx5_1 PIX; - mlx5_2, mlx5_3 PHB; - mlx5_4..7 SYS. */
 int rp_fx_machine_dgx_h100(struct rp_fx *fx);
 

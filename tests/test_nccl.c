@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <cmocka.h>
+#include <jansson.h>
 
+#include "fixture.h"
 #include "log.h"
 #include "nccl.h"
 #include "util.h"
@@ -529,8 +532,12 @@ static void test_warn_whitespace(void **state)
 	ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0, mlx5_1", RP_NCCL_W_WHITESPACE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0 ", RP_NCCL_W_WHITESPACE), 1);
-	assert_int_equal(count_warn_hca(&n, "mlx5_0:\t1", RP_NCCL_W_WHITESPACE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx5_1", RP_NCCL_W_WHITESPACE), 0);
+	/* After the port NCCL's atoi() skips whitespace: NCCL does what was meant, no warning. */
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:\t1", RP_NCCL_W_WHITESPACE), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:1 ", RP_NCCL_W_WHITESPACE), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:1 ", RP_NCCL_W_BAD_PORT), 0);
+	assert_selected(&n, "mlx5_0:1 ,mlx5_1: 1", "mlx5_0:1 mlx5_1:1");
 	eval_ok(&n, "mlx5_0, mlx5_1", &r);
 	assert_false(rp_nccl_result_usable(&r));
 	assert_int_equal(r.n_selected, 1);                       /* " mlx5_1" matched nothing */
@@ -551,6 +558,8 @@ static void test_warn_bad_port(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:-1", RP_NCCL_W_BAD_PORT), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:1", RP_NCCL_W_BAD_PORT), 0);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:1:0:1", RP_NCCL_W_BAD_PORT), 0);
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:x", RP_NCCL_W_NO_MATCH), 1);   /* port 0: nothing */
+	assert_int_equal(count_warn_hca(&n, "mlx5_0:-1", RP_NCCL_W_NO_MATCH), 0);  /* every port */
 	free_node(&n);
 }
 
@@ -619,8 +628,11 @@ static void test_warn_port_not_active(void **state)
 	add_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
 	h = add_hca(&n, "mlx5_2");
 	add_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);
+	add_hca(&n, "mlx5_3");                                 /* no ports directory */
 
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:2", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_3", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
+	assert_int_equal(count_warn_hca(&n, "mlx5_3", RP_NCCL_W_NO_MATCH), 0);
 	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
 	assert_int_equal(count_warn_hca(&n, "=mlx5_2", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:1", RP_NCCL_W_PORT_NOT_ACTIVE), 0);
@@ -738,9 +750,17 @@ static void test_warn_codes_stable(void **state)
 		"gdr_disabled",
 	};
 
+	/* Not fatal: an exclude entry that excludes nothing, a GID of the other RoCE version, no GDR. */
+	static const bool fatal[RP_NCCL_W_COUNT_] = {
+		true, true, false, true, true, true, true, true, true, true, true, true, true, true, true, false, false,
+	};
+
 	(void)state;
-	for (int i = 0; i < RP_NCCL_W_COUNT_; i++)
+	for (int i = 0; i < RP_NCCL_W_COUNT_; i++) {
 		assert_string_equal(rp_nccl_warn_code(i), want[i]);
+		if (rp_nccl_warn_fatal(i) != fatal[i])
+			fail_msg("%s: fatal is %d", want[i], rp_nccl_warn_fatal(i));
+	}
 	assert_string_equal(rp_nccl_warn_code(RP_NCCL_W_COUNT_), "unknown");
 	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_GDR_DISABLED));
 	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_EXCLUDE_NO_MATCH));
@@ -1064,6 +1084,366 @@ static void test_evaluate_rejects_bad_spec(void **state)
 	free_node(&n);
 }
 
+
+/* --- fixture trees: discovery + rules, and the command end to end ----------------------------- */
+
+/* Discover the fixture and evaluate under env. */
+static void eval_fixture(const struct rp_fx *fx, const struct rp_nccl_env *env, struct rp_node *node,
+			 struct rp_nccl_result *r)
+{
+	struct rp_discover_opts o = { .sysfs_root = fx->root };
+
+	assert_int_equal(rp_node_discover(node, &o), 0);
+	assert_int_equal(rp_nccl_evaluate(node, env, r), 0);
+}
+
+static const struct rp_nccl_gpu_choice *gpu_choice(const struct rp_nccl_result *r, const char *pci)
+{
+	for (size_t i = 0; i < r->n_gpus; i++)
+		if (strcmp(r->gpus[i].pci, pci) == 0)
+			return &r->gpus[i];
+	fail_msg("GPU %s not in the result", pci);
+	return NULL;
+}
+
+/* PXB through two switches, PHB through the root complex, SYS across sockets; GPUDirect at PXB. */
+static void test_fixture_gpu_paths_and_gdr(void **state)
+{
+	struct rp_fx fx = { "" };
+	struct rp_node node = { 0 };
+	struct rp_nccl_result r;
+	struct rp_nccl_env env;
+	const struct rp_nccl_gpu_choice *g;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_dual_socket(&fx), 0);
+	rp_nccl_env_default(&env);
+	eval_fixture(&fx, &env, &node, &r);
+	assert_int_equal(r.n_selected, 1);                       /* mlx5_1's port is DOWN */
+	assert_string_equal(r.selected[0].hca, "mlx5_0");
+	assert_int_equal(r.n_gpus, 3);
+	g = gpu_choice(&r, "0000:35:00.0");
+	assert_string_equal(g->hca, "mlx5_0");
+	assert_int_equal(g->path, RP_PATH_PXB);
+	assert_true(g->gdr);
+	g = gpu_choice(&r, "0000:17:00.0");
+	assert_int_equal(g->path, RP_PATH_PHB);
+	assert_false(g->gdr);
+	g = gpu_choice(&r, "0000:b1:00.0");
+	assert_int_equal(g->path, RP_PATH_SYS);
+	assert_false(g->gdr);
+	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_GDR_DISABLED), 2);
+	assert_true(rp_nccl_result_usable(&r));                  /* gdr_disabled is not fatal */
+	rp_nccl_result_fini(&r);
+
+	env.gdr_level = RP_PATH_PHB;
+	assert_int_equal(rp_nccl_evaluate(&node, &env, &r), 0);
+	assert_true(gpu_choice(&r, "0000:17:00.0")->gdr);
+	assert_false(gpu_choice(&r, "0000:b1:00.0")->gdr);
+	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_GDR_DISABLED), 1);
+	rp_nccl_result_fini(&r);
+
+	env.gdr_level = RP_PATH_SYS;
+	assert_int_equal(rp_nccl_evaluate(&node, &env, &r), 0);
+	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_GDR_DISABLED), 0);
+	rp_nccl_result_fini(&r);
+
+	env.gdr_level = RP_PATH_PIX;
+	assert_int_equal(rp_nccl_evaluate(&node, &env, &r), 0);
+	assert_false(gpu_choice(&r, "0000:35:00.0")->gdr);
+	rp_nccl_result_fini(&r);
+
+	/* Nothing selected: no adapter for any GPU, and no GPUDirect. */
+	env = env_with("mlx5_1");
+	assert_int_equal(rp_nccl_evaluate(&node, &env, &r), 0);
+	assert_int_equal(r.n_selected, 0);
+	assert_string_equal(gpu_choice(&r, "0000:35:00.0")->hca, "");
+	assert_false(gpu_choice(&r, "0000:35:00.0")->gdr);
+	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_PORT_NOT_ACTIVE), 1);
+	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_NOTHING_SELECTED), 1);
+	rp_nccl_result_fini(&r);
+	rp_node_fini(&node);
+	rp_fx_destroy(&fx);
+}
+
+/* Each GPU of a DGX-like node gets the NIC under its own switch (the first one on a tie). */
+static void test_fixture_dgx_nearest(void **state)
+{
+	static const struct {
+		const char *gpu, *hca;
+	} want[] = {
+		{ "0000:03:00.0", "mlx5_0" }, { "0000:04:00.0", "mlx5_0" }, { "0000:23:00.0", "mlx5_2" },
+		{ "0000:24:00.0", "mlx5_2" }, { "0000:83:00.0", "mlx5_4" }, { "0000:84:00.0", "mlx5_4" },
+		{ "0000:a3:00.0", "mlx5_6" }, { "0000:a4:00.0", "mlx5_6" },
+	};
+	struct rp_fx fx = { "" };
+	struct rp_node node = { 0 };
+	struct rp_nccl_result r;
+	struct rp_nccl_env env;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_dgx_h100(&fx), 0);
+	rp_nccl_env_default(&env);
+	eval_fixture(&fx, &env, &node, &r);
+	assert_int_equal(r.n_selected, 8);
+	for (size_t i = 0; i < RP_ARRAY_SIZE(want); i++) {
+		const struct rp_nccl_gpu_choice *g = gpu_choice(&r, want[i].gpu);
+
+		assert_string_equal(g->hca, want[i].hca);
+		assert_int_equal(g->path, RP_PATH_PIX);
+		assert_true(g->gdr);
+	}
+	assert_true(rp_nccl_result_usable(&r));
+	assert_string_equal(r.recommended, "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1");
+	rp_nccl_result_fini(&r);
+
+	/* Only mlx5_1 (exact): GPUs on switch B reach it through the CPU, socket 1 across sockets. */
+	env = env_with("=mlx5_1");
+	assert_int_equal(rp_nccl_evaluate(&node, &env, &r), 0);
+	assert_int_equal(gpu_choice(&r, "0000:03:00.0")->path, RP_PATH_PIX);
+	assert_int_equal(gpu_choice(&r, "0000:23:00.0")->path, RP_PATH_PHB);
+	assert_int_equal(gpu_choice(&r, "0000:a3:00.0")->path, RP_PATH_SYS);
+	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_GDR_DISABLED), 6);
+	rp_nccl_result_fini(&r);
+	rp_node_fini(&node);
+	rp_fx_destroy(&fx);
+}
+
+/* Run the binary; stdout (and stderr when merge_err) into out. Returns the exit status. */
+static int run_bin(char *out, size_t len, bool merge_err, const char *args)
+{
+	const char *bin = getenv("RP_TEST_BIN");
+	char cmd[RP_NCCL_SPEC_MAX + PATH_MAX + 1024];
+	size_t n = 0;
+	FILE *f;
+	int st;
+
+	if (!bin)
+		skip();
+	snprintf(cmd, sizeof(cmd), "'%s' nccl %s %s", bin, args, merge_err ? "2>&1" : "2>/dev/null");
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (n + 1 < len) {
+		size_t got = fread(out + n, 1, len - 1 - n, f);
+
+		if (got == 0)
+			break;
+		n += got;
+	}
+	out[n] = '\0';
+	st = pclose(f);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static json_t *run_json(const struct rp_fx *fx, const char *extra, int want_status)
+{
+	static char out[1 << 17];
+	char args[PATH_MAX + 512];
+	json_error_t err;
+	json_t *j;
+
+	snprintf(args, sizeof(args), "--json --sysfs-root '%s' %s", fx->root, extra);
+	assert_int_equal(run_bin(out, sizeof(out), false, args), want_status);
+	j = json_loads(out, 0, &err);
+	if (!j)
+		fail_msg("not JSON (%s): %s", err.text, out);
+	return j;
+}
+
+static bool json_has_warning(const json_t *j, const char *code)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(json_object_get(j, "warnings"), i, w)
+		if (strcmp(json_string_value(json_object_get(w, "code")), code) == 0)
+			return true;
+	return false;
+}
+
+/* The JSON report straight from the library (the command tests below need the binary). */
+static void test_json_report(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_result r;
+	struct rp_nccl_env env;
+	struct rp_port *p;
+	json_t *j, *w;
+	char *dump;
+
+	(void)state;
+	add_ib_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, "fe80::1");
+	p = add_port(add_hca(&n, "mlx5_4"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.4");
+	p = add_port(add_hca(&n, "mlx5_5"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	env = env_with("mlx5_0,mlx5_4,mlx5_5,\xff\xfe");
+	assert_int_equal(rp_nccl_evaluate(&n, &env, &r), 0);
+	j = rp_nccl_result_json(&r, &env);
+	assert_non_null(j);
+	dump = json_dumps(j, JSON_COMPACT);
+	assert_non_null(dump);                                   /* valid UTF-8 despite the spec */
+	free(dump);
+	assert_string_equal(json_string_value(json_object_get(j, "hca_spec")), "mlx5_0,mlx5_4,mlx5_5,??");
+	assert_int_equal(json_array_size(json_object_get(j, "selected")), 3);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "selected"), 1)), "mlx5_4:1");
+	assert_int_equal(json_object_size(json_object_get(j, "gid_index")), 2);   /* RoCE ports only */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "gid_index"), "mlx5_4:1")), 3);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "gid_index"), "mlx5_5:1")));
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 0);
+	w = json_array_get(json_object_get(j, "warnings"), 0);
+	assert_non_null(w);
+	assert_non_null(json_string_value(json_object_get(w, "code")));
+	assert_non_null(json_string_value(json_object_get(w, "message")));
+	assert_true(json_is_boolean(json_object_get(w, "fatal")));
+	assert_true(json_has_warning(j, "mixed_link_layer"));
+	assert_true(json_has_warning(j, "no_usable_gid"));
+	assert_true(json_has_warning(j, "no_match"));
+	assert_true(json_is_false(json_object_get(j, "usable")));
+	assert_string_equal(json_string_value(json_object_get(j, "recommended_nccl_ib_hca")), "=mlx5_0:1,mlx5_4:1");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "env"), "NCCL_NET_GDR_LEVEL")), "PXB");
+	json_decref(j);
+	rp_nccl_result_fini(&r);
+
+	env = env_with("^");
+	assert_int_equal(rp_nccl_evaluate(&n, &env, &r), 0);
+	j = rp_nccl_result_json(&r, NULL);
+	assert_true(json_is_null(json_object_get(j, "recommended_nccl_ib_hca")));
+	assert_null(json_object_get(j, "env"));
+	json_decref(j);
+	rp_nccl_result_fini(&r);
+	free_node(&n);
+}
+
+static int skip_without_bin(void **state)
+{
+	(void)state;
+	unsetenv("NCCL_IB_HCA");
+	unsetenv("NCCL_IB_GID_INDEX");
+	unsetenv("NCCL_NET_GDR_LEVEL");
+	if (!getenv("RP_TEST_BIN"))
+		fprintf(stderr, "SKIP: RP_TEST_BIN is not set (run through make check) - command tests skipped\n");
+	return 0;
+}
+
+static void test_cmd_json_roce(void **state)
+{
+	struct rp_fx fx = { "" };
+	json_t *j, *gpu;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_roce(&fx), 0);
+	j = run_json(&fx, "", 0);
+	assert_true(json_is_null(json_object_get(j, "hca_spec")));
+	assert_int_equal(json_array_size(json_object_get(j, "selected")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "selected"), 0)), "mlx5_0:1");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "gid_index"), "mlx5_0:1")), 3);
+	gpu = json_array_get(json_object_get(j, "gpus"), 0);
+	assert_string_equal(json_string_value(json_object_get(gpu, "pci")), "0000:3c:00.0");
+	assert_string_equal(json_string_value(json_object_get(gpu, "hca")), "mlx5_0");
+	assert_string_equal(json_string_value(json_object_get(gpu, "path")), "PHB");
+	assert_true(json_is_false(json_object_get(gpu, "gdr")));
+	assert_true(json_has_warning(j, "gdr_disabled"));
+	assert_string_equal(json_string_value(json_object_get(j, "recommended_nccl_ib_hca")), "=mlx5_0:1");
+	json_decref(j);
+
+	/* NCCL_IB_ROCE_VERSION_NUM=1 from the environment: the IPv4 v1 entry. */
+	setenv("NCCL_IB_ROCE_VERSION_NUM", "1", 1);
+	j = run_json(&fx, "", 0);
+	unsetenv("NCCL_IB_ROCE_VERSION_NUM");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "gid_index"), "mlx5_0:1")), 2);
+	json_decref(j);
+
+	/* An override on an empty entry: fatal. --hca naming the DOWN function: fatal too. */
+	j = run_json(&fx, "--gid-index 7", 1);
+	assert_true(json_has_warning(j, "bad_gid_override"));
+	assert_true(json_is_false(json_object_get(j, "usable")));
+	json_decref(j);
+	j = run_json(&fx, "--hca mlx5_1", 1);
+	assert_string_equal(json_string_value(json_object_get(j, "hca_spec")), "mlx5_1");
+	assert_true(json_has_warning(j, "port_not_active"));
+	assert_true(json_has_warning(j, "nothing_selected"));
+	assert_int_equal(json_array_size(json_object_get(j, "selected")), 0);
+	json_decref(j);
+	rp_fx_destroy(&fx);
+}
+
+static void test_cmd_spec_from_env_and_text(void **state)
+{
+	static char out[1 << 16];
+	struct rp_fx fx = { "" };
+	char args[PATH_MAX + 512];
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	for (int i = 0; i < 12; i++) {
+		char name[16], bdf[64];
+
+		snprintf(name, sizeof(name), "mlx5_%d", i);
+		snprintf(bdf, sizeof(bdf), "pci0000:00/0000:00:01.0/0000:%02x:00.0", 0x10 + i);
+		assert_int_equal(rp_fx_hca(&fx, name, bdf, 0, "28.39.1002", "0c42:a103:0000:0001"), 0);
+		assert_int_equal(rp_fx_port(&fx, name, 1, &rp_fx_port_ib_ndr_active), 0);
+		assert_int_equal(rp_fx_gid(&fx, name, 1, 0, "fe80:0000:0000:0000:0c42:a103:0000:0001", "IB/RoCE v1", NULL), 0);
+	}
+	setenv("NCCL_IB_HCA", "mlx5_1", 1);
+	j = run_json(&fx, "", 1);
+	unsetenv("NCCL_IB_HCA");
+	assert_string_equal(json_string_value(json_object_get(j, "hca_spec")), "mlx5_1");
+	assert_int_equal(json_array_size(json_object_get(j, "selected")), 3);
+	assert_true(json_has_warning(j, "prefix_overmatch"));
+	assert_string_equal(json_string_value(json_object_get(j, "recommended_nccl_ib_hca")), "=mlx5_1:1");
+	json_decref(j);
+
+	j = run_json(&fx, "--hca =mlx5_1:1", 0);
+	assert_int_equal(json_array_size(json_object_get(j, "selected")), 1);
+	assert_int_equal(json_array_size(json_object_get(j, "warnings")), 0);
+	json_decref(j);
+
+	snprintf(args, sizeof(args), "--sysfs-root '%s' --hca mlx5_1", fx.root);
+	assert_int_equal(run_bin(out, sizeof(out), false, args), 1);
+	assert_non_null(strstr(out, "prefix_overmatch"));
+	assert_non_null(strstr(out, "FATAL"));
+	assert_non_null(strstr(out, "mlx5_10:1"));
+	assert_non_null(strstr(out, "NCCL_IB_HCA='=mlx5_1:1'"));
+	rp_fx_destroy(&fx);
+}
+
+static void test_cmd_exit_codes(void **state)
+{
+	static char out[1 << 14];
+	struct rp_fx fx = { "" };
+	char args[PATH_MAX + 512];
+	char big[RP_NCCL_SPEC_MAX + 64];
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_rxe(&fx), 0);
+	snprintf(args, sizeof(args), "--sysfs-root '%s'", fx.root);
+	assert_int_equal(run_bin(out, sizeof(out), false, args), 0);
+	assert_non_null(strstr(out, "rxe0:1"));
+	assert_non_null(strstr(out, "GID index 1"));
+
+	assert_int_equal(run_bin(out, sizeof(out), true, "--sysfs-root /nonexistent/rdmaprobe-fixture"), 3);
+	assert_int_equal(run_bin(out, sizeof(out), true, "--gid-index abc"), 2);
+	assert_non_null(strstr(out, "--gid-index"));
+	assert_int_equal(run_bin(out, sizeof(out), true, "--frobnicate"), 2);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "--hca ", 6);
+	assert_int_equal(run_bin(out, sizeof(out), true, big), 2);
+	assert_non_null(strstr(out, "NCCL_IB_HCA"));
+	setenv("NCCL_NET_GDR_LEVEL", "FAR", 1);
+	assert_int_equal(run_bin(out, sizeof(out), true, args), 2);
+	unsetenv("NCCL_NET_GDR_LEVEL");
+	assert_non_null(strstr(out, "NCCL_NET_GDR_LEVEL"));
+	rp_fx_destroy(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1107,6 +1487,12 @@ int main(void)
 		cmocka_unit_test_setup(test_env_values, clear_env),
 		cmocka_unit_test_setup(test_env_errors, clear_env),
 		cmocka_unit_test(test_evaluate_rejects_bad_spec),
+		cmocka_unit_test(test_fixture_gpu_paths_and_gdr),
+		cmocka_unit_test(test_fixture_dgx_nearest),
+		cmocka_unit_test(test_json_report),
+		cmocka_unit_test_setup(test_cmd_json_roce, skip_without_bin),
+		cmocka_unit_test_setup(test_cmd_spec_from_env_and_text, skip_without_bin),
+		cmocka_unit_test_setup(test_cmd_exit_codes, skip_without_bin),
 	};
 
 	return cmocka_run_group_tests_name("nccl", tests, setup_log, NULL);

@@ -39,20 +39,21 @@ guard() {
 
 sysctl_set() { echo "$2" >"/proc/sys/${1//.//}"; }
 
-# Wait until rxeN's port 1 is ACTIVE and GID index 1 (the IPv4 RoCE v2 GID) is filled in.
+# Wait until rxeN's port 1 is ACTIVE and has its IPv4-mapped GID (the RoCE v2 GID NCCL and perftest use).
 wait_ready() {
-	local dev=$1 i gid state
-	local port=/sys/class/infiniband/$dev/ports/1
+	local dev=$1 i g gid state= port=/sys/class/infiniband/$1/ports/1
 	for ((i = 0; i < 100; i++)); do
-		state= gid=
 		read -r state <"$port/state" 2>/dev/null || true
-		read -r gid <"$port/gids/1" 2>/dev/null || true
-		if [[ $state == *ACTIVE* ]] && [ -n "$gid" ] && [[ $gid != 0000:0000:0000:0000:0000:0000:0000:0000 ]]; then
-			return 0
+		if [[ $state == *ACTIVE* ]]; then
+			for g in 0 1 2 3 4 5 6 7; do
+				gid=
+				read -r gid <"$port/gids/$g" 2>/dev/null || true
+				[[ $gid != 0000:0000:0000:0000:0000:ffff:* ]] || return 0
+			done
 		fi
 		sleep 0.1
 	done
-	die "$dev not ready after 10 s (port state '$state', gid 1 '$gid')"
+	die "$dev not ready after 10 s (port state '$state', no IPv4 GID)"
 }
 
 # netdev (hN) of rxeN, from the state file.
@@ -163,13 +164,15 @@ mac_of() { printf '02:52:50:00:%02x:%02x' "$1" "$2"; }
 down() {
 	local pid dev netdev br rest batch=
 	if [ -f "$STATE/jobs" ]; then
-		while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$STATE/jobs"
+		# Each job leads its own process group (setsid): stop it and its sleep.
+		while read -r pid; do kill -- "-$pid" 2>/dev/null || true; done <"$STATE/jobs"
 	fi
 	# Every rxe device, also one a case added by hand.
 	for dev in $(rdma link show 2>/dev/null | sed -n 's/^link \(rxe[0-9]*\)\/.*/\1/p' | sort -u); do
 		batch+="link delete $dev"$'\n'
 	done
-	[ -z "$batch" ] || printf '%s' "$batch" | rdma -f -b - || true
+	# A leftover process holding a device would make the delete wait: bound it.
+	[ -z "$batch" ] || printf '%s' "$batch" | timeout 30 rdma -f -b - || say "warning: rdma link delete failed or timed out"
 	batch=
 	local bridges=
 	if [ -f "$STATE/devices" ]; then

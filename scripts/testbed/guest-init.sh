@@ -4,6 +4,7 @@
 # RP_FABRIC_SH, RP_NONCE). Here: make /host a usable root, set up the fabric, run /ctl/cmd as root
 # chrooted into /host with stdout on ttyS0 and stderr on ttyS1, report the status, power off.
 R=/host
+begun=
 . /ctl/env
 
 # Report STATUS to vm.sh (status file and a console marker) and power off; never returns.
@@ -18,7 +19,8 @@ finish() {
 
 # A test bed failure (not the command's): say why, exit status 125.
 broken() {
-	echo "rp-testbed guest: $*"
+	# Before the begin marker the console is the boot log; after it, it is CMD's stdout.
+	if [ -n "$begun" ]; then echo "rp-testbed guest: $*" >/dev/ttyS1; else echo "rp-testbed guest: $*"; fi
 	echo "$*" >/ctl/testbed-error
 	finish 125
 }
@@ -27,6 +29,10 @@ mount -t proc proc $R/proc || broken "mount proc"
 mount -t sysfs sysfs $R/sys || broken "mount sysfs"
 mount -t devtmpfs devtmpfs $R/dev || broken "mount devtmpfs"
 mkdir -p $R/dev/pts $R/dev/shm 2>/dev/null
+ln -s /proc/self/fd $R/dev/fd       # bash process substitution <(...) needs these
+ln -s /proc/self/fd/0 $R/dev/stdin
+ln -s /proc/self/fd/1 $R/dev/stdout
+ln -s /proc/self/fd/2 $R/dev/stderr
 mount -t devpts devpts $R/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm || broken "mount /dev/shm"
 mount -t tmpfs -o mode=1777 tmpfs $R/tmp || broken "mount /tmp"
@@ -54,6 +60,7 @@ guest() {
 }
 
 echo "@@rp-testbed $RP_NONCE begin@@"
+begun=1
 if [ -n "$RP_FABRIC_SPEC" ]; then
 	guest /bin/bash "$RP_FABRIC_SH" up "$RP_FABRIC_SPEC" </dev/null >/dev/ttyS1 2>&1 ||
 		broken "fabric.sh up '$RP_FABRIC_SPEC' failed"

@@ -74,7 +74,8 @@ fetch_kernel() {
 	if ! (cd "$work" && apt-get download "$pkg" >"$work/apt.log" 2>&1); then
 		cat "$work/apt.log" >&2
 		rm -rf "$work"
-		die "cannot download $pkg (apt-get download failed)"
+		note "cannot download $pkg (apt-get download failed)"
+		return 1
 	fi
 	dpkg -x "$work"/"$pkg"_*.deb "$work/x" || { rm -rf "$work"; die "dpkg -x failed on $pkg"; }
 	mkdir -p "$work/out/modules"
@@ -174,7 +175,11 @@ prepare() {
 	flock 9
 	if [ -n "$pkg" ]; then
 		KVER=${pkg#linux-image-}
-		[ -f "$CACHE/$KVER/vmlinuz" ] || fetch_kernel "$pkg"
+		if [ ! -f "$CACHE/$KVER/vmlinuz" ] && ! fetch_kernel "$pkg"; then
+			KVER=$(cached_kernel)
+			[ -n "$KVER" ] || die "no kernel: $pkg cannot be downloaded and the cache $CACHE is empty"
+			note "using the cached $KVER instead"
+		fi
 	else
 		KVER=$(cached_kernel)
 		[ -n "$KVER" ] || die "no kernel package: apt-cache does not know linux-image-amd64 and the cache $CACHE is empty"
@@ -316,7 +321,9 @@ EOF
 	QEMU_PID=$!
 	tail -s 0.2 -n +1 -f --pid=$QEMU_PID "$RUN_DIR/stderr.log" | sed -u 's/\r$//' >&2 &
 	local err_pid=$!
-	tail -s 0.2 -n +1 -f --pid=$QEMU_PID "$RUN_DIR/console.log" | filter_console "$nonce"
+	# In the background too: a trapped signal interrupts `wait`, not a foreground pipeline.
+	tail -s 0.2 -n +1 -f --pid=$QEMU_PID "$RUN_DIR/console.log" | filter_console "$nonce" &
+	wait $! || true
 	local qrc=0
 	wait $QEMU_PID || qrc=$?
 	QEMU_PID=

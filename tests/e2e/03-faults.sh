@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# 03-faults: each fabric.sh fault knob does what it says: 5% loss slows but completes, 100% loss
+# never completes, `down after S` takes the link and the rxe port down S seconds later, and MTU 1500
+# drops the rxe port's active_mtu to 1024.
+# fabric: br0:0,1,2
+# timeout: 150
+set -uo pipefail
+. "$RP_ROOT/scripts/testbed/e2e-lib.sh"
+F=$RP_FABRIC
+
+active_mtu() { ibv_devinfo -d "$1" | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'; }
+link_state() { ip -o link show "$1" | grep -o 'state [A-Z]*' | cut -d' ' -f2; }
+
+# 5% loss each way on rxe1: RC retransmits, the transfer still completes.
+bash "$F" fault loss rxe1 5% || e2e_fail "fault loss 5% failed"
+tc qdisc show dev h1 | grep -q 'loss 5%' || e2e_fail "no netem loss 5% on h1: $(tc qdisc show dev h1)"
+rc=0
+e2e_write_bw rxe0 rxe1 60 -F -n 1000 -s 1024 || rc=$?
+[ $rc -eq 0 ] && e2e_bw_has_result "$E2E_BW_LOG" 1000 || { cat "$E2E_BW_LOG"; e2e_fail "with 5% loss ib_write_bw did not complete ($rc)"; }
+drops=$(tc -s qdisc show dev h1 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n 1)
+[ "${drops:-0}" -gt 0 ] || e2e_fail "netem on h1 dropped nothing during the run"
+e2e_note "5% loss: completed, netem dropped $drops packets on h1"
+bash "$F" fault clear rxe1
+
+# 100% loss: no result within the bound (a hang or an error, never a completion).
+bash "$F" fault loss rxe1 100% || e2e_fail "fault loss 100% failed"
+t0=$SECONDS
+rc=0
+e2e_write_bw rxe0 rxe1 10 -F -n 1000 -s 1024 || rc=$?
+[ $rc -ne 125 ] || e2e_fail "the perftest server did not start"
+[ $rc -ne 0 ] && ! e2e_bw_has_result "$E2E_BW_LOG" 1000 || { cat "$E2E_BW_LOG"; e2e_fail "with 100% loss ib_write_bw completed"; }
+e2e_note "100% loss: no completion (exit $rc after $((SECONDS - t0)) s)"
+bash "$F" fault clear rxe1
+
+# MTU 1500 on h2: rxe2's active_mtu goes from 4096 to 1024.
+[ "$(active_mtu rxe2)" = 4096 ] || e2e_fail "rxe2 active_mtu is $(active_mtu rxe2) before the fault, want 4096"
+bash "$F" fault mtu rxe2 1500 || e2e_fail "fault mtu failed"
+[ "$(cat /sys/class/net/h2/mtu)" = 1500 ] || e2e_fail "h2 mtu is $(cat /sys/class/net/h2/mtu), want 1500"
+[ "$(active_mtu rxe2)" = 1024 ] || e2e_fail "rxe2 active_mtu is $(active_mtu rxe2) with MTU 1500, want 1024"
+e2e_note "mtu 1500: rxe2 active_mtu 4096 -> 1024"
+
+# Link down 3 s from now: still up at once, down (netdev and rxe port) a few seconds later.
+bash "$F" fault down rxe0 after 3 || e2e_fail "fault down after failed"
+[ "$(link_state h0)" = UP ] && [ "$(e2e_port_state rxe0)" = ACTIVE ] ||
+	e2e_fail "rxe0 went down at once (h0 $(link_state h0), port $(e2e_port_state rxe0)), not after 3 s"
+t0=$SECONDS
+while [ $((SECONDS - t0)) -lt 15 ] && [ "$(e2e_port_state rxe0)" = ACTIVE ]; do sleep 0.2; done
+secs=$((SECONDS - t0))
+[ "$(link_state h0)" = DOWN ] || e2e_fail "h0 is $(link_state h0) after the fault, want DOWN"
+[ "$(e2e_port_state rxe0)" = DOWN ] || e2e_fail "rxe0 port is $(e2e_port_state rxe0) after the fault, want DOWN"
+rdma link show rxe0/1 | grep -q 'state DOWN' || e2e_fail "rdma link: $(rdma link show rxe0/1)"
+[ $secs -ge 2 ] || e2e_fail "rxe0 went down after ${secs} s, want about 3"
+e2e_note "down after 3: h0 DOWN and rxe0 port DOWN after ~${secs} s"
+bash "$F" fault up rxe0
+t0=$SECONDS
+while [ $((SECONDS - t0)) -lt 10 ] && [ "$(e2e_port_state rxe0)" != ACTIVE ]; do sleep 0.2; done
+[ "$(e2e_port_state rxe0)" = ACTIVE ] || e2e_fail "rxe0 port is $(e2e_port_state rxe0) after fault up, want ACTIVE"
+e2e_note "fault up: rxe0 ACTIVE again"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# fabric: br0:0,1 br1:2
+# timeout: 90
+# rdmaprobe nccl on real Soft-RoCE devices (runs inside the test bed VM): verbs is consulted, the
+# selection follows NCCL_IB_HCA in verbs order, the GID NCCL picks on rxe is the IPv4 RoCE v2 entry
+# (index 1), a downed link is reported, and the exit status says whether NCCL would misbehave.
+set -u
+
+fail() { echo "FAIL: $*"; exit 1; }
+# The "selected" array of a JSON report, one "dev:port" per line, in order.
+selected() { sed -n '/"selected": \[/,/\]/p' <<<"$1" | grep -o '"[^"]*:[0-9]*"' | tr -d '"'; }
+# Run rdmaprobe nccl with args; sets out and rc.
+nccl() { out=$("$RP_BIN" nccl "$@" 2>&1); rc=$?; }
+
+for d in rxe0 rxe1 rxe2; do
+	[ -d "/sys/class/infiniband/$d" ] || { echo "SKIP: $d missing (fabric not up)"; exit 77; }
+done
+
+nccl --json
+[ "$rc" -eq 0 ] || fail "no NCCL_IB_HCA: exit $rc: $out"
+grep -q '"verbs_consulted": true' <<<"$out" || fail "verbs not consulted: $out"
+[ "$(selected "$out" | tr '\n' ' ')" = "rxe0:1 rxe1:1 rxe2:1 " ] || fail "selection: $(selected "$out")"
+for d in rxe0 rxe1 rxe2; do
+	grep -q "\"$d:1\": 1" <<<"$out" || fail "$d:1: GID index is not 1: $out"
+done
+grep -q '"not_in_verbs"' <<<"$out" && fail "not_in_verbs on devices verbs lists: $out"
+grep -q '"recommended_nccl_ib_hca": "=rxe0:1,rxe1:1,rxe2:1"' <<<"$out" || fail "recommendation: $out"
+
+NCCL_IB_HCA=rxe1 nccl --json
+[ "$rc" -eq 0 ] && [ "$(selected "$out")" = "rxe1:1" ] || fail "NCCL_IB_HCA=rxe1: exit $rc, $(selected "$out")"
+
+nccl --json --hca '^=rxe0'
+[ "$rc" -eq 0 ] && [ "$(selected "$out" | tr '\n' ' ')" = "rxe1:1 rxe2:1 " ] || fail "^=rxe0: exit $rc: $out"
+
+nccl --json --hca rxe9
+[ "$rc" -eq 1 ] && grep -q '"no_match"' <<<"$out" && grep -q '"nothing_selected"' <<<"$out" ||
+	fail "rxe9: exit $rc: $out"
+
+nccl --json --hca '=rxe0:1, rxe2'
+[ "$rc" -eq 1 ] && grep -q '"whitespace"' <<<"$out" || fail "whitespace: exit $rc: $out"
+grep -q '"recommended_nccl_ib_hca": "=rxe0:1,rxe2:1"' <<<"$out" || fail "whitespace recommendation: $out"
+
+NCCL_IB_GID_INDEX=0 nccl --json
+[ "$rc" -eq 1 ] && grep -q '"bad_gid_override"' <<<"$out" && grep -q '"rxe0:1": 0' <<<"$out" ||
+	fail "NCCL_IB_GID_INDEX=0 (link-local): exit $rc: $out"
+
+nccl
+[ "$rc" -eq 0 ] && grep -q 'verdict          usable' <<<"$out" || fail "text report: exit $rc: $out"
+
+# Link down: NCCL silently skips the port; naming it is fatal.
+"$RP_FABRIC" fault down rxe2 || fail "fabric.sh fault down rxe2"
+for _ in $(seq 50); do
+	grep -q ACTIVE /sys/class/infiniband/rxe2/ports/1/state || break
+	sleep 0.1
+done
+nccl --json --hca =rxe2
+[ "$rc" -eq 1 ] && grep -q '"port_not_active"' <<<"$out" || fail "rxe2 down: exit $rc: $out"
+nccl --json
+[ "$rc" -eq 0 ] && [ "$(selected "$out" | tr '\n' ' ')" = "rxe0:1 rxe1:1 " ] || fail "rxe2 down, unset: exit $rc: $out"
+echo "PASS: nccl on rxe"
+exit 0

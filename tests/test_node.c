@@ -1,0 +1,610 @@
+/* test_node.c: discovery of each fixture machine, broken entries, bad roots, the real /sys with
+ * verbs (wrapped to inject a listed-but-unopenable device and a failing ibv_get_device_list), and the
+ * 'devices' command's JSON, text and exit codes on fixtures ($RP_TEST_BIN). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include <infiniband/verbs.h>
+#include <jansson.h>
+
+#include "fixture.h"
+#include "log.h"
+#include "nccl.h"
+#include "node.h"
+#include "sysfs.h"
+
+/* ---- verbs, wrapped (tests/test_node.wrap) ---- */
+
+enum fake_mode { FAKE_OFF, FAKE_ONE_UNOPENABLE, FAKE_LIST_FAILS };
+static enum fake_mode fake_mode;
+static struct ibv_device fake_dev;
+static struct ibv_device *fake_list[2];
+
+struct ibv_device **__real_ibv_get_device_list(int *num_devices);
+void __real_ibv_free_device_list(struct ibv_device **list);
+struct ibv_context *__real_ibv_open_device(struct ibv_device *device);
+struct ibv_device **__wrap_ibv_get_device_list(int *num_devices);
+void __wrap_ibv_free_device_list(struct ibv_device **list);
+struct ibv_context *__wrap_ibv_open_device(struct ibv_device *device);
+
+struct ibv_device **__wrap_ibv_get_device_list(int *num_devices)
+{
+	switch (fake_mode) {
+	case FAKE_ONE_UNOPENABLE:
+		snprintf(fake_dev.name, sizeof(fake_dev.name), "mlx5_9");
+		fake_list[0] = &fake_dev;
+		fake_list[1] = NULL;
+		if (num_devices)
+			*num_devices = 1;
+		return fake_list;
+	case FAKE_LIST_FAILS:
+		errno = ENOSYS;
+		return NULL;
+	default:
+		return __real_ibv_get_device_list(num_devices);
+	}
+}
+
+void __wrap_ibv_free_device_list(struct ibv_device **list)
+{
+	if (list != fake_list)
+		__real_ibv_free_device_list(list);
+}
+
+struct ibv_context *__wrap_ibv_open_device(struct ibv_device *device)
+{
+	if (device == &fake_dev) {
+		errno = EACCES;
+		return NULL;
+	}
+	return __real_ibv_open_device(device);
+}
+
+/* ---- helpers ---- */
+
+static void discover_fx(struct rp_fx *fx, int (*machine)(struct rp_fx *), struct rp_node *node)
+{
+	struct rp_discover_opts opts = { 0 };
+
+	assert_int_equal(rp_fx_create(fx), 0);
+	if (machine)
+		assert_int_equal(machine(fx), 0);
+	opts.sysfs_root = fx->root;
+	assert_int_equal(rp_node_discover(node, &opts), 0);
+}
+
+static void done(struct rp_fx *fx, struct rp_node *node)
+{
+	rp_node_fini(node);
+	rp_fx_destroy(fx);
+}
+
+static const struct rp_hca *hca(const struct rp_node *node, const char *name)
+{
+	const struct rp_hca *h = rp_node_find_hca(node, name);
+
+	if (!h)
+		fail_msg("adapter %s not discovered", name);
+	return h;
+}
+
+static size_t valid_gids(const struct rp_port *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_gids; i++)
+		n += !rp_sysfs_gid_is_zero(p->gids[i].raw);
+	return n;
+}
+
+/* ---- discovery of fixture machines ---- */
+
+static void test_dgx(void **state)
+{
+	struct rp_node node;
+	struct rp_fx fx;
+	const struct rp_hca *h;
+	const struct rp_port *p;
+
+	(void)state;
+	discover_fx(&fx, rp_fx_machine_dgx_h100, &node);
+	assert_false(node.verbs_consulted);
+	assert_string_equal(node.no_device_reason, "");
+	assert_string_equal(node.gpu_source, "pci-scan");
+	assert_int_equal(node.n_hcas, 8);
+	assert_int_equal(node.n_gpus, 8);
+	for (size_t i = 0; i < node.n_hcas; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "mlx5_%u", (unsigned)i);
+		assert_string_equal(node.hcas[i].name, name);
+		assert_int_equal(node.hcas[i].in_verbs, RP_TRI_UNKNOWN);
+		assert_string_equal(node.hcas[i].unusable_reason, "");
+	}
+	h = hca(&node, "mlx5_5");
+	assert_string_equal(h->pci, "0000:86:00.0");
+	assert_string_equal(h->pci_path, "devices/pci0000:80/0000:80:01.0/0000:81:00.0/0000:82:03.0/0000:86:00.0");
+	assert_int_equal(h->numa_node, 1);
+	assert_string_equal(h->fw_ver, "28.39.1002");
+	assert_string_equal(h->node_guid, "b8ce:f603:00a1:0015");
+	assert_int_equal(h->node_type, 1);
+	assert_int_equal(h->n_ports, 1);
+	p = rp_hca_find_port(h, 1);
+	assert_non_null(p);
+	assert_null(rp_hca_find_port(h, 2));
+	assert_int_equal(p->state, RP_PORT_ACTIVE);
+	assert_int_equal(p->phys_state, 5);
+	assert_true(p->rate_gbps == 400.0);
+	assert_string_equal(p->rate_text, "4X NDR");
+	assert_int_equal(p->link_layer, RP_LL_INFINIBAND);
+	assert_int_equal(p->lid, 6);
+	assert_int_equal(p->sm_lid, 1);
+	assert_int_equal(p->active_mtu, 0);           /* verbs not consulted */
+	assert_int_equal(p->n_gids, 8);
+	assert_int_equal(valid_gids(p), 1);
+	assert_string_equal(p->gids[0].text, "fe80:0000:0000:0000:b8ce:f603:00a1:0015");
+	for (size_t i = 0; i < p->n_gids; i++)
+		assert_int_equal(p->gids[i].index, (int)i);
+	/* GPUs from the PCI scan: no CUDA index, PCI order, NUMA from sysfs. */
+	assert_int_equal(node.gpus[0].index, -1);
+	assert_string_equal(node.gpus[0].pci, "0000:03:00.0");
+	assert_int_equal(node.gpus[7].numa_node, 1);
+	assert_string_equal(node.gpus[7].pci_path, "devices/pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:01.0/0000:a4:00.0");
+	done(&fx, &node);
+}
+
+static void test_roce_gid_table(void **state)
+{
+	struct rp_nccl_env env;
+	struct rp_node node;
+	struct rp_fx fx;
+	const struct rp_port *p;
+
+	(void)state;
+	discover_fx(&fx, rp_fx_machine_roce, &node);
+	p = rp_hca_find_port(hca(&node, "mlx5_0"), 1);
+	assert_non_null(p);
+	assert_int_equal(p->link_layer, RP_LL_ETHERNET);
+	assert_int_equal(p->n_gids, 16);
+	assert_int_equal(valid_gids(p), 4);
+	assert_int_equal(p->gids[0].type, RP_GID_TYPE_IB_ROCE_V1);
+	assert_int_equal(p->gids[1].type, RP_GID_TYPE_ROCE_V2);
+	assert_int_equal(p->gids[2].type, RP_GID_TYPE_IB_ROCE_V1);
+	assert_int_equal(p->gids[3].type, RP_GID_TYPE_ROCE_V2);
+	assert_string_equal(p->gids[3].ndev, "ens1f0");
+	assert_string_equal(p->gids[3].text, "0000:0000:0000:0000:0000:ffff:0a4d:0001");
+	/* Empty entries (the kernel answers EINVAL for their attributes): no type, no netdev. */
+	assert_int_equal(p->gids[4].type, RP_GID_TYPE_NONE);
+	assert_string_equal(p->gids[4].ndev, "");
+	rp_nccl_env_default(&env);
+	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
+	/* The second function of the same NIC. */
+	assert_string_equal(hca(&node, "mlx5_1")->pci, "0000:3b:00.1");
+	assert_int_equal(rp_hca_find_port(hca(&node, "mlx5_1"), 1)->state, RP_PORT_DOWN);
+	done(&fx, &node);
+}
+
+static void test_rxe(void **state)
+{
+	struct rp_node node;
+	struct rp_fx fx;
+	const struct rp_hca *h;
+
+	(void)state;
+	discover_fx(&fx, rp_fx_machine_rxe, &node);
+	assert_int_equal(node.n_hcas, 2);
+	h = hca(&node, "rxe0");
+	assert_string_equal(h->pci, "");
+	assert_string_equal(h->pci_path, "");
+	assert_int_equal(h->numa_node, -1);
+	assert_string_equal(h->fw_ver, "");
+	assert_string_equal(h->unusable_reason, "");
+	assert_string_equal(rp_hca_find_port(h, 1)->gids[1].ndev, "eth0");
+	h = hca(&node, "rxe1");
+	assert_string_equal(h->pci, "");
+	assert_string_equal(h->pci_path, "devices/pci0000:00/0000:00:03.0/virtio0");
+	assert_int_equal(node.n_gpus, 1);
+	assert_int_equal(node.gpus[0].numa_node, -1);
+	done(&fx, &node);
+}
+
+static void test_broken_entries(void **state)
+{
+	struct rp_node node;
+	struct rp_fx fx;
+	const struct rp_hca *h;
+	const struct rp_port *p;
+
+	(void)state;
+	discover_fx(&fx, rp_fx_machine_broken, &node);
+	assert_int_equal(node.n_hcas, 5);
+	/* The good adapter is unaffected by its neighbours. */
+	p = rp_hca_find_port(hca(&node, "mlx5_0"), 1);
+	assert_int_equal(p->state, RP_PORT_ACTIVE);
+	assert_int_equal(valid_gids(p), 1);
+	/* Garbage state, empty phys_state, bad rate and lid: unknown, not invented. */
+	p = rp_hca_find_port(hca(&node, "mlx5_1"), 1);
+	assert_non_null(p);
+	assert_int_equal(p->state, -1);
+	assert_int_equal(p->phys_state, -1);
+	assert_true(p->rate_gbps == 0);
+	assert_string_equal(p->rate_text, "");
+	assert_int_equal(p->lid, 0);
+	assert_int_equal(p->sm_lid, 1);
+	assert_int_equal(p->n_gids, 0);
+	/* No ports directory: kept, with the reason. */
+	h = hca(&node, "mlx5_2");
+	assert_int_equal(h->n_ports, 0);
+	assert_non_null(strstr(h->unusable_reason, "no ports"));
+	/* Unreadable state and firmware, empty GUID. */
+	h = hca(&node, "mlx5_3");
+	assert_string_equal(h->fw_ver, "");
+	assert_string_equal(h->node_guid, "");
+	assert_int_equal(rp_hca_find_port(h, 1)->state, -1);
+	assert_int_equal(rp_hca_find_port(h, 1)->phys_state, 5);
+	/* A dangling device link: not on PCI. */
+	h = hca(&node, "mlx5_4");
+	assert_string_equal(h->pci, "");
+	assert_int_equal(h->numa_node, -1);
+	done(&fx, &node);
+}
+
+/* Entry names that do not fit, GID and port entries that are not numbers, natural order. */
+static void test_odd_names(void **state)
+{
+	char longname[200];
+	struct rp_node node;
+	struct rp_fx fx;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(rp_fx_hca(&fx, longname, NULL, -1, "1", NULL), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_10", "pci0000:00/0000:00:01.0/0000:10:00.0", 0, "1", NULL), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_2", "pci0000:00/0000:00:01.0/0000:02:00.0", 0, "1", NULL), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_1", "pci0000:00/0000:00:01.0/0000:01:00.0", 0, "1", NULL), 0);
+	assert_int_equal(rp_fx_port(&fx, "mlx5_1", 1, &rp_fx_port_ib_ndr_active), 0);
+	assert_int_equal(rp_fx_gid(&fx, "mlx5_1", 1, 0, "fe80:0000:0000:0000:0000:0000:0000:0001", "IB/RoCE v1", NULL), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/infiniband/mlx5_1/ports/1/gids/abc", "x\n"), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/infiniband/mlx5_1/ports/1/gids/999999", "x\n"), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/infiniband/mlx5_1/ports/1/gids/2", "not a gid\n"), 0);
+	assert_int_equal(rp_fx_mkdir(&fx, "class/infiniband/mlx5_1/ports/zero"), 0);
+	assert_int_equal(rp_fx_mkdir(&fx, "class/infiniband/mlx5_1/ports/0"), 0);
+	{
+		struct rp_discover_opts opts = { .sysfs_root = fx.root };
+
+		assert_int_equal(rp_node_discover(&node, &opts), 0);
+	}
+	assert_int_equal(node.n_hcas, 3);
+	assert_string_equal(node.hcas[0].name, "mlx5_1");
+	assert_string_equal(node.hcas[1].name, "mlx5_2");
+	assert_string_equal(node.hcas[2].name, "mlx5_10");
+	assert_int_equal(node.hcas[0].n_ports, 1);
+	assert_int_equal(node.hcas[0].ports[0].n_gids, 3);     /* 0, 1 (missing: empty), 2 (malformed: empty) */
+	assert_int_equal(valid_gids(&node.hcas[0].ports[0]), 1);
+	done(&fx, &node);
+}
+
+static char last_error[1024];
+
+static void capture(enum rp_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level == RP_LOG_ERROR)
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+}
+
+/* Bad roots fail with the errno and one clear message naming the root. */
+static void test_bad_roots(void **state)
+{
+	struct rp_discover_opts opts = { 0 };
+	char longroot[RP_PATHBUF + 10];
+	struct rp_node node;
+	struct rp_fx fx;
+	char file[PATH_MAX];
+
+	(void)state;
+	rp_log_set_sink(capture, NULL);
+	opts.sysfs_root = "/nonexistent/rdmaprobe-root";
+	assert_int_equal(rp_node_discover(&node, &opts), -ENOENT);
+	assert_string_equal(last_error, "sysfs root /nonexistent/rdmaprobe-root: No such file or directory");
+	rp_node_fini(&node);
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_write(&fx, "plain", "x"), 0);
+	opts.sysfs_root = rp_fx_path(&fx, "plain", file, sizeof(file));
+	assert_int_equal(rp_node_discover(&node, &opts), -ENOTDIR);
+	assert_non_null(strstr(last_error, "not a directory"));
+	rp_node_fini(&node);
+	opts.sysfs_root = "";
+	assert_int_equal(rp_node_discover(&node, &opts), -EINVAL);
+	rp_node_fini(&node);
+	memset(longroot, 'r', sizeof(longroot) - 1);
+	longroot[0] = '/';
+	longroot[sizeof(longroot) - 1] = '\0';
+	opts.sysfs_root = longroot;
+	assert_int_equal(rp_node_discover(&node, &opts), -ENAMETOOLONG);
+	assert_non_null(strstr(last_error, "path too long"));
+	rp_log_set_sink(NULL, NULL);
+	rp_node_fini(&node);
+	rp_node_fini(&node);   /* safe twice */
+
+	/* An empty tree is not an error: no adapter, and the reason names class/infiniband. */
+	opts.sysfs_root = fx.root;
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(node.n_hcas, 0);
+	assert_non_null(strstr(node.no_device_reason, "class/infiniband missing"));
+	rp_node_fini(&node);
+	rp_fx_destroy(&fx);
+}
+
+/* ---- the real /sys and verbs ---- */
+
+static void test_real_sys(void **state)
+{
+	struct rp_node node;
+
+	(void)state;
+	fake_mode = FAKE_OFF;
+	assert_int_equal(rp_node_discover(&node, NULL), 0);
+	assert_true(node.verbs_consulted);
+	assert_string_equal(node.sysfs_root, "/sys");
+	if (node.n_hcas == 0) {
+		/* This machine: no RDMA device. The reason must say why. */
+		assert_true(strlen(node.no_device_reason) > 20);
+		assert_non_null(strstr(node.no_device_reason, "class/infiniband"));
+	} else {
+		for (size_t i = 0; i < node.n_hcas; i++) {
+			assert_int_not_equal(node.hcas[i].in_verbs, RP_TRI_UNKNOWN);
+			if (node.hcas[i].in_verbs == RP_TRI_FALSE)
+				assert_true(node.hcas[i].unusable_reason[0] != '\0');
+		}
+	}
+	rp_node_fini(&node);
+}
+
+static void test_verbs_lists_unopenable(void **state)
+{
+	struct rp_discover_opts opts = { .skip_gpus = true };
+	const struct rp_hca *h;
+	struct rp_node node;
+
+	(void)state;
+	fake_mode = FAKE_ONE_UNOPENABLE;
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	fake_mode = FAKE_OFF;
+	h = hca(&node, "mlx5_9");
+	assert_int_equal(h->in_verbs, RP_TRI_TRUE);
+	assert_non_null(strstr(h->unusable_reason, "ibv_open_device"));
+	assert_non_null(strstr(h->unusable_reason, "Permission denied"));
+	assert_string_equal(node.no_device_reason, "");
+	assert_int_equal(node.hcas[0].in_verbs, RP_TRI_TRUE);   /* verbs' devices come first */
+	rp_node_fini(&node);
+}
+
+static void test_verbs_list_fails(void **state)
+{
+	struct rp_discover_opts opts = { .skip_gpus = true };
+	struct rp_node node;
+
+	(void)state;
+	fake_mode = FAKE_LIST_FAILS;
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	fake_mode = FAKE_OFF;
+	if (node.n_hcas == 0) {
+		assert_non_null(strstr(node.no_device_reason, "no kernel support"));
+	} else {
+		/* sysfs shows adapters verbs cannot list: each says why. */
+		for (size_t i = 0; i < node.n_hcas; i++) {
+			assert_int_equal(node.hcas[i].in_verbs, RP_TRI_FALSE);
+			assert_non_null(strstr(node.hcas[i].unusable_reason, "not listed by ibv_get_device_list"));
+		}
+	}
+	rp_node_fini(&node);
+}
+
+/* ---- the devices command ---- */
+
+/* Run "$RP_TEST_BIN args" with stderr to /dev/null; returns the exit status, output into out. */
+static int run_bin(const char *args, char *out, size_t size)
+{
+	const char *bin = getenv("RP_TEST_BIN");
+	char cmd[2048];
+	size_t n = 0;
+	FILE *f;
+	int st;
+
+	if (!bin) {
+		skip();
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", bin, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (n + 1 < size) {
+		size_t got = fread(out + n, 1, size - 1 - n, f);
+
+		if (got == 0)
+			break;
+		n += got;
+	}
+	out[n] = '\0';
+	st = pclose(f);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static json_t *obj(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v)
+		fail_msg("JSON key '%s' missing", key);
+	return v;
+}
+
+static void test_cmd_json_dgx(void **state)
+{
+	static char out[1 << 20];
+	char args[PATH_MAX + 64];
+	json_error_t err;
+	struct rp_fx fx;
+	json_t *j, *d0, *p0, *near;
+
+	(void)state;
+	if (!getenv("RP_TEST_BIN")) {
+		print_message("RP_TEST_BIN is not set: skipping the devices command test\n");
+		skip();
+	}
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_dgx_h100(&fx), 0);
+	snprintf(args, sizeof(args), "devices --json --sysfs-root '%s'", fx.root);
+	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	j = json_loads(out, 0, &err);
+	if (!j)
+		fail_msg("devices --json is not JSON: %s (line %d)", err.text, err.line);
+	assert_true(json_is_false(obj(j, "verbs_consulted")));
+	assert_string_equal(json_string_value(obj(j, "sysfs_root")), fx.root);
+	assert_true(json_is_null(obj(j, "no_device_reason")));
+	assert_int_equal(json_array_size(obj(j, "devices")), 8);
+	d0 = json_array_get(obj(j, "devices"), 0);
+	assert_string_equal(json_string_value(obj(d0, "name")), "mlx5_0");
+	assert_true(json_is_null(obj(d0, "in_verbs")));
+	assert_string_equal(json_string_value(obj(d0, "pci")), "0000:05:00.0");
+	assert_int_equal(json_integer_value(obj(d0, "numa_node")), 0);
+	assert_string_equal(json_string_value(obj(d0, "fw_ver")), "28.39.1002");
+	assert_string_equal(json_string_value(obj(d0, "node_guid")), "b8ce:f603:00a1:0010");
+	p0 = json_array_get(obj(d0, "ports"), 0);
+	assert_int_equal(json_integer_value(obj(p0, "port")), 1);
+	assert_string_equal(json_string_value(obj(p0, "state")), "ACTIVE");
+	assert_string_equal(json_string_value(obj(p0, "phys_state")), "LinkUp");
+	assert_true(json_number_value(obj(p0, "rate_gbps")) == 400.0);
+	assert_string_equal(json_string_value(obj(p0, "link_layer")), "InfiniBand");
+	assert_int_equal(json_integer_value(obj(p0, "lid")), 1);
+	assert_int_equal(json_integer_value(obj(p0, "sm_lid")), 1);
+	assert_int_equal(json_array_size(obj(p0, "gids")), 1);   /* only valid GIDs */
+	assert_int_equal(json_integer_value(obj(p0, "nccl_gid_index")), 0);
+	assert_int_equal(json_array_size(obj(j, "gpus")), 8);
+	assert_true(json_is_null(obj(json_array_get(obj(j, "gpus"), 0), "index")));
+	assert_int_equal(json_array_size(obj(j, "affinity")), 64);
+	assert_string_equal(json_string_value(obj(json_array_get(obj(j, "affinity"), 0), "path")), "PIX");
+	assert_string_equal(json_string_value(obj(json_array_get(obj(j, "affinity"), 7), "path")), "SYS");
+	near = obj(obj(j, "nearest"), "0000:83:00.0");
+	assert_int_equal(json_array_size(near), 2);
+	assert_string_equal(json_string_value(json_array_get(near, 0)), "mlx5_4");
+	assert_string_equal(json_string_value(json_array_get(near, 1)), "mlx5_5");
+	json_decref(j);
+	rp_fx_destroy(&fx);
+}
+
+static void test_cmd_json_roce(void **state)
+{
+	static char out[1 << 18];
+	char args[PATH_MAX + 64];
+	struct rp_fx fx;
+	json_t *j, *p0, *gids;
+
+	(void)state;
+	if (!getenv("RP_TEST_BIN")) {
+		print_message("RP_TEST_BIN is not set: skipping the devices command test\n");
+		skip();
+	}
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_roce(&fx), 0);
+	snprintf(args, sizeof(args), "devices --json --sysfs-root '%s'", fx.root);
+	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	p0 = json_array_get(obj(json_array_get(obj(j, "devices"), 0), "ports"), 0);
+	gids = obj(p0, "gids");
+	assert_int_equal(json_array_size(gids), 4);
+	assert_string_equal(json_string_value(obj(json_array_get(gids, 3), "type")), "RoCE v2");
+	assert_string_equal(json_string_value(obj(json_array_get(gids, 3), "ndev")), "ens1f0");
+	assert_string_equal(json_string_value(obj(json_array_get(gids, 2), "gid")),
+			    "0000:0000:0000:0000:0000:ffff:0a4d:0001");
+	assert_int_equal(json_integer_value(obj(p0, "nccl_gid_index")), 3);
+	json_decref(j);
+	rp_fx_destroy(&fx);
+}
+
+static void test_cmd_text_and_exit_codes(void **state)
+{
+	static char out[1 << 18];
+	char args[PATH_MAX + 64];
+	struct rp_fx fx;
+
+	(void)state;
+	if (!getenv("RP_TEST_BIN")) {
+		print_message("RP_TEST_BIN is not set: skipping the devices command test\n");
+		skip();
+	}
+	assert_int_equal(rp_fx_create(&fx), 0);
+	/* No devices: said plainly, exit 0. */
+	snprintf(args, sizeof(args), "devices --sysfs-root '%s'", fx.root);
+	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "No RDMA adapter found"));
+	/* A readable table for a machine. */
+	assert_int_equal(rp_fx_machine_dual_socket(&fx), 0);
+	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "mlx5_0"));
+	assert_non_null(strstr(out, "200 Gb/s (4X HDR)"));
+	assert_non_null(strstr(out, "PXB"));
+	assert_non_null(strstr(out, "Nearest"));
+	/* Unreadable root: exit 3; usage errors: exit 2. */
+	assert_int_equal(run_bin("devices --sysfs-root /nonexistent/rdmaprobe-root", out, sizeof(out)), 3);
+	assert_int_equal(run_bin("devices --bogus", out, sizeof(out)), 2);
+	assert_int_equal(run_bin("devices extra", out, sizeof(out)), 2);
+	assert_int_equal(run_bin("devices --sysfs-root", out, sizeof(out)), 2);
+	assert_int_equal(run_bin("devices --help", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "--sysfs-root"));
+	/* Broken entries: still a report, no crash. */
+	rp_fx_destroy(&fx);
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_broken(&fx), 0);
+	snprintf(args, sizeof(args), "devices --json --sysfs-root '%s'", fx.root);
+	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	{
+		json_t *j = json_loads(out, 0, NULL);
+
+		assert_non_null(j);
+		assert_int_equal(json_array_size(obj(j, "devices")), 5);
+		json_decref(j);
+	}
+	rp_fx_destroy(&fx);
+}
+
+static int quiet(void **state)
+{
+	(void)state;
+	rp_log_set_level(RP_LOG_ERROR);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dgx),
+		cmocka_unit_test(test_roce_gid_table),
+		cmocka_unit_test(test_rxe),
+		cmocka_unit_test(test_broken_entries),
+		cmocka_unit_test(test_odd_names),
+		cmocka_unit_test(test_bad_roots),
+		cmocka_unit_test(test_real_sys),
+		cmocka_unit_test(test_verbs_lists_unopenable),
+		cmocka_unit_test(test_verbs_list_fails),
+		cmocka_unit_test(test_cmd_json_dgx),
+		cmocka_unit_test(test_cmd_json_roce),
+		cmocka_unit_test(test_cmd_text_and_exit_codes),
+	};
+
+	return cmocka_run_group_tests_name("node", tests, quiet, NULL);
+}
