@@ -251,6 +251,11 @@ static int local_ports(struct mx_opts *o, int local_rank, struct mx_wire_ep *out
 		goto out;
 	}
 	if (o->per_gpu) {
+		if (!rp_mem_ops_find("cuda")) {
+			snprintf(err, err_len, "--per-gpu needs CUDA memory, which this build does not have");
+			status = RP_EXIT_ENV;
+			goto out;
+		}
 		if ((size_t)local_rank >= node.n_gpus || node.gpus[local_rank].index < 0) {
 			snprintf(err, err_len, "--per-gpu: local rank %d has no GPU (this node shows %zu)", local_rank, node.n_gpus);
 			status = RP_EXIT_ENV;
