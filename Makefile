@@ -25,7 +25,7 @@ PKGS     := libibverbs librdmacm jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm -ljansson)
 
-CPPFLAGS += -Ilib -D_GNU_SOURCE -DRP_VERSION='"$(VERSION)"' -DRP_GITREV='"$(GITREV)"' $(PKG_CFLAGS)
+CPPFLAGS += -Ilib -D_GNU_SOURCE $(PKG_CFLAGS)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS   += $(PKG_LIBS) -lm -lpthread
 
@@ -81,7 +81,20 @@ FUZZ_SECONDS ?= 60
 .SECONDARY:
 all: $(BUILD)/rdmaprobe
 
-$(BUILD)/%.o: %.c
+# Objects depend on the flags they were built with: changing SANITIZE, CFLAGS, CUDA or MPI rebuilds.
+FLAGS_STAMP := $(BUILD)/.flags
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP).new,$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) $(LDLIBS))
+$(shell cmp -s $(FLAGS_STAMP).new $(FLAGS_STAMP) || mv -f $(FLAGS_STAMP).new $(FLAGS_STAMP))
+VERSION_STAMP := $(BUILD)/.version
+$(file >$(VERSION_STAMP).new,$(VERSION) $(GITREV))
+$(shell cmp -s $(VERSION_STAMP).new $(VERSION_STAMP) || mv -f $(VERSION_STAMP).new $(VERSION_STAMP))
+
+# Only main.o knows the version, so a new commit rebuilds one file.
+$(BUILD)/bench/main.o: CPPFLAGS += -DRP_VERSION='"$(VERSION)"' -DRP_GITREV='"$(GITREV)"'
+$(BUILD)/bench/main.o: $(VERSION_STAMP)
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
