@@ -211,18 +211,21 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	return 0;
 }
 
-/* Greedy vertex cover of the blamable failures: drain the endpoint with the most, repeat. */
+/* Greedy vertex cover of the blamable failures: drain the endpoint with the most, repeat. Each
+ * endpoint's failed pairs are indexed (adj), so draining one costs its own pairs, not all pairs. */
 static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
 			  const struct rp_pair_result *res, size_t n, struct rp_verdict *v, const size_t *cov,
 			  size_t max_cov)
 {
 	uint32_t *deg = calloc(n_eps ? n_eps : 1, sizeof(*deg));
+	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
+	size_t *adj = NULL, n_live = 0;
 	char *live = calloc(n ? n : 1, 1);
+	int rc = 0;
 
-	if (!deg || !live) {
-		free(deg);
-		free(live);
-		return rp_error(-ENOMEM, "verdict: allocate failure graph for %zu pairs", n);
+	if (!deg || !start || !fill || !live) {
+		rc = rp_error(-ENOMEM, "verdict: allocate failure graph for %zu pairs", n);
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
@@ -233,8 +236,22 @@ static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
 		if (fa != fb && cov[fa] == max_cov && cov[fb] == max_cov)
 			continue;         /* two complete fabrics (rails) do not reach each other: expected */
 		live[i] = 1;
+		n_live++;
 		deg[a]++;
 		deg[b]++;
+	}
+	for (size_t e = 0; e < n_eps; e++)
+		start[e + 1] = start[e] + deg[e];
+	adj = calloc(2 * n_live + 1, sizeof(*adj));
+	if (!adj) {
+		rc = rp_error(-ENOMEM, "verdict: allocate failure graph for %zu pairs", n_live);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!live[i])
+			continue;
+		adj[start[pair_eps[2 * i]] + fill[pair_eps[2 * i]]++] = i;
+		adj[start[pair_eps[2 * i + 1]] + fill[pair_eps[2 * i + 1]]++] = i;
 	}
 	for (;;) {
 		size_t best = SIZE_MAX;
@@ -247,17 +264,23 @@ static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
 		v->eps[best].drain = true;
 		snprintf(v->eps[best].why, sizeof(v->eps[best].why), "%u of %u pairs failed on its fabric",
 			 v->eps[best].failed, v->eps[best].pairs);
-		for (size_t i = 0; i < n; i++) {
-			if (live[i] && (pair_eps[2 * i] == best || pair_eps[2 * i + 1] == best)) {
-				live[i] = 0;
-				deg[pair_eps[2 * i]]--;
-				deg[pair_eps[2 * i + 1]]--;
-			}
+		for (size_t k = start[best]; k < start[best + 1]; k++) {
+			size_t i = adj[k];
+
+			if (!live[i])
+				continue;
+			live[i] = 0;
+			deg[pair_eps[2 * i]]--;
+			deg[pair_eps[2 * i + 1]]--;
 		}
 	}
+out:
 	free(deg);
+	free(start);
+	free(fill);
+	free(adj);
 	free(live);
-	return 0;
+	return rc;
 }
 
 /* Per node: the endpoints, how many drained, and "=dev:port,..." of the rest. */

@@ -280,6 +280,54 @@ static void test_all_ok_passes(void **state)
 	rp_verdict_fini(&v);
 }
 
+/* 16 nodes x 8 adapters, every ordered pair: two adapters fail with everyone but one peer. Exactly
+ * those two are drained (by the cover, since each moved data with someone). */
+static void test_cover_at_scale(void **state)
+{
+	size_t n_eps = 128, n = 0;
+	struct rp_endpoint *eps = calloc(n_eps, sizeof(*eps));
+	struct rp_pair_result *res = calloc(n_eps * n_eps, sizeof(*res));
+	uint32_t *pe = calloc(2 * n_eps * n_eps, sizeof(*pe));
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+
+	(void)state;
+	assert_non_null(eps);
+	assert_non_null(res);
+	assert_non_null(pe);
+	for (size_t e = 0; e < n_eps; e++) {
+		snprintf(eps[e].node, sizeof(eps[e].node), "n%02zu", e / 8);
+		snprintf(eps[e].device, sizeof(eps[e].device), "mlx5_%zu", e % 8);
+		eps[e].port = 1;
+		eps[e].link_gbps = 400;
+	}
+	for (uint32_t a = 0; a < n_eps; a++) {
+		for (uint32_t b = 0; b < n_eps; b++) {
+			bool bad = (a == 5 || b == 5 || a == 77 || b == 77) && !(a + b == 11 || a + b == 155);
+
+			if (a == b)
+				continue;
+			rp_pair_result_init(&res[n], &eps[a], &eps[b]);
+			res[n].status = bad ? RP_ST_RETRY_EXCEEDED : RP_ST_OK;
+			res[n].gbps = 380;
+			pe[2 * n] = a;
+			pe[2 * n + 1] = b;
+			n++;
+		}
+	}
+	assert_int_equal(rp_verdict_apply(&c, eps, n_eps, pe, res, n, &v), 0);
+	for (size_t e = 0; e < n_eps; e++)
+		assert_int_equal(v.eps[e].drain, e == 5 || e == 77);
+	assert_string_equal(v.nodes[0].recommended, "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_6:1,mlx5_7:1");
+	assert_int_equal(v.nodes[9].n_drain, 1);
+	/* 2 x 127 directed pairs each, less the two good ones each, less the 5<->77 pairs counted twice */
+	assert_int_equal(v.n_failed, 2 * (2 * (n_eps - 1) - 2) - 2);
+	rp_verdict_fini(&v);
+	free(eps);
+	free(res);
+	free(pe);
+}
+
 static void test_bad_endpoint_number(void **state)
 {
 	static struct fixture f;
@@ -306,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_separate_rails_not_drained),
 		cmocka_unit_test(test_recommendation_skips_drained),
 		cmocka_unit_test(test_all_ok_passes),
+		cmocka_unit_test(test_cover_at_scale),
 		cmocka_unit_test(test_bad_endpoint_number),
 	};
 
