@@ -49,6 +49,9 @@ struct rp_mem_ops {
 	int (*set)(struct rp_mem_buf *buf, uint8_t byte);
 	/* Read len bytes at off into host memory dst (used for flags and the final check). */
 	int (*read)(struct rp_mem_buf *buf, size_t off, void *dst, size_t len);
+	/* Write len bytes from host memory src at off (latency mode's sequence byte). Optional: NULL
+	 * means the backend cannot, and latency mode then fails cleanly. Added by the engine. */
+	int (*write)(struct rp_mem_buf *buf, size_t off, const void *src, size_t len);
 	/* Deregister and free; accepts a half-built buf and may be called twice. */
 	void (*free)(struct rp_mem_buf *buf);
 };

@@ -84,6 +84,14 @@ static int host_read(struct rp_mem_buf *buf, size_t off, void *dst, size_t len)
 	return 0;
 }
 
+static int host_write(struct rp_mem_buf *buf, size_t off, const void *src, size_t len)
+{
+	if (off > buf->len || len > buf->len - off)
+		return -EINVAL;
+	memcpy((uint8_t *)buf->addr + off, src, len);
+	return 0;
+}
+
 static void host_free(struct rp_mem_buf *buf)
 {
 	if (buf->mr) {
@@ -108,5 +116,6 @@ const struct rp_mem_ops rp_mem_host_ops = {
 	.check = host_check,
 	.set = host_set,
 	.read = host_read,
+	.write = host_write,
 	.free = host_free,
 };

@@ -1,0 +1,329 @@
+/* engine_cli.c: shared options, validation, port selection and reports of loopback and pair; see
+ * engine_cli.h. */
+#include "engine_cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "log.h"
+#include "mem.h"
+#include "nccl.h"
+#include "report.h"
+#include "util.h"
+
+void rp_cli_engine_init(struct rp_cli_engine *e)
+{
+	memset(e, 0, sizeof(*e));
+	rp_engine_cfg_default(&e->cfg);
+	e->size = e->cfg.meas.msg_size;
+	e->iters = e->cfg.meas.iters;
+	e->warmup = e->cfg.meas.warmup_iters;
+	e->tx_depth = e->cfg.meas.tx_depth;
+	e->qps = e->cfg.meas.n_qps;
+	e->cq_mod = e->cfg.meas.cq_mod;
+	e->timeout = e->cfg.timeout_s;
+	e->interval = e->cfg.meas.interval_s;
+	e->qp_timeout = e->cfg.qp.qp_timeout;
+	e->retry_cnt = e->cfg.qp.retry_cnt;
+	e->gid_index = -1;
+	e->mem = "host";
+}
+
+size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
+{
+	const struct rp_opt opts[] = {
+		{ "size", 's', RP_OPT_SIZE, &e->size, 1, 1ULL << 32, "SIZE", "bytes per write, units K/M/G (default 64K)", &e->size_seen },
+		{ "all", 'a', RP_OPT_FLAG, &e->all, 0, 0, NULL, "sweep sizes 2 B to 8 MiB (powers of two)", NULL },
+		{ "iters", 'n', RP_OPT_U64, &e->iters, 1, 1e12, "N", "measured writes or round trips (default 1000)", &e->iters_seen },
+		{ "duration", 'D', RP_OPT_SECONDS, &e->duration, 0.01, 86400, "S", "measure for this long instead of -n", &e->duration_seen },
+		{ "warmup", 0, RP_OPT_U64, &e->warmup, 0, 1e9, "N", "writes before the clock starts (default 16)", NULL },
+		{ "tx-depth", 't', RP_OPT_U64, &e->tx_depth, 1, 8192, "N", "outstanding writes per QP (default 128)", NULL },
+		{ "qps", 'q', RP_OPT_U64, &e->qps, 1, RP_ENGINE_MAX_QPS, "N", "QPs per pair (default 1)", NULL },
+		{ "cq-mod", 0, RP_OPT_U64, &e->cq_mod, 1, 8192, "N", "signal one write in N (default 16, at most -t)", &e->cq_mod_seen },
+		{ "latency", 'l', RP_OPT_FLAG, &e->latency, 0, 0, NULL, "latency mode: write ping-pong like ib_write_lat", NULL },
+		{ "no-verify", 0, RP_OPT_FLAG, &e->no_verify, 0, 0, NULL, "skip the byte-by-byte check of the target", NULL },
+		{ "gid-index", 'x', RP_OPT_INT, &e->gid_index, 0, 255, "N", "GID index (default: NCCL's rule)", &e->gid_seen },
+		{ "qp-timeout", 0, RP_OPT_INT, &e->qp_timeout, 0, 31, "T", "ACK timeout exponent, 4.096us*2^T (default 14; NCCL 20)", NULL },
+		{ "retry-cnt", 0, RP_OPT_INT, &e->retry_cnt, 0, 7, "N", "transport retries (default 7)", NULL },
+		{ "tclass", 0, RP_OPT_INT, &e->tclass, 0, 255, "N", "traffic class (NCCL_IB_TC, default 0)", NULL },
+		{ "timeout", 0, RP_OPT_SECONDS, &e->timeout, 0.1, 3600, "S", "deadline of each phase (default 10s)", NULL },
+		{ "interval", 0, RP_OPT_SECONDS, &e->interval, 0.001, 3600, "S", "interval for the minimum Gb/s (default 100ms)", NULL },
+		{ "mem", 0, RP_OPT_STR, &e->mem, 0, 0, "KIND", "buffers: host, cuda, cuda:IDX, auto (default host)", NULL },
+		{ "src-mem", 0, RP_OPT_STR, &e->src_mem, 0, 0, "KIND", "the writer's buffer (overrides --mem)", NULL },
+		{ "dst-mem", 0, RP_OPT_STR, &e->dst_mem, 0, 0, "KIND", "the target's buffer (overrides --mem)", NULL },
+		{ "gpu", 0, RP_OPT_STR, &e->gpu, 0, 0, "N", "GPU index for cuda memory (default 0)", NULL },
+		{ "gpu-reg", 0, RP_OPT_STR, &e->gpu_reg, 0, 0, "HOW", "GPU registration: auto, dmabuf, peermem", NULL },
+		{ "json", 0, RP_OPT_STR, &e->json, 0, 0, "FILE", "write every pair as JSON", NULL },
+		{ "csv", 0, RP_OPT_STR, &e->csv, 0, 0, "FILE", "write every pair as CSV", NULL },
+	};
+
+	memcpy(t, opts, sizeof(opts));
+	return RP_ARRAY_SIZE(opts);
+}
+
+/* "host", "cuda", "cuda:IDX", "auto" into spec; gpu applies to cuda without an index. */
+static int parse_mem(const char *cmd, const char *opt, const char *text, int gpu, enum rp_gpu_reg reg,
+		     struct rp_mem_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->gpu_reg = reg;
+	if (strcmp(text, "host") == 0 || strcmp(text, "auto") == 0) {
+		/* auto: host until GPU placement lands (a GPU is chosen only when asked for) */
+		spec->kind = gpu >= 0 && strcmp(text, "auto") == 0 ? "cuda" : "host";
+		spec->device = gpu >= 0 ? gpu : 0;
+		return 0;
+	}
+	if (strcmp(text, "cuda") == 0) {
+		spec->kind = "cuda";
+		spec->device = gpu >= 0 ? gpu : 0;
+		return 0;
+	}
+	if (strncmp(text, "cuda:", 5) == 0) {
+		int idx;
+
+		if (rp_parse_int(text + 5, 0, 1023, &idx) != 0) {
+			fprintf(stderr, "rdmaprobe %s: --%s %s: the GPU index must be a number 0 to 1023\n", cmd, opt, text);
+			return RP_EXIT_USAGE;
+		}
+		spec->kind = "cuda";
+		spec->device = idx;
+		return 0;
+	}
+	fprintf(stderr, "rdmaprobe %s: --%s %s: unknown memory (host, cuda, cuda:IDX, auto)\n", cmd, opt, text);
+	return RP_EXIT_USAGE;
+}
+
+/* Allocate a page of the kind once, so a missing backend or GPU is an environment error up front. */
+static int probe_mem(const char *cmd, const char *opt, const char *text, const struct rp_mem_spec *spec)
+{
+	struct rp_mem_buf buf;
+	int rc;
+
+	if (strcmp(spec->kind, "host") == 0 && !spec->hugepages)
+		return 0;
+	if (!rp_mem_ops_find(spec->kind)) {
+		fprintf(stderr, "rdmaprobe %s: --%s %s: %s memory is not available in this build\n", cmd, opt, text,
+			spec->kind);
+		return RP_EXIT_ENV;
+	}
+	rc = rp_mem_alloc(&buf, spec, 4096);
+	rp_mem_free(&buf);
+	if (rc) {
+		fprintf(stderr, "rdmaprobe %s: --%s %s: cannot allocate %s memory (device %d): %s\n", cmd, opt, text,
+			spec->kind, spec->device, strerror(-rc));
+		return RP_EXIT_ENV;
+	}
+	return 0;
+}
+
+int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
+{
+	struct rp_engine_cfg *c = &e->cfg;
+	enum rp_gpu_reg reg = RP_GPU_REG_AUTO;
+	int gpu = -1, rc;
+
+	if (e->duration_seen && e->iters_seen) {
+		fprintf(stderr, "rdmaprobe %s: give either -n/--iters or -D/--duration, not both\n", cmd);
+		return RP_EXIT_USAGE;
+	}
+	if (e->all && e->size_seen) {
+		fprintf(stderr, "rdmaprobe %s: give either -s/--size or -a/--all, not both\n", cmd);
+		return RP_EXIT_USAGE;
+	}
+	if (e->latency && e->duration_seen) {
+		fprintf(stderr, "rdmaprobe %s: latency mode counts round trips: use -n, not -D\n", cmd);
+		return RP_EXIT_USAGE;
+	}
+	if (e->cq_mod > e->tx_depth) {
+		if (e->cq_mod_seen) {
+			fprintf(stderr, "rdmaprobe %s: --cq-mod %llu is larger than the tx depth %llu\n", cmd,
+				(unsigned long long)e->cq_mod, (unsigned long long)e->tx_depth);
+			return RP_EXIT_USAGE;
+		}
+		e->cq_mod = e->tx_depth;   /* the default follows a smaller -t; a given value is never changed */
+	}
+	if (e->gpu) {
+		if (strcmp(e->gpu, "nearest") == 0) {
+			fprintf(stderr, "rdmaprobe %s: --gpu nearest is not supported by this command yet: give an index\n", cmd);
+			return RP_EXIT_USAGE;
+		}
+		if (rp_parse_int(e->gpu, 0, 1023, &gpu) != 0) {
+			fprintf(stderr, "rdmaprobe %s: --gpu %s: not a GPU index (0 to 1023) or 'nearest'\n", cmd, e->gpu);
+			return RP_EXIT_USAGE;
+		}
+	}
+	if (e->gpu_reg) {
+		if (strcmp(e->gpu_reg, "auto") == 0)
+			reg = RP_GPU_REG_AUTO;
+		else if (strcmp(e->gpu_reg, "dmabuf") == 0)
+			reg = RP_GPU_REG_DMABUF;
+		else if (strcmp(e->gpu_reg, "peermem") == 0)
+			reg = RP_GPU_REG_PEERMEM;
+		else {
+			fprintf(stderr, "rdmaprobe %s: --gpu-reg %s: one of auto, dmabuf, peermem\n", cmd, e->gpu_reg);
+			return RP_EXIT_USAGE;
+		}
+	}
+	rc = parse_mem(cmd, e->src_mem ? "src-mem" : "mem", e->src_mem ? e->src_mem : e->mem, gpu, reg, &c->src_mem);
+	if (!rc)
+		rc = parse_mem(cmd, e->dst_mem ? "dst-mem" : "mem", e->dst_mem ? e->dst_mem : e->mem, gpu, reg, &c->dst_mem);
+	if (rc)
+		return rc;
+	c->meas.mode = e->latency ? RP_MODE_LAT : RP_MODE_BW;
+	c->meas.msg_size = e->size;
+	c->meas.iters = e->duration_seen ? 0 : e->iters;
+	c->meas.duration_s = e->duration_seen ? e->duration : 0;
+	c->meas.warmup_iters = e->warmup;
+	c->meas.tx_depth = (unsigned)e->tx_depth;
+	c->meas.n_qps = (unsigned)e->qps;
+	c->meas.cq_mod = (unsigned)e->cq_mod;
+	c->meas.interval_s = e->interval;
+	c->meas.verify = !e->no_verify;
+	c->qp.qp_timeout = e->qp_timeout;
+	c->qp.retry_cnt = e->retry_cnt;
+	c->qp.traffic_class = e->tclass;
+	c->timeout_s = e->timeout;
+	if (e->all) {
+		for (size_t s = 2; s <= (8u << 20); s *= 2)
+			e->sizes[e->n_sizes++] = s;
+	} else {
+		e->sizes[e->n_sizes++] = e->size;
+	}
+	if (rp_engine_cfg_validate(c) != 0)
+		return RP_EXIT_USAGE;
+	rc = probe_mem(cmd, e->src_mem ? "src-mem" : "mem", e->src_mem ? e->src_mem : e->mem, &c->src_mem);
+	if (!rc && (strcmp(c->src_mem.kind, c->dst_mem.kind) || c->src_mem.device != c->dst_mem.device))
+		rc = probe_mem(cmd, e->dst_mem ? "dst-mem" : "mem", e->dst_mem ? e->dst_mem : e->mem, &c->dst_mem);
+	return rc;
+}
+
+int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override,
+			struct rp_cli_port **ports_p, size_t *n_p)
+{
+	struct rp_node node;
+	struct rp_nccl_env env;
+	struct rp_nccl_result sel;
+	struct rp_cli_port *ports = NULL;
+	size_t n = 0;
+	int rc, status = 0;
+
+	*ports_p = NULL;
+	*n_p = 0;
+	memset(&sel, 0, sizeof(sel));
+	rc = rp_nccl_env_load(&env);
+	if (rc) {
+		fprintf(stderr, "rdmaprobe %s: bad NCCL environment variable (see above)\n", cmd);
+		return RP_EXIT_USAGE;
+	}
+	if (spec)
+		env.ib_hca = spec;
+	rc = rp_node_discover(&node, &(struct rp_discover_opts){ .skip_gpus = true });
+	if (rc) {
+		fprintf(stderr, "rdmaprobe %s: cannot discover adapters: %s\n", cmd, strerror(-rc));
+		rp_node_fini(&node);
+		return RP_EXIT_ENV;
+	}
+	if (node.n_hcas == 0) {
+		fprintf(stderr, "rdmaprobe %s: no RDMA adapter: %s\n", cmd,
+			node.no_device_reason[0] ? node.no_device_reason : "none found");
+		rp_node_fini(&node);
+		return RP_EXIT_ENV;
+	}
+	rc = rp_nccl_evaluate(&node, &env, &sel);
+	if (rc) {
+		fprintf(stderr, "rdmaprobe %s: -d %s: not a valid NCCL_IB_HCA spec\n", cmd, spec ? spec : "(NCCL_IB_HCA)");
+		status = RP_EXIT_USAGE;
+		goto out;
+	}
+	ports = calloc(sel.n_selected ? sel.n_selected : 1, sizeof(*ports));
+	if (!ports) {
+		fprintf(stderr, "rdmaprobe %s: out of memory\n", cmd);
+		status = RP_EXIT_ENV;
+		goto out;
+	}
+	for (size_t i = 0; i < sel.n_selected; i++) {
+		if (only_port > 0 && sel.selected[i].port != only_port)
+			continue;
+		rp_strlcpy(ports[n].device, sel.selected[i].hca, sizeof(ports[n].device));
+		ports[n].port = sel.selected[i].port;
+		ports[n].gid_index = gid_override >= 0 ? gid_override : sel.selected[i].gid_index;
+		n++;
+	}
+	if (n == 0) {
+		char names[512] = "";
+
+		for (size_t h = 0; h < node.n_hcas; h++) {
+			strncat(names, h ? ", " : "", sizeof(names) - strlen(names) - 1);
+			strncat(names, node.hcas[h].name, sizeof(names) - strlen(names) - 1);
+		}
+		if (spec || env.ib_hca)
+			fprintf(stderr, "rdmaprobe %s: '%s'%s selects no active port (adapters here: %s)\n", cmd,
+				spec ? spec : env.ib_hca, only_port > 0 ? " with that port" : "", names);
+		else
+			fprintf(stderr, "rdmaprobe %s: no active port on any adapter (%s)\n", cmd, names);
+		status = spec || only_port > 0 ? RP_EXIT_USAGE : RP_EXIT_ENV;
+		free(ports);
+		ports = NULL;
+		goto out;
+	}
+	*ports_p = ports;
+	*n_p = n;
+out:
+	rp_nccl_result_fini(&sel);
+	rp_node_fini(&node);
+	return status;
+}
+
+int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
+			 const struct rp_pair_result *pairs, size_t n)
+{
+	struct rp_report_info info = { .command = cmd, .version = rp_version_string(), .cfg = &e->cfg };
+	char **full = calloc((size_t)argc + 2, sizeof(*full));
+	int status = 0;
+
+	/* the command line as typed: "rdmaprobe CMD" and the command's arguments */
+	if (!full) {
+		fprintf(stderr, "rdmaprobe %s: out of memory\n", cmd);
+		return RP_EXIT_ENV;
+	}
+	full[0] = (char *)"rdmaprobe";
+	full[1] = (char *)cmd;
+	memcpy(full + 2, argv, (size_t)argc * sizeof(*argv));
+	info.argc = argc + 2;
+	info.argv = full;
+
+	if (e->json) {
+		json_t *root = rp_report_json(&info, pairs, n);
+
+		if (!root || rp_report_write_json(root, e->json) != 0) {
+			fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->json);
+			status = RP_EXIT_ENV;
+		}
+		json_decref(root);
+	}
+	if (e->csv && rp_report_write_csv(pairs, n, e->csv) != 0) {
+		fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->csv);
+		status = RP_EXIT_ENV;
+	}
+	free(full);
+	return status;
+}
+
+void rp_cli_print_result(const struct rp_pair_result *r)
+{
+	printf("%s:%d -> %s:%d  %-14s", r->src.device, r->src.port, r->dst.device, r->dst.port, rp_status_code(r->status));
+	if (r->status == RP_ST_OK) {
+		if (r->lat.measured)
+			printf(" size %zu  latency us: min %.2f median %.2f p99 %.2f max %.2f", r->msg_size, r->lat.min_us,
+			       r->lat.median_us, r->lat.p99_us, r->lat.max_us);
+		else
+			printf(" size %zu  %.3f Gb/s (min %.3f)", r->msg_size, r->gbps, r->gbps_min);
+		printf("  %s", r->verified ? "verified" : "not verified");
+	} else {
+		printf(" %s", r->reason);
+	}
+	printf("  (%.1f s)\n", r->elapsed_s);
+}

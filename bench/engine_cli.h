@@ -1,0 +1,59 @@
+/* engine_cli.h: the options loopback and pair share (perftest-like where they mean the same), their
+ * validation into a struct rp_engine_cfg, port selection through NCCL's rules, and the reports. */
+#ifndef RP_ENGINE_CLI_H
+#define RP_ENGINE_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "node.h"
+#include "opts.h"
+
+#define RP_CLI_ENGINE_OPTS 32   /* at most this many shared options */
+
+struct rp_cli_engine {
+	/* raw option values */
+	uint64_t size, iters, warmup, tx_depth, qps, cq_mod;
+	double duration, timeout, interval;
+	int qp_timeout, retry_cnt, gid_index, tclass;
+	bool all, latency, no_verify;
+	bool size_seen, iters_seen, duration_seen, gid_seen, cq_mod_seen;
+	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
+	const char *json, *csv;
+	/* derived */
+	struct rp_engine_cfg cfg;
+	size_t sizes[32];             /* one pass per size (-a sweeps) */
+	size_t n_sizes;
+};
+
+/* Defaults into *e. */
+void rp_cli_engine_init(struct rp_cli_engine *e);
+/* Append the shared options to table (room for RP_CLI_ENGINE_OPTS); returns how many. */
+size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *table);
+/* Validate and derive e->cfg; prints one specific message and returns an exit status (0 ok, 2 usage,
+ * 3 environment: memory backend or GPU missing). */
+int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd);
+
+/* One selected local port. */
+struct rp_cli_port {
+	char device[RP_NAME_MAX];
+	int port;
+	int gid_index;
+};
+
+/* The ports NCCL would select under spec (NULL: NCCL_IB_HCA from the environment). Prints the reason
+ * and returns 2 (bad spec, nothing matches a given spec) or 3 (no device at all); 0 with
+ * *ports_p (malloc'd) and *n_p set. gid_override >= 0 replaces the GID rule. */
+int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override,
+			struct rp_cli_port **ports_p, size_t *n_p);
+
+/* Write --json / --csv if asked. 0 or 3 (cannot write: printed). */
+int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
+			 const struct rp_pair_result *pairs, size_t n);
+
+/* One line for a result, for stdout. */
+void rp_cli_print_result(const struct rp_pair_result *r);
+
+#endif

@@ -1,0 +1,271 @@
+/* matrix_out.c: the matrix front end's outputs: JSON (the engine's report plus "matrix", "verdict"
+ * and "nodes"), CSV, HTML, JUnit and the text for a person. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "matrix.h"
+#include "report.h"
+#include "report_html.h"
+#include "report_junit.h"
+
+#define MX_GRID_MAX 16   /* endpoints up to which stdout shows a grid */
+
+int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst)
+{
+	if (mr->n == mr->cap) {
+		size_t cap = mr->cap ? 2 * mr->cap : 64;
+		struct rp_pair_result *nr = realloc(mr->res, cap * sizeof(*nr));
+		uint32_t *np;
+
+		if (!nr)
+			return -ENOMEM;
+		mr->res = nr;
+		np = realloc(mr->pair_eps, 2 * cap * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		mr->pair_eps = np;
+		mr->cap = cap;
+	}
+	mr->res[mr->n] = *r;
+	mr->pair_eps[2 * mr->n] = src;
+	mr->pair_eps[2 * mr->n + 1] = dst;
+	mr->n++;
+	return 0;
+}
+
+void mx_results_fini(struct mx_results *mr)
+{
+	free(mr->res);
+	free(mr->pair_eps);
+	memset(mr, 0, sizeof(*mr));
+}
+
+/* jansson setters that remember a failure instead of leaking. */
+static void jset(json_t *obj, const char *key, json_t *val, bool *bad)
+{
+	if (!val || json_object_set_new(obj, key, val) != 0)
+		*bad = true;
+}
+
+/* "matrix": how the run was scheduled and how far it got; "verdict"; "nodes". */
+static int json_extend(json_t *root, const struct mx_out *o, const struct rp_verdict *v)
+{
+	json_t *m = json_object(), *eps = json_array(), *vj = json_object(), *nodes = json_array();
+	char name[RP_NAME_MAX + 16];
+	bool bad = !m || !eps || !vj || !nodes;
+
+	for (size_t e = 0; !bad && e < o->n_eps; e++) {
+		const struct mx_ep *x = &o->eps[e];
+		json_t *j = json_pack("{s:s, s:s, s:i, s:i, s:i, s:f}", "node", x->ep.node, "device", x->ep.device,
+				      "port", x->ep.port, "rank", x->owner, "gid_index", x->ep.gid_index, "link_gbps",
+				      x->ep.link_gbps);
+
+		if (!j || json_array_append_new(eps, j) != 0)
+			bad = true;
+	}
+	jset(m, "pattern", json_string(o->pattern), &bad);
+	jset(m, "seed", json_integer((json_int_t)o->seed), &bad);
+	jset(m, "rounds", json_integer((json_int_t)o->n_rounds), &bad);
+	jset(m, "rounds_done", json_integer((json_int_t)o->rounds_done), &bad);
+	jset(m, "complete", json_boolean(o->rounds_done == o->n_rounds), &bad);
+	jset(m, "elapsed_s", json_real(o->elapsed_s), &bad);
+	jset(m, "endpoints", eps, &bad);
+	eps = NULL;
+	jset(vj, "pass", json_boolean(v->pass && o->rounds_done == o->n_rounds), &bad);
+	jset(vj, "pairs", json_integer((json_int_t)v->n_pairs), &bad);
+	jset(vj, "ok", json_integer((json_int_t)v->n_ok), &bad);
+	jset(vj, "failed", json_integer((json_int_t)v->n_failed), &bad);
+	jset(vj, "below_threshold", json_integer((json_int_t)v->n_below), &bad);
+	jset(vj, "min_bw", json_real(o->vcfg->min_bw), &bad);
+	jset(vj, "min_bw_unit", json_string(o->vcfg->min_bw_absolute ? "Gb/s" : "fraction of link rate"), &bad);
+	jset(vj, "outlier", json_real(o->vcfg->outlier), &bad);
+	for (size_t k = 0; !bad && k < v->n_nodes; k++) {
+		const struct rp_verdict_node *nd = &v->nodes[k];
+		json_t *j = json_object(), *list = json_array(), *drain = json_array(), *why = json_object();
+
+		bad = !j || !list || !drain || !why;
+		for (size_t e = nd->first_ep; !bad && e < nd->first_ep + nd->n_eps; e++) {
+			rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name));
+			if (json_array_append_new(list, json_string(name)) != 0)
+				bad = true;
+			if (v->eps[e].drain && (json_array_append_new(drain, json_string(name)) != 0 ||
+						json_object_set_new(why, name, json_string(v->eps[e].why)) != 0))
+				bad = true;
+		}
+		jset(j, "node", json_string(o->eps[nd->first_ep].ep.node), &bad);
+		jset(j, "endpoints", list, &bad);
+		jset(j, "drain", drain, &bad);
+		jset(j, "drain_reasons", why, &bad);
+		jset(j, "recommended_nccl_ib_hca", nd->recommended ? json_string(nd->recommended) : json_null(), &bad);
+		if (bad || json_array_append_new(nodes, j) != 0) {
+			json_decref(j);
+			bad = true;
+		}
+	}
+	jset(root, "matrix", m, &bad);
+	jset(root, "verdict", vj, &bad);
+	jset(root, "nodes", nodes, &bad);
+	json_decref(eps);
+	return bad ? -ENOMEM : 0;
+}
+
+int mx_write_files(const struct mx_out *o, struct rp_verdict *v_out, struct rp_pair_result **judged_p)
+{
+	const struct mx_results *mr = o->results;
+	struct rp_pair_result *judged = malloc((mr->n ? mr->n : 1) * sizeof(*judged));
+	struct rp_endpoint *eps = malloc((o->n_eps ? o->n_eps : 1) * sizeof(*eps));
+	struct rp_verdict v;
+	int status = 0;
+
+	memset(&v, 0, sizeof(v));
+	if (!judged || !eps) {
+		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
+		status = RP_EXIT_ENV;
+		goto out;
+	}
+	if (mr->n)
+		memcpy(judged, mr->res, mr->n * sizeof(*judged));
+	for (size_t e = 0; e < o->n_eps; e++)
+		eps[e] = o->eps[e].ep;
+	if (rp_verdict_apply(o->vcfg, eps, o->n_eps, mr->pair_eps, judged, mr->n, &v) != 0) {
+		status = RP_EXIT_ENV;
+		goto out;
+	}
+	struct rp_matrix_view mv = {
+		.title = o->cmd_line, .version = rp_version_string(), .pattern = o->pattern, .eps = eps,
+		.n_eps = o->n_eps, .pair_eps = mr->pair_eps, .res = judged, .n = mr->n, .verdict = &v,
+		.rounds_done = o->rounds_done, .n_rounds = o->n_rounds, .elapsed_s = o->elapsed_s,
+	};
+
+	if (o->json) {
+		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
+					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
+		json_t *root = rp_report_json(&info, judged, mr->n);
+
+		if (!root || json_extend(root, o, &v) != 0 || rp_report_write_json(root, o->json) != 0) {
+			fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->json);
+			status = RP_EXIT_ENV;
+		}
+		json_decref(root);
+	}
+	if (o->csv && rp_report_write_csv(judged, mr->n, o->csv) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->csv);
+		status = RP_EXIT_ENV;
+	}
+	if (o->html && rp_report_html_write(&mv, o->html) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->html);
+		status = RP_EXIT_ENV;
+	}
+	if (o->junit && rp_report_junit_write(&mv, o->junit) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->junit);
+		status = RP_EXIT_ENV;
+	}
+out:
+	if (v_out && !status) {
+		*v_out = v;
+		*judged_p = judged;
+		judged = NULL;
+	} else {
+		rp_verdict_fini(&v);
+	}
+	free(judged);
+	free(eps);
+	return status;
+}
+
+/* A short cell for the grid: the rate, or the failure. */
+static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
+{
+	static const char *const short_codes[RP_ST_COUNT_] = {
+		[RP_ST_RESOLVE] = "RESOLV", [RP_ST_RTR] = "RTR", [RP_ST_RTS] = "RTS", [RP_ST_RETRY_EXCEEDED] = "RETRY",
+		[RP_ST_RNR_RETRY] = "RNR", [RP_ST_REMOTE_ACCESS] = "RACCES", [RP_ST_LOCAL_PROT] = "LPROT",
+		[RP_ST_REGISTRATION] = "REG", [RP_ST_PEER_LOST] = "LOST", [RP_ST_TIMEOUT] = "TIMEOUT",
+		[RP_ST_DATA_MISMATCH] = "DATA", [RP_ST_BELOW_THRESHOLD] = "SLOW", [RP_ST_SETUP] = "SETUP",
+	};
+
+	if (!r)
+		snprintf(buf, len, "-");
+	else if (r->status == RP_ST_OK)
+		snprintf(buf, len, "%.*f", r->gbps < 10 ? 2 : 1, r->gbps);
+	else if (r->status == RP_ST_BELOW_THRESHOLD)
+		snprintf(buf, len, "%.*f!", r->gbps < 10 ? 2 : 1, r->gbps);
+	else
+		snprintf(buf, len, "%s", short_codes[r->status] ? short_codes[r->status] : "FAIL");
+}
+
+static void print_grid(const struct mx_out *o, const struct rp_pair_result *judged)
+{
+	const struct mx_results *mr = o->results;
+	size_t n = o->n_eps;
+	int32_t idx[MX_GRID_MAX * MX_GRID_MAX];
+	char cell[32];
+
+	memset(idx, 0xff, sizeof(idx));
+	for (size_t i = 0; i < mr->n; i++)
+		idx[mr->pair_eps[2 * i] * n + mr->pair_eps[2 * i + 1]] = (int32_t)i;
+	printf("Gb/s, rows write into columns (! below threshold):\n%-28s", "");
+	for (size_t d = 0; d < n; d++)
+		printf(" %7zu", d);
+	printf("\n");
+	for (size_t s = 0; s < n; s++) {
+		char name[RP_NAME_MAX * 2 + 48];
+
+		snprintf(name, sizeof(name), "%zu %s/%s:%d", s, o->eps[s].ep.node, o->eps[s].ep.device, o->eps[s].ep.port);
+		printf("%-28.28s", name);
+		for (size_t d = 0; d < n; d++) {
+			grid_cell(idx[s * n + d] >= 0 ? &judged[idx[s * n + d]] : NULL, cell, sizeof(cell));
+			printf(" %7s", s == d ? "" : cell);
+		}
+		printf("\n");
+	}
+}
+
+void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pair_result *judged)
+{
+	const struct mx_results *mr = o->results;
+	size_t shown = 0;
+	char name[RP_NAME_MAX + 16];
+
+	if (!o->summary_only && o->n_eps <= MX_GRID_MAX)
+		print_grid(o, judged);
+	printf("nodes:\n");
+	for (size_t k = 0; k < v->n_nodes; k++) {
+		const struct rp_verdict_node *nd = &v->nodes[k];
+		size_t pairs = 0, failed = 0;
+
+		for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++) {
+			pairs += v->eps[e].pairs;
+			failed += v->eps[e].failed;
+		}
+		printf("  %s: %zu endpoint%s; %zu measurements, %zu failed; drain:", o->eps[nd->first_ep].ep.node, nd->n_eps,
+		       nd->n_eps == 1 ? "" : "s", pairs, failed);
+		if (!nd->n_drain)
+			printf(" none");
+		for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++)
+			if (v->eps[e].drain)
+				printf(" %s (%s)", rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name)), v->eps[e].why);
+		printf("; NCCL_IB_HCA=%s\n", nd->recommended ? nd->recommended : "(none: no adapter passed)");
+	}
+	for (size_t i = 0; i < mr->n && shown < 20; i++) {
+		const struct rp_pair_result *r = &judged[i];
+
+		if (r->status == RP_ST_OK)
+			continue;
+		if (shown++ == 0)
+			printf("failures:\n");
+		printf("  %s/%s:%d -> %s/%s:%d: %s: %s\n", r->src.node, r->src.device, r->src.port, r->dst.node,
+		       r->dst.device, r->dst.port, rp_status_code(r->status), r->reason);
+	}
+	if (v->n_failed > shown)
+		printf("  ... and %zu more (see the reports)\n", v->n_failed - shown);
+	if (o->rounds_done < o->n_rounds)
+		printf("INCOMPLETE: %zu of %zu rounds ran\n", o->rounds_done, o->n_rounds);
+	printf("%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds\n",
+	       v->pass && o->rounds_done == o->n_rounds ? "PASS" : "FAIL", v->n_ok, v->n_pairs, v->n_failed, v->n_below,
+	       o->n_eps, o->rounds_done);
+	fflush(stdout);
+}

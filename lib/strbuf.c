@@ -1,0 +1,174 @@
+/* strbuf.c: growable text buffer, XML escaping, atomic file write; see strbuf.h. */
+#include "strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+void rp_sb_init(struct rp_sb *sb)
+{
+	memset(sb, 0, sizeof(*sb));
+}
+
+void rp_sb_fini(struct rp_sb *sb)
+{
+	free(sb->buf);
+	memset(sb, 0, sizeof(*sb));
+}
+
+bool rp_sb_failed(const struct rp_sb *sb)
+{
+	return sb->oom;
+}
+
+/* Make room for n more bytes and the NUL. */
+static bool sb_grow(struct rp_sb *sb, size_t n)
+{
+	size_t want = sb->len + n + 1, cap = sb->cap ? sb->cap : 4096;
+	char *nb;
+
+	if (sb->oom)
+		return false;
+	if (want <= sb->cap)
+		return true;
+	while (cap < want)
+		cap *= 2;
+	nb = realloc(sb->buf, cap);
+	if (!nb) {
+		sb->oom = true;
+		return false;
+	}
+	sb->buf = nb;
+	sb->cap = cap;
+	return true;
+}
+
+static void sb_add(struct rp_sb *sb, const char *s, size_t n)
+{
+	if (!sb_grow(sb, n))
+		return;
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void rp_sb_puts(struct rp_sb *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void rp_sb_printf(struct rp_sb *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sb_grow(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+void rp_sb_xml(struct rp_sb *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		switch (*p) {
+		case '&': rp_sb_puts(sb, "&amp;"); break;
+		case '<': rp_sb_puts(sb, "&lt;"); break;
+		case '>': rp_sb_puts(sb, "&gt;"); break;
+		case '"': rp_sb_puts(sb, "&quot;"); break;
+		case '\'': rp_sb_puts(sb, "&#39;"); break;
+		default:
+			if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) {
+				sb_add(sb, "?", 1);
+				n = 1;
+			} else {
+				sb_add(sb, (const char *)p, n);
+			}
+			p += n;
+			continue;
+		}
+		p++;
+	}
+}
+
+int rp_sb_write_atomic(const struct rp_sb *sb, const char *path)
+{
+	char tmp[4096];
+	size_t off = 0;
+	int fd, rc = 0;
+
+	if (sb->oom)
+		return rp_error(-ENOMEM, "write %s: out of memory while building it", path);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return rp_error(-ENAMETOOLONG, "write %s: path too long", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return rp_error(-errno, "open %s: %s", tmp, strerror(errno));
+	while (off < sb->len) {
+		ssize_t w = write(fd, sb->buf + off, sb->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = rp_error(-errno, "write %s: %s", tmp, strerror(errno));
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (!rc && fsync(fd) != 0)
+		rc = rp_error(-errno, "fsync %s: %s", tmp, strerror(errno));
+	if (close(fd) != 0 && !rc)
+		rc = rp_error(-errno, "close %s: %s", tmp, strerror(errno));
+	if (!rc && rename(tmp, path) != 0)
+		rc = rp_error(-errno, "rename %s to %s: %s", tmp, path, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	return rc;
+}

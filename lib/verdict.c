@@ -1,0 +1,395 @@
+/* verdict.c: thresholds, outliers, fabrics and drain; see verdict.h. */
+#include "verdict.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+#include "util.h"
+
+void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg)
+{
+	cfg->min_bw_absolute = false;
+	cfg->min_bw = RP_VERDICT_MIN_BW_DEFAULT;
+	cfg->outlier = RP_VERDICT_OUTLIER_DEFAULT;
+}
+
+int rp_verdict_min_bw_parse(const char *s, struct rp_verdict_cfg *cfg)
+{
+	static const char *const gbps_units[] = { "G", "Gb/s", "Gbps", "Gbit/s" };
+	char num[64];
+	size_t n;
+	double v;
+	int rc;
+
+	if (!s || !*s)
+		return -EINVAL;
+	n = strspn(s, "0123456789.");
+	if (n == 0 || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	rc = rp_parse_double(num, 0, 1e6, &v);
+	if (rc)
+		return rc;
+	if (s[n] == '\0') {
+		if (v > 1)
+			return -ERANGE;   /* "180" is ambiguous: a fraction must be <= 1, Gb/s needs "G" */
+		cfg->min_bw_absolute = false;
+		cfg->min_bw = v;
+		return 0;
+	}
+	if (strcmp(s + n, "%") == 0) {
+		if (v > 100)
+			return -ERANGE;
+		cfg->min_bw_absolute = false;
+		cfg->min_bw = v / 100;
+		return 0;
+	}
+	for (size_t i = 0; i < RP_ARRAY_SIZE(gbps_units); i++) {
+		if (strcasecmp(s + n, gbps_units[i]) == 0) {
+			cfg->min_bw_absolute = true;
+			cfg->min_bw = v;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *rp_verdict_ep_name(const struct rp_endpoint *ep, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%d", ep->device, ep->port);
+	return buf;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of the ok rates per endpoint, by source (side 0) or destination (side 1). O(pairs log). */
+static int medians_compute(const uint32_t *pair_eps, const struct rp_pair_result *res, size_t n, size_t n_eps,
+			   int side, double *med)
+{
+	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
+	double *vals = calloc(n ? n : 1, sizeof(*vals));
+
+	if (!start || !fill || !vals) {
+		free(start);
+		free(fill);
+		free(vals);
+		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (res[i].status == RP_ST_OK)
+			start[pair_eps[2 * i + side] + 1]++;
+	for (size_t e = 0; e < n_eps; e++)
+		start[e + 1] += start[e];
+	for (size_t i = 0; i < n; i++) {
+		size_t e = pair_eps[2 * i + side];
+
+		if (res[i].status == RP_ST_OK)
+			vals[start[e] + fill[e]++] = res[i].gbps;
+	}
+	for (size_t e = 0; e < n_eps; e++) {
+		size_t m = start[e + 1] - start[e];
+
+		qsort(vals + start[e], m, sizeof(*vals), cmp_double);
+		med[e] = m == 0 ? 0 : (m & 1) ? vals[start[e] + m / 2]
+					      : (vals[start[e] + m / 2 - 1] + vals[start[e] + m / 2]) / 2;
+	}
+	free(start);
+	free(fill);
+	free(vals);
+	return 0;
+}
+
+/* --min-bw, then --outlier, on the pairs that measured ok. */
+static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, struct rp_pair_result *res,
+			    size_t n, size_t n_eps)
+{
+	double *row = NULL, *col = NULL;
+	int rc = 0;
+
+	if (cfg->outlier > 0) {
+		row = calloc(n_eps ? n_eps : 1, sizeof(*row));
+		col = calloc(n_eps ? n_eps : 1, sizeof(*col));
+		if (!row || !col) {
+			rc = rp_error(-ENOMEM, "verdict: allocate medians for %zu endpoints", n_eps);
+			goto out;
+		}
+		rc = medians_compute(pair_eps, res, n, n_eps, 0, row);
+		if (!rc)
+			rc = medians_compute(pair_eps, res, n, n_eps, 1, col);
+		if (rc)
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rp_pair_result *r = &res[i];
+		double link = r->src.link_gbps < r->dst.link_gbps ? r->src.link_gbps : r->dst.link_gbps;
+
+		if (r->status != RP_ST_OK)
+			continue;
+		if (cfg->min_bw > 0 && cfg->min_bw_absolute && r->gbps < cfg->min_bw) {
+			rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.2f Gb/s is below --min-bw %.2f Gb/s",
+					    r->gbps, cfg->min_bw);
+			continue;
+		}
+		if (cfg->min_bw > 0 && !cfg->min_bw_absolute && link > 0 && r->gbps < cfg->min_bw * link) {
+			rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
+					    "%.2f Gb/s is below %.2f x link rate %.1f Gb/s (%.2f Gb/s)", r->gbps,
+					    cfg->min_bw, link, cfg->min_bw * link);
+			continue;
+		}
+		if (row) {
+			double m = row[pair_eps[2 * i]] > col[pair_eps[2 * i + 1]] ? row[pair_eps[2 * i]]
+										  : col[pair_eps[2 * i + 1]];
+
+			if (r->gbps < cfg->outlier * m)
+				rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
+						    "outlier: %.2f Gb/s is below %.2f x the median %.2f Gb/s of its row/column",
+						    r->gbps, cfg->outlier, m);
+		}
+	}
+out:
+	free(row);
+	free(col);
+	return rc;
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+/* Components of the "moved data" graph; fabric = smallest member; coverage = distinct nodes. */
+static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const uint32_t *pair_eps,
+			   const struct rp_pair_result *res, size_t n, struct rp_verdict *v, size_t *cov,
+			   const size_t *ep_node)
+{
+	uint32_t *parent = calloc(n_eps ? n_eps : 1, sizeof(*parent));
+	size_t *last_node = calloc(n_eps ? n_eps : 1, sizeof(*last_node));
+
+	(void)eps;
+	if (!parent || !last_node) {
+		free(parent);
+		free(last_node);
+		return rp_error(-ENOMEM, "verdict: allocate fabrics for %zu endpoints", n_eps);
+	}
+	for (size_t e = 0; e < n_eps; e++)
+		parent[e] = (uint32_t)e;
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].status != RP_ST_OK && res[i].status != RP_ST_BELOW_THRESHOLD)
+			continue;
+		uint32_t a = uf_find(parent, pair_eps[2 * i]), b = uf_find(parent, pair_eps[2 * i + 1]);
+
+		if (a != b)
+			parent[a > b ? a : b] = a < b ? a : b;
+	}
+	/* Endpoints are grouped by node, so counting node changes per component in endpoint order
+	 * counts each node once per component. */
+	for (size_t e = 0; e < n_eps; e++) {
+		uint32_t f = uf_find(parent, (uint32_t)e);
+
+		v->eps[e].fabric = f;
+		if (cov[f] == 0 || last_node[f] != ep_node[e])
+			cov[f]++;
+		last_node[f] = ep_node[e];
+	}
+	free(parent);
+	free(last_node);
+	return 0;
+}
+
+/* Greedy vertex cover of the blamable failures: drain the endpoint with the most, repeat. Each
+ * endpoint's failed pairs are indexed (adj), so draining one costs its own pairs, not all pairs. */
+static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
+			  const struct rp_pair_result *res, size_t n, struct rp_verdict *v, const size_t *cov,
+			  size_t max_cov)
+{
+	uint32_t *deg = calloc(n_eps ? n_eps : 1, sizeof(*deg));
+	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
+	size_t *adj = NULL, n_live = 0;
+	char *live = calloc(n ? n : 1, 1);
+	int rc = 0;
+
+	if (!deg || !start || !fill || !live) {
+		rc = rp_error(-ENOMEM, "verdict: allocate failure graph for %zu pairs", n);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
+		uint32_t fa = v->eps[a].fabric, fb = v->eps[b].fabric;
+
+		if (res[i].status == RP_ST_OK || v->eps[a].drain || v->eps[b].drain)
+			continue;
+		if (fa != fb && cov[fa] == max_cov && cov[fb] == max_cov)
+			continue;         /* two complete fabrics (rails) do not reach each other: expected */
+		live[i] = 1;
+		n_live++;
+		deg[a]++;
+		deg[b]++;
+	}
+	for (size_t e = 0; e < n_eps; e++)
+		start[e + 1] = start[e] + deg[e];
+	adj = calloc(2 * n_live + 1, sizeof(*adj));
+	if (!adj) {
+		rc = rp_error(-ENOMEM, "verdict: allocate failure graph for %zu pairs", n_live);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!live[i])
+			continue;
+		adj[start[pair_eps[2 * i]] + fill[pair_eps[2 * i]]++] = i;
+		adj[start[pair_eps[2 * i + 1]] + fill[pair_eps[2 * i + 1]]++] = i;
+	}
+	for (;;) {
+		size_t best = SIZE_MAX;
+
+		for (size_t e = 0; e < n_eps; e++)
+			if (deg[e] > 0 && (best == SIZE_MAX || deg[e] >= deg[best]))
+				best = e;
+		if (best == SIZE_MAX)
+			break;
+		v->eps[best].drain = true;
+		snprintf(v->eps[best].why, sizeof(v->eps[best].why), "%u of %u pairs failed on its fabric",
+			 v->eps[best].failed, v->eps[best].pairs);
+		for (size_t k = start[best]; k < start[best + 1]; k++) {
+			size_t i = adj[k];
+
+			if (!live[i])
+				continue;
+			live[i] = 0;
+			deg[pair_eps[2 * i]]--;
+			deg[pair_eps[2 * i + 1]]--;
+		}
+	}
+out:
+	free(deg);
+	free(start);
+	free(fill);
+	free(adj);
+	free(live);
+	return rc;
+}
+
+/* Per node: the endpoints, how many drained, and "=dev:port,..." of the rest. */
+static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_verdict *v)
+{
+	size_t n_nodes = 0;
+
+	for (size_t e = 0; e < n_eps; e++)
+		if (e == 0 || strcmp(eps[e].node, eps[e - 1].node) != 0)
+			n_nodes++;
+	v->nodes = calloc(n_nodes ? n_nodes : 1, sizeof(*v->nodes));
+	if (!v->nodes)
+		return rp_error(-ENOMEM, "verdict: allocate %zu nodes", n_nodes);
+	v->n_nodes = n_nodes;
+	for (size_t e = 0, k = 0; e < n_eps; k++) {
+		struct rp_verdict_node *nd = &v->nodes[k];
+		size_t len = 2, used = 0;
+
+		nd->first_ep = e;
+		while (e < n_eps && strcmp(eps[e].node, eps[nd->first_ep].node) == 0) {
+			len += strlen(eps[e].device) + 16;
+			nd->n_drain += v->eps[e].drain;
+			e++;
+		}
+		nd->n_eps = e - nd->first_ep;
+		if (nd->n_drain == nd->n_eps)
+			continue;
+		nd->recommended = malloc(len);
+		if (!nd->recommended)
+			return rp_error(-ENOMEM, "verdict: allocate recommendation for %s", eps[nd->first_ep].node);
+		nd->recommended[used++] = '=';
+		for (size_t i = nd->first_ep; i < e; i++) {
+			if (v->eps[i].drain)
+				continue;
+			used += (size_t)snprintf(nd->recommended + used, len - used, "%s%s:%d",
+						 used > 1 ? "," : "", eps[i].device, eps[i].port);
+		}
+	}
+	return 0;
+}
+
+int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+		     const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, struct rp_verdict *v)
+{
+	size_t *cov = NULL, *ep_node = NULL, max_cov = 0;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	for (size_t i = 0; i < 2 * n; i++)
+		if (pair_eps[i] >= n_eps)
+			return rp_error(-EINVAL, "verdict: pair %zu names endpoint %u of %zu", i / 2, pair_eps[i], n_eps);
+	v->eps = calloc(n_eps ? n_eps : 1, sizeof(*v->eps));
+	cov = calloc(n_eps ? n_eps : 1, sizeof(*cov));
+	ep_node = calloc(n_eps ? n_eps : 1, sizeof(*ep_node));
+	if (!v->eps || !cov || !ep_node) {
+		rc = rp_error(-ENOMEM, "verdict: allocate for %zu endpoints", n_eps);
+		goto out;
+	}
+	v->n_eps = n_eps;
+	for (size_t e = 1; e < n_eps; e++)
+		ep_node[e] = ep_node[e - 1] + (strcmp(eps[e].node, eps[e - 1].node) != 0);
+	rc = thresholds_apply(cfg, pair_eps, res, n, n_eps);
+	if (rc)
+		goto out;
+	v->n_pairs = n;
+	for (size_t i = 0; i < n; i++) {
+		bool ok = res[i].status == RP_ST_OK;
+		bool moved = ok || res[i].status == RP_ST_BELOW_THRESHOLD;
+
+		v->n_ok += ok;
+		v->n_below += res[i].status == RP_ST_BELOW_THRESHOLD;
+		for (int side = 0; side < 2; side++) {
+			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
+
+			ve->pairs++;
+			ve->failed += !ok;
+			ve->measured = true;
+			ve->worked |= moved;
+		}
+	}
+	v->n_failed = n - v->n_ok;
+	v->pass = v->n_failed == 0;
+	rc = fabrics_compute(eps, n_eps, pair_eps, res, n, v, cov, ep_node);
+	if (rc)
+		goto out;
+	for (size_t e = 0; e < n_eps; e++) {
+		struct rp_verdict_ep *ve = &v->eps[e];
+
+		if (ve->measured && !ve->worked) {
+			ve->drain = true;
+			snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed", ve->pairs);
+		} else if (ve->worked && cov[ve->fabric] > max_cov) {
+			max_cov = cov[ve->fabric];
+		}
+	}
+	rc = cover_failures(n_eps, pair_eps, res, n, v, cov, max_cov);
+	if (!rc)
+		rc = nodes_fill(eps, n_eps, v);
+out:
+	free(cov);
+	free(ep_node);
+	return rc;
+}
+
+void rp_verdict_fini(struct rp_verdict *v)
+{
+	for (size_t k = 0; v->nodes && k < v->n_nodes; k++)
+		free(v->nodes[k].recommended);
+	free(v->nodes);
+	free(v->eps);
+	memset(v, 0, sizeof(*v));
+}

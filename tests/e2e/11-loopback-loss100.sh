@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# fabric: br0:0,1
+# timeout: 120
+# 100% loss on rxe1's link once the devices know each other (static neighbours: resolution and
+# RTR/RTS still succeed, the data does not): the pairs crossing that link fail as retry exceeded
+# (or timed out) within the deadline; the self pairs never touch the wire and stay ok.
+set -u
+"$RP_FABRIC" fault loss rxe1 100% || exit 1
+t0=$(date +%s)
+"$RP_BIN" loopback -d rxe0,rxe1 -s 4K -n 100 --timeout 8 --json "$RP_RESULTS/loss.json" >"$RP_RESULTS/stdout" 2>"$RP_RESULTS/stderr"
+rc=$?
+t1=$(date +%s)
+cat "$RP_RESULTS/stdout"
+[ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; tail -20 "$RP_RESULTS/stderr"; exit 1; }
+python3 - "$RP_RESULTS/loss.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = []
+for p in r["pairs"]:
+    s, d = p["src"]["device"], p["dst"]["device"]
+    if s != d:
+        if p["status"] not in ("retry_exceeded", "timed_out"):
+            bad.append("%s->%s: %s %s" % (s, d, p["status"], p["reason"]))
+        if p["elapsed_s"] > 3 * 8:
+            bad.append("%s->%s took %.1f s" % (s, d, p["elapsed_s"]))
+    elif p["status"] != "ok" or not p["verified"]:
+        bad.append("self %s: %s %s" % (s, p["status"], p["reason"]))
+if bad:
+    print("FAIL:\n  " + "\n  ".join(bad))
+    sys.exit(1)
+print("ok: lossy pairs failed as", sorted({p["status"] for p in r["pairs"] if p["src"]["device"] != p["dst"]["device"]}))
+PY
+[ $? -eq 0 ] || exit 1
+echo "whole run: $((t1 - t0)) s"

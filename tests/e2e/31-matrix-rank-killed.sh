@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# fabric: br0:0,1,2,3
+# timeout: 170
+# Rank 3 is killed (kill -9) mid-run. The others do not hang: the run goes on (mpirun
+# --enable-recovery keeps the job), rank 3's pairs fail (peer lost or timed out), the pairs among
+# nodes 0-2 are still measured, and the JSON file is valid with every round.
+set -uo pipefail
+. "$RP_ROOT/tests/e2e/lib/matrix.sh"
+mx_need
+out=$RP_RESULTS/31
+mkdir -p "$out"
+rm -f "$out/m.json" "$out"/rank*.rc
+export RP_MX_KILL_RANK=3 RP_MX_KILL_WHEN=$out/m.json RP_MX_KILL_AFTER=0.5 MX_MPIRUN_FLAGS=--enable-recovery RP_MX_STATUS_DIR=$out
+start=$(date +%s)
+mx_mpirun 4 -s 4K -n 2000 --timeout 2 --round-timeout 20 --min-bw 0 --outlier 0 \
+	--json "$out/m.json" --html "$out/m.html" >"$out/stdout" 2>"$out/stderr"
+rc=$?
+echo "mpirun exit $rc after $(( $(date +%s) - start )) s"
+cat "$out/stdout"
+grep "rdmaprobe matrix" "$out/stderr" | head -20
+[ -s "$out/m.json" ] || { echo "FAIL: no JSON written"; exit 1; }
+mx_check "$out/m.json" '
+m = d["matrix"]
+assert m["rounds_done"] >= 1, m
+ok_among = [p for p in pairs if idx(p["src"]) < 3 and idx(p["dst"]) < 3]
+assert ok_among and all(p["status"] == "ok" and p["verified"] for p in ok_among), ok_among
+lost = [p for p in pairs if 3 in (idx(p["src"]), idx(p["dst"])) and p["status"] != "ok"]
+assert lost, "no pair with the killed rank failed"
+assert all(p["reason"] for p in lost)
+assert m["complete"], "the run should go on without rank 3: %r" % m
+assert len(pairs) == 12
+assert "rxe3:1" in nodes["node3"]["drain"], nodes["node3"]
+' || { echo "FAIL: JSON report"; tail -30 "$out/stderr"; exit 1; }
+# mpirun --enable-recovery exits 0 whatever the ranks return: rank 0's own status is the verdict.
+[ "$(cat "$out/rank0.rc" 2>/dev/null)" = 1 ] || { echo "FAIL: rank 0 exit $(cat "$out/rank0.rc" 2>/dev/null), want 1"; exit 1; }
+echo "PASS"

@@ -1,0 +1,59 @@
+# matrix.sh: shared by the matrix e2e cases (sourced): how to start the ranks and check the reports.
+# Expects RP_BIN, RP_RESULTS, RP_ROOT from the suite runner.
+
+MX_RANK="$RP_ROOT/tests/e2e/lib/matrix-rank.sh"
+MX_PY=/usr/bin/python3
+
+mx_need() {
+	command -v mpirun >/dev/null || { echo "SKIP: mpirun (openmpi-bin) is not installed"; exit 77; }
+	[ -x "$MX_PY" ] || { echo "SKIP: python3 is needed to check the JSON report"; exit 77; }
+	"$RP_BIN" --version | grep -qw mpi || { echo "SKIP: rdmaprobe was built without MPI"; exit 77; }
+}
+
+# mx_mpirun NP [mpirun options --] matrix options: NP ranks, rank N = node N on =rxeN.
+mx_mpirun() {
+	local np=$1
+	shift
+	# shellcheck disable=SC2086 # MX_MPIRUN_FLAGS: extra mpirun options, split on spaces
+	mpirun --allow-run-as-root --oversubscribe ${MX_MPIRUN_FLAGS:-} -np "$np" "$MX_RANK" "$@"
+}
+
+# mx_check FILE PYTHON: run PYTHON with d = the parsed JSON; an assert failing fails the case.
+mx_check() {
+	local file=$1 code=$2
+	"$MX_PY" - "$file" <<PYEOF
+import json, sys
+d = json.load(open(sys.argv[1]))
+pairs = d["pairs"]
+nodes = {n["node"]: n for n in d["nodes"]}
+def idx(ep): return int(ep["node"].replace("node", ""))
+$code
+PYEOF
+}
+
+# mx_browser HTML: render in headless Chromium and print the DOM; exit 77 from the case when absent.
+mx_browser() {
+	local html=$1 b=
+	for c in chromium chromium-browser; do command -v "$c" >/dev/null && { b=$c; break; }; done
+	if [ -z "$b" ]; then
+		echo "SKIP (browser part): chromium is not installed (apt-get install chromium)" >&2
+		return 77
+	fi
+	timeout 120 "$b" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$(mktemp -d)" --dump-dom "file://$html" 2>/dev/null
+}
+
+# mx_html_check HTML NFAIL: the page renders in headless Chromium, its script ran, both heatmaps are
+# there and it lists NFAIL failures. 77 when chromium is absent.
+mx_html_check() {
+	local dom rc
+	dom=$(mx_browser "$1")
+	rc=$?
+	[ $rc -eq 0 ] || return $rc
+	echo "$dom" | grep -q 'data-ready="1"' || { echo "FAIL: the page script did not run" >&2; return 1; }
+	[ "$(echo "$dom" | grep -c '<li class="failure">')" -eq "$2" ] || { echo "FAIL: the page should list $2 failures" >&2; return 1; }
+	echo "$dom" | grep -q 'id="bw-heatmap"' && echo "$dom" | grep -q 'id="reach-heatmap"' ||
+		{ echo "FAIL: heatmaps missing" >&2; return 1; }
+	return 0
+}

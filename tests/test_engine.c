@@ -1,0 +1,1075 @@
+/* test_engine.c: the RC engine against an in-process verbs stand-in reached through -Wl,--wrap.
+ *
+ * The stand-in is a tiny RC model: a write copies the bytes into the registered remote buffer it
+ * names (checking the rkey and range, as an adapter would), a signalled write or any failed write
+ * completes on the send CQ, a WRITE WITH IMM consumes a posted receive of the peer QP. Every create
+ * and destroy is counted, so each test also proves that teardown released everything.
+ *
+ * What is checked: a failure injected at EVERY step of set-up, connection and data path ends as the
+ * right rp_status with the call named in the reason, and nothing leaks; completion errors map to
+ * their codes and reach the other side; corrupted data is caught at the right offset; the QP
+ * attributes are NCCL's; the wire messages are validated; the arithmetic; the CLI's bad input.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "engine.h"
+#include "log.h"
+#include "oob.h"
+#include "util.h"
+#include "verbs_ops.h"
+
+/* ---------------------------------------------------------------------------------------------- */
+/* the verbs stand-in */
+
+enum fk_kind { FK_DEVLIST, FK_CTX, FK_PD, FK_CQ, FK_QP, FK_MR, FK_KINDS };
+
+enum fk_step {
+	ST_NONE, ST_DEVLIST, ST_OPEN, ST_QUERY_PORT, ST_QUERY_GID, ST_PD, ST_CQ, ST_QP, ST_INIT, ST_REG,
+	ST_RTR, ST_RTS, ST_POST_RECV, ST_POST_SEND, ST_POLL,
+};
+
+struct fk_cq {
+	struct ibv_cq cq;
+	struct ibv_wc q[8192];
+	unsigned head, tail;
+};
+
+struct fk_qp {
+	struct ibv_qp qp;
+	uint32_t dest;
+	int recv_posted;
+	uint64_t recv_wr_id;
+};
+
+static pthread_mutex_t fk_lock = PTHREAD_MUTEX_INITIALIZER;
+static int fk_live[FK_KINDS];
+static int fk_calls;                 /* failable calls so far */
+static int fk_fail_at;               /* fail the Nth failable call (0 = never) */
+static int fk_fail_errno = EINVAL;
+static enum fk_step fk_failed_step;  /* which step was failed */
+static uint64_t fk_writes;           /* RDMA writes posted */
+static uint64_t fk_bad_write_at;     /* this write (1-based) completes with fk_bad_status */
+static enum ibv_wc_status fk_bad_status;
+static int64_t fk_corrupt_off = -1;  /* the final write lands with this byte flipped */
+static uint32_t fk_next_qpn = 0x100;
+static struct ibv_qp_attr fk_rtr, fk_rts;
+static int fk_rtr_mask;
+static struct fk_qp *fk_qps[256];
+static struct ibv_mr *fk_mrs[64];
+static struct ibv_device fk_dev;
+static struct ibv_context_ops fk_ops_dummy;
+
+static void fk_reset(void)
+{
+	for (int i = 0; i < FK_KINDS; i++)
+		fk_live[i] = 0;
+	fk_calls = 0;
+	fk_fail_at = 0;
+	fk_fail_errno = EINVAL;
+	fk_failed_step = ST_NONE;
+	fk_writes = 0;
+	fk_bad_write_at = 0;
+	fk_corrupt_off = -1;
+	memset(fk_qps, 0, sizeof(fk_qps));
+	memset(fk_mrs, 0, sizeof(fk_mrs));
+	(void)fk_ops_dummy;
+}
+
+/* Count one failable call; true when it is the one to fail (errno set). Caller holds no lock. */
+static bool fk_fail(enum fk_step step)
+{
+	bool fail;
+
+	pthread_mutex_lock(&fk_lock);
+	fail = ++fk_calls == fk_fail_at;
+	if (fail)
+		fk_failed_step = step;
+	pthread_mutex_unlock(&fk_lock);
+	if (fail)
+		errno = fk_fail_errno;
+	return fail;
+}
+
+static void fk_count(enum fk_kind k, int d)
+{
+	pthread_mutex_lock(&fk_lock);
+	fk_live[k] += d;
+	pthread_mutex_unlock(&fk_lock);
+}
+
+static bool fk_all_released(void)
+{
+	for (int i = 0; i < FK_KINDS; i++)
+		if (fk_live[i] != 0) {
+			fprintf(stderr, "leak: kind %d live %d\n", i, fk_live[i]);
+			return false;
+		}
+	return true;
+}
+
+struct ibv_device **__wrap_ibv_get_device_list(int *n);
+void __wrap_ibv_free_device_list(struct ibv_device **list);
+const char *__wrap_ibv_get_device_name(struct ibv_device *dev);
+struct ibv_context *__wrap_ibv_open_device(struct ibv_device *dev);
+int __wrap_ibv_close_device(struct ibv_context *ctx);
+struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *ctx);
+int __wrap_ibv_dealloc_pd(struct ibv_pd *pd);
+struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+				    struct ibv_comp_channel *channel, int comp_vector);
+int __wrap_ibv_destroy_cq(struct ibv_cq *cq);
+struct ibv_qp *__wrap_ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int __wrap_ibv_destroy_qp(struct ibv_qp *qp);
+int __wrap_ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+struct ibv_mr *__wrap_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access);
+struct ibv_mr *__wrap_ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access);
+int __wrap_ibv_dereg_mr(struct ibv_mr *mr);
+int __wrap_ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid);
+int __wrap_rp_verbs_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr);
+int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+int __wrap_rp_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+int __wrap_rp_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+
+struct ibv_device **__wrap_ibv_get_device_list(int *n)
+{
+	struct ibv_device **list;
+
+	if (fk_fail(ST_DEVLIST))
+		return NULL;
+	list = calloc(2, sizeof(*list));
+	list[0] = &fk_dev;
+	*n = 1;
+	fk_count(FK_DEVLIST, 1);
+	return list;
+}
+
+void __wrap_ibv_free_device_list(struct ibv_device **list)
+{
+	free(list);
+	fk_count(FK_DEVLIST, -1);
+}
+
+const char *__wrap_ibv_get_device_name(struct ibv_device *dev)
+{
+	return dev == &fk_dev ? "fake0" : "?";
+}
+
+struct ibv_context *__wrap_ibv_open_device(struct ibv_device *dev)
+{
+	struct ibv_context *ctx;
+
+	if (fk_fail(ST_OPEN))
+		return NULL;
+	ctx = calloc(1, sizeof(*ctx));
+	ctx->device = dev;
+	fk_count(FK_CTX, 1);
+	return ctx;
+}
+
+int __wrap_ibv_close_device(struct ibv_context *ctx)
+{
+	free(ctx);
+	fk_count(FK_CTX, -1);
+	return 0;
+}
+
+struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd;
+
+	if (fk_fail(ST_PD))
+		return NULL;
+	pd = calloc(1, sizeof(*pd));
+	pd->context = ctx;
+	fk_count(FK_PD, 1);
+	return pd;
+}
+
+int __wrap_ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	free(pd);
+	fk_count(FK_PD, -1);
+	return 0;
+}
+
+struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+				    struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct fk_cq *cq;
+
+	(void)cq_context;
+	(void)channel;
+	(void)comp_vector;
+	if (fk_fail(ST_CQ))
+		return NULL;
+	cq = calloc(1, sizeof(*cq));
+	cq->cq.context = ctx;
+	cq->cq.cqe = cqe;
+	fk_count(FK_CQ, 1);
+	return &cq->cq;
+}
+
+int __wrap_ibv_destroy_cq(struct ibv_cq *cq)
+{
+	free(cq);
+	fk_count(FK_CQ, -1);
+	return 0;
+}
+
+struct ibv_qp *__wrap_ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct fk_qp *qp;
+
+	if (fk_fail(ST_QP))
+		return NULL;
+	qp = calloc(1, sizeof(*qp));
+	pthread_mutex_lock(&fk_lock);
+	qp->qp.qp_num = fk_next_qpn++;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_qps); i++)
+		if (!fk_qps[i]) {
+			fk_qps[i] = qp;
+			break;
+		}
+	pthread_mutex_unlock(&fk_lock);
+	qp->qp.pd = pd;
+	qp->qp.context = pd->context;
+	qp->qp.send_cq = attr->send_cq;
+	qp->qp.recv_cq = attr->recv_cq;
+	qp->qp.qp_type = attr->qp_type;
+	fk_count(FK_QP, 1);
+	return &qp->qp;
+}
+
+int __wrap_ibv_destroy_qp(struct ibv_qp *qp)
+{
+	pthread_mutex_lock(&fk_lock);
+	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_qps); i++)
+		if (fk_qps[i] == (struct fk_qp *)qp)
+			fk_qps[i] = NULL;
+	pthread_mutex_unlock(&fk_lock);
+	free(qp);
+	fk_count(FK_QP, -1);
+	return 0;
+}
+
+int __wrap_ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+	enum fk_step st = attr->qp_state == IBV_QPS_INIT ? ST_INIT : attr->qp_state == IBV_QPS_RTR ? ST_RTR : ST_RTS;
+
+	if (fk_fail(st))
+		return errno;   /* verbs: a positive errno */
+	pthread_mutex_lock(&fk_lock);
+	if (st == ST_RTR) {
+		((struct fk_qp *)qp)->dest = attr->dest_qp_num;
+		fk_rtr = *attr;
+		fk_rtr_mask = mask;
+	} else if (st == ST_RTS) {
+		fk_rts = *attr;
+	}
+	qp->state = attr->qp_state;
+	pthread_mutex_unlock(&fk_lock);
+	return 0;
+}
+
+static struct ibv_mr *fk_reg(struct ibv_pd *pd, void *addr, size_t len)
+{
+	static uint32_t key = 0x1000;
+	struct ibv_mr *mr;
+
+	if (fk_fail(ST_REG))
+		return NULL;
+	mr = calloc(1, sizeof(*mr));
+	mr->pd = pd;
+	mr->context = pd->context;
+	mr->addr = addr;
+	mr->length = len;
+	pthread_mutex_lock(&fk_lock);
+	mr->lkey = mr->rkey = key++;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_mrs); i++)
+		if (!fk_mrs[i]) {
+			fk_mrs[i] = mr;
+			break;
+		}
+	pthread_mutex_unlock(&fk_lock);
+	fk_count(FK_MR, 1);
+	return mr;
+}
+
+struct ibv_mr *__wrap_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	(void)access;
+	return fk_reg(pd, addr, len);
+}
+
+struct ibv_mr *__wrap_ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access)
+{
+	(void)iova;
+	(void)access;
+	return fk_reg(pd, addr, len);
+}
+
+int __wrap_ibv_dereg_mr(struct ibv_mr *mr)
+{
+	pthread_mutex_lock(&fk_lock);
+	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_mrs); i++)
+		if (fk_mrs[i] == mr)
+			fk_mrs[i] = NULL;
+	pthread_mutex_unlock(&fk_lock);
+	free(mr);
+	fk_count(FK_MR, -1);
+	return 0;
+}
+
+int __wrap_ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid)
+{
+	(void)ctx;
+	(void)port;
+	if (fk_fail(ST_QUERY_GID))
+		return -1;
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = gid->raw[11] = 0xff;
+	gid->raw[12] = 10;
+	gid->raw[15] = (uint8_t)index;
+	return 0;
+}
+
+int __wrap_rp_verbs_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
+{
+	(void)ctx;
+	(void)port;
+	if (fk_fail(ST_QUERY_PORT))
+		return errno;
+	memset(attr, 0, sizeof(*attr));
+	attr->state = IBV_PORT_ACTIVE;
+	attr->active_mtu = IBV_MTU_1024;
+	attr->link_layer = IBV_LINK_LAYER_ETHERNET;
+	attr->active_width = 1;
+	attr->active_speed = 8;
+	return 0;
+}
+
+static void cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
+{
+	struct fk_cq *c = (struct fk_cq *)cq;
+
+	c->q[c->tail++ % RP_ARRAY_SIZE(c->q)] = *wc;
+}
+
+static struct fk_qp *qp_by_num(uint32_t num)
+{
+	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_qps); i++)
+		if (fk_qps[i] && fk_qps[i]->qp.qp_num == num)
+			return fk_qps[i];
+	return NULL;
+}
+
+/* The remote MR the write names, when the key and the range are right. */
+static struct ibv_mr *mr_for(uint32_t rkey, uint64_t addr, uint32_t len)
+{
+	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_mrs); i++) {
+		struct ibv_mr *mr = fk_mrs[i];
+
+		if (mr && mr->rkey == rkey && addr >= (uintptr_t)mr->addr &&
+		    addr + len <= (uintptr_t)mr->addr + mr->length)
+			return mr;
+	}
+	return NULL;
+}
+
+int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	if (fk_fail(ST_POST_SEND)) {
+		*bad = wr;
+		return errno;
+	}
+	pthread_mutex_lock(&fk_lock);
+	for (; wr; wr = wr->next) {
+		struct ibv_wc wc = { .wr_id = wr->wr_id, .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RDMA_WRITE,
+				     .qp_num = qp->qp_num };
+		struct fk_qp *dst = qp_by_num(((struct fk_qp *)qp)->dest);
+		uint32_t len = wr->sg_list[0].length;
+
+		fk_writes++;
+		if (fk_writes == fk_bad_write_at)
+			wc.status = fk_bad_status;
+		else if (!dst)
+			wc.status = IBV_WC_RETRY_EXC_ERR;
+		else if (!mr_for(wr->wr.rdma.rkey, wr->wr.rdma.remote_addr, len))
+			wc.status = IBV_WC_REM_ACCESS_ERR;
+		if (wc.status == IBV_WC_SUCCESS) {
+			memcpy((void *)(uintptr_t)wr->wr.rdma.remote_addr, (void *)(uintptr_t)wr->sg_list[0].addr, len);
+			if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+				struct ibv_wc rwc = { .wr_id = dst->recv_wr_id, .opcode = IBV_WC_RECV_RDMA_WITH_IMM,
+						      .imm_data = wr->imm_data, .qp_num = dst->qp.qp_num,
+						      .wc_flags = IBV_WC_WITH_IMM };
+
+				if (fk_corrupt_off >= 0)
+					((uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr)[fk_corrupt_off] ^= 0x40;
+				if (dst->recv_posted-- > 0)
+					cq_push(dst->qp.recv_cq, &rwc);
+				else
+					wc.status = IBV_WC_RNR_RETRY_EXC_ERR;
+			}
+		}
+		if ((wr->send_flags & IBV_SEND_SIGNALED) || wc.status != IBV_WC_SUCCESS)
+			cq_push(qp->send_cq, &wc);
+	}
+	pthread_mutex_unlock(&fk_lock);
+	return 0;
+}
+
+int __wrap_rp_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	if (fk_fail(ST_POST_RECV)) {
+		*bad = wr;
+		return errno;
+	}
+	pthread_mutex_lock(&fk_lock);
+	((struct fk_qp *)qp)->recv_posted++;
+	((struct fk_qp *)qp)->recv_wr_id = wr->wr_id;
+	pthread_mutex_unlock(&fk_lock);
+	return 0;
+}
+
+int __wrap_rp_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	struct fk_cq *c = (struct fk_cq *)cq;
+	int got = 0;
+
+	if (fk_fail(ST_POLL))
+		return -errno;
+	pthread_mutex_lock(&fk_lock);
+	while (got < n && c->head != c->tail)
+		wc[got++] = c->q[c->head++ % RP_ARRAY_SIZE(c->q)];
+	pthread_mutex_unlock(&fk_lock);
+	return got;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+static void quiet_sink(enum rp_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)msg;
+	(void)ctx;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	fk_reset();
+	rp_log_set_sink(quiet_sink, NULL);
+	return 0;
+}
+
+static void small_cfg(struct rp_engine_cfg *cfg)
+{
+	rp_engine_cfg_default(cfg);
+	cfg->meas.msg_size = 4096;
+	cfg->meas.iters = 200;
+	cfg->meas.warmup_iters = 8;
+	cfg->meas.tx_depth = 16;
+	cfg->meas.cq_mod = 4;
+	cfg->meas.n_qps = 2;
+	cfg->timeout_s = 2;
+}
+
+static const struct rp_engine_port port_a = { "hostA", "fake0", 1, 3 };
+static const struct rp_engine_port port_b = { "hostA", "fake0", 1, 3 };
+
+/* The status a failure at this step must end as. */
+static enum rp_status expected_status(enum fk_step st)
+{
+	switch (st) {
+	case ST_QUERY_GID: return RP_ST_RESOLVE;
+	case ST_REG: return RP_ST_REGISTRATION;
+	case ST_RTR: return RP_ST_RTR;
+	case ST_RTS: return RP_ST_RTS;
+	default: return RP_ST_SETUP;
+	}
+}
+
+/* The name of the failed call, as the reason must contain it. */
+static const char *expected_word(enum fk_step st)
+{
+	switch (st) {
+	case ST_DEVLIST: return "ibv_get_device_list";
+	case ST_OPEN: return "ibv_open_device";
+	case ST_QUERY_PORT: return "ibv_query_port";
+	case ST_QUERY_GID: return "ibv_query_gid";
+	case ST_PD: return "ibv_alloc_pd";
+	case ST_CQ: return "ibv_create_cq";
+	case ST_QP: return "ibv_create_qp";
+	case ST_INIT: return "to INIT";
+	case ST_REG: return "register";
+	case ST_RTR: return "to RTR";
+	case ST_RTS: return "to RTS";
+	case ST_POST_RECV: return "ibv_post_recv";
+	case ST_POST_SEND: return "ibv_post_send";
+	case ST_POLL: return "ibv_poll_cq";
+	default: return "";
+	}
+}
+
+/* Drive one pair with the lower-level calls, in one thread: create both, connect both, prepare,
+ * write, check. Returns the first failing result, or the target's when all passed. */
+static void drive_pair(const struct rp_engine_cfg *cfg, struct rp_pair_result *out)
+{
+	struct rp_engine_ep *w = NULL, *t = NULL;
+	struct rp_pair_result rw, rt;
+	struct rp_conn_info iw, it;
+	int rc;
+
+	rp_pair_result_init(&rw, NULL, NULL);
+	rp_pair_result_init(&rt, NULL, NULL);
+	rc = rp_engine_ep_create(cfg, RP_ROLE_WRITER, &port_a, &rw, &w);
+	if (rc)
+		goto fail_w;
+	rc = rp_engine_ep_create(cfg, RP_ROLE_TARGET, &port_b, &rt, &t);
+	if (rc)
+		goto fail_t;
+	rp_engine_ep_info(w, 42, &iw);
+	rp_engine_ep_info(t, 42, &it);
+	if (rp_engine_ep_connect(w, &it, &rw))
+		goto fail_w;
+	if (rp_engine_ep_connect(t, &iw, &rt))
+		goto fail_t;
+	if (rp_engine_target_prepare(t, &rt))
+		goto fail_t;
+	if (rp_engine_run_writer(w, 77, &rw))
+		goto fail_w;
+	if (rp_engine_run_target(t, 77, NULL, rp_now() + 2, &rt))
+		goto fail_t;
+	*out = rt;
+	out->status = RP_ST_OK;
+	goto out;
+fail_w:
+	*out = rw;
+	goto out;
+fail_t:
+	*out = rt;
+out:
+	rp_engine_ep_destroy(t);
+	rp_engine_ep_destroy(w);
+}
+
+/* A failure injected at every failable call, one run each, until a run passes untouched. */
+static void test_fail_at_every_step(void **state)
+{
+	struct rp_engine_cfg cfg;
+	int steps_seen = 0, seen_mask = 0;
+
+	(void)state;
+	small_cfg(&cfg);
+	for (int n = 1; n < 100000; n++) {
+		struct rp_pair_result r;
+
+		fk_reset();
+		fk_fail_at = n;
+		drive_pair(&cfg, &r);
+		assert_true(fk_all_released());
+		if (fk_failed_step == ST_NONE) {
+			/* past the last failable call: the pair passed and verified */
+			assert_int_equal(r.status, RP_ST_OK);
+			assert_true(r.verified);
+			break;
+		}
+		steps_seen++;
+		seen_mask |= 1 << fk_failed_step;
+		if (fk_failed_step == ST_POLL && r.status == RP_ST_OK)
+			continue;   /* cannot happen: a failed poll always ends the run */
+		if (r.status != expected_status(fk_failed_step) || !strstr(r.reason, expected_word(fk_failed_step)))
+			fail_msg("failure at call %d (step %d): status %s, reason '%s'", n, fk_failed_step,
+				 rp_status_code(r.status), r.reason);
+	}
+	/* every kind of step was reached and failed at least once */
+	for (int st = ST_DEVLIST; st <= ST_POLL; st++)
+		if (!(seen_mask & (1 << st)))
+			fail_msg("step %d was never failed", st);
+	assert_true(steps_seen > 20);
+}
+
+/* An RTR refused with a resolution errno is reported as address resolution. */
+static void test_rtr_resolution(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.n_qps = 1;
+	/* calls: devlist, open, qport, qgid, pd, cq, cq, qp, init, reg (writer) x2, then RTR */
+	fk_fail_at = 21;
+	fk_fail_errno = ETIMEDOUT;
+	drive_pair(&cfg, &r);
+	assert_int_equal(fk_failed_step, ST_RTR);
+	assert_int_equal(r.status, RP_ST_RESOLVE);
+	assert_non_null(strstr(r.reason, "to RTR toward fake0 port 1 (address resolution)"));
+	assert_non_null(strstr(r.reason, strerror(ETIMEDOUT)));
+	assert_true(fk_all_released());
+}
+
+/* The QP attributes are NCCL's, except the probe's timeout and retry count from the config. */
+static void test_nccl_attributes(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.qp.qp_timeout = 9;
+	cfg.qp.retry_cnt = 3;
+	cfg.qp.traffic_class = 106;
+	drive_pair(&cfg, &r);
+	assert_int_equal(r.status, RP_ST_OK);
+	assert_int_equal(fk_rtr.path_mtu, IBV_MTU_1024);
+	assert_int_equal(fk_rtr.min_rnr_timer, 12);
+	assert_int_equal(fk_rtr.max_dest_rd_atomic, 1);
+	assert_int_equal(fk_rtr.ah_attr.is_global, 1);
+	assert_int_equal(fk_rtr.ah_attr.grh.hop_limit, 255);
+	assert_int_equal(fk_rtr.ah_attr.grh.sgid_index, 3);
+	assert_int_equal(fk_rtr.ah_attr.grh.traffic_class, 106);
+	assert_int_equal(fk_rtr.ah_attr.grh.dgid.raw[15], 3);
+	assert_true(fk_rtr_mask & IBV_QP_AV);
+	assert_int_equal(fk_rts.timeout, 9);
+	assert_int_equal(fk_rts.retry_cnt, 3);
+	assert_int_equal(fk_rts.rnr_retry, 7);
+	assert_true(fk_all_released());
+}
+
+/* Two threads over the socketpair side channel: the whole pair sequence passes and verifies. */
+static void test_loopback_ok(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
+	assert_int_equal(r.status, RP_ST_OK);
+	assert_string_equal(r.reason, "");
+	assert_true(r.verified);
+	assert_int_equal(r.bad_offset, -1);
+	assert_int_equal(r.iters, 200);
+	assert_int_equal(r.bytes, 200 * 4096);
+	assert_true(r.gbps > 0);
+	assert_true(r.gbps_min > 0 && r.gbps_min <= r.gbps);
+	/* warm-up (8) + measured (200) + the final WRITE WITH IMM */
+	assert_int_equal(fk_writes, 8 + 200 + 1);
+	assert_string_equal(r.src.device, "fake0");
+	assert_string_equal(r.dst.device, "fake0");
+	assert_string_equal(r.src.mem, "host");
+	assert_int_equal(r.src.mtu, 1024);
+	assert_true(fk_all_released());
+}
+
+/* A duration run stops on time and still completes every write it posted. */
+static void test_loopback_duration(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.iters = 0;
+	cfg.meas.duration_s = 0.2;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
+	assert_int_equal(r.status, RP_ST_OK);
+	assert_true(r.verified);
+	assert_true(r.iters > 0);
+	assert_int_equal(r.bytes, r.iters * 4096);
+	assert_int_equal(fk_writes, 8 + r.iters + 1);
+	assert_true(r.elapsed_s < 5);
+}
+
+/* Completion errors in the middle of the run map to their codes, and the target learns it. */
+static void test_wc_errors(void **state)
+{
+	static const struct { enum ibv_wc_status wc; enum rp_status st; } cases[] = {
+		{ IBV_WC_RETRY_EXC_ERR, RP_ST_RETRY_EXCEEDED },
+		{ IBV_WC_RNR_RETRY_EXC_ERR, RP_ST_RNR_RETRY },
+		{ IBV_WC_REM_ACCESS_ERR, RP_ST_REMOTE_ACCESS },
+		{ IBV_WC_LOC_PROT_ERR, RP_ST_LOCAL_PROT },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++) {
+		struct rp_engine_cfg cfg;
+		struct rp_pair_result r;
+		double t0 = rp_now();
+
+		fk_reset();
+		small_cfg(&cfg);
+		fk_bad_write_at = 50;
+		fk_bad_status = cases[i].wc;
+		assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
+		assert_int_equal(r.status, cases[i].st);
+		assert_non_null(strstr(r.reason, ibv_wc_status_str(cases[i].wc)));
+		assert_false(r.verified);
+		/* the target heard it over the side channel, well before its own deadline */
+		assert_true(rp_now() - t0 < cfg.timeout_s);
+		assert_true(fk_all_released());
+	}
+}
+
+/* A flipped byte in the final write is caught at its offset. */
+static void test_data_mismatch(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	fk_corrupt_off = 1234;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
+	assert_int_equal(r.status, RP_ST_DATA_MISMATCH);
+	assert_int_equal(r.bad_offset, 1234);
+	assert_false(r.verified);
+	assert_non_null(strstr(r.reason, "offset 1234"));
+	assert_true(fk_all_released());
+}
+
+/* Latency mode: the ping-pong runs across the two threads and reports ordered statistics. */
+static void test_latency(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.mode = RP_MODE_LAT;
+	cfg.meas.msg_size = 64;
+	cfg.meas.iters = 300;
+	cfg.meas.n_qps = 1;
+	if (rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r) != 0)
+		fail_msg("latency pair: %s: %s", rp_status_code(r.status), r.reason);
+	assert_int_equal(r.status, RP_ST_OK);
+	assert_true(r.verified);
+	assert_true(r.lat.measured);
+	assert_int_equal(r.lat.samples, 300);
+	assert_true(r.lat.min_us > 0);
+	assert_true(r.lat.min_us <= r.lat.median_us && r.lat.median_us <= r.lat.p99_us && r.lat.p99_us <= r.lat.max_us);
+	/* two writes per round trip (8 warm-up + 300), then the final one */
+	assert_int_equal(fk_writes, 2 * 308 + 1);
+	assert_true(fk_all_released());
+}
+
+/* A device that does not exist is a SETUP failure naming it; the target hears it too. */
+static void test_unknown_device(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+	struct rp_engine_port bad = { NULL, "nosuch9", 1, 0 };
+
+	(void)state;
+	small_cfg(&cfg);
+	assert_int_equal(rp_engine_loopback_run(&cfg, &bad, &port_b, 0, &r), 1);
+	assert_int_equal(r.status, RP_ST_SETUP);
+	assert_non_null(strstr(r.reason, "no RDMA device 'nosuch9'"));
+	assert_true(fk_all_released());
+}
+
+/* A RoCE port without a usable GID is a resolution failure. */
+static void test_no_gid(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+	struct rp_engine_port nogid = { NULL, "fake0", 1, -1 };
+
+	(void)state;
+	small_cfg(&cfg);
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &nogid, 0, &r), 1);
+	assert_int_equal(r.status, RP_ST_RESOLVE);
+	assert_non_null(strstr(r.reason, "no usable RoCE GID"));
+	assert_true(fk_all_released());
+}
+
+/* A peer that never speaks: the pair ends as peer_lost at the deadline, not later. */
+static void test_silent_peer(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+	struct rp_oob a, b;
+	double t0;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 0.3;
+	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+	t0 = rp_now();
+	assert_int_equal(rp_engine_pair_run(&cfg, RP_ROLE_WRITER, &port_a, &a, 0, &r), 1);
+	assert_int_equal(r.status, RP_ST_PEER_LOST);
+	assert_true(rp_now() - t0 < 2);
+	rp_oob_close(&a);
+	rp_oob_close(&b);
+	assert_true(fk_all_released());
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* the wire */
+
+static void valid_conn(struct rp_engine_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = RP_MSG_MAGIC;
+	m->version = RP_MSG_VERSION;
+	m->type = RP_MSG_CONN;
+	m->length = sizeof(*m);
+	m->u.conn.n_qps = 2;
+	m->u.conn.qpn[0] = 0x11;
+	m->u.conn.qpn[1] = 0x12;
+	m->u.conn.mtu = 1024;
+	m->u.conn.msg_size = 4096;
+	m->u.conn.buf_len = 4096;
+	m->u.conn.tx_depth = 16;
+	strcpy(m->u.conn.device, "rxe0");
+}
+
+static void test_wire_validation(void **state)
+{
+	struct rp_engine_msg m;
+	char why[160];
+
+	(void)state;
+	valid_conn(&m);
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), 0);
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m) - 1, RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_READY, why, sizeof(why)), -EBADMSG);
+	m.magic = 0x12345678;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "magic"));
+	m.magic = __builtin_bswap32(RP_MSG_MAGIC);
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "byte order"));
+	valid_conn(&m);
+	m.version = RP_MSG_VERSION + 1;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "version"));
+	valid_conn(&m);
+	m.length = 12;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	valid_conn(&m);
+	m.status = RP_ST_COUNT_;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	valid_conn(&m);
+	memset(m.reason, 'x', sizeof(m.reason));
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	valid_conn(&m);
+	m.u.conn.n_qps = RP_ENGINE_MAX_QPS + 1;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	valid_conn(&m);
+	m.u.conn.mtu = 1500;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	valid_conn(&m);
+	m.u.conn.qpn[1] = 0;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	valid_conn(&m);
+	m.u.conn.buf_len = 100;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	valid_conn(&m);
+	memset(m.u.conn.device, 'y', sizeof(m.u.conn.device));
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	/* a failure report carries no body to check */
+	valid_conn(&m);
+	m.status = RP_ST_RTR;
+	m.u.conn.n_qps = 0;
+	strcpy(m.reason, "modify qp to RTR: Connection timed out");
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), 0);
+}
+
+/* The side channel keeps a message that arrives after a short recv timed out. */
+static void test_oob_partial(void **state)
+{
+	struct rp_oob a, b;
+	char out[100], in[100];
+
+	(void)state;
+	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+	assert_int_equal(rp_oob_recv(&b, in, sizeof(in), rp_now() + 0.01), -ETIMEDOUT);
+	memset(out, 7, sizeof(out));
+	assert_int_equal(rp_oob_send(&a, out, sizeof(out), rp_now() + 1), 0);
+	assert_int_equal(rp_oob_recv(&b, in, 50, rp_now() + 1), -EMSGSIZE);
+	assert_int_equal(rp_oob_send(&a, out, sizeof(out), rp_now() + 1), 0);
+	assert_int_equal(rp_oob_recv(&b, in, sizeof(in), rp_now() + 1), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	rp_oob_close(&a);
+	assert_int_equal(rp_oob_recv(&b, in, sizeof(in), rp_now() + 1), -ECONNRESET);
+	rp_oob_close(&b);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* arithmetic */
+
+static void test_gbps(void **state)
+{
+	(void)state;
+	assert_float_equal(rp_engine_gbps(1000000000ULL, 1.0), 8.0, 1e-9);
+	assert_float_equal(rp_engine_gbps(125000000ULL, 0.5), 2.0, 1e-9);   /* 10^9 bit/s, not 2^30 */
+	assert_float_equal(rp_engine_gbps(1024, 0), 0.0, 0);
+	assert_float_equal(rp_engine_gbps(1024, -1), 0.0, 0);
+}
+
+static void test_lat_stats(void **state)
+{
+	double s[100];
+	struct rp_latency lat;
+
+	(void)state;
+	for (int i = 0; i < 100; i++)
+		s[i] = 100 - i;   /* unsorted */
+	rp_engine_lat_stats(s, 100, &lat);
+	assert_true(lat.measured);
+	assert_int_equal(lat.samples, 100);
+	assert_float_equal(lat.min_us, 1, 0);
+	assert_float_equal(lat.median_us, 50.5, 1e-9);
+	assert_float_equal(lat.p99_us, 99, 0);
+	assert_float_equal(lat.max_us, 100, 0);
+	s[0] = 5;
+	s[1] = 3;
+	s[2] = 4;
+	rp_engine_lat_stats(s, 3, &lat);
+	assert_float_equal(lat.median_us, 4, 0);
+	assert_float_equal(lat.p99_us, 5, 0);
+	rp_engine_lat_stats(s, 0, &lat);
+	assert_false(lat.measured);
+}
+
+static void test_wc_status_map(void **state)
+{
+	(void)state;
+	assert_int_equal(rp_engine_wc_status(IBV_WC_SUCCESS), RP_ST_OK);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_RETRY_EXC_ERR), RP_ST_RETRY_EXCEEDED);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_RNR_RETRY_EXC_ERR), RP_ST_RNR_RETRY);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_REM_ACCESS_ERR), RP_ST_REMOTE_ACCESS);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_LOC_PROT_ERR), RP_ST_LOCAL_PROT);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_GENERAL_ERR), RP_ST_SETUP);
+}
+
+static void test_seed(void **state)
+{
+	struct rp_endpoint a = { .node = "n1", .device = "rxe0", .port = 1 };
+	struct rp_endpoint b = { .node = "n1", .device = "rxe1", .port = 1 };
+	struct rp_endpoint c = { .node = "n2", .device = "rxe0", .port = 1 };
+
+	(void)state;
+	assert_true(rp_engine_seed(1, &a, &b, 0) == rp_engine_seed(1, &a, &b, 0));
+	assert_true(rp_engine_seed(1, &a, &b, 0) != rp_engine_seed(1, &b, &a, 0));
+	assert_true(rp_engine_seed(1, &a, &b, 0) != rp_engine_seed(1, &a, &b, 1));
+	assert_true(rp_engine_seed(1, &a, &b, 0) != rp_engine_seed(2, &a, &b, 0));
+	assert_true(rp_engine_seed(1, &a, &a, 0) != rp_engine_seed(1, &c, &c, 0));
+}
+
+static void test_cfg_validate(void **state)
+{
+	struct rp_engine_cfg cfg;
+
+	(void)state;
+	rp_engine_cfg_default(&cfg);
+	assert_int_equal(rp_engine_cfg_validate(&cfg), 0);
+	cfg.meas.msg_size = 0;
+	assert_int_equal(rp_engine_cfg_validate(&cfg), -EINVAL);
+	rp_engine_cfg_default(&cfg);
+	cfg.meas.cq_mod = cfg.meas.tx_depth + 1;
+	assert_int_equal(rp_engine_cfg_validate(&cfg), -EINVAL);
+	rp_engine_cfg_default(&cfg);
+	cfg.meas.n_qps = RP_ENGINE_MAX_QPS + 1;
+	assert_int_equal(rp_engine_cfg_validate(&cfg), -EINVAL);
+	rp_engine_cfg_default(&cfg);
+	cfg.meas.mode = RP_MODE_LAT;
+	cfg.meas.duration_s = 1;
+	assert_int_equal(rp_engine_cfg_validate(&cfg), -EINVAL);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* the command line: bad input exits 2 with a message that names the problem */
+
+static int run_cli(const char *args, char *err, size_t err_len)
+{
+	const char *bin = getenv("RP_TEST_BIN");
+	char cmd[1024];
+	FILE *p;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1 >/dev/null", bin, args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(err, 1, err_len - 1, p);
+	err[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_cli_bad_input(void **state)
+{
+	static const struct { const char *args, *msg; } cases[] = {
+		{ "loopback -s 0", "--size 0: out of range" },
+		{ "loopback -s 12Q", "--size 12Q: not a valid size" },
+		{ "loopback -n abc", "--iters abc: not a valid number" },
+		{ "loopback -n 10 -D 2", "either -n/--iters or -D/--duration" },
+		{ "loopback -s 4K -a", "either -s/--size or -a/--all" },
+		{ "loopback -t 8 --cq-mod 16", "--cq-mod 16 is larger than the tx depth 8" },
+		{ "loopback --qp-timeout 40", "--qp-timeout 40: out of range" },
+		{ "loopback --retry-cnt 8", "--retry-cnt 8: out of range" },
+		{ "loopback -q 0", "--qps 0: out of range" },
+		{ "loopback --mem gpu", "--mem gpu: unknown memory" },
+		{ "loopback --mem cuda:x", "--mem cuda:x: the GPU index" },
+		{ "loopback --gpu-reg magic", "--gpu-reg magic: one of auto, dmabuf, peermem" },
+		{ "loopback --latency -D 1", "latency mode counts round trips" },
+		{ "loopback --bogus", "unknown option '--bogus'" },
+		{ "pair", "give either --listen or the peer's HOST" },
+		{ "pair --listen somehost", "give either --listen or the peer's HOST" },
+		{ "pair host:99999", "the port must be a number 1 to 65535" },
+		{ "pair -a host", "-a is for loopback" },
+	};
+	char err[4096];
+
+	(void)state;
+	if (!getenv("RP_TEST_BIN"))
+		skip();
+	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++) {
+		int st = run_cli(cases[i].args, err, sizeof(err));
+
+		if (st != 2 || !strstr(err, cases[i].msg))
+			fail_msg("rdmaprobe %s: exit %d, stderr '%s' (wanted 2 and '%s')", cases[i].args, st, err,
+				 cases[i].msg);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_fail_at_every_step, setup),
+		cmocka_unit_test_setup(test_rtr_resolution, setup),
+		cmocka_unit_test_setup(test_nccl_attributes, setup),
+		cmocka_unit_test_setup(test_loopback_ok, setup),
+		cmocka_unit_test_setup(test_loopback_duration, setup),
+		cmocka_unit_test_setup(test_wc_errors, setup),
+		cmocka_unit_test_setup(test_data_mismatch, setup),
+		cmocka_unit_test_setup(test_latency, setup),
+		cmocka_unit_test_setup(test_unknown_device, setup),
+		cmocka_unit_test_setup(test_no_gid, setup),
+		cmocka_unit_test_setup(test_silent_peer, setup),
+		cmocka_unit_test(test_wire_validation),
+		cmocka_unit_test(test_oob_partial),
+		cmocka_unit_test(test_gbps),
+		cmocka_unit_test(test_lat_stats),
+		cmocka_unit_test(test_wc_status_map),
+		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_cfg_validate),
+		cmocka_unit_test(test_cli_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

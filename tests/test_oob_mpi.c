@@ -1,0 +1,119 @@
+/* test_oob_mpi.c: the MPI side channel keeps the oob contract under a real mpirun with two ranks:
+ * messages arrive whole, a receive with no sender returns -ETIMEDOUT at its deadline and consumes
+ * nothing (the message sent later is still received), a wrong length is -EMSGSIZE, and the start-up
+ * exchange works. The test starts itself under "mpirun -np 2" (skips loudly without MPI or mpirun). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "oob_mpi.h"
+#include "util.h"
+
+/* Inside mpirun: the two ranks' side of each check. Returns 0 when all held; prints what broke. */
+static int ranks_main(int argc, char **argv)
+{
+	struct rp_mpi_info mi;
+	struct rp_oob oob;
+	char buf[64], *all = NULL;
+	size_t *lens = NULL, *offs = NULL;
+	int bad = 0, rc;
+	double t0;
+
+	if (rp_mpi_init(&argc, &argv, &mi) != 0 || mi.size != 2)
+		return 10;
+	rp_oob_mpi_open(&oob, 1 - mi.rank, 77);
+	if (mi.rank == 0) {
+		/* 1. nobody sends yet: a short receive times out at its deadline */
+		t0 = rp_now();
+		rc = rp_oob_recv(&oob, buf, 16, t0 + 0.3);
+		if (rc != -ETIMEDOUT || rp_now() - t0 < 0.29) {
+			fprintf(stderr, "rank 0: recv with no sender gave %d after %.2f s\n", rc, rp_now() - t0);
+			bad = 1;
+		}
+		/* tell rank 1 to send now */
+		rp_mpi_ctl_send(1, 5, "go", 3, rp_now() + 5);
+		/* 2. the message comes whole */
+		rc = rp_oob_recv(&oob, buf, 16, rp_now() + 10);
+		if (rc != 0 || memcmp(buf, "0123456789abcdef", 16) != 0) {
+			fprintf(stderr, "rank 0: recv gave %d\n", rc);
+			bad = 1;
+		}
+		/* 3. a message of another length */
+		rc = rp_oob_recv(&oob, buf, 16, rp_now() + 10);
+		if (rc != -EMSGSIZE) {
+			fprintf(stderr, "rank 0: wrong-length message gave %d, want -EMSGSIZE\n", rc);
+			bad = 1;
+		}
+	} else {
+		void *go = NULL;
+		size_t len = 0;
+		int src = -1;
+
+		rc = rp_mpi_ctl_recv(0, 5, &go, &len, &src, rp_now() + 20);
+		if (rc != 0 || len != 3 || src != 0 || strcmp(go, "go") != 0) {
+			fprintf(stderr, "rank 1: control message gave %d (%zu bytes from %d)\n", rc, len, src);
+			bad = 1;
+		}
+		free(go);
+		rp_oob_send(&oob, "0123456789abcdef", 16, rp_now() + 5);
+		rp_oob_send(&oob, "short", 5, rp_now() + 5);
+	}
+	/* 4. the start-up exchange: every rank's bytes, in rank order */
+	snprintf(buf, sizeof(buf), "rank-%d%s", mi.rank, mi.rank ? "-longer" : "");
+	rc = rp_mpi_allgather(buf, strlen(buf) + 1, rp_now() + 20, &all, &lens, &offs);
+	if (rc != 0 || strcmp(all + offs[0], "rank-0") != 0 || strcmp(all + offs[1], "rank-1-longer") != 0 || lens[1] != 14) {
+		fprintf(stderr, "rank %d: allgather gave %d\n", mi.rank, rc);
+		bad = 1;
+	}
+	free(all);
+	free(lens);
+	free(offs);
+	rp_oob_close(&oob);
+	rp_mpi_finalize();
+	return bad;
+}
+
+static void test_two_ranks(void **state)
+{
+	char self[4096], cmd[8192];
+	ssize_t n;
+	int rc;
+
+	(void)state;
+	if (!rp_mpi_compiled()) {
+		fprintf(stderr, "SKIP: built without MPI\n");
+		skip();
+	}
+	if (system("command -v mpirun >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "SKIP: mpirun is not installed (openmpi-bin)\n");
+		skip();
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(n > 0);
+	self[n] = '\0';
+	/* ASan's leak check would blame the MPI library's own allocations at exit */
+	snprintf(cmd, sizeof(cmd), "ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun --allow-run-as-root --oversubscribe "
+		 "-x ASAN_OPTIONS -np 2 '%s' --ranks", self);
+	rc = system(cmd);
+	assert_true(WIFEXITED(rc));
+	assert_int_equal(WEXITSTATUS(rc), 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_ranks),
+	};
+
+	if (argc > 1 && strcmp(argv[1], "--ranks") == 0)
+		return ranks_main(argc, argv);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,124 @@
+/* test_report_junit.c: the JUnit file is well-formed XML (checked by xmllint, a real parser), has one
+ * test case per pair and per node, failures with their reason, and survives hostile names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mx_view.h"
+#include "report_junit.h"
+
+static char tmpdir[] = "/tmp/rp_junit_XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Write the view, check it with xmllint (skip loudly without it), return the text. */
+static char *write_and_parse(const struct rp_matrix_view *v, const char *name)
+{
+	char path[256], cmd[512], out[4096];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	assert_int_equal(rp_report_junit_write(v, path), 0);
+	text = mx_slurp(path);
+	assert_non_null(text);
+	if (system("command -v xmllint >/dev/null 2>&1") != 0) {
+		free(text);
+		skip();   /* xmllint (libxml2-utils) is needed to prove the XML is well-formed */
+	}
+	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s' 2>&1", path);
+	if (mx_run(cmd, out, sizeof(out)) != 0)
+		fail_msg("xmllint rejects %s: %s", path, out);
+	return text;
+}
+
+static void test_pairs_and_failures(void **state)
+{
+	struct mx_view mx;
+	char *text;
+
+	(void)state;
+	mx_view_build(&mx, false);
+	text = write_and_parse(&mx.view, "plain.xml");
+	/* 12 pairs + 4 nodes; 6 pair failures + node3 to drain */
+	assert_non_null(strstr(text, "tests=\"16\" failures=\"7\""));
+	assert_int_equal(mx_count(text, "<testcase "), 16);
+	assert_int_equal(mx_count(text, "<failure type=\"rtr_refused\""), 6);
+	assert_int_equal(mx_count(text, "<failure type=\"drain\""), 1);
+	assert_non_null(strstr(text, "name=\"node3/rxe3:1 -&gt; node0/rxe0:1\""));
+	assert_non_null(strstr(text, "Connection timed out"));
+	assert_non_null(strstr(text, "recommended NCCL_IB_HCA==rxe0:1"));
+	free(text);
+	mx_view_fini(&mx);
+}
+
+static void test_hostile_names_escaped(void **state)
+{
+	struct mx_view mx;
+	char *text;
+
+	(void)state;
+	mx_view_build(&mx, true);
+	text = write_and_parse(&mx.view, "hostile.xml");
+	assert_null(strstr(text, "<script>"));
+	assert_null(strstr(text, "<x a="));
+	assert_null(strstr(text, "\x01"));
+	assert_null(strstr(text, "\xff"));
+	assert_non_null(strstr(text, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;??"));
+	assert_int_equal(mx_count(text, "<testcase "), 16);
+	free(text);
+	mx_view_fini(&mx);
+}
+
+/* A write replaces the file whole: no temporary file is left behind. */
+static void test_atomic_replace(void **state)
+{
+	struct mx_view mx;
+	char path[256], cmd[512], out[256];
+
+	(void)state;
+	mx_view_build(&mx, false);
+	snprintf(path, sizeof(path), "%s/again.xml", tmpdir);
+	assert_int_equal(rp_report_junit_write(&mx.view, path), 0);
+	mx.view.n = 2;
+	assert_int_equal(rp_report_junit_write(&mx.view, path), 0);
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -c tmp", tmpdir);
+	mx_run(cmd, out, sizeof(out));
+	assert_string_equal(out, "0\n");
+	char *text = mx_slurp(path);
+
+	assert_non_null(text);
+	assert_int_equal(mx_count(text, "<testcase "), 2 + 4);
+	free(text);
+	assert_true(rp_report_junit_write(&mx.view, "/nonexistent-dir/x.xml") < 0);
+	mx_view_fini(&mx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pairs_and_failures),
+		cmocka_unit_test(test_hostile_names_escaped),
+		cmocka_unit_test(test_atomic_replace),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
