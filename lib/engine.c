@@ -1048,8 +1048,10 @@ int rp_engine_target_prepare(struct rp_engine_ep *ep, struct rp_pair_result *res
 
 /* Look at the side channel without waiting: a message from the writer is kept in *pending.
  * 1 when one arrived, 0 when none, negative when the channel broke (res filled). */
-int rp_engine_peek_oob(struct rp_oob *oob, struct rp_engine_msg *pending, struct rp_pair_result *res)
+int rp_engine_peek_oob(struct rp_oob *oob, enum rp_msg_type want, struct rp_engine_msg *pending,
+		       struct rp_pair_result *res)
 {
+	char why[160];
 	int rc = rp_oob_recv(oob, pending, sizeof(*pending), rp_now());
 
 	if (rc == -ETIMEDOUT)
@@ -1057,6 +1059,11 @@ int rp_engine_peek_oob(struct rp_oob *oob, struct rp_engine_msg *pending, struct
 	if (rc) {
 		rp_pair_result_fail(res, RP_ST_PEER_LOST, "side channel to %s: %s", oob->peer, strerror(-rc));
 		return rc;
+	}
+	rc = rp_engine_msg_validate(pending, sizeof(*pending), want, why, sizeof(why));
+	if (rc) {
+		rp_pair_result_fail(res, RP_ST_PEER_LOST, "bad message from %s: %s", oob->peer, why);
+		return rp_error(rc, "%s", res->reason);
 	}
 	return 1;
 }
@@ -1087,7 +1094,7 @@ static int target_wait_final(struct rp_engine_ep *ep, struct rp_oob *oob, double
 		}
 		now = rp_now();
 		if (oob && !*have_pending && now >= next_peek) {
-			int rc = rp_engine_peek_oob(oob, pending, res);
+			int rc = rp_engine_peek_oob(oob, RP_MSG_RESULT, pending, res);
 
 			if (rc < 0)
 				return rc;
