@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -24,7 +25,7 @@
 #define POLL_BATCH 16
 #define FINAL_WR_ID UINT64_MAX
 #define FINAL_IMM 0x52504649u   /* "RPFI" */
-#define OOB_PEEK_S 0.02         /* how often a waiting target looks at the side channel */
+#define IDLE_WAIT_S 0.002       /* a passive target sleeps this long between looks at its CQ */
 
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -1048,15 +1049,22 @@ int rp_engine_target_prepare(struct rp_engine_ep *ep, struct rp_pair_result *res
 
 /* Look at the side channel without waiting: a message from the writer is kept in *pending.
  * 1 when one arrived, 0 when none, negative when the channel broke (res filled). */
-int rp_engine_peek_oob(struct rp_oob *oob, struct rp_engine_msg *pending, struct rp_pair_result *res)
+int rp_engine_peek_oob(struct rp_oob *oob, enum rp_msg_type want, double wait_s, struct rp_engine_msg *pending,
+		       struct rp_pair_result *res)
 {
-	int rc = rp_oob_recv(oob, pending, sizeof(*pending), rp_now());
+	char why[160];
+	int rc = rp_oob_recv(oob, pending, sizeof(*pending), rp_now() + wait_s);
 
 	if (rc == -ETIMEDOUT)
 		return 0;
 	if (rc) {
 		rp_pair_result_fail(res, RP_ST_PEER_LOST, "side channel to %s: %s", oob->peer, strerror(-rc));
 		return rc;
+	}
+	rc = rp_engine_msg_validate(pending, sizeof(*pending), want, why, sizeof(why));
+	if (rc) {
+		rp_pair_result_fail(res, RP_ST_PEER_LOST, "bad message from %s: %s", oob->peer, why);
+		return rp_error(rc, "%s", res->reason);
 	}
 	return 1;
 }
@@ -1065,7 +1073,6 @@ int rp_engine_peek_oob(struct rp_oob *oob, struct rp_engine_msg *pending, struct
 static int target_wait_final(struct rp_engine_ep *ep, struct rp_oob *oob, double deadline,
 			     struct rp_engine_msg *pending, bool *have_pending, struct rp_pair_result *res)
 {
-	double next_peek = 0;
 	double imm_deadline = 0;   /* once the writer said it is done, the IMM must follow quickly */
 
 	for (;;) {
@@ -1085,9 +1092,11 @@ static int target_wait_final(struct rp_engine_ep *ep, struct rp_oob *oob, double
 			}
 			return 0;
 		}
-		now = rp_now();
-		if (oob && !*have_pending && now >= next_peek) {
-			int rc = rp_engine_peek_oob(oob, pending, res);
+		/* Nothing yet. The target is passive in bandwidth mode: rather than spin (and take a CPU
+		 * from the adapter or a software RDMA device), wait a little on the side channel, where a
+		 * failure report from the writer would arrive. */
+		if (oob && !*have_pending) {
+			int rc = rp_engine_peek_oob(oob, RP_MSG_RESULT, IDLE_WAIT_S, pending, res);
 
 			if (rc < 0)
 				return rc;
@@ -1095,10 +1104,14 @@ static int target_wait_final(struct rp_engine_ep *ep, struct rp_oob *oob, double
 				*have_pending = true;
 				if (pending->status != RP_ST_OK)
 					return 1;   /* the writer failed: its message says why */
-				imm_deadline = now + ep->cfg.timeout_s;
+				imm_deadline = rp_now() + ep->cfg.timeout_s;
 			}
-			next_peek = now + OOB_PEEK_S;
+		} else {
+			struct timespec ts = { 0, (long)(IDLE_WAIT_S * 1e9) };
+
+			nanosleep(&ts, NULL);
 		}
+		now = rp_now();
 		if (now > deadline || (imm_deadline && now > imm_deadline)) {
 			rp_pair_result_fail(res, RP_ST_TIMEOUT, "final write into %s port %d did not arrive in time",
 					    ep->device, ep->port);

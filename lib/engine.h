@@ -157,15 +157,15 @@ int rp_engine_msg_validate(const struct rp_engine_msg *msg, size_t len, enum rp_
  * status, reason, measurement); pass is the sweep index (mixed into the seed). The writer sends its
  * connection info first; the target waits for it, adopts the writer's measure part (so a pair
  * listener needs no size options) and answers with its own. cfg->src_mem is used by the writer,
- * cfg->dst_mem by the target. Returns 0 when the
- * pair passed, 1 when it ran and failed (res says why), or a negative errno when a local resource
- * could not be had at all (res says it too). Never blocks past the deadlines in cfg. */
+ * cfg->dst_mem by the target. Returns 0 when the pair passed, 1 when it failed at any step (res
+ * says which and why; a failure is a result, not an error). Never blocks past the deadlines in cfg. */
 int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
 		       const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
 		       struct rp_pair_result *res);
 
 /* Both sides of a pair in this process (loopback): two threads over rp_oob_local_pair().
- * res is the writer's view (src = writer port). Same return convention as rp_engine_pair_run. */
+ * res is the writer's view (src = writer port). Returns 0 or 1 as rp_engine_pair_run, or a negative
+ * errno when the side channel or the thread could not be set up (res says so too). */
 int rp_engine_loopback_run(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
 			   const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res);
 

@@ -101,7 +101,7 @@ static int cm_wait(struct rp_engine_ep *ep, enum rdma_cm_event_type want, double
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, -errno, "rdma_get_cm_event");
 		if (oob && !*have_pending) {
-			int rc = rp_engine_peek_oob(oob, pending, res);
+			int rc = rp_engine_peek_oob(oob, RP_MSG_READY, 0, pending, res);
 
 			if (rc < 0)
 				return rc;

@@ -41,8 +41,10 @@ struct rp_engine_ep {
 /* Fail res with st and "what on DEV port N: strerror", log it once, return err (negative). */
 int rp_engine_ep_fail(struct rp_engine_ep *ep, struct rp_pair_result *res, enum rp_status st, int err,
 		      const char *what);
-/* Look at the side channel without waiting (see engine.c). 1 message, 0 none, negative broken. */
-int rp_engine_peek_oob(struct rp_oob *oob, struct rp_engine_msg *pending, struct rp_pair_result *res);
+/* Look at the side channel for at most wait_s: 1 when a valid message of type want arrived (in
+ * *pending), 0 when none, negative when the channel broke or the message is invalid (PEER_LOST). */
+int rp_engine_peek_oob(struct rp_oob *oob, enum rp_msg_type want, double wait_s, struct rp_engine_msg *pending,
+		       struct rp_pair_result *res);
 
 /* engine_cm.c: connect with librdmacm instead of INIT/RTR/RTS by hand (like perftest -R).
  * The target listens before it sends its connection info (cm_port travels in it); the writer

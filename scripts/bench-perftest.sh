@@ -35,17 +35,24 @@ CQMOD=100
 port=19000
 log() { echo "bench: $*" >&2; }
 
-# perftest server on rxe1 in the background, client on rxe0; prints the client's output file.
+# perftest server on rxe1 in the background, client on rxe0 (retried while the server is still
+# starting: perftest's client gives up at once when nobody listens). The server is bounded too.
 perftest_run() {   # $1 tool, $2 tag, rest: extra args
-	local tool=$1 tag=$2
+	local tool=$1 tag=$2 try
 	shift 2
 	port=$((port + 1))
-	"$tool" -d rxe1 -x $GID -p $port -F "$@" >"$RAW/$tag.server" 2>&1 &
+	timeout 300 "$tool" -d rxe1 -x $GID -p $port -F "$@" >"$RAW/$tag.server" 2>&1 &
 	local spid=$!
-	sleep 1
 	echo "$tool -d rxe0 -x $GID -p $port -F $* 127.0.0.1" >"$RAW/$tag.cmd"
-	timeout 300 "$tool" -d rxe0 -x $GID -p $port -F "$@" 127.0.0.1 >"$RAW/$tag.client" 2>&1
+	for try in $(seq 1 30); do
+		sleep 1
+		timeout 300 "$tool" -d rxe0 -x $GID -p $port -F "$@" 127.0.0.1 >"$RAW/$tag.client" 2>&1 && break
+		grep -q "Couldn't connect" "$RAW/$tag.client" || break
+	done
+	( sleep 60; kill $spid 2>/dev/null ) &
+	local wpid=$!
 	wait $spid
+	kill $wpid 2>/dev/null
 }
 
 rdmaprobe_run() {  # $1 tag, rest: client args
@@ -145,20 +152,24 @@ done
 for r in $(seq 1 "$REPEATS"); do
 	log "unreachable run $r"
 	port=$((port + 1))
-	ib_write_bw -d rxe2 -x $GID -p $port -F -s 4096 -n 100 >"$RAW/unr-pt-$r.server" 2>&1 &
+	timeout 120 ib_write_bw -d rxe2 -x $GID -p $port -F -s 4096 -n 100 >"$RAW/unr-pt-$r.server" 2>&1 &
 	spid=$!
-	sleep 1
 	echo "ib_write_bw -d rxe0 -x $GID -p $port -F -s 4096 -n 100 127.0.0.1 (server: -d rxe2)" >"$RAW/unr-pt-$r.cmd"
-	t0=$(date +%s.%N)
-	timeout 120 ib_write_bw -d rxe0 -x $GID -p $port -F -s 4096 -n 100 127.0.0.1 >"$RAW/unr-pt-$r.client" 2>&1
-	ptrc=$?
-	t1=$(date +%s.%N)
+	for try in $(seq 1 30); do
+		sleep 1
+		t0=$(date +%s.%N)
+		timeout 120 ib_write_bw -d rxe0 -x $GID -p $port -F -s 4096 -n 100 127.0.0.1 >"$RAW/unr-pt-$r.client" 2>&1
+		ptrc=$?
+		t1=$(date +%s.%N)
+		grep -q "Couldn't connect" "$RAW/unr-pt-$r.client" || break
+	done
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
 	port=$((port + 1))
 	"$RP" pair --listen -d rxe2 -p $port --wait 60 >"$RAW/unr-rp-$r.server" 2>&1 &
 	spid=$!
 	echo "rdmaprobe pair 127.0.0.1:$port -d rxe0 -s 4096 -n 100 (listener: -d rxe2); default --timeout 10s" >"$RAW/unr-rp-$r.cmd"
+	sleep 1   # as for perftest: the listener is up before the clock starts
 	t2=$(date +%s.%N)
 	timeout 120 "$RP" pair 127.0.0.1:$port -d rxe0 -s 4096 -n 100 --json "$RAW/unr-rp-$r.json" >"$RAW/unr-rp-$r.client" 2>&1
 	rprc=$?

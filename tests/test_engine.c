@@ -816,6 +816,27 @@ static void test_silent_peer(void **state)
 	assert_true(fk_all_released());
 }
 
+/* A peer that answers with garbage of the right size: rejected by validation, reported as peer_lost. */
+static void test_bad_peer_message(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+	struct rp_engine_msg junk;
+	struct rp_oob a, b;
+
+	(void)state;
+	small_cfg(&cfg);
+	memset(&junk, 0x5a, sizeof(junk));
+	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+	assert_int_equal(rp_oob_send(&b, &junk, sizeof(junk), rp_now() + 1), 0);
+	assert_int_equal(rp_engine_pair_run(&cfg, RP_ROLE_WRITER, &port_a, &a, 0, &r), 1);
+	assert_int_equal(r.status, RP_ST_PEER_LOST);
+	assert_non_null(strstr(r.reason, "bad magic"));
+	rp_oob_close(&a);
+	rp_oob_close(&b);
+	assert_true(fk_all_released());
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* the wire */
 
@@ -1061,6 +1082,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unknown_device, setup),
 		cmocka_unit_test_setup(test_no_gid, setup),
 		cmocka_unit_test_setup(test_silent_peer, setup),
+		cmocka_unit_test_setup(test_bad_peer_message, setup),
 		cmocka_unit_test(test_wire_validation),
 		cmocka_unit_test(test_oob_partial),
 		cmocka_unit_test(test_gbps),
