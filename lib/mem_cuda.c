@@ -417,6 +417,24 @@ static int cuda_read(struct rp_mem_buf *buf, size_t off, void *dst, size_t len)
 	return 0;
 }
 
+/* Copy len bytes from host memory src to off (latency mode's sequence byte). */
+static int cuda_write(struct rp_mem_buf *buf, size_t off, const void *src, size_t len)
+{
+	cudaError_t err;
+	int rc;
+
+	if (off > buf->len || len > buf->len - off)
+		return -EINVAL;
+	rc = cuda_enter(buf);
+	if (rc)
+		return rc;
+	err = cudaMemcpy((uint8_t *)buf->addr + off, src, len, cudaMemcpyHostToDevice);
+	if (err != cudaSuccess)
+		return rp_error(cuda_errno(err), "cudaMemcpy %zu bytes to %s at offset %zu: %s", len, buf->label, off,
+				cudaGetErrorString(err));
+	return 0;
+}
+
 const struct rp_mem_ops rp_mem_cuda_ops = {
 	.name = "cuda",
 	.alloc = cuda_alloc,
@@ -425,5 +443,6 @@ const struct rp_mem_ops rp_mem_cuda_ops = {
 	.check = cuda_check,
 	.set = cuda_set,
 	.read = cuda_read,
+	.write = cuda_write,
 	.free = cuda_free,
 };

@@ -741,6 +741,14 @@ static void test_fill_check_set_read(void **state)
 	assert_int_equal(buf.ops->read(&buf, len - 4, bytes, 8), -EINVAL);
 	assert_int_equal(buf.ops->read(&buf, len + 1, bytes, 0), -EINVAL);
 
+	/* write lands exactly where asked (latency mode's sequence byte), and is bounded like read */
+	const uint8_t seq[3] = { 0x11, 0x22, 0x33 };
+	assert_int_equal(buf.ops->write(&buf, len - 3, seq, sizeof(seq)), 0);
+	assert_int_equal(buf.ops->read(&buf, len - 4, bytes, 4), 0);
+	assert_int_equal(bytes[0], 0xab);
+	assert_memory_equal(bytes + 1, seq, sizeof(seq));
+	assert_int_equal(buf.ops->write(&buf, len - 2, seq, sizeof(seq)), -EINVAL);
+
 	/* a copy that fails is reported, not taken for a mismatch */
 	t.calls = 0;
 	t.fail_at = 1;     /* cudaSetDevice is call 0, the first copy call 1 */
