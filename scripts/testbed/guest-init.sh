@@ -35,7 +35,15 @@ ln -s /proc/self/fd/1 $R/dev/stdout
 ln -s /proc/self/fd/2 $R/dev/stderr
 mount -t devpts devpts $R/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm || broken "mount /dev/shm"
+# The guest gets a fresh /tmp, which hides the host's. A repository that lives there (CI may clone
+# into a temporary folder) is bound back in at its own path, so its scripts and binaries still run.
+mkdir -p /hosttmp && mount --bind $R/tmp /hosttmp || broken "keep the host's /tmp"
 mount -t tmpfs -o mode=1777 tmpfs $R/tmp || broken "mount /tmp"
+case $RP_REPO in
+/tmp/*)
+	mkdir -p "$R$RP_REPO" && mount --bind "/hosttmp/${RP_REPO#/tmp/}" "$R$RP_REPO" ||
+		broken "bind the repository $RP_REPO back over the guest's /tmp" ;;
+esac
 mount -t tmpfs -o mode=755 tmpfs $R/run || broken "mount /run"
 : >$R/run/rp-testbed-guest   # fabric.sh refuses to run where this is missing (on a real host)
 [ -d $R/sys/kernel/config ] && mount -t configfs configfs $R/sys/kernel/config 2>/dev/null

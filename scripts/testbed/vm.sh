@@ -313,6 +313,7 @@ RP_CTL='$RUN_DIR'
 RP_RESULTS_DIR='$results'
 RP_FABRIC_SPEC='$fabric'
 RP_FABRIC_SH='$TB_DIR/fabric.sh'
+RP_REPO='$(cd "$REPO" && pwd -P)'
 EOF
 	{
 		echo "# written by vm.sh: the command, its environment and working directory"
