@@ -12,6 +12,9 @@
 # Prints one line per case and closes with `e2e: N passed, N failed, N skipped`; exits 1 when a
 # case failed. Logs: RP_E2E_RESULTS (default build/e2e/latest -> a fresh per-run folder).
 # When the VM cannot run here it says so LOUDLY and exits non-zero: 1 in CI (CI=true), else 77.
+# A case may add `# host-after: CMD`: after the VM, CMD runs on the host (cwd the repo root, with
+# RP_RESULTS the case's folder), for what the emulated guest is too slow to do, such as rendering a
+# page in Chromium. It counts as a result of its own, "<case>:host" (0 pass, 77 skip, else fail).
 set -euo pipefail
 
 TB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -176,6 +179,33 @@ host() {
 		exit 1
 	fi
 	[ $rc -eq 0 ] || exit 1
+	host_after "$res" "${cases[@]}"
+}
+
+# The `# host-after:` checks of the cases that passed in the VM, then the closing line over all.
+host_after() {
+	local res=$1 c name cmd rc n=0
+	shift
+	for c in "$@"; do
+		cmd=$(header "$c" host-after)
+		[ -n "$cmd" ] || continue
+		name=$(basename "$c" .sh)
+		awk -v n="$name" '$1 == n && $2 == "pass" { f = 1 } END { exit !f }' "$res/results" || continue
+		n=$((n + 1))
+		rc=0
+		(cd "$ROOT" && RP_BIN=$RP_BIN RP_ROOT=$ROOT RP_RESULTS=$res/$name RP_CASE=$name \
+			bash -c "$cmd" </dev/null >"$res/$name/host-log" 2>&1) || rc=$?
+		case $rc in
+		0) echo "e2e: PASS $name:host"; echo "$name:host pass" >>"$res/results" ;;
+		77) echo "e2e: SKIP $name:host: $(tail -n 1 "$res/$name/host-log")"; echo "$name:host skip" >>"$res/results" ;;
+		*) echo "e2e: FAIL $name:host (exit $rc)"; sed 's/^/    | /' "$res/$name/host-log" | tail -n 20
+		   echo "$name:host fail" >>"$res/results" ;;
+		esac
+	done
+	[ $n -gt 0 ] || return 0
+	awk '{ st[$1] = $2 } END { for (k in st) c[st[k]]++;
+		printf "e2e: %d passed, %d failed, %d skipped\n", c["pass"], c["fail"], c["skip"]; exit (c["fail"] > 0) }' \
+		"$res/results" | tee "$res/summary"
 }
 
 if [ "${1:-}" = --inside ]; then
