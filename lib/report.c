@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "log.h"
 #include "util.h"
 
@@ -205,66 +205,22 @@ json_t *rp_report_json(const struct rp_report_info *info, const struct rp_pair_r
 	return root;
 }
 
-/* Open "<path>.tmp.<pid>" for writing; the caller renames it over path when complete. */
-static FILE *open_tmp(const char *path, char *tmp, size_t tmp_len)
-{
-	FILE *f;
-
-	if ((size_t)snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid()) >= tmp_len) {
-		errno = ENAMETOOLONG;
-		rp_error(-ENAMETOOLONG, "report path %s: too long", path);
-		return NULL;
-	}
-	f = fopen(tmp, "w");
-	if (!f)
-		rp_error(-errno, "open %s: %s", tmp, strerror(errno));
-	return f;
-}
-
-/* Close f and rename tmp over path; on any failure remove tmp. */
-static int commit_tmp(FILE *f, bool write_failed, const char *tmp, const char *path)
-{
-	int err = 0;
-
-	if (write_failed || ferror(f))
-		err = -EIO;
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-		err = err ? err : -errno;
-	if (fclose(f) != 0)
-		err = err ? err : -errno;
-	if (err) {
-		unlink(tmp);
-		return rp_error(err, "write %s: %s", tmp, strerror(-err));
-	}
-	if (rename(tmp, path) != 0) {
-		err = -errno;
-		unlink(tmp);
-		return rp_error(err, "rename %s to %s: %s", tmp, path, strerror(-err));
-	}
-	return 0;
-}
-
 int rp_report_write_json(const json_t *root, const char *path)
 {
-	char tmp[RP_PATHBUF + 32];
-	FILE *f = open_tmp(path, tmp, sizeof(tmp));
+	struct rp_atomic_file af;
+	int rc = rp_atomic_file_open(&af, path);
 	bool failed;
 
-	if (!f)
-		return -errno;
-	failed = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0;
-	failed |= fputc('\n', f) == EOF;
-	return commit_tmp(f, failed, tmp, path);
+	if (rc)
+		return rc;
+	failed = json_dumpf(root, af.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0;
+	failed |= fputc('\n', af.f) == EOF;
+	return rp_atomic_file_commit(&af, failed);
 }
 
 int rp_report_write_text(const char *text, size_t len, const char *path)
 {
-	char tmp[RP_PATHBUF + 32];
-	FILE *f = open_tmp(path, tmp, sizeof(tmp));
-
-	if (!f)
-		return -errno;
-	return commit_tmp(f, fwrite(text, 1, len, f) != len, tmp, path);
+	return rp_atomic_write(path, text, len);
 }
 
 /* A CSV field: quoted (doubling quotes) when it has a comma, quote or line break. */
@@ -295,11 +251,12 @@ static void csv_endpoint(FILE *f, const struct rp_endpoint *e)
 
 int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char *path)
 {
-	char tmp[RP_PATHBUF + 32];
-	FILE *f = open_tmp(path, tmp, sizeof(tmp));
+	struct rp_atomic_file af;
+	int rc = rp_atomic_file_open(&af, path);
+	FILE *f = af.f;
 
-	if (!f)
-		return -errno;
+	if (rc)
+		return rc;
 	fputs("src_node,src_device,src_port,src_gid_index,src_mtu,src_link_gbps,src_mem,src_mem_reg,"
 	      "dst_node,dst_device,dst_port,dst_gid_index,dst_mtu,dst_link_gbps,dst_mem,dst_mem_reg,"
 	      "status,gbps,gbps_min,bytes,iters,msg_size,verified,bad_offset,"
@@ -320,5 +277,5 @@ int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char
 		fprintf(f, "%.3f,", r->elapsed_s);
 		csv_str(f, r->reason, true);
 	}
-	return commit_tmp(f, false, tmp, path);
+	return rp_atomic_file_commit(&af, false);
 }

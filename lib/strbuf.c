@@ -1,15 +1,14 @@
-/* strbuf.c: growable text buffer, XML escaping, atomic file write; see strbuf.h. */
+/* strbuf.c: growable text buffer, XML escaping, atomic file write (atomic_file.c); see strbuf.h. */
 #include "strbuf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "log.h"
 
 void rp_sb_init(struct rp_sb *sb)
@@ -140,35 +139,7 @@ void rp_sb_xml(struct rp_sb *sb, const char *s)
 
 int rp_sb_write_atomic(const struct rp_sb *sb, const char *path)
 {
-	char tmp[4096];
-	size_t off = 0;
-	int fd, rc = 0;
-
 	if (sb->oom)
 		return rp_error(-ENOMEM, "write %s: out of memory while building it", path);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return rp_error(-ENAMETOOLONG, "write %s: path too long", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return rp_error(-errno, "open %s: %s", tmp, strerror(errno));
-	while (off < sb->len) {
-		ssize_t w = write(fd, sb->buf + off, sb->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = rp_error(-errno, "write %s: %s", tmp, strerror(errno));
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (!rc && fsync(fd) != 0)
-		rc = rp_error(-errno, "fsync %s: %s", tmp, strerror(errno));
-	if (close(fd) != 0 && !rc)
-		rc = rp_error(-errno, "close %s: %s", tmp, strerror(errno));
-	if (!rc && rename(tmp, path) != 0)
-		rc = rp_error(-errno, "rename %s to %s: %s", tmp, path, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	return rc;
+	return rp_atomic_write(path, sb->buf, sb->len);
 }

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #define HOSTILE_NODE "<script>alert(\"x\")</script>&'\x01\xff"
 #define HOSTILE_DEV "]]></failure><x a='"
@@ -58,29 +57,6 @@ void mx_view_build(struct mx_view *mx, bool hostile)
 void mx_view_fini(struct mx_view *mx)
 {
 	rp_verdict_fini(&mx->verdict);
-}
-
-int mx_run(const char *cmd, char *out, size_t out_len)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = 0;
-	int st;
-
-	out[0] = '\0';
-	if (!p)
-		return -1;
-	while (n + 1 < out_len) {
-		size_t got = fread(out + n, 1, out_len - 1 - n, p);
-
-		if (got == 0)
-			break;
-		n += got;
-	}
-	out[n] = '\0';
-	while (fgetc(p) != EOF)
-		;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 size_t mx_count(const char *hay, const char *needle)

@@ -19,8 +19,6 @@ struct mx_view {
  * hostile: node 0 and device 1 carry markup, quotes, a control character and invalid UTF-8. */
 void mx_view_build(struct mx_view *mx, bool hostile);
 void mx_view_fini(struct mx_view *mx);
-/* Run a shell command and return its exit status, with stdout+stderr into out (NUL-terminated). */
-int mx_run(const char *cmd, char *out, size_t out_len);
 /* Occurrences of needle in hay. */
 size_t mx_count(const char *hay, const char *needle);
 /* Read a whole file (malloc'd, NUL-terminated), NULL on error. */

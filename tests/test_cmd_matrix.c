@@ -11,23 +11,20 @@
 #include <cmocka.h>
 
 #include "mx_view.h"
+#include "testutil.h"
 
 static char out[1 << 16];
 
 /* Run "rdmaprobe matrix ARGS" with a clean launcher environment; returns the exit status. */
 static int matrix(const char *args)
 {
-	const char *bin = getenv("RP_TEST_BIN");
+	const char *bin = rp_test_bin();
 	char cmd[1024];
 
-	if (!bin) {
-		fprintf(stderr, "SKIP: RP_TEST_BIN is not set (run through make check)\n");
-		skip();
-	}
 	snprintf(cmd, sizeof(cmd),
 		 "env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK -u PMI_SIZE -u MPI_LOCALNRANKS -u SLURM_PROCID "
 		 "'%s' matrix %s 2>&1", bin, args);
-	return mx_run(cmd, out, sizeof(out));
+	return rp_test_run(cmd, out, sizeof(out));
 }
 
 static void test_plan_full_small(void **state)

@@ -21,13 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "engine.h"
 #include "log.h"
 #include "oob.h"
 #include "util.h"
+#include "testutil.h"
 #include "verbs_ops.h"
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -1015,21 +1015,10 @@ static void test_cfg_validate(void **state)
 /* ---------------------------------------------------------------------------------------------- */
 /* the command line: bad input exits 2 with a message that names the problem */
 
+/* Run "rdmaprobe ARGS" with its stderr into err (stdout dropped); returns the exit status. */
 static int run_cli(const char *args, char *err, size_t err_len)
 {
-	const char *bin = getenv("RP_TEST_BIN");
-	char cmd[1024];
-	FILE *p;
-	size_t n;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1 >/dev/null", bin, args);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	n = fread(err, 1, err_len - 1, p);
-	err[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return rp_test_run_bin(err, err_len, "%s 2>&1 >/dev/null", args);
 }
 
 static void test_cli_bad_input(void **state)
@@ -1057,8 +1046,7 @@ static void test_cli_bad_input(void **state)
 	char err[4096];
 
 	(void)state;
-	if (!getenv("RP_TEST_BIN"))
-		skip();
+	rp_test_bin();
 	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++) {
 		int st = run_cli(cases[i].args, err, sizeof(err));
 

@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "gpudirect.h"
 #include "log.h"
+#include "testutil.h"
 
 static char last_warning[1024], last_error[1024];
 
@@ -126,35 +126,24 @@ static void test_cuda_present_real(void **state)
 #endif
 }
 
-/* Run "$RP_TEST_BIN args" with stdout and stderr into out; returns the exit status or -1. */
+/* Run "$RP_TEST_BIN args" (60 s at most) with stdout and stderr into out; returns the exit status or -1. */
 static int run_bin(const char *bin, const char *args, char *out, size_t out_size)
 {
-	char tmpl[] = "/tmp/rp-gdr-out-XXXXXX", cmd[1024];
-	int fd = mkstemp(tmpl), status;
-	ssize_t n;
+	char cmd[1024];
 
-	assert_true(fd >= 0);
-	snprintf(cmd, sizeof(cmd), "timeout 60 '%s' %s >'%s' 2>&1", bin, args, tmpl);
-	status = system(cmd);
-	n = read(fd, out, out_size - 1);
-	out[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(tmpl);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	snprintf(cmd, sizeof(cmd), "timeout 60 '%s' %s 2>&1", bin, args);
+	return rp_test_run(cmd, out, out_size);
 }
 
 /* The real binary, asked for GPU memory on a host without a GPU: exit 3 and say why. */
 static void test_mem_cuda_without_gpu_exits_3(void **state)
 {
-	const char *bin = getenv("RP_TEST_BIN");
+	const char *bin;
 	char out[8192], why[256];
 	int rc, n;
 
 	(void)state;
-	if (!bin || !*bin) {
-		print_message("SKIPPED: RP_TEST_BIN is not set (run through 'make check')\n");
-		skip();
-	}
+	bin = rp_test_bin();
 	rc = run_bin(bin, "loopback --help", out, sizeof(out));
 	if (!strstr(out, "--mem")) {
 		print_message("SKIPPED: '%s loopback --help' has no --mem option yet (exit %d): the engine's "

@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <cmocka.h>
 #include <jansson.h>
 
 #include "fixture.h"
 #include "log.h"
 #include "nccl.h"
+#include "testutil.h"
 #include "util.h"
 
 /* --- building nodes in memory ---------------------------------------------------------------- */
@@ -1211,31 +1211,10 @@ static void test_fixture_dgx_nearest(void **state)
 	rp_fx_destroy(&fx);
 }
 
-/* Run the binary; stdout (and stderr when merge_err) into out. Returns the exit status. */
+/* Run "rdmaprobe nccl ARGS"; stdout (and stderr when merge_err) into out. Returns the exit status. */
 static int run_bin(char *out, size_t len, bool merge_err, const char *args)
 {
-	const char *bin = getenv("RP_TEST_BIN");
-	char cmd[RP_NCCL_SPEC_MAX + PATH_MAX + 1024];
-	size_t n = 0;
-	FILE *f;
-	int st;
-
-	if (!bin)
-		skip();
-	snprintf(cmd, sizeof(cmd), "'%s' nccl %s %s", bin, args, merge_err ? "2>&1" : "2>/dev/null");
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (n + 1 < len) {
-		size_t got = fread(out + n, 1, len - 1 - n, f);
-
-		if (got == 0)
-			break;
-		n += got;
-	}
-	out[n] = '\0';
-	st = pclose(f);
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
+	return rp_test_run_bin(out, len, "nccl %s %s", args, merge_err ? "2>&1" : "2>/dev/null");
 }
 
 static json_t *run_json(const struct rp_fx *fx, const char *extra, int want_status)

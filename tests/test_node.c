@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <cmocka.h>
 
 #include <infiniband/verbs.h>
@@ -21,6 +20,7 @@
 #include "nccl.h"
 #include "node.h"
 #include "sysfs.h"
+#include "testutil.h"
 
 /* ---- verbs, wrapped (tests/test_node.wrap) ---- */
 
@@ -71,23 +71,6 @@ struct ibv_context *__wrap_ibv_open_device(struct ibv_device *device)
 
 /* ---- helpers ---- */
 
-static void discover_fx(struct rp_fx *fx, int (*machine)(struct rp_fx *), struct rp_node *node)
-{
-	struct rp_discover_opts opts = { 0 };
-
-	assert_int_equal(rp_fx_create(fx), 0);
-	if (machine)
-		assert_int_equal(machine(fx), 0);
-	opts.sysfs_root = fx->root;
-	assert_int_equal(rp_node_discover(node, &opts), 0);
-}
-
-static void done(struct rp_fx *fx, struct rp_node *node)
-{
-	rp_node_fini(node);
-	rp_fx_destroy(fx);
-}
-
 static const struct rp_hca *hca(const struct rp_node *node, const char *name)
 {
 	const struct rp_hca *h = rp_node_find_hca(node, name);
@@ -116,7 +99,7 @@ static void test_dgx(void **state)
 	const struct rp_port *p;
 
 	(void)state;
-	discover_fx(&fx, rp_fx_machine_dgx_h100, &node);
+	rp_test_discover(&fx, rp_fx_machine_dgx_h100, &node);
 	assert_false(node.verbs_consulted);
 	assert_string_equal(node.no_device_reason, "");
 	assert_string_equal(node.gpu_source, "pci-scan");
@@ -159,7 +142,7 @@ static void test_dgx(void **state)
 	assert_string_equal(node.gpus[0].pci, "0000:03:00.0");
 	assert_int_equal(node.gpus[7].numa_node, 1);
 	assert_string_equal(node.gpus[7].pci_path, "devices/pci0000:a0/0000:a0:01.0/0000:a1:00.0/0000:a2:01.0/0000:a4:00.0");
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 static void test_roce_gid_table(void **state)
@@ -170,7 +153,7 @@ static void test_roce_gid_table(void **state)
 	const struct rp_port *p;
 
 	(void)state;
-	discover_fx(&fx, rp_fx_machine_roce, &node);
+	rp_test_discover(&fx, rp_fx_machine_roce, &node);
 	p = rp_hca_find_port(hca(&node, "mlx5_0"), 1);
 	assert_non_null(p);
 	assert_int_equal(p->link_layer, RP_LL_ETHERNET);
@@ -190,7 +173,7 @@ static void test_roce_gid_table(void **state)
 	/* The second function of the same NIC. */
 	assert_string_equal(hca(&node, "mlx5_1")->pci, "0000:3b:00.1");
 	assert_int_equal(rp_hca_find_port(hca(&node, "mlx5_1"), 1)->state, RP_PORT_DOWN);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 static void test_rxe(void **state)
@@ -200,7 +183,7 @@ static void test_rxe(void **state)
 	const struct rp_hca *h;
 
 	(void)state;
-	discover_fx(&fx, rp_fx_machine_rxe, &node);
+	rp_test_discover(&fx, rp_fx_machine_rxe, &node);
 	assert_int_equal(node.n_hcas, 2);
 	h = hca(&node, "rxe0");
 	assert_string_equal(h->pci, "");
@@ -214,7 +197,7 @@ static void test_rxe(void **state)
 	assert_string_equal(h->pci_path, "devices/pci0000:00/0000:00:03.0/virtio0");
 	assert_int_equal(node.n_gpus, 1);
 	assert_int_equal(node.gpus[0].numa_node, -1);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 static void test_broken_entries(void **state)
@@ -225,7 +208,7 @@ static void test_broken_entries(void **state)
 	const struct rp_port *p;
 
 	(void)state;
-	discover_fx(&fx, rp_fx_machine_broken, &node);
+	rp_test_discover(&fx, rp_fx_machine_broken, &node);
 	assert_int_equal(node.n_hcas, 5);
 	/* The good adapter is unaffected by its neighbours. */
 	p = rp_hca_find_port(hca(&node, "mlx5_0"), 1);
@@ -255,7 +238,7 @@ static void test_broken_entries(void **state)
 	h = hca(&node, "mlx5_4");
 	assert_string_equal(h->pci, "");
 	assert_int_equal(h->numa_node, -1);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 /* Entry names that do not fit, GID and port entries that are not numbers, natural order. */
@@ -292,7 +275,7 @@ static void test_odd_names(void **state)
 	assert_int_equal(node.hcas[0].n_ports, 1);
 	assert_int_equal(node.hcas[0].ports[0].n_gids, 3);     /* 0, 1 (missing: empty), 2 (malformed: empty) */
 	assert_int_equal(valid_gids(&node.hcas[0].ports[0]), 1);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 static char last_error[1024];
@@ -414,35 +397,6 @@ static void test_verbs_list_fails(void **state)
 
 /* ---- the devices command ---- */
 
-/* Run "$RP_TEST_BIN args" with stderr to /dev/null; returns the exit status, output into out. */
-static int run_bin(const char *args, char *out, size_t size)
-{
-	const char *bin = getenv("RP_TEST_BIN");
-	char cmd[2048];
-	size_t n = 0;
-	FILE *f;
-	int st;
-
-	if (!bin) {
-		skip();
-		return -1;
-	}
-	snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", bin, args);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (n + 1 < size) {
-		size_t got = fread(out + n, 1, size - 1 - n, f);
-
-		if (got == 0)
-			break;
-		n += got;
-	}
-	out[n] = '\0';
-	st = pclose(f);
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
-}
-
 static json_t *obj(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
@@ -461,14 +415,11 @@ static void test_cmd_json_dgx(void **state)
 	json_t *j, *d0, *p0, *near;
 
 	(void)state;
-	if (!getenv("RP_TEST_BIN")) {
-		print_message("RP_TEST_BIN is not set: skipping the devices command test\n");
-		skip();
-	}
+	rp_test_bin();
 	assert_int_equal(rp_fx_create(&fx), 0);
 	assert_int_equal(rp_fx_machine_dgx_h100(&fx), 0);
 	snprintf(args, sizeof(args), "devices --json --sysfs-root '%s'", fx.root);
-	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s 2>/dev/null", args), 0);
 	j = json_loads(out, 0, &err);
 	if (!j)
 		fail_msg("devices --json is not JSON: %s (line %d)", err.text, err.line);
@@ -514,14 +465,11 @@ static void test_cmd_json_roce(void **state)
 	json_t *j, *p0, *gids;
 
 	(void)state;
-	if (!getenv("RP_TEST_BIN")) {
-		print_message("RP_TEST_BIN is not set: skipping the devices command test\n");
-		skip();
-	}
+	rp_test_bin();
 	assert_int_equal(rp_fx_create(&fx), 0);
 	assert_int_equal(rp_fx_machine_roce(&fx), 0);
 	snprintf(args, sizeof(args), "devices --json --sysfs-root '%s'", fx.root);
-	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s 2>/dev/null", args), 0);
 	j = json_loads(out, 0, NULL);
 	assert_non_null(j);
 	p0 = json_array_get(obj(json_array_get(obj(j, "devices"), 0), "ports"), 0);
@@ -543,35 +491,32 @@ static void test_cmd_text_and_exit_codes(void **state)
 	struct rp_fx fx;
 
 	(void)state;
-	if (!getenv("RP_TEST_BIN")) {
-		print_message("RP_TEST_BIN is not set: skipping the devices command test\n");
-		skip();
-	}
+	rp_test_bin();
 	assert_int_equal(rp_fx_create(&fx), 0);
 	/* No devices: said plainly, exit 0. */
 	snprintf(args, sizeof(args), "devices --sysfs-root '%s'", fx.root);
-	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s 2>/dev/null", args), 0);
 	assert_non_null(strstr(out, "No RDMA adapter found"));
 	/* A readable table for a machine. */
 	assert_int_equal(rp_fx_machine_dual_socket(&fx), 0);
-	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s 2>/dev/null", args), 0);
 	assert_non_null(strstr(out, "mlx5_0"));
 	assert_non_null(strstr(out, "200 Gb/s (4X HDR)"));
 	assert_non_null(strstr(out, "PXB"));
 	assert_non_null(strstr(out, "Nearest"));
 	/* Unreadable root: exit 3; usage errors: exit 2. */
-	assert_int_equal(run_bin("devices --sysfs-root /nonexistent/rdmaprobe-root", out, sizeof(out)), 3);
-	assert_int_equal(run_bin("devices --bogus", out, sizeof(out)), 2);
-	assert_int_equal(run_bin("devices extra", out, sizeof(out)), 2);
-	assert_int_equal(run_bin("devices --sysfs-root", out, sizeof(out)), 2);
-	assert_int_equal(run_bin("devices --help", out, sizeof(out)), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --sysfs-root /nonexistent/rdmaprobe-root 2>/dev/null"), 3);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --bogus 2>/dev/null"), 2);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices extra 2>/dev/null"), 2);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --sysfs-root 2>/dev/null"), 2);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --help 2>/dev/null"), 0);
 	assert_non_null(strstr(out, "--sysfs-root"));
 	/* Broken entries: still a report, no crash. */
 	rp_fx_destroy(&fx);
 	assert_int_equal(rp_fx_create(&fx), 0);
 	assert_int_equal(rp_fx_machine_broken(&fx), 0);
 	snprintf(args, sizeof(args), "devices --json --sysfs-root '%s'", fx.root);
-	assert_int_equal(run_bin(args, out, sizeof(out)), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s 2>/dev/null", args), 0);
 	{
 		json_t *j = json_loads(out, 0, NULL);
 

@@ -12,30 +12,14 @@
 #include <cmocka.h>
 
 #include "mx_view.h"
+#include "testutil.h"
 #include "report_html.h"
-
-static char tmpdir[] = "/tmp/rp_html_XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[256];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 static char *write_page(const struct rp_matrix_view *v, const char *name, char *path, size_t path_len)
 {
 	char *text;
 
-	snprintf(path, path_len, "%s/%s", tmpdir, name);
+	snprintf(path, path_len, "%s/%s", rp_test_tmpdir(), name);
 	assert_int_equal(rp_report_html_write(v, path), 0);
 	text = mx_slurp(path);
 	assert_non_null(text);
@@ -70,7 +54,7 @@ static void test_structure_and_content(void **state)
 		skip();   /* xmllint (libxml2-utils) is needed to parse the page */
 	}
 	snprintf(cmd, sizeof(cmd), "xmllint --html --noout '%s' 2>&1", path);
-	assert_int_equal(mx_run(cmd, out, sizeof(out)), 0);
+	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
 	if (out[0])
 		fail_msg("HTML parser complains about %s: %s", path, out);
 	free(text);
@@ -93,7 +77,7 @@ static void test_hostile_names_escaped(void **state)
 	assert_non_null(strstr(text, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;??"));
 	snprintf(cmd, sizeof(cmd), "xmllint --html --noout '%s' 2>&1", path);
 	if (system("command -v xmllint >/dev/null 2>&1") == 0) {
-		mx_run(cmd, out, sizeof(out));
+		rp_test_run(cmd, out, sizeof(out));
 		if (out[0])
 			fail_msg("HTML parser complains about %s: %s", path, out);
 	}
@@ -163,8 +147,8 @@ static void test_renders_in_chromium(void **state)
 		 "timeout 90 %s --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
 		 "--disable-background-networking --disable-component-update --disable-sync "
 		 "--user-data-dir='%s/profile' --dump-dom 'file://%s' 2>/dev/null",
-		 browser, tmpdir, path);
-	assert_int_equal(mx_run(cmd, out, sizeof(out)), 0);
+		 browser, rp_test_tmpdir(), path);
+	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
 	dom = out;
 	assert_non_null(strstr(dom, "data-ready=\"1\""));            /* the script ran */
 	assert_int_equal(mx_count(dom, "<li class=\"failure\">"), 6);
@@ -184,5 +168,5 @@ int main(void)
 		cmocka_unit_test(test_renders_in_chromium),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
 }

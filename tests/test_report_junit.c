@@ -11,32 +11,15 @@
 #include <cmocka.h>
 
 #include "mx_view.h"
+#include "testutil.h"
 #include "report_junit.h"
 
-static char tmpdir[] = "/tmp/rp_junit_XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[256];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Write the view, check it with xmllint (skip loudly without it), return the text. */
 static char *write_and_parse(const struct rp_matrix_view *v, const char *name)
 {
 	char path[256], cmd[512], out[4096];
 	char *text;
 
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	snprintf(path, sizeof(path), "%s/%s", rp_test_tmpdir(), name);
 	assert_int_equal(rp_report_junit_write(v, path), 0);
 	text = mx_slurp(path);
 	assert_non_null(text);
@@ -45,7 +28,7 @@ static char *write_and_parse(const struct rp_matrix_view *v, const char *name)
 		skip();   /* xmllint (libxml2-utils) is needed to prove the XML is well-formed */
 	}
 	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s' 2>&1", path);
-	if (mx_run(cmd, out, sizeof(out)) != 0)
+	if (rp_test_run(cmd, out, sizeof(out)) != 0)
 		fail_msg("xmllint rejects %s: %s", path, out);
 	return text;
 }
@@ -96,12 +79,12 @@ static void test_atomic_replace(void **state)
 
 	(void)state;
 	mx_view_build(&mx, false);
-	snprintf(path, sizeof(path), "%s/again.xml", tmpdir);
+	snprintf(path, sizeof(path), "%s/again.xml", rp_test_tmpdir());
 	assert_int_equal(rp_report_junit_write(&mx.view, path), 0);
 	mx.view.n = 2;
 	assert_int_equal(rp_report_junit_write(&mx.view, path), 0);
-	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -c tmp", tmpdir);
-	mx_run(cmd, out, sizeof(out));
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -c tmp", rp_test_tmpdir());
+	rp_test_run(cmd, out, sizeof(out));
 	assert_string_equal(out, "0\n");
 	char *text = mx_slurp(path);
 
@@ -120,5 +103,5 @@ int main(void)
 		cmocka_unit_test(test_atomic_replace),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
 }

@@ -12,25 +12,8 @@
 #include "fixture.h"
 #include "log.h"
 #include "node.h"
+#include "testutil.h"
 #include "topo.h"
-
-/* Build a machine, discover it; the caller frees with done(). */
-static void discover(struct rp_fx *fx, int (*machine)(struct rp_fx *), struct rp_node *node)
-{
-	struct rp_discover_opts opts = { 0 };
-
-	assert_int_equal(rp_fx_create(fx), 0);
-	if (machine)
-		assert_int_equal(machine(fx), 0);
-	opts.sysfs_root = fx->root;
-	assert_int_equal(rp_node_discover(node, &opts), 0);
-}
-
-static void done(struct rp_fx *fx, struct rp_node *node)
-{
-	rp_node_fini(node);
-	rp_fx_destroy(fx);
-}
 
 static const struct rp_gpu *gpu_by_pci(const struct rp_node *node, const char *pci)
 {
@@ -58,7 +41,7 @@ static void test_dgx_h100(void **state)
 	struct rp_fx fx;
 
 	(void)state;
-	discover(&fx, rp_fx_machine_dgx_h100, &node);
+	rp_test_discover(&fx, rp_fx_machine_dgx_h100, &node);
 	assert_int_equal(node.n_gpus, 8);
 	assert_int_equal(node.n_hcas, 8);
 	/* Every GPU: its switch's two NICs PIX, the other switch on its socket PHB, the other socket SYS. */
@@ -73,7 +56,7 @@ static void test_dgx_h100(void **state)
 			assert_int_equal(path_of(&node, gpus[g], name), want);
 		}
 	}
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 static void test_dual_socket(void **state)
@@ -82,7 +65,7 @@ static void test_dual_socket(void **state)
 	struct rp_fx fx;
 
 	(void)state;
-	discover(&fx, rp_fx_machine_dual_socket, &node);
+	rp_test_discover(&fx, rp_fx_machine_dual_socket, &node);
 	/* Through two switches. */
 	assert_int_equal(path_of(&node, "0000:35:00.0", "mlx5_0"), RP_PATH_PXB);
 	/* The second function of the same NIC merges with the first. */
@@ -91,7 +74,7 @@ static void test_dual_socket(void **state)
 	assert_int_equal(path_of(&node, "0000:17:00.0", "mlx5_0"), RP_PATH_PHB);
 	/* Other socket. */
 	assert_int_equal(path_of(&node, "0000:b1:00.0", "mlx5_0"), RP_PATH_SYS);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 /* A NIC not on PCI hangs off NCCL's first CPU: the CPU of the first GPU. */
@@ -119,7 +102,7 @@ static void test_nic_not_on_pci(void **state)
 	assert_int_equal(path_of(&node, "0000:00:05.0", "rxe1"), RP_PATH_PHB);
 	assert_int_equal(path_of(&node, "0000:81:00.0", "rxe0"), RP_PATH_SYS);
 	assert_int_equal(path_of(&node, "0000:81:00.0", "rxe1"), RP_PATH_SYS);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 /* numa_node -1 is a CPU of its own to NCCL ("-1"): -1 with -1 is the same CPU, -1 with 0 is not. */
@@ -142,7 +125,7 @@ static void test_numa_unknown(void **state)
 	assert_int_equal(node.hcas[0].numa_node, -1);
 	assert_int_equal(path_of(&node, "0000:06:00.0", "mlx5_0"), RP_PATH_PHB);
 	assert_int_equal(path_of(&node, "0000:41:00.0", "mlx5_0"), RP_PATH_SYS);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 /* NCCL takes the switch two levels up: a GPU and a NIC under the same downstream port of a switch
@@ -169,7 +152,7 @@ static void test_switch_levels(void **state)
 	assert_int_equal(path_of(&node, "0000:03:00.0", "mlx5_0"), RP_PATH_PIX);
 	assert_int_equal(path_of(&node, "0000:03:00.0", "mlx5_1"), RP_PATH_PXB);
 	assert_int_equal(path_of(&node, "0000:03:00.0", "mlx5_2"), RP_PATH_PHB);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 /* Write NCCL's 4-part PCI id of the bridge at devices/<path>. */
@@ -228,7 +211,7 @@ static void test_bcm_flatten(void **state)
 	set_ids(&fx, s2, 0x1000, 0xc010, 0x1000, 0xa064);
 	assert_int_equal(rp_node_discover(&node, &opts), 0);
 	assert_int_equal(path_of(&node, "0000:05:00.0", "mlx5_0"), RP_PATH_PIX);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 static void test_nearest(void **state)
@@ -258,7 +241,7 @@ static void test_nearest(void **state)
 	/* More ties than room: the count still says how many. */
 	n = rp_topo_nearest(&node, gpu_by_pci(&node, "0000:a3:00.0"), idx, 1);
 	assert_int_equal(n, 2);
-	done(&fx, &node);
+	rp_test_discover_done(&fx, &node);
 }
 
 static void test_path_parse(void **state)

@@ -1,0 +1,38 @@
+/* testutil.h: cmocka helpers shared by the unit tests (linked into every test binary).
+ *
+ * - running a shell command or the built rdmaprobe ($RP_TEST_BIN) and capturing its output;
+ * - discovering a fixture machine (tests/fixture.h) into a struct rp_node;
+ * - a per-program temporary directory for group setup/teardown.
+ * The helpers fail the current test with a cmocka assertion when the test environment breaks, and
+ * skip() it loudly, saying why, when something the test needs is absent.
+ */
+#ifndef RP_TESTS_TESTUTIL_H
+#define RP_TESTS_TESTUTIL_H
+
+#include <stddef.h>
+
+#include "fixture.h"
+#include "node.h"
+
+/* Run cmd with /bin/sh; what it writes to stdout goes into out (NUL-terminated, truncated to
+ * out_len - 1 bytes, the rest read and dropped). Returns the exit status, or -1 when the command
+ * could not be started or did not exit normally. */
+int rp_test_run(const char *cmd, char *out, size_t out_len);
+/* The built binary ($RP_TEST_BIN). When it is unset the current test is skipped with a message. */
+const char *rp_test_bin(void);
+/* Run "'$RP_TEST_BIN' ARGS" through rp_test_run(), ARGS formatted from fmt (it may hold shell
+ * redirections such as "2>&1" or "2>/dev/null"). Skips the test, loudly, when RP_TEST_BIN is unset. */
+int rp_test_run_bin(char *out, size_t out_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Create a fixture tree, build machine on it (NULL: leave it empty) and discover it into node;
+ * any failure fails the test. Undo with rp_test_discover_done(). */
+void rp_test_discover(struct rp_fx *fx, int (*machine)(struct rp_fx *), struct rp_node *node);
+void rp_test_discover_done(struct rp_fx *fx, struct rp_node *node);
+
+/* cmocka group setup/teardown: a fresh directory "/tmp/rp_<program>_XXXXXX", removed with its
+ * contents by the teardown; rp_test_tmpdir() names it in between. */
+int rp_test_tmpdir_setup(void **state);
+int rp_test_tmpdir_teardown(void **state);
+const char *rp_test_tmpdir(void);
+
+#endif
