@@ -39,6 +39,7 @@ mx_browser() {
 		echo "SKIP (browser part): chromium is not installed (apt-get install chromium)" >&2
 		return 77
 	fi
+	html=$(realpath "$html") || return 1
 	timeout 120 "$b" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$(mktemp -d)" --dump-dom "file://$html" 2>/dev/null
