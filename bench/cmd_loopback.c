@@ -134,8 +134,9 @@ int cmd_loopback(int argc, char **argv)
 						src.device, src.port, dst.device, dst.port, cfg.meas.msg_size);
 				rp_engine_loopback_run(&cfg, &src, &dst, (unsigned)p, r);
 				if (!quiet)
-					fprintf(stderr, "[%zu/%zu] %s %s%s(%.1f s)\n", n_res + 1, total,
-						rp_status_code(r->status), r->reason, r->reason[0] ? " " : "", r->elapsed_s);
+					/* the reason was logged where it was detected and is in the table below */
+					fprintf(stderr, "[%zu/%zu] %s (%.1f s)\n", n_res + 1, total,
+						rp_status_code(r->status), r->elapsed_s);
 				index[i * n_ports + j] = (int)n_res++;
 			}
 		}
