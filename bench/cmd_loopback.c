@@ -100,6 +100,7 @@ int cmd_loopback(int argc, char **argv)
 	status = rp_cli_select_ports("loopback", spec, 0, e.gid_seen ? e.gid_index : -1, &ports, &n_ports);
 	if (status)
 		return status;
+	rp_cli_warn_gdr(&e, ports, n_ports, true, true);
 	if (no_self && n_ports < 2) {
 		fprintf(stderr, "rdmaprobe loopback: --no-self with %zu port leaves no pair\n", n_ports);
 		free(ports);
@@ -117,11 +118,12 @@ int cmd_loopback(int argc, char **argv)
 	size_t total = (n_ports * n_ports - (no_self ? n_ports : 0)) * e.n_sizes;
 
 	for (size_t p = 0; p < e.n_sizes; p++) {
-		struct rp_engine_cfg cfg = e.cfg;
-
-		cfg.meas.msg_size = e.sizes[p];
 		for (size_t i = 0; i < n_ports; i++) {
 			for (size_t j = 0; j < n_ports; j++) {
+				struct rp_engine_cfg cfg;
+
+				rp_cli_pair_cfg(&e, &ports[i], &ports[j], &cfg);
+				cfg.meas.msg_size = e.sizes[p];
 				struct rp_engine_port src = { NULL, ports[i].device, ports[i].port, ports[i].gid_index };
 				struct rp_engine_port dst = { NULL, ports[j].device, ports[j].port, ports[j].gid_index };
 				struct rp_pair_result *r = &res[n_res];

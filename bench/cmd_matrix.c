@@ -205,6 +205,10 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		fprintf(stderr, "rdmaprobe matrix: --per-gpu puts buffers on each rank's GPU; drop --mem/--src-mem/--dst-mem\n");
 		return RP_EXIT_USAGE;
 	}
+	if (o->eng.gpu && strcmp(o->eng.gpu, "nearest") == 0) {
+		fprintf(stderr, "rdmaprobe matrix: --gpu nearest: use --per-gpu (each rank's GPU and its nearest adapters)\n");
+		return RP_EXIT_USAGE;
+	}
 	rc = rp_cli_engine_finish(&o->eng, "matrix");
 	if (rc)
 		return rc;

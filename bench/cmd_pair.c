@@ -64,6 +64,7 @@ int cmd_pair(int argc, char **argv)
 	struct rp_oob oob;
 	struct rp_pair_result res;
 	struct rp_engine_port local;
+	struct rp_engine_cfg cfg;
 
 	rp_cli_engine_init(&e);
 	table[0] = (struct rp_opt){ "listen", 0, RP_OPT_FLAG, &listen, 0, 0, NULL, "wait for the peer; this side is the target (dst)", NULL };
@@ -95,6 +96,8 @@ int cmd_pair(int argc, char **argv)
 	if (status)
 		return status;
 	local = (struct rp_engine_port){ NULL, ports[0].device, ports[0].port, ports[0].gid_index };
+	rp_cli_pair_cfg(&e, listen ? NULL : &ports[0], listen ? &ports[0] : NULL, &cfg);
+	rp_cli_warn_gdr(&e, &ports[0], 1, !listen, listen);
 	if (listen)
 		fprintf(stderr, "rdmaprobe pair: target on %s:%d, waiting for a peer on TCP port %d ...\n", local.device,
 			local.port, tcp_port);
@@ -111,7 +114,7 @@ int cmd_pair(int argc, char **argv)
 		rp_pair_result_fail(&res, rc == -ETIMEDOUT ? RP_ST_TIMEOUT : RP_ST_PEER_LOST, "no side channel to the peer: %s",
 				    strerror(-rc));
 	} else {
-		rp_engine_pair_run(&e.cfg, listen ? RP_ROLE_TARGET : RP_ROLE_WRITER, &local, &oob, 0, &res);
+		rp_engine_pair_run(&cfg, listen ? RP_ROLE_TARGET : RP_ROLE_WRITER, &local, &oob, 0, &res);
 		rp_cli_print_result(&res);
 		rp_oob_close(&oob);
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "gpudirect.h"
 #include "log.h"
 #include "mem.h"
 #include "nccl.h"
@@ -147,10 +148,9 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	}
 	if (e->gpu) {
 		if (strcmp(e->gpu, "nearest") == 0) {
-			fprintf(stderr, "rdmaprobe %s: --gpu nearest is not supported by this command yet: give an index\n", cmd);
-			return RP_EXIT_USAGE;
-		}
-		if (rp_parse_int(e->gpu, 0, 1023, &gpu) != 0) {
+			e->gpu_nearest = true;
+			gpu = 0;   /* probed now; each side gets the GPU nearest its adapter per pair */
+		} else if (rp_parse_int(e->gpu, 0, 1023, &gpu) != 0) {
 			fprintf(stderr, "rdmaprobe %s: --gpu %s: not a GPU index (0 to 1023) or 'nearest'\n", cmd, e->gpu);
 			return RP_EXIT_USAGE;
 		}
@@ -200,6 +200,75 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	return rc;
 }
 
+/* The path from each CUDA-indexed GPU to hca, and the nearest GPU's CUDA index. */
+static void port_gpus(const struct rp_node *node, const struct rp_hca *hca, struct rp_cli_port *p)
+{
+	int pos;
+
+	p->gpu_nearest = -1;
+	memset(p->gpu_path, RP_CLI_PATH_UNKNOWN, sizeof(p->gpu_path));
+	if (!hca)
+		return;
+	for (size_t g = 0; g < node->n_gpus; g++) {
+		int idx = node->gpus[g].index;
+
+		if (idx >= 0 && idx < RP_CLI_MAX_GPUS)
+			p->gpu_path[idx] = (signed char)rp_topo_path(node, &node->gpus[g], hca);
+	}
+	pos = rp_topo_nearest_gpu(node, hca, NULL);
+	if (pos >= 0)
+		p->gpu_nearest = node->gpus[pos].index;
+}
+
+/* The GPU that holds side's buffer for port p: the nearest one with --gpu nearest, else the spec's. */
+static int side_gpu(const struct rp_cli_engine *e, const struct rp_mem_spec *side, const struct rp_cli_port *p)
+{
+	if (strcmp(side->kind, "cuda") != 0)
+		return -1;
+	if (e->gpu_nearest && p && p->gpu_nearest >= 0)
+		return p->gpu_nearest;
+	return side->device;
+}
+
+void rp_cli_pair_cfg(const struct rp_cli_engine *e, const struct rp_cli_port *src, const struct rp_cli_port *dst,
+		     struct rp_engine_cfg *cfg)
+{
+	*cfg = e->cfg;
+	if (!e->gpu_nearest)
+		return;
+	if (src && side_gpu(e, &cfg->src_mem, src) >= 0)
+		cfg->src_mem.device = side_gpu(e, &cfg->src_mem, src);
+	if (dst && side_gpu(e, &cfg->dst_mem, dst) >= 0)
+		cfg->dst_mem.device = side_gpu(e, &cfg->dst_mem, dst);
+}
+
+size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *ports, size_t n, bool as_src,
+		       bool as_dst)
+{
+	struct rp_nccl_env env;
+	size_t warned = 0;
+
+	if (rp_nccl_env_load(&env) != 0)
+		return 0;   /* already reported when the ports were selected */
+	for (size_t i = 0; i < n; i++) {
+		int g_src = as_src ? side_gpu(e, &e->cfg.src_mem, &ports[i]) : -1;
+		int g_dst = as_dst ? side_gpu(e, &e->cfg.dst_mem, &ports[i]) : -1;
+		int gpus[2] = { g_src, g_dst == g_src ? -1 : g_dst };
+
+		for (int k = 0; k < 2; k++) {
+			char label[16];
+			int g = gpus[k];
+
+			if (g < 0 || g >= RP_CLI_MAX_GPUS || ports[i].gpu_path[g] == RP_CLI_PATH_UNKNOWN)
+				continue;
+			snprintf(label, sizeof(label), "cuda:%d", g);
+			if (rp_gdr_warn_unused(label, ports[i].device, (enum rp_path)ports[i].gpu_path[g], env.gdr_level))
+				warned++;
+		}
+	}
+	return warned;
+}
+
 int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override,
 			struct rp_cli_port **ports_p, size_t *n_p)
 {
@@ -220,7 +289,7 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 	}
 	if (spec)
 		env.ib_hca = spec;
-	rc = rp_node_discover(&node, &(struct rp_discover_opts){ .skip_gpus = true });
+	rc = rp_node_discover(&node, &(struct rp_discover_opts){ .skip_gpus = false });
 	if (rc) {
 		fprintf(stderr, "rdmaprobe %s: cannot discover adapters: %s\n", cmd, strerror(-rc));
 		rp_node_fini(&node);
@@ -250,6 +319,7 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 		rp_strlcpy(ports[n].device, sel.selected[i].hca, sizeof(ports[n].device));
 		ports[n].port = sel.selected[i].port;
 		ports[n].gid_index = gid_override >= 0 ? gid_override : sel.selected[i].gid_index;
+		port_gpus(&node, rp_node_find_hca(&node, ports[n].device), &ports[n]);
 		n++;
 	}
 	if (n == 0) {

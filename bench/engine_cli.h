@@ -23,6 +23,7 @@ struct rp_cli_engine {
 	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
 	const char *json, *csv;
 	/* derived */
+	bool gpu_nearest;             /* --gpu nearest: each side's GPU is the one nearest its adapter */
 	struct rp_engine_cfg cfg;
 	size_t sizes[32];             /* one pass per size (-a sweeps) */
 	size_t n_sizes;
@@ -36,11 +37,16 @@ size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *table);
  * 3 environment: memory backend or GPU missing). */
 int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd);
 
-/* One selected local port. */
+#define RP_CLI_MAX_GPUS 16
+#define RP_CLI_PATH_UNKNOWN (-2)  /* not an enum rp_path value (LOC is -1) */
+
+/* One selected local port, with its distance to this node's GPUs (CUDA index i). */
 struct rp_cli_port {
 	char device[RP_NAME_MAX];
 	int port;
 	int gid_index;
+	int gpu_nearest;                          /* CUDA index of the nearest GPU (lowest on a tie), -1 none */
+	signed char gpu_path[RP_CLI_MAX_GPUS];    /* enum rp_path from GPU i, or RP_CLI_PATH_UNKNOWN */
 };
 
 /* The ports NCCL would select under spec (NULL: NCCL_IB_HCA from the environment). Prints the reason
@@ -49,6 +55,15 @@ struct rp_cli_port {
 int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override,
 			struct rp_cli_port **ports_p, size_t *n_p);
 
+/* The configuration for one pair from src to dst: e->cfg, with --gpu nearest resolved to the GPU
+ * nearest each side's adapter. src or dst may be NULL (pair mode knows only its own side). */
+void rp_cli_pair_cfg(const struct rp_cli_engine *e, const struct rp_cli_port *src, const struct rp_cli_port *dst,
+		     struct rp_engine_cfg *cfg);
+/* Warn, once per (GPU, port), where NCCL would not use GPUDirect RDMA: the GPU that holds a buffer for
+ * that port is farther from its adapter than NCCL_NET_GDR_LEVEL. as_src / as_dst: which buffers
+ * the ports hold (the writer's, the target's). Returns how many warnings were given. */
+size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *ports, size_t n, bool as_src,
+		       bool as_dst);
 /* Write --json / --csv if asked. 0 or 3 (cannot write: printed). */
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n);

@@ -266,3 +266,25 @@ size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, siz
 	}
 	return n;
 }
+
+int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, enum rp_path *path_p)
+{
+	enum rp_path best = RP_PATH_SYS;
+	int pos = -1;
+
+	for (size_t g = 0; g < node->n_gpus; g++) {
+		const struct rp_gpu *gpu = &node->gpus[g];
+		enum rp_path p;
+
+		if (gpu->index < 0)
+			continue;
+		p = rp_topo_path(node, gpu, hca);
+		if (pos < 0 || p < best || (p == best && gpu->index < node->gpus[pos].index)) {
+			best = p;
+			pos = (int)g;
+		}
+	}
+	if (pos >= 0 && path_p)
+		*path_p = best;
+	return pos;
+}

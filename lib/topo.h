@@ -32,4 +32,9 @@ enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, 
  * indexes into node->hcas to idx_out and returns how many there are (may exceed max). */
 size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max);
 
+/* The GPU nearest to hca among those with a CUDA index (smallest path type, lowest CUDA index on a
+ * tie), for placing a buffer next to the adapter under test (--gpu nearest): its position in
+ * node->gpus, or -1 when no GPU has a CUDA index. *path_p gets its path type when not NULL. */
+int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, enum rp_path *path_p);
+
 #endif

@@ -163,6 +163,14 @@ static void test_mem_cuda_without_gpu_exits_3(void **state)
 #else
 	assert_non_null(strstr(out, "built without CUDA"));
 #endif
+	/* --gpu nearest is accepted and needs a GPU like any cuda buffer: environment, not usage */
+	rc = run_bin(bin, "loopback --mem cuda --gpu nearest", out, sizeof(out));
+	assert_int_equal(rc, 3);
+	rc = run_bin(bin, "loopback --mem cuda --gpu farthest", out, sizeof(out));
+	assert_int_equal(rc, 2);
+	rc = run_bin(bin, "matrix --gpu nearest --plan", out, sizeof(out));
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "--per-gpu"));
 }
 
 int main(void)

@@ -59,6 +59,50 @@ static void test_dgx_h100(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
+/* --gpu nearest: the GPU under the adapter's own switch, the lowest CUDA index of the two there,
+ * never a GPU without a CUDA index, and none when no GPU has one. */
+static void test_nearest_gpu(void **state)
+{
+	struct rp_node node;
+	struct rp_fx fx;
+	enum rp_path path = RP_PATH_SYS;
+
+	(void)state;
+	rp_test_discover(&fx, rp_fx_machine_dgx_h100, &node);
+	assert_int_equal(node.n_gpus, 8);
+	/* CUDA numbers the GPUs in reverse bus order here, so a tie must go by index, not position. */
+	for (size_t g = 0; g < node.n_gpus; g++)
+		node.gpus[g].index = 7 - (int)g;
+	for (int h = 0; h < 8; h++) {
+		char name[16];
+		const struct rp_hca *hca;
+		int pos;
+
+		snprintf(name, sizeof(name), "mlx5_%d", h);
+		hca = rp_node_find_hca(&node, name);
+		assert_non_null(hca);
+		pos = rp_topo_nearest_gpu(&node, hca, &path);
+		assert_true(pos >= 0);
+		assert_int_equal(path, RP_PATH_PIX);
+		assert_int_equal(rp_topo_path(&node, &node.gpus[pos], hca), RP_PATH_PIX);
+		for (size_t g = 0; g < node.n_gpus; g++)
+			if (rp_topo_path(&node, &node.gpus[g], hca) == RP_PATH_PIX)
+				assert_true(node.gpus[pos].index <= node.gpus[g].index);
+	}
+	/* A GPU without a CUDA index is never chosen: mlx5_0's switch then offers only the other one. */
+	const struct rp_hca *hca0 = rp_node_find_hca(&node, "mlx5_0");
+	int first = rp_topo_nearest_gpu(&node, hca0, NULL);
+
+	node.gpus[first].index = -1;
+	int second = rp_topo_nearest_gpu(&node, hca0, &path);
+	assert_true(second >= 0 && second != first);
+	assert_int_equal(path, RP_PATH_PIX);
+	for (size_t g = 0; g < node.n_gpus; g++)
+		node.gpus[g].index = -1;
+	assert_int_equal(rp_topo_nearest_gpu(&node, hca0, NULL), -1);
+	rp_test_discover_done(&fx, &node);
+}
+
 static void test_dual_socket(void **state)
 {
 	struct rp_node node;
@@ -290,6 +334,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dgx_h100),
+		cmocka_unit_test(test_nearest_gpu),
 		cmocka_unit_test(test_dual_socket),
 		cmocka_unit_test(test_nic_not_on_pci),
 		cmocka_unit_test(test_numa_unknown),
