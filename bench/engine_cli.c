@@ -57,6 +57,7 @@ size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
 		{ "dst-mem", 0, RP_OPT_STR, &e->dst_mem, 0, 0, "KIND", "the target's buffer (overrides --mem)", NULL },
 		{ "gpu", 0, RP_OPT_STR, &e->gpu, 0, 0, "N", "GPU index for cuda memory (default 0)", NULL },
 		{ "gpu-reg", 0, RP_OPT_STR, &e->gpu_reg, 0, 0, "HOW", "GPU registration: auto, dmabuf, peermem", NULL },
+		{ "hugepages", 0, RP_OPT_FLAG, &e->hugepages, 0, 0, NULL, "back host buffers with 2 MiB hugepages (fails if none are free)", NULL },
 		{ "json", 0, RP_OPT_STR, &e->json, 0, 0, "FILE", "write every pair as JSON", NULL },
 		{ "csv", 0, RP_OPT_STR, &e->csv, 0, 0, "FILE", "write every pair as CSV", NULL },
 	};
@@ -112,6 +113,11 @@ static int probe_mem(const char *cmd, const char *opt, const char *text, const s
 	}
 	rc = rp_mem_alloc(&buf, spec, 4096);
 	rp_mem_free(&buf);
+	if (rc && spec->hugepages) {
+		fprintf(stderr, "rdmaprobe %s: --hugepages: cannot allocate host memory on 2 MiB hugepages: %s "
+			"(reserve some: echo N > /proc/sys/vm/nr_hugepages)\n", cmd, strerror(-rc));
+		return RP_EXIT_ENV;
+	}
 	if (rc) {
 		fprintf(stderr, "rdmaprobe %s: --%s %s: cannot allocate %s memory (device %d): %s\n", cmd, opt, text,
 			spec->kind, spec->device, strerror(-rc));
@@ -172,6 +178,8 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 		rc = parse_mem(cmd, e->dst_mem ? "dst-mem" : "mem", e->dst_mem ? e->dst_mem : e->mem, gpu, reg, &c->dst_mem);
 	if (rc)
 		return rc;
+	c->src_mem.hugepages = e->hugepages && strcmp(c->src_mem.kind, "host") == 0;
+	c->dst_mem.hugepages = e->hugepages && strcmp(c->dst_mem.kind, "host") == 0;
 	c->meas.mode = e->latency ? RP_MODE_LAT : RP_MODE_BW;
 	c->meas.msg_size = e->size;
 	c->meas.iters = e->duration_seen ? 0 : e->iters;

@@ -18,7 +18,7 @@ struct rp_cli_engine {
 	uint64_t size, iters, warmup, tx_depth, qps, cq_mod;
 	double duration, timeout, interval;
 	int qp_timeout, retry_cnt, gid_index, tclass;
-	bool all, latency, no_verify;
+	bool all, latency, no_verify, hugepages;
 	bool size_seen, iters_seen, duration_seen, gid_seen, cq_mod_seen;
 	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
 	const char *json, *csv;
