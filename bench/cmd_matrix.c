@@ -821,6 +821,7 @@ static int gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct 
 	if (rp_mpi_allgather(&mine, mine.h.length, rp_now() + 60 + o->eng.cfg.timeout_s, &all, &lens, &offs) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: rank %d: start-up exchange failed (see above): stopping the job\n", mi->rank);
 		rp_mpi_abort(RP_EXIT_ENV);
+		exit(RP_EXIT_ENV);
 	}
 	for (int r = 0; r < mi->size; r++) {
 		const struct mx_hdr *h = (const void *)(all + offs[r]);

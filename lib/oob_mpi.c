@@ -80,7 +80,6 @@ void rp_mpi_finalize(void)
 void rp_mpi_abort(int code)
 {
 	MPI_Abort(MPI_COMM_WORLD, code);
-	exit(code);
 }
 
 int rp_mpi_tag_ub(void)
