@@ -319,6 +319,28 @@ static int cuda_reg(struct rp_mem_buf *buf, struct ibv_pd *pd, int access)
 	}
 }
 
+/* Copy n host bytes to the buffer at off (the device is already current). 0 or negative errno, logged. */
+static int copy_to_gpu(struct rp_mem_buf *buf, size_t off, const void *src, size_t n)
+{
+	cudaError_t err = cudaMemcpy((uint8_t *)buf->addr + off, src, n, cudaMemcpyHostToDevice);
+
+	if (err != cudaSuccess)
+		return rp_error(cuda_errno(err), "cudaMemcpy %zu bytes to %s at offset %zu: %s", n, buf->label, off,
+				cudaGetErrorString(err));
+	return 0;
+}
+
+/* Copy n bytes at off of the buffer to host memory (the device is already current). */
+static int copy_from_gpu(struct rp_mem_buf *buf, size_t off, void *dst, size_t n)
+{
+	cudaError_t err = cudaMemcpy(dst, (const uint8_t *)buf->addr + off, n, cudaMemcpyDeviceToHost);
+
+	if (err != cudaSuccess)
+		return rp_error(cuda_errno(err), "cudaMemcpy %zu bytes from %s at offset %zu: %s", n, buf->label, off,
+				cudaGetErrorString(err));
+	return 0;
+}
+
 /* Fill [0, len) with the pattern: generated on the host in staging-sized chunks, copied to the GPU. */
 static int cuda_fill(struct rp_mem_buf *buf, uint64_t seed)
 {
@@ -333,14 +355,10 @@ static int cuda_fill(struct rp_mem_buf *buf, uint64_t seed)
 		return rp_error(-ENOMEM, "staging buffer of %zu bytes for %s: %s", chunk, buf->label, strerror(ENOMEM));
 	for (size_t off = 0; off < buf->len && rc == 0; off += chunk) {
 		size_t n = buf->len - off < chunk ? buf->len - off : chunk;
-		cudaError_t err;
 
 		for (size_t i = 0; i < n; i++)
 			stage[i] = rp_pattern_byte(seed, off + i);
-		err = cudaMemcpy((uint8_t *)buf->addr + off, stage, n, cudaMemcpyHostToDevice);
-		if (err != cudaSuccess)
-			rc = rp_error(cuda_errno(err), "cudaMemcpy %zu bytes to %s at offset %zu: %s", n, buf->label, off,
-				      cudaGetErrorString(err));
+		rc = copy_to_gpu(buf, off, stage, n);
 	}
 	free(stage);
 	return rc;
@@ -361,13 +379,10 @@ static int cuda_check(struct rp_mem_buf *buf, uint64_t seed, int64_t *bad_offset
 		return rp_error(-ENOMEM, "staging buffer of %zu bytes for %s: %s", chunk, buf->label, strerror(ENOMEM));
 	for (size_t off = 0; off < buf->len && rc == 0 && *bad_offset_p < 0; off += chunk) {
 		size_t n = buf->len - off < chunk ? buf->len - off : chunk;
-		cudaError_t err = cudaMemcpy(stage, (const uint8_t *)buf->addr + off, n, cudaMemcpyDeviceToHost);
 
-		if (err != cudaSuccess) {
-			rc = rp_error(cuda_errno(err), "cudaMemcpy %zu bytes from %s at offset %zu: %s", n, buf->label,
-				      off, cudaGetErrorString(err));
+		rc = copy_from_gpu(buf, off, stage, n);
+		if (rc)
 			break;
-		}
 		for (size_t i = 0; i < n; i++) {
 			if (stage[i] != rp_pattern_byte(seed, off + i)) {
 				*bad_offset_p = (int64_t)(off + i);
@@ -402,7 +417,6 @@ static int cuda_set(struct rp_mem_buf *buf, uint8_t byte)
 /* Copy len bytes at off back to host memory dst. */
 static int cuda_read(struct rp_mem_buf *buf, size_t off, void *dst, size_t len)
 {
-	cudaError_t err;
 	int rc;
 
 	if (off > buf->len || len > buf->len - off)
@@ -410,17 +424,12 @@ static int cuda_read(struct rp_mem_buf *buf, size_t off, void *dst, size_t len)
 	rc = cuda_enter(buf);
 	if (rc)
 		return rc;
-	err = cudaMemcpy(dst, (const uint8_t *)buf->addr + off, len, cudaMemcpyDeviceToHost);
-	if (err != cudaSuccess)
-		return rp_error(cuda_errno(err), "cudaMemcpy %zu bytes from %s at offset %zu: %s", len, buf->label, off,
-				cudaGetErrorString(err));
-	return 0;
+	return copy_from_gpu(buf, off, dst, len);
 }
 
 /* Copy len bytes from host memory src to off (latency mode's sequence byte). */
 static int cuda_write(struct rp_mem_buf *buf, size_t off, const void *src, size_t len)
 {
-	cudaError_t err;
 	int rc;
 
 	if (off > buf->len || len > buf->len - off)
@@ -428,11 +437,7 @@ static int cuda_write(struct rp_mem_buf *buf, size_t off, const void *src, size_
 	rc = cuda_enter(buf);
 	if (rc)
 		return rc;
-	err = cudaMemcpy((uint8_t *)buf->addr + off, src, len, cudaMemcpyHostToDevice);
-	if (err != cudaSuccess)
-		return rp_error(cuda_errno(err), "cudaMemcpy %zu bytes to %s at offset %zu: %s", len, buf->label, off,
-				cudaGetErrorString(err));
-	return 0;
+	return copy_to_gpu(buf, off, src, len);
 }
 
 const struct rp_mem_ops rp_mem_cuda_ops = {
