@@ -22,7 +22,7 @@ void rp_log_set_level(enum rp_log_level max_level);
 enum rp_log_level rp_log_get_level(void);
 
 void rp_log(enum rp_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rp_vlog(enum rp_log_level level, const char *fmt, va_list ap);
+void rp_vlog(enum rp_log_level level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Log at RP_LOG_ERROR and return err (a negative errno), so "return rp_error(-EINVAL, ...)" reads well. */
 int rp_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

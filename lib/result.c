@@ -20,7 +20,45 @@ static const char *const status_codes[RP_ST_COUNT_] = {
 	[RP_ST_DATA_MISMATCH] = "data_mismatch",
 	[RP_ST_BELOW_THRESHOLD] = "below_threshold",
 	[RP_ST_SETUP] = "setup_failed",
+	[RP_ST_REMOTE_INVALID] = "remote_invalid_request",
+	[RP_ST_REMOTE_OP] = "remote_operation_error",
+	[RP_ST_REMOTE_ABORT] = "remote_aborted",
+	[RP_ST_LOCAL_LENGTH] = "local_length_error",
+	[RP_ST_LOCAL_QP_OP] = "local_qp_operation_error",
+	[RP_ST_BAD_RESPONSE] = "bad_response",
+	[RP_ST_FLUSHED] = "flushed",
+	[RP_ST_COMPLETION_ERROR] = "completion_error",
+	[RP_ST_PORT_DOWN] = "port_down",
+	[RP_ST_NO_PORT] = "no_usable_port",
+	[RP_ST_INTERRUPTED] = "interrupted",
 };
+
+static const char *const confirm_codes[RP_CONFIRM_COUNT_] = {
+	[RP_CONFIRM_NONE] = "",
+	[RP_CONFIRM_FLAKY] = "flaky",
+	[RP_CONFIRM_CONFIRMED] = "confirmed",
+	[RP_CONFIRM_UNCONFIRMED] = "unconfirmed",
+};
+
+static const char *const warning_codes[RP_PW_COUNT_] = {
+	[RP_PW_FLAKY] = "flaky",
+	[RP_PW_INTERVAL_DROP] = "interval_drop",
+	[RP_PW_NOMINAL_RATE] = "nominal_link_rate",
+};
+
+const char *rp_confirm_code(enum rp_confirm c)
+{
+	if ((int)c < 0 || c >= RP_CONFIRM_COUNT_)
+		return "unknown";
+	return confirm_codes[c];
+}
+
+const char *rp_pair_warning_code(enum rp_pair_warning w)
+{
+	if ((int)w < 0 || w >= RP_PW_COUNT_)
+		return "unknown";
+	return warning_codes[w];
+}
 
 const char *rp_status_code(enum rp_status st)
 {
@@ -56,4 +94,20 @@ void rp_pair_result_fail(struct rp_pair_result *r, enum rp_status st, const char
 	va_start(ap, fmt);
 	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
 	va_end(ap);
+}
+
+void rp_pair_result_record_attempt(struct rp_pair_result *r, int qp_timeout)
+{
+	struct rp_attempt *a;
+
+	if (r->n_attempts < RP_MAX_ATTEMPTS)
+		r->n_attempts++;
+	a = &r->attempts[r->n_attempts - 1];
+	a->status = r->status;
+	a->side = r->cause_side;
+	snprintf(a->reason, sizeof(a->reason), "%s", r->reason);
+	a->gbps = r->gbps;
+	a->gbps_min = r->gbps_min;
+	a->qp_timeout = qp_timeout;
+	a->elapsed_s = r->elapsed_s;
 }

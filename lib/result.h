@@ -26,12 +26,48 @@ enum rp_status {
 	RP_ST_DATA_MISMATCH,    /* the bytes that arrived are not the bytes sent */
 	RP_ST_BELOW_THRESHOLD,  /* measured, verified, but slower than the verdict's threshold */
 	RP_ST_SETUP,            /* any other local failure (device open, PD, CQ, QP creation) */
+	/* Each completion status and each port event has a code of its own: a status names what happened. */
+	RP_ST_REMOTE_INVALID,   /* IBV_WC_REM_INV_REQ_ERR: the target refused the request (length, opcode) */
+	RP_ST_REMOTE_OP,        /* IBV_WC_REM_OP_ERR: the target could not complete the operation */
+	RP_ST_REMOTE_ABORT,     /* IBV_WC_REM_ABORT_ERR */
+	RP_ST_LOCAL_LENGTH,     /* IBV_WC_LOC_LEN_ERR */
+	RP_ST_LOCAL_QP_OP,      /* IBV_WC_LOC_QP_OP_ERR */
+	RP_ST_BAD_RESPONSE,     /* IBV_WC_BAD_RESP_ERR: an unexpected transport response */
+	RP_ST_FLUSHED,          /* IBV_WC_WR_FLUSH_ERR: the QP had gone to error (a consequence: the first error says why) */
+	RP_ST_COMPLETION_ERROR, /* any other completion error; the reason names ibv_wc_status_str() */
+	RP_ST_PORT_DOWN,        /* the port left ACTIVE during the pair (async event or port query) */
+	RP_ST_NO_PORT,          /* the endpoint has no usable port (no such adapter, nothing ACTIVE selected) */
+	RP_ST_INTERRUPTED,      /* a signal stopped the run before this pair finished: it was not measured */
 	RP_ST_COUNT_
 };
 
 /* Stable codes for JSON/CSV ("ok", "retry_exceeded", ...) and back; -1 when unknown. */
 const char *rp_status_code(enum rp_status st);
 int rp_status_from_code(const char *code);
+
+/* Which side of a pair saw something. */
+enum rp_side { RP_SIDE_NONE = 0, RP_SIDE_SRC, RP_SIDE_DST };
+
+/* How a failed pair held up when it was measured again (--retest; lib/retest.h). */
+enum rp_confirm {
+	RP_CONFIRM_NONE = 0,      /* passed the first time, or not judged yet */
+	RP_CONFIRM_FLAKY,         /* failed, then passed on a retest: a warning, never a drain */
+	RP_CONFIRM_CONFIRMED,     /* failed every attempt (or --retest 0 said one sample decides) */
+	RP_CONFIRM_UNCONFIRMED,   /* failed once and could not be measured again (interrupted, a rank gone):
+	                           * reported, never drained */
+	RP_CONFIRM_COUNT_
+};
+/* "", "flaky", "confirmed", "unconfirmed". */
+const char *rp_confirm_code(enum rp_confirm c);
+
+/* Warnings on a pair that do not fail it by themselves; bit (1u << w) in rp_pair_result.warnings. */
+enum rp_pair_warning {
+	RP_PW_FLAKY = 0,          /* "flaky": failed once, passed on a retest */
+	RP_PW_INTERVAL_DROP,      /* "interval_drop": the slowest interval collapsed against the average */
+	RP_PW_NOMINAL_RATE,       /* "nominal_link_rate": a soft device (rxe, siw); only absolute thresholds apply */
+	RP_PW_COUNT_
+};
+const char *rp_pair_warning_code(enum rp_pair_warning w);
 
 struct rp_endpoint {
 	char node[RP_NAME_MAX];       /* host name or --node */
@@ -42,12 +78,24 @@ struct rp_endpoint {
 	double link_gbps;             /* the port's rate, for the verdict */
 	char mem[16];                 /* "host", "cuda:0" */
 	char mem_reg[16];             /* how the buffer was registered: "host", "dmabuf", "peermem" */
+	bool soft;                    /* a software device (rxe, siw): link_gbps is nominal, not a capacity */
 };
 
 struct rp_latency {
 	bool measured;
 	double min_us, median_us, p99_us, max_us;
 	uint64_t samples;
+};
+
+/* One measurement of a pair: every attempt is kept (the pair's own fields are the last one's). */
+#define RP_MAX_ATTEMPTS 4
+struct rp_attempt {
+	enum rp_status status;
+	enum rp_side side;            /* which side saw the status */
+	char reason[128];
+	double gbps, gbps_min;
+	int qp_timeout;               /* the ACK timeout exponent the attempt ran with */
+	double elapsed_s;
 };
 
 struct rp_pair_result {
@@ -63,6 +111,18 @@ struct rp_pair_result {
 	int64_t bad_offset;           /* first bad byte when status is DATA_MISMATCH, else -1 */
 	struct rp_latency lat;
 	double elapsed_s;             /* wall time of the whole pair, set-up to teardown */
+	double gbps_min_at_s;         /* where the slowest interval starts, seconds into the measured run */
+	/* The first cause wins: status/reason are what failed first, whichever side saw it (cause_side);
+	 * the other side's view, when it failed too (flush errors, a torn-down QP), is the secondary. */
+	enum rp_side cause_side;
+	struct {
+		enum rp_status status;    /* RP_ST_OK when the other side saw nothing wrong */
+		char reason[128];
+	} secondary;
+	uint32_t warnings;            /* 1u << enum rp_pair_warning */
+	enum rp_confirm confirm;
+	unsigned n_attempts;
+	struct rp_attempt attempts[RP_MAX_ATTEMPTS];
 };
 
 /* Set *r to an empty result between src and dst: status SETUP, reason "", bad_offset -1. */
@@ -70,5 +130,8 @@ void rp_pair_result_init(struct rp_pair_result *r, const struct rp_endpoint *src
 /* Set status and a printf-style reason. */
 void rp_pair_result_fail(struct rp_pair_result *r, enum rp_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Append the pair's current measurement (status, side, reason, rates, elapsed) as an attempt that ran
+ * with qp_timeout; when the history is full the last slot is overwritten. */
+void rp_pair_result_record_attempt(struct rp_pair_result *r, int qp_timeout);
 
 #endif
