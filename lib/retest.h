@@ -4,7 +4,8 @@
  *
  * The sequence every front end follows (loopback and pair right away, the matrix in extra
  * contention-free rounds at the end):
- *   1. measure; the engine records the attempt (rp_pair_result_record_attempt)
+ *   1. measure; rp_engine_pair_run() / rp_engine_loopback_run() record the attempt themselves
+ *      (rp_pair_result_record_attempt with the qp_timeout used)
  *   2. rp_verdict_apply() marks threshold failures (BELOW_THRESHOLD)
  *   3. for every pair with rp_retest_wanted(): measure again with rp_retest_cfg()'s configuration
  *      and fold the new measurement in with rp_retest_merge()

@@ -1,0 +1,28 @@
+/* signals.c: SIGINT/SIGTERM set the stop flag; see signals.h. */
+#include "signals.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "stop.h"
+
+static void on_stop(int sig)
+{
+	rp_stop_request(sig);
+}
+
+int rp_signals_install(void)
+{
+	struct sigaction sa;
+	const int sigs[] = { SIGINT, SIGTERM };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;    /* no SA_RESTART: blocking calls return EINTR */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, NULL) != 0)
+			return -errno;
+	return 0;
+}
