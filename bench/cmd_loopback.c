@@ -97,6 +97,9 @@ int cmd_loopback(int argc, char **argv)
 	status = rp_cli_engine_finish(&e, "loopback");
 	if (status)
 		return status;
+	status = rp_cli_check_outputs(&e, "loopback");
+	if (status)
+		return status;
 	status = rp_cli_select_ports("loopback", spec, 0, e.gid_seen ? e.gid_index : -1, &ports, &n_ports);
 	if (status)
 		return status;

@@ -91,6 +91,9 @@ int cmd_pair(int argc, char **argv)
 	status = rp_cli_engine_finish(&e, "pair");
 	if (status)
 		return status;
+	status = rp_cli_check_outputs(&e, "pair");
+	if (status)
+		return status;
 	e.cfg.cm = cm;   /* the listener follows the writer's choice; --cm there is accepted and changes nothing */
 	status = rp_cli_select_ports("pair", spec, ib_port, e.gid_seen ? e.gid_index : -1, &ports, &n_ports);
 	if (status)

@@ -355,6 +355,20 @@ out:
 	return status;
 }
 
+int rp_cli_check_outputs(const struct rp_cli_engine *e, const char *cmd)
+{
+	const char *opt[2] = { "json", "csv" }, *path[2] = { e->json, e->csv };
+
+	for (int i = 0; i < 2; i++) {
+		if (path[i] && rp_report_path_check(path[i]) != 0) {
+			fprintf(stderr, "rdmaprobe %s: --%s %s: cannot write the report there; nothing was measured\n", cmd,
+				opt[i], path[i]);
+			return RP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n)
 {

@@ -64,6 +64,10 @@ void rp_cli_pair_cfg(const struct rp_cli_engine *e, const struct rp_cli_port *sr
  * the ports hold (the writer's, the target's). Returns how many warnings were given. */
 size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *ports, size_t n, bool as_src,
 		       bool as_dst);
+/* Check --json / --csv where this process will write them (rp_report_path_check()): a directory, a
+ * device, a FIFO, a socket or a symlink, or a missing or unwritable directory, is refused before
+ * anything is measured. 0, or 2 with the reason printed (naming the option and the path). */
+int rp_cli_check_outputs(const struct rp_cli_engine *e, const char *cmd);
 /* Write --json / --csv if asked. 0 or 3 (cannot write: printed). */
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n);

@@ -1,10 +1,13 @@
 /* report_html.c: the self-contained HTML page of a matrix; see report_html.h. */
 #include "report_html.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "report.h"
 
 static const char html_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -16,7 +19,8 @@ static const char html_head[] =
 	"table.grid td,table.grid th{border:1px solid #fff;min-width:18px;height:18px;text-align:center;padding:0 2px}\n"
 	"table.grid th{background:#f4f4f4;font-weight:normal;white-space:nowrap}\n"
 	"td.ok{color:#000}td.fail{background:#b71c1c;color:#fff}td.none{background:#eee}td.self{background:#fafafa}\n"
-	"td.reach{background:#2e7d32}td.slow{background:#f9a825}\n"
+	"td.reach{background:#2e7d32}td.slow{background:#f9a825}td.flaky{background:#9e9d24}\n"
+	".flaky,.unconfirmed{color:#8d6e00;font-weight:bold}.confirmed{color:#b71c1c}.warn{color:#8d6e00}\n"
 	"table.list{border-collapse:collapse}table.list td,table.list th{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left}\n"
 	".bad{color:#b71c1c;font-weight:bold}.good{color:#2e7d32;font-weight:bold}\n"
 	"#detail{position:sticky;top:0;background:#fffde7;border:1px solid #e0d890;padding:4px 8px;min-height:1.4em;font-family:monospace}\n"
@@ -34,10 +38,44 @@ static const char html_tail[] =
 /* "node/dev:port" escaped. */
 static void ep_html(struct rp_sb *sb, const struct rp_endpoint *ep)
 {
-	rp_sb_xml(sb, ep->node);
+	rp_sb_xmln(sb, ep->node, sizeof(ep->node));
 	rp_sb_puts(sb, "/");
-	rp_sb_xml(sb, ep->device);
+	rp_sb_xmln(sb, ep->device, sizeof(ep->device));
 	rp_sb_printf(sb, ":%d", ep->port);
+}
+
+/* A rate with prec decimals, "n/a" when it is not a number (NaN from a peer). */
+static void gbps_html(struct rp_sb *sb, int prec, double v)
+{
+	if (isfinite(v))
+		rp_sb_printf(sb, "%.*f", prec, v);
+	else
+		rp_sb_puts(sb, "n/a");
+}
+
+/* A rate to colour and compare by: 0 when it is not a number. */
+static double rate_of(double v)
+{
+	return isfinite(v) && v > 0 ? v : 0;
+}
+
+/* The confirm text and the warnings of a pair, escaped, each after "; " (plain text, for attributes). */
+static void verdict_text(struct rp_sb *sb, const struct rp_pair_result *r)
+{
+	char warn[128];
+	const char *c = rp_report_confirm_text(r->confirm);
+
+	if (c[0])
+		rp_sb_printf(sb, "; %s", c);
+	if (r->warnings) {
+		rp_sb_printf(sb, "; warnings: %s", rp_report_warnings(r->warnings, warn, sizeof(warn)));
+		if (r->warnings & (1u << RP_PW_INTERVAL_DROP) && isfinite(r->gbps_min_at_s))
+			rp_sb_printf(sb, " (slowest interval at %.1f s)", r->gbps_min_at_s);
+	}
+	if (r->n_attempts > 1) {
+		rp_sb_puts(sb, "; ");
+		rp_report_attempts_xml(sb, r);
+	}
 }
 
 /* The detail text of a pair (hover) into an attribute value. */
@@ -46,20 +84,24 @@ static void pair_detail(struct rp_sb *sb, const struct rp_pair_result *r)
 	ep_html(sb, &r->src);
 	rp_sb_puts(sb, " -&gt; ");
 	ep_html(sb, &r->dst);
-	rp_sb_printf(sb, ": %s, %.3f Gb/s (slowest interval %.3f), %s", rp_status_code(r->status), r->gbps, r->gbps_min,
-		     r->verified ? "verified" : "not verified");
-	if (r->lat.measured)
+	rp_sb_printf(sb, ": %s, ", rp_status_code(r->status));
+	gbps_html(sb, 3, r->gbps);
+	rp_sb_puts(sb, " Gb/s (slowest interval ");
+	gbps_html(sb, 3, r->gbps_min);
+	rp_sb_printf(sb, "), %s", r->verified ? "verified" : "not verified");
+	if (r->lat.measured && isfinite(r->lat.median_us))
 		rp_sb_printf(sb, ", latency median %.2f us", r->lat.median_us);
 	if (r->reason[0]) {
 		rp_sb_puts(sb, ": ");
-		rp_sb_xml(sb, r->reason);
+		rp_sb_xmln(sb, r->reason, sizeof(r->reason));
 	}
+	verdict_text(sb, r);
 }
 
 /* Open a bandwidth cell coloured by its rate relative to the best rate: red (0) to green (best). */
 static void bw_cell(struct rp_sb *sb, double gbps, double best)
 {
-	double f = best > 0 ? gbps / best : 0;
+	double f = best > 0 ? rate_of(gbps) / best : 0;
 
 	if (f < 0)
 		f = 0;
@@ -70,14 +112,17 @@ static void bw_cell(struct rp_sb *sb, double gbps, double best)
 
 static void summary_section(const struct rp_matrix_view *mv, struct rp_sb *sb)
 {
-	size_t failed = 0;
+	size_t failed = 0, flaky = 0, unconfirmed = 0;
 
-	for (size_t i = 0; i < mv->n; i++)
+	for (size_t i = 0; i < mv->n; i++) {
 		failed += mv->res[i].status != RP_ST_OK;
+		flaky += mv->res[i].confirm == RP_CONFIRM_FLAKY;
+		unconfirmed += mv->res[i].confirm == RP_CONFIRM_UNCONFIRMED;
+	}
 	rp_sb_puts(sb, "<h1>rdmaprobe matrix</h1>\n<p id=\"summary\">");
-	rp_sb_printf(sb, "<span class=\"%s\">%s</span>: %zu pairs measured, %zu failed; %zu endpoints; round %zu of %zu; "
-		     "pattern <code>", failed ? "bad" : "good", failed ? "FAIL" : "PASS", mv->n, failed, mv->n_eps,
-		     mv->rounds_done, mv->n_rounds);
+	rp_sb_printf(sb, "<span class=\"%s\">%s</span>: %zu pairs measured, %zu failed (%zu not confirmed), %zu flaky; "
+		     "%zu endpoints; round %zu of %zu; pattern <code>", failed ? "bad" : "good", failed ? "FAIL" : "PASS",
+		     mv->n, failed, unconfirmed, flaky, mv->n_eps, mv->rounds_done, mv->n_rounds);
 	rp_sb_xml(sb, mv->pattern ? mv->pattern : "");
 	rp_sb_printf(sb, "</code>; %.1f s.<br>\n<small>", mv->elapsed_s);
 	rp_sb_xml(sb, mv->version ? mv->version : "");
@@ -147,7 +192,8 @@ static void ep_grids(const struct rp_matrix_view *mv, struct rp_sb *sb, const in
 				bool moved = r->status == RP_ST_OK || r->status == RP_ST_BELOW_THRESHOLD;
 
 				if (reach)
-					rp_sb_printf(sb, "<td class=\"%s\"", moved ? (r->status == RP_ST_OK ? "reach" : "slow") : "fail");
+					rp_sb_printf(sb, "<td class=\"%s\"", !moved ? "fail" : r->status != RP_ST_OK ? "slow" :
+						     r->confirm == RP_CONFIRM_FLAKY ? "flaky" : "reach");
 				else if (moved)
 					bw_cell(sb, r->gbps, best);
 				else
@@ -158,7 +204,7 @@ static void ep_grids(const struct rp_matrix_view *mv, struct rp_sb *sb, const in
 				if (reach)
 					rp_sb_puts(sb, moved ? "&#10003;" : "&#10007;");
 				else if (moved)
-					rp_sb_printf(sb, "%.*f", r->gbps < 10 ? 2 : 0, r->gbps);
+					gbps_html(sb, rate_of(r->gbps) < 10 ? 2 : 0, r->gbps);
 				else
 					rp_sb_puts(sb, "&#10007;");
 				rp_sb_puts(sb, "</td>");
@@ -188,8 +234,8 @@ static void node_grids(const struct rp_matrix_view *mv, struct rp_sb *sb, size_t
 		struct node_cell *x = &c[ep_node[mv->pair_eps[2 * i]] * n_nodes + ep_node[mv->pair_eps[2 * i + 1]]];
 		const struct rp_pair_result *r = &mv->res[i];
 
-		if (x->pairs == 0 || r->gbps < x->min_gbps)
-			x->min_gbps = r->gbps;
+		if (x->pairs == 0 || rate_of(r->gbps) < x->min_gbps)
+			x->min_gbps = rate_of(r->gbps);
 		x->pairs++;
 		x->failed += r->status != RP_ST_OK;
 	}
@@ -198,7 +244,7 @@ static void node_grids(const struct rp_matrix_view *mv, struct rp_sb *sb, size_t
 			     reach ? "Failed pairs" : "Slowest pair, Gb/s", reach ? "reach-heatmap" : "bw-heatmap");
 		for (size_t s = 0; s < n_nodes; s++) {
 			rp_sb_puts(sb, "<tr><th>");
-			rp_sb_xml(sb, mv->eps[node_first[s]].node);
+			rp_sb_xmln(sb, mv->eps[node_first[s]].node, sizeof(mv->eps[0].node));
 			rp_sb_puts(sb, "</th>");
 			for (size_t d = 0; d < n_nodes; d++) {
 				struct node_cell *x = &c[s * n_nodes + d];
@@ -212,9 +258,9 @@ static void node_grids(const struct rp_matrix_view *mv, struct rp_sb *sb, size_t
 				else
 					bw_cell(sb, x->min_gbps, best);
 				rp_sb_puts(sb, " data-d=\"");
-				rp_sb_xml(sb, mv->eps[node_first[s]].node);
+				rp_sb_xmln(sb, mv->eps[node_first[s]].node, sizeof(mv->eps[0].node));
 				rp_sb_puts(sb, " -&gt; ");
-				rp_sb_xml(sb, mv->eps[node_first[d]].node);
+				rp_sb_xmln(sb, mv->eps[node_first[d]].node, sizeof(mv->eps[0].node));
 				rp_sb_printf(sb, ": %u pairs, %u failed, slowest %.3f Gb/s\">", x->pairs, x->failed, x->min_gbps);
 				if (reach)
 					rp_sb_printf(sb, "%u", x->failed);
@@ -238,13 +284,13 @@ static void grids_section(const struct rp_matrix_view *mv, struct rp_sb *sb)
 	if (!ep_node || !node_first)
 		goto out;
 	for (size_t e = 0; e < n; e++) {
-		if (e == 0 || strcmp(mv->eps[e].node, mv->eps[e - 1].node) != 0)
+		if (e == 0 || strncmp(mv->eps[e].node, mv->eps[e - 1].node, sizeof(mv->eps[e].node)) != 0)
 			node_first[n_nodes++] = e;
 		ep_node[e] = n_nodes - 1;
 	}
 	for (size_t i = 0; i < mv->n; i++)
-		if (mv->res[i].gbps > best)
-			best = mv->res[i].gbps;
+		if (rate_of(mv->res[i].gbps) > best)
+			best = rate_of(mv->res[i].gbps);
 	rp_sb_puts(sb, "<div id=\"detail\">hover over a cell for details</div>\n");
 	if (n <= RP_HTML_GRID_MAX) {
 		int32_t *idx = malloc(n * n * sizeof(*idx) + 1);
@@ -267,6 +313,28 @@ out:
 	free(node_first);
 }
 
+/* Beside a pair in a list: how it held up on retest, its warnings and its attempts. */
+static void pair_notes(struct rp_sb *sb, const struct rp_pair_result *r)
+{
+	static const char *const cls[RP_CONFIRM_COUNT_] = { "", "flaky", "confirmed", "unconfirmed" };
+	const char *c = rp_report_confirm_text(r->confirm);
+	char warn[128];
+
+	if (c[0])
+		rp_sb_printf(sb, " <span class=\"%s\">(%s)</span>", cls[r->confirm], c);
+	if (r->warnings) {
+		rp_sb_printf(sb, " <span class=\"warn\">warnings: %s", rp_report_warnings(r->warnings, warn, sizeof(warn)));
+		if (r->warnings & (1u << RP_PW_INTERVAL_DROP) && isfinite(r->gbps_min_at_s))
+			rp_sb_printf(sb, " (slowest interval at %.1f s)", r->gbps_min_at_s);
+		rp_sb_puts(sb, "</span>");
+	}
+	if (r->n_attempts > 1) {
+		rp_sb_puts(sb, "<br><small>");
+		rp_report_attempts_xml(sb, r);
+		rp_sb_puts(sb, "</small>");
+	}
+}
+
 static void failures_section(const struct rp_matrix_view *mv, struct rp_sb *sb)
 {
 	size_t failed = 0;
@@ -285,13 +353,40 @@ static void failures_section(const struct rp_matrix_view *mv, struct rp_sb *sb)
 		rp_sb_printf(sb, ": <b>%s</b>", rp_status_code(r->status));
 		if (r->reason[0]) {
 			rp_sb_puts(sb, ": ");
-			rp_sb_xml(sb, r->reason);
+			rp_sb_xmln(sb, r->reason, sizeof(r->reason));
 		}
+		pair_notes(sb, r);
 		rp_sb_puts(sb, "</li>\n");
 	}
 	rp_sb_puts(sb, "</ol>\n");
 	if (!failed)
 		rp_sb_puts(sb, "<p class=\"good\">No failures.</p>\n");
+}
+
+/* Pairs that passed with something to say: flaky (failed, then passed on a retest) or warned. */
+static void warnings_section(const struct rp_matrix_view *mv, struct rp_sb *sb)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < mv->n; i++) {
+		const struct rp_pair_result *r = &mv->res[i];
+
+		if (r->status != RP_ST_OK || (r->confirm != RP_CONFIRM_FLAKY && !r->warnings))
+			continue;
+		if (n++ == 0)
+			rp_sb_puts(sb, "<h2>Warnings</h2>\n<ol id=\"warnings\">\n");
+		rp_sb_puts(sb, "<li class=\"warning\">");
+		ep_html(sb, &r->src);
+		rp_sb_puts(sb, " &rarr; ");
+		ep_html(sb, &r->dst);
+		rp_sb_puts(sb, ": <b>ok</b>, ");
+		gbps_html(sb, 3, r->gbps);
+		rp_sb_puts(sb, " Gb/s");
+		pair_notes(sb, r);
+		rp_sb_puts(sb, "</li>\n");
+	}
+	if (n)
+		rp_sb_puts(sb, "</ol>\n");
 }
 
 void rp_report_html_build(const struct rp_matrix_view *mv, struct rp_sb *sb)
@@ -300,6 +395,7 @@ void rp_report_html_build(const struct rp_matrix_view *mv, struct rp_sb *sb)
 	summary_section(mv, sb);
 	nodes_section(mv, sb);
 	failures_section(mv, sb);
+	warnings_section(mv, sb);
 	grids_section(mv, sb);
 	rp_sb_puts(sb, html_tail);
 }

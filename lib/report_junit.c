@@ -1,43 +1,97 @@
 /* report_junit.c: JUnit XML of a matrix; see report_junit.h. */
 #include "report_junit.h"
 
+#include <math.h>
 #include <stdio.h>
+
+#include "report.h"
 
 /* "node/dev:port" escaped. */
 static void ep_xml(struct rp_sb *sb, const struct rp_endpoint *ep)
 {
 	char port[16];
 
-	rp_sb_xml(sb, ep->node);
+	rp_sb_xmln(sb, ep->node, sizeof(ep->node));
 	rp_sb_puts(sb, "/");
-	rp_sb_xml(sb, ep->device);
+	rp_sb_xmln(sb, ep->device, sizeof(ep->device));
 	snprintf(port, sizeof(port), ":%d", ep->port);
 	rp_sb_puts(sb, port);
+}
+
+/* A number for a text or an attribute: "n/a" when it is not finite (JUnit readers choke on "nan"). */
+static void num_xml(struct rp_sb *sb, double v)
+{
+	if (isfinite(v))
+		rp_sb_printf(sb, "%.3f", v);
+	else
+		rp_sb_puts(sb, "n/a");
+}
+
+/* What a passing pair says: its rates, and, when it failed before passing (flaky) or carries
+ * warnings, that too, with every attempt. */
+static void pass_out(struct rp_sb *sb, const struct rp_pair_result *r)
+{
+	char warn[128];
+
+	rp_sb_puts(sb, ">\n      <system-out>");
+	num_xml(sb, r->gbps);
+	rp_sb_puts(sb, " Gb/s, slowest interval ");
+	num_xml(sb, r->gbps_min);
+	rp_sb_printf(sb, " Gb/s, %s", r->verified ? "verified" : "not verified");
+	if (r->confirm == RP_CONFIRM_FLAKY)
+		rp_sb_printf(sb, "\n%s (a warning, not a failure)", rp_report_confirm_text(r->confirm));
+	if (r->warnings)
+		rp_sb_printf(sb, "\nwarnings: %s", rp_report_warnings(r->warnings, warn, sizeof(warn)));
+	if (r->n_attempts > 1) {
+		rp_sb_puts(sb, "\n");
+		rp_report_attempts_xml(sb, r);
+	}
+	rp_sb_puts(sb, "</system-out>\n    </testcase>\n");
+}
+
+/* A failed pair: the message says whether the failure was confirmed on retest or not. */
+static void fail_out(struct rp_sb *sb, const struct rp_pair_result *r)
+{
+	const char *code = rp_status_code(r->status), *c = rp_report_confirm_text(r->confirm);
+
+	rp_sb_puts(sb, ">\n      <failure type=\"");
+	rp_sb_xml(sb, code);
+	rp_sb_puts(sb, "\" message=\"");
+	rp_sb_xml(sb, code);
+	rp_sb_puts(sb, ": ");
+	rp_sb_xmln(sb, r->reason, sizeof(r->reason));
+	if (c[0])
+		rp_sb_printf(sb, " (%s)", c);
+	rp_sb_printf(sb, "\">status %s, ", code);
+	num_xml(sb, r->gbps);
+	rp_sb_puts(sb, " Gb/s: ");
+	rp_sb_xmln(sb, r->reason, sizeof(r->reason));
+	if (c[0])
+		rp_sb_printf(sb, "\n%s", c);
+	if (r->secondary.status != RP_ST_OK) {
+		rp_sb_printf(sb, "\nthe other side saw %s: ", rp_status_code(r->secondary.status));
+		rp_sb_xmln(sb, r->secondary.reason, sizeof(r->secondary.reason));
+	}
+	if (r->n_attempts > 0) {
+		rp_sb_puts(sb, "\n");
+		rp_report_attempts_xml(sb, r);
+	}
+	rp_sb_puts(sb, "</failure>\n    </testcase>\n");
 }
 
 static void pair_case(struct rp_sb *sb, const struct rp_pair_result *r)
 {
 	rp_sb_puts(sb, "    <testcase classname=\"");
-	rp_sb_xml(sb, r->src.node);
+	rp_sb_xmln(sb, r->src.node, sizeof(r->src.node));
 	rp_sb_puts(sb, "\" name=\"");
 	ep_xml(sb, &r->src);
 	rp_sb_puts(sb, " -&gt; ");
 	ep_xml(sb, &r->dst);
-	rp_sb_printf(sb, "\" time=\"%.3f\"", r->elapsed_s);
-	if (r->status == RP_ST_OK) {
-		rp_sb_printf(sb, ">\n      <system-out>%.3f Gb/s, slowest interval %.3f Gb/s, %s</system-out>\n"
-			     "    </testcase>\n", r->gbps, r->gbps_min, r->verified ? "verified" : "not verified");
-		return;
-	}
-	rp_sb_puts(sb, ">\n      <failure type=\"");
-	rp_sb_xml(sb, rp_status_code(r->status));
-	rp_sb_puts(sb, "\" message=\"");
-	rp_sb_xml(sb, rp_status_code(r->status));
-	rp_sb_puts(sb, ": ");
-	rp_sb_xml(sb, r->reason);
-	rp_sb_printf(sb, "\">status %s, %.3f Gb/s: ", rp_status_code(r->status), r->gbps);
-	rp_sb_xml(sb, r->reason);
-	rp_sb_puts(sb, "</failure>\n    </testcase>\n");
+	rp_sb_printf(sb, "\" time=\"%.3f\"", isfinite(r->elapsed_s) && r->elapsed_s > 0 ? r->elapsed_s : 0.0);
+	if (r->status == RP_ST_OK)
+		pass_out(sb, r);
+	else
+		fail_out(sb, r);
 }
 
 /* One test case per node: fails when some of its adapters are to be drained. */
@@ -47,7 +101,7 @@ static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const s
 	char name[80];
 
 	rp_sb_puts(sb, "    <testcase classname=\"nodes\" name=\"");
-	rp_sb_xml(sb, first->node);
+	rp_sb_xmln(sb, first->node, sizeof(first->node));
 	rp_sb_puts(sb, "\" time=\"0\">\n");
 	if (nd->n_drain) {
 		rp_sb_printf(sb, "      <failure type=\"drain\" message=\"%zu of %zu adapters to drain\">drain:", nd->n_drain,

@@ -10,6 +10,7 @@
 
 #include "atomic_file.h"
 #include "log.h"
+#include "util.h"
 
 void rp_sb_init(struct rp_sb *sb)
 {
@@ -79,62 +80,37 @@ void rp_sb_printf(struct rp_sb *sb, const char *fmt, ...)
 	sb->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
+void rp_sb_xmln(struct rp_sb *sb, const char *s, size_t max)
 {
-	size_t n;
-	uint32_t cp;
+	size_t len = strnlen(s, max);
 
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
-}
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = rp_utf8_seq_len(s + i, len - i);
 
-void rp_sb_xml(struct rp_sb *sb, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		size_t n = utf8_len(p);
-
-		switch (*p) {
+		switch (c) {
 		case '&': rp_sb_puts(sb, "&amp;"); break;
 		case '<': rp_sb_puts(sb, "&lt;"); break;
 		case '>': rp_sb_puts(sb, "&gt;"); break;
 		case '"': rp_sb_puts(sb, "&quot;"); break;
 		case '\'': rp_sb_puts(sb, "&#39;"); break;
 		default:
-			if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) {
+			if (n == 0 || (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
 				sb_add(sb, "?", 1);
 				n = 1;
 			} else {
-				sb_add(sb, (const char *)p, n);
+				sb_add(sb, s + i, n);
 			}
-			p += n;
+			i += n;
 			continue;
 		}
-		p++;
+		i++;
 	}
+}
+
+void rp_sb_xml(struct rp_sb *sb, const char *s)
+{
+	rp_sb_xmln(sb, s, SIZE_MAX);
 }
 
 int rp_sb_write_atomic(const struct rp_sb *sb, const char *path)

@@ -26,8 +26,11 @@ void rp_sb_printf(struct rp_sb *sb, const char *fmt, ...) __attribute__((format(
  * not valid UTF-8 and control characters other than tab/newline become '?', so a hostile name can
  * neither close a tag nor make the document invalid. */
 void rp_sb_xml(struct rp_sb *sb, const char *s);
-/* Write the buffer to path via "<path>.tmp.<pid>", fsync and rename (rp_atomic_write()): the file
- * on disk is always a whole version. 0 or a negative errno (logged, naming the file). */
+/* rp_sb_xml() of at most max bytes of s (a fixed-size field that may lack its NUL). */
+void rp_sb_xmln(struct rp_sb *sb, const char *s, size_t max);
+/* Write the buffer to path with rp_atomic_write() (a new temporary beside path, fsync, rename,
+ * directory fsync; "-" is standard output): the file on disk is always a whole version. 0 or a
+ * negative errno (logged, naming the file and the real cause). */
 int rp_sb_write_atomic(const struct rp_sb *sb, const char *path);
 
 #endif

@@ -28,6 +28,10 @@ int rp_parse_seconds(const char *s, double min, double max, double *out_p);
 int rp_strlcpy(char *dst, const char *src, size_t dst_size);
 /* Strip trailing whitespace (newline from sysfs) in place; returns s. */
 char *rp_rstrip(char *s);
+/* Length (1..4) of the valid UTF-8 sequence at s, reading at most avail bytes, or 0 when it is not
+ * one (a stray or missing continuation byte, an overlong form, a surrogate, U+FFFE/U+FFFF, a code
+ * point past U+10FFFF, or a sequence cut by avail). The one UTF-8 rule of the report writers. */
+size_t rp_utf8_seq_len(const char *s, size_t avail);
 /* Monotonic time in seconds. */
 double rp_now(void);
 

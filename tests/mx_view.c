@@ -1,6 +1,7 @@
 /* mx_view.c: the report tests' matrix; see mx_view.h. */
 #include "mx_view.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,4 +89,32 @@ char *mx_slurp(const char *path)
 		buf[len] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* Mark the test matrix up as the verdict would: pair 0 flaky (timed out, then passed on a retest),
+ * pair 1 ok with an interval-drop warning and a NaN rate from its peer, pair 2 (0 -> 3) a confirmed
+ * failure, pair 9 (3 -> 0) a failure that could not be measured again. */
+void mx_view_mark_verdict(struct mx_view *mx)
+{
+	struct rp_pair_result *r = mx->res;
+
+	r[0].status = RP_ST_TIMEOUT;
+	r[0].cause_side = RP_SIDE_SRC;
+	snprintf(r[0].reason, sizeof(r[0].reason), "no completion for 4.0 s");
+	rp_pair_result_record_attempt(&r[0], 14);
+	r[0].status = RP_ST_OK;
+	r[0].cause_side = RP_SIDE_NONE;
+	r[0].reason[0] = '\0';
+	rp_pair_result_record_attempt(&r[0], 20);
+	r[0].confirm = RP_CONFIRM_FLAKY;
+	r[0].warnings = 1u << RP_PW_FLAKY;
+	r[1].gbps = NAN;
+	r[1].gbps_min = NAN;
+	r[1].elapsed_s = NAN;
+	r[1].warnings = 1u << RP_PW_INTERVAL_DROP;
+	r[1].gbps_min_at_s = 2.5;
+	rp_pair_result_record_attempt(&r[2], 14);
+	rp_pair_result_record_attempt(&r[2], 20);
+	r[2].confirm = RP_CONFIRM_CONFIRMED;
+	r[9].confirm = RP_CONFIRM_UNCONFIRMED;
 }

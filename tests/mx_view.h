@@ -19,6 +19,10 @@ struct mx_view {
  * hostile: node 0 and device 1 carry markup, quotes, a control character and invalid UTF-8. */
 void mx_view_build(struct mx_view *mx, bool hostile);
 void mx_view_fini(struct mx_view *mx);
+/* After mx_view_build(): pair 0 flaky (timed_out, then ok on a retest; 2 attempts), pair 1 ok with an
+ * interval_drop warning and NaN rates and time, pair 2 (node0 -> node3) a confirmed failure with 2
+ * attempts, pair 9 (node3 -> node0) an unconfirmed failure. */
+void mx_view_mark_verdict(struct mx_view *mx);
 /* Occurrences of needle in hay. */
 size_t mx_count(const char *hay, const char *needle);
 /* Read a whole file (malloc'd, NUL-terminated), NULL on error. */

@@ -1,4 +1,7 @@
-/* test_report.c: the JSON and CSV reports: every field of a pair, run info, atomic writes. */
+/* test_report.c: the JSON and CSV reports: every field of a pair (the verdict's too: first cause,
+ * secondary view, warnings, retests), run info, atomic writes that follow no planted symlink and
+ * replace nothing but a regular file, "-" for standard output, and what a hostile peer can put in a
+ * result (invalid UTF-8, NaN, a field without its NUL) written, not fatal. */
 #include <errno.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -8,12 +11,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "log.h"
+#include "atomic_file.h"
 #include "report.h"
+#include "testutil.h"
 #include "util.h"
+
+static char last_error[1024];
+
+static void capture_log(enum rp_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level == RP_LOG_ERROR)
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+}
+
+/* The whole content of path into buf (NUL-terminated); its length, or -1. */
+static ssize_t slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
 
 static void two_pairs(struct rp_pair_result r[2])
 {
@@ -111,7 +143,7 @@ static void test_csv(void **state)
 		if (lines == 1)
 			assert_non_null(strstr(line, ",ok,0.250000,0.125000,4096000,1000,4096,true,-1,20.000,25.000,40.000,90.000,1000,"));
 		if (lines == 2)   /* a reason with a comma and quotes is quoted, quotes doubled */
-			assert_non_null(strstr(line, ",\"modify qp 0x11 to RTR, \"\"address\"\" resolution: Connection timed out\"\n"));
+			assert_non_null(strstr(line, ",\"modify qp 0x11 to RTR, \"\"address\"\" resolution: Connection timed out\","));
 		lines++;
 	}
 	fclose(f);
@@ -144,13 +176,411 @@ static void test_atomic(void **state)
 	rmdir(dir);
 }
 
+/* A symlink planted at the temporary's name is neither followed nor replaced: the file it points to
+ * keeps its content, and the report lands whole at its path. (The old writer opened
+ * "<path>.tmp.<pid>" with fopen "w": it wrote the report into the victim.) */
+static void test_planted_tmp_symlink_not_followed(void **state)
+{
+	char path[512], tmp[600], victim[512], buf[64];
+	struct stat st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/planted.json", rp_test_tmpdir());
+	snprintf(victim, sizeof(victim), "%s/victim", rp_test_tmpdir());
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	assert_int_equal(rp_atomic_write(victim, "precious\n", 9), 0);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(rp_report_write_text("report\n", 7, path), 0);
+	assert_int_equal(slurp(victim, buf, sizeof(buf)), 9);
+	assert_string_equal(buf, "precious\n");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(slurp(path, buf, sizeof(buf)), 7);
+	assert_string_equal(buf, "report\n");
+	assert_int_equal(lstat(tmp, &st), 0);   /* not ours: left where it was */
+	assert_true(S_ISLNK(st.st_mode));
+	/* and the JSON writer the same way */
+	json_t *root = json_pack("{s:i}", "schema", 1);
+
+	assert_int_equal(rp_report_write_json(root, path), 0);
+	json_decref(root);
+	assert_string_equal((slurp(victim, buf, sizeof(buf)), buf), "precious\n");
+	unlink(tmp);
+	unlink(victim);
+	unlink(path);
+}
+
+/* A directory, a FIFO and a symlink as targets: an error naming the path and what it is, and the
+ * target left as it was (the old writer renamed its temporary over the FIFO and the symlink). */
+static void test_refuses_what_is_not_a_regular_file(void **state)
+{
+	char dir[512], fifo[512], link[512], victim[512], buf[64];
+	struct rp_pair_result r[2];
+	struct stat st;
+	json_t *root = json_pack("{s:i}", "schema", 1);
+
+	(void)state;
+	two_pairs(r);
+	snprintf(dir, sizeof(dir), "%s/adir", rp_test_tmpdir());
+	snprintf(fifo, sizeof(fifo), "%s/afifo", rp_test_tmpdir());
+	snprintf(link, sizeof(link), "%s/alink", rp_test_tmpdir());
+	snprintf(victim, sizeof(victim), "%s/linked", rp_test_tmpdir());
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(rp_atomic_write(victim, "linked\n", 7), 0);
+	assert_int_equal(symlink(victim, link), 0);
+	rp_log_set_sink(capture_log, NULL);
+	assert_int_equal(rp_report_path_check(dir), -EISDIR);
+	assert_non_null(strstr(last_error, dir));
+	assert_non_null(strstr(last_error, "is a directory"));
+	assert_int_equal(rp_report_write_json(root, dir), -EISDIR);
+	assert_int_equal(rp_report_path_check(fifo), -EINVAL);
+	assert_non_null(strstr(last_error, "is a FIFO"));
+	assert_int_equal(rp_report_write_csv(r, 2, fifo), -EINVAL);
+	assert_int_equal(rp_report_write_text("x", 1, fifo), -EINVAL);
+	assert_int_equal(rp_report_path_check(link), -ELOOP);
+	assert_non_null(strstr(last_error, "is a symbolic link"));
+	assert_int_equal(rp_report_write_json(root, link), -ELOOP);
+	assert_int_equal(rp_report_path_check(""), -EINVAL);
+	assert_int_equal(rp_report_path_check("/nonexistent-dir/r.json"), -ENOENT);
+	assert_non_null(strstr(last_error, "/nonexistent-dir"));
+	rp_log_set_sink(NULL, NULL);
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(slurp(victim, buf, sizeof(buf)), 7);
+	/* a regular file, and a new name in a writable directory, are fine */
+	assert_int_equal(rp_report_path_check(victim), 0);
+	assert_int_equal(rp_report_path_check("-"), 0);
+	json_decref(root);
+	rmdir(dir);
+	unlink(fifo);
+	unlink(link);
+	unlink(victim);
+}
+
+/* /dev/full is a device: refused by the check, so the writer never renames anything over it. (The old
+ * writer "succeeded" and, run as root, replaced /dev/full with a regular file.) */
+static void test_dev_full_refused(void **state)
+{
+	struct stat st;
+
+	(void)state;
+	if (stat("/dev/full", &st) != 0 || !S_ISCHR(st.st_mode))
+		fail_msg("/dev/full is not a character device on this host: the test needs it");
+	rp_log_set_sink(capture_log, NULL);
+	/* the check first: if it ever let /dev/full through, the write below is never reached */
+	assert_int_equal(rp_report_path_check("/dev/full"), -EINVAL);
+	assert_non_null(strstr(last_error, "/dev/full: is a character device"));
+	assert_int_equal(rp_report_write_text("x", 1, "/dev/full"), -EINVAL);
+	rp_log_set_sink(NULL, NULL);
+	assert_int_equal(stat("/dev/full", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+}
+
+/* Point standard output at fd for the duration of fn(arg); returns fn's result. */
+static int with_stdout(int fd, int (*fn)(const void *), const void *arg)
+{
+	int saved = dup(STDOUT_FILENO), rc;
+
+	assert_true(saved >= 0);
+	fflush(stdout);
+	assert_true(dup2(fd, STDOUT_FILENO) >= 0);
+	rc = fn(arg);
+	fflush(stdout);
+	assert_true(dup2(saved, STDOUT_FILENO) >= 0);
+	close(saved);
+	return rc;
+}
+
+static int write_json_dash(const void *root)
+{
+	return rp_report_write_json(root, "-");
+}
+
+/* "-" is standard output, not a file named "-"; and a write that fails says why (a full device:
+ * ENOSPC, in the message too), not a generic I/O error. */
+static void test_dash_is_stdout_and_errors_name_the_cause(void **state)
+{
+	char path[512], buf[256];
+	json_t *root = json_pack("{s:i, s:s}", "schema", 1, "tool", "rdmaprobe"), *back;
+	json_error_t jerr;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/stdout.json", rp_test_tmpdir());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(chdir(rp_test_tmpdir()), 0);
+	assert_int_equal(with_stdout(fd, write_json_dash, root), 0);
+	close(fd);
+	assert_int_equal(stat("-", &st), -1);   /* no file named "-" */
+	back = json_load_file(path, 0, &jerr);
+	assert_non_null(back);
+	assert_string_equal(json_string_value(json_object_get(back, "tool")), "rdmaprobe");
+	json_decref(back);
+	fd = open("/dev/full", O_WRONLY);
+	assert_true(fd >= 0);
+	rp_log_set_sink(capture_log, NULL);
+	assert_int_equal(with_stdout(fd, write_json_dash, root), -ENOSPC);
+	rp_log_set_sink(NULL, NULL);
+	close(fd);
+	snprintf(buf, sizeof(buf), "%s", strerror(ENOSPC));
+	assert_non_null(strstr(last_error, buf));
+	json_decref(root);
+	unlink(path);
+}
+
+/* Make *r (one of two_pairs()) a pair as a hostile or broken peer could leave it. */
+static void hostile_pair(struct rp_pair_result *r)
+{
+	snprintf(r->src.node, sizeof(r->src.node), "n\xff" "1");               /* a stray byte */
+	snprintf(r->src.device, sizeof(r->src.device), "rxe\xc3");             /* cut mid-character */
+	snprintf(r->reason, sizeof(r->reason), "bad \xed\xa0\x80 surrogate");  /* UTF-16 surrogate */
+	memset(r->dst.node, 'a', sizeof(r->dst.node));                         /* no NUL at all */
+	r->gbps = NAN;
+	r->gbps_min = INFINITY;
+	r->src.link_gbps = -NAN;
+	r->lat.median_us = NAN;
+	r->n_attempts = 99;                                                    /* past the array */
+	r->attempts[0].gbps = NAN;
+	snprintf(r->attempts[0].reason, sizeof(r->attempts[0].reason), "\x80\x80");
+	r->confirm = (enum rp_confirm)77;
+	r->cause_side = (enum rp_side)9;
+	r->warnings = 0xffffffffu;
+}
+
+/* Invalid UTF-8, NaN, infinity and a field without its NUL still give a whole, valid JSON report
+ * (the old builder failed on the first of them: "out of memory", twice, and no report at all). */
+static void test_json_hostile_peer_values(void **state)
+{
+	struct rp_pair_result r[2];
+	struct rp_report_info info = { .command = "matrix", .version = "v\xfe", .argc = 0 };
+	char path[512], want[RP_NAME_MAX + 1];
+	json_t *root, *back, *p, *a;
+	json_error_t jerr;
+
+	(void)state;
+	two_pairs(r);
+	hostile_pair(&r[0]);
+	root = rp_report_json(&info, r, 2);
+	assert_non_null(root);
+	snprintf(path, sizeof(path), "%s/hostile.json", rp_test_tmpdir());
+	assert_int_equal(rp_report_write_json(root, path), 0);
+	json_decref(root);
+	back = json_load_file(path, 0, &jerr);
+	if (!back)
+		fail_msg("%s is not valid JSON: %s (line %d)", path, jerr.text, jerr.line);
+	p = json_array_get(json_object_get(back, "pairs"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "src"), "node")), "n\xef\xbf\xbd" "1");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "src"), "device")), "rxe\xef\xbf\xbd");
+	assert_string_equal(json_string_value(json_object_get(p, "reason")),
+			    "bad \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd surrogate");
+	memset(want, 'a', RP_NAME_MAX);
+	want[RP_NAME_MAX] = '\0';
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "dst"), "node")), want);
+	assert_true(json_is_null(json_object_get(p, "gbps")));
+	assert_true(json_is_null(json_object_get(p, "gbps_min")));
+	assert_true(json_is_null(json_object_get(json_object_get(p, "src"), "link_gbps")));
+	assert_true(json_is_null(json_object_get(json_object_get(p, "latency"), "median_us")));
+	assert_true(json_is_real(json_object_get(json_object_get(p, "latency"), "p99_us")));
+	a = json_object_get(p, "attempts");
+	assert_int_equal(json_array_size(a), RP_MAX_ATTEMPTS);
+	assert_true(json_is_null(json_object_get(json_array_get(a, 0), "gbps")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "reason")),
+			    "\xef\xbf\xbd\xef\xbf\xbd");
+	assert_string_equal(json_string_value(json_object_get(p, "confirm")), "unknown");
+	assert_string_equal(json_string_value(json_object_get(p, "cause_side")), "unknown");
+	assert_int_equal(json_array_size(json_object_get(p, "warnings")), RP_PW_COUNT_);
+	assert_string_equal(json_string_value(json_object_get(back, "version")), "v\xef\xbf\xbd");
+	/* the second, healthy pair is all there */
+	p = json_array_get(json_object_get(back, "pairs"), 1);
+	assert_string_equal(json_string_value(json_object_get(p, "status")), "resolve_failed");
+	json_decref(back);
+	unlink(path);
+}
+
+/* The verdict's fields: first cause, the other side's view, warnings as codes, confirm, every attempt,
+ * soft endpoints, where the slowest interval was; existing keys unchanged. */
+static void test_json_verdict_fields(void **state)
+{
+	struct rp_pair_result r[2];
+	struct rp_report_info info = { .command = "pair", .argc = 0 };
+	json_t *root, *p, *a, *s;
+
+	(void)state;
+	two_pairs(r);
+	r[0].src.soft = true;
+	r[0].gbps_min_at_s = 3.25;
+	r[0].warnings = 1u << RP_PW_FLAKY | 1u << RP_PW_INTERVAL_DROP;
+	r[0].confirm = RP_CONFIRM_FLAKY;
+	r[0].status = RP_ST_RETRY_EXCEEDED;
+	r[0].cause_side = RP_SIDE_SRC;
+	snprintf(r[0].reason, sizeof(r[0].reason), "transport retry counter exceeded");
+	r[0].elapsed_s = 2;
+	rp_pair_result_record_attempt(&r[0], 14);
+	r[0].status = RP_ST_OK;
+	r[0].cause_side = RP_SIDE_NONE;
+	r[0].reason[0] = '\0';
+	rp_pair_result_record_attempt(&r[0], 20);
+	r[1].cause_side = RP_SIDE_DST;
+	r[1].secondary.status = RP_ST_FLUSHED;
+	snprintf(r[1].secondary.reason, sizeof(r[1].secondary.reason), "flushed after the target tore down");
+	r[1].confirm = RP_CONFIRM_UNCONFIRMED;
+	root = rp_report_json(&info, r, 2);
+	assert_non_null(root);
+	p = json_array_get(json_object_get(root, "pairs"), 0);
+	assert_true(json_is_true(json_object_get(json_object_get(p, "src"), "soft")));
+	assert_true(json_is_false(json_object_get(json_object_get(p, "dst"), "soft")));
+	assert_float_equal(json_real_value(json_object_get(p, "gbps_min_at_s")), 3.25, 1e-9);
+	assert_string_equal(json_string_value(json_object_get(p, "confirm")), "flaky");
+	assert_true(json_is_null(json_object_get(p, "cause_side")));
+	assert_int_equal(json_array_size(json_object_get(p, "warnings")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(p, "warnings"), 0)), "flaky");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(p, "warnings"), 1)), "interval_drop");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "secondary"), "status")), "ok");
+	a = json_object_get(p, "attempts");
+	assert_int_equal(json_array_size(a), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "status")), "retry_exceeded");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "side")), "src");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "qp_timeout")), 14);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "reason")),
+			    "transport retry counter exceeded");
+	assert_float_equal(json_real_value(json_object_get(json_array_get(a, 0), "gbps")), 0.25, 1e-9);
+	assert_float_equal(json_real_value(json_object_get(json_array_get(a, 0), "elapsed_s")), 2, 1e-9);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 1), "status")), "ok");
+	assert_true(json_is_null(json_object_get(json_array_get(a, 1), "side")));
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 1), "qp_timeout")), 20);
+	/* the existing keys are as they were */
+	assert_string_equal(json_string_value(json_object_get(p, "status")), "ok");
+	assert_float_equal(json_real_value(json_object_get(p, "gbps")), 0.25, 1e-9);
+	p = json_array_get(json_object_get(root, "pairs"), 1);
+	assert_string_equal(json_string_value(json_object_get(p, "cause_side")), "dst");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "secondary"), "status")), "flushed");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "secondary"), "reason")),
+			    "flushed after the target tore down");
+	assert_string_equal(json_string_value(json_object_get(p, "confirm")), "unconfirmed");
+	assert_int_equal(json_array_size(json_object_get(p, "attempts")), 0);
+	assert_int_equal(json_array_size(json_object_get(p, "warnings")), 0);
+	s = json_object_get(root, "summary");
+	assert_int_equal(json_integer_value(json_object_get(s, "ok")), 1);
+	assert_int_equal(json_integer_value(json_object_get(s, "failed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(s, "flaky")), 1);
+	assert_int_equal(json_integer_value(json_object_get(s, "unconfirmed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(s, "confirmed")), 0);
+	assert_int_equal(json_integer_value(json_object_get(s, "with_warnings")), 1);
+	json_decref(root);
+}
+
+/* CSV: the new columns at the end, attempts ';'-separated; NaN empty; bad UTF-8 and control
+ * characters replaced (the old writer copied them: "\xff" and an escape into the file). */
+static void test_csv_hostile_and_verdict_columns(void **state)
+{
+	struct rp_pair_result r[2];
+	char path[512], *buf = malloc(1 << 16), *line2;
+
+	(void)state;
+	assert_non_null(buf);
+	two_pairs(r);
+	r[0].status = RP_ST_TIMEOUT;
+	r[0].cause_side = RP_SIDE_SRC;
+	rp_pair_result_record_attempt(&r[0], 14);
+	r[0].status = RP_ST_OK;
+	r[0].cause_side = RP_SIDE_NONE;
+	rp_pair_result_record_attempt(&r[0], 20);
+	r[0].confirm = RP_CONFIRM_FLAKY;
+	r[0].warnings = 1u << RP_PW_FLAKY | 1u << RP_PW_NOMINAL_RATE;
+	r[0].gbps_min_at_s = 1.5;
+	r[0].src.soft = true;
+	hostile_pair(&r[1]);
+	r[1].n_attempts = 0;
+	r[1].confirm = RP_CONFIRM_CONFIRMED;
+	r[1].cause_side = RP_SIDE_DST;
+	r[1].secondary.status = RP_ST_FLUSHED;
+	snprintf(r[1].secondary.reason, sizeof(r[1].secondary.reason), "esc \x1b[2J, here");
+	snprintf(path, sizeof(path), "%s/r.csv", rp_test_tmpdir());
+	assert_int_equal(rp_report_write_csv(r, 2, path), 0);
+	assert_true(slurp(path, buf, 1 << 16) > 0);
+	assert_non_null(strstr(buf, ",elapsed_s,reason,src_soft,dst_soft,cause_side,secondary_status,secondary_reason,"
+				    "gbps_min_at_s,warnings,confirm,attempts,attempt_statuses,attempt_sides,"
+				    "attempt_qp_timeouts,attempt_gbps\n"));
+	assert_non_null(strstr(buf, ",ok,0.250000,0.125000,4096000,"));   /* the old columns as they were */
+	assert_non_null(strstr(buf, ",true,false,,ok,,1.500,flaky;nominal_link_rate,flaky,2,timed_out;ok,src;,14;20,"
+				    "0.250000;0.250000\n"));
+	line2 = strchr(strchr(buf, '\n') + 1, '\n') + 1;
+	assert_true(strncmp(line2, "n\xef\xbf\xbd" "1,rxe\xef\xbf\xbd,", 12) == 0);
+	assert_non_null(strstr(line2, ",resolve_failed,,,0,0,0,false,-1,"));   /* NaN and inf rates: empty */
+	assert_null(strstr(buf, "\xff"));
+	assert_null(strstr(buf, "\x1b"));
+	assert_null(strstr(buf, "nan"));
+	assert_null(strstr(buf, "inf"));
+	assert_non_null(strstr(line2, ",dst,flushed,\"esc \xef\xbf\xbd[2J, here\","));
+	assert_non_null(strstr(line2, ",confirmed,0,,,,\n"));
+	free(buf);
+	unlink(path);
+}
+
+/* Through the binary: a bad --json/--csv target is a usage error (exit 2) naming the path, before
+ * any adapter is looked at (the old front ends accepted it and went on to measure: exit 3 on a host
+ * without adapters, and, after measuring, a file renamed over the target). */
+static void test_binary_refuses_bad_outputs_before_measuring(void **state)
+{
+	char err[4096], dir[512], link[512], fifo[512];
+	struct stat st;
+	struct {
+		const char *args, *path, *what;
+	} cases[] = {
+		{ "loopback --json", "/dev/full", "is a character device" },
+		{ "loopback --json", dir, "is a directory" },
+		{ "pair --listen --json", link, "is a symbolic link" },
+		{ "loopback --csv", fifo, "is a FIFO" },
+		{ "pair 127.0.0.1:1 --csv", "/nonexistent-dir/x.csv", "No such file or directory" },
+	};
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/bdir", rp_test_tmpdir());
+	snprintf(link, sizeof(link), "%s/blink", rp_test_tmpdir());
+	snprintf(fifo, sizeof(fifo), "%s/bfifo", rp_test_tmpdir());
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(symlink("/dev/stdout", link), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++) {
+		int rc = rp_test_run_bin(err, sizeof(err), "%s '%s' 2>&1 >/dev/null", cases[i].args, cases[i].path);
+
+		if (rc != 2 || !strstr(err, cases[i].path) || !strstr(err, cases[i].what))
+			fail_msg("rdmaprobe %s %s: exit %d, stderr: %s (want 2, the path and '%s')", cases[i].args,
+				 cases[i].path, rc, err, cases[i].what);
+	}
+	assert_int_equal(stat("/dev/full", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	rmdir(dir);
+	unlink(link);
+	unlink(fifo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_atomic),
+		cmocka_unit_test(test_planted_tmp_symlink_not_followed),
+		cmocka_unit_test(test_refuses_what_is_not_a_regular_file),
+		cmocka_unit_test(test_dev_full_refused),
+		cmocka_unit_test(test_dash_is_stdout_and_errors_name_the_cause),
+		cmocka_unit_test(test_json_hostile_peer_values),
+		cmocka_unit_test(test_json_verdict_fields),
+		cmocka_unit_test(test_csv_hostile_and_verdict_columns),
+		cmocka_unit_test(test_binary_refuses_bad_outputs_before_measuring),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
 }

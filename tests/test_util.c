@@ -94,6 +94,27 @@ static void test_strlcpy_and_rstrip(void **state)
 	assert_string_equal(rp_rstrip(s), "4: ACTIVE");
 }
 
+/* The report writers' one UTF-8 rule: valid sequences by length; stray, overlong, surrogate,
+ * non-character, too-large and cut sequences are not. */
+static void test_utf8_seq_len(void **state)
+{
+	(void)state;
+	assert_int_equal(rp_utf8_seq_len("a", 1), 1);
+	assert_int_equal(rp_utf8_seq_len("\xc3\xa9", 2), 2);              /* e acute */
+	assert_int_equal(rp_utf8_seq_len("\xe2\x82\xac", 3), 3);          /* euro sign */
+	assert_int_equal(rp_utf8_seq_len("\xf0\x9f\x98\x80", 4), 4);      /* an emoji */
+	assert_int_equal(rp_utf8_seq_len("\xc3\xa9", 1), 0);              /* cut by the field's end */
+	assert_int_equal(rp_utf8_seq_len("\xc3", 1), 0);
+	assert_int_equal(rp_utf8_seq_len("\xff", 1), 0);
+	assert_int_equal(rp_utf8_seq_len("\x80", 1), 0);                   /* a stray continuation */
+	assert_int_equal(rp_utf8_seq_len("\xc0\xaf", 2), 0);              /* overlong '/' */
+	assert_int_equal(rp_utf8_seq_len("\xed\xa0\x80", 3), 0);          /* a surrogate */
+	assert_int_equal(rp_utf8_seq_len("\xef\xbf\xbe", 3), 0);          /* U+FFFE */
+	assert_int_equal(rp_utf8_seq_len("\xf4\x90\x80\x80", 4), 0);      /* past U+10FFFF */
+	assert_int_equal(rp_utf8_seq_len("\xe2\x28\xa1", 3), 0);          /* a bad continuation */
+	assert_int_equal(rp_utf8_seq_len("a", 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +124,7 @@ int main(void)
 		cmocka_unit_test(test_parse_int_and_double),
 		cmocka_unit_test(test_parse_seconds),
 		cmocka_unit_test(test_strlcpy_and_rstrip),
+		cmocka_unit_test(test_utf8_seq_len),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
