@@ -9,6 +9,9 @@
 # torn down after), the case runs with a `# timeout: S` header's limit (default 120 s) in its own
 # process group, with RP_BIN, RP_FABRIC, RP_RESULTS (a per-case rw folder), RP_ROOT set and the repo
 # root as cwd. Exit 0 = pass, 77 = skip, anything else = fail.
+# A skip must be allowed: under CI=true a case (or its host-after check) that exits 77 fails unless
+# its header says why it may skip, `# may-skip: WHY` (e.g. "no GPU in the test bed"); elsewhere such
+# a skip is reported with a note that CI would fail it.
 # Prints one line per case and closes with `e2e: N passed, N failed, N skipped`; exits 1 when a
 # case failed. Logs: RP_E2E_RESULTS (default build/e2e/latest -> a fresh per-run folder).
 # When the VM cannot run here it says so LOUDLY and exits non-zero: 1 in CI (CI=true), else 77.
@@ -30,6 +33,26 @@ case_timeout() {
 	local t
 	t=$(header "$1" timeout)
 	[[ $t =~ ^[1-9][0-9]*$ ]] && echo "$t" || echo $DEFAULT_TIMEOUT
+}
+
+# The note for a skip of case $1 that CI would fail, else "".
+skip_note() {
+	[ "$(skip_result "$1")" = skip-unallowed ] && echo " (no '# may-skip:' header: CI=true fails this skip)"
+	return 0
+}
+
+# What a skip (exit 77) of case $1 counts as: "skip" when its `# may-skip:` header allows it, "fail"
+# under CI=true without that header, "skip-unallowed" (a skip, with a note) elsewhere.
+skip_result() {
+	local why
+	why=$(header "$1" may-skip)
+	if [ -n "$why" ]; then
+		echo skip
+	elif [ "${CI:-}" = true ]; then
+		echo fail
+	else
+		echo skip-unallowed
+	fi
 }
 
 # --- inside the VM ---------------------------------------------------------------------------------
@@ -73,9 +96,13 @@ run_case() {
 	if [ $rc -eq 0 ]; then
 		echo "e2e: PASS $name (${secs} s)"
 		echo "$name pass" >>"$res/results"
-	elif [ $rc -eq 77 ]; then
-		echo "e2e: SKIP $name (${secs} s): $(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
+	elif [ $rc -eq 77 ] && [ "$(skip_result "$c")" != fail ]; then
+		echo "e2e: SKIP $name (${secs} s): $(grep -v '^[[:space:]]*$' "$log" | tail -n 1)$(skip_note "$c")"
 		echo "$name skip" >>"$res/results"
+	elif [ $rc -eq 77 ]; then
+		echo "e2e: FAIL $name (skipped under CI=true, and its header has no '# may-skip: WHY'):" \
+			"$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
+		echo "$name fail" >>"$res/results"
 	else
 		if [ $rc -eq 124 ]; then
 			echo "e2e: FAIL $name (timed out after $t s)"
@@ -197,7 +224,13 @@ host_after() {
 			bash -c "$cmd" </dev/null >"$res/$name/host-log" 2>&1) || rc=$?
 		case $rc in
 		0) echo "e2e: PASS $name:host"; echo "$name:host pass" >>"$res/results" ;;
-		77) echo "e2e: SKIP $name:host: $(tail -n 1 "$res/$name/host-log")"; echo "$name:host skip" >>"$res/results" ;;
+		77) if [ "$(skip_result "$c")" = fail ]; then
+			echo "e2e: FAIL $name:host (skipped under CI=true without '# may-skip: WHY'): $(tail -n 1 "$res/$name/host-log")"
+			echo "$name:host fail" >>"$res/results"
+		    else
+			echo "e2e: SKIP $name:host: $(tail -n 1 "$res/$name/host-log")$(skip_note "$c")"
+			echo "$name:host skip" >>"$res/results"
+		    fi ;;
 		*) echo "e2e: FAIL $name:host (exit $rc)"; sed 's/^/    | /' "$res/$name/host-log" | tail -n 20
 		   echo "$name:host fail" >>"$res/results" ;;
 		esac
@@ -208,7 +241,9 @@ host_after() {
 		"$res/results" | tee "$res/summary"
 }
 
-if [ "${1:-}" = --inside ]; then
+if [ "${1:-}" = --skip-result ]; then   # for checking the rule by hand: --skip-result CASE
+	skip_result "$2"
+elif [ "${1:-}" = --inside ]; then
 	shift
 	inside "$@"
 else

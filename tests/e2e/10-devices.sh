@@ -6,7 +6,7 @@
 # is gone is reported as present in sysfs but not usable, with that reason.
 set -u
 BIN=${RP_BIN:?RP_BIN not set}
-command -v jq >/dev/null || { echo "SKIP: jq is not installed (apt-get install jq)"; exit 77; }
+command -v jq >/dev/null || { echo "FAIL: jq is missing in the test bed (scripts/install-deps.sh installs it)"; exit 1; }
 
 fail() { echo "FAIL: $*"; exit 1; }
 

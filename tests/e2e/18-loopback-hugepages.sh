@@ -10,7 +10,8 @@ rc=$?
 grep -q "nr_hugepages" "$RP_RESULTS/none.out" || { echo "FAIL: the message should say how to reserve some"; exit 1; }
 
 echo 16 >/proc/sys/vm/nr_hugepages
-[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 4 ] || { echo "SKIP: the guest kernel gave no hugepages"; exit 77; }
+# The guest has the memory for 16 (vm.sh): fewer is a broken test bed, not a reason to skip.
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 4 ] || { echo "FAIL: the guest kernel gave $(cat /proc/sys/vm/nr_hugepages) of 16 hugepages"; exit 1; }
 "$RP_BIN" loopback -d rxe0,rxe1 --no-self --hugepages -s 64K -n 200 --json "$RP_RESULTS/huge.json" \
 	>"$RP_RESULTS/stdout" 2>"$RP_RESULTS/stderr"
 rc=$?
