@@ -2,7 +2,8 @@
 #
 #   make                 build/rdmaprobe and build/librdmaprobe.a
 #   make check           unit tests (cmocka), no RDMA device needed
-#   make test            unit tests, then the Soft-RoCE VM suite (the README's test command)
+#   make check-clang     the same unit tests built with clang -Werror in build-clang/
+#   make test            unit tests (gcc and clang), then the Soft-RoCE VM suite (the README's test command)
 #   make fuzz            libFuzzer targets (clang), FUZZ_SECONDS each
 #   make SANITIZE=address,undefined check
 #   make WERROR=1        warnings are errors (CI sets it)
@@ -77,7 +78,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz_*.c)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check test vm-test fuzz clean features
+.PHONY: all check check-clang test vm-test fuzz clean features
 .SECONDARY:
 all: $(BUILD)/rdmaprobe
 
@@ -120,8 +121,13 @@ check: $(TEST_BIN) $(BUILD)/rdmaprobe
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
 
-# The README's test command: unit tests, then real Soft-RoCE devices in a VM.
-test: check vm-test
+# The second compiler: every warning an error, objects apart (build-clang/), its unit tests run too.
+CLANG_BUILD ?= build-clang
+check-clang:
+	$(MAKE) --no-print-directory BUILD=$(CLANG_BUILD) CC=clang WERROR=1 check
+
+# The README's test command: unit tests with both compilers, then real Soft-RoCE devices in a VM.
+test: check check-clang vm-test
 
 vm-test: $(BUILD)/rdmaprobe
 	RP_BIN=$(abspath $(BUILD)/rdmaprobe) bash scripts/testbed/run-suite.sh
