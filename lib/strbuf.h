@@ -26,6 +26,9 @@ void rp_sb_printf(struct rp_sb *sb, const char *fmt, ...) __attribute__((format(
  * not valid UTF-8 and control characters other than tab/newline become '?', so a hostile name can
  * neither close a tag nor make the document invalid. */
 void rp_sb_xml(struct rp_sb *sb, const char *s);
+/* Length (1..4) of the valid UTF-8 sequence at s, or 0 when the bytes there are not one (overlong,
+ * surrogate, truncated); s[0] must not be NUL. */
+size_t rp_utf8_seq_len(const char *s);
 /* Write the buffer to path via "<path>.tmp.<pid>", fsync and rename (rp_atomic_write()): the file
  * on disk is always a whole version. 0 or a negative errno (logged, naming the file). */
 int rp_sb_write_atomic(const struct rp_sb *sb, const char *path);
