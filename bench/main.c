@@ -48,6 +48,12 @@ int main(int argc, char **argv)
 		printf("%s\n", rp_version_string());
 		return RP_EXIT_OK;
 	}
+	/* For scripts/gen-man.sh and gen-completion.sh: "name<TAB>summary" per command. */
+	if (strcmp(argv[1], "--commands") == 0) {
+		for (size_t i = 0; i < RP_ARRAY_SIZE(commands); i++)
+			printf("%s\t%s\n", commands[i].name, commands[i].summary);
+		return RP_EXIT_OK;
+	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return RP_EXIT_OK;
