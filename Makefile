@@ -8,6 +8,7 @@
 #   make WERROR=1        warnings are errors (CI sets it)
 #   make CUDA=0 MPI=0    build without the optional parts even when present
 #   make install         the binary, rdmaprobe(1) and the bash completion under DESTDIR/PREFIX
+#   make deb-check       build the Debian package in a scratch copy, install it with dpkg --root, run it
 
 BUILD    ?= build
 CC       ?= cc
@@ -78,7 +79,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz_*.c)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check test vm-test fuzz clean features doc install uninstall
+.PHONY: all check test vm-test deb-check fuzz clean features doc install uninstall
 .SECONDARY:
 all: $(BUILD)/rdmaprobe
 
@@ -117,7 +118,9 @@ $(BUILD)/gpucheck: $(BUILD)/scripts/gpucheck.o $(BUILD)/librdmaprobe.a
 
 # The man page and the bash completion come from the built binary's own option tables
 # (rdmaprobe --commands, COMMAND --help=man / --help=list), so they cannot drift from --help.
-MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)
+# The page's date: SOURCE_DATE_EPOCH (dpkg-buildpackage sets it from debian/changelog), else the commit's.
+MAN_DATE := $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOURCE_DATE_EPOCH" +%Y-%m-%d; \
+	else git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d; fi)
 DOC := $(BUILD)/rdmaprobe.1 $(BUILD)/rdmaprobe.bash
 doc: $(DOC)
 
@@ -150,8 +153,11 @@ check: $(TEST_BIN) $(BUILD)/rdmaprobe $(DOC)
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
 
-# The README's test command: unit tests, then real Soft-RoCE devices in a VM.
-test: check vm-test
+# The README's test command: unit tests, real Soft-RoCE devices in a VM, then the Debian package.
+test: check vm-test deb-check
+
+deb-check:
+	sh scripts/deb-check.sh
 
 vm-test: $(BUILD)/rdmaprobe
 	RP_BIN=$(abspath $(BUILD)/rdmaprobe) bash scripts/testbed/run-suite.sh

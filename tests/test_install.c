@@ -233,7 +233,7 @@ static void test_completion(void **state)
 /* A make run from this test inherits the outer make's variables (CC, BUILD, ...) through MAKEFLAGS,
  * so nothing is rebuilt with other flags; its jobserver, which this process cannot reach, is dropped. */
 #define SUBMAKE "MAKEFLAGS=$(printf '%%s' \"$MAKEFLAGS\" | sed -e 's/--jobserver-[a-z]*=[^ ]*//g' " \
-		"-e 's/\\(^\\| \\)-j[0-9]*//g') make -s"
+		"-e 's/\\(^\\| \\)-j[0-9]*//g') make -s --no-print-directory"
 
 static void test_make_install(void **state)
 {
@@ -254,8 +254,10 @@ static void test_make_install(void **state)
 	assert_non_null(strstr(out, "rdmaprobe "));
 	snprintf(cmd, sizeof(cmd), "cmp '%s/usr/share/man/man1/rdmaprobe.1' '%s/rdmaprobe.1'", root, build_dir());
 	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
-	snprintf(cmd, sizeof(cmd), SUBMAKE " uninstall BUILD='%s' DESTDIR='%s' PREFIX=/usr 2>&1 && cd '%s' && find . ! -type d",
-		 build_dir(), root, root);
+	snprintf(cmd, sizeof(cmd), SUBMAKE " uninstall BUILD='%s' DESTDIR='%s' PREFIX=/usr 2>&1", build_dir(), root);
+	if (rp_test_run(cmd, out, sizeof(out)) != 0)
+		fail_msg("make uninstall failed:\n%s", out);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . ! -type d", root);
 	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
 	assert_string_equal(out, "");
 }
