@@ -6,8 +6,11 @@
  * Fields the rules do not know are kept: an endpoint's extra scalar fields (a writer may add firmware
  * or PCIe fields) are compared like the known ones.
  *
- * Pairs are matched by (src node, device, port, dst node, device, port, msg size). A pair whose status
- * is "interrupted" was not measured and counts as absent from its report. The rules:
+ * Pairs are matched by (src node, device, port, dst node, device, port, msg size). A pair that failed
+ * before it was measured has msg_size 0 in the file; it is matched at the run's config.msg_size, and
+ * when a size sweep leaves several such failures of one (src, dst) at that size, the first stands for
+ * them (a warning says so). A pair whose status is "interrupted" was not measured and counts as absent
+ * from its report. The rules:
  *   new_failure    failed in NEW, ok or absent in OLD                        regression
  *   not_measured   ok in OLD, absent or interrupted in NEW (coverage lost)   regression
  *   drop           ok in both, NEW Gb/s below OLD x (1 - drop)               regression
@@ -48,6 +51,8 @@ struct rp_diff_pair {
 	const char *reason;           /* borrowed from the report's JSON */
 	json_t *src_obj, *dst_obj;    /* the endpoint objects, borrowed from the report's JSON */
 	size_t index;                 /* position in the file's "pairs" */
+	bool size_inferred;           /* the pair failed before its size was recorded (msg_size 0 in the
+	                               * file): msg_size is the run's config.msg_size */
 };
 
 struct rp_diff_report {

@@ -191,7 +191,7 @@ static int load_pair(const char *file, const json_t *pj, size_t index, struct rp
 	p->status = (enum rp_status)st;
 	if ((rc = get_str(&at, pj, "reason", false, &p->reason)) || (rc = get_num(&at, pj, "gbps", 0, 1e9, &p->gbps)) ||
 	    (rc = get_num(&at, pj, "gbps_min", 0, 1e9, &p->gbps_min)) ||
-	    (rc = get_int(&at, pj, "msg_size", 1, INT64_MAX, &i)))
+	    (rc = get_int(&at, pj, "msg_size", p->status == RP_ST_OK ? 1 : 0, INT64_MAX, &i)))
 		return rc;
 	p->msg_size = (uint64_t)i;
 	if ((rc = get_int(&at, pj, "bytes", 0, INT64_MAX, &i)) || (rc = get_int(&at, pj, "iters", 0, INT64_MAX, &i)) ||
@@ -219,9 +219,13 @@ int rp_diff_pair_key_cmp(const struct rp_diff_pair *a, const struct rp_diff_pair
 	return c ? c : (a->msg_size > b->msg_size) - (a->msg_size < b->msg_size);
 }
 
+/* By key, then by position in the file, so the first of equal keys comes first. */
 static int pair_qsort_cmp(const void *a, const void *b)
 {
-	return rp_diff_pair_key_cmp(a, b);
+	const struct rp_diff_pair *x = a, *y = b;
+	int c = rp_diff_pair_key_cmp(x, y);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
 /* The top-level fields, then the summary against the pairs it counts. */
@@ -278,20 +282,50 @@ static int check_summary(const struct rp_diff_report *r)
 	return 0;
 }
 
-/* Two entries with one key would make the comparison ambiguous. */
-static int check_unique(const struct rp_diff_report *r)
+/* The size a pair that failed before measuring was asked for: the run's config.msg_size. */
+static int infer_sizes(struct rp_diff_report *r)
+{
+	const struct jloc at = { r->name, "config" };
+	json_t *cfg = json_object_get(r->root, "config");
+	json_int_t size = 0;
+	int rc;
+
+	if (cfg && !json_is_object(cfg))
+		return bad_field(&(struct jloc){ r->name, "" }, "config", "an object", cfg);
+	if (cfg && (rc = get_int(&at, cfg, "msg_size", 1, INT64_MAX, &size)))
+		return rc;
+	for (size_t i = 0; size && i < r->n; i++)
+		if (r->pairs[i].msg_size == 0) {
+			r->pairs[i].msg_size = (uint64_t)size;
+			r->pairs[i].size_inferred = true;
+		}
+	return 0;
+}
+
+/* Two entries with one key would make the comparison ambiguous: an error, except for failures whose
+ * size was inferred (a sweep's failures before measuring), where the first stands for the rest. */
+static int check_unique(struct rp_diff_report *r)
 {
 	char a[RP_NAME_MAX * 2 + 16], b[RP_NAME_MAX * 2 + 16];
+	size_t k = 0;
 
-	for (size_t i = 1; i < r->n; i++) {
-		const struct rp_diff_pair *p = &r->pairs[i - 1], *q = &r->pairs[i];
+	for (size_t i = 0; i < r->n; i++) {
+		const struct rp_diff_pair *p = k ? &r->pairs[k - 1] : NULL, *q = &r->pairs[i];
 
-		if (rp_diff_pair_key_cmp(p, q) == 0)
+		if (!p || rp_diff_pair_key_cmp(p, q) != 0) {
+			r->pairs[k++] = *q;
+			continue;
+		}
+		rp_diff_ep_name(&p->src, a, sizeof(a));
+		rp_diff_ep_name(&p->dst, b, sizeof(b));
+		if (!(p->size_inferred || q->size_inferred) || p->status == RP_ST_OK || q->status == RP_ST_OK)
 			return rp_error(-EINVAL, "%s: pairs[%zu]: the same pair as pairs[%zu] (%s -> %s, msg_size %llu)",
 					r->name, q->index > p->index ? q->index : p->index,
-					q->index > p->index ? p->index : q->index, rp_diff_ep_name(&p->src, a, sizeof(a)),
-					rp_diff_ep_name(&p->dst, b, sizeof(b)), (unsigned long long)p->msg_size);
+					q->index > p->index ? p->index : q->index, a, b, (unsigned long long)p->msg_size);
+		rp_warn("%s: pairs[%zu] failed before its size was recorded, like pairs[%zu] (%s -> %s): compared once",
+			r->name, q->index, p->index, a, b);
 	}
+	r->n = k;
 	return 0;
 }
 
@@ -313,6 +347,8 @@ int rp_diff_report_from_json(struct rp_diff_report *r, json_t *root, const char 
 		if ((rc = load_pair(r->name, json_array_get(pairs, i), i, &r->pairs[i])))
 			return rc;
 	rc = check_summary(r);
+	if (!rc)
+		rc = infer_sizes(r);
 	if (rc)
 		return rc;
 	qsort(r->pairs, r->n, sizeof(*r->pairs), pair_qsort_cmp);

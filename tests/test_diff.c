@@ -323,6 +323,58 @@ static void test_endpoint_extra_field(void **state)
 	done(rep, &d);
 }
 
+/* The engine records no size for a pair that failed before measuring (msg_size 0): it is matched at
+ * the run's config.msg_size, and a sweep's several such failures of one pair count once. */
+static void test_failed_before_measuring(void **state)
+{
+	struct rp_pair_result o[1], n[3];
+	char *argv[] = { "rdmaprobe", "loopback" };
+	struct rp_engine_cfg cfg;
+	struct rp_report_info info = { .command = "loopback", .version = "test", .argc = 2, .argv = argv, .cfg = &cfg };
+	struct rp_diff_report rep[2];
+	struct rp_diff d;
+	char p0[512], p1[512];
+
+	(void)state;
+	rp_engine_cfg_default(&cfg);
+	cfg.meas.msg_size = 4096;
+	mk(&o[0], ep("n1", "a"), ep("n1", "b"), 4096, RP_ST_OK, 10);
+	mk(&n[0], ep("n1", "a"), ep("n1", "b"), 0, RP_ST_TIMEOUT, 0);
+	mk(&n[1], ep("n1", "a"), ep("n1", "b"), 0, RP_ST_RETRY_EXCEEDED, 0);   /* a sweep's next size */
+	mk(&n[2], ep("n1", "b"), ep("n1", "a"), 0, RP_ST_TIMEOUT, 0);
+	write_doc(rp_report_json(&info, o, 1), "s0.json", p0, sizeof(p0));
+	write_doc(rp_report_json(&info, n, 3), "s1.json", p1, sizeof(p1));
+	assert_int_equal(rp_diff_report_load(&rep[0], p0), 0);
+	rp_log_set_sink(capture, NULL);
+	last_log[0] = '\0';
+	assert_int_equal(rp_diff_report_load(&rep[1], p1), 0);
+	rp_log_set_sink(NULL, NULL);
+	assert_non_null(strstr(last_log, "pairs[1] failed before its size was recorded, like pairs[0]"));
+	assert_int_equal(rep[1].n, 2);
+	assert_int_equal(rep[1].pairs[0].msg_size, 4096);
+	assert_true(rep[1].pairs[0].size_inferred);
+	assert_int_equal(rep[1].pairs[0].status, RP_ST_TIMEOUT);            /* the first stands */
+	assert_int_equal(rp_diff_compare(&rep[0], &rep[1], 0.1, &d), 0);
+	assert_int_equal(d.matched, 1);
+	assert_int_equal(d.count[RP_DIFF_NEW_FAILURE], 2);                  /* a->b matched, b->a new */
+	assert_int_equal(d.count[RP_DIFF_NOT_MEASURED], 0);
+	assert_non_null(find(&d, RP_DIFF_NEW_FAILURE, 0)->old);
+	done(rep, &d);
+	/* without a config the size stays unknown (0) and the pair is not matched to a measured one */
+	write_doc(doc(n, 1), "s2.json", p1, sizeof(p1));
+	assert_int_equal(rp_diff_report_load(&rep[1], p1), 0);
+	assert_int_equal(rep[1].pairs[0].msg_size, 0);
+	rp_diff_report_fini(&rep[1]);
+	/* an ok pair must say its size */
+	o[0].msg_size = 0;
+	write_doc(rp_report_json(&info, o, 1), "s3.json", p1, sizeof(p1));
+	rp_log_set_sink(capture, NULL);
+	assert_int_equal(rp_diff_report_load(&rep[1], p1), -EINVAL);
+	rp_log_set_sink(NULL, NULL);
+	assert_non_null(strstr(last_log, "pairs[0].msg_size: expected an integer 1 to"));
+	rp_diff_report_fini(&rep[1]);
+}
+
 static void test_drop_parse(void **state)
 {
 	double f = -1;
@@ -410,6 +462,7 @@ static const struct bad_case bad_cases[] = {
 	{ "pairs[0].gbps", "-0.5", "pairs[0].gbps: expected a number 0 to 1e+09, got a real number -0.5" },
 	{ "pairs[0].gbps_min", NULL, "pairs[0].gbps_min: expected a number" },
 	{ "pairs[0].msg_size", "0", "pairs[0].msg_size: expected an integer 1 to" },
+	{ "pairs[1].msg_size", "-1", "pairs[1].msg_size: expected an integer 0 to" },
 	{ "pairs[0].bytes", "-1", "pairs[0].bytes: expected an integer 0 to" },
 	{ "pairs[0].iters", "1.5", "pairs[0].iters: expected an integer 0 to" },
 	{ "pairs[0].verified", "\"yes\"", "pairs[0].verified: expected true or false, got a string" },
@@ -585,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_endpoint_changes),
 		cmocka_unit_test(test_endpoint_extra_field),
+		cmocka_unit_test(test_failed_before_measuring),
 		cmocka_unit_test(test_drop_parse),
 		cmocka_unit_test(test_malformed_fields),
 		cmocka_unit_test(test_malformed_files),
