@@ -57,7 +57,8 @@ static void print_item(const struct rp_diff_item *it)
 	if (!p) {
 		printf("  %s", rp_diff_ep_name(&it->ep, a, sizeof(a)));
 		if (it->kind == RP_DIFF_ENDPOINT_DROP)
-			printf(": %.3f -> %.3f Gb/s over %zu pairs (%+.1f%%)", it->old_gbps, it->cur_gbps, it->n_pairs,
+			printf(": %.3f -> %.3f Gb/s over %zu pair%s (%+.1f%%)", it->old_gbps, it->cur_gbps, it->n_pairs,
+			       it->n_pairs == 1 ? "" : "s",
 			       100 * (it->cur_gbps / it->old_gbps - 1));
 		printf("\n");
 		return;
