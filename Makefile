@@ -8,6 +8,8 @@
 #   make SANITIZE=address,undefined check
 #   make WERROR=1        warnings are errors (CI sets it)
 #   make CUDA=0 MPI=0    build without the optional parts even when present
+#   make install         the binary, rdmaprobe(1) and the bash completion under DESTDIR/PREFIX
+#   make deb-check       build the Debian package in a scratch copy, install it with dpkg --root, run it
 
 BUILD    ?= build
 CC       ?= cc
@@ -78,7 +80,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz_*.c)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check check-clang test vm-test fuzz clean features
+.PHONY: all check check-clang test vm-test deb-check fuzz clean features doc install uninstall
 .SECONDARY:
 all: $(BUILD)/rdmaprobe
 
@@ -115,8 +117,39 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
 $(BUILD)/gpucheck: $(BUILD)/scripts/gpucheck.o $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/librdmaprobe.a $(LDFLAGS) $(LDLIBS)
 
+# The man page and the bash completion come from the built binary's own option tables
+# (rdmaprobe --commands, COMMAND --help=man / --help=list), so they cannot drift from --help.
+# The page's date: SOURCE_DATE_EPOCH (dpkg-buildpackage sets it from debian/changelog), else the commit's.
+MAN_DATE := $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOURCE_DATE_EPOCH" +%Y-%m-%d; \
+	else git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d; fi)
+DOC := $(BUILD)/rdmaprobe.1 $(BUILD)/rdmaprobe.bash
+doc: $(DOC)
+
+$(BUILD)/rdmaprobe.1: doc/rdmaprobe.1.in scripts/gen-man.sh $(BUILD)/rdmaprobe
+	sh scripts/gen-man.sh $(BUILD)/rdmaprobe $< '$(VERSION)' '$(MAN_DATE)' >$@.tmp && mv -f $@.tmp $@
+
+$(BUILD)/rdmaprobe.bash: scripts/gen-completion.sh $(BUILD)/rdmaprobe
+	sh scripts/gen-completion.sh $(BUILD)/rdmaprobe >$@.tmp && mv -f $@.tmp $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=/staging]: GNU's directory variables, overridable one by one.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+COMPDIR     ?= $(PREFIX)/share/bash-completion/completions
+INSTALL     ?= install
+INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe
+
+install: $(BUILD)/rdmaprobe $(DOC)
+	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(COMPDIR)'
+	$(INSTALL) -m 0755 $(BUILD)/rdmaprobe '$(DESTDIR)$(BINDIR)/rdmaprobe'
+	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.1 '$(DESTDIR)$(MANDIR)/man1/rdmaprobe.1'
+	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.bash '$(DESTDIR)$(COMPDIR)/rdmaprobe'
+
+uninstall:
+	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')
+
 # Unit tests: every test binary runs; the run fails if any fails.
-check: $(TEST_BIN) $(BUILD)/rdmaprobe
+check: $(TEST_BIN) $(BUILD)/rdmaprobe $(DOC)
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
@@ -127,7 +160,10 @@ check-clang:
 	$(MAKE) --no-print-directory BUILD=$(CLANG_BUILD) CC=clang WERROR=1 check
 
 # The README's test command: unit tests with both compilers, then real Soft-RoCE devices in a VM.
-test: check check-clang vm-test
+test: check check-clang vm-test deb-check
+
+deb-check:
+	sh scripts/deb-check.sh
 
 vm-test: $(BUILD)/rdmaprobe
 	RP_BIN=$(abspath $(BUILD)/rdmaprobe) bash scripts/testbed/run-suite.sh
@@ -143,6 +179,6 @@ features:
 	@echo "cuda=$(if $(HAVE_CUDA),yes ($(CUDA_HOME)),no) mpi=$(if $(HAVE_MPI),yes,no)"
 
 clean:
-	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck
+	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(DOC) $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck
 
 -include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d

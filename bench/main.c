@@ -15,6 +15,7 @@ static const struct {
 	{ "loopback", cmd_loopback, "RDMA WRITE between every pair of this node's adapters" },
 	{ "pair", cmd_pair, "one pair across two hosts (--listen on one, HOST on the other)" },
 	{ "matrix", cmd_matrix, "every (node, adapter) pair under mpirun/srun, with a verdict" },
+	{ "diff", cmd_diff, "what got worse (and better) between two runs' JSON reports" },
 };
 
 const char *rp_version_string(void)
@@ -45,6 +46,12 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("%s\n", rp_version_string());
+		return RP_EXIT_OK;
+	}
+	/* For scripts/gen-man.sh and gen-completion.sh: "name<TAB>summary" per command. */
+	if (strcmp(argv[1], "--commands") == 0) {
+		for (size_t i = 0; i < RP_ARRAY_SIZE(commands); i++)
+			printf("%s\t%s\n", commands[i].name, commands[i].summary);
 		return RP_EXIT_OK;
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {

@@ -21,6 +21,95 @@ void rp_opts_help(const char *cmd, const char *usage, const struct rp_opt *opts)
 	printf("  %-30s %s\n", "-h, --help", "show this help");
 }
 
+/* Text for roff: backslashes as \e, '-' as \- (so man renders options as typed), and a leading '.'
+ * or '\'' made literal, so a help text cannot become a request. */
+static void roff_text(const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", stdout);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", stdout);
+		else if (*s == '-')
+			fputs("\\-", stdout);
+		else
+			putchar(*s);
+	}
+}
+
+/* The option table as the body of a man page section (--help=man): the usage line, the text after
+ * it, then every option as a tagged paragraph. scripts/gen-man.sh puts the sections together. */
+static void opts_man(const char *cmd, const char *usage, const struct rp_opt *opts)
+{
+	const char *nl = strchr(usage, '\n');
+	char line[512];
+
+	printf(".PP\n\\fBrdmaprobe %s\\fR ", cmd);
+	snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - usage) : (int)strlen(usage), usage);
+	roff_text(line);
+	putchar('\n');
+	while (nl) {
+		const char *start = nl + 1;
+
+		nl = strchr(start, '\n');
+		snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - start) : (int)strlen(start), start);
+		/* an empty line starts a paragraph, an indented one a line of its own; the rest flows */
+		if (!line[0]) {
+			fputs(".PP\n", stdout);
+			continue;
+		}
+		if (line[0] == ' ')
+			fputs(".br\n", stdout);
+		roff_text(line + strspn(line, " "));
+		putchar('\n');
+	}
+	for (const struct rp_opt *o = opts; o->name; o++) {
+		fputs(".TP\n", stdout);
+		if (o->short_name)
+			printf("\\fB\\-%c\\fR, ", o->short_name);
+		fputs("\\fB\\-\\-", stdout);
+		roff_text(o->name);
+		fputs("\\fR", stdout);
+		if (o->metavar) {
+			fputs(" \\fI", stdout);
+			roff_text(o->metavar);
+			fputs("\\fR", stdout);
+		}
+		putchar('\n');
+		roff_text(o->help);
+		putchar('\n');
+	}
+	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nshow this help\n", stdout);
+}
+
+/* The option table for scripts (--help=list): "--name<TAB>-x<TAB>METAVAR", "-" for an empty field. */
+static void opts_list(const struct rp_opt *opts)
+{
+	for (const struct rp_opt *o = opts; o->name; o++) {
+		printf("--%s\t", o->name);
+		if (o->short_name)
+			printf("-%c\t", o->short_name);
+		else
+			fputs("-\t", stdout);
+		printf("%s\n", o->metavar ? o->metavar : "-");
+	}
+	printf("--help\t-h\t-\n");
+}
+
+/* "--help=man" or "--help=list": the table for the man page and the completion generators. */
+static int opts_help_format(const char *cmd, const char *usage, const struct rp_opt *opts, const char *format)
+{
+	if (strcmp(format, "man") == 0)
+		opts_man(cmd, usage, opts);
+	else if (strcmp(format, "list") == 0)
+		opts_list(opts);
+	else {
+		fprintf(stderr, "rdmaprobe %s: --help=%s: the formats are man and list\n", cmd, format);
+		return -1;
+	}
+	return fflush(stdout) == 0 ? 1 : -1;
+}
+
 static const struct rp_opt *opt_find(const struct rp_opt *opts, const char *arg, const char **inline_val_p)
 {
 	*inline_val_p = NULL;
@@ -120,6 +209,8 @@ int rp_opts_parse(const char *cmd, const char *usage, const struct rp_opt *opts,
 			rp_opts_help(cmd, usage, opts);
 			return 1;
 		}
+		if (strncmp(arg, "--help=", 7) == 0)
+			return opts_help_format(cmd, usage, opts, arg + 7);
 		o = opt_find(opts, arg, &val);
 		if (!o) {
 			fprintf(stderr, "rdmaprobe %s: unknown option '%s' (see rdmaprobe %s --help)\n", cmd, arg, cmd);

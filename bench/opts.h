@@ -33,7 +33,9 @@ struct rp_opt {
 
 /* Parse argv[first..argc) against opts (terminated by a zero entry). Positional arguments are
  * stored in order into positional[0..max_positional) and counted in *n_positional_p.
- * "-h"/"--help" prints the help to stdout and returns 1. Errors print one line to stderr naming the
+ * "-h"/"--help" prints the help to stdout and returns 1; so do the formats for tools, "--help=man"
+ * (the table as roff, for scripts/gen-man.sh) and "--help=list" ("--name<TAB>-x<TAB>METAVAR" lines, "-"
+ * when empty, for scripts/gen-completion.sh), so the man page and the completion come from the table. Errors print one line to stderr naming the
  * option and return -1 (the caller exits 2). Returns 0 on success. */
 int rp_opts_parse(const char *cmd, const char *usage, const struct rp_opt *opts, int argc, char **argv,
 		  const char **positional, int max_positional, int *n_positional_p);

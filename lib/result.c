@@ -96,6 +96,21 @@ void rp_pair_result_fail(struct rp_pair_result *r, enum rp_status st, const char
 	va_end(ap);
 }
 
+/* Copy at most dst_len - 1 bytes of src (a field of src_len bytes), cut before a UTF-8 character
+ * that would not fit whole. */
+static void copy_cut(char *dst, size_t dst_len, const char *src, size_t src_len)
+{
+	size_t n = strnlen(src, src_len);
+
+	if (n >= dst_len) {
+		n = dst_len - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 void rp_pair_result_record_attempt(struct rp_pair_result *r, int qp_timeout)
 {
 	struct rp_attempt *a;
@@ -105,7 +120,7 @@ void rp_pair_result_record_attempt(struct rp_pair_result *r, int qp_timeout)
 	a = &r->attempts[r->n_attempts - 1];
 	a->status = r->status;
 	a->side = r->cause_side;
-	snprintf(a->reason, sizeof(a->reason), "%s", r->reason);
+	copy_cut(a->reason, sizeof(a->reason), r->reason, sizeof(r->reason));
 	a->gbps = r->gbps;
 	a->gbps_min = r->gbps_min;
 	a->qp_timeout = qp_timeout;

@@ -119,3 +119,4 @@ int rp_sb_write_atomic(const struct rp_sb *sb, const char *path)
 		return rp_error(-ENOMEM, "write %s: out of memory while building it", path);
 	return rp_atomic_write(path, sb->buf, sb->len);
 }
+

@@ -1,0 +1,162 @@
+/* cmd_diff.c: 'rdmaprobe diff OLD.json NEW.json': what got worse (and better) between two runs'
+ * JSON reports, as text or JSON (lib/diff.h has the rules).
+ *
+ * Exit status: 0 no regression, 1 a regression (a new failure, a pair no longer measured, a drop past
+ * --drop, a lower link rate or MTU), 2 usage or a malformed report.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "diff.h"
+#include "opts.h"
+
+static const char usage_text[] =
+	"[--drop X] [--json] OLD.json NEW.json\n\n"
+	"Compares two reports of loopback, pair or matrix (--json FILE of those commands). Exit: 0 no\n"
+	"regression, 1 regression, 2 usage or a malformed report.";
+
+static const char *const headings[RP_DIFF_KIND_COUNT_] = {
+	[RP_DIFF_NEW_FAILURE] = "new failures",
+	[RP_DIFF_NOT_MEASURED] = "measured in OLD, not in NEW",
+	[RP_DIFF_DROP] = "bandwidth drops",
+	[RP_DIFF_ENDPOINT_DROP] = "endpoint bandwidth drops (sum over its pairs ok in both)",
+	[RP_DIFF_CHANGED] = "endpoints that changed",
+	[RP_DIFF_RECOVERED] = "recovered",
+	[RP_DIFF_STILL_FAILING] = "still failing",
+	[RP_DIFF_ADDED] = "new pairs (ok)",
+	[RP_DIFF_GONE] = "failed in OLD, not in NEW",
+	[RP_DIFF_ENDPOINT_GONE] = "endpoints only in OLD",
+	[RP_DIFF_ENDPOINT_NEW] = "endpoints only in NEW",
+};
+
+static void print_side(const char *label, const struct rp_diff_pair *p)
+{
+	if (!p)
+		return;
+	if (p->status == RP_ST_OK)
+		printf("  %s ok %.3f Gb/s", label, p->gbps);
+	else
+		printf("  %s %s%s%s%s", label, rp_status_code(p->status), p->reason[0] ? " (" : "", p->reason,
+		       p->reason[0] ? ")" : "");
+}
+
+static void print_item(const struct rp_diff_item *it)
+{
+	char a[RP_NAME_MAX * 2 + 16], b[RP_NAME_MAX * 2 + 16];
+	const struct rp_diff_pair *p = it->old ? it->old : it->cur;
+
+	if (it->kind == RP_DIFF_CHANGED) {
+		printf("  %s %s: %s -> %s%s\n", rp_diff_ep_name(&it->ep, a, sizeof(a)), it->field,
+		       it->old_val[0] ? it->old_val : "(absent)", it->cur_val[0] ? it->cur_val : "(absent)",
+		       it->regression ? "  REGRESSION" : "");
+		return;
+	}
+	if (!p) {
+		printf("  %s", rp_diff_ep_name(&it->ep, a, sizeof(a)));
+		if (it->kind == RP_DIFF_ENDPOINT_DROP)
+			printf(": %.3f -> %.3f Gb/s over %zu pair%s (%+.1f%%)", it->old_gbps, it->cur_gbps, it->n_pairs,
+			       it->n_pairs == 1 ? "" : "s",
+			       100 * (it->cur_gbps / it->old_gbps - 1));
+		printf("\n");
+		return;
+	}
+	printf("  %s -> %s %llu B", rp_diff_ep_name(&p->src, a, sizeof(a)), rp_diff_ep_name(&p->dst, b, sizeof(b)),
+	       (unsigned long long)p->msg_size);
+	if (it->kind == RP_DIFF_DROP) {
+		printf(": %.3f -> %.3f Gb/s (%+.1f%%)\n", it->old_gbps, it->cur_gbps, 100 * (it->cur_gbps / it->old_gbps - 1));
+		return;
+	}
+	print_side("was", it->old);
+	print_side(it->old ? "now" : "NEW:", it->cur);
+	printf("\n");
+}
+
+static void print_text(const struct rp_diff *d, const struct rp_diff_report *old, const struct rp_diff_report *cur)
+{
+	size_t regressions = 0;
+
+	printf("OLD %s (%s, %s, %zu pairs)\nNEW %s (%s, %s, %zu pairs)\n%zu pairs measured in both; drop threshold %g%%\n",
+	       old->name, old->command, old->started, old->n, cur->name, cur->command, cur->started, cur->n, d->matched,
+	       100 * d->drop);
+	if (strcmp(old->command, cur->command) != 0)
+		printf("note: comparing a %s report with a %s report\n", old->command, cur->command);
+	for (int k = 0; k < RP_DIFF_KIND_COUNT_; k++) {
+		if (!d->count[k])
+			continue;
+		printf("\n%s (%zu):\n", headings[k], d->count[k]);
+		for (size_t i = 0; i < d->n; i++)
+			if ((int)d->items[i].kind == k)
+				print_item(&d->items[i]);
+	}
+	for (size_t i = 0; i < d->n; i++)
+		regressions += d->items[i].regression;
+	if (d->regression)
+		printf("\nREGRESSION: %zu finding(s) worse than OLD\n", regressions);
+	else
+		printf("\nno regression against OLD\n");
+}
+
+static int print_json(const struct rp_diff *d, const struct rp_diff_report *old, const struct rp_diff_report *cur)
+{
+	json_t *j = rp_diff_json(d, old, cur);
+	int rc;
+
+	if (!j)
+		return -ENOMEM;
+	rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	json_decref(j);
+	if (rc || printf("\n") < 0) {
+		fprintf(stderr, "rdmaprobe diff: could not write the JSON to stdout\n");
+		return -EIO;
+	}
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	const char *drop_s = "10%", *pos[2] = { 0 };
+	bool json = false;
+	const struct rp_opt table[] = {
+		{ "drop", 0, RP_OPT_STR, &drop_s, 0, 0, "X",
+		  "a drop in Gb/s past X is a regression: 10% or 0.1 (default 10%)", NULL },
+		{ "json", 'j', RP_OPT_FLAG, &json, 0, 0, NULL, "print JSON instead of text", NULL },
+		{ 0 },
+	};
+	struct rp_diff_report old = { 0 }, cur = { 0 };
+	struct rp_diff d = { 0 };
+	double drop;
+	int rc, npos = 0, status = RP_EXIT_USAGE;
+
+	rc = rp_opts_parse("diff", usage_text, table, argc, argv, pos, 2, &npos);
+	if (rc)
+		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
+	if (npos != 2) {
+		fprintf(stderr, "rdmaprobe diff: give two reports, OLD.json NEW.json\n");
+		return RP_EXIT_USAGE;
+	}
+	if (rp_diff_drop_parse(drop_s, &drop) != 0) {
+		fprintf(stderr, "rdmaprobe diff: --drop %s: a percentage (10%%) or a fraction (0.1), at least 0, below 100%%\n",
+			drop_s);
+		return RP_EXIT_USAGE;
+	}
+	/* A file that cannot be read or is malformed was named by the loader, with its field. */
+	if (rp_diff_report_load(&old, pos[0]) != 0 || rp_diff_report_load(&cur, pos[1]) != 0)
+		goto out;
+	if (rp_diff_compare(&old, &cur, drop, &d) != 0) {
+		status = RP_EXIT_ENV;
+		goto out;
+	}
+	status = d.regression ? RP_EXIT_FAIL : RP_EXIT_OK;
+	if (!json)
+		print_text(&d, &old, &cur);
+	else if (print_json(&d, &old, &cur) != 0)
+		status = RP_EXIT_ENV;
+out:
+	rp_diff_fini(&d);
+	rp_diff_report_fini(&old);
+	rp_diff_report_fini(&cur);
+	return status;
+}

@@ -1,0 +1,49 @@
+/* prom.h: pair results as Prometheus text exposition (format 0.0.4), for the node exporter's textfile
+ * collector.
+ *
+ * rp_prom_write() builds the whole page, then writes it through lib/atomic_file ("<path>.tmp.<pid>",
+ * fsync, rename), so the collector, which reads only "*.prom", never sees half a file. Every sample is
+ * a gauge without a timestamp (the collector rejects timestamps). Units are Prometheus base units:
+ * bits per second (10^9 x the reports' Gb/s), seconds, bytes. Every series carries a "command" label,
+ * so loopback's and matrix's files can sit side by side in one collector directory.
+ *
+ *   rdmaprobe_run_info{command,version} 1
+ *   rdmaprobe_run_timestamp_seconds{command}          when the run was measured
+ *   rdmaprobe_run_pass{command}                       1 when every pair passed
+ *   rdmaprobe_run_pairs{command}, rdmaprobe_run_failed_pairs{command}
+ *   rdmaprobe_endpoint_*{command,node,device,port}:
+ *     pass (1 when every pair the endpoint was in passed: a failure may be the peer's; _drain is the
+ *     verdict when one was given), drain, pairs, failed_pairs, link_rate_bits_per_second, mtu_bytes,
+ *     min_bandwidth_bits_per_second (its slowest measured pair), warnings{code} (pairs with the warning)
+ *   rdmaprobe_pair_*{command,src_node,src_device,src_port,dst_node,dst_device,dst_port,msg_size}:
+ *     pass, status{status} 1, bandwidth_bits_per_second and min_interval_bandwidth_bits_per_second
+ *     (measured pairs only), latency_seconds{stat=min|median|p99|max} (latency mode only),
+ *     warning{code} 1 (set warnings only)
+ * Label values are escaped (\ " newline) and bytes that are not UTF-8 become '?'.
+ */
+#ifndef RP_PROM_H
+#define RP_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "result.h"
+#include "strbuf.h"
+
+struct rp_prom_run {
+	const char *command;              /* required: "loopback", "matrix", "check" */
+	const char *version;              /* rp_version_string(); NULL leaves out rdmaprobe_run_info */
+	double timestamp;                 /* wall clock seconds of the run (time()); 0 = now */
+	const struct rp_endpoint *eps;    /* optional: endpoints beyond those the pairs name (none measured) */
+	size_t n_eps;
+	const bool *drain;                /* optional, one per eps[]: the verdict; NULL leaves out _drain */
+};
+
+/* Append the exposition page to sb (check rp_sb_failed()). Pairs with the same key (src, dst,
+ * msg size) after the first are left out with a warning, so the page never repeats a series.
+ * 0, or -EINVAL when run->command is missing (logged). */
+int rp_prom_format(struct rp_sb *sb, const struct rp_prom_run *run, const struct rp_pair_result *pairs, size_t n);
+/* Format and write atomically to path. 0 or a negative errno (logged, naming the file). */
+int rp_prom_write(const char *path, const struct rp_prom_run *run, const struct rp_pair_result *pairs, size_t n);
+
+#endif

@@ -1,0 +1,232 @@
+/* test_prom.c: the Prometheus exposition page, parsed by a real parser (the Prometheus Python
+ * client's, through tests/prom_check.py): every family, hostile label values, values in base units,
+ * the atomic write, repeated pairs. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "log.h"
+#include "prom.h"
+#include "testutil.h"
+#include "util.h"
+
+static struct rp_endpoint ep(const char *node, const char *dev, int port)
+{
+	struct rp_endpoint e = { .port = port, .gid_index = 1, .mtu = 4096, .link_gbps = 200 };
+
+	rp_strlcpy(e.node, node, sizeof(e.node));
+	rp_strlcpy(e.device, dev, sizeof(e.device));
+	rp_strlcpy(e.mem, "host", sizeof(e.mem));
+	rp_strlcpy(e.mem_reg, "host", sizeof(e.mem_reg));
+	return e;
+}
+
+static void ok_pair(struct rp_pair_result *r, struct rp_endpoint s, struct rp_endpoint d, size_t size, double gbps)
+{
+	rp_pair_result_init(r, &s, &d);
+	r->status = RP_ST_OK;
+	r->msg_size = size;
+	r->gbps = gbps;
+	r->gbps_min = gbps / 4;
+	r->iters = 1000;
+	r->verified = true;
+}
+
+/* Parse path with the real parser; its canonical dump goes into out. Returns the checker's status;
+ * skips, saying why, when no python3 with prometheus_client is installed. */
+static int parse(const char *path, char *out, size_t len)
+{
+	char cmd[1024];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd),
+		 "for py in python3 /usr/bin/python3; do if \"$py\" -c 'import prometheus_client' 2>/dev/null; then "
+		 "exec \"$py\" tests/prom_check.py '%s' 2>&1; fi; done; exit 3", path);
+	rc = rp_test_run(cmd, out, len);
+	if (rc == 3) {
+		print_message("SKIPPED: no python3 with prometheus_client (python3-prometheus-client, "
+			      "scripts/install-deps.sh)\n");
+		skip();
+	}
+	return rc;
+}
+
+static void has(const char *dump, const char *line)
+{
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%s\n", line);
+	if (!strstr(dump, want))
+		fail_msg("the parsed page lacks\n  %s\nit has:\n%s", line, dump);
+}
+
+static void lacks(const char *dump, const char *prefix)
+{
+	if (strstr(dump, prefix))
+		fail_msg("the parsed page should not have %s:\n%s", prefix, dump);
+}
+
+#define PAIR_A "command=\"loopback\",dst_device=\"mlx5_1\",dst_node=\"node2\",dst_port=\"1\",msg_size=\"65536\"," \
+	       "src_device=\"mlx5_0\",src_node=\"node1\",src_port=\"1\""
+
+static void test_page(void **state)
+{
+	struct rp_endpoint a = ep("node1", "mlx5_0", 1), b = ep("node2", "mlx5_1", 1), idle = ep("node3", "mlx5_7", 2);
+	struct rp_endpoint hostile = ep("n\"1\\x\ny\xff", "rxe0", 1);
+	struct rp_pair_result r[5];
+	struct rp_endpoint eps[2] = { a, idle };
+	const bool drain[2] = { false, true };
+	struct rp_prom_run run = { .command = "loopback", .version = "rdmaprobe 0.1.0 (abc) \"x\"", .timestamp = 1.7e9,
+				   .eps = eps, .n_eps = 2, .drain = drain };
+	char path[512], dump[65536];
+
+	(void)state;
+	ok_pair(&r[0], a, b, 65536, 180.5);
+	r[0].warnings = 1u << RP_PW_INTERVAL_DROP;
+	ok_pair(&r[1], a, b, 4096, 20);                     /* a sweep: the same pair at another size */
+	r[1].lat.measured = true;
+	r[1].lat.min_us = 2;
+	r[1].lat.median_us = 2.5;
+	r[1].lat.p99_us = 4;
+	r[1].lat.max_us = 10;
+	rp_pair_result_init(&r[2], &b, &a);
+	r[2].msg_size = 65536;
+	rp_pair_result_fail(&r[2], RP_ST_RETRY_EXCEEDED, "retry exceeded");
+	ok_pair(&r[3], hostile, hostile, 65536, 1);
+	r[3].warnings = (1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_FLAKY);
+	r[4] = r[0];                                        /* repeats r[0]: left out, the first wins */
+	r[4].gbps = 1;
+	snprintf(path, sizeof(path), "%s/page.prom", rp_test_tmpdir());
+	assert_int_equal(rp_prom_write(path, &run, r, 5), 0);
+	assert_int_equal(parse(path, dump, sizeof(dump)), 0);
+	has(dump, "rdmaprobe_run_info{command=\"loopback\",version=\"rdmaprobe 0.1.0 (abc) \\\"x\\\"\"} 1.0");
+	has(dump, "rdmaprobe_run_timestamp_seconds{command=\"loopback\"} 1700000000.0");
+	has(dump, "rdmaprobe_run_pass{command=\"loopback\"} 0.0");
+	has(dump, "rdmaprobe_run_pairs{command=\"loopback\"} 4.0");
+	has(dump, "rdmaprobe_run_failed_pairs{command=\"loopback\"} 1.0");
+	/* pairs: pass, status, bandwidth in bit/s, latency in seconds, warnings */
+	has(dump, "rdmaprobe_pair_pass{" PAIR_A "} 1.0");
+	has(dump, "rdmaprobe_pair_bandwidth_bits_per_second{" PAIR_A "} 180500000000.0");
+	has(dump, "rdmaprobe_pair_min_interval_bandwidth_bits_per_second{" PAIR_A "} 45125000000.0");
+	has(dump, "rdmaprobe_pair_warning{code=\"interval_drop\"," PAIR_A "} 1.0");
+	has(dump, "rdmaprobe_pair_latency_seconds{command=\"loopback\",dst_device=\"mlx5_1\",dst_node=\"node2\","
+		  "dst_port=\"1\",msg_size=\"4096\",src_device=\"mlx5_0\",src_node=\"node1\",src_port=\"1\",stat=\"median\"} 2.5e-06");
+	has(dump, "rdmaprobe_pair_pass{command=\"loopback\",dst_device=\"mlx5_0\",dst_node=\"node1\",dst_port=\"1\","
+		  "msg_size=\"65536\",src_device=\"mlx5_1\",src_node=\"node2\",src_port=\"1\"} 0.0");
+	has(dump, "rdmaprobe_pair_status{command=\"loopback\",dst_device=\"mlx5_0\",dst_node=\"node1\",dst_port=\"1\","
+		  "msg_size=\"65536\",src_device=\"mlx5_1\",src_node=\"node2\",src_port=\"1\",status=\"retry_exceeded\"} 1.0");
+	lacks(dump, "rdmaprobe_pair_bandwidth_bits_per_second{command=\"loopback\",dst_device=\"mlx5_0\"");
+	lacks(dump, "} 1000000000.0\nrdmaprobe_pair_bandwidth_bits_per_second{" PAIR_A);   /* the repeat */
+	/* the hostile node name: quote, backslash and newline escaped, the stray byte replaced */
+	has(dump, "rdmaprobe_pair_warning{code=\"flaky\",command=\"loopback\",dst_device=\"rxe0\","
+		  "dst_node=\"n\\\"1\\\\x\\ny?\",dst_port=\"1\",msg_size=\"65536\",src_device=\"rxe0\","
+		  "src_node=\"n\\\"1\\\\x\\ny?\",src_port=\"1\"} 1.0");
+	/* endpoints: a in 3 pairs (one failed), b in 2, the idle one only in eps with its verdict */
+	has(dump, "rdmaprobe_endpoint_pairs{command=\"loopback\",device=\"mlx5_0\",node=\"node1\",port=\"1\"} 3.0");
+	has(dump, "rdmaprobe_endpoint_failed_pairs{command=\"loopback\",device=\"mlx5_0\",node=\"node1\",port=\"1\"} 1.0");
+	has(dump, "rdmaprobe_endpoint_pass{command=\"loopback\",device=\"mlx5_0\",node=\"node1\",port=\"1\"} 0.0");
+	has(dump, "rdmaprobe_endpoint_drain{command=\"loopback\",device=\"mlx5_0\",node=\"node1\",port=\"1\"} 0.0");
+	has(dump, "rdmaprobe_endpoint_drain{command=\"loopback\",device=\"mlx5_7\",node=\"node3\",port=\"2\"} 1.0");
+	has(dump, "rdmaprobe_endpoint_pairs{command=\"loopback\",device=\"mlx5_7\",node=\"node3\",port=\"2\"} 0.0");
+	lacks(dump, "rdmaprobe_endpoint_pass{command=\"loopback\",device=\"mlx5_7\"");
+	lacks(dump, "rdmaprobe_endpoint_drain{command=\"loopback\",device=\"mlx5_1\"");
+	has(dump, "rdmaprobe_endpoint_min_bandwidth_bits_per_second{command=\"loopback\",device=\"mlx5_1\","
+		  "node=\"node2\",port=\"1\"} 20000000000.0");
+	has(dump, "rdmaprobe_endpoint_link_rate_bits_per_second{command=\"loopback\",device=\"mlx5_1\","
+		  "node=\"node2\",port=\"1\"} 200000000000.0");
+	has(dump, "rdmaprobe_endpoint_mtu_bytes{command=\"loopback\",device=\"mlx5_1\",node=\"node2\",port=\"1\"} 4096.0");
+	has(dump, "rdmaprobe_endpoint_warnings{code=\"interval_drop\",command=\"loopback\",device=\"mlx5_0\","
+		  "node=\"node1\",port=\"1\"} 1.0");
+	has(dump, "rdmaprobe_endpoint_warnings{code=\"flaky\",command=\"loopback\",device=\"mlx5_0\","
+		  "node=\"node1\",port=\"1\"} 0.0");
+	has(dump, "rdmaprobe_endpoint_warnings{code=\"nominal_link_rate\",command=\"loopback\",device=\"rxe0\","
+		  "node=\"n\\\"1\\\\x\\ny?\",port=\"1\"} 1.0");
+}
+
+/* The checker is a real check: a page with an unescaped quote, a repeated series or a family
+ * split in two is rejected. */
+static void test_checker_rejects(void **state)
+{
+	static const char *const broken[] = {
+		"# HELP a x\n# TYPE a gauge\na{node=\"n\"1\"} 1\n",
+		"# HELP a x\n# TYPE a gauge\na{node=\"n1\"} 1\na{node=\"n1\"} 2\n",
+		"# HELP a x\n# TYPE a gauge\na{node=\"n1\"} 1\n# HELP b y\n# TYPE b gauge\nb 1\na{node=\"n2\"} 1\n",
+		"# HELP a x\n# TYPE a gauge\na{node=\"n1\",node=\"n2\"} 1\n",
+		"a 1\n",
+		"# HELP a x\n# TYPE a gauge\na{node=\"n1\"} 1 1700000000000\n",
+		"# HELP a x\n# TYPE a gauge\na{node=\"n1\"} 1\n# HELP a x\n# TYPE a gauge\na{node=\"n2\"} 1\n",
+	};
+	char path[512], dump[4096];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/broken.prom", rp_test_tmpdir());
+	for (size_t i = 0; i < RP_ARRAY_SIZE(broken); i++) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(broken[i], f);
+		assert_int_equal(fclose(f), 0);
+		if (parse(path, dump, sizeof(dump)) != 1)
+			fail_msg("the checker accepted broken page %zu:\n%s", i, broken[i]);
+	}
+}
+
+/* Written whole or not at all: the old file stays when the new one cannot be written, and no
+ * temporary is left beside it. */
+static void test_atomic(void **state)
+{
+	struct rp_pair_result r;
+	struct rp_prom_run run = { .command = "matrix" };
+	char path[512], dump[8192], cmd[1024];
+
+	(void)state;
+	ok_pair(&r, ep("n1", "d0", 1), ep("n2", "d0", 1), 1024, 5);
+	snprintf(path, sizeof(path), "%s/atomic.prom", rp_test_tmpdir());
+	assert_int_equal(rp_prom_write(path, &run, &r, 1), 0);
+	assert_int_equal(parse(path, dump, sizeof(dump)), 0);
+	has(dump, "rdmaprobe_run_pass{command=\"matrix\"} 1.0");
+	lacks(dump, "rdmaprobe_run_info");
+	lacks(dump, "rdmaprobe_endpoint_drain");
+	lacks(dump, "rdmaprobe_pair_latency_seconds");
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -c 'atomic.prom.tmp' || true", rp_test_tmpdir());
+	assert_int_equal(rp_test_run(cmd, dump, sizeof(dump)), 0);
+	assert_string_equal(dump, "0\n");
+	snprintf(cmd, sizeof(cmd), "%s/no-such-dir/x.prom", rp_test_tmpdir());
+	assert_true(rp_prom_write(cmd, &run, &r, 1) < 0);
+	run.command = "";
+	assert_int_equal(rp_prom_write(path, &run, &r, 1), -EINVAL);
+	assert_int_equal(parse(path, dump, sizeof(dump)), 0);     /* the earlier file is intact */
+	has(dump, "rdmaprobe_run_pairs{command=\"matrix\"} 1.0");
+}
+
+static void quiet(enum rp_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)msg;
+	(void)ctx;
+}
+
+static int setup(void **state)
+{
+	rp_log_set_sink(quiet, NULL);
+	return rp_test_tmpdir_setup(state);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_checker_rejects),
+		cmocka_unit_test(test_atomic),
+	};
+
+	return cmocka_run_group_tests_name("prom", tests, setup, rp_test_tmpdir_teardown);
+}
