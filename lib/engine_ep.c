@@ -85,11 +85,31 @@ int rp_engine_ep_fail(struct rp_engine_ep *ep, struct rp_pair_result *res, enum 
 	return err;
 }
 
+/* Is the port still ACTIVE? True also when it cannot be asked. */
+static bool port_active(struct rp_engine_ep *ep, enum ibv_port_state *state_p)
+{
+	struct ibv_port_attr pa;
+
+	memset(&pa, 0, sizeof(pa));
+	if (rp_verbs_query_port(ep->ctx, (uint8_t)ep->port, &pa) != 0)
+		return true;
+	*state_p = pa.state;
+	return pa.state == IBV_PORT_ACTIVE;
+}
+
 int rp_engine_wc_fail(struct rp_engine_ep *ep, const struct ibv_wc *wc, struct rp_pair_result *res)
 {
-	rp_pair_result_fail(res, rp_engine_wc_status(wc->status),
-			    "completion on qp 0x%x on %s port %d: %s (vendor error 0x%x)", wc->qp_num, ep->device,
-			    ep->port, ibv_wc_status_str(wc->status), wc->vendor_err);
+	enum ibv_port_state state = IBV_PORT_ACTIVE;
+
+	/* a port that went down explains the transport errors and flushes that follow */
+	if (!port_active(ep, &state))
+		rp_pair_result_fail(res, RP_ST_PORT_DOWN, "%s port %d left ACTIVE during the pair (state %s; completion on qp 0x%x: %s)",
+				    ep->device, ep->port, ibv_port_state_str(state), wc->qp_num,
+				    ibv_wc_status_str(wc->status));
+	else
+		rp_pair_result_fail(res, rp_engine_wc_status(wc->status),
+				    "completion on qp 0x%x on %s port %d: %s (vendor error 0x%x)", wc->qp_num, ep->device,
+				    ep->port, ibv_wc_status_str(wc->status), wc->vendor_err);
 	rp_error(-EIO, "%s", res->reason);
 	return -EIO;
 }
@@ -157,7 +177,6 @@ static int ep_query_port(struct rp_engine_ep *ep, struct rp_pair_result *res)
 
 int rp_engine_idle_check(struct rp_engine_ep *ep, double *next_check, struct rp_pair_result *res)
 {
-	struct ibv_port_attr pa;
 	double now;
 
 	if (rp_stop_requested()) {
@@ -173,15 +192,18 @@ int rp_engine_idle_check(struct rp_engine_ep *ep, double *next_check, struct rp_
 	if (now < *next_check)
 		return 0;
 	*next_check = now + ep->cfg.timeout_s / 4;
-	memset(&pa, 0, sizeof(pa));
-	if (rp_verbs_query_port(ep->ctx, (uint8_t)ep->port, &pa) != 0)
-		return 0;   /* cannot tell: the wait's own deadline decides */
-	if (pa.state != IBV_PORT_ACTIVE) {
-		rp_pair_result_fail(res, RP_ST_PORT_DOWN, "%s port %d left ACTIVE during the pair (state %s)", ep->device,
-				    ep->port, ibv_port_state_str(pa.state));
-		return rp_error(-ENETDOWN, "%s", res->reason);
-	}
-	return 0;
+	return rp_engine_port_check(ep, res);
+}
+
+int rp_engine_port_check(struct rp_engine_ep *ep, struct rp_pair_result *res)
+{
+	enum ibv_port_state state = IBV_PORT_ACTIVE;
+
+	if (port_active(ep, &state))
+		return 0;   /* or it cannot tell: the wait's own deadline decides */
+	rp_pair_result_fail(res, RP_ST_PORT_DOWN, "%s port %d left ACTIVE during the pair (state %s)", ep->device,
+			    ep->port, ibv_port_state_str(state));
+	return rp_error(-ENETDOWN, "%s", res->reason);
 }
 
 /* Remote access the role's QPs and buffer need: the target is written, the writer is not (except in

@@ -92,6 +92,8 @@ int rp_engine_post_fail(struct rp_engine_ep *ep, int rc, const char *what, struc
  * quarter of the timeout (tracked in *next_check, 0 to start) the port must still be ACTIVE, else
  * PORT_DOWN. 0, or a negative errno with res filled. */
 int rp_engine_idle_check(struct rp_engine_ep *ep, double *next_check, struct rp_pair_result *res);
+/* The port now: 0 when ACTIVE (or it cannot tell), else PORT_DOWN in res and -ENETDOWN. */
+int rp_engine_port_check(struct rp_engine_ep *ep, struct rp_pair_result *res);
 
 /* engine_bw.c */
 /* Post one RDMA WRITE of the whole buffer on QP qpi (WITH IMM when imm). */

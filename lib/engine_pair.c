@@ -263,6 +263,9 @@ static void wire_from_result(const struct rp_pair_result *r, struct rp_wire_resu
 static void phase_results(struct pair_ctx *c)
 {
 	struct rp_engine_msg mine;
+	/* the writer waits as long as the target may still wait for the final write (its --timeout is
+	 * 4 x the progress period it sent) */
+	double wait = c->cfg.timeout_s + (c->writer ? 4 * c->ep->peer.progress_s : 0);
 	int rc;
 
 	rp_engine_msg_init(&mine, RP_MSG_RESULT, c->res);
@@ -270,9 +273,9 @@ static void phase_results(struct pair_ctx *c)
 	if (c->have_pending) {
 		c->theirs = c->pending;
 		c->have_pending = false;
-		rc = exchange(c, &mine, true, false, rp_now() + c->cfg.timeout_s);
+		rc = exchange(c, &mine, true, false, rp_now() + wait);
 	} else {
-		rc = exchange(c, &mine, true, true, rp_now() + c->cfg.timeout_s);
+		rc = exchange(c, &mine, true, true, rp_now() + wait);
 	}
 	if (rc)
 		return;

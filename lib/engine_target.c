@@ -84,8 +84,11 @@ static int final_look_oob(struct rp_engine_ep *ep, struct final_wait *w, struct 
 		return 0;
 	}
 	*ep->have_pending = true;
-	if (ep->pending->status != RP_ST_OK)
-		return RP_ENGINE_PEER_FAILED;
+	if (ep->pending->status != RP_ST_OK) {
+		/* the writer's writes failed: a port of ours that went down is the first cause */
+		rc = rp_engine_port_check(ep, res);
+		return rc ? rc : RP_ENGINE_PEER_FAILED;
+	}
 	w->writer_done = true;
 	w->last_progress = rp_now();
 	return 0;
