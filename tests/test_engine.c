@@ -83,6 +83,8 @@ static int fk_opens;                            /* devices opened so far */
 static int fk_down_open;                        /* the port of the Nth device opened goes DOWN */
 static double fk_write_gap_s;                   /* the link completes one write per gap (slow link) */
 static double fk_next_done;
+static uint64_t fk_slow_from, fk_slow_to;      /* writes in [from, to) complete one per fk_slow_gap_s */
+static double fk_slow_gap_s;
 static uint64_t fk_drop_from;                   /* writes from this one (1-based) vanish: no completion */
 static enum ibv_wc_status fk_orphan_status = IBV_WC_RETRY_EXC_ERR;  /* their fate when the target QP dies */
 static bool fk_drop_recv;                       /* the final WRITE WITH IMM lands but its receive never completes */
@@ -116,6 +118,8 @@ static void fk_reset(void)
 	fk_down_open = 0;
 	fk_write_gap_s = 0;
 	fk_next_done = 0;
+	fk_slow_from = fk_slow_to = 0;
+	fk_slow_gap_s = 0;
 	fk_drop_from = 0;
 	fk_orphan_status = IBV_WC_RETRY_EXC_ERR;
 	fk_drop_recv = false;
@@ -457,10 +461,11 @@ static void cq_push_at(struct ibv_cq *cq, const struct ibv_wc *wc, double at)
 static double fk_done_time(void)
 {
 	double now = rp_now();
+	double gap = fk_writes + 1 >= fk_slow_from && fk_writes + 1 < fk_slow_to ? fk_slow_gap_s : fk_write_gap_s;
 
-	if (fk_write_gap_s <= 0)
+	if (gap <= 0)
 		return 0;
-	fk_next_done = (fk_next_done > now ? fk_next_done : now) + fk_write_gap_s;
+	fk_next_done = (fk_next_done > now ? fk_next_done : now) + gap;
 	return fk_next_done;
 }
 
@@ -1331,6 +1336,33 @@ static void test_rate_and_soft(void **state)
 	assert_true(fk_all_released());
 }
 
+/* The link slows down for a while in the middle of the run: the slowest interval is found, and
+ * where it starts (seconds into the measured run) is reported on both sides. (Before: never set.) */
+static void test_interval_minimum_located(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.n_qps = 1;
+	cfg.meas.cq_mod = 1;
+	cfg.meas.warmup_iters = 0;
+	cfg.meas.iters = 300;
+	cfg.meas.interval_s = 0.05;
+	fk_write_gap_s = 0.001;                   /* writes 1..100: 0.1 s */
+	fk_slow_from = 101;                       /* writes 101..110: 20 ms each, 0.2 s */
+	fk_slow_to = 111;
+	fk_slow_gap_s = 0.02;
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_OK);
+	assert_true(w.gbps_min < w.gbps / 4);
+	if (w.gbps_min_at_s < 0.05 || w.gbps_min_at_s > w.elapsed_s)
+		fail_msg("slowest interval at %.3f s of %.3f", w.gbps_min_at_s, w.elapsed_s);
+	assert_float_equal(t.gbps_min_at_s, w.gbps_min_at_s, 1e-12);
+	assert_true(fk_all_released());
+}
+
 /* A stop request (SIGINT/SIGTERM) ends the pair as INTERRUPTED, not as a failure of the link. */
 static void test_interrupted(void **state)
 {
@@ -1611,6 +1643,7 @@ int main(void)
 		cmocka_unit_test_setup(test_least_privilege, setup),
 		cmocka_unit_test_setup(test_rate_and_soft, setup),
 		cmocka_unit_test_setup(test_interrupted, setup),
+		cmocka_unit_test_setup(test_interval_minimum_located, setup),
 		cmocka_unit_test(test_wire_validation),
 		cmocka_unit_test(test_oob_partial),
 		cmocka_unit_test(test_gbps),
