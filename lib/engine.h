@@ -7,12 +7,16 @@
  * and two threads in loopback mode. The whole per-side sequence is rp_engine_pair_run():
  *
  *   create endpoint -> exchange rp_conn_info -> connect (INIT, RTR, RTS) -> exchange "ready"
- *   -> run (writer writes, target waits for the final WRITE WITH IMM and checks every byte)
- *   -> exchange results -> destroy
+ *   -> run (writer writes and reports PROGRESS; target waits for the final WRITE WITH IMM and checks
+ *      every byte) -> exchange results -> destroy
  *
- * Every exchange carries the sender's phase status, so when one side fails the other learns why at
- * once instead of waiting for its deadline; both sides end with the same rp_pair_result status.
- * Every wait has a deadline (cfg->timeout_s per phase); nothing blocks forever.
+ * Every exchange carries the sender's own status, so when one side fails the other learns why at
+ * once instead of waiting for its deadline. Both sides end with the same status: the first cause,
+ * whichever side saw it (rp_pair_result.cause_side), the other side's view as the secondary.
+ * Every wait has a deadline: cfg->timeout_s per set-up phase, and in the run a "no progress" window
+ * of cfg->timeout_s that slides with every completion (writer) or PROGRESS report (target), so a
+ * slow but healthy pair is never timed out. Every wait also ends on a stop request (lib/stop.h,
+ * INTERRUPTED) and looks at the port when it stalls (PORT_DOWN).
  *
  * Failures are results: functions that take a struct rp_pair_result fill status and reason
  * (errno text or ibv_wc_status_str) and return a negative errno; the result is what to report.

@@ -6,7 +6,9 @@
 #include "engine_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,10 +197,38 @@ int rp_engine_idle_check(struct rp_engine_ep *ep, double *next_check, struct rp_
 	return rp_engine_port_check(ep, res);
 }
 
+/* Async events since the last look (the descriptor is non-blocking): a PORT_ERR on this port is a
+ * port that went down, even when it is back up by now (a flap). True when one was seen. */
+static bool port_error_event(struct rp_engine_ep *ep)
+{
+	struct pollfd pfd = { .fd = ep->ctx->async_fd, .events = POLLIN };
+	bool seen = false;
+
+	if (pfd.fd < 0)
+		return false;
+	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
+		struct ibv_async_event ev;
+
+		if (ibv_get_async_event(ep->ctx, &ev) != 0)
+			break;
+		if (ev.event_type == IBV_EVENT_PORT_ERR && ev.element.port_num == ep->port)
+			seen = true;
+		else
+			rp_debug("%s: async event %s", ep->device, ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+	}
+	return seen;
+}
+
 int rp_engine_port_check(struct rp_engine_ep *ep, struct rp_pair_result *res)
 {
 	enum ibv_port_state state = IBV_PORT_ACTIVE;
 
+	if (port_error_event(ep)) {
+		rp_pair_result_fail(res, RP_ST_PORT_DOWN, "%s port %d went down during the pair (async event %s)",
+				    ep->device, ep->port, ibv_event_type_str(IBV_EVENT_PORT_ERR));
+		return rp_error(-ENETDOWN, "%s", res->reason);
+	}
 	if (port_active(ep, &state))
 		return 0;   /* or it cannot tell: the wait's own deadline decides */
 	rp_pair_result_fail(res, RP_ST_PORT_DOWN, "%s port %d left ACTIVE during the pair (state %s)", ep->device,
@@ -314,6 +344,13 @@ int rp_engine_ep_create(const struct rp_engine_cfg *cfg, enum rp_engine_role rol
 
 	ep->ctx = open_device(local->device, res);
 	rc = ep->ctx ? 0 : -ENODEV;
+	if (!rc && ep->ctx->async_fd >= 0) {
+		/* async events are read without waiting, at the port checks of every wait */
+		int fl = fcntl(ep->ctx->async_fd, F_GETFL);
+
+		if (fl < 0 || fcntl(ep->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+			rp_debug("%s: async events cannot be made non-blocking: %s", ep->device, strerror(errno));
+	}
 	if (!rc)
 		rc = ep_query_port(ep, res);
 	if (!rc)

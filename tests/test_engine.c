@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "engine.h"
@@ -81,6 +82,8 @@ static uint32_t fk_vendor_id = 0x02c9;          /* Mellanox; 0xffffff is rxe */
 static struct ibv_context *fk_down_ctx;         /* this port goes DOWN ... */
 static int fk_opens;                            /* devices opened so far */
 static int fk_down_open;                        /* the port of the Nth device opened goes DOWN */
+static int fk_event_open;                       /* the Nth device opened gets async events ... */
+static int fk_event_pipe[2] = { -1, -1 };       /* ... one PORT_ERR per byte written here */
 static double fk_write_gap_s;                   /* the link completes one write per gap (slow link) */
 static double fk_next_done;
 static uint64_t fk_slow_from, fk_slow_to;      /* writes in [from, to) complete one per fk_slow_gap_s */
@@ -116,6 +119,7 @@ static void fk_reset(void)
 	fk_down_queries = 0;
 	fk_opens = 0;
 	fk_down_open = 0;
+	fk_event_open = 0;
 	fk_write_gap_s = 0;
 	fk_next_done = 0;
 	fk_slow_from = fk_slow_to = 0;
@@ -183,6 +187,8 @@ int __wrap_ibv_dereg_mr(struct ibv_mr *mr);
 int __wrap_ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid);
 int __wrap_rp_verbs_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr);
 int __wrap_ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr);
+int __wrap_ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev);
+void __wrap_ibv_ack_async_event(struct ibv_async_event *ev);
 int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 int __wrap_rp_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 int __wrap_rp_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
@@ -219,9 +225,12 @@ struct ibv_context *__wrap_ibv_open_device(struct ibv_device *dev)
 		return NULL;
 	ctx = calloc(1, sizeof(*ctx));
 	ctx->device = dev;
+	ctx->async_fd = -1;
 	pthread_mutex_lock(&fk_lock);
 	if (++fk_opens == fk_down_open)
 		fk_down_ctx = ctx;
+	if (fk_opens == fk_event_open)
+		ctx->async_fd = fk_event_pipe[0];
 	pthread_mutex_unlock(&fk_lock);
 	fk_count(FK_CTX, 1);
 	return ctx;
@@ -422,6 +431,23 @@ int __wrap_ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union
 	gid->raw[12] = 10;
 	gid->raw[15] = (uint8_t)index;
 	return 0;
+}
+
+int __wrap_ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
+{
+	char b;
+
+	if (read(ctx->async_fd, &b, 1) != 1)
+		return -1;
+	memset(ev, 0, sizeof(*ev));
+	ev->event_type = IBV_EVENT_PORT_ERR;
+	ev->element.port_num = 1;
+	return 0;
+}
+
+void __wrap_ibv_ack_async_event(struct ibv_async_event *ev)
+{
+	(void)ev;
 }
 
 int __wrap_ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
@@ -1056,6 +1082,31 @@ static void test_port_down_first_cause(void **state)
 	assert_true(fk_all_released());
 }
 
+/* A port that flapped (an async PORT_ERR, the port ACTIVE again by the next query) while the writes
+ * stalled: PORT_DOWN named after the event, the target as the cause. (Before: timed_out.) */
+static void test_port_error_event(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	assert_int_equal(pipe(fk_event_pipe), 0);
+	fk_event_open = 2;
+	assert_int_equal(write(fk_event_pipe[1], "e", 1), 1);
+	fk_drop_from = 60;
+	run_both(&cfg, &w, &t);
+	close(fk_event_pipe[0]);
+	close(fk_event_pipe[1]);
+	fk_event_pipe[0] = fk_event_pipe[1] = -1;
+	assert_int_equal(t.status, RP_ST_PORT_DOWN);
+	assert_int_equal(w.status, RP_ST_PORT_DOWN);
+	assert_int_equal(w.cause_side, RP_SIDE_DST);
+	assert_non_null(strstr(t.reason, "async event"));
+	assert_true(fk_all_released());
+}
+
 /* The writer's queue flushes because the target's port went down: FLUSHED is a consequence, the
  * target's PORT_DOWN is the cause whichever side reports; FLUSHED is the secondary view.
  * (Before: a flush was peer_lost and became the pair's status.) */
@@ -1634,6 +1685,7 @@ int main(void)
 		cmocka_unit_test_setup(test_no_progress_timed_out, setup),
 		cmocka_unit_test_setup(test_port_down_first_cause, setup),
 		cmocka_unit_test_setup(test_flush_is_secondary, setup),
+		cmocka_unit_test_setup(test_port_error_event, setup),
 		cmocka_unit_test_setup(test_writer_cause, setup),
 		cmocka_unit_test_setup(test_latency_drain_waits, setup),
 		cmocka_unit_test_setup(test_final_never_arrives, setup),
