@@ -13,6 +13,8 @@
 #include "sanitize.h"
 #include "util.h"
 
+#define RP_WIRE_MAX_LINK_MBPS 10000000u   /* 10 Tb/s: more than any port has */
+
 static bool str_terminated(const char *s, size_t n)
 {
 	return memchr(s, '\0', n) != NULL;
@@ -70,7 +72,8 @@ static int validate_conn(const struct rp_conn_info *c, char *why, size_t why_len
 	char mwhy[160];
 
 	if (c->n_qps == 0 || c->n_qps > RP_ENGINE_MAX_QPS || c->n_qps != c->meas.n_qps || !mtu_valid(c->mtu) ||
-	    c->link_layer > IBV_LINK_LAYER_ETHERNET || c->soft > 1 || c->port < 1 || c->port > 255 ||
+	    c->link_layer > IBV_LINK_LAYER_ETHERNET || c->lid > 0xffff || c->link_mbps > RP_WIRE_MAX_LINK_MBPS ||
+	    c->soft > 1 || c->port < 1 || c->port > 255 ||
 	    c->gid_index < -1 || c->gid_index > 4095 || c->cm > 1 || c->cm_port > 65535) {
 		snprintf(why, why_len, "connection info out of range (QPs %u of %u, MTU %u, port %d, GID index %d)",
 			 c->n_qps, c->meas.n_qps, c->mtu, c->port, c->gid_index);

@@ -5,6 +5,12 @@
  * completes on the send CQ, a WRITE WITH IMM consumes a posted receive of the peer QP. Every create
  * and destroy is counted, so each test also proves that teardown released everything.
  *
+ * Faults it can inject besides a failure at any call: a slow link (completions one per gap, or slower
+ * for a range of writes), writes that vanish (no completion until the target QP is destroyed, then
+ * the sender gets fk_orphan_status), a lost receive of the final write, a lost completion of one
+ * latency write, a port that goes DOWN after N queries, an async PORT_ERR event, a smaller
+ * max_msg_sz, another vendor (rxe). It logs the access flags of MRs and QPs and the CQ sizes.
+ *
  * What is checked: a failure injected at EVERY step of set-up, connection and data path ends as the
  * right rp_status with the call named in the reason, and nothing leaks; completion errors map to
  * their codes and reach the other side; corrupted data is caught at the right offset; the QP

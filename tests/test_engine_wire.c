@@ -76,6 +76,8 @@ static void m_psn(struct rp_engine_msg *m) { C(m)->psn[0] = 0x1000000; }
 static void m_mtu(struct rp_engine_msg *m) { C(m)->mtu = 9000; }
 static void m_link_layer(struct rp_engine_msg *m) { C(m)->link_layer = 7; }
 static void m_soft(struct rp_engine_msg *m) { C(m)->soft = 2; }
+static void m_lid(struct rp_engine_msg *m) { C(m)->lid = 0x10000; }
+static void m_link_rate(struct rp_engine_msg *m) { C(m)->link_mbps = UINT32_MAX; }
 static void m_port0(struct rp_engine_msg *m) { C(m)->port = 0; }
 static void m_port_big(struct rp_engine_msg *m) { C(m)->port = 256; }
 static void m_gid_index(struct rp_engine_msg *m) { C(m)->gid_index = 5000; }
@@ -121,7 +123,7 @@ static void test_hostile_conn(void **state)
 		{ "version", m_version }, { "flags", m_flags }, { "status", m_status }, { "reason", m_reason },
 		{ "n_qps 0", m_nqps0 }, { "n_qps 65", m_nqps_big }, { "n_qps vs meas", m_nqps_mismatch },
 		{ "qpn", m_qpn }, { "psn", m_psn }, { "mtu", m_mtu }, { "link_layer", m_link_layer },
-		{ "soft", m_soft }, { "port 0", m_port0 }, { "port 256", m_port_big }, { "gid_index", m_gid_index },
+		{ "soft", m_soft }, { "lid", m_lid }, { "link_mbps", m_link_rate }, { "port 0", m_port0 }, { "port 256", m_port_big }, { "gid_index", m_gid_index },
 		{ "cm", m_cm }, { "cm_port", m_cm_port }, { "progress NaN", m_progress_nan },
 		{ "progress < 0", m_progress_neg }, { "buf_len 1 TiB", m_buf_tib }, { "buf_len short", m_buf_short },
 		{ "mode", m_mode }, { "msg_size 0", m_size0 }, { "msg_size 4 GiB", m_size_4g },
