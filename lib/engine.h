@@ -142,7 +142,8 @@ struct rp_conn_info {
 	uint32_t cm_port;            /* ... to the target's rdma_cm port */
 	uint32_t pass;
 	uint32_t pad_;
-	double progress_s;           /* the writer sends a PROGRESS message at least this often */
+	double progress_s;           /* a quarter of the sender's --timeout: the writer reports PROGRESS at least
+	                              * this often, the shorter of its own and the target's */
 	struct rp_engine_meas meas;  /* the writer's: the target adopts it whole */
 	char node[RP_NAME_MAX];
 	char device[RP_NAME_MAX];

@@ -160,6 +160,9 @@ static int phase_conn(struct pair_ctx *c)
 		return -ECANCELED;
 	if (c->writer) {
 		rp_engine_conn_endpoint(&c->theirs.u.conn, &c->res->dst);
+		/* report progress often enough for the target's --timeout too (a quarter of it) */
+		if (c->theirs.u.conn.progress_s > 0 && c->theirs.u.conn.progress_s < c->ep->progress_s)
+			c->ep->progress_s = c->theirs.u.conn.progress_s;
 	} else {
 		c->theirs.u.conn = writer_info;
 	}
@@ -263,9 +266,11 @@ static void wire_from_result(const struct rp_pair_result *r, struct rp_wire_resu
 static void phase_results(struct pair_ctx *c)
 {
 	struct rp_engine_msg mine;
-	/* the writer waits as long as the target may still wait for the final write (its --timeout is
-	 * 4 x the progress period it sent) */
-	double wait = c->cfg.timeout_s + (c->writer ? 4 * c->ep->peer.progress_s : 0);
+	/* the writer's result goes out when its final write completed; the target may still wait up to its
+	 * --timeout for that write's receive, then answers: the writer waits for that too, at most twice
+	 * its own --timeout (a peer cannot make it wait longer) */
+	double peer_t = c->writer ? 4 * c->ep->peer.progress_s : 0;
+	double wait = c->cfg.timeout_s + (peer_t < c->cfg.timeout_s ? peer_t : c->cfg.timeout_s);
 	int rc;
 
 	rp_engine_msg_init(&mine, RP_MSG_RESULT, c->res);

@@ -99,8 +99,9 @@ static int final_look_oob(struct rp_engine_ep *ep, struct final_wait *w, struct 
 static int target_wait_final(struct rp_engine_ep *ep, double deadline, struct rp_pair_result *res)
 {
 	struct final_wait w = { .last_progress = rp_now() };
-	/* the writer reports every progress_s of its own --timeout; never time out between two reports */
-	double window = ep->cfg.timeout_s > 2 * ep->peer.progress_s ? ep->cfg.timeout_s : 2 * ep->peer.progress_s;
+	/* the writer reports at least every quarter of this side's --timeout (it took the shorter
+	 * period of the two sides), so --timeout without a report is no progress */
+	double window = ep->cfg.timeout_s;
 
 	for (;;) {
 		struct ibv_wc wc;
