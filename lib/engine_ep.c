@@ -16,6 +16,7 @@
 
 #include "log.h"
 #include "node.h"
+#include "sanitize.h"
 #include "stop.h"
 #include "util.h"
 #include "verbs_ops.h"
@@ -338,7 +339,7 @@ int rp_engine_ep_create(const struct rp_engine_cfg *cfg, enum rp_engine_role rol
 	ep->progress_s = cfg->timeout_s / 4;
 	rp_strlcpy(ep->device, local->device, sizeof(ep->device));
 	if (local->node)
-		rp_strlcpy(ep->node, local->node, sizeof(ep->node));
+		rp_str_sanitize_copy(ep->node, sizeof(ep->node), local->node);   /* --node: cut at a character */
 	else if (gethostname(ep->node, sizeof(ep->node) - 1) != 0)
 		rp_strlcpy(ep->node, "localhost", sizeof(ep->node));
 

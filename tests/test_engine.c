@@ -34,6 +34,7 @@
 #include "engine.h"
 #include "log.h"
 #include "node.h"
+#include "sanitize.h"
 #include "stop.h"
 #include "oob.h"
 #include "util.h"
@@ -1421,6 +1422,45 @@ static void test_interval_minimum_located(void **state)
 	assert_true(fk_all_released());
 }
 
+/* A --node longer than the name field, in a 2-byte script, is cut between characters: the names in
+ * the result (both sides, one through the wire) are valid UTF-8. (Before: cut mid-character.) */
+static void test_long_utf8_node(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+	char node[3 * RP_NAME_MAX];
+	struct rp_engine_port pa = port_a;
+
+	(void)state;
+	small_cfg(&cfg);
+	node[0] = 'x';   /* "xy" then 2-byte characters: a cut at 63 bytes falls inside one */
+	node[1] = 'y';
+	for (size_t i = 2; i + 2 < sizeof(node); i += 2)
+		memcpy(node + i, "\xc3\xa9", 2);   /* U+00E9 */
+	node[sizeof(node) - 2] = '\0';
+	pa.node = node;
+	{
+		struct rp_oob a, b;
+		struct side_thread st = { .cfg = &cfg, .oob = &b };
+		pthread_t tid;
+
+		assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+		assert_int_equal(pthread_create(&tid, NULL, target_side, &st), 0);
+		rp_engine_pair_run(&cfg, RP_ROLE_WRITER, &pa, &a, 0, &w);
+		rp_oob_close(&a);
+		pthread_join(tid, NULL);
+		rp_oob_close(&b);
+		t = st.res;
+	}
+	assert_int_equal(w.status, RP_ST_OK);
+	assert_true(rp_str_is_clean(w.src.node));
+	assert_true(rp_str_is_clean(t.src.node));
+	assert_null(strchr(t.src.node, '?'));
+	assert_true(strlen(w.src.node) >= RP_NAME_MAX - 3);
+	assert_string_equal(w.src.node, t.src.node);
+	assert_true(fk_all_released());
+}
+
 /* A stop request (SIGINT/SIGTERM) ends the pair as INTERRUPTED, not as a failure of the link. */
 static void test_interrupted(void **state)
 {
@@ -1702,6 +1742,7 @@ int main(void)
 		cmocka_unit_test_setup(test_least_privilege, setup),
 		cmocka_unit_test_setup(test_rate_and_soft, setup),
 		cmocka_unit_test_setup(test_interrupted, setup),
+		cmocka_unit_test_setup(test_long_utf8_node, setup),
 		cmocka_unit_test_setup(test_interval_minimum_located, setup),
 		cmocka_unit_test(test_wire_validation),
 		cmocka_unit_test(test_oob_partial),
