@@ -116,14 +116,17 @@ static bool stop_check(struct pair_ctx *c)
 }
 
 /* The target: receive the writer's CONN and adopt its measure part, after the same validation as a
- * local configuration. Nonzero when the pair cannot go on. */
+ * local configuration. -ECANCELED when the writer reported a failure, another negative errno when
+ * this side failed (res says why; the writer is told). */
 static int conn_receive_writer(struct pair_ctx *c)
 {
 	struct rp_engine_msg ask = { .type = RP_MSG_CONN };
 	int rc = exchange(c, &ask, false, true, rp_now() + c->cfg.timeout_s);
 
-	if (rc || c->peer_failed)
+	if (c->peer_failed)
 		return -ECANCELED;
+	if (rc)
+		return rc;
 	rp_engine_meas_adopt(&c->cfg, &c->theirs.u.conn.meas);
 	c->cfg.cm = c->theirs.u.conn.cm != 0;
 	if (rp_engine_cfg_validate(&c->cfg)) {
@@ -138,15 +141,16 @@ static int phase_conn(struct pair_ctx *c)
 {
 	struct rp_engine_msg mine;
 	struct rp_conn_info writer_info;
-	int rc;
+	int rc = 0;
 
 	if (!c->writer) {
 		rc = conn_receive_writer(c);
-		if (rc)
+		if (rc == -ECANCELED)
 			return rc;
 		writer_info = c->theirs.u.conn;
 	}
-	rc = rp_engine_ep_create(&c->cfg, c->role, c->local, c->res, &c->ep);
+	if (c->writer || rc == 0)
+		rc = rp_engine_ep_create(&c->cfg, c->role, c->local, c->res, &c->ep);
 	if (!rc && !c->writer && c->cfg.cm)
 		rc = rp_engine_cm_listen(c->ep, c->res);
 	rp_engine_msg_init(&mine, RP_MSG_CONN, c->res);

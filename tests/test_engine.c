@@ -1302,6 +1302,11 @@ static void test_hostile_conn_allocates_nothing(void **state)
 	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
 	assert_int_equal(pthread_create(&tid, NULL, hand_target_main, &h), 0);
 	assert_int_equal(rp_oob_send(&a, &m, sizeof(m), rp_now() + 2), 0);
+	/* the writer is told why, at once */
+	assert_int_equal(rp_oob_recv(&a, &m, sizeof(m), rp_now() + 5), 0);
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, NULL, 0), 0);
+	assert_int_equal(m.status, RP_ST_PEER_LOST);
+	assert_non_null(strstr(m.reason, "message size"));
 	pthread_join(tid, NULL);
 	rp_oob_close(&a);
 	rp_oob_close(&b);
