@@ -151,15 +151,17 @@ struct rp_conn_info {
 	char mem_reg[16];
 };
 
+/* The measurement (from the writer) and the verification (from the target), field for field of the
+ * same type as in rp_pair_result: one table in engine_pair.c copies them both ways. */
 struct rp_wire_result {
-	uint32_t verified;
-	uint32_t lat_measured;
 	int64_t bad_offset;
 	uint64_t bytes;
 	uint64_t iters;
 	uint64_t lat_samples;
 	double gbps, gbps_min, gbps_min_at_s;
 	double lat_min_us, lat_median_us, lat_p99_us, lat_max_us;
+	bool verified;
+	bool lat_measured;
 };
 
 /* The writer's progress during the run: what has completed so far. Each one slides the target's

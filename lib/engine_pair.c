@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -227,44 +228,57 @@ static void phase_run(struct pair_ctx *c)
 		c->res->status = RP_ST_OK;
 }
 
-/* Merge the measurement (from the writer) and the verification (from the target) into res. */
-static void merge_results(const struct pair_ctx *c, const struct rp_wire_result *peer)
-{
-	struct rp_pair_result *res = c->res;
+/* The result fields that travel, and which side measured them: the writer the rates and latency,
+ * the target the verification. One table for both directions. */
+enum result_source { FROM_WRITER, FROM_TARGET };
 
-	if (!c->writer) {
-		res->gbps = peer->gbps;
-		res->gbps_min = peer->gbps_min;
-		res->gbps_min_at_s = peer->gbps_min_at_s;
-		res->bytes = peer->bytes;
-		res->iters = peer->iters;
-		res->lat.measured = peer->lat_measured;
-		res->lat.samples = peer->lat_samples;
-		res->lat.min_us = peer->lat_min_us;
-		res->lat.median_us = peer->lat_median_us;
-		res->lat.p99_us = peer->lat_p99_us;
-		res->lat.max_us = peer->lat_max_us;
-	} else if (peer->bad_offset < (int64_t)c->cfg.meas.msg_size) {
-		res->verified = peer->verified;
-		res->bad_offset = peer->bad_offset;
-	}
-}
+#define WIRE_SIZE(f) sizeof(((struct rp_wire_result *)0)->f)
+#define RES_SIZE(f) sizeof(((struct rp_pair_result *)0)->f)
+/* the size, and a compile error (an array of size -1) when the two fields differ in size */
+#define RESULT_FIELD(wire, res, from) \
+	{ offsetof(struct rp_wire_result, wire), offsetof(struct rp_pair_result, res), \
+	  WIRE_SIZE(wire) * sizeof(char[WIRE_SIZE(wire) == RES_SIZE(res) ? 1 : -1]), from }
+static const struct result_field {
+	size_t wire_off, res_off, size;
+	enum result_source from;
+} result_fields[] = {
+	RESULT_FIELD(gbps, gbps, FROM_WRITER),
+	RESULT_FIELD(gbps_min, gbps_min, FROM_WRITER),
+	RESULT_FIELD(gbps_min_at_s, gbps_min_at_s, FROM_WRITER),
+	RESULT_FIELD(bytes, bytes, FROM_WRITER),
+	RESULT_FIELD(iters, iters, FROM_WRITER),
+	RESULT_FIELD(lat_measured, lat.measured, FROM_WRITER),
+	RESULT_FIELD(lat_samples, lat.samples, FROM_WRITER),
+	RESULT_FIELD(lat_min_us, lat.min_us, FROM_WRITER),
+	RESULT_FIELD(lat_median_us, lat.median_us, FROM_WRITER),
+	RESULT_FIELD(lat_p99_us, lat.p99_us, FROM_WRITER),
+	RESULT_FIELD(lat_max_us, lat.max_us, FROM_WRITER),
+	RESULT_FIELD(verified, verified, FROM_TARGET),
+	RESULT_FIELD(bad_offset, bad_offset, FROM_TARGET),
+};
+#undef RESULT_FIELD
+#undef RES_SIZE
+#undef WIRE_SIZE
 
+/* This side's result into the wire form (every field: the peer takes what this side measured). */
 static void wire_from_result(const struct rp_pair_result *r, struct rp_wire_result *w)
 {
-	w->verified = r->verified;
-	w->lat_measured = r->lat.measured;
-	w->bad_offset = r->bad_offset;
-	w->bytes = r->bytes;
-	w->iters = r->iters;
-	w->lat_samples = r->lat.samples;
-	w->gbps = r->gbps;
-	w->gbps_min = r->gbps_min;
-	w->gbps_min_at_s = r->gbps_min_at_s;
-	w->lat_min_us = r->lat.min_us;
-	w->lat_median_us = r->lat.median_us;
-	w->lat_p99_us = r->lat.p99_us;
-	w->lat_max_us = r->lat.max_us;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(result_fields); i++)
+		memcpy((char *)w + result_fields[i].wire_off, (const char *)r + result_fields[i].res_off,
+		       result_fields[i].size);
+}
+
+/* Take from the peer's result what the peer measured. */
+static void merge_results(const struct pair_ctx *c, const struct rp_wire_result *peer)
+{
+	enum result_source theirs = c->writer ? FROM_TARGET : FROM_WRITER;
+
+	if (c->writer && peer->bad_offset >= (int64_t)c->cfg.meas.msg_size)
+		return;   /* an offset outside the buffer: nothing of it can be trusted */
+	for (size_t i = 0; i < RP_ARRAY_SIZE(result_fields); i++)
+		if (result_fields[i].from == theirs)
+			memcpy((char *)c->res + result_fields[i].res_off, (const char *)peer + result_fields[i].wire_off,
+			       result_fields[i].size);
 }
 
 static void phase_results(struct pair_ctx *c)

@@ -108,7 +108,12 @@ static int validate_conn(const struct rp_conn_info *c, char *why, size_t why_len
 
 static int validate_result(const struct rp_wire_result *r, char *why, size_t why_len)
 {
-	if (r->verified > 1 || r->lat_measured > 1 || r->bad_offset < -1 ||
+	uint8_t verified, lat_measured;
+
+	/* a bool that is neither 0 nor 1 must not be read as a bool */
+	memcpy(&verified, &r->verified, 1);
+	memcpy(&lat_measured, &r->lat_measured, 1);
+	if (verified > 1 || lat_measured > 1 || r->bad_offset < -1 ||
 	    r->bad_offset >= (int64_t)RP_ENGINE_MAX_MSG_SIZE || !finite_nonneg(r->gbps) ||
 	    !finite_nonneg(r->gbps_min) || !finite_nonneg(r->gbps_min_at_s) || !finite_nonneg(r->lat_min_us) ||
 	    !finite_nonneg(r->lat_median_us) || !finite_nonneg(r->lat_p99_us) || !finite_nonneg(r->lat_max_us)) {

@@ -51,7 +51,7 @@ static void valid_conn(struct rp_engine_msg *m)
 static void valid_result(struct rp_engine_msg *m)
 {
 	hdr(m, RP_MSG_RESULT);
-	m->u.result.verified = 1;
+	m->u.result.verified = true;
 	m->u.result.bad_offset = -1;
 	m->u.result.gbps = 25;
 	m->u.result.gbps_min = 20;
@@ -155,8 +155,9 @@ static void test_hostile_conn(void **state)
 	}
 }
 
-static void r_verified(struct rp_engine_msg *m) { m->u.result.verified = 3; }
-static void r_lat(struct rp_engine_msg *m) { m->u.result.lat_measured = 9; }
+/* a byte that is neither 0 nor 1 where a bool travels */
+static void r_verified(struct rp_engine_msg *m) { memset(&m->u.result.verified, 3, 1); }
+static void r_lat(struct rp_engine_msg *m) { memset(&m->u.result.lat_measured, 9, 1); }
 static void r_offset(struct rp_engine_msg *m) { m->u.result.bad_offset = -2; }
 static void r_offset_big(struct rp_engine_msg *m) { m->u.result.bad_offset = INT64_MAX; }
 static void r_gbps_nan(struct rp_engine_msg *m) { m->u.result.gbps = NAN; }
