@@ -330,6 +330,8 @@ static bool target_first(enum rp_status w, enum rp_status t)
 {
 	if (is_consequence(w) != is_consequence(t))
 		return is_consequence(w);
+	if ((w == RP_ST_PORT_DOWN) != (t == RP_ST_PORT_DOWN))
+		return t == RP_ST_PORT_DOWN;   /* a port that went down explains the other side's time-out */
 	return is_transport(w) && !is_transport(t);
 }
 
