@@ -117,6 +117,12 @@ int rp_engine_target_run(struct rp_engine_ep *ep, uint64_t seed, struct rp_oob *
 int rp_engine_peek_oob(struct rp_oob *oob, enum rp_msg_type want, double wait_s, struct rp_engine_msg *pending,
 		       struct rp_pair_result *res);
 
+/* engine_pair.c: of two first-hand failures, the writer's w and the target's t, is the target's the
+ * first cause? A consequence (FLUSHED, PEER_LOST) never is; a port that went down is; a transport
+ * error of the writer is the consequence of the target's own failure (its QP went away); otherwise
+ * the writer's. */
+bool rp_engine_target_first(enum rp_status w, enum rp_status t);
+
 /* engine_cm.c: connect with librdmacm instead of INIT/RTR/RTS by hand (like perftest -R).
  * The target listens before it sends its connection info (cm_port travels in it); the writer
  * resolves the target's address from its GID, connects one CM id per QP; both move their own QPs

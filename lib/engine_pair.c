@@ -325,8 +325,7 @@ static bool is_transport(enum rp_status st)
 	}
 }
 
-/* Of two first-hand failures, the writer's and the target's, is the target's the first cause? */
-static bool target_first(enum rp_status w, enum rp_status t)
+bool rp_engine_target_first(enum rp_status w, enum rp_status t)
 {
 	if (is_consequence(w) != is_consequence(t))
 		return is_consequence(w);
@@ -355,8 +354,8 @@ static void finish(struct pair_ctx *c)
 		res->cause_side = me;
 		return;
 	}
-	peer_first = !mine || (c->writer ? target_first(res->status, c->peer_status)
-					 : !target_first(c->peer_status, res->status));
+	peer_first = !mine || (c->writer ? rp_engine_target_first(res->status, c->peer_status)
+					 : !rp_engine_target_first(c->peer_status, res->status));
 	if (!peer_first) {
 		res->cause_side = me;
 		res->secondary.status = c->peer_status;

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "engine.h"
+#include "engine_int.h"
 #include "log.h"
 #include "node.h"
 #include "sanitize.h"
@@ -1636,6 +1637,30 @@ static void test_wc_status_map(void **state)
 	assert_int_equal(rp_engine_wc_status(IBV_WC_MW_BIND_ERR), RP_ST_COMPLETION_ERROR);
 }
 
+/* The first-cause rule on every kind of pair of first-hand failures. */
+static void test_first_cause_rule(void **state)
+{
+	static const struct { enum rp_status w, t; bool target; } cases[] = {
+		{ RP_ST_FLUSHED, RP_ST_TIMEOUT, true },            /* a flush follows from something */
+		{ RP_ST_TIMEOUT, RP_ST_FLUSHED, false },
+		{ RP_ST_PEER_LOST, RP_ST_DATA_MISMATCH, true },
+		{ RP_ST_RETRY_EXCEEDED, RP_ST_PEER_LOST, false },
+		{ RP_ST_TIMEOUT, RP_ST_PORT_DOWN, true },           /* the port explains the time-out */
+		{ RP_ST_PORT_DOWN, RP_ST_TIMEOUT, false },
+		{ RP_ST_RETRY_EXCEEDED, RP_ST_TIMEOUT, true },      /* the target's QP went away */
+		{ RP_ST_REMOTE_ACCESS, RP_ST_INTERRUPTED, true },
+		{ RP_ST_RETRY_EXCEEDED, RP_ST_REMOTE_OP, false },   /* both transport: the writer's */
+		{ RP_ST_TIMEOUT, RP_ST_TIMEOUT, false },
+		{ RP_ST_SETUP, RP_ST_DATA_MISMATCH, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++)
+		if (rp_engine_target_first(cases[i].w, cases[i].t) != cases[i].target)
+			fail_msg("writer %s, target %s: the %s's should be the cause", rp_status_code(cases[i].w),
+				 rp_status_code(cases[i].t), cases[i].target ? "target" : "writer");
+}
+
 static void test_seed(void **state)
 {
 	struct rp_endpoint a = { .node = "n1", .device = "rxe0", .port = 1 };
@@ -1755,6 +1780,7 @@ int main(void)
 		cmocka_unit_test(test_lat_stats),
 		cmocka_unit_test(test_wc_status_map),
 		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_first_cause_rule),
 		cmocka_unit_test(test_cfg_validate),
 		cmocka_unit_test(test_cli_bad_input),
 	};
