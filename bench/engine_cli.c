@@ -50,7 +50,7 @@ size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
 		{ "qp-timeout", 0, RP_OPT_INT, &e->qp_timeout, 0, 31, "T", "ACK timeout exponent, 4.096us*2^T (default 14; NCCL 20)", NULL },
 		{ "retry-cnt", 0, RP_OPT_INT, &e->retry_cnt, 0, 7, "N", "transport retries (default 7)", NULL },
 		{ "tclass", 0, RP_OPT_INT, &e->tclass, 0, 255, "N", "traffic class (NCCL_IB_TC, default 0)", NULL },
-		{ "timeout", 0, RP_OPT_SECONDS, &e->timeout, 0.1, 3600, "S", "deadline of each phase (default 10s)", NULL },
+		{ "timeout", 0, RP_OPT_SECONDS, &e->timeout, 0.1, 3600, "S", "deadline of each phase; in the run, the longest time without progress (default 10s)", NULL },
 		{ "interval", 0, RP_OPT_SECONDS, &e->interval, 0.001, 3600, "S", "interval for the minimum Gb/s (default 100ms)", NULL },
 		{ "mem", 0, RP_OPT_STR, &e->mem, 0, 0, "KIND", "buffers: host, cuda, cuda:IDX, auto (default host)", NULL },
 		{ "src-mem", 0, RP_OPT_STR, &e->src_mem, 0, 0, "KIND", "the writer's buffer (overrides --mem)", NULL },
