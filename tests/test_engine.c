@@ -847,6 +847,15 @@ static void test_wc_errors(void **state)
 		{ IBV_WC_RNR_RETRY_EXC_ERR, RP_ST_RNR_RETRY },
 		{ IBV_WC_REM_ACCESS_ERR, RP_ST_REMOTE_ACCESS },
 		{ IBV_WC_LOC_PROT_ERR, RP_ST_LOCAL_PROT },
+		{ IBV_WC_REM_INV_REQ_ERR, RP_ST_REMOTE_INVALID },
+		{ IBV_WC_REM_OP_ERR, RP_ST_REMOTE_OP },
+		{ IBV_WC_REM_ABORT_ERR, RP_ST_REMOTE_ABORT },
+		{ IBV_WC_LOC_LEN_ERR, RP_ST_LOCAL_LENGTH },
+		{ IBV_WC_LOC_QP_OP_ERR, RP_ST_LOCAL_QP_OP },
+		{ IBV_WC_BAD_RESP_ERR, RP_ST_BAD_RESPONSE },
+		{ IBV_WC_WR_FLUSH_ERR, RP_ST_FLUSHED },
+		{ IBV_WC_GENERAL_ERR, RP_ST_COMPLETION_ERROR },
+		{ IBV_WC_MW_BIND_ERR, RP_ST_COMPLETION_ERROR },
 	};
 
 	(void)state;
@@ -860,8 +869,9 @@ static void test_wc_errors(void **state)
 		fk_bad_write_at = 50;
 		fk_bad_status = cases[i].wc;
 		assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
-		assert_int_equal(r.status, cases[i].st);
-		assert_non_null(strstr(r.reason, ibv_wc_status_str(cases[i].wc)));
+		if (r.status != cases[i].st || !strstr(r.reason, ibv_wc_status_str(cases[i].wc)))
+			fail_msg("%s: %s (%s)", ibv_wc_status_str(cases[i].wc), rp_status_code(r.status), r.reason);
+		assert_int_equal(r.cause_side, RP_SIDE_SRC);
 		assert_false(r.verified);
 		/* the target heard it over the side channel, well before its own deadline */
 		assert_true(rp_now() - t0 < cfg.timeout_s);
@@ -1112,6 +1122,26 @@ static void test_port_error_event(void **state)
 	assert_int_equal(w.status, RP_ST_PORT_DOWN);
 	assert_int_equal(w.cause_side, RP_SIDE_DST);
 	assert_non_null(strstr(t.reason, "async event"));
+	assert_true(fk_all_released());
+}
+
+/* The writer's own port goes DOWN while its writes stall: PORT_DOWN with the writer as the cause. */
+static void test_writer_port_down(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_down_open = 1;
+	fk_down_queries = 1;
+	fk_drop_from = 60;
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_PORT_DOWN);
+	assert_int_equal(t.status, RP_ST_PORT_DOWN);
+	assert_int_equal(w.cause_side, RP_SIDE_SRC);
+	assert_int_equal(t.cause_side, RP_SIDE_SRC);
 	assert_true(fk_all_released());
 }
 
@@ -1763,6 +1793,7 @@ int main(void)
 		cmocka_unit_test_setup(test_port_down_first_cause, setup),
 		cmocka_unit_test_setup(test_flush_is_secondary, setup),
 		cmocka_unit_test_setup(test_port_error_event, setup),
+		cmocka_unit_test_setup(test_writer_port_down, setup),
 		cmocka_unit_test_setup(test_writer_cause, setup),
 		cmocka_unit_test_setup(test_latency_drain_waits, setup),
 		cmocka_unit_test_setup(test_final_never_arrives, setup),
