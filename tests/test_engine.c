@@ -553,8 +553,14 @@ int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct 
 			wc.status = IBV_WC_RETRY_EXC_ERR;
 		else if (!mr_for(wr->wr.rdma.rkey, wr->wr.rdma.remote_addr, len))
 			wc.status = IBV_WC_REM_ACCESS_ERR;
-		if (wc.status == IBV_WC_SUCCESS) {
-			memcpy((void *)(uintptr_t)wr->wr.rdma.remote_addr, (void *)(uintptr_t)wr->sg_list[0].addr, len);
+		if (wc.status == IBV_WC_SUCCESS && len > 0) {
+			uint8_t *to = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
+			const uint8_t *from = (const uint8_t *)(uintptr_t)wr->sg_list[0].addr;
+
+			/* the last byte lands last, as one store the peer may be polling (the ping-pong's
+			 * flag): under ThreadSanitizer a plain read of it by the engine is a data race */
+			memcpy(to, from, len - 1);
+			__atomic_store_n(to + len - 1, __atomic_load_n(from + len - 1, __ATOMIC_RELAXED), __ATOMIC_RELEASE);
 			if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
 				struct ibv_wc rwc = { .wr_id = dst->recv_wr_id, .opcode = IBV_WC_RECV_RDMA_WITH_IMM,
 						      .imm_data = wr->imm_data, .qp_num = dst->qp.qp_num,
