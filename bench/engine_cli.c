@@ -36,7 +36,7 @@ void rp_cli_engine_init(struct rp_cli_engine *e)
 size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
 {
 	const struct rp_opt opts[] = {
-		{ "size", 's', RP_OPT_SIZE, &e->size, 1, 1ULL << 32, "SIZE", "bytes per write, units K/M/G (default 64K)", &e->size_seen },
+		{ "size", 's', RP_OPT_SIZE, &e->size, 1, 1ULL << 32, "SIZE", "bytes per write, units K/M/G, at most 1G (default 64K)", &e->size_seen },
 		{ "all", 'a', RP_OPT_FLAG, &e->all, 0, 0, NULL, "sweep sizes 2 B to 8 MiB (powers of two)", NULL },
 		{ "iters", 'n', RP_OPT_U64, &e->iters, 1, 1e12, "N", "measured writes or round trips (default 1000)", &e->iters_seen },
 		{ "duration", 'D', RP_OPT_SECONDS, &e->duration, 0.01, 86400, "S", "measure for this long instead of -n", &e->duration_seen },
@@ -50,7 +50,7 @@ size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
 		{ "qp-timeout", 0, RP_OPT_INT, &e->qp_timeout, 0, 31, "T", "ACK timeout exponent, 4.096us*2^T (default 14; NCCL 20)", NULL },
 		{ "retry-cnt", 0, RP_OPT_INT, &e->retry_cnt, 0, 7, "N", "transport retries (default 7)", NULL },
 		{ "tclass", 0, RP_OPT_INT, &e->tclass, 0, 255, "N", "traffic class (NCCL_IB_TC, default 0)", NULL },
-		{ "timeout", 0, RP_OPT_SECONDS, &e->timeout, 0.1, 3600, "S", "deadline of each phase (default 10s)", NULL },
+		{ "timeout", 0, RP_OPT_SECONDS, &e->timeout, 0.1, 3600, "S", "deadline of each phase; in the run, the longest time without progress (default 10s)", NULL },
 		{ "interval", 0, RP_OPT_SECONDS, &e->interval, 0.001, 3600, "S", "interval for the minimum Gb/s (default 100ms)", NULL },
 		{ "mem", 0, RP_OPT_STR, &e->mem, 0, 0, "KIND", "buffers: host, cuda, cuda:IDX, auto (default host)", NULL },
 		{ "src-mem", 0, RP_OPT_STR, &e->src_mem, 0, 0, "KIND", "the writer's buffer (overrides --mem)", NULL },
@@ -138,6 +138,21 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	}
 	if (e->all && e->size_seen) {
 		fprintf(stderr, "rdmaprobe %s: give either -s/--size or -a/--all, not both\n", cmd);
+		return RP_EXIT_USAGE;
+	}
+	if (e->size >= (1ULL << 32)) {
+		fprintf(stderr, "rdmaprobe %s: --size %llu: a work request's length is 32 bits: the size must be below "
+			"4 GiB (at most %lluM)\n", cmd, (unsigned long long)e->size, RP_ENGINE_MAX_MSG_SIZE >> 20);
+		return RP_EXIT_USAGE;
+	}
+	if (e->size > RP_ENGINE_MAX_MSG_SIZE) {
+		fprintf(stderr, "rdmaprobe %s: --size %llu: at most %lluM, the largest buffer a pair allocates\n", cmd,
+			(unsigned long long)e->size, RP_ENGINE_MAX_MSG_SIZE >> 20);
+		return RP_EXIT_USAGE;
+	}
+	if (!e->duration_seen && e->iters + e->warmup > UINT64_MAX / e->size) {
+		fprintf(stderr, "rdmaprobe %s: --iters %llu x --size %llu: the byte count overflows 64 bits\n", cmd,
+			(unsigned long long)e->iters, (unsigned long long)e->size);
 		return RP_EXIT_USAGE;
 	}
 	if (e->latency && e->duration_seen) {

@@ -7,12 +7,16 @@
  * and two threads in loopback mode. The whole per-side sequence is rp_engine_pair_run():
  *
  *   create endpoint -> exchange rp_conn_info -> connect (INIT, RTR, RTS) -> exchange "ready"
- *   -> run (writer writes, target waits for the final WRITE WITH IMM and checks every byte)
- *   -> exchange results -> destroy
+ *   -> run (writer writes and reports PROGRESS; target waits for the final WRITE WITH IMM and checks
+ *      every byte) -> exchange results -> destroy
  *
- * Every exchange carries the sender's phase status, so when one side fails the other learns why at
- * once instead of waiting for its deadline; both sides end with the same rp_pair_result status.
- * Every wait has a deadline (cfg->timeout_s per phase); nothing blocks forever.
+ * Every exchange carries the sender's own status, so when one side fails the other learns why at
+ * once instead of waiting for its deadline. Both sides end with the same status: the first cause,
+ * whichever side saw it (rp_pair_result.cause_side), the other side's view as the secondary.
+ * Every wait has a deadline: cfg->timeout_s per set-up phase, and in the run a "no progress" window
+ * of cfg->timeout_s that slides with every completion (writer) or PROGRESS report (target), so a
+ * slow but healthy pair is never timed out. Every wait also ends on a stop request (lib/stop.h,
+ * INTERRUPTED) and looks at the port when it stalls (PORT_DOWN).
  *
  * Failures are results: functions that take a struct rp_pair_result fill status and reason
  * (errno text or ibv_wc_status_str) and return a negative errno; the result is what to report.
@@ -38,23 +42,39 @@ enum rp_engine_mode {
 
 enum rp_engine_role { RP_ROLE_WRITER = 0, RP_ROLE_TARGET = 1 };
 
+/* Limits of the measurement settings, the same for local options and for what a peer sends (a peer
+ * must not make this process allocate or pin more than RP_ENGINE_MAX_MSG_SIZE bytes of buffer, nor
+ * create more than RP_ENGINE_MAX_QPS x RP_ENGINE_MAX_DEPTH work requests). A work request's length is
+ * 32 bits, so no size reaches 4 GiB; the port's max_msg_sz is checked as well when the endpoint opens. */
+#define RP_ENGINE_MAX_MSG_SIZE (1ULL << 30)      /* 1 GiB: the largest buffer a pair allocates */
+#define RP_ENGINE_MAX_DEPTH 8192
+#define RP_ENGINE_MAX_ITERS 1000000000000ULL     /* 10^12, as --iters */
+#define RP_ENGINE_MAX_DURATION_S 1e6
+#define RP_ENGINE_MAX_TIMEOUT_S 86400.0
+
+/* What to measure: ONE definition, used by the configuration (rp_engine_cfg.meas) and carried as is
+ * in the connection message (rp_conn_info.meas), so the target adopts every field (-D included) with
+ * one copy (rp_engine_meas_adopt) and checks it with the same rule (rp_engine_meas_validate). Both
+ * sides of a pair use the writer's. Fixed-size fields: it travels on the wire. */
+struct rp_engine_meas {
+	uint32_t mode;               /* enum rp_engine_mode */
+	uint32_t tx_depth;           /* outstanding writes per QP */
+	uint32_t n_qps;              /* QPs the writes are spread over, round robin */
+	uint32_t cq_mod;             /* signal one write in cq_mod (moderation); 1 = every write */
+	uint64_t msg_size;           /* bytes per write (the buffer is this long) */
+	uint64_t iters;              /* measured writes (BW) or round trips (LAT); 0 when duration_s */
+	uint64_t warmup_iters;       /* writes before the clock starts; not counted */
+	uint64_t seed;               /* base of the pattern seed; rp_engine_seed() mixes in the pair and pass */
+	double duration_s;           /* measure for this long instead of iters (0 = use iters) */
+	double interval_s;           /* interval for gbps_min */
+	uint32_t verify;             /* fill, final WRITE WITH IMM, check every byte (default 1) */
+	uint32_t pad_;
+};
+
 /* What to measure and how the QPs are set. Passed as const; front ends fill it from their options
- * (rp_engine_cfg_default() gives the defaults documented in --help). Both sides of a pair must use
- * the same measure part: the writer's travels in rp_conn_info and the target checks it. */
+ * (rp_engine_cfg_default() gives the defaults documented in --help). */
 struct rp_engine_cfg {
-	struct {
-		enum rp_engine_mode mode;
-		size_t msg_size;         /* bytes per write (the buffer is this long) */
-		uint64_t iters;          /* measured writes (BW) or round trips (LAT); 0 when duration_s */
-		double duration_s;       /* measure for this long instead of iters (0 = use iters) */
-		uint64_t warmup_iters;   /* writes before the clock starts; not counted */
-		unsigned tx_depth;       /* outstanding writes per QP */
-		unsigned n_qps;          /* QPs the writes are spread over, round robin */
-		unsigned cq_mod;         /* signal one write in cq_mod (moderation); 1 = every write */
-		double interval_s;       /* interval for gbps_min */
-		uint64_t seed;           /* base of the pattern seed; rp_engine_seed() mixes in the pair and pass */
-		bool verify;             /* fill, final WRITE WITH IMM, check every byte (default true) */
-	} meas;
+	struct rp_engine_meas meas;
 	struct {
 		int qp_timeout;          /* IBV ACK timeout exponent (4.096 us * 2^t); probe default 14 */
 		int retry_cnt;           /* 0..7; default 7 */
@@ -63,8 +83,11 @@ struct rp_engine_cfg {
 		int sl;                  /* NCCL_IB_SL, default 0 */
 	} qp;
 	bool cm;                     /* connect with librdmacm (like perftest -R) instead of by hand */
-	double timeout_s;            /* deadline of each phase (set-up, connect, each wait for progress) */
-	double run_limit_s;          /* hard cap on the run phase as the target sees it (0 = derived) */
+	double timeout_s;            /* deadline of each phase (set-up, connect) and the "no progress"
+	                              * window of every wait in the run: a run that makes progress never
+	                              * times out, however long it takes */
+	double run_limit_s;          /* not used by the engine (deadlines follow progress); front ends may
+	                              * use it to size their own budgets */
 	struct rp_mem_spec src_mem;  /* buffer of the writer */
 	struct rp_mem_spec dst_mem;  /* buffer of the target */
 };
@@ -72,6 +95,11 @@ struct rp_engine_cfg {
 void rp_engine_cfg_default(struct rp_engine_cfg *cfg);
 /* Reject inconsistent values with a logged message naming the field: 0 or -EINVAL. */
 int rp_engine_cfg_validate(const struct rp_engine_cfg *cfg);
+/* The measure part's rule alone (limits above, finite numbers, iters x size without overflow), with
+ * the reason in why (not logged): 0 or -EINVAL. rp_engine_cfg_validate() and the wire use it. */
+int rp_engine_meas_validate(const struct rp_engine_meas *m, char *why, size_t why_len);
+/* The target's configuration from the writer's measure part: the one copy of the settings. */
+void rp_engine_meas_adopt(struct rp_engine_cfg *cfg, const struct rp_engine_meas *writer);
 
 /* The local port an endpoint uses. gid_index comes from rp_nccl_gid_index() (or --gid-index);
  * it is ignored on InfiniBand (LID routed). */
@@ -87,9 +115,13 @@ struct rp_engine_port {
  * is recognised by the swapped magic and rejected. rp_engine_msg_validate() checks everything a peer
  * could get wrong before any field is used. */
 #define RP_MSG_MAGIC 0x5250454eu  /* "RPEN" */
-#define RP_MSG_VERSION 1
+#define RP_MSG_VERSION 2        /* 2: measure part whole in CONN (duration, interval, cq_mod...), PROGRESS,
+                                 * first-hand flag, soft devices */
 
-enum rp_msg_type { RP_MSG_CONN = 1, RP_MSG_READY, RP_MSG_RESULT, RP_MSG_TYPE_MAX_ };
+enum rp_msg_type { RP_MSG_CONN = 1, RP_MSG_READY, RP_MSG_RESULT, RP_MSG_PROGRESS, RP_MSG_TYPE_MAX_ };
+
+/* msg.flags */
+#define RP_MSGF_OWN 1u           /* status is the sender's own observation (not a consequence of ours) */
 
 struct rp_conn_info {
 	uint32_t n_qps;
@@ -99,38 +131,45 @@ struct rp_conn_info {
 	uint32_t lid;
 	uint32_t mtu;                /* active MTU in bytes */
 	uint32_t link_layer;         /* IBV_LINK_LAYER_* */
-	uint32_t link_mbps;          /* the port's rate in Mb/s, 0 unknown */
+	uint32_t link_mbps;          /* the port's data rate in Mb/s, 0 unknown */
+	uint32_t soft;               /* a software device (rxe, siw): link_mbps is nominal */
 	int32_t gid_index;
 	int32_t port;
-	uint32_t rkey;
+	uint32_t rkey;               /* the target's; always 0 from the writer (its buffer is not remote) */
 	uint64_t addr;
 	uint64_t buf_len;
-	/* the writer's measure part: the target adopts it (size, mode, QPs, iterations, seed, pass) */
-	uint32_t mode;
-	uint32_t verify;
 	uint32_t cm;                 /* the writer connects with librdmacm ... */
 	uint32_t cm_port;            /* ... to the target's rdma_cm port */
-	uint32_t tx_depth;
 	uint32_t pass;
-	uint64_t msg_size;
-	uint64_t iters;
-	uint64_t warmup_iters;
-	uint64_t seed;
+	uint32_t pad_;
+	double progress_s;           /* a quarter of the sender's --timeout: the writer reports PROGRESS at least
+	                              * this often, the shorter of its own and the target's */
+	struct rp_engine_meas meas;  /* the writer's: the target adopts it whole */
 	char node[RP_NAME_MAX];
 	char device[RP_NAME_MAX];
 	char mem[16];
 	char mem_reg[16];
 };
 
+/* The measurement (from the writer) and the verification (from the target), field for field of the
+ * same type as in rp_pair_result: one table in engine_pair.c copies them both ways. */
 struct rp_wire_result {
-	uint32_t verified;
-	uint32_t lat_measured;
 	int64_t bad_offset;
 	uint64_t bytes;
 	uint64_t iters;
 	uint64_t lat_samples;
-	double gbps, gbps_min;
+	double gbps, gbps_min, gbps_min_at_s;
 	double lat_min_us, lat_median_us, lat_p99_us, lat_max_us;
+	bool verified;
+	bool lat_measured;
+};
+
+/* The writer's progress during the run: what has completed so far. Each one slides the target's
+ * deadline; the target times out only after --timeout without one. */
+struct rp_wire_progress {
+	uint64_t completed;          /* writes (or round trips) completed */
+	uint64_t bytes;
+	double elapsed_s;            /* since the run started */
 };
 
 struct rp_engine_msg {
@@ -138,17 +177,24 @@ struct rp_engine_msg {
 	uint16_t version;
 	uint16_t type;               /* enum rp_msg_type */
 	uint32_t length;             /* sizeof(struct rp_engine_msg) */
-	uint32_t status;             /* the sender's enum rp_status so far */
+	uint32_t status;             /* the sender's own enum rp_status so far (what it saw itself) */
+	uint32_t flags;              /* RP_MSGF_* */
 	char reason[256];            /* NUL-terminated; "" when ok */
 	union {
 		struct rp_conn_info conn;
 		struct rp_wire_result result;
+		struct rp_wire_progress progress;
 	} u;
 };
 
-/* 0, or -EBADMSG (magic, length, type, NUL-termination, ranges), -EPROTO (version, byte order),
- * with a reason written to why (may be NULL). Does not log. */
-int rp_engine_msg_validate(const struct rp_engine_msg *msg, size_t len, enum rp_msg_type want,
+/* The trust boundary: every field of a message a peer sent is checked here before any is used.
+ * 0, or -EBADMSG (magic, length, type, NUL-termination, ranges, non-finite numbers, a measure part
+ * rp_engine_meas_validate() rejects, a buffer over RP_ENGINE_MAX_MSG_SIZE), -EPROTO (version, byte
+ * order), with a reason written to why (may be NULL). want is the type expected; RP_MSG_PROGRESS
+ * is accepted too when want is RP_MSG_RESULT (the writer reports progress until its result).
+ * On success the peer's strings (reason, node, device, mem names) are sanitised in place
+ * (rp_str_sanitize: valid UTF-8, no control characters), hence msg is not const. Does not log. */
+int rp_engine_msg_validate(struct rp_engine_msg *msg, size_t len, enum rp_msg_type want,
 			   char *why, size_t why_len);
 
 /* --- one pair, one side ------------------------------------------------------------------------- */
@@ -196,9 +242,11 @@ int rp_engine_ep_connect(struct rp_engine_ep *ep, const struct rp_conn_info *pee
 int rp_engine_run_writer(struct rp_engine_ep *ep, uint64_t seed, struct rp_pair_result *res);
 /* Target: before the run (after connect): clear the buffer and pre-post the receive. */
 int rp_engine_target_prepare(struct rp_engine_ep *ep, struct rp_pair_result *res);
-/* Target: serve the ping-pong in LAT mode, then wait for the final WRITE WITH IMM until deadline
- * (polling oob for a failure message from the writer, when oob is not NULL) and check every byte.
- * Fills verified / bad_offset; DATA_MISMATCH, TIMEOUT, PEER_LOST. */
+/* Target: serve the ping-pong in LAT mode, then wait for the final WRITE WITH IMM and check every
+ * byte. With oob, the wait follows the writer's PROGRESS messages: it times out only after
+ * cfg.timeout_s without progress (deadline is not used); without oob (no one can report progress)
+ * deadline is absolute. Fills verified / bad_offset; DATA_MISMATCH, TIMEOUT, PEER_LOST, PORT_DOWN,
+ * INTERRUPTED. */
 int rp_engine_run_target(struct rp_engine_ep *ep, uint64_t seed, struct rp_oob *oob, double deadline,
 			 struct rp_pair_result *res);
 

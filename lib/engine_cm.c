@@ -15,6 +15,7 @@
 
 #include "engine_int.h"
 #include "log.h"
+#include "stop.h"
 #include "util.h"
 
 #define CM_RESOLVE_MS 2000
@@ -100,6 +101,11 @@ static int cm_wait(struct rp_engine_ep *ep, enum rdma_cm_event_type want, double
 		}
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, -errno, "rdma_get_cm_event");
+		if (rp_stop_requested()) {
+			rp_pair_result_fail(res, RP_ST_INTERRUPTED, "stopped by signal %d on %s port %d while waiting for %s",
+					    rp_stop_signal(), ep->device, ep->port, rdma_event_str(want));
+			return rp_error(-EINTR, "%s", res->reason);
+		}
 		if (oob && !*have_pending) {
 			int rc = rp_engine_peek_oob(oob, RP_MSG_READY, 0, pending, res);
 
@@ -108,7 +114,7 @@ static int cm_wait(struct rp_engine_ep *ep, enum rdma_cm_event_type want, double
 			if (rc == 1) {
 				*have_pending = true;
 				if (pending->status != RP_ST_OK)
-					return 1;
+					return RP_ENGINE_PEER_FAILED;
 			}
 		}
 		if (left <= 0) {

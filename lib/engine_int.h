@@ -1,4 +1,15 @@
-/* engine_int.h: what engine.c and engine_cm.c share; not part of the engine's contract (engine.h). */
+/* engine_int.h: what the engine's files share; not part of the engine's contract (engine.h).
+ *
+ * The engine in files a reader can name:
+ *   engine_cfg.c     configuration, the measure part's one rule and one copy, arithmetic, status map
+ *   engine_wire.c    the wire format and its validation (the trust boundary), connection info
+ *   engine_ep.c      endpoint and QP set-up, connection by hand, the port checks of every wait
+ *   engine_bw.c      the writer's bandwidth run and final write, progress reports
+ *   engine_lat.c     the latency ping-pong (both sides)
+ *   engine_target.c  the target's wait for the final write and its check of every byte
+ *   engine_pair.c    the pair sequence as phase functions over one context; loopback
+ *   engine_cm.c      connection with librdmacm
+ */
 #ifndef RP_ENGINE_INT_H
 #define RP_ENGINE_INT_H
 
@@ -8,6 +19,15 @@
 
 struct rdma_event_channel;
 struct rdma_cm_id;
+
+#define RP_ENGINE_POLL_BATCH 16
+#define RP_ENGINE_FINAL_WR_ID UINT64_MAX
+#define RP_ENGINE_FINAL_IMM 0x52504649u   /* "RPFI" */
+#define RP_ENGINE_IDLE_WAIT_S 0.002       /* a passive wait sleeps this long between looks */
+
+/* What a step returns besides 0 and a negative errno: the peer reported a failure of its own over
+ * the side channel while this side waited (the message is in *ep->pending). */
+#define RP_ENGINE_PEER_FAILED 1
 
 struct rp_engine_ep {
 	struct rp_engine_cfg cfg;     /* a copy: the target adopts the writer's measure part */
@@ -28,9 +48,20 @@ struct rp_engine_ep {
 	struct ibv_port_attr pattr;
 	union ibv_gid gid;
 	double link_gbps;
+	bool soft;                    /* rxe, siw: link_gbps is nominal */
 	struct rp_conn_info peer;     /* after connect */
 	uint64_t seed;                /* the pattern seed of this pair and pass (target: for clearing) */
 	bool recv_posted;
+	/* the side channel during the run (pair sequence; NULL when driven by hand) */
+	struct rp_oob *oob;
+	struct rp_engine_msg *pending;   /* a message the peer sent while this side waited */
+	bool *have_pending;
+	double progress_s;            /* writer: report progress this often; target: the writer's period */
+	double next_progress;         /* writer: when the next report is due */
+	uint64_t done;                /* writer: writes (round trips) completed so far, warm-up included */
+	uint64_t done_reported;
+	double run_t0;
+	unsigned lat_outstanding;     /* latency writes posted and not yet completed */
 	/* librdmacm connection set-up (cfg.cm): engine_cm.c */
 	struct rdma_event_channel *cm_ch;
 	struct rdma_cm_id *cm_listen;
@@ -38,13 +69,59 @@ struct rp_engine_ep {
 	uint16_t cm_port;
 };
 
+/* engine_cfg.c */
+uint64_t rp_engine_mix64(uint64_t x);
+
+/* engine_wire.c */
+/* A message of type to send, carrying this side's own status (res) so far. */
+void rp_engine_msg_init(struct rp_engine_msg *msg, enum rp_msg_type type, const struct rp_pair_result *res);
+/* Has res failed already? (rp_pair_result_init's SETUP with no reason means "nothing yet".) */
+bool rp_engine_res_failed(const struct rp_pair_result *res);
+/* The endpoint a peer's (validated) connection info describes. */
+void rp_engine_conn_endpoint(const struct rp_conn_info *c, struct rp_endpoint *out);
+
+/* engine_ep.c */
 /* Fail res with st and "what on DEV port N: strerror", log it once, return err (negative). */
 int rp_engine_ep_fail(struct rp_engine_ep *ep, struct rp_pair_result *res, enum rp_status st, int err,
 		      const char *what);
+/* Fail res from a completion with an error status (its own code, the status text in the reason). */
+int rp_engine_wc_fail(struct rp_engine_ep *ep, const struct ibv_wc *wc, struct rp_pair_result *res);
+/* A failed post or poll (verbs' positive or negative errno) as SETUP naming what. */
+int rp_engine_post_fail(struct rp_engine_ep *ep, int rc, const char *what, struct rp_pair_result *res);
+/* The checks of every wait while nothing happens: a stop request ends it as INTERRUPTED; once per
+ * quarter of the timeout (tracked in *next_check, 0 to start) the port must still be ACTIVE, else
+ * PORT_DOWN. 0, or a negative errno with res filled. */
+int rp_engine_idle_check(struct rp_engine_ep *ep, double *next_check, struct rp_pair_result *res);
+/* The port now: 0 when ACTIVE (or it cannot tell), else PORT_DOWN in res and -ENETDOWN. */
+int rp_engine_port_check(struct rp_engine_ep *ep, struct rp_pair_result *res);
+
+/* engine_bw.c */
+/* Post one RDMA WRITE of the whole buffer on QP qpi (WITH IMM when imm). */
+int rp_engine_post_write(struct rp_engine_ep *ep, unsigned qpi, uint64_t wr_id, bool signaled, bool imm,
+			 struct rp_pair_result *res);
+/* Writer, during the run: when a report is due, send PROGRESS if writes completed since the last one,
+ * and look for a failure report from the target. 0, RP_ENGINE_PEER_FAILED, or negative. */
+int rp_engine_writer_tick(struct rp_engine_ep *ep, struct rp_pair_result *res);
+
+/* engine_lat.c */
+int rp_engine_lat_pingpong(struct rp_engine_ep *ep, bool writer, struct rp_pair_result *res);
+
+/* engine_target.c */
+/* The target's run: ping-pong (LAT), final write, check. ep->pending / have_pending must be set.
+ * 0, RP_ENGINE_PEER_FAILED, or negative. */
+int rp_engine_target_run(struct rp_engine_ep *ep, uint64_t seed, struct rp_oob *oob, double deadline,
+			 struct rp_pair_result *res);
+
 /* Look at the side channel for at most wait_s: 1 when a valid message of type want arrived (in
  * *pending), 0 when none, negative when the channel broke or the message is invalid (PEER_LOST). */
 int rp_engine_peek_oob(struct rp_oob *oob, enum rp_msg_type want, double wait_s, struct rp_engine_msg *pending,
 		       struct rp_pair_result *res);
+
+/* engine_pair.c: of two first-hand failures, the writer's w and the target's t, is the target's the
+ * first cause? A consequence (FLUSHED, PEER_LOST) never is; a port that went down is; a transport
+ * error of the writer is the consequence of the target's own failure (its QP went away); otherwise
+ * the writer's. */
+bool rp_engine_target_first(enum rp_status w, enum rp_status t);
 
 /* engine_cm.c: connect with librdmacm instead of INIT/RTR/RTS by hand (like perftest -R).
  * The target listens before it sends its connection info (cm_port travels in it); the writer

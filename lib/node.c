@@ -384,25 +384,38 @@ static int mtu_bytes(enum ibv_mtu mtu)
 	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
 }
 
-/* Rate from verbs' width and speed codes, for a port whose sysfs rate is missing. */
-static void rate_from_verbs(const struct ibv_port_attr *pa, struct rp_port *port)
+/* The one rate table of the project: verbs' width and speed codes to the DATA rate (what sysfs and
+ * `ibstat` show: 4X EDR is 100 Gb/s, not the 103.125 Gb/s signalling rate). The engine uses it for
+ * the pair's link_gbps, devices for a port whose sysfs rate is missing. */
+double rp_port_data_rate(int width_code, int speed_code, char *text, size_t text_len)
 {
 	static const struct { int code; int x; } widths[] = { { 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 } };
 	static const struct { int code; double gbps; const char *name; } speeds[] = {
 		{ 1, 2.5, "SDR" }, { 2, 5, "DDR" }, { 4, 10, "QDR" }, { 8, 10, "FDR10" }, { 16, 14, "FDR" },
-		{ 32, 25, "EDR" }, { 64, 50, "HDR" }, { 128, 100, "NDR" },
+		{ 32, 25, "EDR" }, { 64, 50, "HDR" }, { 128, 100, "NDR" }, { 256, 200, "XDR" },
 	};
 	int x = 0;
 
+	if (text && text_len)
+		text[0] = '\0';
 	for (size_t i = 0; i < RP_ARRAY_SIZE(widths); i++)
-		if (widths[i].code == pa->active_width)
+		if (widths[i].code == width_code)
 			x = widths[i].x;
 	for (size_t i = 0; x && i < RP_ARRAY_SIZE(speeds); i++) {
-		if (speeds[i].code == pa->active_speed) {
-			port->rate_gbps = x * speeds[i].gbps;
-			snprintf(port->rate_text, sizeof(port->rate_text), "%dX %s", x, speeds[i].name);
+		if (speeds[i].code == speed_code) {
+			if (text && text_len)
+				snprintf(text, text_len, "%dX %s", x, speeds[i].name);
+			return x * speeds[i].gbps;
 		}
 	}
+	return 0;
+}
+
+/* Rate from verbs' width and speed codes, for a port whose sysfs rate is missing. */
+static void rate_from_verbs(const struct ibv_port_attr *pa, struct rp_port *port)
+{
+	port->rate_gbps = rp_port_data_rate(pa->active_width, pa->active_speed, port->rate_text,
+					    sizeof(port->rate_text));
 }
 
 /* Ports as verbs reports them: state, LIDs, link layer and active MTU override sysfs. A port verbs

@@ -106,6 +106,10 @@ const struct rp_hca *rp_node_find_hca(const struct rp_node *node, const char *na
 const struct rp_port *rp_hca_find_port(const struct rp_hca *hca, int port_num);
 
 /* Names for the reports: "ACTIVE", "LinkUp", "InfiniBand"/"Ethernet", "RoCE v2"/"IB/RoCE v1". */
+/* The data rate in Gb/s of a port with verbs' active_width and active_speed codes (the project's one
+ * rate table: 4X EDR = 100), 0 when unknown; text (may be NULL) gets "4X EDR" or "". */
+double rp_port_data_rate(int width_code, int speed_code, char *text, size_t text_len);
+
 const char *rp_port_state_str(int state);
 const char *rp_phys_state_str(int phys_state);
 const char *rp_link_layer_str(enum rp_link_layer ll);

@@ -5,6 +5,12 @@
  * completes on the send CQ, a WRITE WITH IMM consumes a posted receive of the peer QP. Every create
  * and destroy is counted, so each test also proves that teardown released everything.
  *
+ * Faults it can inject besides a failure at any call: a slow link (completions one per gap, or slower
+ * for a range of writes), writes that vanish (no completion until the target QP is destroyed, then
+ * the sender gets fk_orphan_status), a lost receive of the final write, a lost completion of one
+ * latency write, a port that goes DOWN after N queries, an async PORT_ERR event, a smaller
+ * max_msg_sz, another vendor (rxe). It logs the access flags of MRs and QPs and the CQ sizes.
+ *
  * What is checked: a failure injected at EVERY step of set-up, connection and data path ends as the
  * right rp_status with the call named in the reason, and nothing leaks; completion errors map to
  * their codes and reach the other side; corrupted data is caught at the right offset; the QP
@@ -15,16 +21,22 @@
 #include <infiniband/verbs.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "engine.h"
+#include "engine_int.h"
 #include "log.h"
+#include "node.h"
+#include "sanitize.h"
+#include "stop.h"
 #include "oob.h"
 #include "util.h"
 #include "testutil.h"
@@ -43,6 +55,7 @@ enum fk_step {
 struct fk_cq {
 	struct ibv_cq cq;
 	struct ibv_wc q[8192];
+	double visible_at[8192];         /* a completion shows only from this time on (delays) */
 	unsigned head, tail;
 };
 
@@ -51,6 +64,9 @@ struct fk_qp {
 	uint32_t dest;
 	int recv_posted;
 	uint64_t recv_wr_id;
+	unsigned dropped;                /* writes toward this QP whose completion was dropped */
+	struct fk_qp *dropped_from;      /* the writer QP of those writes */
+	uint64_t dropped_wr_id;
 };
 
 static pthread_mutex_t fk_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,6 +85,27 @@ static int fk_rtr_mask;
 static struct fk_qp *fk_qps[256];
 static struct ibv_mr *fk_mrs[64];
 static struct ibv_device fk_dev;
+static uint32_t fk_max_msg_sz = 1u << 31;      /* the port's max_msg_sz */
+static uint32_t fk_vendor_id = 0x02c9;          /* Mellanox; 0xffffff is rxe */
+static struct ibv_context *fk_down_ctx;         /* this port goes DOWN ... */
+static int fk_opens;                            /* devices opened so far */
+static int fk_down_open;                        /* the port of the Nth device opened goes DOWN */
+static int fk_event_open;                       /* the Nth device opened gets async events ... */
+static int fk_event_pipe[2] = { -1, -1 };       /* ... one PORT_ERR per byte written here */
+static double fk_write_gap_s;                   /* the link completes one write per gap (slow link) */
+static double fk_next_done;
+static uint64_t fk_slow_from, fk_slow_to;      /* writes in [from, to) complete one per fk_slow_gap_s */
+static double fk_slow_gap_s;
+static uint64_t fk_drop_from;                   /* writes from this one (1-based) vanish: no completion */
+static enum ibv_wc_status fk_orphan_status = IBV_WC_RETRY_EXC_ERR;  /* their fate when the target QP dies */
+static bool fk_drop_recv;                       /* the final WRITE WITH IMM lands but its receive never completes */
+static uint64_t fk_drop_lat_at;
+static int fk_active_width = 1, fk_active_speed = 8;   /* 1X FDR10 */
+static int fk_mr_access[8], fk_n_mr_access;     /* access flags of the MRs registered, in order */
+static int fk_qp_access[64], fk_n_qp_access;     /* access flags of the QPs moved to INIT, in order */
+static int fk_max_cqe;                 /* latency: this write's completion is dropped (it lands) */
+static int fk_down_queries;                     /* ... after this many port queries */
+static int fk_queries_of_down;
 static struct ibv_context_ops fk_ops_dummy;
 
 static void fk_reset(void)
@@ -84,6 +121,26 @@ static void fk_reset(void)
 	fk_corrupt_off = -1;
 	memset(fk_qps, 0, sizeof(fk_qps));
 	memset(fk_mrs, 0, sizeof(fk_mrs));
+	fk_max_msg_sz = 1u << 31;
+	fk_vendor_id = 0x02c9;
+	fk_down_ctx = NULL;
+	fk_down_queries = 0;
+	fk_opens = 0;
+	fk_down_open = 0;
+	fk_event_open = 0;
+	fk_write_gap_s = 0;
+	fk_next_done = 0;
+	fk_slow_from = fk_slow_to = 0;
+	fk_slow_gap_s = 0;
+	fk_drop_from = 0;
+	fk_orphan_status = IBV_WC_RETRY_EXC_ERR;
+	fk_drop_recv = false;
+	fk_drop_lat_at = 0;
+	fk_active_width = 1;
+	fk_active_speed = 8;
+	fk_n_mr_access = fk_n_qp_access = 0;
+	fk_max_cqe = 0;
+	fk_queries_of_down = 0;
 	(void)fk_ops_dummy;
 }
 
@@ -137,6 +194,9 @@ struct ibv_mr *__wrap_ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len
 int __wrap_ibv_dereg_mr(struct ibv_mr *mr);
 int __wrap_ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid);
 int __wrap_rp_verbs_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr);
+int __wrap_ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr);
+int __wrap_ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev);
+void __wrap_ibv_ack_async_event(struct ibv_async_event *ev);
 int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 int __wrap_rp_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 int __wrap_rp_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
@@ -173,6 +233,13 @@ struct ibv_context *__wrap_ibv_open_device(struct ibv_device *dev)
 		return NULL;
 	ctx = calloc(1, sizeof(*ctx));
 	ctx->device = dev;
+	ctx->async_fd = -1;
+	pthread_mutex_lock(&fk_lock);
+	if (++fk_opens == fk_down_open)
+		fk_down_ctx = ctx;
+	if (fk_opens == fk_event_open)
+		ctx->async_fd = fk_event_pipe[0];
+	pthread_mutex_unlock(&fk_lock);
 	fk_count(FK_CTX, 1);
 	return ctx;
 }
@@ -216,6 +283,10 @@ struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_c
 	cq = calloc(1, sizeof(*cq));
 	cq->cq.context = ctx;
 	cq->cq.cqe = cqe;
+	pthread_mutex_lock(&fk_lock);
+	if (cqe > fk_max_cqe)
+		fk_max_cqe = cqe;
+	pthread_mutex_unlock(&fk_lock);
 	fk_count(FK_CQ, 1);
 	return &cq->cq;
 }
@@ -251,9 +322,25 @@ struct ibv_qp *__wrap_ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *
 	return &qp->qp;
 }
 
+static void cq_push_at(struct ibv_cq *cq, const struct ibv_wc *wc, double at);
+
 int __wrap_ibv_destroy_qp(struct ibv_qp *qp)
 {
+	struct fk_qp *q = (struct fk_qp *)qp;
+
 	pthread_mutex_lock(&fk_lock);
+	/* the writes whose completions were dropped now fail at their sender (its QP flushes after) */
+	if (q->dropped && q->dropped_from) {
+		struct ibv_wc wc = { .wr_id = q->dropped_wr_id, .status = fk_orphan_status, .opcode = IBV_WC_RDMA_WRITE,
+				     .qp_num = q->dropped_from->qp.qp_num };
+
+		for (size_t i = 0; i < RP_ARRAY_SIZE(fk_qps); i++)
+			if (fk_qps[i] == q->dropped_from)
+				cq_push_at(q->dropped_from->qp.send_cq, &wc, 0);
+	}
+	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_qps); i++)
+		if (fk_qps[i] && fk_qps[i]->dropped_from == q)
+			fk_qps[i]->dropped_from = NULL;
 	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_qps); i++)
 		if (fk_qps[i] == (struct fk_qp *)qp)
 			fk_qps[i] = NULL;
@@ -276,6 +363,8 @@ int __wrap_ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 		fk_rtr_mask = mask;
 	} else if (st == ST_RTS) {
 		fk_rts = *attr;
+	} else if (fk_n_qp_access < (int)RP_ARRAY_SIZE(fk_qp_access)) {
+		fk_qp_access[fk_n_qp_access++] = (int)attr->qp_access_flags;
 	}
 	qp->state = attr->qp_state;
 	pthread_mutex_unlock(&fk_lock);
@@ -306,16 +395,24 @@ static struct ibv_mr *fk_reg(struct ibv_pd *pd, void *addr, size_t len)
 	return mr;
 }
 
+static void fk_log_access(int access)
+{
+	pthread_mutex_lock(&fk_lock);
+	if (fk_n_mr_access < (int)RP_ARRAY_SIZE(fk_mr_access))
+		fk_mr_access[fk_n_mr_access++] = access;
+	pthread_mutex_unlock(&fk_lock);
+}
+
 struct ibv_mr *__wrap_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
 {
-	(void)access;
+	fk_log_access(access);
 	return fk_reg(pd, addr, len);
 }
 
 struct ibv_mr *__wrap_ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access)
 {
 	(void)iova;
-	(void)access;
+	fk_log_access((int)access);
 	return fk_reg(pd, addr, len);
 }
 
@@ -344,9 +441,33 @@ int __wrap_ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union
 	return 0;
 }
 
-int __wrap_rp_verbs_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
+int __wrap_ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
+{
+	char b;
+
+	if (read(ctx->async_fd, &b, 1) != 1)
+		return -1;
+	memset(ev, 0, sizeof(*ev));
+	ev->event_type = IBV_EVENT_PORT_ERR;
+	ev->element.port_num = 1;
+	return 0;
+}
+
+void __wrap_ibv_ack_async_event(struct ibv_async_event *ev)
+{
+	(void)ev;
+}
+
+int __wrap_ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 {
 	(void)ctx;
+	memset(attr, 0, sizeof(*attr));
+	attr->vendor_id = fk_vendor_id;
+	return 0;
+}
+
+int __wrap_rp_verbs_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
+{
 	(void)port;
 	if (fk_fail(ST_QUERY_PORT))
 		return errno;
@@ -354,16 +475,32 @@ int __wrap_rp_verbs_query_port(struct ibv_context *ctx, uint8_t port, struct ibv
 	attr->state = IBV_PORT_ACTIVE;
 	attr->active_mtu = IBV_MTU_1024;
 	attr->link_layer = IBV_LINK_LAYER_ETHERNET;
-	attr->active_width = 1;
-	attr->active_speed = 8;
+	attr->active_width = (uint8_t)fk_active_width;
+	attr->active_speed = (uint8_t)fk_active_speed;
+	attr->max_msg_sz = fk_max_msg_sz;
+	if (ctx == fk_down_ctx && fk_down_queries && ++fk_queries_of_down > fk_down_queries)
+		attr->state = IBV_PORT_DOWN;
 	return 0;
 }
 
-static void cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
+static void cq_push_at(struct ibv_cq *cq, const struct ibv_wc *wc, double at)
 {
 	struct fk_cq *c = (struct fk_cq *)cq;
 
+	c->visible_at[c->tail % RP_ARRAY_SIZE(c->q)] = at;
 	c->q[c->tail++ % RP_ARRAY_SIZE(c->q)] = *wc;
+}
+
+/* When the write posted now completes: at once, or one gap after the previous one (a slow link). */
+static double fk_done_time(void)
+{
+	double now = rp_now();
+	double gap = fk_writes + 1 >= fk_slow_from && fk_writes + 1 < fk_slow_to ? fk_slow_gap_s : fk_write_gap_s;
+
+	if (gap <= 0)
+		return 0;
+	fk_next_done = (fk_next_done > now ? fk_next_done : now) + gap;
+	return fk_next_done;
 }
 
 static struct fk_qp *qp_by_num(uint32_t num)
@@ -400,15 +537,30 @@ int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct 
 		struct fk_qp *dst = qp_by_num(((struct fk_qp *)qp)->dest);
 		uint32_t len = wr->sg_list[0].length;
 
+		double at = fk_done_time();
+
 		fk_writes++;
+		if (fk_drop_from && fk_writes >= fk_drop_from && dst) {
+			/* lost on the wire: nothing lands, nothing completes until the target QP goes away */
+			dst->dropped++;
+			dst->dropped_from = (struct fk_qp *)qp;
+			dst->dropped_wr_id = wr->wr_id;
+			continue;
+		}
 		if (fk_writes == fk_bad_write_at)
 			wc.status = fk_bad_status;
 		else if (!dst)
 			wc.status = IBV_WC_RETRY_EXC_ERR;
 		else if (!mr_for(wr->wr.rdma.rkey, wr->wr.rdma.remote_addr, len))
 			wc.status = IBV_WC_REM_ACCESS_ERR;
-		if (wc.status == IBV_WC_SUCCESS) {
-			memcpy((void *)(uintptr_t)wr->wr.rdma.remote_addr, (void *)(uintptr_t)wr->sg_list[0].addr, len);
+		if (wc.status == IBV_WC_SUCCESS && len > 0) {
+			uint8_t *to = (uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr;
+			const uint8_t *from = (const uint8_t *)(uintptr_t)wr->sg_list[0].addr;
+
+			/* the last byte lands last, as one store the peer may be polling (the ping-pong's
+			 * flag): under ThreadSanitizer a plain read of it by the engine is a data race */
+			memcpy(to, from, len - 1);
+			__atomic_store_n(to + len - 1, __atomic_load_n(from + len - 1, __ATOMIC_RELAXED), __ATOMIC_RELEASE);
 			if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
 				struct ibv_wc rwc = { .wr_id = dst->recv_wr_id, .opcode = IBV_WC_RECV_RDMA_WITH_IMM,
 						      .imm_data = wr->imm_data, .qp_num = dst->qp.qp_num,
@@ -416,14 +568,16 @@ int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct 
 
 				if (fk_corrupt_off >= 0)
 					((uint8_t *)(uintptr_t)wr->wr.rdma.remote_addr)[fk_corrupt_off] ^= 0x40;
-				if (dst->recv_posted-- > 0)
-					cq_push(dst->qp.recv_cq, &rwc);
-				else
+				if (dst->recv_posted-- <= 0)
 					wc.status = IBV_WC_RNR_RETRY_EXC_ERR;
+				else if (!fk_drop_recv)
+					cq_push_at(dst->qp.recv_cq, &rwc, at);
 			}
 		}
+		if (fk_drop_lat_at && fk_writes == fk_drop_lat_at)
+			continue;   /* landed, but its completion is lost */
 		if ((wr->send_flags & IBV_SEND_SIGNALED) || wc.status != IBV_WC_SUCCESS)
-			cq_push(qp->send_cq, &wc);
+			cq_push_at(qp->send_cq, &wc, at);
 	}
 	pthread_mutex_unlock(&fk_lock);
 	return 0;
@@ -450,7 +604,7 @@ int __wrap_rp_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	if (fk_fail(ST_POLL))
 		return -errno;
 	pthread_mutex_lock(&fk_lock);
-	while (got < n && c->head != c->tail)
+	while (got < n && c->head != c->tail && c->visible_at[c->head % RP_ARRAY_SIZE(c->q)] <= rp_now())
 		wc[got++] = c->q[c->head++ % RP_ARRAY_SIZE(c->q)];
 	pthread_mutex_unlock(&fk_lock);
 	return got;
@@ -587,8 +741,6 @@ static void test_fail_at_every_step(void **state)
 		}
 		steps_seen++;
 		seen_mask |= 1 << fk_failed_step;
-		if (fk_failed_step == ST_POLL && r.status == RP_ST_OK)
-			continue;   /* cannot happen: a failed poll always ends the run */
 		if (r.status != expected_status(fk_failed_step) || !strstr(r.reason, expected_word(fk_failed_step)))
 			fail_msg("failure at call %d (step %d): status %s, reason '%s'", n, fk_failed_step,
 				 rp_status_code(r.status), r.reason);
@@ -701,6 +853,15 @@ static void test_wc_errors(void **state)
 		{ IBV_WC_RNR_RETRY_EXC_ERR, RP_ST_RNR_RETRY },
 		{ IBV_WC_REM_ACCESS_ERR, RP_ST_REMOTE_ACCESS },
 		{ IBV_WC_LOC_PROT_ERR, RP_ST_LOCAL_PROT },
+		{ IBV_WC_REM_INV_REQ_ERR, RP_ST_REMOTE_INVALID },
+		{ IBV_WC_REM_OP_ERR, RP_ST_REMOTE_OP },
+		{ IBV_WC_REM_ABORT_ERR, RP_ST_REMOTE_ABORT },
+		{ IBV_WC_LOC_LEN_ERR, RP_ST_LOCAL_LENGTH },
+		{ IBV_WC_LOC_QP_OP_ERR, RP_ST_LOCAL_QP_OP },
+		{ IBV_WC_BAD_RESP_ERR, RP_ST_BAD_RESPONSE },
+		{ IBV_WC_WR_FLUSH_ERR, RP_ST_FLUSHED },
+		{ IBV_WC_GENERAL_ERR, RP_ST_COMPLETION_ERROR },
+		{ IBV_WC_MW_BIND_ERR, RP_ST_COMPLETION_ERROR },
 	};
 
 	(void)state;
@@ -714,8 +875,9 @@ static void test_wc_errors(void **state)
 		fk_bad_write_at = 50;
 		fk_bad_status = cases[i].wc;
 		assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
-		assert_int_equal(r.status, cases[i].st);
-		assert_non_null(strstr(r.reason, ibv_wc_status_str(cases[i].wc)));
+		if (r.status != cases[i].st || !strstr(r.reason, ibv_wc_status_str(cases[i].wc)))
+			fail_msg("%s: %s (%s)", ibv_wc_status_str(cases[i].wc), rp_status_code(r.status), r.reason);
+		assert_int_equal(r.cause_side, RP_SIDE_SRC);
 		assert_false(r.verified);
 		/* the target heard it over the side channel, well before its own deadline */
 		assert_true(rp_now() - t0 < cfg.timeout_s);
@@ -838,10 +1000,531 @@ static void test_bad_peer_message(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* deadlines, first cause, status codes: both sides in two threads, each side's own result */
+
+struct side_thread {
+	const struct rp_engine_cfg *cfg;
+	struct rp_oob *oob;
+	struct rp_pair_result res;
+	int rc;
+};
+
+static void *target_side(void *arg)
+{
+	struct side_thread *t = arg;
+
+	t->rc = rp_engine_pair_run(t->cfg, RP_ROLE_TARGET, &port_b, t->oob, 0, &t->res);
+	return NULL;
+}
+
+/* Run a pair with rp_engine_pair_run on both sides; *w and *t are each side's own result. */
+static void run_both(const struct rp_engine_cfg *cfg, struct rp_pair_result *w, struct rp_pair_result *t)
+{
+	struct rp_oob a, b;
+	struct side_thread st = { .cfg = cfg, .oob = &b };
+	pthread_t tid;
+
+	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+	assert_int_equal(pthread_create(&tid, NULL, target_side, &st), 0);
+	rp_engine_pair_run(cfg, RP_ROLE_WRITER, &port_a, &a, 0, w);
+	rp_oob_close(&a);
+	pthread_join(tid, NULL);
+	rp_oob_close(&b);
+	*t = st.res;
+}
+
+/* A slow but healthy link (one write completes every 50 ms) whose run takes longer than the old flat
+ * cap (run_limit_s, as the matrix sets it: 4 x --timeout there): the writer's progress reports keep
+ * the target waiting, and the pair is ok. (Before: the target timed out at the cap and tore its QP
+ * down, and the writer then reported a transport error.) */
+static void test_slow_link_ok(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 2;       /* generous: the test bed's CPUs are shared */
+	cfg.run_limit_s = 1.0;
+	cfg.meas.n_qps = 1;
+	cfg.meas.cq_mod = 1;
+	cfg.meas.iters = 50;
+	fk_write_gap_s = 0.05;   /* (8 + 50 + 1) writes: about 3 s, three times the old cap */
+	run_both(&cfg, &w, &t);
+	if (w.status != RP_ST_OK || t.status != RP_ST_OK)
+		fail_msg("slow link: writer %s (%s), target %s (%s)", rp_status_code(w.status), w.reason,
+			 rp_status_code(t.status), t.reason);
+	assert_true(w.verified && t.verified);
+	assert_int_equal(w.iters, 50);
+	assert_true(w.gbps_min_at_s >= 0 && w.gbps_min <= w.gbps);
+	assert_int_equal(w.n_attempts, 1);
+	assert_int_equal(w.attempts[0].status, RP_ST_OK);
+	assert_true(fk_all_released());
+}
+
+/* Writes that vanish (no completion ever): no progress for --timeout is TIMEOUT on both sides, the
+ * writer's (it saw it first-hand) is the cause; nobody calls it a transport error. */
+static void test_no_progress_timed_out(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_drop_from = 40;
+	run_both(&cfg, &w, &t);
+	if (w.status != RP_ST_TIMEOUT || t.status != RP_ST_TIMEOUT)
+		fail_msg("writer %s (%s), target %s (%s)", rp_status_code(w.status), w.reason, rp_status_code(t.status),
+			 t.reason);
+	assert_string_equal(w.reason, t.reason);
+	assert_int_equal(w.cause_side, t.cause_side);
+	assert_true(fk_all_released());
+}
+
+/* The target's port goes DOWN mid-run (writes vanish from then on): the target's port check names
+ * it, PORT_DOWN on both sides with the target as the cause; the writer's transport error, if it saw
+ * one when the target's QP went away, is only the secondary view. (Before: timed_out.) */
+static void test_port_down_first_cause(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_down_open = 2;        /* the target opens the second device */
+	fk_down_queries = 1;     /* its set-up query sees ACTIVE, every later one DOWN */
+	fk_drop_from = 60;
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_PORT_DOWN);
+	assert_int_equal(t.status, RP_ST_PORT_DOWN);
+	assert_int_equal(w.cause_side, RP_SIDE_DST);
+	assert_int_equal(t.cause_side, RP_SIDE_DST);
+	assert_non_null(strstr(w.reason, "left ACTIVE"));
+	assert_true(w.secondary.status == RP_ST_OK || w.secondary.status == RP_ST_RETRY_EXCEEDED);
+	assert_true(fk_all_released());
+}
+
+/* A port that flapped (an async PORT_ERR, the port ACTIVE again by the next query) while the writes
+ * stalled: PORT_DOWN named after the event, the target as the cause. (Before: timed_out.) */
+static void test_port_error_event(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	assert_int_equal(pipe(fk_event_pipe), 0);
+	fk_event_open = 2;
+	assert_int_equal(write(fk_event_pipe[1], "e", 1), 1);
+	fk_drop_from = 60;
+	run_both(&cfg, &w, &t);
+	close(fk_event_pipe[0]);
+	close(fk_event_pipe[1]);
+	fk_event_pipe[0] = fk_event_pipe[1] = -1;
+	assert_int_equal(t.status, RP_ST_PORT_DOWN);
+	assert_int_equal(w.status, RP_ST_PORT_DOWN);
+	assert_int_equal(w.cause_side, RP_SIDE_DST);
+	assert_non_null(strstr(t.reason, "async event"));
+	assert_true(fk_all_released());
+}
+
+/* The writer's own port goes DOWN while its writes stall: PORT_DOWN with the writer as the cause. */
+static void test_writer_port_down(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_down_open = 1;
+	fk_down_queries = 1;
+	fk_drop_from = 60;
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_PORT_DOWN);
+	assert_int_equal(t.status, RP_ST_PORT_DOWN);
+	assert_int_equal(w.cause_side, RP_SIDE_SRC);
+	assert_int_equal(t.cause_side, RP_SIDE_SRC);
+	assert_true(fk_all_released());
+}
+
+/* The writer's queue flushes because the target's port went down: FLUSHED is a consequence, the
+ * target's PORT_DOWN is the cause whichever side reports; FLUSHED is the secondary view.
+ * (Before: a flush was peer_lost and became the pair's status.) */
+static void test_flush_is_secondary(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	fk_down_open = 2;
+	fk_down_queries = 1;
+	fk_bad_write_at = 60;
+	fk_bad_status = IBV_WC_WR_FLUSH_ERR;
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_PORT_DOWN);
+	assert_int_equal(t.status, RP_ST_PORT_DOWN);
+	assert_int_equal(w.cause_side, RP_SIDE_DST);
+	assert_int_equal(t.cause_side, RP_SIDE_DST);
+	assert_int_equal(w.secondary.status, RP_ST_FLUSHED);
+	assert_int_equal(t.secondary.status, RP_ST_FLUSHED);
+	assert_non_null(strstr(w.secondary.reason, ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR)));
+	assert_true(fk_all_released());
+}
+
+/* A target that sees nothing wrong adopts the writer's failure: one status, the writer's side. */
+static void test_writer_cause(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	fk_bad_write_at = 50;
+	fk_bad_status = IBV_WC_REM_INV_REQ_ERR;
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_REMOTE_INVALID);
+	assert_int_equal(t.status, RP_ST_REMOTE_INVALID);
+	assert_int_equal(w.cause_side, RP_SIDE_SRC);
+	assert_int_equal(t.cause_side, RP_SIDE_SRC);
+	assert_int_equal(w.secondary.status, RP_ST_OK);
+	assert_int_equal(t.n_attempts, 1);
+	assert_int_equal(t.attempts[0].status, RP_ST_REMOTE_INVALID);
+	assert_int_equal(t.attempts[0].side, RP_SIDE_SRC);
+	assert_true(fk_all_released());
+}
+
+/* Latency mode: the last ping lands but its completion is lost. The drain waits for every signalled
+ * write and ends as TIMEOUT. (Before: it left on the first empty poll and the pair passed.) */
+static void test_latency_drain_waits(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	cfg.meas.mode = RP_MODE_LAT;
+	cfg.meas.msg_size = 64;
+	cfg.meas.iters = 100;
+	cfg.meas.n_qps = 1;
+	fk_drop_lat_at = 2 * (8 + 100) - 1;   /* the writer's last ping (writes alternate writer, target) */
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
+	assert_int_equal(r.status, RP_ST_TIMEOUT);
+	if (!strstr(r.reason, "latency writes"))
+		fail_msg("reason: %s", r.reason);
+	assert_int_equal(r.cause_side, RP_SIDE_SRC);
+	assert_true(fk_all_released());
+}
+
+/* The final write's receive never completes although the writer reported its end: TIMEOUT on the
+ * target, within one --timeout of the writer's report. */
+static void test_final_never_arrives(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_drop_recv = true;
+	run_both(&cfg, &w, &t);
+	assert_int_equal(t.status, RP_ST_TIMEOUT);
+	assert_int_equal(t.cause_side, RP_SIDE_DST);
+	assert_non_null(strstr(t.reason, "final write"));
+	assert_int_equal(w.status, RP_ST_TIMEOUT);
+	assert_true(fk_all_released());
+}
+
+/* Build a valid message of type from this side (as a writer would send it). */
+static void hand_msg(struct rp_engine_msg *m, enum rp_msg_type type)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = RP_MSG_MAGIC;
+	m->version = RP_MSG_VERSION;
+	m->type = (uint16_t)type;
+	m->length = sizeof(*m);
+}
+
+struct hand_target {
+	struct rp_engine_cfg cfg;
+	struct rp_oob *oob;
+	struct rp_pair_result res;
+};
+
+static void *hand_target_main(void *arg)
+{
+	struct hand_target *h = arg;
+
+	rp_engine_pair_run(&h->cfg, RP_ROLE_TARGET, &port_b, h->oob, 0, &h->res);
+	return NULL;
+}
+
+/* A writer played by hand: a valid CONN (with an hour as its progress period) and READY, then
+ * PROGRESS reports that never advance. "No progress" is what counts: the target ends TIMEOUT within
+ * one of its own --timeout and says so. */
+static void test_silent_after_ready(void **state)
+{
+	struct hand_target h;
+	struct rp_engine_ep *w = NULL;
+	struct rp_pair_result rw;
+	struct rp_engine_msg m, in;
+	struct rp_oob a, b;
+	pthread_t tid;
+	bool got_result = false;
+
+	(void)state;
+	small_cfg(&h.cfg);
+	h.cfg.timeout_s = 0.5;
+	h.oob = &b;
+	rp_pair_result_init(&rw, NULL, NULL);
+	assert_int_equal(rp_engine_ep_create(&h.cfg, RP_ROLE_WRITER, &port_a, &rw, &w), 0);
+	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+	assert_int_equal(pthread_create(&tid, NULL, hand_target_main, &h), 0);
+	hand_msg(&m, RP_MSG_CONN);
+	rp_engine_ep_info(w, 42, &m.u.conn);
+	m.u.conn.progress_s = 3600;   /* a writer that promises reports once an hour buys no extra time */
+	assert_int_equal(rp_oob_send(&a, &m, sizeof(m), rp_now() + 2), 0);
+	assert_int_equal(rp_oob_recv(&a, &in, sizeof(in), rp_now() + 2), 0);
+	assert_int_equal(rp_engine_msg_validate(&in, sizeof(in), RP_MSG_CONN, NULL, 0), 0);
+	hand_msg(&m, RP_MSG_READY);
+	assert_int_equal(rp_oob_send(&a, &m, sizeof(m), rp_now() + 2), 0);
+	assert_int_equal(rp_oob_recv(&a, &in, sizeof(in), rp_now() + 2), 0);
+	assert_int_equal(in.type, RP_MSG_READY);
+	/* reports that say nothing new, for up to 40 x --timeout: the target's RESULT must come first */
+	for (int i = 0; i < 160 && !got_result; i++) {
+		hand_msg(&m, RP_MSG_PROGRESS);
+		m.u.progress.completed = 5;
+		rp_oob_send(&a, &m, sizeof(m), rp_now() + 1);
+		got_result = rp_oob_recv(&a, &in, sizeof(in), rp_now() + h.cfg.timeout_s / 4) == 0;
+	}
+	assert_true(got_result);
+	assert_int_equal(in.type, RP_MSG_RESULT);
+	assert_int_equal(in.status, RP_ST_TIMEOUT);
+	rp_oob_close(&a);
+	pthread_join(tid, NULL);
+	rp_oob_close(&b);
+	assert_int_equal(h.res.status, RP_ST_TIMEOUT);
+	assert_non_null(strstr(h.res.reason, "no progress for"));
+	rp_engine_ep_destroy(w);
+	assert_true(fk_all_released());
+}
+
+/* A hostile writer asks for a 1 TiB buffer: the target rejects the message before it opens a device,
+ * allocates or registers anything. (Before: only msg_size != 0 was checked.) */
+static void test_hostile_conn_allocates_nothing(void **state)
+{
+	struct hand_target h;
+	struct rp_engine_cfg cfg;
+	struct rp_engine_msg m;
+	struct rp_oob a, b;
+	pthread_t tid;
+
+	(void)state;
+	small_cfg(&h.cfg);
+	h.oob = &b;
+	rp_engine_cfg_default(&cfg);
+	hand_msg(&m, RP_MSG_CONN);
+	m.u.conn.n_qps = 1;
+	m.u.conn.qpn[0] = 0x42;
+	m.u.conn.mtu = 1024;
+	m.u.conn.port = 1;
+	m.u.conn.meas = cfg.meas;
+	m.u.conn.meas.msg_size = 1ULL << 40;
+	m.u.conn.buf_len = 1ULL << 40;
+	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+	assert_int_equal(pthread_create(&tid, NULL, hand_target_main, &h), 0);
+	assert_int_equal(rp_oob_send(&a, &m, sizeof(m), rp_now() + 2), 0);
+	/* the writer is told why, at once */
+	assert_int_equal(rp_oob_recv(&a, &m, sizeof(m), rp_now() + 5), 0);
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, NULL, 0), 0);
+	assert_int_equal(m.status, RP_ST_PEER_LOST);
+	assert_non_null(strstr(m.reason, "message size"));
+	pthread_join(tid, NULL);
+	rp_oob_close(&a);
+	rp_oob_close(&b);
+	assert_int_equal(h.res.status, RP_ST_PEER_LOST);
+	assert_non_null(strstr(h.res.reason, "message size"));
+	assert_int_equal(fk_opens, 0);
+	assert_int_equal(fk_n_mr_access, 0);
+	assert_true(fk_all_released());
+}
+
+/* A 4 GiB message cannot be posted (the length is 32 bits: it would be 0); a message larger than the
+ * port's max_msg_sz is refused when the endpoint opens. */
+static void test_message_size_limits(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.msg_size = 1ULL << 32;
+	assert_int_equal(rp_engine_cfg_validate(&cfg), -EINVAL);
+	cfg.meas.msg_size = RP_ENGINE_MAX_MSG_SIZE + 1;
+	assert_int_equal(rp_engine_cfg_validate(&cfg), -EINVAL);
+	cfg.meas.msg_size = RP_ENGINE_MAX_MSG_SIZE;
+	assert_int_equal(rp_engine_cfg_validate(&cfg), 0);
+	cfg.meas.iters = RP_ENGINE_MAX_ITERS;   /* x 1 GiB overflows 64 bits */
+	assert_int_equal(rp_engine_cfg_validate(&cfg), -EINVAL);
+	small_cfg(&cfg);
+	fk_max_msg_sz = 2048;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
+	assert_int_equal(r.status, RP_ST_SETUP);
+	assert_non_null(strstr(r.reason, "exceeds the largest message"));
+	assert_true(fk_all_released());
+}
+
+/* Least privilege: the writer's MR and QPs grant no remote access and its rkey is never sent; the
+ * target's grant remote WRITE only. The send CQ holds a flush of every QP plus the final write. */
+static void test_least_privilege(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_engine_ep *w = NULL, *t = NULL;
+	struct rp_pair_result rw, rt;
+	struct rp_conn_info iw, it;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.n_qps = 8;
+	rp_pair_result_init(&rw, NULL, NULL);
+	rp_pair_result_init(&rt, NULL, NULL);
+	assert_int_equal(rp_engine_ep_create(&cfg, RP_ROLE_WRITER, &port_a, &rw, &w), 0);
+	assert_int_equal(fk_max_cqe, (16 + 1) * 8 + 1);
+	assert_int_equal(rp_engine_ep_create(&cfg, RP_ROLE_TARGET, &port_b, &rt, &t), 0);
+	assert_int_equal(fk_n_mr_access, 2);
+	assert_int_equal(fk_mr_access[0] & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC), 0);
+	assert_int_equal(fk_mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_int_equal(fk_n_qp_access, 16);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(fk_qp_access[i], 0);
+		assert_int_equal(fk_qp_access[8 + i], IBV_ACCESS_REMOTE_WRITE);
+	}
+	rp_engine_ep_info(w, 1, &iw);
+	rp_engine_ep_info(t, 1, &it);
+	assert_int_equal(iw.rkey, 0);
+	assert_true(iw.addr == 0 && iw.buf_len == 0);
+	assert_true(it.rkey != 0 && it.buf_len == 4096);
+	rp_engine_ep_destroy(t);
+	rp_engine_ep_destroy(w);
+	assert_true(fk_all_released());
+}
+
+/* One rate table, data rates: 4X EDR is 100 Gb/s (not 103.125); a soft device is marked on both
+ * sides, the peer's through the wire. */
+static void test_rate_and_soft(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	fk_active_width = 2;     /* 4X */
+	fk_active_speed = 32;    /* EDR */
+	fk_vendor_id = 0xffffff; /* rxe */
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_OK);
+	assert_float_equal(w.src.link_gbps, 100.0, 1e-9);
+	assert_float_equal(w.dst.link_gbps, 100.0, 1e-9);
+	assert_float_equal(t.src.link_gbps, 100.0, 1e-9);
+	assert_true(w.src.soft && w.dst.soft && t.src.soft && t.dst.soft);
+	assert_float_equal(rp_port_data_rate(2, 32, NULL, 0), 100.0, 1e-9);
+	assert_float_equal(rp_port_data_rate(2, 128, NULL, 0), 400.0, 1e-9);
+	assert_true(fk_all_released());
+}
+
+/* The link slows down for a while in the middle of the run: the slowest interval is found, and
+ * where it starts (seconds into the measured run) is reported on both sides. (Before: never set.) */
+static void test_interval_minimum_located(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.n_qps = 1;
+	cfg.meas.cq_mod = 1;
+	cfg.meas.warmup_iters = 0;
+	cfg.meas.iters = 300;
+	cfg.meas.interval_s = 0.05;
+	fk_write_gap_s = 0.001;                   /* writes 1..100: 0.1 s */
+	fk_slow_from = 101;                       /* writes 101..110: 20 ms each, 0.2 s */
+	fk_slow_to = 111;
+	fk_slow_gap_s = 0.02;
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_OK);
+	assert_true(w.gbps_min < w.gbps / 4);
+	if (w.gbps_min_at_s < 0.05 || w.gbps_min_at_s > w.elapsed_s)
+		fail_msg("slowest interval at %.3f s of %.3f", w.gbps_min_at_s, w.elapsed_s);
+	assert_float_equal(t.gbps_min_at_s, w.gbps_min_at_s, 1e-12);
+	assert_true(fk_all_released());
+}
+
+/* A --node longer than the name field, in a 2-byte script, is cut between characters: the names in
+ * the result (both sides, one through the wire) are valid UTF-8. (Before: cut mid-character.) */
+static void test_long_utf8_node(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+	char node[3 * RP_NAME_MAX];
+	struct rp_engine_port pa = port_a;
+
+	(void)state;
+	small_cfg(&cfg);
+	node[0] = 'x';   /* "xy" then 2-byte characters: a cut at 63 bytes falls inside one */
+	node[1] = 'y';
+	for (size_t i = 2; i + 2 < sizeof(node); i += 2)
+		memcpy(node + i, "\xc3\xa9", 2);   /* U+00E9 */
+	node[sizeof(node) - 2] = '\0';
+	pa.node = node;
+	{
+		struct rp_oob a, b;
+		struct side_thread st = { .cfg = &cfg, .oob = &b };
+		pthread_t tid;
+
+		assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+		assert_int_equal(pthread_create(&tid, NULL, target_side, &st), 0);
+		rp_engine_pair_run(&cfg, RP_ROLE_WRITER, &pa, &a, 0, &w);
+		rp_oob_close(&a);
+		pthread_join(tid, NULL);
+		rp_oob_close(&b);
+		t = st.res;
+	}
+	assert_int_equal(w.status, RP_ST_OK);
+	assert_true(rp_str_is_clean(w.src.node));
+	assert_true(rp_str_is_clean(t.src.node));
+	assert_null(strchr(t.src.node, '?'));
+	assert_true(strlen(w.src.node) >= RP_NAME_MAX - 3);
+	assert_string_equal(w.src.node, t.src.node);
+	assert_true(fk_all_released());
+}
+
+/* A stop request (SIGINT/SIGTERM) ends the pair as INTERRUPTED, not as a failure of the link. */
+static void test_interrupted(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	rp_stop_request(SIGINT);
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
+	rp_stop_reset();
+	assert_int_equal(r.status, RP_ST_INTERRUPTED);
+	assert_true(fk_all_released());
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* the wire */
 
 static void valid_conn(struct rp_engine_msg *m)
 {
+	struct rp_engine_cfg cfg;
+
 	memset(m, 0, sizeof(*m));
 	m->magic = RP_MSG_MAGIC;
 	m->version = RP_MSG_VERSION;
@@ -851,9 +1534,14 @@ static void valid_conn(struct rp_engine_msg *m)
 	m->u.conn.qpn[0] = 0x11;
 	m->u.conn.qpn[1] = 0x12;
 	m->u.conn.mtu = 1024;
-	m->u.conn.msg_size = 4096;
+	m->u.conn.port = 1;
 	m->u.conn.buf_len = 4096;
-	m->u.conn.tx_depth = 16;
+	m->u.conn.progress_s = 0.5;
+	rp_engine_cfg_default(&cfg);
+	m->u.conn.meas = cfg.meas;
+	m->u.conn.meas.msg_size = 4096;
+	m->u.conn.meas.tx_depth = 16;
+	m->u.conn.meas.n_qps = 2;
 	strcpy(m->u.conn.device, "rxe0");
 }
 
@@ -974,7 +1662,39 @@ static void test_wc_status_map(void **state)
 	assert_int_equal(rp_engine_wc_status(IBV_WC_RNR_RETRY_EXC_ERR), RP_ST_RNR_RETRY);
 	assert_int_equal(rp_engine_wc_status(IBV_WC_REM_ACCESS_ERR), RP_ST_REMOTE_ACCESS);
 	assert_int_equal(rp_engine_wc_status(IBV_WC_LOC_PROT_ERR), RP_ST_LOCAL_PROT);
-	assert_int_equal(rp_engine_wc_status(IBV_WC_GENERAL_ERR), RP_ST_SETUP);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_REM_INV_REQ_ERR), RP_ST_REMOTE_INVALID);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_REM_OP_ERR), RP_ST_REMOTE_OP);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_REM_ABORT_ERR), RP_ST_REMOTE_ABORT);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_LOC_LEN_ERR), RP_ST_LOCAL_LENGTH);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_LOC_QP_OP_ERR), RP_ST_LOCAL_QP_OP);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_BAD_RESP_ERR), RP_ST_BAD_RESPONSE);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_WR_FLUSH_ERR), RP_ST_FLUSHED);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_GENERAL_ERR), RP_ST_COMPLETION_ERROR);
+	assert_int_equal(rp_engine_wc_status(IBV_WC_MW_BIND_ERR), RP_ST_COMPLETION_ERROR);
+}
+
+/* The first-cause rule on every kind of pair of first-hand failures. */
+static void test_first_cause_rule(void **state)
+{
+	static const struct { enum rp_status w, t; bool target; } cases[] = {
+		{ RP_ST_FLUSHED, RP_ST_TIMEOUT, true },            /* a flush follows from something */
+		{ RP_ST_TIMEOUT, RP_ST_FLUSHED, false },
+		{ RP_ST_PEER_LOST, RP_ST_DATA_MISMATCH, true },
+		{ RP_ST_RETRY_EXCEEDED, RP_ST_PEER_LOST, false },
+		{ RP_ST_TIMEOUT, RP_ST_PORT_DOWN, true },           /* the port explains the time-out */
+		{ RP_ST_PORT_DOWN, RP_ST_TIMEOUT, false },
+		{ RP_ST_RETRY_EXCEEDED, RP_ST_TIMEOUT, true },      /* the target's QP went away */
+		{ RP_ST_REMOTE_ACCESS, RP_ST_INTERRUPTED, true },
+		{ RP_ST_RETRY_EXCEEDED, RP_ST_REMOTE_OP, false },   /* both transport: the writer's */
+		{ RP_ST_TIMEOUT, RP_ST_TIMEOUT, false },
+		{ RP_ST_SETUP, RP_ST_DATA_MISMATCH, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++)
+		if (rp_engine_target_first(cases[i].w, cases[i].t) != cases[i].target)
+			fail_msg("writer %s, target %s: the %s's should be the cause", rp_status_code(cases[i].w),
+				 rp_status_code(cases[i].t), cases[i].target ? "target" : "writer");
 }
 
 static void test_seed(void **state)
@@ -1026,6 +1746,9 @@ static void test_cli_bad_input(void **state)
 	static const struct { const char *args, *msg; } cases[] = {
 		{ "loopback -s 0", "--size 0: out of range" },
 		{ "loopback -s 12Q", "--size 12Q: not a valid size" },
+		{ "loopback -s 4G --no-verify", "the size must be below 4 GiB" },
+		{ "loopback -s 3G", "--size 3221225472: at most 1024M" },
+		{ "loopback -s 1G -n 1000000000000", "the byte count overflows 64 bits" },
 		{ "loopback -n abc", "--iters abc: not a valid number" },
 		{ "loopback -n 10 -D 2", "either -n/--iters or -D/--duration" },
 		{ "loopback -s 4K -a", "either -s/--size or -a/--all" },
@@ -1071,12 +1794,30 @@ int main(void)
 		cmocka_unit_test_setup(test_no_gid, setup),
 		cmocka_unit_test_setup(test_silent_peer, setup),
 		cmocka_unit_test_setup(test_bad_peer_message, setup),
+		cmocka_unit_test_setup(test_slow_link_ok, setup),
+		cmocka_unit_test_setup(test_no_progress_timed_out, setup),
+		cmocka_unit_test_setup(test_port_down_first_cause, setup),
+		cmocka_unit_test_setup(test_flush_is_secondary, setup),
+		cmocka_unit_test_setup(test_port_error_event, setup),
+		cmocka_unit_test_setup(test_writer_port_down, setup),
+		cmocka_unit_test_setup(test_writer_cause, setup),
+		cmocka_unit_test_setup(test_latency_drain_waits, setup),
+		cmocka_unit_test_setup(test_final_never_arrives, setup),
+		cmocka_unit_test_setup(test_silent_after_ready, setup),
+		cmocka_unit_test_setup(test_hostile_conn_allocates_nothing, setup),
+		cmocka_unit_test_setup(test_message_size_limits, setup),
+		cmocka_unit_test_setup(test_least_privilege, setup),
+		cmocka_unit_test_setup(test_rate_and_soft, setup),
+		cmocka_unit_test_setup(test_interrupted, setup),
+		cmocka_unit_test_setup(test_long_utf8_node, setup),
+		cmocka_unit_test_setup(test_interval_minimum_located, setup),
 		cmocka_unit_test(test_wire_validation),
 		cmocka_unit_test(test_oob_partial),
 		cmocka_unit_test(test_gbps),
 		cmocka_unit_test(test_lat_stats),
 		cmocka_unit_test(test_wc_status_map),
 		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_first_cause_rule),
 		cmocka_unit_test(test_cfg_validate),
 		cmocka_unit_test(test_cli_bad_input),
 	};

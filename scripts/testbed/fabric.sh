@@ -10,6 +10,8 @@
 #   fabric.sh show                    one line per device: rxeN hN brB address
 #   fabric.sh fault loss rxeN 5%      netem loss on the device's link, both directions (hN and pN);
 #                                     100% = nothing gets through; 0% = no loss
+#   fabric.sh fault rate rxeN 8mbit   netem rate limit on the device's link, both directions: a slow
+#                                     but healthy link (nothing is lost; packets queue)
 #   fabric.sh fault down rxeN [after S]   link (hN) down now, or S seconds from now in the background
 #   fabric.sh fault up rxeN           link back up
 #   fabric.sh fault mtu rxeN 1500     MTU of hN (1500 gives an rxe active_mtu of 1024)
@@ -196,7 +198,7 @@ show() {
 
 fault() {
 	local kind=${1:-} dev=${2:-} netdev
-	[ -n "$kind" ] && [ -n "$dev" ] || die "fault needs a kind and a device: fault loss|down|up|mtu|clear rxeN ..."
+	[ -n "$kind" ] && [ -n "$dev" ] || die "fault needs a kind and a device: fault loss|rate|down|up|mtu|clear rxeN ..."
 	netdev=$(netdev_of "$dev")
 	local peer=p${netdev#h}
 	case $kind in
@@ -205,6 +207,13 @@ fault() {
 		[[ $pct =~ ^[0-9]+(\.[0-9]+)?%$ ]] || die "loss wants a percentage such as 5% or 100%, not '$pct'"
 		printf 'qdisc replace dev %s root netem loss %s\n' "$netdev" "$pct" "$peer" "$pct" | tc -batch -
 		say "$dev loses $pct each way ($netdev, $peer)"
+		;;
+	rate)
+		local rate=${3:-}
+		[[ $rate =~ ^[0-9]+(\.[0-9]+)?(kbit|mbit|gbit)$ ]] || die "rate wants a rate such as 800kbit or 8mbit, not '$rate'"
+		# a deep queue: a rate limit must slow the link down, not drop what it cannot send at once
+		printf 'qdisc replace dev %s root netem rate %s limit 100000\n' "$netdev" "$rate" "$peer" "$rate" | tc -batch -
+		say "$dev limited to $rate each way ($netdev, $peer)"
 		;;
 	down)
 		if [ $# -eq 2 ]; then
@@ -234,7 +243,7 @@ fault() {
 		ip link set "$netdev" mtu $MTU up
 		say "$dev cleared ($netdev)"
 		;;
-	*) die "unknown fault '$kind' (loss, down, up, mtu, clear)" ;;
+	*) die "unknown fault '$kind' (loss, rate, down, up, mtu, clear)" ;;
 	esac
 }
 

@@ -1,0 +1,474 @@
+/* engine_pair.c: one side of a pair as a sequence of phases over one context, and loopback (both
+ * sides in two threads); see engine.h.
+ *
+ *   phase_conn     the writer's connection info first (the target adopts its measure part), then the
+ *                  target's; the endpoint is created in between
+ *   phase_connect  INIT/RTR/RTS (or librdmacm), the target's receive, READY both ways
+ *   phase_run      the writer writes (reporting progress), the target waits and checks
+ *   phase_results  the writer's measurement and the target's verification, both ways
+ *   finish         the first cause: the pair's status is what failed first, whichever side saw it
+ *
+ * Every message carries the sender's OWN view (what it saw itself); each side keeps its own in res
+ * and the peer's in the context until finish() combines them, so both sides reach the same verdict.
+ */
+#include "engine.h"
+#include "engine_int.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sanitize.h"
+#include "stop.h"
+#include "util.h"
+
+struct pair_ctx {
+	struct rp_engine_cfg cfg;         /* the target's adopts the writer's measure part */
+	enum rp_engine_role role;
+	bool writer;
+	const struct rp_engine_port *local;
+	struct rp_oob *oob;
+	unsigned pass;
+	struct rp_pair_result *res;       /* this side's own view until finish() */
+	struct rp_engine_ep *ep;
+	struct rp_engine_msg theirs;      /* the peer's last message */
+	struct rp_engine_msg pending;     /* a message the peer sent while this side waited */
+	bool have_pending;
+	bool peer_failed;                 /* the peer reported a failure it saw itself */
+	enum rp_status peer_status;
+	char peer_reason[256];
+};
+
+/* Remember a failure the peer reported (its own view). */
+static void note_peer(struct pair_ctx *c, const struct rp_engine_msg *m)
+{
+	if (m->status == RP_ST_OK || c->peer_failed)
+		return;
+	c->peer_failed = true;
+	c->peer_status = (enum rp_status)m->status;
+	rp_strlcpy(c->peer_reason, m->reason, sizeof(c->peer_reason));
+}
+
+/* Either side failed so far. */
+static bool pair_failed(const struct pair_ctx *c)
+{
+	return rp_engine_res_failed(c->res) || c->peer_failed;
+}
+
+/* Receive the peer's message of mine's type (PROGRESS reports left over from the run are skipped). */
+static int recv_msg(struct pair_ctx *c, enum rp_msg_type type, double deadline, char *why, size_t why_len)
+{
+	for (;;) {
+		int rc = rp_oob_recv(c->oob, &c->theirs, sizeof(c->theirs), deadline);
+
+		if (rc)
+			return rc;
+		rc = rp_engine_msg_validate(&c->theirs, sizeof(c->theirs), type, why, why_len);
+		if (rc)
+			return rc == -ETIMEDOUT ? -EBADMSG : rc;
+		if (c->theirs.type != RP_MSG_PROGRESS)
+			return 0;
+	}
+}
+
+/* Send mine (when send), then receive the peer's message of the same type (when recv). A broken
+ * channel is PEER_LOST, unless a side failed before: then the failure is the result and the peer
+ * may have gone because of it. */
+static int exchange(struct pair_ctx *c, const struct rp_engine_msg *mine, bool send, bool recv, double deadline)
+{
+	char why[160] = "";
+	bool failed_before = pair_failed(c);
+	int rc = 0, src = 0;
+
+	if (send)
+		src = rp_oob_send(c->oob, mine, sizeof(*mine), deadline);
+	/* even when the send failed, the peer's message may be waiting (it said why it went) */
+	if (recv)
+		rc = recv_msg(c, (enum rp_msg_type)mine->type, deadline, why, sizeof(why));
+	if (!rc && recv)
+		note_peer(c, &c->theirs);
+	if (!rc)
+		rc = src;
+	if (!rc || failed_before || (recv && c->peer_failed))
+		return rc;
+	if (why[0])
+		rp_pair_result_fail(c->res, RP_ST_PEER_LOST, "bad message from %s: %s", c->oob->peer, why);
+	else if (rc == -ETIMEDOUT)
+		rp_pair_result_fail(c->res, RP_ST_PEER_LOST, "peer %s did not answer within the deadline", c->oob->peer);
+	else
+		rp_pair_result_fail(c->res, RP_ST_PEER_LOST, "side channel to %s: %s", c->oob->peer, strerror(-rc));
+	rp_error(rc, "%s", c->res->reason);
+	return rc;
+}
+
+/* The one stop check between phases. */
+static bool stop_check(struct pair_ctx *c)
+{
+	if (!rp_stop_requested())
+		return false;
+	if (!rp_engine_res_failed(c->res))
+		rp_pair_result_fail(c->res, RP_ST_INTERRUPTED, "stopped by signal %d before the pair finished",
+				    rp_stop_signal());
+	return true;
+}
+
+/* The target: receive the writer's CONN and adopt its measure part, after the same validation as a
+ * local configuration. -ECANCELED when the writer reported a failure, another negative errno when
+ * this side failed (res says why; the writer is told). */
+static int conn_receive_writer(struct pair_ctx *c)
+{
+	struct rp_engine_msg ask = { .type = RP_MSG_CONN };
+	int rc = exchange(c, &ask, false, true, rp_now() + c->cfg.timeout_s);
+
+	if (c->peer_failed)
+		return -ECANCELED;
+	if (rc)
+		return rc;
+	rp_engine_meas_adopt(&c->cfg, &c->theirs.u.conn.meas);
+	c->cfg.cm = c->theirs.u.conn.cm != 0;
+	if (rp_engine_cfg_validate(&c->cfg)) {
+		rp_pair_result_fail(c->res, RP_ST_SETUP, "the writer's settings are not valid here");
+		return -EINVAL;
+	}
+	rp_engine_conn_endpoint(&c->theirs.u.conn, &c->res->src);
+	return 0;
+}
+
+static int phase_conn(struct pair_ctx *c)
+{
+	struct rp_engine_msg mine;
+	struct rp_conn_info writer_info;
+	int rc = 0;
+
+	if (!c->writer) {
+		rc = conn_receive_writer(c);
+		if (rc == -ECANCELED)
+			return rc;
+		writer_info = c->theirs.u.conn;
+	}
+	if (c->writer || rc == 0)
+		rc = rp_engine_ep_create(&c->cfg, c->role, c->local, c->res, &c->ep);
+	if (!rc && !c->writer && c->cfg.cm)
+		rc = rp_engine_cm_listen(c->ep, c->res);
+	rp_engine_msg_init(&mine, RP_MSG_CONN, c->res);
+	if (c->ep) {
+		rp_engine_ep_endpoint(c->ep, c->writer ? &c->res->src : &c->res->dst);
+		rp_engine_ep_info(c->ep, c->cfg.meas.seed, &mine.u.conn);
+		mine.u.conn.pass = c->pass;
+	}
+	/* the writer waits for the target's info; the target already has the writer's */
+	if (exchange(c, &mine, true, c->writer && !rc, rp_now() + c->cfg.timeout_s) || pair_failed(c))
+		return -ECANCELED;
+	if (c->writer) {
+		rp_engine_conn_endpoint(&c->theirs.u.conn, &c->res->dst);
+		/* report progress often enough for the target's --timeout too (a quarter of it) */
+		if (c->theirs.u.conn.progress_s > 0 && c->theirs.u.conn.progress_s < c->ep->progress_s)
+			c->ep->progress_s = c->theirs.u.conn.progress_s;
+	} else {
+		c->theirs.u.conn = writer_info;
+	}
+	/* both sides derive the same seed: the writer's base and pass, both endpoints */
+	c->ep->seed = rp_engine_seed(c->writer ? c->cfg.meas.seed : writer_info.meas.seed, &c->res->src, &c->res->dst,
+				     c->writer ? c->pass : writer_info.pass);
+	return 0;
+}
+
+static int phase_connect(struct pair_ctx *c)
+{
+	struct rp_engine_msg mine;
+	const struct rp_conn_info *peer = &c->theirs.u.conn;
+	struct rp_engine_ep *ep = c->ep;
+	int rc;
+
+	if (!c->cfg.cm)
+		rc = rp_engine_ep_connect(ep, peer, c->res);
+	else if (c->writer)
+		rc = rp_engine_cm_connect(ep, peer, rp_now() + c->cfg.timeout_s, c->res);
+	else
+		rc = rp_engine_cm_accept(ep, peer, c->oob, rp_now() + c->cfg.timeout_s, &c->pending, &c->have_pending,
+					 c->res);
+	if (rc == RP_ENGINE_PEER_FAILED)
+		rc = 0;   /* the writer failed to connect and said so while we waited: its message is pending */
+	ep->peer = *peer;
+	if (!rc && !c->writer && !(c->have_pending && c->pending.status != RP_ST_OK))
+		rc = rp_engine_target_prepare(ep, c->res);
+	stop_check(c);
+	rp_engine_msg_init(&mine, RP_MSG_READY, c->res);
+	if (c->have_pending) {
+		c->have_pending = false;
+		note_peer(c, &c->pending);
+		rc = exchange(c, &mine, true, false, rp_now() + c->cfg.timeout_s + 1);
+	} else {
+		rc = exchange(c, &mine, true, true, rp_now() + c->cfg.timeout_s + 1);
+	}
+	return rc || pair_failed(c) ? -ECANCELED : 0;
+}
+
+static void phase_run(struct pair_ctx *c)
+{
+	struct rp_engine_ep *ep = c->ep;
+	int rc;
+
+	ep->oob = c->oob;
+	ep->pending = &c->pending;
+	ep->have_pending = &c->have_pending;
+	if (stop_check(c))
+		return;
+	if (c->writer)
+		rc = rp_engine_run_writer(ep, ep->seed, c->res);
+	else
+		rc = rp_engine_target_run(ep, ep->seed, c->oob, 0, c->res);
+	if (rc == RP_ENGINE_PEER_FAILED)
+		note_peer(c, &c->pending);   /* the peer failed and said why; answer all the same */
+	else if (rc == 0)
+		c->res->status = RP_ST_OK;
+}
+
+/* The result fields that travel, and which side measured them: the writer the rates and latency,
+ * the target the verification. One table for both directions. */
+enum result_source { FROM_WRITER, FROM_TARGET };
+
+#define WIRE_SIZE(f) sizeof(((struct rp_wire_result *)0)->f)
+#define RES_SIZE(f) sizeof(((struct rp_pair_result *)0)->f)
+/* the size, and a compile error (an array of size -1) when the two fields differ in size */
+#define RESULT_FIELD(wire, res, from) \
+	{ offsetof(struct rp_wire_result, wire), offsetof(struct rp_pair_result, res), \
+	  WIRE_SIZE(wire) * sizeof(char[WIRE_SIZE(wire) == RES_SIZE(res) ? 1 : -1]), from }
+static const struct result_field {
+	size_t wire_off, res_off, size;
+	enum result_source from;
+} result_fields[] = {
+	RESULT_FIELD(gbps, gbps, FROM_WRITER),
+	RESULT_FIELD(gbps_min, gbps_min, FROM_WRITER),
+	RESULT_FIELD(gbps_min_at_s, gbps_min_at_s, FROM_WRITER),
+	RESULT_FIELD(bytes, bytes, FROM_WRITER),
+	RESULT_FIELD(iters, iters, FROM_WRITER),
+	RESULT_FIELD(lat_measured, lat.measured, FROM_WRITER),
+	RESULT_FIELD(lat_samples, lat.samples, FROM_WRITER),
+	RESULT_FIELD(lat_min_us, lat.min_us, FROM_WRITER),
+	RESULT_FIELD(lat_median_us, lat.median_us, FROM_WRITER),
+	RESULT_FIELD(lat_p99_us, lat.p99_us, FROM_WRITER),
+	RESULT_FIELD(lat_max_us, lat.max_us, FROM_WRITER),
+	RESULT_FIELD(verified, verified, FROM_TARGET),
+	RESULT_FIELD(bad_offset, bad_offset, FROM_TARGET),
+};
+#undef RESULT_FIELD
+#undef RES_SIZE
+#undef WIRE_SIZE
+
+/* This side's result into the wire form (every field: the peer takes what this side measured). */
+static void wire_from_result(const struct rp_pair_result *r, struct rp_wire_result *w)
+{
+	for (size_t i = 0; i < RP_ARRAY_SIZE(result_fields); i++)
+		memcpy((char *)w + result_fields[i].wire_off, (const char *)r + result_fields[i].res_off,
+		       result_fields[i].size);
+}
+
+/* Take from the peer's result what the peer measured. */
+static void merge_results(const struct pair_ctx *c, const struct rp_wire_result *peer)
+{
+	enum result_source theirs = c->writer ? FROM_TARGET : FROM_WRITER;
+
+	if (c->writer && peer->bad_offset >= (int64_t)c->cfg.meas.msg_size)
+		return;   /* an offset outside the buffer: nothing of it can be trusted */
+	for (size_t i = 0; i < RP_ARRAY_SIZE(result_fields); i++)
+		if (result_fields[i].from == theirs)
+			memcpy((char *)c->res + result_fields[i].res_off, (const char *)peer + result_fields[i].wire_off,
+			       result_fields[i].size);
+}
+
+static void phase_results(struct pair_ctx *c)
+{
+	struct rp_engine_msg mine;
+	/* the writer's result goes out when its final write completed; the target may still wait up to its
+	 * --timeout for that write's receive, then answers: the writer waits for that too, at most twice
+	 * its own --timeout (a peer cannot make it wait longer) */
+	double peer_t = c->writer ? 4 * c->ep->peer.progress_s : 0;
+	double wait = c->cfg.timeout_s + (peer_t < c->cfg.timeout_s ? peer_t : c->cfg.timeout_s);
+	int rc;
+
+	rp_engine_msg_init(&mine, RP_MSG_RESULT, c->res);
+	wire_from_result(c->res, &mine.u.result);
+	if (c->have_pending) {
+		c->theirs = c->pending;
+		c->have_pending = false;
+		rc = exchange(c, &mine, true, false, rp_now() + wait);
+	} else {
+		rc = exchange(c, &mine, true, true, rp_now() + wait);
+	}
+	if (rc)
+		return;
+	note_peer(c, &c->theirs);
+	if (c->theirs.status == RP_ST_OK || c->theirs.status == RP_ST_DATA_MISMATCH)
+		merge_results(c, &c->theirs.u.result);
+}
+
+/* A failure that follows from another: a flushed queue, a side channel that broke. */
+static bool is_consequence(enum rp_status st)
+{
+	return st == RP_ST_FLUSHED || st == RP_ST_PEER_LOST;
+}
+
+/* A transport error the writer sees when the target's QP went away (torn down after its failure). */
+static bool is_transport(enum rp_status st)
+{
+	switch (st) {
+	case RP_ST_RETRY_EXCEEDED: case RP_ST_RNR_RETRY: case RP_ST_REMOTE_ACCESS: case RP_ST_REMOTE_INVALID:
+	case RP_ST_REMOTE_OP: case RP_ST_REMOTE_ABORT: case RP_ST_BAD_RESPONSE: case RP_ST_COMPLETION_ERROR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool rp_engine_target_first(enum rp_status w, enum rp_status t)
+{
+	if (is_consequence(w) != is_consequence(t))
+		return is_consequence(w);
+	if ((w == RP_ST_PORT_DOWN) != (t == RP_ST_PORT_DOWN))
+		return t == RP_ST_PORT_DOWN;   /* a port that went down explains the other side's time-out */
+	return is_transport(w) && !is_transport(t);
+}
+
+/* The first cause wins: combine this side's view (res) with the peer's into the pair's result. */
+static void finish(struct pair_ctx *c)
+{
+	struct rp_pair_result *res = c->res;
+	bool mine = rp_engine_res_failed(res);
+	enum rp_side me = c->writer ? RP_SIDE_SRC : RP_SIDE_DST, them = c->writer ? RP_SIDE_DST : RP_SIDE_SRC;
+	bool peer_first;
+
+	res->secondary.status = RP_ST_OK;
+	res->secondary.reason[0] = '\0';
+	res->cause_side = RP_SIDE_NONE;
+	if (!mine && !c->peer_failed) {
+		res->status = RP_ST_OK;
+		res->reason[0] = '\0';
+		return;
+	}
+	if (mine && !c->peer_failed) {
+		res->cause_side = me;
+		return;
+	}
+	peer_first = !mine || (c->writer ? rp_engine_target_first(res->status, c->peer_status)
+					 : !rp_engine_target_first(c->peer_status, res->status));
+	if (!peer_first) {
+		res->cause_side = me;
+		res->secondary.status = c->peer_status;
+		rp_str_sanitize_copy(res->secondary.reason, sizeof(res->secondary.reason), c->peer_reason);
+		return;
+	}
+	if (mine) {
+		res->secondary.status = res->status;
+		rp_str_sanitize_copy(res->secondary.reason, sizeof(res->secondary.reason), res->reason);
+	}
+	res->status = c->peer_status;
+	rp_strlcpy(res->reason, c->peer_reason, sizeof(res->reason));
+	res->cause_side = them;
+}
+
+/* This side's endpoint as far as it is known before the device opens. */
+static void local_endpoint(const struct rp_engine_port *local, struct rp_endpoint *me)
+{
+	memset(me, 0, sizeof(*me));
+	rp_str_sanitize_copy(me->device, sizeof(me->device), local->device);
+	if (local->node)
+		rp_str_sanitize_copy(me->node, sizeof(me->node), local->node);
+	else if (gethostname(me->node, sizeof(me->node) - 1) != 0)
+		rp_strlcpy(me->node, "localhost", sizeof(me->node));
+	else
+		rp_str_sanitize(me->node);
+	me->port = local->port;
+	me->gid_index = local->gid_index;
+}
+
+/* The phases of one side, without the attempt record. */
+static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
+			 struct rp_oob *oob, unsigned pass, struct rp_pair_result *res)
+{
+	struct pair_ctx c = { .cfg = *cfg, .role = role, .writer = role == RP_ROLE_WRITER, .local = local,
+			      .oob = oob, .pass = pass, .res = res };
+	double t0 = rp_now();
+
+	rp_pair_result_init(res, NULL, NULL);
+	local_endpoint(local, c.writer ? &res->src : &res->dst);
+	if (!stop_check(&c) && phase_conn(&c) == 0 && phase_connect(&c) == 0) {
+		phase_run(&c);
+		phase_results(&c);
+	}
+	rp_engine_ep_destroy(c.ep);
+	finish(&c);
+	res->elapsed_s = rp_now() - t0;
+	return res->status == RP_ST_OK ? 0 : 1;
+}
+
+int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
+		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res)
+{
+	int rc = pair_run_side(cfg, role, local, oob, pass, res);
+
+	rp_pair_result_record_attempt(res, cfg->qp.qp_timeout);
+	return rc;
+}
+
+struct target_thread {
+	const struct rp_engine_cfg *cfg;
+	const struct rp_engine_port *port;
+	struct rp_oob *oob;
+	unsigned pass;
+	struct rp_pair_result res;
+};
+
+static void *target_thread_main(void *arg)
+{
+	struct target_thread *t = arg;
+
+	pair_run_side(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, &t->res);
+	return NULL;
+}
+
+/* Both sides in this process; the attempt is recorded by the caller. */
+static int loopback_sides(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
+			  const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res)
+{
+	struct rp_oob a, b;
+	struct target_thread t = { .cfg = cfg, .port = dst, .oob = &b, .pass = pass };
+	pthread_t tid;
+	int rc;
+
+	rp_pair_result_init(res, NULL, NULL);
+	rc = rp_oob_local_pair(&a, &b);
+	if (rc) {
+		rp_pair_result_fail(res, RP_ST_SETUP, "side channel between the threads: %s", strerror(-rc));
+		return rc;
+	}
+	rc = pthread_create(&tid, NULL, target_thread_main, &t);
+	if (rc) {
+		rp_pair_result_fail(res, RP_ST_SETUP, "pthread_create: %s", strerror(rc));
+		rp_oob_close(&a);
+		rp_oob_close(&b);
+		return rp_error(-rc, "pthread_create for the target: %s", strerror(rc));
+	}
+	rc = pair_run_side(cfg, RP_ROLE_WRITER, src, &a, pass, res);
+	/* the target's side channel sees our close if it is still waiting, so the join is bounded */
+	rp_oob_close(&a);
+	pthread_join(tid, NULL);
+	rp_oob_close(&b);
+	/* the writer's view has both endpoints; take the target's own description of itself */
+	if (t.res.dst.device[0])
+		res->dst = t.res.dst;
+	return rc;
+}
+
+int rp_engine_loopback_run(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
+			   const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res)
+{
+	int rc = loopback_sides(cfg, src, dst, pass, res);
+
+	rp_pair_result_record_attempt(res, cfg->qp.qp_timeout);
+	return rc;
+}
