@@ -305,8 +305,8 @@ int rp_health_check(const struct rp_node *node, const struct rp_health_opts *opt
 	if (!opts)
 		opts = &none;
 	rc = check_ports(node, h);
-	rc = rc ? rc : check_rates(node, h);
 	rc = rc ? rc : rp_health_check_pcie(node, h);
+	rc = rc ? rc : check_rates(node, h);
 	rc = rc ? rc : rp_health_check_acs(node, h);
 	rc = rc ? rc : rp_health_check_gdr(node, opts, h);
 	return rc;

@@ -329,7 +329,7 @@ int rp_health_check_gdr(const struct rp_node *node, const struct rp_health_opts 
 	if (g->dmabuf == RP_TRI_UNKNOWN && opts->probe_host)
 		gdr_dmabuf_probe(g);
 	else if (g->dmabuf == RP_TRI_UNKNOWN)
-		snprintf(g->dmabuf_why, sizeof(g->dmabuf_why), "not probed (a fixture root stands in for /sys)");
+		snprintf(g->dmabuf_why, sizeof(g->dmabuf_why), "not probed: a fixture root stands in for /sys");
 	else
 		snprintf(g->dmabuf_why, sizeof(g->dmabuf_why), "as given");
 	for (size_t i = 0; i < node->n_hcas; i++)
