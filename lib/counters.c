@@ -503,7 +503,8 @@ void rp_ctr_judge(const struct rp_ctr_delta *d, uint64_t bytes, const struct rp_
 		j->verdict = RP_CV_LOSSY;
 		j->cls = RP_CC_RETRANS;
 		if (l->per_gb)
-			snprintf(j->reason, sizeof(j->reason), "retransmissions %.3g/GB above %g/GB: ", rate, l->value);
+			snprintf(j->reason, sizeof(j->reason), "retransmissions %.*f/GB above %g/GB: ", rate < 10 ? 2 : 0,
+				 rate, l->value);
 		else
 			snprintf(j->reason, sizeof(j->reason), "retransmissions %" PRIu64 " above %g: ",
 				 class_sum(d, RP_CC_RETRANS), l->value);
