@@ -425,6 +425,19 @@ void rp_ctr_limits_format(const struct rp_ctr_limits *lim, char *out, size_t out
 
 /* ---- judgement ---- */
 
+void rp_ctr_change_key(const struct rp_ctr_delta *d, size_t i, char *out, size_t size)
+{
+	const struct rp_ctr_change *c = &d->changes[i];
+	bool clash = false;
+
+	for (size_t k = 0; k < d->n && !clash; k++)
+		clash = k != i && d->changes[k].source != c->source && strcmp(d->changes[k].name, c->name) == 0;
+	if (!clash || c->source == RP_CTR_PMA)
+		snprintf(out, size, "%s", c->name);
+	else
+		snprintf(out, size, "%s%s", c->source == RP_CTR_HW_DEV ? "device/hw_counters/" : "hw_counters/", c->name);
+}
+
 /* Append "name +N" (or "name >=+N") for each change of class cls to reason. */
 static void list_moved(const struct rp_ctr_delta *d, enum rp_ctr_class cls, char *r, size_t size)
 {
@@ -434,9 +447,12 @@ static void list_moved(const struct rp_ctr_delta *d, enum rp_ctr_class cls, char
 		const struct rp_ctr_change *c = &d->changes[i];
 		int n;
 
+		char key[RP_CTR_NAME_MAX + 24];
+
 		if (c->cls != cls || c->kind == RP_CK_UNKNOWN)
 			continue;
-		n = snprintf(r + len, size - len, "%s%s %s%" PRIu64, shown ? ", " : "", c->name,
+		rp_ctr_change_key(d, i, key, sizeof(key));
+		n = snprintf(r + len, size - len, "%s%s %s%" PRIu64, shown ? ", " : "", key,
 			     c->kind == RP_CK_AT_LEAST ? ">= +" : "+", c->delta);
 		if (n < 0)
 			return;

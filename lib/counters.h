@@ -118,9 +118,13 @@ struct rp_ctr_delta {
 	struct rp_ctr_change changes[RP_CTR_MAX];
 };
 
+/* The name of change i for reports: its name, or "hw_counters/<name>" ("device/hw_counters/<name>")
+ * for a driver counter when a PMA counter of the same name is in the delta too (rxe, 2026). */
+void rp_ctr_change_key(const struct rp_ctr_delta *d, size_t i, char *out, size_t size);
+
 /* Compare two snapshots of one port. expected_bytes: payload the measurement put on this port in
- * both directions (0: unknown, the traffic check is skipped). Returns 0, or -EINVAL when the
- * snapshots are of different ports. */
+ * both directions, counting both ends when source and target share the port (0: unknown, the
+ * traffic check is skipped). Returns 0, or -EINVAL when the snapshots are of different ports. */
 int rp_ctr_delta(const struct rp_ctr_snapshot *before, const struct rp_ctr_snapshot *after,
 		 uint64_t expected_bytes, struct rp_ctr_delta *delta);
 

@@ -164,9 +164,10 @@ static int acs_bridge(const struct rp_node *node, const struct rp_pci_hop *b, co
 	rp_pcie_acs_text(ctrl, all, sizeof(all));
 	return rp_health_add(h, RP_HC_ACS_REDIRECT, b->bdf,
 			     "ACS on bridge %s between GPU %s and %s redirects P2P (%s set; control: %s): GPUDirect "
-			     "traffic goes through the root complex, slowly or blocked by the IOMMU (clear it: setpci -s "
+			     "traffic goes through the root complex, slowly or blocked by the IOMMU%s (clear it: setpci -s "
 			     "%s ECAP_ACS+0x6.w=0000, or boot with pci=disable_acs_redir=%s)", b->bdf, gpu->pci, hca->name,
-			     bits, all, b->bdf, b->bdf);
+			     bits, all, ctrl & RP_ACS_DT ? "; DT is set, so only ATS-translated requests go direct" : "",
+			     b->bdf, b->bdf);
 }
 
 /* The bridges below the common ancestor of a GPU and an adapter on one switch. */

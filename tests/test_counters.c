@@ -13,7 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "counters.h"
+#include "counters_json.h"
 #include "fixture.h"
 #include "fixture_health.h"
 #include "log.h"
@@ -434,6 +437,45 @@ static void test_limits_parse(void **state)
 	assert_memory_equal(&lim, &before, sizeof(lim));
 }
 
+/* The JSON of a pair's side: exact, lower-bound and unknown changes apart; a driver counter named
+ * like a PMA one is qualified. */
+static void test_delta_json(void **state)
+{
+	struct rp_ctr_snapshot a, b;
+	struct rp_ctr_delta d;
+	struct rp_ctr_judgement j;
+	struct rp_ctr_limits lim;
+	struct rp_fx fx;
+	json_t *o;
+
+	(void)state;
+	rp_ctr_limits_default(&lim);
+	mlx5_fixture(&fx);
+	assert_int_equal(rp_fxh_counter(&fx, "mlx5_0", HW, "link_downed", 0), 0);
+	assert_int_equal(rp_fxh_counter(&fx, "mlx5_0", PMA, "symbol_error", 65535), 0);
+	assert_int_equal(rp_fxh_counter(&fx, "mlx5_0", PMA, "local_link_integrity_errors", 14), 0);
+	snap(&fx, "mlx5_0", &a);
+	assert_int_equal(rp_fxh_counter(&fx, "mlx5_0", HW, "link_downed", 2), 0);
+	assert_int_equal(rp_fxh_counter(&fx, "mlx5_0", PMA, "link_downed", 2), 0);
+	assert_int_equal(rp_fxh_counter(&fx, "mlx5_0", PMA, "local_link_integrity_errors", 15), 0);
+	snap(&fx, "mlx5_0", &b);
+	assert_int_equal(rp_ctr_delta(&a, &b, 0, &d), 0);
+	rp_ctr_judge(&d, 1, &lim, &j);
+	o = rp_ctr_delta_to_json(&d, &j);
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "moved"), "link_downed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "moved"), "hw_counters/link_downed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "at_least"), "local_link_integrity_errors")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(o, "unknown"), "symbol_error")),
+			    "saturated at 65535 before");
+	assert_string_equal(json_string_value(json_object_get(o, "verdict")), "fail");
+	assert_string_equal(json_string_value(json_object_get(o, "reason")),
+			    "link flapped: link_downed +2, hw_counters/link_downed +2");
+	assert_true(json_is_null(json_object_get(o, "unattributable_why")));
+	json_decref(o);
+	rp_fx_destroy(&fx);
+}
+
 static int quiet(void **state)
 {
 	(void)state;
@@ -455,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_another_process),
 		cmocka_unit_test(test_device_level_counters),
 		cmocka_unit_test(test_limits_parse),
+		cmocka_unit_test(test_delta_json),
 	};
 
 	return cmocka_run_group_tests_name("counters", tests, quiet, NULL);
