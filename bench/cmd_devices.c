@@ -10,6 +10,8 @@
 #include <jansson.h>
 
 #include "cmds.h"
+#include "counters.h"
+#include "counters_json.h"
 #include "health.h"
 #include "health_json.h"
 #include "log.h"
@@ -20,7 +22,7 @@
 #include "sysfs.h"
 #include "topo.h"
 
-static const char devices_usage[] = "[--json] [--sysfs-root DIR]";
+static const char devices_usage[] = "[--json] [--counters] [--sysfs-root DIR]";
 
 static const char *dash(const char *s)
 {
@@ -161,8 +163,60 @@ static void print_health(const struct rp_health *h)
 	printf("\n");
 }
 
+/* --counters, text: each port's counters that are not zero, with their class (other and traffic
+ * counters left out). */
+static void print_counters(const struct rp_node *node)
+{
+	static struct rp_ctr_snapshot snap;   /* large: not on the stack */
+
+	printf("\nCounters (non-zero error, retransmission, congestion and RNR counters)\n");
+	for (size_t i = 0; i < node->n_hcas; i++) {
+		for (size_t p = 0; p < node->hcas[i].n_ports; p++) {
+			size_t shown = 0;
+
+			if (rp_ctr_snapshot(node->sysfs_root, node->hcas[i].name, node->hcas[i].ports[p].num, &snap))
+				continue;
+			printf("  %s:%d", snap.device, snap.port);
+			for (size_t k = 0; k < snap.n; k++) {
+				enum rp_ctr_class c = rp_ctr_classify_name(snap.v[k].name);
+
+				if (c == RP_CC_OTHER || c == RP_CC_TRAFFIC || (!snap.v[k].err && !snap.v[k].value))
+					continue;
+				if (snap.v[k].err)
+					printf("%s%s unreadable (%s)", shown++ ? ", " : " ", snap.v[k].name, rp_ctr_class_name(c));
+				else
+					printf("%s%s %llu (%s)", shown++ ? ", " : " ", snap.v[k].name,
+					       (unsigned long long)snap.v[k].value, rp_ctr_class_name(c));
+			}
+			printf("%s\n", shown ? "" : snap.n ? " all zero" : " no counters");
+		}
+	}
+}
+
+/* --counters, JSON: "counters" in each port object of "devices". */
+static int add_counters_json(const struct rp_node *node, json_t *j)
+{
+	static struct rp_ctr_snapshot snap;
+	json_t *devs = json_object_get(j, "devices");
+
+	for (size_t i = 0; i < node->n_hcas && i < json_array_size(devs); i++) {
+		json_t *ports = json_object_get(json_array_get(devs, i), "ports");
+
+		for (size_t p = 0; p < node->hcas[i].n_ports && p < json_array_size(ports); p++) {
+			json_t *c = NULL;
+
+			if (rp_ctr_snapshot(node->sysfs_root, node->hcas[i].name, node->hcas[i].ports[p].num, &snap) == 0 &&
+			    !(c = rp_ctr_snapshot_to_json(&snap)))
+				return -ENOMEM;
+			if (json_object_set_new(json_array_get(ports, p), "counters", c ? c : json_null()))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
-		      const struct rp_health *h)
+		      const struct rp_health *h, bool counters)
 {
 	if (node->verbs_consulted)
 		printf("sysfs %s, adapters from ibv_get_device_list()\n\n", node->sysfs_root);
@@ -181,16 +235,19 @@ static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
 			return -ENOMEM;
 	}
 	print_health(h);
+	if (counters)
+		print_counters(node);
 	return 0;
 }
 
-static int print_json(const struct rp_node *node, const struct rp_nccl_env *env, const struct rp_health *h)
+static int print_json(const struct rp_node *node, const struct rp_nccl_env *env, const struct rp_health *h,
+		      bool counters)
 {
 	json_t *j = rp_node_to_json(node, env);
 	json_t *hj = j ? rp_health_to_json(h) : NULL;
 	int rc;
 
-	if (!hj || json_object_set_new(j, "health", hj)) {
+	if (!hj || json_object_set_new(j, "health", hj) || (counters && add_counters_json(node, j))) {
 		json_decref(j);
 		return -ENOMEM;
 	}
@@ -202,10 +259,12 @@ static int print_json(const struct rp_node *node, const struct rp_nccl_env *env,
 
 int cmd_devices(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, counters = false;
 	const char *root = NULL;
 	const struct rp_opt opts[] = {
 		{ "json", 'j', RP_OPT_FLAG, &json, 0, 0, NULL, "print JSON instead of a table", NULL },
+		{ "counters", 0, RP_OPT_FLAG, &counters, 0, 0, NULL,
+		  "also show each port's error and hardware counters (counters/, hw_counters/) with their class", NULL },
 		{ "sysfs-root", 0, RP_OPT_STR, &root, 0, 0, "DIR",
 		  "read DIR instead of /sys (a fixture tree; verbs is then not consulted)", NULL },
 		{ 0 },
@@ -242,7 +301,7 @@ int cmd_devices(int argc, char **argv)
 	rc = rp_health_check(&node, &hopts, &health);
 	fflush(stderr);
 	if (!rc)
-		rc = json ? print_json(&node, &env, &health) : print_text(&node, &env, &health);
+		rc = json ? print_json(&node, &env, &health, counters) : print_text(&node, &env, &health, counters);
 	rp_health_fini(&health);
 	rp_node_fini(&node);
 	return rc ? RP_EXIT_ENV : RP_EXIT_OK;

@@ -38,3 +38,35 @@ json_t *rp_ctr_delta_to_json(const struct rp_ctr_delta *d, const struct rp_ctr_j
 		rp_error(-ENOMEM, "counters of %s port %d as JSON: out of memory", d->device, d->port);
 	return o;
 }
+
+static const char *source_name(enum rp_ctr_source src)
+{
+	return src == RP_CTR_PMA ? "counters" : src == RP_CTR_HW_PORT ? "hw_counters" : "device/hw_counters";
+}
+
+json_t *rp_ctr_snapshot_to_json(const struct rp_ctr_snapshot *s)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o && i < s->n; i++) {
+		const struct rp_ctr_value *v = &s->v[i];
+		char key[RP_CTR_NAME_MAX + 24];
+		bool clash = false;
+
+		for (size_t k = 0; k < s->n && !clash; k++)
+			clash = k != i && s->v[k].source != v->source && strcmp(s->v[k].name, v->name) == 0;
+		snprintf(key, sizeof(key), "%s%s%s", clash && v->source != RP_CTR_PMA ? source_name(v->source) : "",
+			 clash && v->source != RP_CTR_PMA ? "/" : "", v->name);
+		if (json_object_set_new(o, key, json_pack("{s:o, s:s, s:s, s:o}", "value",
+							  v->err ? json_null() : json_integer((json_int_t)(v->value > INT64_MAX ? INT64_MAX : v->value)),
+							  "class", rp_ctr_class_name(rp_ctr_classify_name(v->name)),
+							  "source", source_name(v->source), "error",
+							  v->err ? json_string(strerror(-v->err)) : json_null()))) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	if (!o)
+		rp_error(-ENOMEM, "counters of %s port %d as JSON: out of memory", s->device, s->port);
+	return o;
+}

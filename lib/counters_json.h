@@ -18,4 +18,9 @@
 
 json_t *rp_ctr_delta_to_json(const struct rp_ctr_delta *d, const struct rp_ctr_judgement *j);
 
+/* One snapshot ('devices --counters'): {"<name>": {"value" (null when unreadable), "class",
+ * "source" ("counters" | "hw_counters" | "device/hw_counters"), "error" (null, or why it could not
+ * be read)}}, names qualified as above when a driver counter shares a PMA counter's name. */
+json_t *rp_ctr_snapshot_to_json(const struct rp_ctr_snapshot *s);
+
 #endif

@@ -20,6 +20,7 @@
 #include "fixture.h"
 #include "fixture_health.h"
 #include "log.h"
+#include "testutil.h"
 
 #define HW "ports/1/hw_counters"
 #define PMA "ports/1/counters"
@@ -476,6 +477,48 @@ static void test_delta_json(void **state)
 	rp_fx_destroy(&fx);
 }
 
+/* 'devices --counters': each port's counters with their class, in JSON and text ($RP_TEST_BIN). */
+static void test_cmd_devices_counters(void **state)
+{
+	static char out[1 << 20];
+	json_t *j, *c, *v;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_bin();
+	rxe_fixture(&fx);
+	assert_int_equal(rp_fxh_counter(&fx, "rxe0", HW, "out_of_seq_request", 18), 0);
+	assert_int_equal(rp_fxh_counter(&fx, "rxe0", HW, "sent_pkts", 811), 0);
+	assert_int_equal(rp_fx_unreadable(&fx, "class/infiniband/rxe0/" HW "/rcvd_seq_err"), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --counters --json --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	c = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(j, "devices"), 0), "ports"), 0),
+			    "counters");
+	assert_true(json_is_object(c));
+	assert_null(json_object_get(c, "lifespan"));
+	v = json_object_get(c, "out_of_seq_request");
+	assert_int_equal(json_integer_value(json_object_get(v, "value")), 18);
+	assert_string_equal(json_string_value(json_object_get(v, "class")), "retrans");
+	assert_string_equal(json_string_value(json_object_get(v, "source")), "hw_counters");
+	v = json_object_get(c, "rcvd_seq_err");
+	assert_true(json_is_null(json_object_get(v, "value")));
+	assert_non_null(json_string_value(json_object_get(v, "error")));
+	/* rxe1 has none. */
+	c = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(j, "devices"), 1), "ports"), 0),
+			    "counters");
+	assert_int_equal(json_object_size(c), 0);
+	json_decref(j);
+	/* Without --counters there are none. */
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --json --sysfs-root '%s' 2>/dev/null", fx.root), 0);
+	assert_null(strstr(out, "\"counters\""));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --counters --sysfs-root '%s' 2>/dev/null", fx.root), 0);
+	assert_non_null(strstr(out, "  rxe0:1 out_of_seq_request 18 (retrans), rcvd_seq_err unreadable (retrans)\n"));
+	assert_non_null(strstr(out, "  rxe1:1 no counters\n"));
+	rp_fx_destroy(&fx);
+}
+
 static int quiet(void **state)
 {
 	(void)state;
@@ -498,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_device_level_counters),
 		cmocka_unit_test(test_limits_parse),
 		cmocka_unit_test(test_delta_json),
+		cmocka_unit_test(test_cmd_devices_counters),
 	};
 
 	return cmocka_run_group_tests_name("counters", tests, quiet, NULL);
