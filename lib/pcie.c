@@ -174,11 +174,12 @@ static int min_known_i(int a, int b)
 
 bool rp_pcie_hop_link(const struct rp_pci_hop *hops, size_t n, size_t i, struct rp_pcie_hop_link *l)
 {
-	const struct rp_pci_hop *c = &hops[i];
-	const struct rp_pci_hop *par = i > 0 && hops[i - 1].downstream_facing ? &hops[i - 1] : NULL;
+	const struct rp_pci_hop *c, *par;
 
-	if (i >= n || c->downstream_facing || !c->has_link)
+	if (i >= n || hops[i].downstream_facing || !hops[i].has_link)
 		return false;
+	c = &hops[i];
+	par = i > 0 && hops[i - 1].downstream_facing ? &hops[i - 1] : NULL;
 	memset(l, 0, sizeof(*l));
 	l->child = c;
 	l->parent = par;

@@ -88,6 +88,7 @@ static void test_chain_sides(void **state)
 	assert_string_equal(hops[3].rel, "devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.0");
 	/* Links end at upstream facing hops only. */
 	assert_false(rp_pcie_hop_link(hops, n, 0, &l));
+	assert_false(rp_pcie_hop_link(hops, n, n, &l));   /* past the chain */
 	assert_false(rp_pcie_hop_link(hops, n, 2, &l));
 	assert_true(rp_pcie_hop_link(hops, n, 1, &l));
 	assert_ptr_equal(l.parent, &hops[0]);
