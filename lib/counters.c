@@ -2,6 +2,13 @@
  *
  * Names and widths: K drivers/infiniband/core/sysfs.c (PMA attributes), ib/hw/mlx5/counters.c,
  * ib/sw/rxe/rxe_hw_counters.c, bnxt_re and irdma (../shared/notes/health-signals.md, 1).
+ *
+ * Measured on the Soft-RoCE test bed (Linux 6.1, tests/e2e/19-devices-health.sh): a 300 x 4 KiB
+ * loopback pair each way over a link with 5% netem loss moves completer_retry_err (10-21),
+ * out_of_seq_request (10-20) and sometimes duplicate_request on both devices, all of class retrans;
+ * the same run on the clean link moves only sent_pkts, rcvd_pkts and rdma_recvs (class other). That
+ * rxe has no counters/ directory and no sent_bytes/rcvd_bytes, so its deltas are never
+ * traffic_checked.
  */
 #include "counters.h"
 

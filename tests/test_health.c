@@ -451,6 +451,39 @@ static json_t *key(json_t *o, const char *k)
 	return v;
 }
 
+/* The JSON of the section: warnings and notes apart, node-wide items with a null device, the
+ * limiting PCIe link of a rate. */
+static void test_health_json(void **state)
+{
+	json_t *j, *n, *r;
+	struct hx x;
+
+	(void)state;
+	hx_start(&x);
+	assert_int_equal(rp_fxh_config(&x.fx, FXH_DN_GPU0, 0, 64), 0);
+	assert_int_equal(rp_fxh_link_pair(&x.fx, FXH_DN_NIC0, FXH_NIC0, "16.0 GT/s PCIe", 8, "32.0 GT/s PCIe", 16), 0);
+	hx_check(&x);
+	j = rp_health_to_json(&x.h);
+	assert_non_null(j);
+	assert_int_equal(json_array_size(key(j, "warnings")), 2);
+	assert_int_equal(json_array_size(key(j, "notes")), 1);
+	n = json_array_get(key(j, "notes"), 0);
+	assert_string_equal(json_string_value(key(n, "code")), "acs_unreadable");
+	assert_true(json_is_null(key(n, "device")));
+	r = json_array_get(key(j, "expected_rates"), 0);
+	assert_string_equal(json_string_value(key(r, "device")), "mlx5_0");
+	assert_string_equal(json_string_value(key(r, "limit")), "pcie");
+	assert_string_equal(json_string_value(key(r, "pcie_link")), "Gen4 x8");
+	assert_string_equal(json_string_value(key(r, "pcie_at")), FXH_NIC0);
+	assert_true(json_real_value(key(r, "expected_gbps")) > 126.0 && json_real_value(key(r, "expected_gbps")) < 126.1);
+	r = json_array_get(key(j, "expected_rates"), 1);
+	assert_string_equal(json_string_value(key(r, "limit")), "port");
+	assert_int_equal(json_integer_value(key(key(j, "gpudirect"), "acs_bridges_unreadable")), 1);
+	assert_true(json_is_false(key(key(j, "gpudirect"), "iommu")));
+	json_decref(j);
+	hx_done(&x);
+}
+
 static void test_cmd_devices_json(void **state)
 {
 	static char out[1 << 20];
@@ -536,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_gpudirect_readiness),
 		cmocka_unit_test(test_soft_roce_machine),
 		cmocka_unit_test(test_codes_stable),
+		cmocka_unit_test(test_health_json),
 		cmocka_unit_test(test_cmd_devices_json),
 		cmocka_unit_test(test_cmd_devices_text),
 	};
