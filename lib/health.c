@@ -241,7 +241,7 @@ void rp_health_expected_rate(const struct rp_node *node, const struct rp_hca *hc
 			if (g > 0 && (r->pcie_gbps == 0 || g < r->pcie_gbps)) {
 				r->pcie_gbps = g;
 				rp_pcie_link_text(l.cur_gts, l.cur_width, r->pcie_text, sizeof(r->pcie_text));
-				rp_strlcpy(r->pcie_at, l.child->bdf, sizeof(r->pcie_at));
+				rp_strlcpy(r->pcie_at, l.child->link_bdf, sizeof(r->pcie_at));
 			}
 		}
 	}

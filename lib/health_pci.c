@@ -68,8 +68,8 @@ static int seen_once(struct link_seen *s, const char *bdf, size_t len)
 /* Judge one link; is_gpu: the link ends at a GPU. */
 static int judge_link(const struct rp_node *node, const struct rp_pcie_hop_link *l, bool is_gpu, struct rp_health *h)
 {
-	char cur[32], exp[32], role_buf[RP_NAME_MAX], up[48] = "";
-	const char *role;
+	char cur[32], exp[32], role_buf[RP_NAME_MAX], up[48] = "", vf[48] = "";
+	const char *role, *at = l->child->link_bdf;
 	bool slow = l->cur_gts > 0 && l->exp_gts > 0 && l->cur_gts + 0.01 < l->exp_gts;
 	bool narrow = l->cur_width > 0 && l->exp_width > 0 && l->cur_width < l->exp_width;
 
@@ -80,13 +80,15 @@ static int judge_link(const struct rp_node *node, const struct rp_pcie_hop_link 
 	role = hop_role(node, l->child, role_buf, sizeof(role_buf));
 	if (l->parent)
 		snprintf(up, sizeof(up), " (link from %s)", l->parent->bdf);
+	if (strcmp(at, l->child->bdf) != 0)
+		snprintf(vf, sizeof(vf), ", the physical function of %s", l->child->bdf);
 	if (is_gpu && !narrow)
 		return rp_health_add(h, RP_HC_GPU_LINK_IDLE, l->child->bdf,
 				     "GPU %s link at %s, its maximum %s: GPUs lower the link speed when idle, so "
 				     "only its width is judged", l->child->bdf, cur, exp);
-	return rp_health_add(h, RP_HC_PCIE_DEGRADED, l->child->bdf,
-			     "PCIe link of %s (%s) at %s (%.0f Gb/s), both ends can do %s (%.0f Gb/s)%s", l->child->bdf,
-			     role, cur, rp_pcie_link_gbps(l->cur_gts, l->cur_width), exp,
+	return rp_health_add(h, RP_HC_PCIE_DEGRADED, at,
+			     "PCIe link of %s (%s%s) at %s (%.0f Gb/s), both ends can do %s (%.0f Gb/s)%s", at,
+			     role, vf, cur, rp_pcie_link_gbps(l->cur_gts, l->cur_width), exp,
 			     rp_pcie_link_gbps(l->exp_gts, l->exp_width), up);
 }
 
@@ -105,7 +107,7 @@ static int check_chain(const struct rp_node *node, const char *pci_path, bool is
 
 		if (!rp_pcie_hop_link(hops, n, i, &l))
 			continue;
-		rc = seen_once(seen, hops[i].bdf, 10);   /* the functions of a device share a link */
+		rc = seen_once(seen, hops[i].link_bdf, 10);   /* the functions of a device share a link */
 		if (rc > 0)
 			continue;
 		rc = rc ? rc : judge_link(node, &l, is_gpu && i == n - 1, h);

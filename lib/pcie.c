@@ -116,6 +116,28 @@ static bool is_bridge(const char *root, const char *rel)
 	       (cls >> 8) == 0x0604;
 }
 
+/* The link of one hop; a VF's link is its PF's (K drivers/pci/iov.c: physfn). */
+static void read_hop_link(const char *root, struct rp_pci_hop *h)
+{
+	char rel[RP_PATHBUF + 8], pf[RP_PATHBUF];
+	const char *last;
+
+	rp_strlcpy(h->link_bdf, h->bdf, sizeof(h->link_bdf));
+	h->has_link = rp_pcie_read_link(root, h->rel, &h->link) == 0;
+	if ((h->has_link && h->link.cur_gts > 0 && h->link.cur_width > 0) ||
+	    snprintf(rel, sizeof(rel), "%s/physfn", h->rel) >= (int)sizeof(rel) ||
+	    rp_sysfs_realpath_rel(root, rel, pf, sizeof(pf)))
+		return;
+	last = strrchr(pf, '/');
+	last = last ? last + 1 : pf;
+	if (rp_sysfs_parse_pci(last, h->link_bdf) || rp_pcie_read_link(root, pf, &h->link)) {
+		rp_strlcpy(h->link_bdf, h->bdf, sizeof(h->link_bdf));
+		h->has_link = rp_pcie_read_link(root, h->rel, &h->link) == 0;
+		return;
+	}
+	h->has_link = true;
+}
+
 int rp_pcie_chain(const char *root, const char *pci_path, struct rp_pci_hop *hops, size_t max, size_t *n_p)
 {
 	char rel[RP_PATHBUF];
@@ -151,7 +173,7 @@ int rp_pcie_chain(const char *root, const char *pci_path, struct rp_pci_hop *hop
 			rp_strlcpy(h->rel, rel, sizeof(h->rel));
 			h->bridge = is_bridge(root, rel);
 			h->downstream_facing = h->bridge && (n == 0 || !hops[n - 1].downstream_facing);
-			h->has_link = rp_pcie_read_link(root, rel, &h->link) == 0;
+			read_hop_link(root, h);
 			n++;
 		} else if (n) {
 			break;   /* below the last PCI function: a virtio node, infiniband/<dev>, net/... */

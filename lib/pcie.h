@@ -60,8 +60,12 @@ struct rp_pci_hop {
 	bool downstream_facing;       /* a root port or a switch downstream port (see above) */
 	bool has_link;
 	struct rp_pcie_link link;
+	/* The function whose link files were read: bdf itself, or for an SR-IOV virtual function
+	 * (whose Link Status is reserved and reads as unknown) its physical function (physfn). */
+	char link_bdf[RP_PCI_MAX];
 };
-/* The functions of a PCI path from the root complex down to the device itself (the last hop).
+/* The functions of a PCI path from the root complex down to the device itself (the last hop); a
+ * virtual function's link is its physical function's.
  * Components that are not BDFs (pci0000:00, a virtio node) end the chain or are skipped at the top.
  * Returns 0 with *n_p hops (0 when path is not PCI), -ENAMETOOLONG / -E2BIG for a path too long. */
 int rp_pcie_chain(const char *root, const char *pci_path, struct rp_pci_hop *hops, size_t max, size_t *n_p);

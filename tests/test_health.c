@@ -231,6 +231,37 @@ static void test_pcie_degraded_at_bridge(void **state)
 	hx_done(&x);
 }
 
+/* An SR-IOV virtual function: its own Link Status reads as unknown, its link is the PF's. */
+static void test_vf_link_is_the_pf_link(void **state)
+{
+	struct rp_fx_port p = rp_fx_port_ib_ndr_active;
+	const struct rp_health_item *it;
+	const struct rp_health_rate *vf = NULL;
+	struct hx x;
+
+	(void)state;
+	hx_start(&x);
+	p.lid = "0x9";
+	assert_int_equal(rp_fx_hca(&x.fx, "mlx5_8", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.2", 0,
+				   "28.39.1002", "b8ce:f603:00a1:0099"), 0);
+	assert_int_equal(rp_fx_port(&x.fx, "mlx5_8", 1, &p), 0);
+	assert_int_equal(rp_fxh_link(&x.fx, "0000:05:00.2", "Unknown", 0, "Unknown", 0), 0);
+	assert_int_equal(rp_fx_symlink(&x.fx, "bus/pci/devices/0000:05:00.2/physfn", "../0000:05:00.0"), 0);
+	assert_int_equal(rp_fxh_link_pair(&x.fx, FXH_DN_NIC0, FXH_NIC0, "16.0 GT/s PCIe", 8, "32.0 GT/s PCIe", 16), 0);
+	hx_check(&x);
+	/* One degraded link (the PF's), limiting both the PF and the VF. */
+	it = only(&x.h, RP_HC_PCIE_DEGRADED, FXH_NIC0);
+	assert_contains(it->message, "PCIe link of 0000:05:00.0 (mlx5_0) at Gen4 x8");
+	assert_int_equal(rp_health_count(&x.h, RP_HC_PCIE_BOTTLENECK), 2);
+	for (size_t i = 0; i < x.h.n_rates; i++)
+		if (strcmp(x.h.rates[i].device, "mlx5_8") == 0)
+			vf = &x.h.rates[i];
+	assert_non_null(vf);
+	assert_string_equal(vf->message, "expected 126 Gb/s: PCIe Gen4 x8 at 0000:05:00.0 limits the 400 Gb/s port");
+	assert_items(&x.h, 3);
+	hx_done(&x);
+}
+
 static void test_gen5_adapter_in_gen4_slot(void **state)
 {
 	struct hx x;
@@ -559,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_port_states),
 		cmocka_unit_test(test_pcie_degraded_at_adapter),
 		cmocka_unit_test(test_pcie_degraded_at_bridge),
+		cmocka_unit_test(test_vf_link_is_the_pf_link),
 		cmocka_unit_test(test_gen5_adapter_in_gen4_slot),
 		cmocka_unit_test(test_gpu_link),
 		cmocka_unit_test(test_acs_redirect_one_switch_port),
