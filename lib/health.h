@@ -65,7 +65,10 @@ struct rp_health_item {
 	char message[384];
 };
 
-/* What an adapter port can deliver: min(port rate, the narrowest PCIe link on its path to the root). */
+/* What an adapter port can deliver: min(port rate, the narrowest current PCIe link on its path to
+ * the root port, i.e. to host memory; encoding counted as pcie.h says). A P2P path to a GPU under
+ * the same switch skips the uplink, so for GPU buffers this may be pessimistic when the uplink is
+ * the narrowest link. */
 enum rp_rate_limit { RP_LIMIT_PORT = 0, RP_LIMIT_PCIE, RP_LIMIT_UNKNOWN };
 
 struct rp_health_rate {
