@@ -30,7 +30,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -l
 
 CPPFLAGS += -Ilib -D_GNU_SOURCE $(PKG_CFLAGS)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
-LDLIBS   += $(PKG_LIBS) -lm -lpthread
+LDLIBS   += $(PKG_LIBS) -lm -lpthread -ldl
 
 # --- CUDA: detected once; the runtime is linked statically so one binary runs with or without GPUs.
 CUDA ?= auto

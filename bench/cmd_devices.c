@@ -1,5 +1,7 @@
 /* cmd_devices.c: 'rdmaprobe devices': adapters, ports, GIDs, GPUs and GPU x adapter affinity, as a
- * table for a person or as JSON (lib/node_json.h). */
+ * table for a person or as JSON (lib/node_json.h), then the static health checks (lib/health.h).
+ * Health warnings do not change the exit status: 'devices' reports what the node has; the checks
+ * that pass or fail a node are 'nccl' and the measurements. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,10 @@
 #include <jansson.h>
 
 #include "cmds.h"
+#include "counters.h"
+#include "counters_json.h"
+#include "health.h"
+#include "health_json.h"
 #include "log.h"
 #include "nccl.h"
 #include "node.h"
@@ -16,7 +22,7 @@
 #include "sysfs.h"
 #include "topo.h"
 
-static const char devices_usage[] = "[--json] [--sysfs-root DIR]";
+static const char devices_usage[] = "[--json] [--counters] [--sysfs-root DIR]";
 
 static const char *dash(const char *s)
 {
@@ -130,7 +136,87 @@ static int print_affinity(const struct rp_node *node)
 	return 0;
 }
 
-static int print_text(const struct rp_node *node, const struct rp_nccl_env *env)
+/* The health section: warnings, then notes, expected rates and GPUDirect readiness. */
+static void print_health(const struct rp_health *h)
+{
+	const struct rp_gdr_state *g = &h->gdr;
+	size_t warnings = 0;
+
+	printf("\nHealth\n");
+	for (size_t i = 0; i < h->n_items; i++)
+		warnings += !rp_health_code_is_note(h->items[i].code);
+	if (!warnings)
+		printf("  no warning\n");
+	for (int notes = 0; notes < 2; notes++)
+		for (size_t i = 0; i < h->n_items; i++)
+			if (rp_health_code_is_note(h->items[i].code) == (notes == 1))
+				printf("  %-7s %-22s %s\n", notes ? "note" : "WARNING", rp_health_code_str(h->items[i].code),
+				       h->items[i].message);
+	for (size_t i = 0; i < h->n_rates; i++)
+		printf("  rate    %s:%d %s\n", h->rates[i].device, h->rates[i].port, h->rates[i].message);
+	printf("  GPUDirect: IOMMU %s%s%s%s, nvidia-peermem %s, dma-buf %s (%s)", g->iommu == RP_TRI_TRUE ? "on" : "off",
+	       g->iommu_mode[0] ? " (" : "", g->iommu_mode, g->iommu_mode[0] ? ")" : "",
+	       g->peermem == RP_TRI_TRUE ? "loaded" : "not loaded",
+	       g->dmabuf == RP_TRI_TRUE ? "possible" : g->dmabuf == RP_TRI_FALSE ? "not possible" : "unknown", g->dmabuf_why);
+	if (g->cmdline_read)
+		printf(", command line: %s", g->cmdline_hints[0] ? g->cmdline_hints : "no IOMMU/ACS option");
+	printf("\n");
+}
+
+/* --counters, text: each port's counters that are not zero, with their class (other and traffic
+ * counters left out). */
+static void print_counters(const struct rp_node *node)
+{
+	static struct rp_ctr_snapshot snap;   /* large: not on the stack */
+
+	printf("\nCounters (non-zero error, retransmission, congestion and RNR counters)\n");
+	for (size_t i = 0; i < node->n_hcas; i++) {
+		for (size_t p = 0; p < node->hcas[i].n_ports; p++) {
+			size_t shown = 0;
+
+			if (rp_ctr_snapshot(node->sysfs_root, node->hcas[i].name, node->hcas[i].ports[p].num, &snap))
+				continue;
+			printf("  %s:%d", snap.device, snap.port);
+			for (size_t k = 0; k < snap.n; k++) {
+				enum rp_ctr_class c = rp_ctr_classify_name(snap.v[k].name);
+
+				if (c == RP_CC_OTHER || c == RP_CC_TRAFFIC || (!snap.v[k].err && !snap.v[k].value))
+					continue;
+				if (snap.v[k].err)
+					printf("%s%s unreadable (%s)", shown++ ? ", " : " ", snap.v[k].name, rp_ctr_class_name(c));
+				else
+					printf("%s%s %llu (%s)", shown++ ? ", " : " ", snap.v[k].name,
+					       (unsigned long long)snap.v[k].value, rp_ctr_class_name(c));
+			}
+			printf("%s\n", shown ? "" : snap.n ? " all zero" : " no counters");
+		}
+	}
+}
+
+/* --counters, JSON: "counters" in each port object of "devices". */
+static int add_counters_json(const struct rp_node *node, json_t *j)
+{
+	static struct rp_ctr_snapshot snap;
+	json_t *devs = json_object_get(j, "devices");
+
+	for (size_t i = 0; i < node->n_hcas && i < json_array_size(devs); i++) {
+		json_t *ports = json_object_get(json_array_get(devs, i), "ports");
+
+		for (size_t p = 0; p < node->hcas[i].n_ports && p < json_array_size(ports); p++) {
+			json_t *c = NULL;
+
+			if (rp_ctr_snapshot(node->sysfs_root, node->hcas[i].name, node->hcas[i].ports[p].num, &snap) == 0 &&
+			    !(c = rp_ctr_snapshot_to_json(&snap)))
+				return -ENOMEM;
+			if (json_object_set_new(json_array_get(ports, p), "counters", c ? c : json_null()))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
+		      const struct rp_health *h, bool counters)
 {
 	if (node->verbs_consulted)
 		printf("sysfs %s, adapters from ibv_get_device_list()\n\n", node->sysfs_root);
@@ -143,21 +229,28 @@ static int print_text(const struct rp_node *node, const struct rp_nccl_env *env)
 	if (node->n_gpus == 0) {
 		printf("\nNo GPU found (%s)\n", strcmp(node->gpu_source, "none") == 0 ?
 			"no CUDA device and no NVIDIA display/3D controller in bus/pci/devices" : node->gpu_source);
-		return 0;
+	} else {
+		print_gpus(node);
+		if (node->n_hcas && print_affinity(node))
+			return -ENOMEM;
 	}
-	print_gpus(node);
-	if (node->n_hcas == 0)
-		return 0;
-	return print_affinity(node);
+	print_health(h);
+	if (counters)
+		print_counters(node);
+	return 0;
 }
 
-static int print_json(const struct rp_node *node, const struct rp_nccl_env *env)
+static int print_json(const struct rp_node *node, const struct rp_nccl_env *env, const struct rp_health *h,
+		      bool counters)
 {
 	json_t *j = rp_node_to_json(node, env);
+	json_t *hj = j ? rp_health_to_json(h) : NULL;
 	int rc;
 
-	if (!j)
+	if (!hj || json_object_set_new(j, "health", hj) || (counters && add_counters_json(node, j))) {
+		json_decref(j);
 		return -ENOMEM;
+	}
 	rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	printf("\n");
@@ -166,15 +259,19 @@ static int print_json(const struct rp_node *node, const struct rp_nccl_env *env)
 
 int cmd_devices(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, counters = false;
 	const char *root = NULL;
 	const struct rp_opt opts[] = {
 		{ "json", 'j', RP_OPT_FLAG, &json, 0, 0, NULL, "print JSON instead of a table", NULL },
+		{ "counters", 0, RP_OPT_FLAG, &counters, 0, 0, NULL,
+		  "also show each port's error and hardware counters (counters/, hw_counters/) with their class", NULL },
 		{ "sysfs-root", 0, RP_OPT_STR, &root, 0, 0, "DIR",
 		  "read DIR instead of /sys (a fixture tree; verbs is then not consulted)", NULL },
 		{ 0 },
 	};
 	struct rp_discover_opts dopts = { 0 };
+	struct rp_health_opts hopts = { 0 };
+	struct rp_health health = { 0 };
 	struct rp_nccl_env env;
 	struct rp_node node;
 	int rc;
@@ -198,8 +295,14 @@ int cmd_devices(int argc, char **argv)
 		rp_node_fini(&node);
 		return RP_EXIT_ENV;
 	}
+	hopts.cmdline_path = root ? NULL : "/proc/cmdline";
+	hopts.dmabuf = RP_TRI_UNKNOWN;
+	hopts.probe_host = !root;
+	rc = rp_health_check(&node, &hopts, &health);
 	fflush(stderr);
-	rc = json ? print_json(&node, &env) : print_text(&node, &env);
+	if (!rc)
+		rc = json ? print_json(&node, &env, &health, counters) : print_text(&node, &env, &health, counters);
+	rp_health_fini(&health);
 	rp_node_fini(&node);
 	return rc ? RP_EXIT_ENV : RP_EXIT_OK;
 }

@@ -1,0 +1,72 @@
+/* counters_json.c: a counter delta as JSON; see counters_json.h. */
+#include "counters_json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+json_t *rp_ctr_delta_to_json(const struct rp_ctr_delta *d, const struct rp_ctr_judgement *j)
+{
+	json_t *moved = json_object(), *at_least = json_object(), *unknown = json_object();
+	json_t *o = NULL;
+	int bad = !moved || !at_least || !unknown;
+
+	for (size_t i = 0; i < d->n && !bad; i++) {
+		const struct rp_ctr_change *c = &d->changes[i];
+		char key[RP_CTR_NAME_MAX + 24];
+
+		rp_ctr_change_key(d, i, key, sizeof(key));
+		if (c->kind == RP_CK_UNKNOWN)
+			bad = json_object_set_new(unknown, key, json_string(c->why));
+		else
+			bad = json_object_set_new(c->kind == RP_CK_EXACT ? moved : at_least, key,
+						  json_integer((json_int_t)(c->delta > INT64_MAX ? INT64_MAX : c->delta)));
+	}
+	if (!bad)
+		o = json_pack("{s:s, s:i, s:f, s:O, s:O, s:O, s:b, s:b, s:o, s:s, s:o}", "device", d->device, "port",
+			      d->port, "seconds", d->seconds, "moved", moved, "at_least", at_least, "unknown", unknown,
+			      "reregistered", d->reregistered, "unattributable", d->unattributable,
+			      "unattributable_why", d->unattributable ? json_string(d->unattributable_why) : json_null(),
+			      "verdict", rp_ctr_verdict_name(j->verdict), "reason",
+			      j->reason[0] ? json_string(j->reason) : json_null());
+	json_decref(moved);
+	json_decref(at_least);
+	json_decref(unknown);
+	if (!o)
+		rp_error(-ENOMEM, "counters of %s port %d as JSON: out of memory", d->device, d->port);
+	return o;
+}
+
+static const char *source_name(enum rp_ctr_source src)
+{
+	return src == RP_CTR_PMA ? "counters" : src == RP_CTR_HW_PORT ? "hw_counters" : "device/hw_counters";
+}
+
+json_t *rp_ctr_snapshot_to_json(const struct rp_ctr_snapshot *s)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o && i < s->n; i++) {
+		const struct rp_ctr_value *v = &s->v[i];
+		char key[RP_CTR_NAME_MAX + 24];
+		bool clash = false;
+
+		for (size_t k = 0; k < s->n && !clash; k++)
+			clash = k != i && s->v[k].source != v->source && strcmp(s->v[k].name, v->name) == 0;
+		snprintf(key, sizeof(key), "%s%s%s", clash && v->source != RP_CTR_PMA ? source_name(v->source) : "",
+			 clash && v->source != RP_CTR_PMA ? "/" : "", v->name);
+		if (json_object_set_new(o, key, json_pack("{s:o, s:s, s:s, s:o}", "value",
+							  v->err ? json_null() : json_integer((json_int_t)(v->value > INT64_MAX ? INT64_MAX : v->value)),
+							  "class", rp_ctr_class_name(rp_ctr_classify_name(v->name)),
+							  "source", source_name(v->source), "error",
+							  v->err ? json_string(strerror(-v->err)) : json_null()))) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	if (!o)
+		rp_error(-ENOMEM, "counters of %s port %d as JSON: out of memory", s->device, s->port);
+	return o;
+}
