@@ -1,18 +1,59 @@
 #!/usr/bin/env bash
-# fabric: br0:0,1
-# timeout: 120
-# 5% loss on rxe1's link: the transport retransmits; every pair is still ok and verified.
+# fabric: br0:0,1,2
+# timeout: 240
+# 5% loss on rxe1's link: the transport retransmits, so every pair through it still moves and
+# verifies its data, but an order of magnitude slower than its neighbours (the issue: 0.014 Gb/s
+# against 0.27, and loopback said PASS). The shared verdict now flags each of the four pairs through
+# rxe1 as an outlier (rxe is a soft device: the default --min-bw fraction of its nominal link rate
+# is not applied, the verdict says so), measures each again (--retest 1), finds it as slow again:
+# confirmed, and drains rxe1 (four confirmed failures against two for rxe0 and rxe2 each).
+# Deterministic: at 5% loss every 300 x 4 KiB run loses dozens of packets, each costing an ACK
+# timeout, so the lossy pairs are far below half their row's median in both attempts. The clean
+# pairs (rxe0<->rxe2, the self pairs, which never touch the wire) must be ok; under TCG contention
+# one of them may need its retest (then it is ok and flaky), so their confirmation is not asserted.
 set -u
 "$RP_FABRIC" fault loss rxe1 5% || exit 1
-"$RP_BIN" loopback -d rxe0,rxe1 --no-self -s 4K -n 300 --timeout 10 --json "$RP_RESULTS/loss5.json" >"$RP_RESULTS/stdout" 2>"$RP_RESULTS/stderr"
+"$RP_BIN" loopback -d rxe0,rxe1,rxe2 -s 4K -n 300 --timeout 10 --json "$RP_RESULTS/loss5.json" \
+	--csv "$RP_RESULTS/loss5.csv" >"$RP_RESULTS/stdout" 2>"$RP_RESULTS/stderr"
 rc=$?
 cat "$RP_RESULTS/stdout"
-[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc, expected 0"; tail -20 "$RP_RESULTS/stderr"; exit 1; }
-python3 - "$RP_RESULTS/loss5.json" <<'PY'
-import json, sys
+[ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; tail -20 "$RP_RESULTS/stderr"; exit 1; }
+out=$RP_RESULTS/stdout
+grep -q '^verdict: FAIL (4 of 9 pairs failed: below_threshold 4; 4 confirmed, 0 unconfirmed;' "$out" ||
+	{ echo "FAIL: verdict line"; exit 1; }
+grep -q '^drain: rxe1:1 on ' "$out" || { echo "FAIL: rxe1 is not drained"; exit 1; }
+[ "$(grep -c '^drain:' "$out")" -eq 1 ] || { echo "FAIL: more than rxe1 drained"; exit 1; }
+grep -q '^note: 9 pairs on soft devices (rxe, siw) whose link rate is nominal' "$out" ||
+	{ echo "FAIL: the verdict does not say the fraction of the nominal rate was not applied"; exit 1; }
+# every lossy pair: its result line, then how it held up
+python3 - "$RP_RESULTS/loss5.json" "$out" <<'PY'
+import json, re, sys
 r = json.load(open(sys.argv[1]))
-assert len(r["pairs"]) == 2, r["pairs"]
+lines = open(sys.argv[2]).read().splitlines()
+assert len(r["pairs"]) == 9, len(r["pairs"])
+bad = []
 for p in r["pairs"]:
-    assert p["status"] == "ok" and p["verified"] and p["bytes"] == 300 * 4096, p
-print("ok: both directions verified under 5% loss")
+    s, d = p["src"]["device"], p["dst"]["device"]
+    lossy = "rxe1" in (s, d) and s != d
+    want = "below_threshold" if lossy else "ok"
+    if p["status"] != want or not p["verified"] or p["bytes"] != 300 * 4096:
+        bad.append("%s->%s: %s (want %s) verified=%s %s" % (s, d, p["status"], want, p["verified"], p["reason"]))
+    if lossy and "outlier" not in p["reason"]:
+        bad.append("%s->%s: reason %r is not the outlier rule" % (s, d, p["reason"]))
+    # the text under the pair's result line
+    head = [i for i, l in enumerate(lines) if l.startswith("%s:1 -> %s:1 " % (s, d))]
+    if len(head) != 1:
+        bad.append("%s->%s: %d result lines" % (s, d, len(head)))
+        continue
+    below = lines[head[0] + 1] if head[0] + 1 < len(lines) else ""
+    if lossy and not below.startswith("    confirmed: failed 2 of 2 attempts (below_threshold"):
+        bad.append("%s->%s: not confirmed: %r" % (s, d, below))
+    if lossy and "--qp-timeout 14" not in below:
+        bad.append("%s->%s: a slow pair is retested with the probe's ACK timeout: %r" % (s, d, below))
+csv = open(sys.argv[1].replace(".json", ".csv")).read().splitlines()
+assert len(csv) == 10, len(csv)
+if bad:
+    print("FAIL:\n  " + "\n  ".join(bad))
+    sys.exit(1)
+print("ok: the four pairs through the lossy link are confirmed outliers, the five others ok")
 PY
