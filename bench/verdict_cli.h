@@ -31,7 +31,8 @@ size_t rp_cli_verdict_opts(struct rp_cli_verdict *v, struct rp_opt *table);
  * is a usage error. Prints one specific message; returns 0 or 2 (usage). */
 int rp_cli_verdict_finish(struct rp_cli_verdict *v, const char *cmd, bool latency);
 
-/* The lines under a pair's result: how it held up on retest, and each warning. */
+/* The lines under a pair's result: how it held up on retest, and each warning (nominal_link_rate is
+ * said once, by rp_cli_print_verdict). */
 void rp_cli_print_judgement(const struct rp_pair_result *r);
 
 /* "verdict: PASS (...)", "verdict: FAIL (...)" or, when stop_sig is not 0, "verdict: INTERRUPTED
