@@ -2,30 +2,29 @@
 # fabric: br0:0,1,2
 # timeout: 240
 # 5% loss on rxe1's link (netem on both ends of its veth): the transport retransmits, so every pair
-# through it still moves and verifies its data, but writes into rxe1 run several times slower than
-# their neighbours (the issue: 0.014 Gb/s against 0.27, and loopback said PASS). The shared verdict
-# now flags them as outliers (rxe is a soft device: the default --min-bw fraction of its nominal link
-# rate is not applied, and the verdict says so), measures each again (--retest 1, with the probe's
-# ACK timeout: a slow pair is not a timeout failure), finds it as slow again: confirmed, and drains
-# rxe1, the one adapter every confirmed failure touches.
-# Exact: the writes into rxe1 (rxe0->rxe1, rxe2->rxe1) are confirmed outliers, the pairs that do not
-# cross rxe1's link (rxe0<->rxe2, the self pairs, which never leave the device) are ok, rxe1 alone is
-# drained. Not exact: the writes out of rxe1 ran at full speed on this kernel (lost data is NAKed at
-# once by the clean receiver) but that is rxe's retransmission behaviour, not a rule of the probe, so
-# they may be ok or confirmed outliers, never unconfirmed. Under TCG contention a clean pair may need
-# its retest (then it is ok and flaky), so the clean pairs' confirmation is not asserted.
+# through it still moves and verifies its data, but it can run several times slower than its
+# neighbours (the issue: 0.014 Gb/s against 0.27, and loopback said PASS). The shared verdict now
+# flags such a pair as an outlier (rxe is a soft device: the default --min-bw fraction of its nominal
+# link rate is not applied, and the verdict says so), measures it again (--retest 1, with the probe's
+# ACK timeout: a slow pair is not a timeout failure), finds it as slow again: confirmed.
+# Exact: the pairs off rxe1's link (rxe0<->rxe2, the self pairs, which never leave the device) are
+# ok; every failure is a pair across rxe1's link, below_threshold by the outlier rule, confirmed after
+# 2 of 2 attempts with --qp-timeout 14; nothing is unconfirmed; at least one pair failed; the drains
+# are what the cover rule gives for those failures. Not exact: which of the four pairs across the
+# link are slow. Two runs on this kernel: 2 and 3 of 4, different directions each time (how rxe
+# recovers a lost packet, by an immediate NAK or by the ACK timeout, varies per run), so the set of
+# slow pairs is read from the results, not asserted. Under TCG contention a clean pair may need its
+# retest (then it is ok and flaky), so the clean pairs' confirmation is not asserted.
 set -u
 "$RP_FABRIC" fault loss rxe1 5% || exit 1
-"$RP_BIN" loopback -d rxe0,rxe1,rxe2 -s 4K -n 300 --timeout 10 --json "$RP_RESULTS/loss5.json" \
+"$RP_BIN" loopback -d rxe0,rxe1,rxe2 -s 4K -n 1000 --timeout 10 --json "$RP_RESULTS/loss5.json" \
 	--csv "$RP_RESULTS/loss5.csv" >"$RP_RESULTS/stdout" 2>"$RP_RESULTS/stderr"
 rc=$?
 cat "$RP_RESULTS/stdout"
 [ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; tail -20 "$RP_RESULTS/stderr"; exit 1; }
 out=$RP_RESULTS/stdout
-grep -Eq '^verdict: FAIL \(([234]) of 9 pairs failed: below_threshold \1; \1 confirmed, 0 unconfirmed;' "$out" ||
+grep -Eq '^verdict: FAIL \(([1234]) of 9 pairs failed: below_threshold \1; \1 confirmed, 0 unconfirmed;' "$out" ||
 	{ echo "FAIL: verdict line"; exit 1; }
-grep -q '^drain: rxe1:1 on ' "$out" || { echo "FAIL: rxe1 is not drained"; exit 1; }
-[ "$(grep -c '^drain:' "$out")" -eq 1 ] || { echo "FAIL: more than rxe1 drained"; exit 1; }
 grep -q '^note: 9 pairs on soft devices (rxe, siw) whose link rate is nominal' "$out" ||
 	{ echo "FAIL: the verdict does not say the fraction of the nominal rate was not applied"; exit 1; }
 # every lossy pair: its result line, then how it held up
@@ -35,31 +34,50 @@ r = json.load(open(sys.argv[1]))
 lines = open(sys.argv[2]).read().splitlines()
 assert len(r["pairs"]) == 9, len(r["pairs"])
 bad = []
+failed = []
 for p in r["pairs"]:
     s, d = p["src"]["device"], p["dst"]["device"]
-    into = d == "rxe1" and s != d
-    out_of = s == "rxe1" and s != d
-    lossy = into or (out_of and p["status"] != "ok")
-    want = "below_threshold" if lossy else "ok"
+    across = "rxe1" in (s, d) and s != d
     print("%s->%s: %s %.3f Gb/s" % (s, d, p["status"], p["gbps"]))
-    if p["status"] != want or not p["verified"] or p["bytes"] != 300 * 4096:
-        bad.append("%s->%s: %s (want %s) verified=%s %s" % (s, d, p["status"], want, p["verified"], p["reason"]))
-    if lossy and "outlier" not in p["reason"]:
-        bad.append("%s->%s: reason %r is not the outlier rule" % (s, d, p["reason"]))
+    if not p["verified"] or p["bytes"] != 1000 * 4096:
+        bad.append("%s->%s: verified=%s bytes=%d" % (s, d, p["verified"], p["bytes"]))
+    if p["status"] == "ok":
+        continue
+    if not across or p["status"] != "below_threshold" or "outlier" not in p["reason"]:
+        bad.append("%s->%s: %s %r (only pairs across rxe1's link may fail, as outliers)" % (s, d, p["status"], p["reason"]))
+    failed.append((s, d))
     # the text under the pair's result line
     head = [i for i, l in enumerate(lines) if l.startswith("%s:1 -> %s:1 " % (s, d))]
-    if len(head) != 1:
-        bad.append("%s->%s: %d result lines" % (s, d, len(head)))
-        continue
-    below = lines[head[0] + 1] if head[0] + 1 < len(lines) else ""
-    if lossy and not below.startswith("    confirmed: failed 2 of 2 attempts (below_threshold"):
+    below = lines[head[0] + 1] if len(head) == 1 and head[0] + 1 < len(lines) else ""
+    if not below.startswith("    confirmed: failed 2 of 2 attempts (below_threshold"):
         bad.append("%s->%s: not confirmed: %r" % (s, d, below))
-    if lossy and "--qp-timeout 14" not in below:
+    if below.count("--qp-timeout 14") != 2:
         bad.append("%s->%s: a slow pair is retested with the probe's ACK timeout: %r" % (s, d, below))
+if not failed:
+    bad.append("no pair across the lossy link failed: the silent pass of the issue")
+# the cover rule on these failures: the endpoint in most of them is drained, ties to the later one
+drained = sorted(l.split()[1] for l in lines if l.startswith("drain: "))
+deg = {}
+for s, d in failed:
+    for e in (s, d):
+        deg[e] = deg.get(e, 0) + 1
+want = []
+left = list(failed)
+while left:
+    deg = {}
+    for s, d in left:
+        for e in (s, d):
+            deg[e] = deg.get(e, 0) + 1
+    top = max(deg.values())
+    e = max(k for k, v in deg.items() if v == top)
+    want.append(e + ":1")
+    left = [f for f in left if e not in f]
+if drained != sorted(want):
+    bad.append("drained %s, the cover of %s gives %s" % (drained, failed, sorted(want)))
 csv = open(sys.argv[1].replace(".json", ".csv")).read().splitlines()
 assert len(csv) == 10, len(csv)
 if bad:
     print("FAIL:\n  " + "\n  ".join(bad))
     sys.exit(1)
-print("ok: the writes into the lossy link are confirmed outliers, the pairs off it ok")
+print("ok: %d pairs across the lossy link are confirmed outliers (%s), the pairs off it ok; drained %s" % (len(failed), failed, drained))
 PY
