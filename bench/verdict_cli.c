@@ -104,6 +104,14 @@ void rp_cli_print_verdict(const struct rp_cli_verdict *vc, const struct rp_verdi
 		if (v->eps[e].drain)
 			printf("drain: %s on %s (%s)\n", rp_verdict_ep_name(&eps[e], name, sizeof(name)), eps[e].node,
 			       v->eps[e].why);
+	if (v->n_ambiguous) {
+		printf("note: %zu confirmed failure%s blamed on neither end (each end failed as often):", v->n_ambiguous,
+		       v->n_ambiguous == 1 ? "" : "s");
+		for (size_t e = 0; e < v->n_eps; e++)
+			if (v->eps[e].ambiguous && !v->eps[e].drain)
+				printf(" %s", rp_verdict_ep_name(&eps[e], name, sizeof(name)));
+		printf("; measure them against other peers\n");
+	}
 	if (v->n_unconfirmed)
 		printf("note: %zu failure%s not confirmed by a retest%s: reported, never a reason to drain\n",
 		       v->n_unconfirmed, v->n_unconfirmed == 1 ? " was" : "s were", stop_sig ? " (interrupted)" : "");

@@ -311,23 +311,39 @@ static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
 	}
 	for (;;) {
 		size_t best = SIZE_MAX;
+		bool tie = false;
 
 		for (size_t e = 0; e < n_eps; e++)
 			if (deg[e] > 0 && (best == SIZE_MAX || deg[e] >= deg[best]))
 				best = e;
 		if (best == SIZE_MAX)
 			break;
-		v->eps[best].drain = true;
-		snprintf(v->eps[best].why, sizeof(v->eps[best].why), "%u of %u pairs failed on its fabric (%u confirmed)",
-			 v->eps[best].failed, v->eps[best].pairs, v->eps[best].confirmed);
+		/* A failure whose other end failed as often is no evidence against either: blame nobody. */
 		for (size_t k = start[best]; k < start[best + 1]; k++) {
 			size_t i = adj[k];
+			uint32_t other = pair_eps[2 * i] == best ? pair_eps[2 * i + 1] : pair_eps[2 * i];
 
-			if (!live[i])
+			tie |= live[i] && other != best && deg[other] == deg[best];
+		}
+		if (!tie) {
+			v->eps[best].drain = true;
+			snprintf(v->eps[best].why, sizeof(v->eps[best].why), "%u of %u pairs failed on its fabric (%u confirmed)",
+				 v->eps[best].failed, v->eps[best].pairs, v->eps[best].confirmed);
+		}
+		for (size_t k = start[best]; k < start[best + 1]; k++) {
+			size_t i = adj[k];
+			uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
+
+			if (!live[i] || (tie && deg[a == best ? b : a] != deg[best]))
 				continue;
 			live[i] = 0;
-			deg[pair_eps[2 * i]]--;
-			deg[pair_eps[2 * i + 1]]--;
+			deg[a]--;
+			deg[b]--;
+			if (tie) {
+				v->eps[a].ambiguous++;
+				v->eps[b].ambiguous++;
+				v->n_ambiguous++;
+			}
 		}
 	}
 out:

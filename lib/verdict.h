@@ -30,7 +30,10 @@
  *      An endpoint whose pairs all failed, each failure confirmed, moved data with nobody: drain it.
  *   2. Failed pairs between two complete fabrics (each reaching as many nodes as the widest fabric:
  *      separate rails) are expected and blame nobody. Every other confirmed failure blames one of its
- *      endpoints: the one with more such failures (a greedy vertex cover), ties to the later endpoint.
+ *      endpoints: the one with more such failures (a greedy vertex cover: the endpoint with the most
+ *      goes first, ties to the later endpoint). A failure whose two ends have as many failures each is
+ *      no evidence against either (one pair failing, or failures only between two adapters): it blames
+ *      nobody and counts in n_ambiguous and both endpoints' ambiguous; never a guessed drain.
  *   3. What is left passed against every measured peer on its fabric: the node's recommended
  *      NCCL_IB_HCA is "=dev:port,dev:port,..." of those (exact names, explicit ports), or none.
  */
@@ -66,6 +69,7 @@ struct rp_verdict_ep {
 	bool worked;                  /* moved data with at least one peer */
 	bool drain;
 	char why[160];                /* why it is drained, "" otherwise */
+	uint32_t ambiguous;           /* confirmed failures it shares with a peer that failed as often: blamed on neither */
 	uint32_t fabric;              /* component id (the smallest endpoint number in it) */
 };
 
@@ -81,6 +85,7 @@ struct rp_verdict {
 	size_t n_flaky;               /* ok pairs that failed an earlier attempt */
 	size_t n_nominal;             /* pairs where a fractional --min-bw was not applied (soft device) */
 	size_t n_interval_drop;       /* pairs with RP_PW_INTERVAL_DROP */
+	size_t n_ambiguous;           /* confirmed failures blamed on neither end (a tie, see above) */
 	bool pass;
 	struct rp_verdict_ep *eps;    /* n_eps entries, same order as the endpoints given */
 	size_t n_eps;

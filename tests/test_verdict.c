@@ -489,7 +489,9 @@ static void test_outlier_cleared_by_retest(void **state)
 	rp_verdict_fini(&v);
 }
 
-/* The retest is as slow as the first sample: confirmed, and only now the cover drains. */
+/* The retest is as slow as the first sample: confirmed. One failed pair is no evidence against
+ * either of its ends: nothing is drained, the failure is counted as ambiguous. A second confirmed
+ * failure through rxe1 pins it on rxe1. */
 static void test_confirmed_outlier_drains(void **state)
 {
 	static struct fixture f;
@@ -509,7 +511,49 @@ static void test_confirmed_outlier_drains(void **state)
 	assert_int_equal(f.res[1].confirm, RP_CONFIRM_CONFIRMED);
 	assert_int_equal(v.n_confirmed, 1);
 	assert_int_equal(v.n_unconfirmed, 0);
-	assert_true(v.eps[0].drain != v.eps[1].drain);   /* one pair blames one end */
+	assert_false(v.eps[0].drain || v.eps[1].drain);
+	assert_int_equal(v.n_ambiguous, 1);
+	assert_int_equal(v.eps[0].ambiguous, 1);
+	assert_int_equal(v.eps[1].ambiguous, 1);
+	rp_verdict_fini(&v);
+}
+
+/* The e2e loss scene on three soft ports: failures only between rxe1 and rxe2 (both directions)
+ * cannot tell which end is bad: the old tie rule drained rxe2, the later one, although rxe1 had the
+ * loss. Now neither is drained. With a third failure through rxe1 the evidence is clear: rxe1 only. */
+static void test_tie_drains_nobody(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	for (int i = 0; i < 3; i++) {
+		char dev[8];
+
+		snprintf(dev, sizeof(dev), "rxe%d", i);
+		ep_add(&f, "vm", dev, 10);
+	}
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t b = 0; b < 3; b++)
+			pair_add(&f, a, b, (a == 1 && b == 2) || (a == 2 && b == 1) ? RP_ST_RETRY_EXCEEDED : RP_ST_OK, 0.1);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	for (size_t e = 0; e < f.n_eps; e++)
+		assert_false(v.eps[e].drain);
+	assert_int_equal(v.n_ambiguous, 2);
+	assert_int_equal(v.eps[1].ambiguous, 2);
+	assert_int_equal(v.eps[2].ambiguous, 2);
+	assert_int_equal(v.eps[0].ambiguous, 0);
+	rp_verdict_fini(&v);
+
+	rp_pair_result_fail(&f.res[1], RP_ST_RETRY_EXCEEDED, "0 -> 1");   /* pair 0 -> 1 */
+	assert_int_equal(f.pair_eps[2], 0);
+	assert_int_equal(f.pair_eps[3], 1);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	for (size_t e = 0; e < f.n_eps; e++)
+		assert_int_equal(v.eps[e].drain, e == 1);
+	assert_int_equal(v.n_ambiguous, 0);
 	rp_verdict_fini(&v);
 }
 
@@ -669,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_loopback_lossy_pair_is_outlier_unconfirmed),
 		cmocka_unit_test(test_outlier_cleared_by_retest),
 		cmocka_unit_test(test_confirmed_outlier_drains),
+		cmocka_unit_test(test_tie_drains_nobody),
 		cmocka_unit_test(test_no_drain_on_unconfirmed),
 		cmocka_unit_test(test_interval_drop_warns),
 		cmocka_unit_test(test_outlier_medians_per_size_and_latency),
