@@ -1,163 +1,302 @@
 /* cmd_loopback.c: 'rdmaprobe loopback': RDMA WRITE between every ordered pair of this node's selected
  * ports (self pairs too, unless --no-self), one pair at a time, so no port is ever in two measurements
- * at once; a matrix (rows source, columns destination), a verdict, and --json / --csv. */
+ * at once; then the verdict every command shares (lib/verdict.h: thresholds, outliers, retest right
+ * after each size's pairs), a matrix (rows source, columns destination), and --json / --csv rewritten
+ * after every pair. SIGINT/SIGTERM stop it between pairs: the finished pairs are judged and written,
+ * and the exit status is 128 + the signal. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "engine.h"
 #include "engine_cli.h"
 #include "log.h"
+#include "retest.h"
+#include "signals.h"
+#include "stop.h"
 #include "util.h"
+#include "verdict_cli.h"
 
-static const char usage[] = "[-d SPEC] [--no-self] [-s SIZE | -a] [-n N | -D S] [options]";
+static const char usage[] = "[-d SPEC] [--no-self] [-s SIZE | -a] [-n N | -D S] [options]\n\n"
+	"Exit: 0 pass, 1 a pair failed, 2 usage, 3 environment or a report not written, 130/143 stopped by\n"
+	"SIGINT/SIGTERM (the pairs finished until then are judged and written).";
 
-/* The cell of a pair in the matrix: Gb/s, latency in us, or the failure code. */
+struct lb_run {
+	struct rp_cli_engine e;
+	struct rp_cli_verdict vc;
+	const char *spec;
+	bool no_self, quiet;
+	char host[RP_NAME_MAX];
+	struct rp_cli_port *ports;
+	size_t n_ports;
+	struct rp_endpoint *eps;      /* one per port: the verdict's endpoints, all on this node */
+	struct rp_pair_result *res;   /* the measured pairs, one size pass after another */
+	uint32_t *pair_eps;           /* 2 per result: the src and dst port numbers */
+	int *index;                   /* the current pass: result of (src i, dst j), -1 none */
+	size_t n_res, planned;
+	struct rp_verdict v;
+	int argc;
+	char **argv;
+	int write_status;             /* 0, or RP_EXIT_ENV once a --json/--csv write failed */
+};
+
+/* A software RDMA device: its link rate is nominal. Until the engine fills rp_endpoint.soft from the
+ * device itself, the verbs name tells (rdma_rxe names its devices rxe*, siw siw*). */
+static bool soft_device_name(const char *dev)
+{
+	return strncmp(dev, "rxe", 3) == 0 || strncmp(dev, "siw", 3) == 0;
+}
+
+/* The cell of a pair in the matrix: Gb/s, latency in us, or the failure code; flaky is marked. */
 static void cell(const struct rp_pair_result *r, char *buf, size_t len)
 {
+	const char *flaky = r && r->confirm == RP_CONFIRM_FLAKY ? " flaky" : "";
+
 	if (!r)
 		snprintf(buf, len, "-");
 	else if (r->status != RP_ST_OK)
 		snprintf(buf, len, "%s", rp_status_code(r->status));
 	else if (r->lat.measured)
-		snprintf(buf, len, "%.2fus", r->lat.median_us);
+		snprintf(buf, len, "%.2fus%s", r->lat.median_us, flaky);
 	else
-		snprintf(buf, len, "%.3f", r->gbps);
+		snprintf(buf, len, "%.3f%s", r->gbps, flaky);
 }
 
-static void print_matrix(const struct rp_cli_port *ports, size_t n, const struct rp_pair_result *res,
-			 const int *index, size_t size, bool latency)
+static void print_matrix(const struct lb_run *lb, size_t size)
 {
 	char name[RP_NAME_MAX + 8], c[64];
+	size_t n = lb->n_ports;
 
 	printf("\n%s, %zu-byte writes (rows: source, columns: destination)\n",
-	       latency ? "median latency, us" : "Gb/s", size);
+	       lb->e.latency ? "median latency, us" : "Gb/s", size);
 	printf("%-14s", "");
 	for (size_t j = 0; j < n; j++) {
-		snprintf(name, sizeof(name), "%s:%d", ports[j].device, ports[j].port);
-		printf(" %14s", name);
+		snprintf(name, sizeof(name), "%s:%d", lb->ports[j].device, lb->ports[j].port);
+		printf(" %17s", name);
 	}
 	printf("\n");
 	for (size_t i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s:%d", ports[i].device, ports[i].port);
+		snprintf(name, sizeof(name), "%s:%d", lb->ports[i].device, lb->ports[i].port);
 		printf("%-14s", name);
 		for (size_t j = 0; j < n; j++) {
-			int k = index[i * n + j];
+			int k = lb->index[i * n + j];
 
-			cell(k >= 0 ? &res[k] : NULL, c, sizeof(c));
-			printf(" %14s", c);
+			cell(k >= 0 ? &lb->res[k] : NULL, c, sizeof(c));
+			printf(" %17s", c);
 		}
 		printf("\n");
 	}
 }
 
-/* "verdict: PASS (...)" or "verdict: FAIL (...)" with counts per failure code. */
-static void print_verdict(const struct rp_pair_result *res, size_t n)
+/* Judge what is measured so far (the verdict is idempotent) and rewrite --json/--csv. A write that
+ * failed once is not retried until the end, so the error is printed once per file. */
+static int lb_checkpoint(struct lb_run *lb, bool final)
 {
-	size_t counts[RP_ST_COUNT_] = { 0 }, failed = 0;
+	int rc;
 
-	for (size_t i = 0; i < n; i++) {
-		counts[res[i].status]++;
-		failed += res[i].status != RP_ST_OK;
-	}
-	if (!failed) {
-		printf("\nverdict: PASS (%zu of %zu pairs ok and verified)\n", n, n);
-		return;
-	}
-	printf("\nverdict: FAIL (%zu of %zu pairs failed:", failed, n);
-	for (int s = 1; s < RP_ST_COUNT_; s++)
-		if (counts[s])
-			printf(" %s %zu", rp_status_code((enum rp_status)s), counts[s]);
-	printf(")\n");
+	rp_verdict_fini(&lb->v);
+	rc = rp_verdict_apply(&lb->vc.cfg, lb->eps, lb->n_ports, lb->pair_eps, lb->res, lb->n_res, &lb->v);
+	if (rc)
+		return RP_EXIT_ENV;   /* logged */
+	if ((lb->e.json || lb->e.csv) && (final || !lb->write_status))
+		lb->write_status = rp_cli_write_reports(&lb->e, "loopback", lb->argc, lb->argv, lb->res, lb->n_res);
+	return 0;
 }
 
-int cmd_loopback(int argc, char **argv)
+/* Measure i -> j with cfg into *r. False when the run was stopped and r is not a finished
+ * measurement (interrupted, or failed while the signal tore into its waits). */
+static bool lb_measure(struct lb_run *lb, const struct rp_engine_cfg *cfg, size_t i, size_t j, unsigned pass,
+		       struct rp_pair_result *r)
 {
-	struct rp_cli_engine e;
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + 4];
-	const char *spec = NULL;
-	bool no_self = false, quiet = false;
-	struct rp_cli_port *ports = NULL;
-	struct rp_pair_result *res = NULL;
-	int *index = NULL;
-	size_t n_ports = 0, n_res = 0, k = 0;
+	struct rp_engine_port src = { lb->host, lb->ports[i].device, lb->ports[i].port, lb->ports[i].gid_index };
+	struct rp_engine_port dst = { lb->host, lb->ports[j].device, lb->ports[j].port, lb->ports[j].gid_index };
+
+	rp_engine_loopback_run(cfg, &src, &dst, pass, r);
+	if (r->n_attempts == 0)   /* until the engine records its attempts itself (lib/retest.h, step 1) */
+		rp_pair_result_record_attempt(r, cfg->qp.qp_timeout);
+	r->src.soft |= soft_device_name(lb->ports[i].device);
+	r->dst.soft |= soft_device_name(lb->ports[j].device);
+	if (r->status == RP_ST_INTERRUPTED || (rp_stop_requested() && r->status != RP_ST_OK))
+		return false;
+	lb->eps[i].link_gbps = r->src.link_gbps > 0 ? r->src.link_gbps : lb->eps[i].link_gbps;
+	lb->eps[j].link_gbps = r->dst.link_gbps > 0 ? r->dst.link_gbps : lb->eps[j].link_gbps;
+	return true;
+}
+
+/* Every pair of the pass that failed or fell below the threshold/outlier rule, measured again
+ * (up to --retest times), each new measurement folded in and the verdict applied again. */
+static int lb_retest(struct lb_run *lb, size_t first, unsigned pass)
+{
+	unsigned max = lb->vc.cfg.retest;
+
+	for (unsigned round = 0; round < max && !rp_stop_requested(); round++) {
+		for (size_t k = first; k < lb->n_res && !rp_stop_requested(); k++) {
+			struct rp_pair_result *r = &lb->res[k], again;
+			struct rp_engine_cfg base, cfg;
+			size_t i = lb->pair_eps[2 * k], j = lb->pair_eps[2 * k + 1];
+			int rc;
+
+			if (!rp_retest_wanted(r, max))
+				continue;
+			rp_cli_pair_cfg(&lb->e, &lb->ports[i], &lb->ports[j], &base);
+			base.meas.msg_size = lb->e.sizes[pass];
+			rp_retest_cfg(&base, r, &cfg);
+			if (!lb->quiet)
+				fprintf(stderr, "[retest %u/%u] %s:%d -> %s:%d (%s), --qp-timeout %d ...\n", round + 1, max,
+					lb->ports[i].device, lb->ports[i].port, lb->ports[j].device, lb->ports[j].port,
+					rp_status_code(r->status), cfg.qp.qp_timeout);
+			if (!lb_measure(lb, &cfg, i, j, pass, &again))
+				break;
+			if (!lb->quiet)
+				fprintf(stderr, "[retest %u/%u] %s (%.1f s)\n", round + 1, max, rp_status_code(again.status),
+					again.elapsed_s);
+			rp_retest_merge(r, &again);
+			rc = lb_checkpoint(lb, false);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* One size pass: every ordered pair once, the files rewritten after each; then the retests. */
+static int lb_pass(struct lb_run *lb, unsigned pass)
+{
+	size_t n = lb->n_ports, first = lb->n_res;
+	int rc;
+
+	for (size_t k = 0; k < n * n; k++)
+		lb->index[k] = -1;
+	for (size_t i = 0; i < n && !rp_stop_requested(); i++) {
+		for (size_t j = 0; j < n && !rp_stop_requested(); j++) {
+			struct rp_pair_result *r = &lb->res[lb->n_res];
+			struct rp_engine_cfg cfg;
+
+			if (lb->no_self && i == j)
+				continue;
+			rp_cli_pair_cfg(&lb->e, &lb->ports[i], &lb->ports[j], &cfg);
+			cfg.meas.msg_size = lb->e.sizes[pass];
+			if (!lb->quiet)
+				fprintf(stderr, "[%zu/%zu] %s:%d -> %s:%d, %zu bytes ...\n", lb->n_res + 1, lb->planned,
+					lb->ports[i].device, lb->ports[i].port, lb->ports[j].device, lb->ports[j].port,
+					cfg.meas.msg_size);
+			if (!lb_measure(lb, &cfg, i, j, pass, r))
+				break;
+			if (!lb->quiet)
+				/* the reason was logged where it was detected and is in the table below */
+				fprintf(stderr, "[%zu/%zu] %s (%.1f s)\n", lb->n_res + 1, lb->planned, rp_status_code(r->status),
+					r->elapsed_s);
+			lb->pair_eps[2 * lb->n_res] = (uint32_t)i;
+			lb->pair_eps[2 * lb->n_res + 1] = (uint32_t)j;
+			lb->index[i * n + j] = (int)lb->n_res++;
+			rc = lb_checkpoint(lb, false);
+			if (rc)
+				return rc;
+		}
+	}
+	rc = lb_retest(lb, first, pass);
+	if (!rc)
+		rc = lb_checkpoint(lb, false);
+	if (!rc)
+		print_matrix(lb, lb->e.sizes[pass]);
+	return rc;
+}
+
+/* Options, ports, endpoints and storage. Returns -1 to go on, or an exit status. */
+static int lb_setup(struct lb_run *lb, int argc, char **argv)
+{
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 4];
+	size_t k, n, per_pass;
 	int rc, status;
 
-	rp_cli_engine_init(&e);
-	table[0] = (struct rp_opt){ "device", 'd', RP_OPT_STR, &spec, 0, 0, "SPEC",
+	rp_cli_engine_init(&lb->e);
+	rp_cli_verdict_init(&lb->vc);
+	table[0] = (struct rp_opt){ "device", 'd', RP_OPT_STR, &lb->spec, 0, 0, "SPEC",
 				    "ports in NCCL_IB_HCA syntax (default: what NCCL selects)", NULL };
-	table[1] = (struct rp_opt){ "no-self", 0, RP_OPT_FLAG, &no_self, 0, 0, NULL, "skip port-to-itself pairs", NULL };
-	table[2] = (struct rp_opt){ "quiet", 0, RP_OPT_FLAG, &quiet, 0, 0, NULL, "no progress on stderr", NULL };
-	k = 3 + rp_cli_engine_opts(&e, table + 3);
+	table[1] = (struct rp_opt){ "no-self", 0, RP_OPT_FLAG, &lb->no_self, 0, 0, NULL, "skip port-to-itself pairs", NULL };
+	table[2] = (struct rp_opt){ "quiet", 0, RP_OPT_FLAG, &lb->quiet, 0, 0, NULL, "no progress on stderr", NULL };
+	k = 3 + rp_cli_engine_opts(&lb->e, table + 3);
+	k += rp_cli_verdict_opts(&lb->vc, table + k);
 	memset(&table[k], 0, sizeof(table[k]));
 	rc = rp_opts_parse("loopback", usage, table, argc, argv, NULL, 0, NULL);
 	if (rc)
 		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
-	status = rp_cli_engine_finish(&e, "loopback");
+	status = rp_cli_engine_finish(&lb->e, "loopback");
+	if (!status)
+		status = rp_cli_check_outputs(&lb->e, "loopback");
+	if (!status)
+		status = rp_cli_verdict_finish(&lb->vc, "loopback", lb->e.latency);
+	if (!status)
+		status = rp_cli_select_ports("loopback", lb->spec, 0, lb->e.gid_seen ? lb->e.gid_index : -1, &lb->ports,
+					     &lb->n_ports);
 	if (status)
 		return status;
-	status = rp_cli_check_outputs(&e, "loopback");
-	if (status)
-		return status;
-	status = rp_cli_select_ports("loopback", spec, 0, e.gid_seen ? e.gid_index : -1, &ports, &n_ports);
-	if (status)
-		return status;
-	rp_cli_warn_gdr(&e, ports, n_ports, true, true);
-	if (no_self && n_ports < 2) {
-		fprintf(stderr, "rdmaprobe loopback: --no-self with %zu port leaves no pair\n", n_ports);
-		free(ports);
+	rp_cli_warn_gdr(&lb->e, lb->ports, lb->n_ports, true, true);
+	n = lb->n_ports;
+	if (lb->no_self && n < 2) {
+		fprintf(stderr, "rdmaprobe loopback: --no-self with %zu port leaves no pair\n", n);
 		return RP_EXIT_USAGE;
 	}
-	res = calloc(n_ports * n_ports * e.n_sizes, sizeof(*res));
-	index = malloc(n_ports * n_ports * sizeof(*index));
-	if (!res || !index) {
+	if (gethostname(lb->host, sizeof(lb->host) - 1) != 0)
+		rp_strlcpy(lb->host, "localhost", sizeof(lb->host));
+	per_pass = n * n - (lb->no_self ? n : 0);
+	lb->planned = per_pass * lb->e.n_sizes;
+	lb->res = calloc(lb->planned, sizeof(*lb->res));
+	lb->pair_eps = calloc(2 * lb->planned, sizeof(*lb->pair_eps));
+	lb->index = calloc(n * n, sizeof(*lb->index));
+	lb->eps = calloc(n, sizeof(*lb->eps));
+	if (!lb->res || !lb->pair_eps || !lb->index || !lb->eps) {
 		fprintf(stderr, "rdmaprobe loopback: out of memory\n");
-		free(res);
-		free(index);
-		free(ports);
 		return RP_EXIT_ENV;
 	}
-	size_t total = (n_ports * n_ports - (no_self ? n_ports : 0)) * e.n_sizes;
-
-	for (size_t p = 0; p < e.n_sizes; p++) {
-		for (size_t i = 0; i < n_ports; i++) {
-			for (size_t j = 0; j < n_ports; j++) {
-				struct rp_engine_cfg cfg;
-
-				rp_cli_pair_cfg(&e, &ports[i], &ports[j], &cfg);
-				cfg.meas.msg_size = e.sizes[p];
-				struct rp_engine_port src = { NULL, ports[i].device, ports[i].port, ports[i].gid_index };
-				struct rp_engine_port dst = { NULL, ports[j].device, ports[j].port, ports[j].gid_index };
-				struct rp_pair_result *r = &res[n_res];
-
-				index[i * n_ports + j] = -1;
-				if (no_self && i == j)
-					continue;
-				if (!quiet)
-					fprintf(stderr, "[%zu/%zu] %s:%d -> %s:%d, %zu bytes ...\n", n_res + 1, total,
-						src.device, src.port, dst.device, dst.port, cfg.meas.msg_size);
-				rp_engine_loopback_run(&cfg, &src, &dst, (unsigned)p, r);
-				if (!quiet)
-					/* the reason was logged where it was detected and is in the table below */
-					fprintf(stderr, "[%zu/%zu] %s (%.1f s)\n", n_res + 1, total,
-						rp_status_code(r->status), r->elapsed_s);
-				index[i * n_ports + j] = (int)n_res++;
-			}
-		}
-		print_matrix(ports, n_ports, res, index, e.sizes[p], e.latency);
-		/* the next size's pairs are appended; the matrix index refers to this size only */
+	for (size_t i = 0; i < n; i++) {
+		rp_strlcpy(lb->eps[i].node, lb->host, sizeof(lb->eps[i].node));
+		rp_strlcpy(lb->eps[i].device, lb->ports[i].device, sizeof(lb->eps[i].device));
+		lb->eps[i].port = lb->ports[i].port;
+		lb->eps[i].gid_index = lb->ports[i].gid_index;
+		lb->eps[i].soft = soft_device_name(lb->ports[i].device);
 	}
-	for (size_t i = 0; i < n_res; i++)
-		rp_cli_print_result(&res[i]);
-	print_verdict(res, n_res);
-	status = rp_cli_write_reports(&e, "loopback", argc, argv, res, n_res);
-	if (!status)
-		for (size_t i = 0; i < n_res; i++)
-			if (res[i].status != RP_ST_OK)
-				status = RP_EXIT_FAIL;
-	free(index);
-	free(res);
-	free(ports);
+	rc = rp_signals_install();
+	if (rc)
+		fprintf(stderr, "rdmaprobe loopback: cannot install SIGINT/SIGTERM handlers: %s\n", strerror(-rc));
+	return -1;
+}
+
+int cmd_loopback(int argc, char **argv)
+{
+	struct lb_run lb;
+	int status;
+
+	memset(&lb, 0, sizeof(lb));
+	lb.argc = argc;
+	lb.argv = argv;
+	status = lb_setup(&lb, argc, argv);
+	if (status >= 0)
+		goto out;
+	for (unsigned p = 0; p < lb.e.n_sizes && !rp_stop_requested(); p++) {
+		status = lb_pass(&lb, p);
+		if (status)
+			goto out;
+	}
+	status = lb_checkpoint(&lb, true);
+	if (status)
+		goto out;
+	for (size_t i = 0; i < lb.n_res; i++) {
+		rp_cli_print_result(&lb.res[i]);
+		rp_cli_print_judgement(&lb.res[i]);
+	}
+	rp_cli_print_verdict(&lb.vc, &lb.v, lb.eps, lb.res, lb.n_res, lb.planned, rp_stop_signal());
+	status = rp_stop_requested() ? rp_stop_exit_status()
+		 : lb.write_status ? lb.write_status
+		 : lb.v.pass ? RP_EXIT_OK : RP_EXIT_FAIL;
+out:
+	rp_verdict_fini(&lb.v);
+	free(lb.eps);
+	free(lb.index);
+	free(lb.pair_eps);
+	free(lb.res);
+	free(lb.ports);
 	return status;
 }

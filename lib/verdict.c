@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "retest.h"
 #include "util.h"
 
 void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg)
@@ -16,6 +17,8 @@ void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg)
 	cfg->min_bw_absolute = false;
 	cfg->min_bw = RP_VERDICT_MIN_BW_DEFAULT;
 	cfg->outlier = RP_VERDICT_OUTLIER_DEFAULT;
+	cfg->interval_drop = RP_VERDICT_INTERVAL_DROP_DEFAULT;
+	cfg->retest = RP_RETEST_DEFAULT;
 }
 
 int rp_verdict_min_bw_parse(const char *s, struct rp_verdict_cfg *cfg)
@@ -73,9 +76,15 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median of the ok rates per endpoint, by source (side 0) or destination (side 1). O(pairs log). */
+/* A pair the bandwidth rules judge: measured ok (or judged below a threshold before), not latency. */
+static bool bw_judged(const struct rp_pair_result *r)
+{
+	return (r->status == RP_ST_OK || r->status == RP_ST_BELOW_THRESHOLD) && !r->lat.measured;
+}
+
+/* Median of the judged rates of msg_size per endpoint, by source (side 0) or destination (side 1). */
 static int medians_compute(const uint32_t *pair_eps, const struct rp_pair_result *res, size_t n, size_t n_eps,
-			   int side, double *med)
+			   size_t msg_size, int side, double *med)
 {
 	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
 	double *vals = calloc(n ? n : 1, sizeof(*vals));
@@ -87,14 +96,14 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_pair_result
 		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
 	}
 	for (size_t i = 0; i < n; i++)
-		if (res[i].status == RP_ST_OK)
+		if (bw_judged(&res[i]) && res[i].msg_size == msg_size)
 			start[pair_eps[2 * i + side] + 1]++;
 	for (size_t e = 0; e < n_eps; e++)
 		start[e + 1] += start[e];
 	for (size_t i = 0; i < n; i++) {
 		size_t e = pair_eps[2 * i + side];
 
-		if (res[i].status == RP_ST_OK)
+		if (bw_judged(&res[i]) && res[i].msg_size == msg_size)
 			vals[start[e] + fill[e]++] = res[i].gbps;
 	}
 	for (size_t e = 0; e < n_eps; e++) {
@@ -110,13 +119,83 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_pair_result
 	return 0;
 }
 
-/* --min-bw, then --outlier, on the pairs that measured ok. */
+/* --min-bw on one judged pair; true when it failed it. A fraction of a soft device's nominal rate is
+ * not applied: the pair gets RP_PW_NOMINAL_RATE instead. */
+static bool min_bw_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result *r)
+{
+	double link = r->src.link_gbps < r->dst.link_gbps ? r->src.link_gbps : r->dst.link_gbps;
+
+	if (cfg->min_bw <= 0)
+		return false;
+	if (cfg->min_bw_absolute) {
+		if (r->gbps >= cfg->min_bw)
+			return false;
+		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.3f Gb/s is below --min-bw %.2f Gb/s", r->gbps,
+				    cfg->min_bw);
+		return true;
+	}
+	if (r->src.soft || r->dst.soft) {
+		r->warnings |= 1u << RP_PW_NOMINAL_RATE;
+		return false;
+	}
+	if (link <= 0 || r->gbps >= cfg->min_bw * link)
+		return false;
+	rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.3f Gb/s is below %.2f x link rate %.1f Gb/s (%.2f Gb/s)",
+			    r->gbps, cfg->min_bw, link, cfg->min_bw * link);
+	return true;
+}
+
+/* --min-bw, --outlier and --interval-drop on the judged pairs of one message size. */
+static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, struct rp_pair_result *res,
+		      size_t n, size_t n_eps, size_t msg_size, double *row, double *col)
+{
+	int rc;
+
+	if (row) {
+		rc = medians_compute(pair_eps, res, n, n_eps, msg_size, 0, row);
+		if (!rc)
+			rc = medians_compute(pair_eps, res, n, n_eps, msg_size, 1, col);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rp_pair_result *r = &res[i];
+
+		if (!bw_judged(r) || r->msg_size != msg_size)
+			continue;
+		if (cfg->interval_drop > 0 && r->gbps > 0 && r->gbps_min < cfg->interval_drop * r->gbps)
+			r->warnings |= 1u << RP_PW_INTERVAL_DROP;
+		if (min_bw_judge(cfg, r) || !row)
+			continue;
+		double m = row[pair_eps[2 * i]] > col[pair_eps[2 * i + 1]] ? row[pair_eps[2 * i]] : col[pair_eps[2 * i + 1]];
+
+		if (r->gbps < cfg->outlier * m)
+			rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
+					    "outlier: %.3f Gb/s is below %.2f x the median %.3f Gb/s of its row/column",
+					    r->gbps, cfg->outlier, m);
+	}
+	return 0;
+}
+
+/* Judge afresh: BELOW_THRESHOLD back to measured ok, the verdict's warnings cleared; then every
+ * message size in turn (medians never mix sizes). */
 static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, struct rp_pair_result *res,
 			    size_t n, size_t n_eps)
 {
+	const uint32_t mine = (1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_INTERVAL_DROP);
 	double *row = NULL, *col = NULL;
+	char *done = calloc(n ? n : 1, 1);
 	int rc = 0;
 
+	if (!done)
+		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", n);
+	for (size_t i = 0; i < n; i++) {
+		res[i].warnings &= ~mine;
+		if (res[i].status == RP_ST_BELOW_THRESHOLD) {
+			res[i].status = RP_ST_OK;
+			res[i].reason[0] = '\0';
+		}
+	}
 	if (cfg->outlier > 0) {
 		row = calloc(n_eps ? n_eps : 1, sizeof(*row));
 		col = calloc(n_eps ? n_eps : 1, sizeof(*col));
@@ -124,40 +203,16 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 			rc = rp_error(-ENOMEM, "verdict: allocate medians for %zu endpoints", n_eps);
 			goto out;
 		}
-		rc = medians_compute(pair_eps, res, n, n_eps, 0, row);
-		if (!rc)
-			rc = medians_compute(pair_eps, res, n, n_eps, 1, col);
-		if (rc)
-			goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct rp_pair_result *r = &res[i];
-		double link = r->src.link_gbps < r->dst.link_gbps ? r->src.link_gbps : r->dst.link_gbps;
-
-		if (r->status != RP_ST_OK)
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (done[i] || !bw_judged(&res[i]))
 			continue;
-		if (cfg->min_bw > 0 && cfg->min_bw_absolute && r->gbps < cfg->min_bw) {
-			rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.2f Gb/s is below --min-bw %.2f Gb/s",
-					    r->gbps, cfg->min_bw);
-			continue;
-		}
-		if (cfg->min_bw > 0 && !cfg->min_bw_absolute && link > 0 && r->gbps < cfg->min_bw * link) {
-			rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
-					    "%.2f Gb/s is below %.2f x link rate %.1f Gb/s (%.2f Gb/s)", r->gbps,
-					    cfg->min_bw, link, cfg->min_bw * link);
-			continue;
-		}
-		if (row) {
-			double m = row[pair_eps[2 * i]] > col[pair_eps[2 * i + 1]] ? row[pair_eps[2 * i]]
-										  : col[pair_eps[2 * i + 1]];
-
-			if (r->gbps < cfg->outlier * m)
-				rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
-						    "outlier: %.2f Gb/s is below %.2f x the median %.2f Gb/s of its row/column",
-						    r->gbps, cfg->outlier, m);
-		}
+		for (size_t k = i; k < n; k++)
+			done[k] |= res[k].msg_size == res[i].msg_size;
+		rc = size_judge(cfg, pair_eps, res, n, n_eps, res[i].msg_size, row, col);
 	}
 out:
+	free(done);
 	free(row);
 	free(col);
 	return rc;
@@ -231,8 +286,9 @@ static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
 		uint32_t fa = v->eps[a].fabric, fb = v->eps[b].fabric;
 
-		if (res[i].status == RP_ST_OK || v->eps[a].drain || v->eps[b].drain)
-			continue;
+		if (res[i].status == RP_ST_OK || res[i].confirm != RP_CONFIRM_CONFIRMED || v->eps[a].drain ||
+		    v->eps[b].drain)
+			continue;   /* only a confirmed failure blames anyone */
 		if (fa != fb && cov[fa] == max_cov && cov[fb] == max_cov)
 			continue;         /* two complete fabrics (rails) do not reach each other: expected */
 		live[i] = 1;
@@ -255,23 +311,39 @@ static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
 	}
 	for (;;) {
 		size_t best = SIZE_MAX;
+		bool tie = false;
 
 		for (size_t e = 0; e < n_eps; e++)
 			if (deg[e] > 0 && (best == SIZE_MAX || deg[e] >= deg[best]))
 				best = e;
 		if (best == SIZE_MAX)
 			break;
-		v->eps[best].drain = true;
-		snprintf(v->eps[best].why, sizeof(v->eps[best].why), "%u of %u pairs failed on its fabric",
-			 v->eps[best].failed, v->eps[best].pairs);
+		/* A failure whose other end failed as often is no evidence against either: blame nobody. */
 		for (size_t k = start[best]; k < start[best + 1]; k++) {
 			size_t i = adj[k];
+			uint32_t other = pair_eps[2 * i] == best ? pair_eps[2 * i + 1] : pair_eps[2 * i];
 
-			if (!live[i])
+			tie |= live[i] && other != best && deg[other] == deg[best];
+		}
+		if (!tie) {
+			v->eps[best].drain = true;
+			snprintf(v->eps[best].why, sizeof(v->eps[best].why), "%u of %u pairs failed on its fabric (%u confirmed)",
+				 v->eps[best].failed, v->eps[best].pairs, v->eps[best].confirmed);
+		}
+		for (size_t k = start[best]; k < start[best + 1]; k++) {
+			size_t i = adj[k];
+			uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
+
+			if (!live[i] || (tie && deg[a == best ? b : a] != deg[best]))
 				continue;
 			live[i] = 0;
-			deg[pair_eps[2 * i]]--;
-			deg[pair_eps[2 * i + 1]]--;
+			deg[a]--;
+			deg[b]--;
+			if (tie) {
+				v->eps[a].ambiguous++;
+				v->eps[b].ambiguous++;
+				v->n_ambiguous++;
+			}
 		}
 	}
 out:
@@ -322,6 +394,37 @@ static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_ver
 	return 0;
 }
 
+/* The run's and each endpoint's counts, from the judged and classified pairs. */
+static void counts_fill(const uint32_t *pair_eps, const struct rp_pair_result *res, size_t n, struct rp_verdict *v)
+{
+	v->n_pairs = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_pair_result *r = &res[i];
+		bool ok = r->status == RP_ST_OK;
+		bool moved = ok || r->status == RP_ST_BELOW_THRESHOLD;
+		bool confirmed = !ok && r->confirm == RP_CONFIRM_CONFIRMED;
+
+		v->n_ok += ok;
+		v->n_below += r->status == RP_ST_BELOW_THRESHOLD;
+		v->n_confirmed += confirmed;
+		v->n_unconfirmed += !ok && !confirmed;
+		v->n_flaky += ok && r->confirm == RP_CONFIRM_FLAKY;
+		v->n_nominal += (r->warnings >> RP_PW_NOMINAL_RATE) & 1u;
+		v->n_interval_drop += (r->warnings >> RP_PW_INTERVAL_DROP) & 1u;
+		for (int side = 0; side < 2; side++) {
+			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
+
+			ve->pairs++;
+			ve->failed += !ok;
+			ve->confirmed += confirmed;
+			ve->measured = true;
+			ve->worked |= moved;
+		}
+	}
+	v->n_failed = n - v->n_ok;
+	v->pass = v->n_failed == 0;
+}
+
 int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		     const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, struct rp_verdict *v)
 {
@@ -345,31 +448,16 @@ int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	rc = thresholds_apply(cfg, pair_eps, res, n, n_eps);
 	if (rc)
 		goto out;
-	v->n_pairs = n;
-	for (size_t i = 0; i < n; i++) {
-		bool ok = res[i].status == RP_ST_OK;
-		bool moved = ok || res[i].status == RP_ST_BELOW_THRESHOLD;
-
-		v->n_ok += ok;
-		v->n_below += res[i].status == RP_ST_BELOW_THRESHOLD;
-		for (int side = 0; side < 2; side++) {
-			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
-
-			ve->pairs++;
-			ve->failed += !ok;
-			ve->measured = true;
-			ve->worked |= moved;
-		}
-	}
-	v->n_failed = n - v->n_ok;
-	v->pass = v->n_failed == 0;
+	for (size_t i = 0; i < n; i++)
+		rp_retest_classify(&res[i], cfg->retest);
+	counts_fill(pair_eps, res, n, v);
 	rc = fabrics_compute(eps, n_eps, pair_eps, res, n, v, cov, ep_node);
 	if (rc)
 		goto out;
 	for (size_t e = 0; e < n_eps; e++) {
 		struct rp_verdict_ep *ve = &v->eps[e];
 
-		if (ve->measured && !ve->worked) {
+		if (ve->measured && !ve->worked && ve->confirmed == ve->failed) {
 			ve->drain = true;
 			snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed", ve->pairs);
 		} else if (ve->worked && cov[ve->fabric] > max_cov) {
@@ -383,6 +471,26 @@ out:
 	free(cov);
 	free(ep_node);
 	return rc;
+}
+
+const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair_warning w, char *buf, size_t len)
+{
+	switch (w) {
+	case RP_PW_FLAKY:
+		return rp_retest_describe(r, buf, len);
+	case RP_PW_INTERVAL_DROP:
+		snprintf(buf, len, "interval_drop: the slowest interval ran at %.4f Gb/s, %.1f s into the run, against "
+			 "%.3f Gb/s on average: the link stalled or flapped", r->gbps_min, r->gbps_min_at_s, r->gbps);
+		return buf;
+	case RP_PW_NOMINAL_RATE:
+		snprintf(buf, len, "nominal_link_rate: %s is a soft device whose link rate (%.1f Gb/s) is nominal: "
+			 "--min-bw as a fraction of it was not applied, only an absolute --min-bw (180G) and --outlier",
+			 r->src.soft ? r->src.device : r->dst.device, r->src.soft ? r->src.link_gbps : r->dst.link_gbps);
+		return buf;
+	default:
+		snprintf(buf, len, "%s", rp_pair_warning_code(w));
+		return buf;
+	}
 }
 
 void rp_verdict_fini(struct rp_verdict *v)

@@ -1,20 +1,39 @@
 /* verdict.h: from measured pairs to pass/fail, adapters to drain, and the NCCL_IB_HCA each node should use.
+ * One rule for every command (loopback, pair, matrix).
  *
- * Thresholds (applied to pairs that measured ok; a pair that fails them becomes BELOW_THRESHOLD with
- * the reason spelled out):
+ * Thresholds (applied to bandwidth pairs that measured ok; a pair that fails them becomes
+ * BELOW_THRESHOLD with the reason spelled out). Every call judges afresh: a BELOW_THRESHOLD pair is
+ * measured ok, so it is judged again on its (possibly new) measurement, and calling twice on the
+ * same results gives the same verdict. Latency pairs (lat.measured) are not judged on bandwidth.
  *   --min-bw  "0.9" or "90%": a fraction of the pair's link rate (the slower port's rate; skipped when
  *             a rate is unknown). "180G" / "180Gbps": an absolute rate in Gb/s. "0": no threshold.
+ *             Soft devices (rp_endpoint.soft: rxe, siw) report a nominal link rate, so a fraction of
+ *             it means nothing: on a pair with a soft endpoint only an absolute --min-bw applies, and
+ *             a fraction that was not applied sets RP_PW_NOMINAL_RATE (counted in n_nominal).
  *   --outlier F (default 0.5, 0 disables): a pair slower than F times the larger of its row median
- *             (pairs with the same source) and its column median (same destination) is an outlier:
- *             a bad adapter drags its own row down, so its peers' medians expose it.
- * Any pair that did not measure ok fails; the run passes only when every pair is ok.
+ *             (pairs with the same source) and its column median (same destination), among the pairs
+ *             of the same message size, is an outlier: a bad adapter drags its own row down, so its
+ *             peers' medians expose it.
+ *   --interval-drop F (default 0.1, 0 disables): a pair whose slowest --interval ran below F times
+ *             its average (gbps_min < F x gbps) gets RP_PW_INTERVAL_DROP, a warning that does not
+ *             fail it: the link stalled or flapped for a moment at gbps_min_at_s into the run.
+ * Any pair that did not measure ok fails; the run passes only when every pair is ok (a flaky pair,
+ * one that passed on its retest, is ok with a warning).
  *
- * Drain, per endpoint (node, device, port):
+ * Retest (lib/retest.h): every pair is classified with rp_retest_classify(cfg.retest) after the
+ * thresholds: a failure is CONFIRMED (failed every attempt, at least one of them a retest, or
+ * cfg.retest is 0), UNCONFIRMED (failed once, not measured again yet) or the pair is FLAKY (failed,
+ * then passed). Only CONFIRMED failures count for drains; an UNCONFIRMED failure still fails the run.
+ *
+ * Drain, per endpoint (node, device, port), on confirmed failures only:
  *   1. "Fabrics" are the groups of endpoints that moved data with each other (connected components).
- *      An endpoint whose pairs all failed moved data with nobody: drain it.
+ *      An endpoint whose pairs all failed, each failure confirmed, moved data with nobody: drain it.
  *   2. Failed pairs between two complete fabrics (each reaching as many nodes as the widest fabric:
- *      separate rails) are expected and blame nobody. Every other failed pair blames one of its
- *      endpoints: the one with more such failures (a greedy vertex cover), ties to the later endpoint.
+ *      separate rails) are expected and blame nobody. Every other confirmed failure blames one of its
+ *      endpoints: the one with more such failures (a greedy vertex cover: the endpoint with the most
+ *      goes first, ties to the later endpoint). A failure whose two ends have as many failures each is
+ *      no evidence against either (one pair failing, or failures only between two adapters): it blames
+ *      nobody and counts in n_ambiguous and both endpoints' ambiguous; never a guessed drain.
  *   3. What is left passed against every measured peer on its fabric: the node's recommended
  *      NCCL_IB_HCA is "=dev:port,dev:port,..." of those (exact names, explicit ports), or none.
  */
@@ -31,10 +50,13 @@ struct rp_verdict_cfg {
 	bool min_bw_absolute;         /* min_bw is Gb/s (else a fraction of link rate) */
 	double min_bw;                /* 0 = none */
 	double outlier;               /* fraction of the row/column median; 0 = none */
+	double interval_drop;         /* warn when gbps_min < interval_drop x gbps; 0 = none */
+	unsigned retest;              /* --retest: how often a failure is measured again (0: one sample decides) */
 };
 
 #define RP_VERDICT_MIN_BW_DEFAULT 0.9
 #define RP_VERDICT_OUTLIER_DEFAULT 0.5
+#define RP_VERDICT_INTERVAL_DROP_DEFAULT 0.1
 
 void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg);
 /* Parse a --min-bw value (see above) into cfg. 0 or -EINVAL / -ERANGE; does not log. */
@@ -42,10 +64,12 @@ int rp_verdict_min_bw_parse(const char *s, struct rp_verdict_cfg *cfg);
 
 struct rp_verdict_ep {
 	uint32_t pairs, failed;       /* directed pairs involving it, and how many failed */
+	uint32_t confirmed;           /* how many of those failures are confirmed (the only ones that drain) */
 	bool measured;                /* took part in at least one pair */
 	bool worked;                  /* moved data with at least one peer */
 	bool drain;
 	char why[160];                /* why it is drained, "" otherwise */
+	uint32_t ambiguous;           /* confirmed failures it shares with a peer that failed as often: blamed on neither */
 	uint32_t fabric;              /* component id (the smallest endpoint number in it) */
 };
 
@@ -57,6 +81,11 @@ struct rp_verdict_node {
 
 struct rp_verdict {
 	size_t n_pairs, n_ok, n_failed, n_below;
+	size_t n_confirmed, n_unconfirmed;   /* failed pairs by how they held up on retest */
+	size_t n_flaky;               /* ok pairs that failed an earlier attempt */
+	size_t n_nominal;             /* pairs where a fractional --min-bw was not applied (soft device) */
+	size_t n_interval_drop;       /* pairs with RP_PW_INTERVAL_DROP */
+	size_t n_ambiguous;           /* confirmed failures blamed on neither end (a tie, see above) */
 	bool pass;
 	struct rp_verdict_ep *eps;    /* n_eps entries, same order as the endpoints given */
 	size_t n_eps;
@@ -64,7 +93,8 @@ struct rp_verdict {
 	size_t n_nodes;
 };
 
-/* Apply cfg to res[0..n) (statuses of ok pairs may become BELOW_THRESHOLD) and fill *v (caller
+/* Apply cfg to res[0..n) (statuses of ok pairs may become BELOW_THRESHOLD, BELOW_THRESHOLD ones are
+ * judged again, warnings and confirm are set) and fill *v (caller
  * storage). eps[0..n_eps) are the endpoints, grouped by node (equal node names contiguous);
  * pair_eps[2*i] and pair_eps[2*i+1] are the src and dst endpoint numbers of res[i].
  * 0, -EINVAL (an endpoint number out of range; logged) or -ENOMEM. Call rp_verdict_fini() always. */
@@ -86,6 +116,9 @@ struct rp_matrix_view {
 	size_t rounds_done, n_rounds;
 	double elapsed_s;
 };
+
+/* One line on warning w of r, for a person: what was seen and what it means. Returns buf. */
+const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair_warning w, char *buf, size_t len);
 
 /* "dev:port" of an endpoint into buf (for the "drain" lists). */
 const char *rp_verdict_ep_name(const struct rp_endpoint *ep, char *buf, size_t len);

@@ -98,6 +98,9 @@ void mx_view_mark_verdict(struct mx_view *mx)
 {
 	struct rp_pair_result *r = mx->res;
 
+	/* the view's verdict (retest 0) judged every failure confirmed; these marks are set by hand */
+	for (size_t i = 0; i < mx->view.n; i++)
+		r[i].confirm = RP_CONFIRM_NONE;
 	r[0].status = RP_ST_TIMEOUT;
 	r[0].cause_side = RP_SIDE_SRC;
 	snprintf(r[0].reason, sizeof(r[0].reason), "no completion for 4.0 s");

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "retest.h"
 #include "verdict.h"
 
 #define MAX_EPS 8
@@ -344,6 +345,358 @@ static void test_bad_endpoint_number(void **state)
 	rp_verdict_fini(&v);
 }
 
+/* The loss-5% scene in loopback: two soft ports, self pairs clean at 0.27 Gb/s, both cross pairs
+ * through the lossy link at 0.014. */
+static void loopback_scene(struct fixture *f, double cross01, double cross10)
+{
+	memset(f, 0, sizeof(*f));
+	ep_add(f, "vm", "rxe0", 10);
+	ep_add(f, "vm", "rxe1", 10);
+	f->eps[0].soft = f->eps[1].soft = true;
+	pair_add(f, 0, 0, RP_ST_OK, 0.27);
+	pair_add(f, 0, 1, RP_ST_OK, cross01);
+	pair_add(f, 1, 0, RP_ST_OK, cross10);
+	pair_add(f, 1, 1, RP_ST_OK, 0.26);
+	for (size_t i = 0; i < f->n; i++) {
+		f->res[i].gbps_min = f->res[i].gbps;
+		rp_pair_result_record_attempt(&f->res[i], 14);
+	}
+}
+
+/* The default --min-bw 0.9 is a fraction of the link rate; rxe's 10 Gb/s is nominal, so healthy
+ * 0.27 Gb/s pairs must not fail as below_threshold (the old verdict failed all of them): they carry
+ * the nominal_link_rate warning and the verdict counts them. An absolute threshold still applies. */
+static void test_soft_device_fraction_not_applied(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c;
+	struct rp_verdict v;
+	char text[256];
+
+	(void)state;
+	rp_verdict_cfg_default(&c);
+	loopback_scene(&f, 0.25, 0.24);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_true(v.pass);
+	assert_int_equal(v.n_nominal, 4);
+	for (size_t i = 0; i < f.n; i++) {
+		assert_int_equal(f.res[i].status, RP_ST_OK);
+		assert_true(f.res[i].warnings & (1u << RP_PW_NOMINAL_RATE));
+	}
+	assert_non_null(strstr(rp_verdict_warning_text(&f.res[0], RP_PW_NOMINAL_RATE, text, sizeof(text)), "nominal"));
+	rp_verdict_fini(&v);
+
+	/* an absolute --min-bw judges soft devices like any other, and sets no nominal warning */
+	assert_int_equal(rp_verdict_min_bw_parse("0.26G", &c), 0);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(v.n_nominal, 0);
+	assert_int_equal(f.res[0].status, RP_ST_OK);
+	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
+	assert_int_equal(f.res[2].status, RP_ST_BELOW_THRESHOLD);
+	assert_int_equal(f.res[3].status, RP_ST_OK);
+	assert_false(f.res[1].warnings & (1u << RP_PW_NOMINAL_RATE));
+	rp_verdict_fini(&v);
+
+	/* one soft end is enough: a hardware port's rate does not make a soft pair's fraction meaningful */
+	f.eps[0].soft = false;
+	for (size_t i = 0; i < f.n; i++)
+		f.res[i].src.soft = f.res[i].dst.soft = false;
+	f.res[1].dst.soft = true;
+	rp_verdict_cfg_default(&c);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(f.res[1].status, RP_ST_OK);
+	assert_int_equal(f.res[0].status, RP_ST_BELOW_THRESHOLD);   /* hardware at 0.27 of 10: a real failure */
+	rp_verdict_fini(&v);
+}
+
+/* The issue's loopback: 0.014 Gb/s against 0.27 for its neighbours was PASS. Under the default rule
+ * both lossy pairs are outliers, and with --retest 1 not yet done they are unconfirmed: the run
+ * fails, nothing is drained. */
+static void test_loopback_lossy_pair_is_outlier_unconfirmed(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c;
+	struct rp_verdict v;
+
+	(void)state;
+	rp_verdict_cfg_default(&c);
+	loopback_scene(&f, 0.014, 0.015);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_false(v.pass);
+	assert_int_equal(v.n_below, 2);
+	assert_int_equal(v.n_unconfirmed, 2);
+	assert_int_equal(v.n_confirmed, 0);
+	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
+	assert_non_null(strstr(f.res[1].reason, "outlier"));
+	assert_int_equal(f.res[1].confirm, RP_CONFIRM_UNCONFIRMED);
+	assert_int_equal(f.res[0].confirm, RP_CONFIRM_NONE);
+	assert_false(v.eps[0].drain);
+	assert_false(v.eps[1].drain);
+	assert_string_equal(v.nodes[0].recommended, "=rxe0:1,rxe1:1");
+	rp_verdict_fini(&v);
+}
+
+/* A new measurement of pair i at gbps (status st), folded in as a retest would. */
+static void retest_with(struct fixture *f, size_t i, enum rp_status st, double gbps, int qp_timeout)
+{
+	struct rp_pair_result again;
+
+	rp_pair_result_init(&again, &f->res[i].src, &f->res[i].dst);
+	again.status = RP_ST_OK;
+	again.gbps = again.gbps_min = gbps;
+	again.msg_size = f->res[i].msg_size;
+	if (st != RP_ST_OK)
+		rp_pair_result_fail(&again, st, "synthetic %s again", rp_status_code(st));
+	rp_pair_result_record_attempt(&again, qp_timeout);
+	rp_retest_merge(&f->res[i], &again);
+}
+
+/* Under CPU contention one sample of a healthy pair came out an outlier; its retest is in line, the
+ * outlier rule judged again on the new measurement clears it: ok, flaky (a warning with both
+ * results), the run passes, nothing drained. */
+static void test_outlier_cleared_by_retest(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c;
+	struct rp_verdict v;
+	char text[512];
+
+	(void)state;
+	rp_verdict_cfg_default(&c);
+	loopback_scene(&f, 0.05, 0.26);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
+	assert_true(rp_retest_wanted(&f.res[1], c.retest));
+	assert_false(rp_retest_wanted(&f.res[2], c.retest));
+	rp_verdict_fini(&v);
+	retest_with(&f, 1, RP_ST_OK, 0.25, 14);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_true(v.pass);
+	assert_int_equal(v.n_flaky, 1);
+	assert_int_equal(f.res[1].status, RP_ST_OK);
+	assert_int_equal(f.res[1].confirm, RP_CONFIRM_FLAKY);
+	assert_true(f.res[1].warnings & (1u << RP_PW_FLAKY));
+	assert_int_equal(f.res[1].n_attempts, 2);
+	assert_int_equal(f.res[1].attempts[0].status, RP_ST_BELOW_THRESHOLD);
+	assert_int_equal(f.res[1].attempts[1].status, RP_ST_OK);
+	rp_verdict_warning_text(&f.res[1], RP_PW_FLAKY, text, sizeof(text));
+	assert_non_null(strstr(text, "flaky"));
+	assert_non_null(strstr(text, "below_threshold 0.050 Gb/s"));
+	assert_non_null(strstr(text, "ok 0.250 Gb/s"));
+	assert_false(rp_retest_wanted(&f.res[1], c.retest));
+	for (size_t e = 0; e < f.n_eps; e++)
+		assert_false(v.eps[e].drain);
+	rp_verdict_fini(&v);
+}
+
+/* The retest is as slow as the first sample: confirmed. One failed pair is no evidence against
+ * either of its ends: nothing is drained, the failure is counted as ambiguous. A second confirmed
+ * failure through rxe1 pins it on rxe1. */
+static void test_confirmed_outlier_drains(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c;
+	struct rp_verdict v;
+
+	(void)state;
+	rp_verdict_cfg_default(&c);
+	loopback_scene(&f, 0.014, 0.26);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_false(v.eps[0].drain || v.eps[1].drain);
+	rp_verdict_fini(&v);
+	retest_with(&f, 1, RP_ST_OK, 0.013, 14);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_false(v.pass);
+	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
+	assert_int_equal(f.res[1].confirm, RP_CONFIRM_CONFIRMED);
+	assert_int_equal(v.n_confirmed, 1);
+	assert_int_equal(v.n_unconfirmed, 0);
+	assert_false(v.eps[0].drain || v.eps[1].drain);
+	assert_int_equal(v.n_ambiguous, 1);
+	assert_int_equal(v.eps[0].ambiguous, 1);
+	assert_int_equal(v.eps[1].ambiguous, 1);
+	rp_verdict_fini(&v);
+}
+
+/* The e2e loss scene on three soft ports: failures only between rxe1 and rxe2 (both directions)
+ * cannot tell which end is bad: the old tie rule drained rxe2, the later one, although rxe1 had the
+ * loss. Now neither is drained. With a third failure through rxe1 the evidence is clear: rxe1 only. */
+static void test_tie_drains_nobody(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	for (int i = 0; i < 3; i++) {
+		char dev[8];
+
+		snprintf(dev, sizeof(dev), "rxe%d", i);
+		ep_add(&f, "vm", dev, 10);
+	}
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t b = 0; b < 3; b++)
+			pair_add(&f, a, b, (a == 1 && b == 2) || (a == 2 && b == 1) ? RP_ST_RETRY_EXCEEDED : RP_ST_OK, 0.1);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	for (size_t e = 0; e < f.n_eps; e++)
+		assert_false(v.eps[e].drain);
+	assert_int_equal(v.n_ambiguous, 2);
+	assert_int_equal(v.eps[1].ambiguous, 2);
+	assert_int_equal(v.eps[2].ambiguous, 2);
+	assert_int_equal(v.eps[0].ambiguous, 0);
+	rp_verdict_fini(&v);
+
+	rp_pair_result_fail(&f.res[1], RP_ST_RETRY_EXCEEDED, "0 -> 1");   /* pair 0 -> 1 */
+	assert_int_equal(f.pair_eps[2], 0);
+	assert_int_equal(f.pair_eps[3], 1);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	for (size_t e = 0; e < f.n_eps; e++)
+		assert_int_equal(v.eps[e].drain, e == 1);
+	assert_int_equal(v.n_ambiguous, 0);
+	rp_verdict_fini(&v);
+}
+
+/* A survivor pair that ended peer_lost once (a rank died) and was never measured again is reported
+ * and fails the run, but drains nobody; the same failure confirmed by a retest does. Also an
+ * endpoint whose every pair failed, unconfirmed, is not "reached no peer". */
+static void test_no_drain_on_unconfirmed(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+
+	(void)state;
+	c.retest = 1;
+	memset(&f, 0, sizeof(f));
+	for (int i = 0; i < 3; i++) {
+		char node[8];
+
+		snprintf(node, sizeof(node), "n%d", i);
+		ep_add(&f, node, "mlx5_0", 400);
+	}
+	pair_add(&f, 0, 1, RP_ST_OK, 380);
+	pair_add(&f, 1, 0, RP_ST_OK, 380);
+	pair_add(&f, 0, 2, RP_ST_PEER_LOST, 0);
+	pair_add(&f, 2, 0, RP_ST_PEER_LOST, 0);
+	pair_add(&f, 1, 2, RP_ST_PEER_LOST, 0);
+	pair_add(&f, 2, 1, RP_ST_PEER_LOST, 0);
+	for (size_t i = 0; i < f.n; i++)
+		rp_pair_result_record_attempt(&f.res[i], 14);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_false(v.pass);
+	assert_int_equal(v.n_unconfirmed, 4);
+	for (size_t e = 0; e < f.n_eps; e++)
+		assert_false(v.eps[e].drain);
+	assert_string_equal(v.nodes[2].recommended, "=mlx5_0:1");
+	rp_verdict_fini(&v);
+
+	for (size_t i = 2; i < f.n; i++)
+		retest_with(&f, i, RP_ST_RETRY_EXCEEDED, 0, RP_RETEST_NCCL_QP_TIMEOUT);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(v.n_confirmed, 4);
+	assert_true(v.eps[2].drain);
+	assert_false(v.eps[0].drain || v.eps[1].drain);
+	assert_non_null(strstr(v.eps[2].why, "reached no peer"));
+	rp_verdict_fini(&v);
+}
+
+/* A link down for 3 s mid-pair passed on its average; now the slowest interval under 0.1 x the
+ * average is a warning (not a failure), with the interval's time in the run. */
+static void test_interval_drop_warns(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c;
+	struct rp_verdict v;
+	char text[256];
+
+	(void)state;
+	rp_verdict_cfg_default(&c);
+	loopback_scene(&f, 0.25, 0.24);
+	f.res[1].gbps_min = 0.0018;
+	f.res[1].gbps_min_at_s = 3.2;
+	f.res[2].gbps_min = 0.2;       /* a normal wobble */
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_true(v.pass);
+	assert_int_equal(v.n_interval_drop, 1);
+	assert_int_equal(f.res[1].status, RP_ST_OK);
+	assert_true(f.res[1].warnings & (1u << RP_PW_INTERVAL_DROP));
+	assert_false(f.res[2].warnings & (1u << RP_PW_INTERVAL_DROP));
+	rp_verdict_warning_text(&f.res[1], RP_PW_INTERVAL_DROP, text, sizeof(text));
+	assert_non_null(strstr(text, "0.0018 Gb/s"));
+	assert_non_null(strstr(text, "3.2 s into the run"));
+	rp_verdict_fini(&v);
+
+	c.interval_drop = 0;           /* off */
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(v.n_interval_drop, 0);
+	assert_false(f.res[1].warnings & (1u << RP_PW_INTERVAL_DROP));
+	rp_verdict_fini(&v);
+}
+
+/* -a sweeps sizes: a 2-byte pair is slow because it is small, not an outlier among 64 KiB pairs;
+ * medians are per message size. Latency pairs carry no bandwidth and are not judged on it. */
+static void test_outlier_medians_per_size_and_latency(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+
+	(void)state;
+	c.outlier = 0.5;
+	c.min_bw = 0.9;
+	memset(&f, 0, sizeof(f));
+	ep_add(&f, "a", "mlx5_0", 100);
+	ep_add(&f, "a", "mlx5_1", 100);
+	for (int big = 0; big < 2; big++) {
+		pair_add(&f, 0, 1, RP_ST_OK, big ? 95 : 0.5);
+		pair_add(&f, 1, 0, RP_ST_OK, big ? 96 : 0.5);
+		pair_add(&f, 0, 0, RP_ST_OK, big ? 97 : 0.5);
+		for (size_t i = f.n - 3; i < f.n; i++)
+			f.res[i].msg_size = big ? 65536 : 2;
+	}
+	c.min_bw = 0;
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_true(v.pass);
+	rp_verdict_fini(&v);
+
+	for (size_t i = 0; i < f.n; i++) {
+		f.res[i].gbps = 0;
+		f.res[i].lat.measured = true;
+	}
+	c.min_bw = 0.9;
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_true(v.pass);
+	rp_verdict_fini(&v);
+}
+
+/* Calling the verdict twice on the same results gives the same statuses (a below_threshold pair is
+ * judged again on its measurement, not frozen or double-counted). */
+static void test_apply_is_idempotent(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c;
+	struct rp_verdict v;
+
+	(void)state;
+	rp_verdict_cfg_default(&c);
+	loopback_scene(&f, 0.014, 0.26);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+		assert_int_equal(v.n_below, 1);
+		assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
+		assert_int_equal(f.res[1].n_attempts, 1);
+		rp_verdict_fini(&v);
+	}
+	/* a threshold lowered after the fact clears it */
+	c.outlier = 0.01;
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_true(v.pass);
+	assert_int_equal(f.res[1].status, RP_ST_OK);
+	assert_string_equal(f.res[1].reason, "");
+	rp_verdict_fini(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +709,15 @@ int main(void)
 		cmocka_unit_test(test_all_ok_passes),
 		cmocka_unit_test(test_cover_at_scale),
 		cmocka_unit_test(test_bad_endpoint_number),
+		cmocka_unit_test(test_soft_device_fraction_not_applied),
+		cmocka_unit_test(test_loopback_lossy_pair_is_outlier_unconfirmed),
+		cmocka_unit_test(test_outlier_cleared_by_retest),
+		cmocka_unit_test(test_confirmed_outlier_drains),
+		cmocka_unit_test(test_tie_drains_nobody),
+		cmocka_unit_test(test_no_drain_on_unconfirmed),
+		cmocka_unit_test(test_interval_drop_warns),
+		cmocka_unit_test(test_outlier_medians_per_size_and_latency),
+		cmocka_unit_test(test_apply_is_idempotent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

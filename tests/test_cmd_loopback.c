@@ -1,0 +1,59 @@
+/* test_cmd_loopback.c: 'rdmaprobe loopback' takes the verdict options every command shares, checked
+ * before any device is touched (so no RDMA device is needed here). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+static char out[1 << 16];
+
+static int loopback(const char *args)
+{
+	return rp_test_run_bin(out, sizeof(out), "loopback %s 2>&1", args);
+}
+
+/* Before, loopback had no --min-bw, --outlier, --retest or --interval-drop at all. */
+static void test_verdict_options_in_help(void **state)
+{
+	(void)state;
+	assert_int_equal(loopback("--help"), 0);
+	assert_non_null(strstr(out, "--min-bw X"));
+	assert_non_null(strstr(out, "--outlier F"));
+	assert_non_null(strstr(out, "--retest N"));
+	assert_non_null(strstr(out, "--interval-drop F"));
+	assert_non_null(strstr(out, "130/143"));
+}
+
+/* The same checks and messages as the matrix's. */
+static void test_verdict_option_errors(void **state)
+{
+	(void)state;
+	assert_int_equal(loopback("--min-bw 180"), 2);
+	assert_non_null(strstr(out, "--min-bw 180: a fraction of the link rate (0.9 or 90%) or Gb/s with a unit (180G)"));
+	assert_int_equal(loopback("--outlier 2"), 2);
+	assert_non_null(strstr(out, "--outlier"));
+	assert_int_equal(loopback("--retest 4"), 2);
+	assert_non_null(strstr(out, "--retest 4: out of range (0 to 3)"));
+	assert_int_equal(loopback("--interval-drop 1.5"), 2);
+	assert_non_null(strstr(out, "--interval-drop"));
+	/* latency mode measures no bandwidth: a bandwidth rule given with -l is a usage error */
+	assert_int_equal(loopback("-l --min-bw 1G"), 2);
+	assert_non_null(strstr(out, "latency mode (-l) measures none"));
+	assert_int_equal(loopback("-l --interval-drop 0.2"), 2);
+	assert_non_null(strstr(out, "latency mode (-l) measures none"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verdict_options_in_help),
+		cmocka_unit_test(test_verdict_option_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
