@@ -186,8 +186,10 @@ int cmd_nccl(int argc, char **argv)
 		env.ib_hca = o.hca;
 		source = "from --hca";
 	}
-	if (o.gid_seen)
+	if (o.gid_seen) {
 		env.gid_index = o.gid_index;
+		env.gid_index_set = true;
+	}
 
 	dopts.sysfs_root = o.sysfs_root;
 	rc = rp_node_discover(&node, &dopts);
