@@ -10,13 +10,14 @@
 #include "cmds.h"
 #include "log.h"
 #include "nccl.h"
+#include "nccl_version.h"
 #include "node.h"
 #include "node_json.h"
 #include "opts.h"
 #include "sysfs.h"
 #include "topo.h"
 
-static const char devices_usage[] = "[--json] [--sysfs-root DIR]";
+static const char devices_usage[] = "[--json] [--sysfs-root DIR] [--nccl-version X.Y.Z] [--python ENV]";
 
 static const char *dash(const char *s)
 {
@@ -151,13 +152,18 @@ static int print_text(const struct rp_node *node, const struct rp_nccl_env *env)
 	return print_affinity(node);
 }
 
-static int print_json(const struct rp_node *node, const struct rp_nccl_env *env)
+static int print_json(const struct rp_node *node, const struct rp_nccl_env *env,
+		      const struct rp_nccl_version_found *ver)
 {
 	json_t *j = rp_node_to_json(node, env);
 	int rc;
 
 	if (!j)
 		return -ENOMEM;
+	if (json_object_set_new(j, "nccl_version", rp_nccl_version_json(ver))) {
+		json_decref(j);
+		return -ENOMEM;
+	}
 	rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	printf("\n");
@@ -167,14 +173,19 @@ static int print_json(const struct rp_node *node, const struct rp_nccl_env *env)
 int cmd_devices(int argc, char **argv)
 {
 	bool json = false;
-	const char *root = NULL;
+	const char *root = NULL, *nccl_version = NULL, *python = NULL;
 	const struct rp_opt opts[] = {
 		{ "json", 'j', RP_OPT_FLAG, &json, 0, 0, NULL, "print JSON instead of a table", NULL },
 		{ "sysfs-root", 0, RP_OPT_STR, &root, 0, 0, "DIR",
 		  "read DIR instead of /sys (a fixture tree; verbs is then not consulted)", NULL },
+		{ "nccl-version", 0, RP_OPT_STR, &nccl_version, 0, 0, "X.Y.Z",
+		  "NCCL release whose GID rules the NCCL column follows (default: the libnccl.so.2 found)", NULL },
+		{ "python", 0, RP_OPT_STR, &python, 0, 0, "ENV",
+		  "look first for the nvidia-nccl-cu* wheel's libnccl in this Python environment", NULL },
 		{ 0 },
 	};
 	struct rp_discover_opts dopts = { 0 };
+	struct rp_nccl_version_found ver;
 	struct rp_nccl_env env;
 	struct rp_node node;
 	int rc;
@@ -186,11 +197,18 @@ int cmd_devices(int argc, char **argv)
 		fprintf(stderr, "rdmaprobe devices: --sysfs-root needs a directory, not an empty string\n");
 		return RP_EXIT_USAGE;
 	}
-	/* The GID index shown is the one NCCL would pick under this environment. */
+	if (nccl_version) {
+		if (rp_nccl_version_from_option(nccl_version, &ver))
+			return RP_EXIT_USAGE;
+	} else {
+		rp_nccl_version_find(python, &ver);
+	}
+	/* The GID index shown is the one that NCCL release would pick under this environment. */
 	if (rp_nccl_env_load(&env)) {
-		fprintf(stderr, "rdmaprobe devices: NCCL variables above are malformed; GID indexes use NCCL's defaults\n");
+		fprintf(stderr, "rdmaprobe devices: NCCL_IB_HCA above is too long; GID indexes use NCCL's defaults\n");
 		rp_nccl_env_default(&env);
 	}
+	env.version = rp_nccl_version_modelled(ver.version);
 	dopts.sysfs_root = root;
 	rc = rp_node_discover(&node, &dopts);
 	if (rc) {
@@ -199,7 +217,7 @@ int cmd_devices(int argc, char **argv)
 		return RP_EXIT_ENV;
 	}
 	fflush(stderr);
-	rc = json ? print_json(&node, &env) : print_text(&node, &env);
+	rc = json ? print_json(&node, &env, &ver) : print_text(&node, &env);
 	rp_node_fini(&node);
 	return rc ? RP_EXIT_ENV : RP_EXIT_OK;
 }
