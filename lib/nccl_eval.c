@@ -379,7 +379,7 @@ static void assign_gids(struct eval *ev)
 	}
 }
 
-/* Per GPU: the nearest selected adapter and whether NCCL would use GPUDirect RDMA with it. */
+/* Per GPU: NCCL's adapter among the selected ones and whether NCCL would use GPUDirect RDMA. */
 static void choose_gpus(struct eval *ev)
 {
 	const struct rp_node *node = ev->node;
@@ -398,18 +398,23 @@ static void choose_gpus(struct eval *ev)
 		struct rp_nccl_gpu_choice *c = &res->gpus[g];
 		const struct rp_nccl_sel *best = NULL;
 		enum rp_path best_path = RP_PATH_SYS;
+		float best_bw = 0;
 
 		rp_strlcpy(c->pci, gpu->pci, sizeof(c->pci));
 		for (size_t i = 0; i < res->n_selected; i++) {
 			const struct rp_nccl_sel *s = &res->selected[i];
 			enum rp_path path;
+			float bw;
 
 			if (best && s->hca_idx == best->hca_idx)
 				continue;
+			/* ncclTopoGetLocal (src/graph/topo.cc): the widest path, then the smallest type. */
 			path = rp_topo_path(node, gpu, &node->hcas[s->hca_idx]);
-			if (!best || path < best_path) {
+			bw = rp_topo_path_bw(node, gpu, &node->hcas[s->hca_idx]);
+			if (!best || bw > best_bw || (bw == best_bw && path < best_path)) {
 				best = s;
 				best_path = path;
+				best_bw = bw;
 			}
 		}
 		if (!best)

@@ -1,6 +1,6 @@
-/* topo.h: PCI distance between a GPU and an adapter, exactly as NCCL computes it
- * (../shared/notes/nccl-semantics.md, "GPU to NIC distance"; the details, including adapters not on
- * PCI and numa_node -1, are at the head of topo.c).
+/* topo.h: PCI distance and path bandwidth between a GPU and an adapter, as NCCL 2.30.7 computes them
+ * (src/graph/xml.cc, topo.cc, paths.cc; the details, including adapters not on PCI, the merged
+ * NIC bus id and numa_node -1, are at the head of topo.c).
  *
  * Memory: nothing is allocated or kept; the node is only read (its sysfs_root too, for numa_node and
  * switch ids along the PCI paths).
@@ -27,7 +27,14 @@ int rp_path_parse(const char *s, enum rp_path *path_p);
  * NCCL counts it (see topo.c). */
 enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca);
 
-/* The adapters nearest to gpu: the smallest path type over the adapters that are usable (no
+/* The bandwidth NCCL gives the path between a GPU and an adapter, GB/s: the narrowest of the PCI
+ * links on the way (each width * per-lane rate from max_link_width/max_link_speed, as NCCL reads
+ * them), the adapter's fastest ACTIVE port, and RP_TOPO_SYS_BW across CPUs. */
+#define RP_TOPO_SYS_BW 10.0f   /* NCCL's inter-CPU figure for Skylake-class Intel (SKL_QPI_BW) */
+float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca);
+
+/* The adapters nearest to gpu as NCCL picks them (ncclTopoGetLocal): the widest path
+ * (rp_topo_path_bw) first, then the smallest path type, over the adapters that are usable (no
  * unusable_reason; all of them when none is usable), ties all listed in node order. Writes up to max
  * indexes into node->hcas to idx_out and returns how many there are (may exceed max). */
 size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max);
