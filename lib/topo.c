@@ -1,10 +1,16 @@
 /* topo.c: GPU-to-adapter path types as NCCL computes them; see topo.h.
  *
- * NCCL's model (src/graph/xml.cc ncclTopoGetXmlFromSys, topo.cc, paths.cc), redone here:
+ * NCCL's model (src/graph/xml.cc ncclTopoGetXmlFromSys, topo.cc, paths.cc, read at 2.30.7), redone
+ * here:
  * - A device's PCI path is the realpath of its sysfs directory: for an adapter,
- *   class/infiniband/<dev>/device (NCCL then sets the last character of the function to 0 so that
- *   the ports/functions of one NIC merge; the parents are unchanged by that); for a GPU,
- *   bus/pci/devices/<bus id>.
+ *   class/infiniband/<dev>/device with the function and both device digits of the bus id zeroed
+ *   (ncclIbGetPciPath, NCCL_IB_MERGE_VFS=1) so that ports, functions and VFs of one NIC merge; the
+ *   parents are unchanged, and a merged function that does not exist makes the NIC "not on PCI"
+ *   (below); for a GPU, bus/pci/devices/<bus id>.
+ * - Each PCI node's link to its parent has a bandwidth: the smaller max_link_width of the node and
+ *   of the port above it (16 when 0) times the slower max_link_speed (NCCL's table, Gen3 when
+ *   unknown) / 80 GB/s. A path's bandwidth is its narrowest link, the NIC's port rate included;
+ *   NCCL picks a GPU's adapter by the widest path first, then the smallest type (ncclTopoGetLocal).
  * - Walking up from a device: strip one component; if it is not a BDF ("pci0000:00"), the device
  *   hangs off the CPU of its NUMA node. Strip a second; if that one is not a BDF either, same. Else
  *   that component (the upstream port of the switch above) is the parent PCI node, and the walk
@@ -25,7 +31,8 @@
  *   (ncclTopoFlattenBcmSwitches) removes the lower level when a switch and its child switch carry
  *   the same generation's ids (vendor:device:subsystem_vendor:subsystem_device 1000:c010:1000:axxx
  *   for Gen4 at both levels; 1000:c030:1000:0xxx above 1000:c030:1000:1xxx for Gen5), so devices
- *   below different halves of one such switch are PIX, not PXB. Done here on the chain.
+ *   below different halves of one such switch are PIX, not PXB; each switch absorbs one level
+ *   only. Done here on the chain.
  * Not modelled: NVLink/C2C (not GPU-NIC PCI paths) and PXN (a route through another GPU, not a PCI
  * distance).
  */
@@ -415,17 +422,22 @@ size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, siz
 int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, enum rp_path *path_p)
 {
 	enum rp_path best = RP_PATH_SYS;
+	float best_bw = 0;
 	int pos = -1;
 
+	/* ncclTopoGetLocal from the NIC's side: the widest path, then the smallest type. */
 	for (size_t g = 0; g < node->n_gpus; g++) {
 		const struct rp_gpu *gpu = &node->gpus[g];
 		enum rp_path p;
+		float bw;
 
 		if (gpu->index < 0)
 			continue;
 		p = rp_topo_path(node, gpu, hca);
-		if (pos < 0 || p < best || (p == best && gpu->index < node->gpus[pos].index)) {
+		bw = rp_topo_path_bw(node, gpu, hca);
+		if (pos < 0 || bw > best_bw || (bw == best_bw && (p < best || (p == best && gpu->index < node->gpus[pos].index)))) {
 			best = p;
+			best_bw = bw;
 			pos = (int)g;
 		}
 	}

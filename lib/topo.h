@@ -39,8 +39,8 @@ float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, cons
  * indexes into node->hcas to idx_out and returns how many there are (may exceed max). */
 size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max);
 
-/* The GPU nearest to hca among those with a CUDA index (smallest path type, lowest CUDA index on a
- * tie), for placing a buffer next to the adapter under test (--gpu nearest): its position in
+/* The GPU nearest to hca among those with a CUDA index (widest path, then smallest path type,
+ * lowest CUDA index on a tie), for placing a buffer next to the adapter under test (--gpu nearest): its position in
  * node->gpus, or -1 when no GPU has a CUDA index. *path_p gets its path type when not NULL. */
 int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, enum rp_path *path_p);
 

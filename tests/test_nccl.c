@@ -1,4 +1,5 @@
-/* test_nccl.c: NCCL's rules (../shared/notes/nccl-semantics.md) on nodes built in memory: the
+/* test_nccl.c: NCCL's rules (newest release, 2.30.7; lib/nccl_rules.c has the per-release table and
+ * tests/test_nccl_rules.c the boundaries) on nodes built in memory: the
  * NCCL_IB_HCA parser and matcher, the selection and its order, every warning code (raised by a node
  * that should raise it, absent on one that should not), the GID rule, the recommendation, and the
  * environment parser. */
