@@ -232,6 +232,9 @@ struct rp_nccl_result {
 	char *recommended;
 };
 
+/* The NIC bus-id merge of env's release and NCCL_IB_MERGE_VFS, for rp_topo_path_m(). */
+void rp_nccl_topo_merge(const struct rp_nccl_env *env, struct rp_topo_merge *m);
+
 /* Evaluate env (env->ib_hca is the spec) on node into *res (caller storage). Returns 0, -EINVAL /
  * -ENAMETOOLONG for a malformed spec (logged), -ENOMEM. Call rp_nccl_result_fini() in every case.
  * Devices are taken in node order, which discovery keeps in ibv_get_device_list() order. */

@@ -379,14 +379,23 @@ static void assign_gids(struct eval *ev)
 	}
 }
 
+void rp_nccl_topo_merge(const struct rp_nccl_env *env, struct rp_topo_merge *m)
+{
+	m->off = rp_nccl_rule_on(env->version, RP_NCCL_R_NO_PATH_MERGE);
+	m->one_digit = rp_nccl_rule_on(env->version, RP_NCCL_R_MERGE_ONE_DIGIT);
+	m->vfs = env->merge_vfs;
+}
+
 /* Per GPU: NCCL's adapter among the selected ones and whether NCCL would use GPUDirect RDMA. */
 static void choose_gpus(struct eval *ev)
 {
 	const struct rp_node *node = ev->node;
 	struct rp_nccl_result *res = ev->res;
+	struct rp_topo_merge merge;
 
 	if (node->n_gpus == 0)
 		return;
+	rp_nccl_topo_merge(ev->env, &merge);
 	res->gpus = calloc(node->n_gpus, sizeof(*res->gpus));
 	if (!res->gpus) {
 		ev->err = rp_error(-ENOMEM, "nccl rules: out of memory for GPUs");
@@ -409,8 +418,8 @@ static void choose_gpus(struct eval *ev)
 			if (best && s->hca_idx == best->hca_idx)
 				continue;
 			/* ncclTopoGetLocal (src/graph/topo.cc): the widest path, then the smallest type. */
-			path = rp_topo_path(node, gpu, &node->hcas[s->hca_idx]);
-			bw = rp_topo_path_bw(node, gpu, &node->hcas[s->hca_idx]);
+			path = rp_topo_path_m(node, gpu, &node->hcas[s->hca_idx], &merge);
+			bw = rp_topo_path_bw_m(node, gpu, &node->hcas[s->hca_idx], &merge);
 			if (!best || bw > best_bw || (bw == best_bw && path < best_path)) {
 				best = s;
 				best_path = path;

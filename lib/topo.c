@@ -284,34 +284,36 @@ static int first_cpu(const struct rp_node *node)
  * (default), both device digits zeroed, so that ports, functions and VFs of one NIC merge. The
  * merged function may not exist ("0000:06:1e.0" on a root bus gives "0000:06:00.0"); NCCL then
  * finds no pci subsystem there and attaches the NIC to the first CPU (ncclTopoFillNet). */
-static bool hca_merged_path(const struct rp_node *node, const struct rp_hca *hca, char *out, size_t len)
+static bool hca_merged_path(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
+			    char *out, size_t len)
 {
 	char sub[RP_PATHBUF + 16], real[RP_PATHBUF];
 	size_t n;
-	const char *last;
 
 	if (!hca->pci[0] || !hca->pci_path[0] || rp_strlcpy(out, hca->pci_path, len))
 		return false;
 	n = strlen(out);
-	if (n < 5)
-		return false;
+	if (n < 5 || m->off)
+		return true;
 	out[n - 1] = '0';
-	out[n - 3] = '0';
-	out[n - 4] = '0';
+	if (m->vfs)
+		out[n - 3] = '0';
+	if (m->vfs && !m->one_digit)
+		out[n - 4] = '0';
 	if (strcmp(out, hca->pci_path) == 0)
 		return true;
 	snprintf(sub, sizeof(sub), "%s/subsystem", out);
 	if (rp_sysfs_realpath_rel(node->sysfs_root, sub, real, sizeof(real)))
 		return false;
-	last = last_comp(real);
-	return strcmp(last, "pci") == 0;
+	return strcmp(last_comp(real), "pci") == 0;
 }
 
-static void chain_hca(const struct rp_node *node, const struct rp_hca *hca, struct topo_chain *c)
+static void chain_hca(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
+		      struct topo_chain *c)
 {
 	char merged[RP_PATHBUF];
 
-	if (!hca_merged_path(node, hca, merged, sizeof(merged))) {
+	if (!hca_merged_path(node, hca, m, merged, sizeof(merged))) {
 		c->n = 0;
 		c->bw[0] = 3.4e38f;
 		c->cpu_numa = first_cpu(node);
@@ -344,13 +346,21 @@ static float chain_min_bw(const struct topo_chain *c, int from, int to)
 	return m;
 }
 
+const struct rp_topo_merge rp_topo_merge_newest = { .off = false, .one_digit = false, .vfs = true };
+
 float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca)
+{
+	return rp_topo_path_bw_m(node, gpu, hca, &rp_topo_merge_newest);
+}
+
+float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
+			const struct rp_topo_merge *m)
 {
 	struct topo_chain g, h;
 	float bw = hca_net_bw(hca), up;
 
 	chain_gpu(node, gpu, &g);
-	chain_hca(node, hca, &h);
+	chain_hca(node, hca, m, &h);
 	for (int i = 0; i < g.n; i++) {
 		for (int j = 0; j < h.n; j++) {
 			if (strcmp(g.bus[i], h.bus[j]) == 0) {
@@ -372,10 +382,16 @@ float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, cons
 
 enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca)
 {
+	return rp_topo_path_m(node, gpu, hca, &rp_topo_merge_newest);
+}
+
+enum rp_path rp_topo_path_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
+			    const struct rp_topo_merge *m)
+{
 	struct topo_chain g, h;
 
 	chain_gpu(node, gpu, &g);
-	chain_hca(node, hca, &h);
+	chain_hca(node, hca, m, &h);
 	if (g.cpu_numa != h.cpu_numa)
 		return RP_PATH_SYS;
 	for (int i = 0; i < g.n; i++)

@@ -8,6 +8,8 @@
 #ifndef RP_TOPO_H
 #define RP_TOPO_H
 
+#include <stdbool.h>
+
 #include "node.h"
 
 /* Ordered from best to worst, so "path <= gdr_level" reads as NCCL's test. RP_PATH_LOC is only a
@@ -22,16 +24,30 @@ const char *rp_path_str(enum rp_path p);              /* "LOC", "PIX", "PXB", "P
  * does not log. */
 int rp_path_parse(const char *s, enum rp_path *path_p);
 
+/* How NCCL merges a NIC's bus id before its topology sees it (ncclIbGetPciPath; nccl.h derives it
+ * per release: rp_nccl_topo_merge()). */
+struct rp_topo_merge {
+	bool off;                     /* 2.24.3 to 2.26.6: the real bus id */
+	bool one_digit;               /* 2.18.1: only the last device digit is zeroed */
+	bool vfs;                     /* NCCL_IB_MERGE_VFS (default 1): zero the device digits at all */
+};
+extern const struct rp_topo_merge rp_topo_merge_newest;   /* 2.30.7 with NCCL_IB_MERGE_VFS=1 */
+
 /* The path type between a GPU and an adapter of the node. Reads numa_node files under
  * node->sysfs_root along the PCI paths (as NCCL does); never fails: what cannot be read counts as
  * NCCL counts it (see topo.c). */
 enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca);
+/* The same under a given merge (rp_topo_path() uses rp_topo_merge_newest). */
+enum rp_path rp_topo_path_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
+			    const struct rp_topo_merge *m);
 
 /* The bandwidth NCCL gives the path between a GPU and an adapter, GB/s: the narrowest of the PCI
  * links on the way (each width * per-lane rate from max_link_width/max_link_speed, as NCCL reads
  * them), the adapter's fastest ACTIVE port, and RP_TOPO_SYS_BW across CPUs. */
 #define RP_TOPO_SYS_BW 10.0f   /* NCCL's inter-CPU figure for Skylake-class Intel (SKL_QPI_BW) */
 float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca);
+float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
+			const struct rp_topo_merge *m);
 
 /* The adapters nearest to gpu as NCCL picks them (ncclTopoGetLocal): the widest path
  * (rp_topo_path_bw) first, then the smallest path type, over the adapters that are usable (no

@@ -542,6 +542,52 @@ static void test_gid_flid(void **state)
 	free_node(&n);
 }
 
+/* ncclIbGetPciPath's bus-id merge, handed to the topology (net_ib.cc, net_ib/init.cc): v2.18.1-1
+ * zeroes the function and the last device digit, v2.18.3-1 to v2.23.4-1 and v2.27.3-1 on both
+ * device digits, v2.24.3-1 to v2.26.6-1 nothing; NCCL_IB_MERGE_VFS=0 only the function. A VF at
+ * 0000:03:1e.0 beside the GPU whose merged function does not exist is not on PCI for NCCL (PHB
+ * through the first CPU) instead of PIX. */
+static int machine_vf(struct rp_fx *fx)
+{
+	int rc = rp_fx_gpu(fx, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:04:00.0", 0);
+
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_vf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:03:1e.0", 0,
+				 "1.0", NULL);
+	return rc ? rc : rp_fx_port(fx, "mlx5_vf", 1, &rp_fx_port_ib_ndr_active);
+}
+
+static enum rp_path vf_path(const struct rp_node *n, uint32_t v, bool merge_vfs)
+{
+	struct rp_nccl_env env = env_v(v, NULL);
+	struct rp_nccl_result r;
+	enum rp_path p;
+
+	env.merge_vfs = merge_vfs;
+	assert_int_equal(rp_nccl_evaluate(n, &env, &r), 0);
+	assert_int_equal(r.n_gpus, 1);
+	assert_string_equal(r.gpus[0].hca, "mlx5_vf");
+	p = r.gpus[0].path;
+	rp_nccl_result_fini(&r);
+	return p;
+}
+
+static void test_topo_merge_per_release(void **state)
+{
+	struct rp_node n;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, machine_vf, &n);
+	assert_int_equal(vf_path(&n, V2307, true), RP_PATH_PHB);
+	assert_int_equal(vf_path(&n, V2307, false), RP_PATH_PIX);
+	assert_int_equal(vf_path(&n, V2243, true), RP_PATH_PIX);
+	assert_int_equal(vf_path(&n, RP_NCCL_V(2, 26, 6), true), RP_PATH_PIX);
+	assert_int_equal(vf_path(&n, RP_NCCL_V(2, 27, 3), true), RP_PATH_PHB);
+	assert_int_equal(vf_path(&n, V2234, true), RP_PATH_PHB);
+	assert_int_equal(vf_path(&n, V2181, true), RP_PATH_PHB);        /* 0000:03:10.0: absent too */
+	rp_test_discover_done(&fx, &n);
+}
+
 /* --- fixtures through the binary ------------------------------------------------------------- */
 
 /* The Soft-RoCE fixture (rxe0 without a device link, rxe1 linked to a virtio device) crashes
@@ -609,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_gid_ipv6_only),
 		cmocka_unit_test(test_gid_types_unreadable),
 		cmocka_unit_test(test_gid_flid),
+		cmocka_unit_test(test_topo_merge_per_release),
 		cmocka_unit_test(test_cmd_rxe_fixture_versions),
 		cmocka_unit_test(test_cmd_env_never_refused),
 	};
