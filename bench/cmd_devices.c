@@ -208,7 +208,7 @@ int cmd_devices(int argc, char **argv)
 		fprintf(stderr, "rdmaprobe devices: NCCL_IB_HCA above is too long; GID indexes use NCCL's defaults\n");
 		rp_nccl_env_default(&env);
 	}
-	env.version = rp_nccl_version_modelled(ver.version);
+	env.version = ver.version;
 	dopts.sysfs_root = root;
 	rc = rp_node_discover(&node, &dopts);
 	if (rc) {

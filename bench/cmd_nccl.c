@@ -207,7 +207,7 @@ int cmd_nccl(int argc, char **argv)
 	}
 	if (rp_nccl_env_load(&env))
 		return RP_EXIT_USAGE;
-	env.version = rp_nccl_version_modelled(ver.version);
+	env.version = ver.version;
 	if (o.hca_seen) {
 		if (strnlen(o.hca, RP_NCCL_SPEC_MAX + 1) > RP_NCCL_SPEC_MAX) {
 			fprintf(stderr, "rdmaprobe nccl: --hca is longer than %d characters (NCCL_IB_HCA)\n", RP_NCCL_SPEC_MAX);

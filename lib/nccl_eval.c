@@ -468,7 +468,8 @@ static void intended_spec(const struct rp_node *node, const struct rp_nccl_spec 
 			continue;
 		if (e.has_port) {
 			trim(e.port_text);
-			e.port = atoi(e.port_text);
+			/* 2.30.7 reads an empty port field as every port. */
+			e.port = e.port_text[0] || !rp_nccl_rule_on(spec->version, RP_NCCL_R_HCA_FIELDS) ? atoi(e.port_text) : -1;
 		}
 		for (size_t d = 0; d < node->n_hcas; d++) {
 			exists = exists || strcmp(node->hcas[d].name, e.name) == 0;
@@ -479,6 +480,24 @@ static void intended_spec(const struct rp_node *node, const struct rp_nccl_spec 
 		out->entries[n++] = e;
 	}
 	out->n_entries = n;
+}
+
+/* Could NCCL use a valid GID on this RoCE port? With the walk (2.21.5 on): the one it picks under
+ * env. Before, the index is whatever NCCL_IB_GID_INDEX says, so: any valid GID in the table. */
+static bool port_has_usable_gid(const struct rp_nccl_env *env, const struct rp_port *p)
+{
+	const struct rp_gid *g;
+	int gi;
+
+	if (!rp_nccl_rule_on(env->version, RP_NCCL_R_GID_AUTO)) {
+		for (size_t i = 0; i < p->n_gids; i++)
+			if (rp_nccl_gid_valid(&p->gids[i]))
+				return true;
+		return false;
+	}
+	gi = rp_nccl_gid_index(p, env);
+	g = gi >= 0 ? find_gid(p, gi) : NULL;
+	return g && rp_nccl_gid_valid(g);
 }
 
 /* "=dev:port,..." over the usable ports meant (and, on RoCE, with a GID NCCL accepts); NULL when
@@ -502,13 +521,8 @@ static int build_recommendation(struct eval *ev, const struct rp_nccl_spec *spec
 	for (size_t i = 0; i < pick.n && keep < (size_t)rp_nccl_max_devs(ev->env->version); i++) {
 		const struct rp_port *p = sel_port(ev->node, &pick.sel[i]);
 
-		if (pick.sel[i].link_layer == RP_LL_ETHERNET && p) {
-			int gi = rp_nccl_gid_index(p, ev->env);
-			const struct rp_gid *g = gi >= 0 ? find_gid(p, gi) : NULL;
-
-			if (!g || !rp_nccl_gid_valid(g))
-				continue;
-		}
+		if (pick.sel[i].link_layer == RP_LL_ETHERNET && p && !port_has_usable_gid(ev->env, p))
+			continue;
 		pick.sel[keep++] = pick.sel[i];
 		len += strlen(pick.sel[i].hca) + 16;
 	}
@@ -574,7 +588,9 @@ static void check_version(struct eval *ev)
 	char v[16];
 
 	rp_nccl_version_format(ev->env->version, v, sizeof(v));
-	if (ev->env->version > RP_NCCL_VERSION_NEWEST)
+	if (ev->env->version < RP_NCCL_VERSION_OLDEST)
+		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is older than the oldest release modelled (2.18.1): its rules are used", v);
+	else if (ev->env->version > RP_NCCL_VERSION_NEWEST)
 		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is newer than the newest release modelled (2.30.7): its rules are used", v);
 	else if (!rp_nccl_version_is_release(ev->env->version))
 		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is not a release tag: the rules of the releases around it are used", v);

@@ -162,7 +162,9 @@ struct json_t *rp_nccl_result_json(const struct rp_nccl_result *res, const struc
 	if (ok) {
 		char v[16];
 
-		rp_nccl_version_format(res->version, v, sizeof(v));
+		uint32_t m = rp_nccl_version_modelled(res->version);
+
+		rp_nccl_version_format(m ? m : RP_NCCL_VERSION_OLDEST, v, sizeof(v));
 		ok = set(root, "rules_version", json_string(v));
 	}
 	ok = ok && (!env || set(root, "env", env_json(env)));

@@ -224,6 +224,22 @@ static void test_cmd_nccl_version_json(void **state)
 	json_decref(j);
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "nccl --nccl-version 2.17.1 --sysfs-root '%s' 2>&1", fx.root), 2);
 	assert_non_null(strstr(out, "--nccl-version"));
+	/* devices: the NCCL GID column follows the release (2.18.6: 0, no walk; 2.30.7: 3). */
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --json --nccl-version 2.18.6 --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "nccl_version"), "version")), "2.18.6");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(j, "devices"), 0), "ports"), 0), "nccl_gid_index")), 0);
+	json_decref(j);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --json --nccl-version 2.30.7 --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(j, "devices"), 0), "ports"), 0), "nccl_gid_index")), 3);
+	json_decref(j);
 	rp_fx_destroy(&fx);
 }
 
