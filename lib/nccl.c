@@ -156,7 +156,12 @@ int rp_nccl_env_load(struct rp_nccl_env *env)
 		env->ib_hca = v;
 	}
 	env->gid_index = nccl_int(env_param(env, RP_NCCL_P_GID_INDEX, -1));
-	env->gid_index_set = env->text[RP_NCCL_P_GID_INDEX] != NULL;
+	/* Out of range is the release's own default (0 before 2.21.5, -1 since): as if unset. */
+	if (env->text[RP_NCCL_P_GID_INDEX]) {
+		errno = 0;
+		(void)strtoll(env->text[RP_NCCL_P_GID_INDEX], NULL, 0);
+		env->gid_index_set = errno == 0;
+	}
 	env->roce_version = nccl_int(env_param(env, RP_NCCL_P_ROCE_VERSION, 2));
 	env->flid_gid_index = nccl_int(env_param(env, RP_NCCL_P_FLID_GID_INDEX, 1));
 	env->pci_order = env_param(env, RP_NCCL_P_PCI_ORDER, 1) != 0;

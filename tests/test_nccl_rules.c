@@ -449,6 +449,14 @@ static void test_gid_before_walk(void **state)
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_BAD_GID_OVERRIDE), 1);
 	env.version = V2215;                                           /* -1: automatic */
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
+	/* An out-of-range value is the release's default (param.cc): 0 in 2.18.6, not -1. */
+	setenv("NCCL_IB_GID_INDEX", "99999999999999999999", 1);
+	assert_int_equal(rp_nccl_env_load(&env), 0);
+	unsetenv("NCCL_IB_GID_INDEX");
+	env.version = V2186;
+	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
+	env.version = V2215;
+	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
 	free_node(&n);
 }
 
