@@ -648,6 +648,49 @@ static void test_cmd_env_never_refused(void **state)
 	rp_fx_destroy(&fx);
 }
 
+/* On a fixture tree through the binary: mlx5_10 on bus 0c, mlx5_4 on bus 85 (net_ib/init.cc
+ * v2.29.7-1 sorts by PCI address; v2.29.3-1 keeps ibv_get_device_list() order, here name order). */
+static int machine_pci_order(struct rp_fx *fx)
+{
+	int rc = rp_fx_hca(fx, "mlx5_4", "pci0000:80/0000:80:01.0/0000:85:00.0", 1, "1.0", NULL);
+
+	rc = rc ? rc : rp_fx_port(fx, "mlx5_4", 1, &rp_fx_port_ib_ndr_active);
+	rc = rc ? rc : rp_fx_gid(fx, "mlx5_4", 1, 0, "fe80:0000:0000:0000:0000:0000:0000:0004", "IB/RoCE v1", NULL);
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_10", "pci0000:00/0000:00:01.0/0000:0c:00.0", 0, "1.0", NULL);
+	rc = rc ? rc : rp_fx_port(fx, "mlx5_10", 1, &rp_fx_port_ib_ndr_active);
+	return rc ? rc : rp_fx_gid(fx, "mlx5_10", 1, 0, "fe80:0000:0000:0000:0000:0000:0000:000a", "IB/RoCE v1", NULL);
+}
+
+static void test_cmd_pci_order_fixture(void **state)
+{
+	static char out[1 << 16];
+	struct rp_fx fx;
+	json_t *j, *sel;
+
+	(void)state;
+	rp_test_bin();
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(machine_pci_order(&fx), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "nccl --json --nccl-version 2.30.7 --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	sel = json_object_get(j, "selected");
+	assert_string_equal(json_string_value(json_array_get(sel, 0)), "mlx5_10:1");
+	assert_string_equal(json_string_value(json_array_get(sel, 1)), "mlx5_4:1");
+	assert_string_equal(json_string_value(json_object_get(j, "recommended_nccl_ib_hca")), "=mlx5_10:1,mlx5_4:1");
+	json_decref(j);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "nccl --json --nccl-version 2.29.3 --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	sel = json_object_get(j, "selected");
+	assert_string_equal(json_string_value(json_array_get(sel, 0)), "mlx5_4:1");
+	assert_string_equal(json_string_value(json_array_get(sel, 1)), "mlx5_10:1");
+	json_decref(j);
+	rp_fx_destroy(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_topo_merge_per_release),
 		cmocka_unit_test(test_cmd_rxe_fixture_versions),
 		cmocka_unit_test(test_cmd_env_never_refused),
+		cmocka_unit_test(test_cmd_pci_order_fixture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
