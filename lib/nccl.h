@@ -246,7 +246,8 @@ bool rp_nccl_result_usable(const struct rp_nccl_result *res);
 size_t rp_nccl_result_count(const struct rp_nccl_result *res, enum rp_nccl_warn code);
 
 /* JSON (jansson): {"hca_spec", "selected", "ports", "gid_index", "gpus", "warnings",
- * "recommended_nccl_ib_hca", "usable", "nccl_rules"}. NULL when memory runs out. The caller owns the reference. */
+ * "recommended_nccl_ib_hca", "usable", "rules_version" (the release whose rules were applied),
+ * "rules" (the names of the per-release rules in force)}. NULL when memory runs out. The caller owns the reference. */
 struct json_t;
 struct json_t *rp_nccl_result_json(const struct rp_nccl_result *res, const struct rp_nccl_env *env);
 

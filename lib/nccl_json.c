@@ -167,6 +167,15 @@ struct json_t *rp_nccl_result_json(const struct rp_nccl_result *res, const struc
 		rp_nccl_version_format(m ? m : RP_NCCL_VERSION_OLDEST, v, sizeof(v));
 		ok = set(root, "rules_version", json_string(v));
 	}
+	if (ok) {
+		/* The per-release rules in force, by their stable names (nccl_rules.h). */
+		json_t *rules = json_array();
+
+		ok = set(root, "rules", rules);
+		for (int r = 0; ok && r < RP_NCCL_R_COUNT_; r++)
+			if (rp_nccl_rule_on(res->version, (enum rp_nccl_rule)r))
+				ok = push(rules, json_string(rp_nccl_rule_info((enum rp_nccl_rule)r)->name));
+	}
 	ok = ok && (!env || set(root, "env", env_json(env)));
 	json_decref(selected);
 	json_decref(ports);

@@ -679,12 +679,15 @@ static void test_cmd_pci_order_fixture(void **state)
 	assert_string_equal(json_string_value(json_array_get(sel, 0)), "mlx5_10:1");
 	assert_string_equal(json_string_value(json_array_get(sel, 1)), "mlx5_4:1");
 	assert_string_equal(json_string_value(json_object_get(j, "recommended_nccl_ib_hca")), "=mlx5_10:1,mlx5_4:1");
+	assert_non_null(strstr(out, "\"pci_order\""));
+	assert_non_null(strstr(out, "\"hca_fields\""));
 	json_decref(j);
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "nccl --json --nccl-version 2.29.3 --sysfs-root '%s' 2>/dev/null",
 					 fx.root), 0);
 	j = json_loads(out, 0, NULL);
 	assert_non_null(j);
 	sel = json_object_get(j, "selected");
+	assert_null(strstr(out, "\"pci_order\""));
 	assert_string_equal(json_string_value(json_array_get(sel, 0)), "mlx5_4:1");
 	assert_string_equal(json_string_value(json_array_get(sel, 1)), "mlx5_10:1");
 	json_decref(j);

@@ -3,6 +3,7 @@
  * answers a chosen code, one without the symbol, one that returns an error. Also the version
  * parser of lib/nccl_rules.c and the binary's "nccl_version" JSON for each source. */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -193,7 +194,7 @@ static void test_version_option(void **state)
 static void test_cmd_nccl_version_json(void **state)
 {
 	static char out[1 << 16];
-	char dir[512], lib[640], cmd[4096];
+	char dir[512], lib[640], cmd[3 * PATH_MAX];
 	struct rp_fx fx;
 	json_t *j;
 
