@@ -16,13 +16,14 @@
 #include "health_json.h"
 #include "log.h"
 #include "nccl.h"
+#include "nccl_version.h"
 #include "node.h"
 #include "node_json.h"
 #include "opts.h"
 #include "sysfs.h"
 #include "topo.h"
 
-static const char devices_usage[] = "[--json] [--counters] [--sysfs-root DIR]";
+static const char devices_usage[] = "[--json] [--counters] [--sysfs-root DIR] [--nccl-version X.Y.Z] [--python ENV]";
 
 static const char *dash(const char *s)
 {
@@ -240,14 +241,18 @@ static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
 	return 0;
 }
 
-static int print_json(const struct rp_node *node, const struct rp_nccl_env *env, const struct rp_health *h,
-		      bool counters)
+static int print_json(const struct rp_node *node, const struct rp_nccl_env *env,
+		      const struct rp_nccl_version_found *ver, const struct rp_health *h, bool counters)
 {
 	json_t *j = rp_node_to_json(node, env);
 	json_t *hj = j ? rp_health_to_json(h) : NULL;
 	int rc;
 
 	if (!hj || json_object_set_new(j, "health", hj) || (counters && add_counters_json(node, j))) {
+		json_decref(j);
+		return -ENOMEM;
+	}
+	if (json_object_set_new(j, "nccl_version", rp_nccl_version_json(ver))) {
 		json_decref(j);
 		return -ENOMEM;
 	}
@@ -260,18 +265,23 @@ static int print_json(const struct rp_node *node, const struct rp_nccl_env *env,
 int cmd_devices(int argc, char **argv)
 {
 	bool json = false, counters = false;
-	const char *root = NULL;
+	const char *root = NULL, *nccl_version = NULL, *python = NULL;
 	const struct rp_opt opts[] = {
 		{ "json", 'j', RP_OPT_FLAG, &json, 0, 0, NULL, "print JSON instead of a table", NULL },
 		{ "counters", 0, RP_OPT_FLAG, &counters, 0, 0, NULL,
 		  "also show each port's error and hardware counters (counters/, hw_counters/) with their class", NULL },
 		{ "sysfs-root", 0, RP_OPT_STR, &root, 0, 0, "DIR",
 		  "read DIR instead of /sys (a fixture tree; verbs is then not consulted)", NULL },
+		{ "nccl-version", 0, RP_OPT_STR, &nccl_version, 0, 0, "X.Y.Z",
+		  "NCCL release whose GID rules the NCCL column follows (default: the libnccl.so.2 found)", NULL },
+		{ "python", 0, RP_OPT_STR, &python, 0, 0, "ENV",
+		  "look first for the nvidia-nccl-cu* wheel's libnccl in this Python environment", NULL },
 		{ 0 },
 	};
 	struct rp_discover_opts dopts = { 0 };
 	struct rp_health_opts hopts = { 0 };
 	struct rp_health health = { 0 };
+	struct rp_nccl_version_found ver;
 	struct rp_nccl_env env;
 	struct rp_node node;
 	int rc;
@@ -283,11 +293,18 @@ int cmd_devices(int argc, char **argv)
 		fprintf(stderr, "rdmaprobe devices: --sysfs-root needs a directory, not an empty string\n");
 		return RP_EXIT_USAGE;
 	}
-	/* The GID index shown is the one NCCL would pick under this environment. */
+	if (nccl_version) {
+		if (rp_nccl_version_from_option(nccl_version, &ver))
+			return RP_EXIT_USAGE;
+	} else {
+		rp_nccl_version_find(python, &ver);
+	}
+	/* The GID index shown is the one that NCCL release would pick under this environment. */
 	if (rp_nccl_env_load(&env)) {
-		fprintf(stderr, "rdmaprobe devices: NCCL variables above are malformed; GID indexes use NCCL's defaults\n");
+		fprintf(stderr, "rdmaprobe devices: NCCL_IB_HCA above is too long; GID indexes use NCCL's defaults\n");
 		rp_nccl_env_default(&env);
 	}
+	env.version = ver.version;
 	dopts.sysfs_root = root;
 	rc = rp_node_discover(&node, &dopts);
 	if (rc) {
@@ -301,7 +318,7 @@ int cmd_devices(int argc, char **argv)
 	rc = rp_health_check(&node, &hopts, &health);
 	fflush(stderr);
 	if (!rc)
-		rc = json ? print_json(&node, &env, &health, counters) : print_text(&node, &env, &health, counters);
+		rc = json ? print_json(&node, &env, &ver, &health, counters) : print_text(&node, &env, &health, counters);
 	rp_health_fini(&health);
 	rp_node_fini(&node);
 	return rc ? RP_EXIT_ENV : RP_EXIT_OK;

@@ -1,20 +1,26 @@
 /* cmd_nccl.c: 'rdmaprobe nccl': what NCCL would do on this node under NCCL_IB_HCA and the other NCCL
  * variables, and what is likely wrong with it.
  *
+ * The rules are those of one NCCL release (--nccl-version, else the libnccl.so.2 this process would
+ * load, else the newest modelled); NCCL_* variables are read as that NCCL reads them, never refused.
+ *
  * Exit status: 0 the selection is usable; 1 nothing would be selected or a fatal warning (one where
- * NCCL would misbehave, see rp_nccl_warn_fatal()); 2 usage error, including a malformed NCCL_*
- * variable or spec; 3 environment (the sysfs root cannot be read, out of memory).
+ * NCCL would misbehave, crash or disable IB, see rp_nccl_warn_fatal()); 2 usage error (a bad
+ * option, --nccl-version older than 2.18.1); 3 environment (the sysfs root cannot be read, out of
+ * memory).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "nccl.h"
+#include "nccl_version.h"
 #include "node.h"
 #include "opts.h"
 #include "util.h"
@@ -25,21 +31,29 @@ struct nccl_opts {
 	int gid_index;
 	bool gid_seen;
 	const char *sysfs_root;
+	const char *nccl_version;
+	const char *python;
 	bool json;
 };
 
-static const char *const usage_line = "[--hca SPEC] [--gid-index N] [--sysfs-root DIR] [--json]";
+static const char *const usage_line =
+	"[--hca SPEC] [--gid-index N] [--nccl-version X.Y.Z] [--python ENV] [--sysfs-root DIR] [--json]";
 
-static int print_json(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node)
+static int print_json(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
+		      const struct rp_nccl_version_found *ver)
 {
 	json_t *root = rp_nccl_result_json(res, env);
+	json_t *jv = rp_nccl_version_json(ver);
 	int rc;
 
-	if (!root) {
+	if (!root || !jv) {
+		json_decref(root);
+		json_decref(jv);
 		fprintf(stderr, "rdmaprobe nccl: out of memory building the JSON report\n");
 		return -ENOMEM;
 	}
-	rc = json_object_set_new(root, "sysfs_root", json_string(node->sysfs_root));
+	rc = json_object_set_new(root, "nccl_version", jv);
+	rc = rc ? rc : json_object_set_new(root, "sysfs_root", json_string(node->sysfs_root));
 	rc = rc ? rc : json_object_set_new(root, "verbs_consulted", json_boolean(node->verbs_consulted));
 	if (!rc && node->no_device_reason[0])
 		rc = json_object_set_new(root, "no_device_reason", json_string(node->no_device_reason));
@@ -74,17 +88,23 @@ static void gid_note(const struct rp_node *node, const struct rp_nccl_sel *s, ch
 }
 
 static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
-		       const char *spec_source)
+		       const char *spec_source, const struct rp_nccl_version_found *ver)
 {
 	size_t fatal = 0;
-	char note[128];
+	char note[128], v[16];
+
+	rp_nccl_version_format(ver->version, v, sizeof(v));
+	printf("NCCL             %s (%s%s%s)\n", v, ver->source == RP_NCCL_VSRC_LIBNCCL ? "from " :
+	       ver->source == RP_NCCL_VSRC_OPTION ? "--nccl-version" : "default: ",
+	       ver->source == RP_NCCL_VSRC_LIBNCCL ? ver->library : "",
+	       ver->source == RP_NCCL_VSRC_DEFAULT ? ver->why : "");
 
 	if (res->hca_spec)
 		printf("NCCL_IB_HCA      '%s' (%s)\n", res->hca_spec, spec_source);
 	else
 		printf("NCCL_IB_HCA      unset: NCCL considers every device\n");
 	printf("other variables  NCCL_IB_GID_INDEX=%d%s NCCL_IB_ADDR_FAMILY=%s NCCL_IB_ROCE_VERSION_NUM=%d "
-	       "NCCL_NET_GDR_LEVEL=%s%s%s\n", env->gid_index, env->gid_index < 0 ? " (automatic)" : "",
+	       "NCCL_NET_GDR_LEVEL=%s%s%s\n", rp_nccl_env_gid_index(env), rp_nccl_env_gid_index(env) < 0 ? " (automatic)" : "",
 	       env->addr_family == AF_INET6 ? "AF_INET6" : "AF_INET", env->roce_version, rp_path_str(env->gdr_level),
 	       env->addr_range ? " NCCL_IB_ADDR_RANGE=" : "", env->addr_range ? env->addr_range : "");
 	if (!node->verbs_consulted)
@@ -100,9 +120,13 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 		if (s->link_layer == RP_LL_ETHERNET && s->gid_index >= 0) {
 			gid_note(node, s, note, sizeof(note));
 			printf("  GID index %d  %s", s->gid_index, note);
-		} else if (s->link_layer == RP_LL_ETHERNET) {
-			printf("  no usable GID (NCCL falls back to index 0)");
+		} else if (s->gid_index < 0) {
+			printf("  NCCL fails this port (see the warnings)");
+		} else if (s->gid_index > 0) {
+			printf("  GID index %d (routable FLID)", s->gid_index);
 		}
+		if (s->rail != -1 || s->plane != -1)
+			printf("  rail %d plane %d", s->rail, s->plane);
 		putchar('\n');
 	}
 
@@ -153,6 +177,10 @@ int cmd_nccl(int argc, char **argv)
 		{ "hca", 0, RP_OPT_STR, &o.hca, 0, 0, "SPEC", "NCCL_IB_HCA value to evaluate (default: $NCCL_IB_HCA)", &o.hca_seen },
 		{ "gid-index", 0, RP_OPT_INT, &o.gid_index, -1, 65535, "N",
 		  "NCCL_IB_GID_INDEX to evaluate (-1 automatic; default: $NCCL_IB_GID_INDEX)", &o.gid_seen },
+		{ "nccl-version", 0, RP_OPT_STR, &o.nccl_version, 0, 0, "X.Y.Z",
+		  "apply this NCCL release's rules (default: ncclGetVersion() of the libnccl.so.2 this process loads)", NULL },
+		{ "python", 0, RP_OPT_STR, &o.python, 0, 0, "ENV",
+		  "look first for the nvidia-nccl-cu* wheel's libnccl in this Python environment (or its python)", NULL },
 		{ "sysfs-root", 0, RP_OPT_STR, &o.sysfs_root, 0, 0, "DIR", "read DIR instead of /sys (verbs not consulted)", NULL },
 		{ "json", 0, RP_OPT_FLAG, &o.json, 0, 0, NULL, "print JSON", NULL },
 		{ 0 },
@@ -160,7 +188,7 @@ int cmd_nccl(int argc, char **argv)
 	struct rp_discover_opts dopts = { 0 };
 	struct rp_nccl_result res = { 0 };
 	struct rp_node node = { 0 };
-	struct rp_nccl_spec *spec = NULL;
+	struct rp_nccl_version_found ver;
 	struct rp_nccl_env env;
 	const char *source = "from $NCCL_IB_HCA";
 	int rc, status;
@@ -171,23 +199,27 @@ int cmd_nccl(int argc, char **argv)
 	/* --hca replaces $NCCL_IB_HCA: a malformed value there must not stop the evaluation of SPEC. */
 	if (o.hca_seen)
 		unsetenv("NCCL_IB_HCA");
+	if (o.nccl_version) {
+		if (rp_nccl_version_from_option(o.nccl_version, &ver))
+			return RP_EXIT_USAGE;
+	} else {
+		rp_nccl_version_find(o.python, &ver);
+	}
 	if (rp_nccl_env_load(&env))
 		return RP_EXIT_USAGE;
+	env.version = ver.version;
 	if (o.hca_seen) {
-		spec = malloc(sizeof(*spec));
-		if (!spec) {
-			fprintf(stderr, "rdmaprobe nccl: out of memory\n");
-			return RP_EXIT_ENV;
-		}
-		rc = rp_nccl_spec_parse(o.hca, spec);
-		free(spec);
-		if (rc)
+		if (strnlen(o.hca, RP_NCCL_SPEC_MAX + 1) > RP_NCCL_SPEC_MAX) {
+			fprintf(stderr, "rdmaprobe nccl: --hca is longer than %d characters (NCCL_IB_HCA)\n", RP_NCCL_SPEC_MAX);
 			return RP_EXIT_USAGE;
+		}
 		env.ib_hca = o.hca;
 		source = "from --hca";
 	}
-	if (o.gid_seen)
+	if (o.gid_seen) {
 		env.gid_index = o.gid_index;
+		env.gid_index_set = true;
+	}
 
 	dopts.sysfs_root = o.sysfs_root;
 	rc = rp_node_discover(&node, &dopts);
@@ -201,12 +233,12 @@ int cmd_nccl(int argc, char **argv)
 		goto out;
 	}
 	if (o.json) {
-		if (print_json(&res, &env, &node)) {
+		if (print_json(&res, &env, &node, &ver)) {
 			status = RP_EXIT_ENV;
 			goto out;
 		}
 	} else {
-		print_text(&res, &env, &node, source);
+		print_text(&res, &env, &node, source, &ver);
 	}
 	status = rp_nccl_result_usable(&res) ? RP_EXIT_OK : RP_EXIT_FAIL;
 out:

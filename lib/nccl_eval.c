@@ -1,8 +1,9 @@
 /* nccl_eval.c: what NCCL would do on a node under its environment: the (device, port) selection in
  * NCCL's order, GID indices, the adapter and GPUDirect decision per GPU, warnings with stable codes
  * and a recommended NCCL_IB_HCA; see nccl.h. */
-#include "nccl.h"
+#include "nccl_int.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -35,6 +36,13 @@ static const struct {
 	[RP_NCCL_W_BAD_GID_OVERRIDE] = { "bad_gid_override", true },
 	[RP_NCCL_W_ROCE_VERSION] = { "roce_version", false },
 	[RP_NCCL_W_GDR_DISABLED] = { "gdr_disabled", false },
+	[RP_NCCL_W_ENV_PARSED_AS] = { "env_parsed_as", false },
+	[RP_NCCL_W_GID_INVALID] = { "gid_invalid", true },
+	[RP_NCCL_W_PORT_FAILED] = { "port_failed", true },
+	[RP_NCCL_W_IB_DISABLED] = { "ib_disabled", true },
+	[RP_NCCL_W_NCCL_CRASH] = { "nccl_crash", true },
+	[RP_NCCL_W_NCCL_OVERFLOW] = { "nccl_overflow", true },
+	[RP_NCCL_W_NCCL_VERSION] = { "nccl_version", false },
 };
 
 const char *rp_nccl_warn_code(enum rp_nccl_warn w)
@@ -84,25 +92,13 @@ static void warn_add(struct eval *ev, enum rp_nccl_warn code, const char *fmt, .
 	va_end(ap);
 }
 
-/* A port NCCL considers at all: ACTIVE, with an InfiniBand or Ethernet link layer. */
-static bool port_usable(const struct rp_port *p)
-{
-	return p->state == RP_PORT_ACTIVE && (p->link_layer == RP_LL_INFINIBAND || p->link_layer == RP_LL_ETHERNET);
-}
-
-/* NCCL sees only what ibv_get_device_list() lists; with a fixture root (unknown) trust sysfs. */
-static bool hca_visible(const struct rp_hca *h)
-{
-	return h->in_verbs != RP_TRI_FALSE;
-}
-
 /* How many of the adapter's ports NCCL would consider. */
 static size_t hca_usable_ports(const struct rp_hca *h)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < h->n_ports; i++)
-		n += port_usable(&h->ports[i]);
+		n += rp_nccl_port_usable(&h->ports[i]);
 	return n;
 }
 
@@ -124,53 +120,23 @@ static bool numeric_overmatch(const struct rp_nccl_spec_entry *e, const char *de
 	       isdigit((unsigned char)e->name[n - 1]) && isdigit((unsigned char)dev[n]);
 }
 
-/* The ports NCCL would take under spec, in NCCL's order, at most RP_NCCL_MAX_PORTS; *n_over_p counts
- * the usable ports kept beyond that. */
-static int select_ports(const struct rp_node *node, const struct rp_nccl_spec *spec, struct rp_nccl_sel **sel_p,
-			size_t *n_p, size_t *n_over_p)
-{
-	struct rp_nccl_sel *sel = calloc(RP_NCCL_MAX_PORTS, sizeof(*sel));
-	size_t n = 0, over = 0;
-
-	if (!sel)
-		return rp_error(-ENOMEM, "nccl rules: out of memory for the selection");
-	for (size_t d = 0; d < node->n_hcas; d++) {
-		const struct rp_hca *h = &node->hcas[d];
-
-		if (!hca_visible(h))
-			continue;
-		for (size_t i = 0; i < h->n_ports; i++) {
-			const struct rp_port *p = &h->ports[i];
-
-			if (!port_usable(p) || !rp_nccl_spec_keeps(spec, h->name, p->num))
-				continue;
-			if (n == RP_NCCL_MAX_PORTS) {
-				over++;
-				continue;
-			}
-			rp_strlcpy(sel[n].hca, h->name, sizeof(sel[n].hca));
-			sel[n].port = p->num;
-			sel[n].link_layer = p->link_layer;
-			sel[n].gid_index = 0;
-			sel[n].hca_idx = d;
-			n++;
-		}
-	}
-	*sel_p = sel;
-	*n_p = n;
-	*n_over_p = over;
-	return 0;
-}
-
 /* Warnings about one entry's text. Whitespace matters in the name (NCCL compares it literally); after
  * the port NCCL's atoi() skips it, so there only the number read counts: below 1 it matches no port
  * (":", ":x", ":0") or, for -1, every port. */
 static void check_entry_text(struct eval *ev, const struct rp_nccl_spec_entry *e)
 {
+	bool fields = rp_nccl_rule_on(ev->env->version, RP_NCCL_R_HCA_FIELDS);
+
 	if (has_space(e->name))
 		warn_add(ev, RP_NCCL_W_WHITESPACE,
 			 "entry '%s' contains whitespace: NCCL does not trim it and compares the name literally", e->name);
-	if (e->has_port && e->port < 1)
+	if (e->name_overrun)
+		warn_add(ev, RP_NCCL_W_NCCL_OVERFLOW,
+			 "entry '%.20s...' has a name of 64 characters or more: this NCCL copies it past its 64-byte "
+			 "buffer (undefined behaviour; 2.30.7 cuts it at 63)", e->name);
+	/* 2.30.7 reads an empty port field as every port (its documented default); a number below 1
+	 * is still either nothing (0) or every port (-1). */
+	if (e->has_port && e->port < 1 && !(fields && (e->port_text[0] == '\0' || e->port_text[0] == ':')))
 		warn_add(ev, RP_NCCL_W_BAD_PORT, "entry '%s:%s': NCCL reads port %d, %s", e->name, e->port_text, e->port,
 			 e->port == -1 ? "which means every port" : "which matches no port");
 }
@@ -195,7 +161,7 @@ static void check_entry_match(struct eval *ev, const struct rp_nccl_spec *spec, 
 			if (!rp_nccl_entry_match(e, h->name, p->num))
 				continue;
 			with_port++;
-			if (port_usable(p))
+			if (rp_nccl_port_usable(p))
 				took_usable = true;
 			else if (!spec->exclude && e->port != -1)
 				warn_add(ev, RP_NCCL_W_PORT_NOT_ACTIVE,
@@ -208,7 +174,7 @@ static void check_entry_match(struct eval *ev, const struct rp_nccl_spec *spec, 
 		else if (!spec->exclude && e->port == -1 && hca_usable_ports(h) == 0)
 			warn_add(ev, RP_NCCL_W_PORT_NOT_ACTIVE,
 				 "%s has no ACTIVE InfiniBand or Ethernet port: NCCL drops it silently", h->name);
-		if (took_usable && hca_visible(h) && numeric_overmatch(e, h->name)) {
+		if (took_usable && rp_nccl_hca_visible(h) && numeric_overmatch(e, h->name)) {
 			size_t len = strlen(over);
 
 			snprintf(over + len, sizeof(over) - len, "%s%s", len ? ", " : "", h->name);
@@ -237,10 +203,10 @@ static void check_not_in_verbs(struct eval *ev, const struct rp_nccl_spec *spec)
 	for (size_t d = 0; d < ev->node->n_hcas; d++) {
 		const struct rp_hca *h = &ev->node->hcas[d];
 
-		if (hca_visible(h))
+		if (rp_nccl_hca_visible(h))
 			continue;
 		for (size_t i = 0; i < h->n_ports; i++) {
-			if (port_usable(&h->ports[i]) && rp_nccl_spec_keeps(spec, h->name, h->ports[i].num)) {
+			if (rp_nccl_port_usable(&h->ports[i]) && rp_nccl_spec_keeps(spec, h->name, h->ports[i].num)) {
 				warn_add(ev, RP_NCCL_W_NOT_IN_VERBS,
 					 "%s is in sysfs but ibv_get_device_list() does not list it%s%s%s: NCCL cannot use it",
 					 h->name, h->unusable_reason[0] ? " (" : "", h->unusable_reason,
@@ -255,7 +221,7 @@ static void check_not_in_verbs(struct eval *ev, const struct rp_nccl_spec *spec)
 static bool any_usable_visible_port(const struct rp_node *node)
 {
 	for (size_t d = 0; d < node->n_hcas; d++)
-		if (hca_visible(&node->hcas[d]) && hca_usable_ports(&node->hcas[d]) > 0)
+		if (rp_nccl_hca_visible(&node->hcas[d]) && hca_usable_ports(&node->hcas[d]) > 0)
 			return true;
 	return false;
 }
@@ -333,47 +299,103 @@ static const struct rp_gid *find_gid(const struct rp_port *p, int index)
 	return NULL;
 }
 
-/* GID index per selected RoCE port, with its warnings. */
-static void assign_gids(struct eval *ev)
+/* "::ffff:10.0.0.1" for a GID. */
+static void gid_addr(const struct rp_gid *g, char *buf, size_t len)
+{
+	if (!inet_ntop(AF_INET6, g->raw, buf, (socklen_t)len))
+		rp_strlcpy(buf, g->text, len);
+}
+
+/* Warnings about the GID NCCL uses on a RoCE port (s->gid_index >= 0). */
+static void check_roce_gid(struct eval *ev, const struct rp_nccl_sel *s, const struct rp_port *p)
 {
 	const struct rp_nccl_env *env = ev->env;
+	const struct rp_gid *g = find_gid(p, s->gid_index);
+	char addr[INET6_ADDRSTRLEN];
+	bool given = env->gid_index_set || env->gid_index >= 0;
+	bool override = given || !rp_nccl_rule_on(env->version, RP_NCCL_R_GID_AUTO);
+
+	if (!g || !rp_nccl_gid_valid(g)) {
+		if (g)
+			gid_addr(g, addr, sizeof(addr));
+		warn_add(ev, RP_NCCL_W_GID_INVALID, "NCCL will use GID index %d on %s:%d, a %s GID%s%s%s%s", s->gid_index,
+			 s->hca, s->port, !g || !g->raw[0] ? "zero" : "link-local", g ? " (" : "", g ? addr : "", g ? ")" : "",
+			 override ? (given ? " (NCCL_IB_GID_INDEX)" : ": this release has no automatic GID choice and NCCL_IB_GID_INDEX defaults to 0")
+				  : ": no valid GID of the wanted family and range on this port");
+		return;
+	}
+	if (!override && !rp_nccl_gid_wanted(g, env)) {
+		gid_addr(g, addr, sizeof(addr));
+		warn_add(ev, RP_NCCL_W_NO_USABLE_GID, "%s:%d has no valid %s GID%s%s: NCCL uses GID %d (%s) instead", s->hca,
+			 s->port, env->addr_family == AF_INET6 ? "IPv6" : "IPv4", env->addr_range ? " inside " : "",
+			 env->addr_range ? env->addr_range : "", s->gid_index, addr);
+		return;
+	}
+	if (g->type != RP_GID_TYPE_NONE && g->type != RP_GID_TYPE_UNKNOWN &&
+	    (g->type == RP_GID_TYPE_ROCE_V2 ? 2 : 1) != env->roce_version)
+		warn_add(ev, RP_NCCL_W_ROCE_VERSION, "%s:%d uses GID %d (%s), not RoCE v%d (NCCL_IB_ROCE_VERSION_NUM)",
+			 s->hca, s->port, s->gid_index, rp_gid_type_str(g->type), env->roce_version);
+}
+
+/* GID index per selected port (rp_nccl_gid_choose), with its warnings. A range that crashes NCCL
+ * is reported once. */
+static void assign_gids(struct eval *ev)
+{
+	bool crashed = false;
 
 	for (size_t i = 0; i < ev->res->n_selected; i++) {
 		struct rp_nccl_sel *s = &ev->res->selected[i];
 		const struct rp_port *p = sel_port(ev->node, s);
-		const struct rp_gid *g;
+		struct rp_nccl_gid_choice c;
 
-		if (!p || s->link_layer != RP_LL_ETHERNET)
+		if (!p)
 			continue;
-		s->gid_index = rp_nccl_gid_index(p, env);
-		if (s->gid_index < 0) {
-			warn_add(ev, RP_NCCL_W_NO_USABLE_GID,
-				 "%s:%d has no valid %s GID%s%s%s: NCCL falls back to GID index 0", s->hca, s->port,
-				 env->addr_family == AF_INET6 ? "IPv6" : "IPv4", env->addr_range ? " inside " : "",
-				 env->addr_range ? env->addr_range : "", env->addr_range ? "" : " (is an IP address set on its netdev?)");
-			continue;
+		rp_nccl_gid_choose(p, ev->env, &c);
+		s->gid_index = c.status == RP_NCCL_GID_OK ? c.index : -1;
+		switch (c.status) {
+		case RP_NCCL_GID_OK:
+			if (s->link_layer == RP_LL_ETHERNET)
+				check_roce_gid(ev, s, p);
+			break;
+		case RP_NCCL_GID_QUERY_FAILS:
+			warn_add(ev, s->link_layer == RP_LL_ETHERNET ? RP_NCCL_W_BAD_GID_OVERRIDE : RP_NCCL_W_PORT_FAILED,
+				 "%s=%d on %s:%d: no such GID index (the table has %zu), ibv_query_gid() fails and NCCL "
+				 "fails the port", s->link_layer == RP_LL_ETHERNET ? "NCCL_IB_GID_INDEX" : "NCCL_IB_ROUTABLE_FLID_GID_INDEX",
+				 c.index, s->hca, s->port, p->n_gids);
+			break;
+		case RP_NCCL_GID_TYPES_FAIL:
+			warn_add(ev, RP_NCCL_W_PORT_FAILED,
+				 "%s:%d: NCCL cannot read gid_attrs/types/%d during its GID choice and fails the port", s->hca,
+				 s->port, c.index);
+			break;
+		case RP_NCCL_GID_CRASH:
+			if (!crashed)
+				warn_add(ev, RP_NCCL_W_NCCL_CRASH,
+					 "NCCL_IB_ADDR_RANGE='%s' has no '/': this NCCL writes through a NULL pointer when it "
+					 "picks the GID of %s:%d (fixed in 2.23.4)", ev->env->addr_range, s->hca, s->port);
+			crashed = true;
+			break;
 		}
-		g = find_gid(p, s->gid_index);
-		if (env->gid_index >= 0 && (!g || !rp_nccl_gid_valid(g))) {
-			warn_add(ev, RP_NCCL_W_BAD_GID_OVERRIDE, "NCCL_IB_GID_INDEX=%d on %s:%d: %s", env->gid_index, s->hca,
-				 s->port, !g ? "no such GID index" : "the GID there is empty or link-local");
-			continue;
-		}
-		if (g && g->type != RP_GID_TYPE_NONE && g->type != RP_GID_TYPE_UNKNOWN &&
-		    (g->type == RP_GID_TYPE_ROCE_V2 ? 2 : 1) != env->roce_version)
-			warn_add(ev, RP_NCCL_W_ROCE_VERSION, "%s:%d uses GID %d (%s), not RoCE v%d (NCCL_IB_ROCE_VERSION_NUM)",
-				 s->hca, s->port, s->gid_index, rp_gid_type_str(g->type), env->roce_version);
 	}
 }
 
-/* Per GPU: the nearest selected adapter and whether NCCL would use GPUDirect RDMA with it. */
+void rp_nccl_topo_merge(const struct rp_nccl_env *env, struct rp_topo_merge *m)
+{
+	m->off = rp_nccl_rule_on(env->version, RP_NCCL_R_NO_PATH_MERGE);
+	m->one_digit = rp_nccl_rule_on(env->version, RP_NCCL_R_MERGE_ONE_DIGIT);
+	m->vfs = env->merge_vfs;
+}
+
+/* Per GPU: NCCL's adapter among the selected ones and whether NCCL would use GPUDirect RDMA. */
 static void choose_gpus(struct eval *ev)
 {
 	const struct rp_node *node = ev->node;
 	struct rp_nccl_result *res = ev->res;
+	struct rp_topo_merge merge;
 
 	if (node->n_gpus == 0)
 		return;
+	rp_nccl_topo_merge(ev->env, &merge);
 	res->gpus = calloc(node->n_gpus, sizeof(*res->gpus));
 	if (!res->gpus) {
 		ev->err = rp_error(-ENOMEM, "nccl rules: out of memory for GPUs");
@@ -385,18 +407,23 @@ static void choose_gpus(struct eval *ev)
 		struct rp_nccl_gpu_choice *c = &res->gpus[g];
 		const struct rp_nccl_sel *best = NULL;
 		enum rp_path best_path = RP_PATH_SYS;
+		float best_bw = 0;
 
 		rp_strlcpy(c->pci, gpu->pci, sizeof(c->pci));
 		for (size_t i = 0; i < res->n_selected; i++) {
 			const struct rp_nccl_sel *s = &res->selected[i];
 			enum rp_path path;
+			float bw;
 
 			if (best && s->hca_idx == best->hca_idx)
 				continue;
-			path = rp_topo_path(node, gpu, &node->hcas[s->hca_idx]);
-			if (!best || path < best_path) {
+			/* ncclTopoGetLocal (src/graph/topo.cc): the widest path, then the smallest type. */
+			path = rp_topo_path_m(node, gpu, &node->hcas[s->hca_idx], &merge);
+			bw = rp_topo_path_bw_m(node, gpu, &node->hcas[s->hca_idx], &merge);
+			if (!best || bw > best_bw || (bw == best_bw && path < best_path)) {
 				best = s;
 				best_path = path;
+				best_bw = bw;
 			}
 		}
 		if (!best)
@@ -441,7 +468,8 @@ static void intended_spec(const struct rp_node *node, const struct rp_nccl_spec 
 			continue;
 		if (e.has_port) {
 			trim(e.port_text);
-			e.port = atoi(e.port_text);
+			/* 2.30.7 reads an empty port field as every port. */
+			e.port = e.port_text[0] || !rp_nccl_rule_on(spec->version, RP_NCCL_R_HCA_FIELDS) ? atoi(e.port_text) : -1;
 		}
 		for (size_t d = 0; d < node->n_hcas; d++) {
 			exists = exists || strcmp(node->hcas[d].name, e.name) == 0;
@@ -454,64 +482,189 @@ static void intended_spec(const struct rp_node *node, const struct rp_nccl_spec 
 	out->n_entries = n;
 }
 
+/* Could NCCL use a valid GID on this RoCE port? With the walk (2.21.5 on): the one it picks under
+ * env. Before, the index is whatever NCCL_IB_GID_INDEX says, so: any valid GID in the table. */
+static bool port_has_usable_gid(const struct rp_nccl_env *env, const struct rp_port *p)
+{
+	const struct rp_gid *g;
+	int gi;
+
+	if (!rp_nccl_rule_on(env->version, RP_NCCL_R_GID_AUTO)) {
+		for (size_t i = 0; i < p->n_gids; i++)
+			if (rp_nccl_gid_valid(&p->gids[i]))
+				return true;
+		return false;
+	}
+	gi = rp_nccl_gid_index(p, env);
+	g = gi >= 0 ? find_gid(p, gi) : NULL;
+	return g && rp_nccl_gid_valid(g);
+}
+
 /* "=dev:port,..." over the usable ports meant (and, on RoCE, with a GID NCCL accepts); NULL when
  * there are none. */
 static int build_recommendation(struct eval *ev, const struct rp_nccl_spec *spec)
 {
 	struct rp_nccl_spec *want = malloc(sizeof(*want));
-	struct rp_nccl_sel *sel = NULL;
-	size_t n = 0, keep = 0, over = 0, len = 2;
+	struct rp_nccl_pick pick;
+	size_t keep = 0, len = 2;
 	char *out;
 	int rc;
 
 	if (!want)
 		return rp_error(-ENOMEM, "nccl rules: out of memory for the recommendation");
 	intended_spec(ev->node, spec, want);
-	rc = select_ports(ev->node, want, &sel, &n, &over);
+	rc = rp_nccl_pick_ports(ev->node, ev->env, want, &pick);
 	free(want);
 	if (rc)
 		return rc;
-	/* A RoCE port without a GID NCCL's rule accepts cannot connect: not recommended. */
-	for (size_t i = 0; i < n; i++) {
-		const struct rp_port *p = sel_port(ev->node, &sel[i]);
+	/* A RoCE port without a valid GID NCCL would pick cannot connect: not recommended. */
+	for (size_t i = 0; i < pick.n && keep < (size_t)rp_nccl_max_devs(ev->env->version); i++) {
+		const struct rp_port *p = sel_port(ev->node, &pick.sel[i]);
 
-		if (sel[i].link_layer == RP_LL_ETHERNET && p && rp_nccl_gid_index(p, ev->env) < 0)
+		if (pick.sel[i].link_layer == RP_LL_ETHERNET && p && !port_has_usable_gid(ev->env, p))
 			continue;
-		sel[keep++] = sel[i];
-		len += strlen(sel[i].hca) + 16;
+		pick.sel[keep++] = pick.sel[i];
+		len += strlen(pick.sel[i].hca) + 16;
 	}
-	n = keep;
-	if (n > 0) {
+	if (keep > 0) {
 		out = malloc(len);
 		if (!out) {
-			free(sel);
+			free(pick.sel);
 			return rp_error(-ENOMEM, "nccl rules: out of memory for the recommendation");
 		}
 		out[0] = '=';
 		out[1] = '\0';
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < keep; i++) {
 			size_t at = strlen(out);
 
-			snprintf(out + at, len - at, "%s%s:%d", i ? "," : "", sel[i].hca, sel[i].port);
+			snprintf(out + at, len - at, "%s%s:%d", i ? "," : "", pick.sel[i].hca, pick.sel[i].port);
 		}
 		ev->res->recommended = out;
 	}
-	free(sel);
+	free(pick.sel);
 	return 0;
+}
+
+/* env_parsed_as for every variable the release reads that NCCL reads otherwise than it reads. */
+static void check_env_text(struct eval *ev)
+{
+	const struct rp_nccl_env *env = ev->env;
+	bool walk = rp_nccl_rule_on(env->version, RP_NCCL_R_GID_AUTO);
+	char how[96];
+	int64_t v;
+
+	for (int p = 0; p < RP_NCCL_P_COUNT_; p++) {
+		if ((p == RP_NCCL_P_ROCE_VERSION && !walk) ||
+		    (p == RP_NCCL_P_FLID_GID_INDEX && !rp_nccl_rule_on(env->version, RP_NCCL_R_FLID_GID)) ||
+		    (p == RP_NCCL_P_PCI_ORDER && !rp_nccl_rule_on(env->version, RP_NCCL_R_PCI_ORDER)))
+			continue;
+		if (env->text[p] && rp_nccl_param_read(env->text[p], 0, &v, how, sizeof(how)))
+			warn_add(ev, RP_NCCL_W_ENV_PARSED_AS, "%s=%s is read by NCCL as %s", rp_nccl_param_name((enum rp_nccl_param)p),
+				 env->text[p], how);
+	}
+	if (walk && env->addr_family_text && strcmp(env->addr_family_text, "AF_INET") != 0 &&
+	    strcmp(env->addr_family_text, "AF_INET6") != 0)
+		warn_add(ev, RP_NCCL_W_ENV_PARSED_AS, "NCCL_IB_ADDR_FAMILY=%s is not AF_INET or AF_INET6: NCCL uses AF_INET",
+			 env->addr_family_text);
+	if (walk && env->addr_range) {
+		struct rp_nccl_addr_range r;
+		enum rp_nccl_range_status st = rp_nccl_addr_range_read(env->addr_range, env->addr_family, env->version, &r);
+
+		if (st == RP_NCCL_RANGE_IGNORED)
+			warn_add(ev, RP_NCCL_W_ENV_PARSED_AS, "NCCL_IB_ADDR_RANGE=%s is not an %s address/length: NCCL ignores it",
+				 env->addr_range, env->addr_family == AF_INET6 ? "AF_INET6" : "AF_INET");
+		else if (st == RP_NCCL_RANGE_OK && r.prefix_len < 0)
+			warn_add(ev, RP_NCCL_W_ENV_PARSED_AS, "NCCL_IB_ADDR_RANGE=%s has a negative length: it matches no GID",
+				 env->addr_range);
+	}
+	if (env->gdr_level_text && rp_path_parse(env->gdr_level_text, &(enum rp_path){ RP_PATH_PXB }) != 0)
+		warn_add(ev, RP_NCCL_W_ENV_PARSED_AS, "NCCL_NET_GDR_LEVEL=%s is read by NCCL as %s", env->gdr_level_text,
+			 isdigit((unsigned char)env->gdr_level_text[0]) ? rp_path_str(env->gdr_level) : "unset (the default)");
+}
+
+/* The release, when it is not one of those read. */
+static void check_version(struct eval *ev)
+{
+	char v[16];
+
+	rp_nccl_version_format(ev->env->version, v, sizeof(v));
+	if (ev->env->version < RP_NCCL_VERSION_OLDEST)
+		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is older than the oldest release modelled (2.18.1): its rules are used", v);
+	else if (ev->env->version > RP_NCCL_VERSION_NEWEST)
+		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is newer than the newest release modelled (2.30.7): its rules are used", v);
+	else if (!rp_nccl_version_is_release(ev->env->version))
+		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is not a release tag: the rules of the releases around it are used", v);
+}
+
+/* Crashes, overruns and an IB transport that NCCL disables, from the port list. */
+static void check_pick(struct eval *ev, const struct rp_nccl_pick *pick)
+{
+	const struct rp_nccl_sel *sel = pick->sel;
+
+	if (pick->dropped)
+		warn_add(ev, RP_NCCL_W_TOO_MANY_PORTS, "%zu more usable ports are kept: NCCL opens no device once %d ports are taken",
+			 pick->dropped, rp_nccl_max_devs(ev->env->version));
+	if (pick->overflow)
+		warn_add(ev, RP_NCCL_W_NCCL_OVERFLOW,
+			 "%s adds %zu port%s past NCCL's %d-entry device table (it checks the limit per device, not per "
+			 "port): undefined behaviour", sel[pick->n - 1].hca, pick->overflow, pick->overflow == 1 ? "" : "s",
+			 rp_nccl_max_devs(ev->env->version));
+	if (pick->crash_nopath >= 0)
+		warn_add(ev, RP_NCCL_W_NCCL_CRASH,
+			 "%s has no PCI device link and comes before %s in NCCL's order: NCCL compares %s's PCI path "
+			 "with a NULL one and crashes%s", sel[pick->crash_nopath].hca, sel[pick->crash_path].hca,
+			 sel[pick->crash_path].hca,
+			 rp_nccl_rule_on(ev->env->version, RP_NCCL_R_PCI_ORDER) ? " (NCCL_IB_DEVICE_PCI_ORDER=0)" : "");
+	if (ev->env->ib_disable)
+		warn_add(ev, RP_NCCL_W_IB_DISABLED, "NCCL_IB_DISABLE=%s: NCCL does not use IB at all (sockets)",
+			 ev->env->text[RP_NCCL_P_IB_DISABLE]);
+	else if (pick->bad_plane >= 0 && pick->too_many_planes)
+		warn_add(ev, RP_NCCL_W_IB_DISABLED, "%s:%d brings a 13th distinct plane id: NCCL fails its IB initialisation "
+			 "and falls back to sockets", sel[pick->bad_plane].hca, sel[pick->bad_plane].port);
+	else if (pick->bad_plane >= 0)
+		warn_add(ev, RP_NCCL_W_IB_DISABLED, "plane id %d on %s:%d is invalid (bit 14 set): NCCL fails its IB "
+			 "initialisation and falls back to sockets", sel[pick->bad_plane].plane, sel[pick->bad_plane].hca,
+			 sel[pick->bad_plane].port);
+}
+
+/* The warnings about the spec's entries and the selection. */
+static void check_spec(struct eval *ev, const struct rp_nccl_spec *spec)
+{
+	const struct rp_nccl_result *res = ev->res;
+
+	if (spec->n_ignored)
+		warn_add(ev, RP_NCCL_W_TOO_MANY_ENTRIES,
+			 "NCCL_IB_HCA has %zu entries: NCCL reads the first %d and ignores the other %zu",
+			 spec->n_entries + spec->n_ignored, rp_nccl_max_devs(ev->env->version), spec->n_ignored);
+	for (size_t i = 0; i < spec->n_entries; i++) {
+		check_entry_text(ev, &spec->entries[i]);
+		check_entry_match(ev, spec, &spec->entries[i]);
+	}
+	check_not_in_verbs(ev, spec);
+	if (res->n_selected == 0) {
+		bool usable = any_usable_visible_port(ev->node);
+
+		if (spec->exclude && usable)
+			warn_add(ev, RP_NCCL_W_ALL_EXCLUDED, "NCCL_IB_HCA='%s' excludes every usable port", ev->env->ib_hca);
+		warn_add(ev, RP_NCCL_W_NOTHING_SELECTED,
+			 "NCCL would select no port (\"NET/IB : No device found.\") and fall back to sockets%s",
+			 usable ? "" : ": no ACTIVE InfiniBand or Ethernet port on this node");
+	}
 }
 
 int rp_nccl_evaluate(const struct rp_node *node, const struct rp_nccl_env *env, struct rp_nccl_result *res)
 {
 	struct eval ev = { .node = node, .env = env, .res = res };
+	struct rp_nccl_pick pick = { 0 };
 	struct rp_nccl_spec *spec;
-	size_t over = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	res->version = env->version;
 	spec = malloc(sizeof(*spec));
 	if (!spec)
 		return rp_error(-ENOMEM, "nccl rules: out of memory for NCCL_IB_HCA");
-	rc = rp_nccl_spec_parse(env->ib_hca, spec);
+	rc = rp_nccl_spec_parse_v(env->ib_hca, env->version, spec);
 	if (rc)
 		goto out;
 	if (env->ib_hca) {
@@ -521,31 +674,19 @@ int rp_nccl_evaluate(const struct rp_node *node, const struct rp_nccl_env *env, 
 			goto out;
 		}
 	}
-	rc = select_ports(node, spec, &res->selected, &res->n_selected, &over);
+	rc = rp_nccl_pick_ports(node, env, spec, &pick);
 	if (rc)
 		goto out;
-
-	if (spec->n_ignored)
-		warn_add(&ev, RP_NCCL_W_TOO_MANY_ENTRIES,
-			 "NCCL_IB_HCA has %zu entries: NCCL reads the first %d and ignores the other %zu",
-			 spec->n_entries + spec->n_ignored, RP_NCCL_MAX_ENTRIES, spec->n_ignored);
-	for (size_t i = 0; i < spec->n_entries; i++) {
-		check_entry_text(&ev, &spec->entries[i]);
-		check_entry_match(&ev, spec, &spec->entries[i]);
-	}
-	check_not_in_verbs(&ev, spec);
-	if (over)
-		warn_add(&ev, RP_NCCL_W_TOO_MANY_PORTS, "%zu more usable ports are kept: NCCL uses only the first %d",
-			 over, RP_NCCL_MAX_PORTS);
-	if (res->n_selected == 0) {
-		bool usable = any_usable_visible_port(node);
-
-		if (spec->exclude && usable)
-			warn_add(&ev, RP_NCCL_W_ALL_EXCLUDED, "NCCL_IB_HCA='%s' excludes every usable port", env->ib_hca);
-		warn_add(&ev, RP_NCCL_W_NOTHING_SELECTED,
-			 "NCCL would select no port (\"NET/IB : No device found.\") and fall back to sockets%s",
-			 usable ? "" : ": no ACTIVE InfiniBand or Ethernet port on this node");
-	}
+	check_version(&ev);
+	check_env_text(&ev);
+	check_pick(&ev, &pick);
+	/* IB disabled: NCCL uses no port at all. */
+	if (env->ib_disable || pick.bad_plane >= 0)
+		pick.n = 0;
+	res->selected = pick.sel;
+	res->n_selected = pick.n;
+	pick.sel = NULL;
+	check_spec(&ev, spec);
 	check_fabric(&ev);
 	assign_gids(&ev);
 	choose_gpus(&ev);
@@ -553,6 +694,7 @@ int rp_nccl_evaluate(const struct rp_node *node, const struct rp_nccl_env *env, 
 	if (!rc)
 		rc = build_recommendation(&ev, spec);
 out:
+	free(pick.sel);
 	free(spec);
 	return rc;
 }

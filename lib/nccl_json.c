@@ -45,11 +45,13 @@ static json_t *env_json(const struct rp_nccl_env *env)
 	json_t *o = json_object();
 	bool ok = o != NULL;
 
-	ok = ok && set(o, "NCCL_IB_GID_INDEX", json_integer(env->gid_index));
+	ok = ok && set(o, "NCCL_IB_GID_INDEX", json_integer(rp_nccl_env_gid_index(env)));
 	ok = ok && set(o, "NCCL_IB_ADDR_FAMILY", json_string(env->addr_family == AF_INET6 ? "AF_INET6" : "AF_INET"));
 	ok = ok && set(o, "NCCL_IB_ADDR_RANGE", jstr(env->addr_range));
 	ok = ok && set(o, "NCCL_IB_ROCE_VERSION_NUM", json_integer(env->roce_version));
 	ok = ok && set(o, "NCCL_NET_GDR_LEVEL", json_string(rp_path_str(env->gdr_level)));
+	ok = ok && set(o, "NCCL_IB_ROUTABLE_FLID_GID_INDEX", json_integer(env->flid_gid_index));
+	ok = ok && set(o, "NCCL_IB_DEVICE_PCI_ORDER", json_boolean(env->pci_order));
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -72,6 +74,10 @@ static json_t *ports_json(const struct rp_nccl_result *res, json_t *selected, js
 		ok = ok && set(o, "hca", jstr(s->hca)) && set(o, "port", json_integer(s->port));
 		ok = ok && set(o, "link_layer", json_string(rp_link_layer_str(s->link_layer)));
 		ok = ok && set(o, "gid_index", s->gid_index >= 0 ? json_integer(s->gid_index) : json_null());
+		if (ok && s->rail != -1)
+			ok = set(o, "rail", json_integer(s->rail));
+		if (ok && s->plane != -1)
+			ok = set(o, "plane", json_integer(s->plane));
 		if (ok && s->link_layer == RP_LL_ETHERNET)
 			ok = set(gids, key, s->gid_index >= 0 ? json_integer(s->gid_index) : json_null());
 	}
@@ -153,6 +159,23 @@ struct json_t *rp_nccl_result_json(const struct rp_nccl_result *res, const struc
 	ok = ok && set(root, "warnings", warnings_json(res));
 	ok = ok && set(root, "recommended_nccl_ib_hca", jstr(res->recommended));
 	ok = ok && set(root, "usable", json_boolean(rp_nccl_result_usable(res)));
+	if (ok) {
+		char v[16];
+
+		uint32_t m = rp_nccl_version_modelled(res->version);
+
+		rp_nccl_version_format(m ? m : RP_NCCL_VERSION_OLDEST, v, sizeof(v));
+		ok = set(root, "rules_version", json_string(v));
+	}
+	if (ok) {
+		/* The per-release rules in force, by their stable names (nccl_rules.h). */
+		json_t *rules = json_array();
+
+		ok = set(root, "rules", rules);
+		for (int r = 0; ok && r < RP_NCCL_R_COUNT_; r++)
+			if (rp_nccl_rule_on(res->version, (enum rp_nccl_rule)r))
+				ok = push(rules, json_string(rp_nccl_rule_info((enum rp_nccl_rule)r)->name));
+	}
 	ok = ok && (!env || set(root, "env", env_json(env)));
 	json_decref(selected);
 	json_decref(ports);

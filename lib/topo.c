@@ -1,10 +1,16 @@
 /* topo.c: GPU-to-adapter path types as NCCL computes them; see topo.h.
  *
- * NCCL's model (src/graph/xml.cc ncclTopoGetXmlFromSys, topo.cc, paths.cc), redone here:
+ * NCCL's model (src/graph/xml.cc ncclTopoGetXmlFromSys, topo.cc, paths.cc, read at 2.30.7), redone
+ * here:
  * - A device's PCI path is the realpath of its sysfs directory: for an adapter,
- *   class/infiniband/<dev>/device (NCCL then sets the last character of the function to 0 so that
- *   the ports/functions of one NIC merge; the parents are unchanged by that); for a GPU,
- *   bus/pci/devices/<bus id>.
+ *   class/infiniband/<dev>/device with the function and both device digits of the bus id zeroed
+ *   (ncclIbGetPciPath, NCCL_IB_MERGE_VFS=1) so that ports, functions and VFs of one NIC merge; the
+ *   parents are unchanged, and a merged function that does not exist makes the NIC "not on PCI"
+ *   (below); for a GPU, bus/pci/devices/<bus id>.
+ * - Each PCI node's link to its parent has a bandwidth: the smaller max_link_width of the node and
+ *   of the port above it (16 when 0) times the slower max_link_speed (NCCL's table, Gen3 when
+ *   unknown) / 80 GB/s. A path's bandwidth is its narrowest link, the NIC's port rate included;
+ *   NCCL picks a GPU's adapter by the widest path first, then the smallest type (ncclTopoGetLocal).
  * - Walking up from a device: strip one component; if it is not a BDF ("pci0000:00"), the device
  *   hangs off the CPU of its NUMA node. Strip a second; if that one is not a BDF either, same. Else
  *   that component (the upstream port of the switch above) is the parent PCI node, and the walk
@@ -25,7 +31,8 @@
  *   (ncclTopoFlattenBcmSwitches) removes the lower level when a switch and its child switch carry
  *   the same generation's ids (vendor:device:subsystem_vendor:subsystem_device 1000:c010:1000:axxx
  *   for Gen4 at both levels; 1000:c030:1000:0xxx above 1000:c030:1000:1xxx for Gen5), so devices
- *   below different halves of one such switch are PIX, not PXB. Done here on the chain.
+ *   below different halves of one such switch are PIX, not PXB; each switch absorbs one level
+ *   only. Done here on the chain.
  * Not modelled: NVLink/C2C (not GPU-NIC PCI paths) and PXN (a route through another GPU, not a PCI
  * distance).
  */
@@ -34,6 +41,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +55,52 @@ struct topo_chain {
 	int n;
 	char bus[TOPO_DEPTH][RP_PCI_MAX];
 	uint64_t id[TOPO_DEPTH];      /* vendor:device:subsystem_vendor:subsystem_device, as NCCL packs it */
+	/* Link bandwidth (GB/s) of each node to its parent: bw[0] the device's own link, bw[k + 1]
+	 * that of bus[k]; the last one leads into the CPU. */
+	float bw[TOPO_DEPTH + 1];
 	int cpu_numa;
 };
+
+/* PCIe per-lane rates as NCCL's kvDictPciGen has them (x100 Mbps), by the exact sysfs text;
+ * anything else (missing, unknown) is the Gen3 fallback 60. */
+static int pci_gen_speed(const char *s)
+{
+	static const struct { const char *text; int speed; } gens[] = {
+		{ "2.5 GT/s", 15 }, { "5 GT/s", 30 }, { "8 GT/s", 60 }, { "16 GT/s", 120 }, { "32 GT/s", 240 },
+		{ "2.5 GT/s PCIe", 15 }, { "5.0 GT/s PCIe", 30 }, { "8.0 GT/s PCIe", 60 }, { "16.0 GT/s PCIe", 120 },
+		{ "32.0 GT/s PCIe", 240 }, { "64.0 GT/s PCIe", 480 },
+	};
+
+	for (size_t i = 0; i < RP_ARRAY_SIZE(gens); i++)
+		if (strcmp(s, gens[i].text) == 0)
+			return gens[i].speed;
+	return 60;
+}
+
+/* The bandwidth of the link above the PCI node at path (src/graph/xml.cc and topo.cc,
+ * ncclTopoGetPciNode/ncclTopoAddPci, 2.30.7): the narrower of max_link_width here and in the port
+ * above ("../"), 16 when that is 0; the slower max_link_speed of the two texts; width * speed / 80. */
+static float link_bw(const char *root, const char *path)
+{
+	char dspeed[64] = "", pspeed[64] = "", w[32];
+	float ds = 3.4e38f, ps = 3.4e38f;
+	long dw = 0, pw = 0, width;
+
+	if (rp_sysfs_readf(root, w, sizeof(w), "%s/max_link_width", path) == 0)
+		dw = strtol(w, NULL, 0);
+	if (rp_sysfs_readf(root, w, sizeof(w), "%s/../max_link_width", path) == 0)
+		pw = strtol(w, NULL, 0);
+	if (rp_sysfs_readf(root, dspeed, sizeof(dspeed), "%s/max_link_speed", path))
+		dspeed[0] = '\0';
+	if (rp_sysfs_readf(root, pspeed, sizeof(pspeed), "%s/../max_link_speed", path))
+		pspeed[0] = '\0';
+	sscanf(dspeed, "%f GT/s", &ds);
+	sscanf(pspeed, "%f GT/s", &ps);
+	width = dw < pw ? dw : pw;
+	if (width == 0)
+		width = 16;
+	return (float)width * (float)pci_gen_speed(ps < ds ? pspeed : dspeed) / 80.0f;
+}
 
 static const char *const path_names[] = { "PIX", "PXB", "PHB", "SYS" };
 
@@ -143,17 +195,27 @@ static int bcm_gen(uint64_t id, int level)
 	return 0;
 }
 
-/* Remove the lower level of each Broadcom two-level switch from the chain (see the head comment). */
+/* Remove the lower level of each Broadcom two-level switch from the chain (see the head comment).
+ * ncclTopoFlattenBcmSwitches (src/graph/topo.cc) visits switches top-down and marks each one it
+ * has visited (device |= 0xffff), so a switch absorbs at most one level: in a cascade T > S1 > S2
+ * > S3, T absorbs S1 and S2 absorbs S3. */
 static void chain_flatten_bcm(struct topo_chain *c)
 {
-	for (int k = c->n - 1; k > 0; k--) {
+	int k = c->n - 1;
+
+	while (k > 0) {
 		int gen = bcm_gen(c->id[k], 0);
 
-		if (!gen || bcm_gen(c->id[k - 1], 1) != gen)
+		if (!gen || bcm_gen(c->id[k - 1], 1) != gen) {
+			k--;
 			continue;
+		}
+		/* Drop bus[k - 1]: its child now hangs off bus[k] with its own link. */
 		memmove(&c->bus[k - 1], &c->bus[k], (size_t)(c->n - k) * sizeof(c->bus[0]));
 		memmove(&c->id[k - 1], &c->id[k], (size_t)(c->n - k) * sizeof(c->id[0]));
+		memmove(&c->bw[k], &c->bw[k + 1], (size_t)(c->n - k) * sizeof(c->bw[0]));
 		c->n--;
+		k -= 2;
 	}
 }
 
@@ -164,10 +226,12 @@ static void chain_build(const char *root, const char *pci_path, int own_numa, st
 
 	c->n = 0;
 	c->cpu_numa = -1;
+	c->bw[0] = 3.4e38f;
 	if (!pci_path || !pci_path[0] || rp_strlcpy(p, pci_path, sizeof(p))) {
 		c->cpu_numa = -1;
 		return;
 	}
+	c->bw[0] = link_bw(root, p);
 	for (int depth = 0; depth < TOPO_DEPTH; depth++) {
 		/* NCCL reads numa_node of the device whose parent it is looking for. */
 		int numa = read_numa(root, p, own_numa);
@@ -183,7 +247,9 @@ static void chain_build(const char *root, const char *pci_path, int own_numa, st
 			return;
 		}
 		rp_strlcpy(c->bus[c->n], last_comp(p), RP_PCI_MAX);
-		c->id[c->n++] = read_pci_id(root, p);
+		c->id[c->n] = read_pci_id(root, p);
+		c->bw[c->n + 1] = link_bw(root, p);
+		c->n++;
 	}
 	c->cpu_numa = own_numa;
 }
@@ -213,23 +279,119 @@ static int first_cpu(const struct rp_node *node)
 	return -1;
 }
 
-static void chain_hca(const struct rp_node *node, const struct rp_hca *hca, struct topo_chain *c)
+/* NCCL's PCI path for an adapter (ncclIbGetPciPath, src/transport/net_ib/init.cc 2.30.7, the same
+ * from 2.18.3 to 2.23.4 and from 2.27.3 on): the function digit and, with NCCL_IB_MERGE_VFS
+ * (default), both device digits zeroed, so that ports, functions and VFs of one NIC merge. The
+ * merged function may not exist ("0000:06:1e.0" on a root bus gives "0000:06:00.0"); NCCL then
+ * finds no pci subsystem there and attaches the NIC to the first CPU (ncclTopoFillNet). */
+static bool hca_merged_path(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
+			    char *out, size_t len)
 {
-	if (!hca->pci[0] || !hca->pci_path[0]) {
+	char sub[RP_PATHBUF + 16], real[RP_PATHBUF];
+	size_t n;
+
+	if (!hca->pci[0] || !hca->pci_path[0] || rp_strlcpy(out, hca->pci_path, len))
+		return false;
+	n = strlen(out);
+	if (n < 5 || m->off)
+		return true;
+	out[n - 1] = '0';
+	if (m->vfs)
+		out[n - 3] = '0';
+	if (m->vfs && !m->one_digit)
+		out[n - 4] = '0';
+	if (strcmp(out, hca->pci_path) == 0)
+		return true;
+	snprintf(sub, sizeof(sub), "%s/subsystem", out);
+	if (rp_sysfs_realpath_rel(node->sysfs_root, sub, real, sizeof(real)))
+		return false;
+	return strcmp(last_comp(real), "pci") == 0;
+}
+
+static void chain_hca(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
+		      struct topo_chain *c)
+{
+	char merged[RP_PATHBUF];
+
+	if (!hca_merged_path(node, hca, m, merged, sizeof(merged))) {
 		c->n = 0;
+		c->bw[0] = 3.4e38f;
 		c->cpu_numa = first_cpu(node);
 		return;
 	}
-	chain_build(node->sysfs_root, hca->pci_path, hca->numa_node, c);
+	chain_build(node->sysfs_root, merged, hca->numa_node, c);
 	chain_flatten_bcm(c);
+}
+
+/* The port rate NCCL gives the NIC's network link, GB/s (Mbps / 8000): the fastest usable port;
+ * no limit when unknown. */
+static float hca_net_bw(const struct rp_hca *hca)
+{
+	double best = 0;
+
+	for (size_t i = 0; i < hca->n_ports; i++)
+		if (hca->ports[i].state == RP_PORT_ACTIVE && hca->ports[i].rate_gbps > best)
+			best = hca->ports[i].rate_gbps;
+	return best > 0 ? (float)(best * 1000.0 / 8000.0) : 3.4e38f;
+}
+
+/* The smallest of c->bw[from..to]. */
+static float chain_min_bw(const struct topo_chain *c, int from, int to)
+{
+	float m = 3.4e38f;
+
+	for (int i = from; i <= to && i <= c->n; i++)
+		if (c->bw[i] < m)
+			m = c->bw[i];
+	return m;
+}
+
+const struct rp_topo_merge rp_topo_merge_newest = { .off = false, .one_digit = false, .vfs = true };
+
+float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca)
+{
+	return rp_topo_path_bw_m(node, gpu, hca, &rp_topo_merge_newest);
+}
+
+float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
+			const struct rp_topo_merge *m)
+{
+	struct topo_chain g, h;
+	float bw = hca_net_bw(hca), up;
+
+	chain_gpu(node, gpu, &g);
+	chain_hca(node, hca, m, &h);
+	for (int i = 0; i < g.n; i++) {
+		for (int j = 0; j < h.n; j++) {
+			if (strcmp(g.bus[i], h.bus[j]) == 0) {
+				up = chain_min_bw(&g, 0, i);
+				bw = up < bw ? up : bw;
+				up = chain_min_bw(&h, 0, j);
+				return up < bw ? up : bw;
+			}
+		}
+	}
+	up = chain_min_bw(&g, 0, g.n);
+	bw = up < bw ? up : bw;
+	up = chain_min_bw(&h, 0, h.n);
+	bw = up < bw ? up : bw;
+	if (g.cpu_numa != h.cpu_numa && bw > RP_TOPO_SYS_BW)
+		bw = RP_TOPO_SYS_BW;
+	return bw;
 }
 
 enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca)
 {
+	return rp_topo_path_m(node, gpu, hca, &rp_topo_merge_newest);
+}
+
+enum rp_path rp_topo_path_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
+			    const struct rp_topo_merge *m)
+{
 	struct topo_chain g, h;
 
 	chain_gpu(node, gpu, &g);
-	chain_hca(node, hca, &h);
+	chain_hca(node, hca, m, &h);
 	if (g.cpu_numa != h.cpu_numa)
 		return RP_PATH_SYS;
 	for (int i = 0; i < g.n; i++)
@@ -242,22 +404,28 @@ enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, 
 size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max)
 {
 	enum rp_path best = RP_PATH_SYS;
+	float best_bw = 0;
 	bool any_usable = false;
 	size_t n = 0;
 
 	for (size_t i = 0; i < node->n_hcas; i++)
 		any_usable = any_usable || !node->hcas[i].unusable_reason[0];
+	/* ncclTopoGetLocal (src/graph/topo.cc, 2.30.7): the widest path first, then the smallest type. */
 	for (size_t pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < node->n_hcas; i++) {
 			enum rp_path p;
+			float bw;
 
 			if (any_usable && node->hcas[i].unusable_reason[0])
 				continue;
 			p = rp_topo_path(node, gpu, &node->hcas[i]);
+			bw = rp_topo_path_bw(node, gpu, &node->hcas[i]);
 			if (pass == 0) {
-				if (p < best)
+				if (bw > best_bw || (bw == best_bw && p < best)) {
+					best_bw = bw;
 					best = p;
-			} else if (p == best) {
+				}
+			} else if (p == best && bw == best_bw) {
 				if (n < max)
 					idx_out[n] = i;
 				n++;
@@ -270,17 +438,22 @@ size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, siz
 int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, enum rp_path *path_p)
 {
 	enum rp_path best = RP_PATH_SYS;
+	float best_bw = 0;
 	int pos = -1;
 
+	/* ncclTopoGetLocal from the NIC's side: the widest path, then the smallest type. */
 	for (size_t g = 0; g < node->n_gpus; g++) {
 		const struct rp_gpu *gpu = &node->gpus[g];
 		enum rp_path p;
+		float bw;
 
 		if (gpu->index < 0)
 			continue;
 		p = rp_topo_path(node, gpu, hca);
-		if (pos < 0 || p < best || (p == best && gpu->index < node->gpus[pos].index)) {
+		bw = rp_topo_path_bw(node, gpu, hca);
+		if (pos < 0 || bw > best_bw || (bw == best_bw && (p < best || (p == best && gpu->index < node->gpus[pos].index)))) {
 			best = p;
+			best_bw = bw;
 			pos = (int)g;
 		}
 	}

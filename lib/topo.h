@@ -1,12 +1,14 @@
-/* topo.h: PCI distance between a GPU and an adapter, exactly as NCCL computes it
- * (../shared/notes/nccl-semantics.md, "GPU to NIC distance"; the details, including adapters not on
- * PCI and numa_node -1, are at the head of topo.c).
+/* topo.h: PCI distance and path bandwidth between a GPU and an adapter, as NCCL 2.30.7 computes them
+ * (src/graph/xml.cc, topo.cc, paths.cc; the details, including adapters not on PCI, the merged
+ * NIC bus id and numa_node -1, are at the head of topo.c).
  *
  * Memory: nothing is allocated or kept; the node is only read (its sysfs_root too, for numa_node and
  * switch ids along the PCI paths).
  */
 #ifndef RP_TOPO_H
 #define RP_TOPO_H
+
+#include <stdbool.h>
 
 #include "node.h"
 
@@ -22,18 +24,39 @@ const char *rp_path_str(enum rp_path p);              /* "LOC", "PIX", "PXB", "P
  * does not log. */
 int rp_path_parse(const char *s, enum rp_path *path_p);
 
+/* How NCCL merges a NIC's bus id before its topology sees it (ncclIbGetPciPath; nccl.h derives it
+ * per release: rp_nccl_topo_merge()). */
+struct rp_topo_merge {
+	bool off;                     /* 2.24.3 to 2.26.6: the real bus id */
+	bool one_digit;               /* 2.18.1: only the last device digit is zeroed */
+	bool vfs;                     /* NCCL_IB_MERGE_VFS (default 1): zero the device digits at all */
+};
+extern const struct rp_topo_merge rp_topo_merge_newest;   /* 2.30.7 with NCCL_IB_MERGE_VFS=1 */
+
 /* The path type between a GPU and an adapter of the node. Reads numa_node files under
  * node->sysfs_root along the PCI paths (as NCCL does); never fails: what cannot be read counts as
  * NCCL counts it (see topo.c). */
 enum rp_path rp_topo_path(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca);
+/* The same under a given merge (rp_topo_path() uses rp_topo_merge_newest). */
+enum rp_path rp_topo_path_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
+			    const struct rp_topo_merge *m);
 
-/* The adapters nearest to gpu: the smallest path type over the adapters that are usable (no
+/* The bandwidth NCCL gives the path between a GPU and an adapter, GB/s: the narrowest of the PCI
+ * links on the way (each width * per-lane rate from max_link_width/max_link_speed, as NCCL reads
+ * them), the adapter's fastest ACTIVE port, and RP_TOPO_SYS_BW across CPUs. */
+#define RP_TOPO_SYS_BW 10.0f   /* NCCL's inter-CPU figure for Skylake-class Intel (SKL_QPI_BW) */
+float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca);
+float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
+			const struct rp_topo_merge *m);
+
+/* The adapters nearest to gpu as NCCL picks them (ncclTopoGetLocal): the widest path
+ * (rp_topo_path_bw) first, then the smallest path type, over the adapters that are usable (no
  * unusable_reason; all of them when none is usable), ties all listed in node order. Writes up to max
  * indexes into node->hcas to idx_out and returns how many there are (may exceed max). */
 size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max);
 
-/* The GPU nearest to hca among those with a CUDA index (smallest path type, lowest CUDA index on a
- * tie), for placing a buffer next to the adapter under test (--gpu nearest): its position in
+/* The GPU nearest to hca among those with a CUDA index (widest path, then smallest path type,
+ * lowest CUDA index on a tie), for placing a buffer next to the adapter under test (--gpu nearest): its position in
  * node->gpus, or -1 when no GPU has a CUDA index. *path_p gets its path type when not NULL. */
 int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, enum rp_path *path_p);
 

@@ -258,6 +258,136 @@ static void test_bcm_flatten(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
+/* Write max_link_width/max_link_speed of the PCI function at devices/<path>. */
+static void set_link(struct rp_fx *fx, const char *path, int width, const char *speed)
+{
+	char rel[512];
+
+	snprintf(rel, sizeof(rel), "devices/%s/max_link_width", path);
+	assert_int_equal(rp_fx_writef(fx, rel, "%d\n", width), 0);
+	snprintf(rel, sizeof(rel), "devices/%s/max_link_speed", path);
+	assert_int_equal(rp_fx_writef(fx, rel, "%s\n", speed), 0);
+}
+
+/* ncclTopoGetLocal (src/graph/topo.cc, 2.30.7) takes the widest path first and only then the
+ * smallest type; a path's bandwidth is its narrowest PCI link (xml.cc: the smaller max_link_width
+ * of a function and the port above it, times the slower max_link_speed, / 80) and the port rate.
+ * GPU 0000:03:00.0 is PIX to mlx5_0 on a Gen3 x8 link (6 GB/s) and PHB to mlx5_1 on Gen4 x16
+ * (24 GB/s): NCCL takes mlx5_1. Before this test rdmaprobe answered mlx5_0 (smallest type). */
+static void test_nearest_widest_path(void **state)
+{
+	static const char *const rp1 = "pci0000:00/0000:00:01.0";
+	static const char *const up = "pci0000:00/0000:00:01.0/0000:01:00.0";
+	static const char *const dgpu = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0";
+	static const char *const dnic = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0";
+	static const char *const gpu = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0";
+	static const char *const nic0 = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0";
+	static const char *const rp2 = "pci0000:00/0000:00:02.0";
+	static const char *const nic1 = "pci0000:00/0000:00:02.0/0000:05:00.0";
+	struct rp_discover_opts opts = { 0 };
+	struct rp_node node;
+	struct rp_fx fx;
+	size_t idx[4];
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_gpu(&fx, gpu, 0), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_0", nic0, 0, "1.0", NULL), 0);
+	assert_int_equal(rp_fx_port(&fx, "mlx5_0", 1, &rp_fx_port_ib_ndr_active), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_1", nic1, 0, "1.0", NULL), 0);
+	assert_int_equal(rp_fx_port(&fx, "mlx5_1", 1, &rp_fx_port_ib_ndr_active), 0);
+	opts.sysfs_root = fx.root;
+	/* No link files: every link is NCCL's default x16 Gen3, a tie, and PIX wins. */
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(rp_topo_nearest(&node, gpu_by_pci(&node, "0000:03:00.0"), idx, 4), 1);
+	assert_string_equal(node.hcas[idx[0]].name, "mlx5_0");
+	rp_node_fini(&node);
+	for (size_t i = 0; i < 6; i++)
+		set_link(&fx, (const char *[]){ rp1, up, dgpu, dnic, gpu, rp2 }[i], 16, "16.0 GT/s PCIe");
+	set_link(&fx, nic0, 8, "8.0 GT/s PCIe");
+	set_link(&fx, nic1, 16, "16.0 GT/s PCIe");
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(path_of(&node, "0000:03:00.0", "mlx5_0"), RP_PATH_PIX);
+	assert_int_equal(path_of(&node, "0000:03:00.0", "mlx5_1"), RP_PATH_PHB);
+	assert_true(rp_topo_path_bw(&node, gpu_by_pci(&node, "0000:03:00.0"), rp_node_find_hca(&node, "mlx5_0")) == 6.0f);
+	assert_true(rp_topo_path_bw(&node, gpu_by_pci(&node, "0000:03:00.0"), rp_node_find_hca(&node, "mlx5_1")) == 24.0f);
+	assert_int_equal(rp_topo_nearest(&node, gpu_by_pci(&node, "0000:03:00.0"), idx, 4), 1);
+	assert_string_equal(node.hcas[idx[0]].name, "mlx5_1");
+	rp_node_fini(&node);
+	/* The narrower of the function and the port above it counts: x16 NIC in an x8 slot. */
+	set_link(&fx, nic0, 16, "16.0 GT/s PCIe");
+	set_link(&fx, dnic, 8, "16.0 GT/s PCIe");
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_true(rp_topo_path_bw(&node, gpu_by_pci(&node, "0000:03:00.0"), rp_node_find_hca(&node, "mlx5_0")) == 12.0f);
+	assert_int_equal(rp_topo_nearest(&node, gpu_by_pci(&node, "0000:03:00.0"), idx, 4), 1);
+	assert_string_equal(node.hcas[idx[0]].name, "mlx5_1");
+	rp_test_discover_done(&fx, &node);
+}
+
+/* ncclIbGetPciPath (src/transport/net_ib/init.cc 2.30.7) zeroes the function and device digits of
+ * the NIC's bus id; a VF at 0000:03:1e.0 whose 0000:03:00.0 does not exist has no pci subsystem
+ * there, and ncclTopoFillNet attaches it to the first CPU: PHB from the GPU beside it, not PIX.
+ * A function .1 of a NIC whose .0 exists merges into .0 and keeps its place. */
+static void test_nic_bus_id_merge(void **state)
+{
+	struct rp_discover_opts opts = { 0 };
+	struct rp_node node;
+	struct rp_fx fx;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_gpu(&fx, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:04:00.0", 0), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_vf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:03:1e.0", 0,
+				   "1.0", NULL), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_0", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.0", 0,
+				   "1.0", NULL), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_1", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.1", 0,
+				   "1.0", NULL), 0);
+	opts.sysfs_root = fx.root;
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(path_of(&node, "0000:04:00.0", "mlx5_vf"), RP_PATH_PHB);
+	assert_int_equal(path_of(&node, "0000:04:00.0", "mlx5_0"), RP_PATH_PIX);
+	assert_int_equal(path_of(&node, "0000:04:00.0", "mlx5_1"), RP_PATH_PIX);
+	rp_test_discover_done(&fx, &node);
+}
+
+/* ncclTopoFlattenBcmSwitches marks each switch it visits, so one switch absorbs one level: in a
+ * Gen4 cascade top > s1 > s2 > s3 on the GPU's side, top absorbs s1 and s2 absorbs s3, leaving two
+ * switches (PXB to a NIC under top's other half), where flattening every level made it PIX. */
+static void test_bcm_one_level(void **state)
+{
+	static const char *const top = "pci0000:00/0000:00:01.0/0000:01:00.0";
+	static const char *const s1 = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0";
+	static const char *const s2 = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0/0000:04:00.0/0000:05:00.0";
+	static const char *const s3 =
+		"pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0/0000:04:00.0/0000:05:00.0/0000:06:00.0/0000:07:00.0";
+	struct rp_discover_opts opts = { 0 };
+	struct rp_node node;
+	struct rp_fx fx;
+	char gpu[512];
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	snprintf(gpu, sizeof(gpu), "%s/0000:08:00.0/0000:09:00.0", s3);
+	assert_int_equal(rp_fx_gpu(&fx, gpu, 0), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_0", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:0a:00.0", 0,
+				   "1.0", NULL), 0);
+	set_ids(&fx, top, 0x1000, 0xc010, 0x1000, 0xa064);
+	set_ids(&fx, s1, 0x1000, 0xc010, 0x1000, 0xa064);
+	set_ids(&fx, s2, 0x1000, 0xc010, 0x1000, 0xa064);
+	set_ids(&fx, s3, 0x1000, 0xc010, 0x1000, 0xa064);
+	opts.sysfs_root = fx.root;
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(path_of(&node, "0000:09:00.0", "mlx5_0"), RP_PATH_PXB);
+	rp_node_fini(&node);
+	/* Only top > s1 are Broadcom: s1 goes, s3 and s2 stay two switches on the GPU's side: PXB. */
+	set_ids(&fx, s2, 0x15b3, 0x1021, 0x15b3, 0x0001);
+	set_ids(&fx, s3, 0x15b3, 0x1021, 0x15b3, 0x0001);
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_int_equal(path_of(&node, "0000:09:00.0", "mlx5_0"), RP_PATH_PXB);
+	rp_test_discover_done(&fx, &node);
+}
+
 static void test_nearest(void **state)
 {
 	size_t idx[8];
@@ -341,6 +471,9 @@ int main(void)
 		cmocka_unit_test(test_switch_levels),
 		cmocka_unit_test(test_bcm_flatten),
 		cmocka_unit_test(test_nearest),
+		cmocka_unit_test(test_nearest_widest_path),
+		cmocka_unit_test(test_nic_bus_id_merge),
+		cmocka_unit_test(test_bcm_one_level),
 		cmocka_unit_test(test_path_parse),
 	};
 

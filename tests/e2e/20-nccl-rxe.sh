@@ -3,7 +3,8 @@
 # timeout: 90
 # rdmaprobe nccl on real Soft-RoCE devices (runs inside the test bed VM): verbs is consulted, the
 # selection follows NCCL_IB_HCA in verbs order, the GID NCCL picks on rxe is the IPv4 RoCE v2 entry
-# (index 1), a downed link is reported, and the exit status says whether NCCL would misbehave.
+# (index 1), a downed link is reported, and the exit status says whether NCCL would misbehave;
+# NCCL variables are read as NCCL reads them, and --nccl-version applies an older release.
 set -u
 
 fail() { echo "FAIL: $*"; exit 1; }
@@ -40,9 +41,23 @@ nccl --json --hca '=rxe0:1, rxe2'
 [ "$rc" -eq 1 ] && grep -q '"whitespace"' <<<"$out" || fail "whitespace: exit $rc: $out"
 grep -q '"recommended_nccl_ib_hca": "=rxe0:1,rxe2:1"' <<<"$out" || fail "whitespace recommendation: $out"
 
+# NCCL uses a link-local GID it is told to use (gid_invalid); one past the table fails the port.
 NCCL_IB_GID_INDEX=0 nccl --json
-[ "$rc" -eq 1 ] && grep -q '"bad_gid_override"' <<<"$out" && grep -q '"rxe0:1": 0' <<<"$out" ||
+[ "$rc" -eq 1 ] && grep -q '"gid_invalid"' <<<"$out" && grep -q '"rxe0:1": 0' <<<"$out" ||
 	fail "NCCL_IB_GID_INDEX=0 (link-local): exit $rc: $out"
+NCCL_IB_GID_INDEX=4096 nccl --json
+[ "$rc" -eq 1 ] && grep -q '"bad_gid_override"' <<<"$out" && grep -q '"rxe0:1": null' <<<"$out" ||
+	fail "NCCL_IB_GID_INDEX=4096: exit $rc: $out"
+
+# A value NCCL reads without a word is never a usage error: 0x1 is 1 (env_parsed_as).
+NCCL_IB_GID_INDEX=0x1 nccl --json
+[ "$rc" -eq 0 ] && grep -q '"env_parsed_as"' <<<"$out" && grep -q '"rxe0:1": 1' <<<"$out" ||
+	fail "NCCL_IB_GID_INDEX=0x1: exit $rc: $out"
+
+# The release is said; 2.18.6 has no automatic GID choice (index 0, link-local on rxe).
+nccl --json --nccl-version 2.18.6
+[ "$rc" -eq 1 ] && grep -q '"source": "option"' <<<"$out" && grep -q '"rxe0:1": 0' <<<"$out" ||
+	fail "--nccl-version 2.18.6: exit $rc: $out"
 
 nccl
 [ "$rc" -eq 0 ] && grep -q 'verdict          usable' <<<"$out" || fail "text report: exit $rc: $out"
