@@ -205,10 +205,27 @@ static void no_pair(struct rp_pair_result *res, const struct pair_opts *o, const
 	if (rc == -EINTR)
 		rp_pair_result_fail(res, st, "interrupted by signal %d before a peer was let in", rp_stop_signal());
 	else if (st == RP_ST_SETUP)
-		rp_pair_result_fail(res, st, "the listener refused this writer: %s", strerror(-rc));
+		rp_pair_result_fail(res, st, "the listener refused this writer: %s",
+				    rc == -EACCES ? "wrong token" : rc == -EPROTONOSUPPORT ? "another protocol version" :
+				    "invalid hello");
 	else
 		rp_pair_result_fail(res, st, "no side channel to the peer: %s", strerror(-rc));
 	fprintf(stderr, "rdmaprobe pair: %s\n", res->reason);
+}
+
+/* One line per attempt when the pair was measured more than once, and how it held up. */
+static void print_attempts(const struct rp_pair_result *r)
+{
+	if (r->n_attempts < 2)
+		return;
+	for (unsigned i = 0; i < r->n_attempts; i++) {
+		const struct rp_attempt *a = &r->attempts[i];
+
+		fprintf(stderr, "rdmaprobe pair: attempt %u of %u (ACK timeout %d): %s%s%s\n", i + 1, r->n_attempts,
+			a->qp_timeout, rp_status_code(a->status), a->reason[0] ? ": " : "", a->reason);
+	}
+	fprintf(stderr, "rdmaprobe pair: %s after %u attempts\n",
+		r->confirm == RP_CONFIRM_NONE ? "ok" : rp_confirm_code(r->confirm), r->n_attempts);
 }
 
 /* The exit status of a finished command: a stop wins, then a failed report, then the pair. */
@@ -251,6 +268,7 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 		rp_pair_session_writer(cfg, &o->vcfg, (unsigned)o->e.retest, local, &oob, &res);
 		rp_oob_close(&oob);
 		rp_cli_print_result(&res);
+		print_attempts(&res);
 	}
 	status = rp_cli_write_reports(&o->e, "pair", argc, argv, &res, 1);
 	if (rc == -EACCES || rc == -EPROTONOSUPPORT)
@@ -307,6 +325,7 @@ static int run_listener(struct pair_opts *o, const struct rp_engine_port *local,
 			rp_pair_session_target(cfg, &hello, local, &oob, &res);
 			rp_oob_close(&oob);
 			rp_cli_print_result(&res);
+			print_attempts(&res);
 			fflush(stdout);
 		}
 		failed |= res.status != RP_ST_OK;
