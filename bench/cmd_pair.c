@@ -5,6 +5,7 @@
  * --token, a valid hello within --timeout), before it allocates anything. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,11 @@ static int parse_trust(struct pair_opts *o)
 		return RP_EXIT_USAGE;
 	}
 	rp_token_field(token, o->token_field);
+	if (o->token) {
+		/* --token points into argv: blank it there, so it is neither in the reports' command line
+		 * nor in /proc/PID/cmdline from now on */
+		memset((char *)(uintptr_t)o->token, '*', strlen(o->token));
+	}
 	if (o->min_bw_s && rp_verdict_min_bw_parse(o->min_bw_s, &o->vcfg) != 0) {
 		fprintf(stderr, "rdmaprobe pair: --min-bw %s: a fraction of the link rate (0.9 or 90%%) or Gb/s with a "
 			"unit (180G)\n", o->min_bw_s);

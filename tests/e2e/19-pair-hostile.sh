@@ -75,8 +75,9 @@ RDMAPROBE_TOKEN=wrong-token-99 "$RP_BIN" pair 127.0.0.1:$P -d rxe0 -s 4K -n 10 -
 	>"$RP_RESULTS/wrong.out" 2>"$RP_RESULTS/wrong.err"
 wrc=$?
 # the real writer, behind all of them
-"$RP_BIN" pair 127.0.0.1:$P -d rxe0 -s 64K -n 100 --min-bw 0 --wait 60 --json "$RP_RESULTS/writer.json" \
-	>"$RP_RESULTS/writer.out" 2>"$RP_RESULTS/writer.err"
+# (the token on its command line this time: it must not end up in its JSON's command line)
+"$RP_BIN" pair 127.0.0.1:$P -d rxe0 -s 64K -n 100 --min-bw 0 --wait 60 --token e2e-token-0123 \
+	--json "$RP_RESULTS/writer.json" >"$RP_RESULTS/writer.out" 2>"$RP_RESULTS/writer.err"
 crc=$?
 wait $hpid
 hrc=$?
@@ -93,6 +94,8 @@ cat "$RP_RESULTS/serve.err" "$RP_RESULTS/wrong.err"
 n=$(grep -cE "pair listener: (dropped|refused) 127\.0\.0\.1:[0-9]+: " "$RP_RESULTS/serve.err")
 [ "$n" -eq 7 ] || fail "$n refusal lines, wanted 7"
 grep -q "e2e-token-0123\|wrong-token-99\|not-the-token" "$RP_RESULTS/serve.err" && fail "a token was logged"
+grep -q "e2e-token-0123" "$RP_RESULTS/writer.json" "$RP_RESULTS/writer.err" && fail "the token is in the writer's report"
+jq -e '.command_line | test("--token [*]+ ")' "$RP_RESULTS/writer.json" >/dev/null || fail "command line not blanked"
 for f in serve writer; do
 	[ "$(jq -r '[(.pairs|length), .pairs[0].status, .pairs[0].verified] | map(tostring) | join(" ")' \
 		"$RP_RESULTS/$f.json")" = "1 ok true" ] || fail "$f.json: $(jq -c '.pairs' "$RP_RESULTS/$f.json")"
