@@ -263,7 +263,8 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 		o->host, o->tcp_port);
 	rc = rp_oob_tcp_connect(&oob, o->host, o->tcp_port, deadline);
 	if (!rc) {
-		rc = rp_pairsrv_hello(&oob, &hello, deadline);
+		/* at least one --timeout for the answer, even when the connect used up most of --wait */
+		rc = rp_pairsrv_hello(&oob, &hello, fmax(deadline, rp_now() + o->e.timeout));
 		if (rc)
 			rp_oob_close(&oob);
 	}
