@@ -226,6 +226,7 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	status = rp_cli_engine_finish(&lb->e, "loopback");
 	if (!status)
 		status = rp_cli_check_outputs(&lb->e, "loopback");
+	lb->vc.retest = lb->e.retest;   /* --retest is in the engine's shared table */
 	if (!status)
 		status = rp_cli_verdict_finish(&lb->vc, "loopback", lb->e.latency);
 	if (!status)

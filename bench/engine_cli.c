@@ -13,6 +13,7 @@
 #include "mem.h"
 #include "nccl.h"
 #include "report.h"
+#include "retest.h"
 #include "util.h"
 
 void rp_cli_engine_init(struct rp_cli_engine *e)
@@ -31,6 +32,7 @@ void rp_cli_engine_init(struct rp_cli_engine *e)
 	e->retry_cnt = e->cfg.qp.retry_cnt;
 	e->gid_index = -1;
 	e->mem = "host";
+	e->retest = RP_RETEST_DEFAULT;
 }
 
 size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
@@ -58,6 +60,7 @@ size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
 		{ "gpu", 0, RP_OPT_STR, &e->gpu, 0, 0, "N", "GPU index for cuda memory (default 0)", NULL },
 		{ "gpu-reg", 0, RP_OPT_STR, &e->gpu_reg, 0, 0, "HOW", "GPU registration: auto, dmabuf, peermem", NULL },
 		{ "hugepages", 0, RP_OPT_FLAG, &e->hugepages, 0, 0, NULL, "back host buffers with 2 MiB hugepages (fails if none are free)", NULL },
+		{ "retest", 0, RP_OPT_U64, &e->retest, 0, RP_RETEST_MAX, "N", "measure a failed pair again up to N times before the verdict (default 1)", &e->retest_seen },
 		{ "json", 0, RP_OPT_STR, &e->json, 0, 0, "FILE", "write every pair as JSON", NULL },
 		{ "csv", 0, RP_OPT_STR, &e->csv, 0, 0, "FILE", "write every pair as CSV", NULL },
 	};

@@ -16,10 +16,11 @@
 struct rp_cli_engine {
 	/* raw option values */
 	uint64_t size, iters, warmup, tx_depth, qps, cq_mod;
+	uint64_t retest;              /* --retest N: retests of a failed pair (lib/retest.h) */
 	double duration, timeout, interval;
 	int qp_timeout, retry_cnt, gid_index, tclass;
 	bool all, latency, no_verify, hugepages;
-	bool size_seen, iters_seen, duration_seen, gid_seen, cq_mod_seen;
+	bool size_seen, iters_seen, duration_seen, gid_seen, cq_mod_seen, retest_seen;
 	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
 	const char *json, *csv;
 	/* derived */

@@ -11,7 +11,7 @@
 #include "opts.h"
 #include "verdict.h"
 
-#define RP_CLI_VERDICT_OPTS 4   /* how many options rp_cli_verdict_opts() appends */
+#define RP_CLI_VERDICT_OPTS 3   /* how many options rp_cli_verdict_opts() appends */
 
 struct rp_cli_verdict {
 	/* raw option values */

@@ -11,11 +11,15 @@
  * - recv() returning -ETIMEDOUT consumed nothing the caller can see: a later recv() continues and
  *   returns the same message, so the engine may call recv() with short deadlines while it polls a CQ.
  * - A peer that closed or died gives -ECONNRESET (or -EPIPE); the backend logs once.
+ * - Once a stop was requested (lib/stop.h), send() and recv() return -EINTR (not logged) within a
+ *   fraction of a second (TCP backend), so a signal ends a pair at its next exchange.
  */
 #ifndef RP_OOB_H
 #define RP_OOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 struct rp_oob;
 
@@ -48,8 +52,18 @@ int rp_oob_barrier(struct rp_oob *oob, double deadline);
 
 #define RP_OOB_TCP_DEFAULT_PORT 18515
 
-/* Listen on port (0.0.0.0, SO_REUSEADDR) and accept one peer before deadline. Fills *oob. */
-int rp_oob_tcp_accept(struct rp_oob *oob, int port, double deadline);
+/* Listen on bind_addr (a numeric IPv4 or IPv6 address; NULL: every address, IPv4 and IPv6) and
+ * port, SO_REUSEADDR, backlog 16. 0 with *lfd_p (close it), -EINVAL (not an address), or another
+ * negative errno (EADDRNOTAVAIL, EADDRINUSE ...); logged. */
+int rp_oob_tcp_listen(const char *bind_addr, int port, int *lfd_p);
+/* Accept the next peer on lfd before deadline; fills *oob (peer named "10.0.0.2:40112") and the
+ * peer's address. 0, -ETIMEDOUT, -EINTR (a stop was requested; lib/stop.h) or another negative
+ * errno (logged). Transient shortages (EMFILE, ENOBUFS) are waited out. */
+int rp_oob_tcp_accept_next(int lfd, double deadline, struct rp_oob *oob, struct sockaddr_storage *peer_p,
+			   socklen_t *peer_len_p);
+/* Do not log failures of this channel (the caller logs one line of its own): for the hello of a
+ * peer not yet trusted. Only for channels of this backend. */
+void rp_oob_tcp_quiet(struct rp_oob *oob, bool quiet);
 /* Connect to host:port, retrying (connection refused, no route) until deadline, so that start
  * order does not matter. Fills *oob. */
 int rp_oob_tcp_connect(struct rp_oob *oob, const char *host, int port, double deadline);

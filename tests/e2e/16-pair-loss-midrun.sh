@@ -6,6 +6,8 @@
 # both exit 1 well before their own hard limits. Exactly timed_out: on the test bed's kernel rxe
 # never completes a write with retry exceeded under total loss (see 11-loopback-loss100 and
 # 03-faults), so the writer's no-progress deadline ends the run.
+# --retest 0: this case is about the fault ending the run; a retest on the still-lossy link would
+# only add its own timeout.
 set -u
 D=40 T=4   # a long run: the fault lands inside it however slow start-up and tc are under emulation
 "$RP_BIN" pair --listen -p 18611 -d rxe1 --wait 30 --json "$RP_RESULTS/l.json" >"$RP_RESULTS/l.out" 2>&1 &
@@ -14,7 +16,7 @@ sleep 1
 ( sleep 5; "$RP_FABRIC" fault loss rxe1 100% ) &
 fpid=$!
 t0=$(date +%s)
-"$RP_BIN" pair 127.0.0.1:18611 -d rxe0 -s 4K -D $D --timeout $T --wait 30 --json "$RP_RESULTS/c.json" >"$RP_RESULTS/c.out" 2>&1
+"$RP_BIN" pair 127.0.0.1:18611 -d rxe0 -s 4K -D $D --timeout $T --retest 0 --wait 30 --json "$RP_RESULTS/c.json" >"$RP_RESULTS/c.out" 2>&1
 crc=$?
 wait $lpid
 lrc=$?

@@ -1,0 +1,163 @@
+/* pairsrv.c: the listener's gate (allow-list, hello, token) and the writer's hello; see pairsrv.h. */
+#include "pairsrv.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+enum gate { GATE_PASS = 0, GATE_SILENT, GATE_GARBAGE, GATE_VERSION, GATE_TOKEN, GATE_STOP };
+
+/* Answer a refused client, briefly and best effort (it may be gone): the reason, so that an
+ * operator's typo reads as one. */
+static void refuse(struct rp_oob *oob, enum rp_pw_refusal why, double deadline)
+{
+	struct rp_pw_msg ack;
+
+	rp_pw_init(&ack, RP_PW_ACK);
+	ack.u.ack.verdict = why;
+	(void)rp_oob_send(oob, &ack, sizeof(ack), deadline);
+}
+
+/* Read and judge one client's hello until deadline. Logs one line when it is refused. */
+static enum gate gate_client(struct rp_oob *oob, const struct rp_pair_auth *auth, double deadline,
+			     struct rp_pw_hello *hello_p)
+{
+	struct rp_pw_msg msg, ack;
+	char why[160];
+	int rc;
+
+	rp_oob_tcp_quiet(oob, true);
+	rc = rp_oob_recv(oob, &msg, sizeof(msg), deadline);
+	if (rc == -EINTR)
+		return GATE_STOP;
+	if (rc == -ETIMEDOUT) {
+		rp_warn("pair listener: dropped %s: no valid hello within %.1f s", oob->peer, auth->timeout_s);
+		return GATE_SILENT;
+	}
+	if (rc) {
+		rp_warn("pair listener: dropped %s: %s", oob->peer,
+			rc == -EMSGSIZE || rc == -EBADMSG ? "not a pair hello (wrong message size)" : strerror(-rc));
+		return GATE_GARBAGE;
+	}
+	rc = rp_pw_validate(&msg, sizeof(msg), RP_PW_HELLO, why, sizeof(why));
+	if (rc == -EPROTO) {
+		rp_warn("pair listener: refused %s: %s", oob->peer, why);
+		refuse(oob, RP_PW_BAD_VERSION, deadline);
+		return GATE_VERSION;
+	}
+	if (rc) {
+		rp_warn("pair listener: refused %s: %s", oob->peer, why);
+		refuse(oob, RP_PW_BAD_HELLO, deadline);
+		return GATE_GARBAGE;
+	}
+	if (!rp_token_equal(msg.u.hello.token, auth->token)) {
+		rp_warn("pair listener: refused %s: wrong token", oob->peer);
+		refuse(oob, RP_PW_BAD_TOKEN, deadline);
+		return GATE_TOKEN;
+	}
+	rp_pw_init(&ack, RP_PW_ACK);
+	ack.u.ack.verdict = RP_PW_ACCEPTED;
+	rc = rp_oob_send(oob, &ack, sizeof(ack), deadline);
+	if (rc == -EINTR)
+		return GATE_STOP;
+	if (rc) {
+		rp_warn("pair listener: dropped %s: cannot answer its hello: %s", oob->peer, strerror(-rc));
+		return GATE_GARBAGE;
+	}
+	rp_oob_tcp_quiet(oob, false);
+	*hello_p = msg.u.hello;
+	memset(msg.u.hello.token, 0, sizeof(msg.u.hello.token));
+	memset(hello_p->token, 0, sizeof(hello_p->token));   /* checked: nobody needs it any more */
+	return GATE_PASS;
+}
+
+static void count(struct rp_pair_refusals *ref, enum gate g)
+{
+	if (!ref)
+		return;
+	if (g == GATE_SILENT)
+		ref->silent++;
+	else if (g == GATE_GARBAGE)
+		ref->garbage++;
+	else if (g == GATE_VERSION)
+		ref->version++;
+	else if (g == GATE_TOKEN)
+		ref->token++;
+}
+
+int rp_pairsrv_accept(int lfd, const struct rp_pair_auth *auth, double deadline, struct rp_oob *oob,
+		      struct rp_pw_hello *hello_p, struct rp_pair_refusals *ref)
+{
+	for (;;) {
+		struct sockaddr_storage sa;
+		socklen_t sa_len = 0;
+		enum gate g;
+		int rc = rp_oob_tcp_accept_next(lfd, deadline, oob, &sa, &sa_len);
+
+		if (rc)
+			return rc;
+		if (!rp_acl_allows(auth->allow ? auth->allow : &(struct rp_acl){ .n = 0 }, (struct sockaddr *)&sa,
+				   sa_len)) {
+			rp_warn("pair listener: refused %s: not on the --allow list", oob->peer);
+			if (ref)
+				ref->not_allowed++;
+			rp_oob_close(oob);
+			continue;
+		}
+		/* the client's own deadline: a slow or silent one cannot hold the gate longer */
+		g = gate_client(oob, auth, rp_now() + auth->timeout_s, hello_p);
+		if (g == GATE_PASS)
+			return 0;
+		rp_oob_close(oob);
+		if (g == GATE_STOP)
+			return -EINTR;
+		count(ref, g);
+	}
+}
+
+int rp_pairsrv_hello(struct rp_oob *oob, const struct rp_pw_hello *hello, double deadline)
+{
+	struct rp_pw_msg msg;
+	char why[160];
+	int rc;
+
+	rp_pw_init(&msg, RP_PW_HELLO);
+	msg.u.hello = *hello;
+	rc = rp_oob_send(oob, &msg, sizeof(msg), deadline);
+	memset(&msg, 0, sizeof(msg));
+	if (rc == -EINTR)
+		return rc;
+	if (rc)
+		return rc;   /* logged by the channel */
+	rc = rp_oob_recv(oob, &msg, sizeof(msg), deadline);
+	if (rc == -EINTR)
+		return rc;
+	if (rc == -ETIMEDOUT)
+		return rp_error(rc, "listener %s did not answer the hello in time (busy with another writer?)",
+				oob->peer);
+	if (rc == -ECONNRESET)
+		return rp_error(rc, "listener %s closed the connection without an answer (is this host on "
+				"its --allow list?)", oob->peer);
+	if (rc)
+		return rc;
+	rc = rp_pw_validate(&msg, sizeof(msg), RP_PW_ACK, why, sizeof(why));
+	if (rc == -EPROTO)
+		return rp_error(-EPROTONOSUPPORT, "listener %s: %s", oob->peer, why);
+	if (rc)
+		return rp_error(rc, "listener %s answered the hello with an invalid message: %s", oob->peer, why);
+	switch (msg.u.ack.verdict) {
+	case RP_PW_ACCEPTED:
+		return 0;
+	case RP_PW_BAD_TOKEN:
+		return rp_error(-EACCES, "listener %s refused this writer: %s", oob->peer,
+				rp_pw_refusal_str(msg.u.ack.verdict));
+	case RP_PW_BAD_VERSION:
+		return rp_error(-EPROTONOSUPPORT, "listener %s refused this writer: %s", oob->peer,
+				rp_pw_refusal_str(msg.u.ack.verdict));
+	default:
+		return rp_error(-EBADMSG, "listener %s refused this writer: %s", oob->peer,
+				rp_pw_refusal_str(msg.u.ack.verdict));
+	}
+}
