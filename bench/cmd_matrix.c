@@ -33,7 +33,7 @@
 static volatile sig_atomic_t mx_stop;
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 1
+#define MX_VERSION 2             /* 2: EPS names the run's nonce; messages travel in oob_mpi's envelope */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_PLAN_SETUP_S 0.05   /* assumed set-up cost of one direction of a pair, for --plan */
@@ -52,7 +52,8 @@ struct mx_hdr {
 	uint32_t round;
 	uint32_t n;                   /* records after the header */
 	int32_t status;               /* EPS: 0 or an exit status; GO: 1 = stop */
-	char error[244];              /* EPS: why this rank has no endpoints */
+	uint64_t run;                 /* EPS: the sender's nonce for the run (rank 0's is the run's) */
+	char error[236];              /* EPS: why this rank has no endpoints */
 };
 
 struct mx_wire_ep {
@@ -511,6 +512,7 @@ struct mx_task {
 	struct mx_wire_res out[2];
 };
 
+/* Tags only spread the traffic (they wrap on long runs): the envelope's round and pair decide. */
 static int pair_tag(const struct mx_ctx *c, size_t round, size_t idx, int dir)
 {
 	uint64_t t = ((uint64_t)round * c->max_pairs + idx) * 2 + (uint64_t)dir;
@@ -558,7 +560,9 @@ static void *task_run(void *arg)
 		}
 		struct rp_oob oob;
 
-		if (rp_oob_mpi_open(&oob, peer, pair_tag(c, t->round, t->idx, dir)) != 0) {
+		struct rp_mpi_addr addr = { .round = (uint32_t)t->round, .pair = (uint32_t)(t->idx * 2 + (size_t)dir) };
+
+		if (rp_oob_mpi_open(&oob, peer, pair_tag(c, t->round, t->idx, dir), &addr) != 0) {
 			rp_pair_result_init(r, &S->ep, &D->ep);
 			rp_pair_result_fail(r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
 			continue;
@@ -611,7 +615,7 @@ static int report_send(const struct mx_ctx *c, size_t round, const struct mx_tas
 	for (size_t k = 0; k < n; k++)
 		for (int d = 0; d < 2; d++)
 			rec[2 * k + d] = tasks[k].out[d];
-	rc = rp_mpi_ctl_send(0, MX_TAG_REPORT, buf, len, deadline);
+	rc = rp_mpi_ctl_send(0, MX_TAG_REPORT, (uint32_t)round, buf, len, deadline);
 	free(buf);
 	return rc;
 }
@@ -682,7 +686,7 @@ static int round_collect(const struct mx_ctx *c, size_t round, struct rp_sched *
 		int src = -1;
 		const struct mx_hdr *h;
 
-		rc = rp_mpi_ctl_recv(-1, MX_TAG_REPORT, &buf, &len, &src, deadline);
+		rc = rp_mpi_ctl_recv(-1, MX_TAG_REPORT, (uint32_t)round, &buf, &len, &src, deadline);
 		if (rc == -ETIMEDOUT) {
 			rc = 0;
 			break;
@@ -759,7 +763,7 @@ static void go_send(const struct mx_ctx *c, size_t round, bool stop)
 		if (c->dead[r])
 			dead[k++] = r;
 	for (int r = 1; r < c->n_ranks; r++)
-		if (!c->dead[r] && rp_mpi_ctl_send(r, MX_TAG_GO, buf, len, rp_now() + 5) != 0)
+		if (!c->dead[r] && rp_mpi_ctl_send(r, MX_TAG_GO, (uint32_t)round, buf, len, rp_now() + 5) != 0)
 			c->dead[r] = true;
 	free(buf);
 }
@@ -771,7 +775,7 @@ static int go_wait(const struct mx_ctx *c, size_t round, double deadline)
 	for (;;) {
 		void *buf = NULL;
 		size_t len = 0;
-		int rc = rp_mpi_ctl_recv(0, MX_TAG_GO, &buf, &len, NULL, deadline);
+		int rc = rp_mpi_ctl_recv(0, MX_TAG_GO, (uint32_t)round, &buf, &len, NULL, deadline);
 		const struct mx_hdr *h = buf;
 
 		if (rc)
@@ -816,6 +820,7 @@ static int gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct 
 	status = local_ports(o, mi->local_rank, mine.e, &n_local, err, sizeof(err));
 	hdr_init(&mine.h, MX_KIND_EPS, mi->rank, 0, status ? 0 : n_local, sizeof(struct mx_wire_ep));
 	mine.h.status = status;
+	mine.h.run = rp_mpi_nonce_new();
 	rp_strlcpy(mine.h.error, err, sizeof(mine.h.error));
 	/* Discovery on every node has had its time; the exchange itself waits a generous minute. */
 	if (rp_mpi_allgather(&mine, mine.h.length, rp_now() + 60 + o->eng.cfg.timeout_s, &all, &lens, &offs) != 0) {
@@ -826,6 +831,8 @@ static int gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct 
 	for (int r = 0; r < mi->size; r++) {
 		const struct mx_hdr *h = (const void *)(all + offs[r]);
 
+		if (r == 0 && lens[0] >= sizeof(*h))
+			rp_mpi_set_run(h->run);   /* rank 0's nonce names every message of this run */
 		if (!msg_ok(h, lens[r], MX_KIND_EPS, sizeof(struct mx_wire_ep))) {
 			if (mi->rank == 0)
 				fprintf(stderr, "rdmaprobe matrix: rank %d sent malformed endpoints (another rdmaprobe version?)\n", r);
