@@ -74,8 +74,13 @@ static void test_usage_errors(void **state)
 	assert_int_equal(matrix("--plan --hcas 0"), 2);
 	assert_int_equal(matrix("-a"), 2);
 	assert_int_equal(matrix("--outlier 2"), 2);
+	assert_int_equal(matrix("--retest 4"), 2);
+	assert_non_null(strstr(out, "--retest"));
 	assert_int_equal(matrix("--help"), 0);
 	assert_non_null(strstr(out, "--per-gpu"));
+	/* retest rounds and the interrupted exit status are part of the interface */
+	assert_non_null(strstr(out, "--retest"));
+	assert_non_null(strstr(out, "128+signal"));
 }
 
 static void test_needs_a_launcher(void **state)
