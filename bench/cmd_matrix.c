@@ -521,6 +521,8 @@ static int planned_rounds(struct mx_run *R, struct rp_sched *s, struct rp_sched_
 			return rc;
 		if (c->rank == 0) {
 			for (size_t i = 0; i < 2 * got; i++) {
+				if (R->got[i].status == RP_ST_INTERRUPTED)
+					continue;         /* not measured: not a result, never a drain */
 				R->failed += R->got[i].status != RP_ST_OK;
 				if (mx_results_add(&R->mr, &R->got[i], i % 2 ? pairs[i / 2].b : pairs[i / 2].a,
 						   i % 2 ? pairs[i / 2].a : pairs[i / 2].b) != 0)
@@ -575,8 +577,8 @@ static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const
 		const struct rp_mx_retest *p = &plan[which[i]];
 
 		for (int d = 0; d < 2; d++) {
-			if (!(p->dirs & (1u << d)))
-				continue;
+			if (!(p->dirs & (1u << d)) || R->got[2 * i + d].status == RP_ST_INTERRUPTED)
+				continue;         /* not measured again: the pair stays unconfirmed */
 			R->failed -= R->mr.res[p->res[d]].status != RP_ST_OK;
 			rp_mx_retest_fold(&R->mr.res[p->res[d]], judged[p->res[d]].status, R->ctx.cfg->qp.qp_timeout,
 					  &R->got[2 * i + d], p->qp_timeout);

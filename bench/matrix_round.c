@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,9 +155,16 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 {
 	struct mx_task *tasks = calloc(n_jobs ? n_jobs : 1, sizeof(*tasks));
 	size_t n = 0;
+	sigset_t stop_sigs, old;
 
 	if (!tasks)
 		return -ENOMEM;
+	/* The pair threads never take SIGINT/SIGTERM (no EINTR in the middle of a measurement): the main
+	 * thread does, and the threads see the flag. */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
 	for (size_t i = 0; i < n_jobs; i++) {
 		if (c->eps[jobs[i].a].owner != c->rank && c->eps[jobs[i].b].owner != c->rank)
 			continue;
@@ -166,6 +174,7 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 			task_run(&tasks[n]);        /* no thread to be had: run it here, still within deadlines */
 		n++;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	tasks_wait(c, tasks, n);
 	*tasks_p = tasks;
 	*n_p = n;
