@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "engine_cli.h"
 #include "result.h"
 #include "schedule.h"
 #include "verdict.h"
@@ -82,6 +83,36 @@ struct mx_out {
 	int stop_sig;                 /* the run was interrupted by this signal; 0 not */
 	bool write_failed;            /* a file could not be written (named once on stderr) */
 };
+
+/* The matrix's options (cmd_matrix.c parses them). */
+struct mx_opts {
+	struct rp_cli_engine eng;
+	const char *dev_spec, *node_name, *pattern_s, *min_bw_s, *html, *junit;
+	bool per_gpu, plan, summary;
+	uint64_t seed, nodes, hcas, retest;
+	double rate, outlier, round_timeout;
+	bool nodes_seen, hcas_seen, rate_seen, outlier_seen, round_timeout_seen, mem_seen;
+	/* derived */
+	struct rp_pattern pattern;
+	struct rp_verdict_cfg vcfg;
+	char pattern_text[32];
+};
+
+/* --- the endpoint table (matrix_table.c) ------------------------------------------------------------ */
+
+#define MX_MAX_LOCAL 64        /* ports one rank may drive */
+
+struct mx_wire_ep;
+struct rp_mpi_info;
+/* This rank's ports under -d / NCCL_IB_HCA (and, with --per-gpu, the GPU's nearest adapters) into
+ * out[0..MX_MAX_LOCAL). Returns 0, or an exit status with the reason in err. When the selection has
+ * no ACTIVE port (or the adapter is not there), 0 with one MX_EP_NO_PORT entry, the reason in err. */
+int mx_local_ports(struct mx_opts *o, int local_rank, struct mx_wire_ep *out, size_t *n_p, char *err, size_t err_len);
+/* Share the ports (the start-up exchange, which also agrees on the run's nonce) and build the table:
+ * every rank gets the same one, or all return the same exit status. */
+int mx_gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct mx_ep **eps_p, size_t *n_p);
+/* The schedule's view of the sorted table: node numbers and index within the node. */
+struct rp_sched_ep *mx_sched_eps(const struct mx_ep *eps, size_t n, size_t *n_nodes_p);
 
 /* --plan (matrix_plan.c): print the schedule of nodes x hcas endpoints and its estimates. */
 struct mx_plan_in {
