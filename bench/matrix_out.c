@@ -296,6 +296,17 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 	}
 	if (v->n_failed > shown)
 		printf("  ... and %zu more (see the reports)\n", v->n_failed - shown);
+	shown = 0;
+	for (size_t i = 0; i < mr->n && shown < 20; i++) {
+		const struct rp_pair_result *r = &judged[i];
+
+		if (r->confirm != RP_CONFIRM_FLAKY)
+			continue;
+		if (shown++ == 0)
+			printf("flaky (failed, then passed when measured again; a warning, not a drain):\n");
+		printf("  %s/%s:%d -> %s/%s:%d: first %s, then ok at %.2f Gb/s\n", r->src.node, r->src.device, r->src.port,
+		       r->dst.node, r->dst.device, r->dst.port, rp_status_code(r->attempts[0].status), r->gbps);
+	}
 	if (o->stop_sig)
 		printf("INTERRUPTED by signal %d: the pairs measured so far are above and in the reports\n", o->stop_sig);
 	if (o->rounds_done < o->n_rounds)

@@ -202,6 +202,13 @@ int rp_mpi_allgather(const void *mine, size_t len, double deadline, char **all_p
 	rc = rc == MPI_SUCCESS ? wait_polled(&req, "start-up exchange of endpoints", deadline)
 			       : mpi_err(rc, "allgather endpoints with", -1);
 out:
+	if (rc == -ETIMEDOUT) {
+		/* The collective is still in flight and MPI may write into these: keep them (the caller
+		 * ends the job). */
+		*all_p = NULL;
+		*lens_p = *offs_p = NULL;
+		return rc;
+	}
 	free(counts);
 	free(displs);
 	if (rc) {

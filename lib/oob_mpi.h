@@ -60,7 +60,8 @@ void rp_mpi_finalize(void);
  * if it does, the caller exits with code itself (lib/ never exits). */
 void rp_mpi_abort(int code);
 /* Start-up only (collective, polled until deadline: a rank that died before it makes every rank
- * give up with -ETIMEDOUT instead of hanging): every rank's bytes. *all_p holds them back to back, rank r's at
+ * give up with -ETIMEDOUT instead of hanging; the buffers MPI may still write are then kept, and
+ * the job is to end): every rank's bytes. *all_p holds them back to back, rank r's at
  * (*offs_p)[r], (*lens_p)[r] long; the caller frees the three. 0 or negative errno (logged). */
 int rp_mpi_allgather(const void *mine, size_t len, double deadline, char **all_p, size_t **lens_p, size_t **offs_p);
 /* A fresh run nonce (from the kernel's random source, else time and pid); never 0. */
