@@ -4,7 +4,9 @@
 # Rank 3's -d matches no adapter (=rxe_missing). The job is not aborted: rank 3's endpoint is the
 # finding (every pair with it no_usable_port, with the reason; drained), the pairs among nodes 0-2
 # are measured and pass, exit 1, the JSON is written. Then a healthy run whose --json path cannot be
-# written: the verdict is still printed, the file is named on stderr, exit 3.
+# written: the verdict is still printed, the file is named on stderr, exit 3. Last, a threshold no
+# pair meets (--min-bw 1000G): every pair is measured again in extra contention-free rounds (three
+# for three endpoints) before the verdict, and still fails.
 set -uo pipefail
 . "$RP_ROOT/tests/e2e/lib/matrix.sh"
 mx_need
@@ -43,4 +45,17 @@ cat "$out/stdout2"
 grep -q "^PASS: 12 of 12 pairs ok" "$out/stdout2" || { echo "FAIL: no verdict on stdout"; exit 1; }
 grep -q "could not write /nonexistent-dir/m.json$" "$out/stderr2" || { echo "FAIL: the failed file is not named"; exit 1; }
 [ "$(wc -l <"$out/m.csv")" -eq 13 ] || { echo "FAIL: the CSV that could be written is not complete"; exit 1; }
+
+# Retest rounds: all three pairs below threshold -> measured again in 3 extra rounds, then the verdict.
+mx_mpirun 3 -s 4K -n 100 --timeout 2 --min-bw 1000G --outlier 0 --json "$out/slow.json" >"$out/stdout3" 2>"$out/stderr3"
+rc=$?
+tail -3 "$out/stdout3"
+grep "rdmaprobe matrix" "$out/stderr3" | tail -5
+[ $rc -eq 1 ] || { echo "FAIL: --min-bw 1000G: exit $rc, want 1"; exit 1; }
+grep -q "measuring 3 pairs again in 3 extra rounds" "$out/stderr3" || { echo "FAIL: no retest rounds"; exit 1; }
+grep -q "retest round 3 of 3 done" "$out/stderr3" || { echo "FAIL: the retest rounds did not all run"; exit 1; }
+mx_check "$out/slow.json" '
+assert d["matrix"]["retest_rounds"] == 3 and d["matrix"]["complete"], d["matrix"]
+assert len(pairs) == 6 and all(p["status"] == "below_threshold" and p["verified"] for p in pairs), pairs
+' || { echo "FAIL: JSON after retest"; exit 1; }
 echo "PASS"
