@@ -8,6 +8,7 @@
 
 #include "cmds.h"
 #include "matrix.h"
+#include "matrix_retest.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_junit.h"
@@ -64,6 +65,9 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 				      "port", x->ep.port, "rank", x->owner, "gid_index", x->ep.gid_index, "link_gbps",
 				      x->ep.link_gbps);
 
+		if (j && x->no_port[0])
+			jset(j, "no_port", json_string(x->no_port), &bad);
+
 		if (!j || json_array_append_new(eps, j) != 0)
 			bad = true;
 	}
@@ -71,11 +75,15 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(m, "seed", json_integer((json_int_t)o->seed), &bad);
 	jset(m, "rounds", json_integer((json_int_t)o->n_rounds), &bad);
 	jset(m, "rounds_done", json_integer((json_int_t)o->rounds_done), &bad);
-	jset(m, "complete", json_boolean(o->rounds_done == o->n_rounds), &bad);
+	jset(m, "complete", json_boolean(o->rounds_done == o->n_rounds && !o->stop_sig), &bad);
+	jset(m, "retest", json_integer((json_int_t)o->max_retest), &bad);
+	jset(m, "retest_rounds", json_integer((json_int_t)o->retest_rounds), &bad);
+	jset(m, "interrupted", json_boolean(o->stop_sig != 0), &bad);
+	jset(m, "signal", o->stop_sig ? json_integer(o->stop_sig) : json_null(), &bad);
 	jset(m, "elapsed_s", json_real(o->elapsed_s), &bad);
 	jset(m, "endpoints", eps, &bad);
 	eps = NULL;
-	jset(vj, "pass", json_boolean(v->pass && o->rounds_done == o->n_rounds), &bad);
+	jset(vj, "pass", json_boolean(v->pass && o->rounds_done == o->n_rounds && !o->stop_sig), &bad);
 	jset(vj, "pairs", json_integer((json_int_t)v->n_pairs), &bad);
 	jset(vj, "ok", json_integer((json_int_t)v->n_ok), &bad);
 	jset(vj, "failed", json_integer((json_int_t)v->n_failed), &bad);
@@ -113,7 +121,48 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	return bad ? -ENOMEM : 0;
 }
 
-int mx_write_files(const struct mx_out *o, struct rp_verdict *v_out, struct rp_pair_result **judged_p)
+/* One file; a failure is named on stderr once per file kind and run, and always at the end. */
+static void write_failed(struct mx_out *o, const char *path, bool final)
+{
+	if (final || !o->write_failed)
+		fprintf(stderr, "rdmaprobe matrix: could not write %s%s\n", path,
+			final ? "" : " (tried again after every round; the verdict is printed at the end)");
+	o->write_failed = true;
+}
+
+static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pair_result *judged,
+		       const struct rp_verdict *v, bool final)
+{
+	const struct mx_results *mr = o->results;
+	int status = 0;
+
+	if (o->json) {
+		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
+					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
+		json_t *root = rp_report_json(&info, judged, mr->n);
+
+		if (!root || json_extend(root, o, v) != 0 || rp_report_write_json(root, o->json) != 0) {
+			write_failed(o, o->json, final);
+			status = RP_EXIT_ENV;
+		}
+		json_decref(root);
+	}
+	if (o->csv && rp_report_write_csv(judged, mr->n, o->csv) != 0) {
+		write_failed(o, o->csv, final);
+		status = RP_EXIT_ENV;
+	}
+	if (o->html && rp_report_html_write(mv, o->html) != 0) {
+		write_failed(o, o->html, final);
+		status = RP_EXIT_ENV;
+	}
+	if (o->junit && rp_report_junit_write(mv, o->junit) != 0) {
+		write_failed(o, o->junit, final);
+		status = RP_EXIT_ENV;
+	}
+	return status;
+}
+
+int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, struct rp_pair_result **judged_p)
 {
 	const struct mx_results *mr = o->results;
 	struct rp_pair_result *judged = malloc((mr->n ? mr->n : 1) * sizeof(*judged));
@@ -122,18 +171,24 @@ int mx_write_files(const struct mx_out *o, struct rp_verdict *v_out, struct rp_p
 	int status = 0;
 
 	memset(&v, 0, sizeof(v));
+	if (judged_p)
+		*judged_p = NULL;
 	if (!judged || !eps) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
-		status = RP_EXIT_ENV;
-		goto out;
+		free(judged);
+		free(eps);
+		return RP_EXIT_ENV;
 	}
 	if (mr->n)
 		memcpy(judged, mr->res, mr->n * sizeof(*judged));
 	for (size_t e = 0; e < o->n_eps; e++)
 		eps[e] = o->eps[e].ep;
-	if (rp_verdict_apply(o->vcfg, eps, o->n_eps, mr->pair_eps, judged, mr->n, &v) != 0) {
-		status = RP_EXIT_ENV;
-		goto out;
+	if (rp_mx_judge(o->vcfg, eps, o->n_eps, mr->pair_eps, judged, mr->n, o->max_retest, &v) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: could not compute the verdict (see above)\n");
+		rp_verdict_fini(&v);
+		free(judged);
+		free(eps);
+		return RP_EXIT_ENV;
 	}
 	struct rp_matrix_view mv = {
 		.title = o->cmd_line, .version = rp_version_string(), .pattern = o->pattern, .eps = eps,
@@ -141,31 +196,8 @@ int mx_write_files(const struct mx_out *o, struct rp_verdict *v_out, struct rp_p
 		.rounds_done = o->rounds_done, .n_rounds = o->n_rounds, .elapsed_s = o->elapsed_s,
 	};
 
-	if (o->json) {
-		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
-					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
-		json_t *root = rp_report_json(&info, judged, mr->n);
-
-		if (!root || json_extend(root, o, &v) != 0 || rp_report_write_json(root, o->json) != 0) {
-			fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->json);
-			status = RP_EXIT_ENV;
-		}
-		json_decref(root);
-	}
-	if (o->csv && rp_report_write_csv(judged, mr->n, o->csv) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->csv);
-		status = RP_EXIT_ENV;
-	}
-	if (o->html && rp_report_html_write(&mv, o->html) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->html);
-		status = RP_EXIT_ENV;
-	}
-	if (o->junit && rp_report_junit_write(&mv, o->junit) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->junit);
-		status = RP_EXIT_ENV;
-	}
-out:
-	if (v_out && !status) {
+	status = files_write(o, &mv, judged, &v, v_out != NULL);
+	if (v_out) {
 		*v_out = v;
 		*judged_p = judged;
 		judged = NULL;
@@ -185,6 +217,8 @@ static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
 		[RP_ST_RNR_RETRY] = "RNR", [RP_ST_REMOTE_ACCESS] = "RACCES", [RP_ST_LOCAL_PROT] = "LPROT",
 		[RP_ST_REGISTRATION] = "REG", [RP_ST_PEER_LOST] = "LOST", [RP_ST_TIMEOUT] = "TIMEOUT",
 		[RP_ST_DATA_MISMATCH] = "DATA", [RP_ST_BELOW_THRESHOLD] = "SLOW", [RP_ST_SETUP] = "SETUP",
+		[RP_ST_NO_PORT] = "NOPORT", [RP_ST_INTERRUPTED] = "INTR", [RP_ST_PORT_DOWN] = "DOWN",
+		[RP_ST_FLUSHED] = "FLUSH",
 	};
 
 	if (!r)
@@ -262,10 +296,26 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 	}
 	if (v->n_failed > shown)
 		printf("  ... and %zu more (see the reports)\n", v->n_failed - shown);
+	shown = 0;
+	for (size_t i = 0; i < mr->n && shown < 20; i++) {
+		const struct rp_pair_result *r = &judged[i];
+
+		if (r->confirm != RP_CONFIRM_FLAKY)
+			continue;
+		if (shown++ == 0)
+			printf("flaky (failed, then passed when measured again; a warning, not a drain):\n");
+		printf("  %s/%s:%d -> %s/%s:%d: first %s, then ok at %.2f Gb/s\n", r->src.node, r->src.device, r->src.port,
+		       r->dst.node, r->dst.device, r->dst.port, rp_status_code(r->attempts[0].status), r->gbps);
+	}
+	if (o->stop_sig)
+		printf("INTERRUPTED by signal %d: the pairs measured so far are above and in the reports\n", o->stop_sig);
 	if (o->rounds_done < o->n_rounds)
 		printf("INCOMPLETE: %zu of %zu rounds ran\n", o->rounds_done, o->n_rounds);
-	printf("%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds\n",
-	       v->pass && o->rounds_done == o->n_rounds ? "PASS" : "FAIL", v->n_ok, v->n_pairs, v->n_failed, v->n_below,
-	       o->n_eps, o->rounds_done);
+	printf("%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds",
+	       v->pass && o->rounds_done == o->n_rounds && !o->stop_sig ? "PASS" : "FAIL", v->n_ok, v->n_pairs, v->n_failed,
+	       v->n_below, o->n_eps, o->rounds_done);
+	if (o->retest_rounds)
+		printf(" and %zu retest round%s", o->retest_rounds, o->retest_rounds == 1 ? "" : "s");
+	printf("\n");
 	fflush(stdout);
 }

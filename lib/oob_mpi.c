@@ -6,7 +6,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "util.h"
@@ -14,10 +16,6 @@
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 static MPI_Comm comm_ctl = MPI_COMM_NULL, comm_pair = MPI_COMM_NULL;
 static int tag_ub = 32767;
-
-struct oob_mpi {
-	int peer, tag;
-};
 
 /* Sleep between polls, doubling from 20 us to 2 ms: quick answers stay quick, and ranks waiting
  * long (for a round's end) leave the CPU to the ones measuring (rxe is software). */
@@ -37,6 +35,49 @@ static int mpi_err(int err, const char *what, int peer)
 
 	MPI_Error_string(err, text, &len);
 	return rp_error(-EIO, "%s rank %d: %s", what, peer, text);
+}
+
+/* --- sends: a private copy each; one that timed out is kept until MPI is done with it ----------------- */
+
+struct pending {
+	MPI_Request req;
+	void *copy;
+	struct pending *next;
+};
+
+static struct pending *pending;   /* under mpi_lock */
+
+/* Release the sends MPI has finished with. Call with mpi_lock held. */
+static void pending_sweep(void)
+{
+	for (struct pending **pp = &pending; *pp;) {
+		struct pending *p = *pp;
+		int done = 0;
+
+		if (MPI_Test(&p->req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done) {
+			*pp = p->next;
+			if (done)
+				free(p->copy);   /* on an error MPI may still hold the buffer: leak it */
+			free(p);
+		} else {
+			pp = &p->next;
+		}
+	}
+}
+
+/* Keep req and copy until MPI has finished with them. Call with mpi_lock held. */
+static void pending_keep(MPI_Request *req, void *copy)
+{
+	struct pending *p = malloc(sizeof(*p));
+
+	if (!p) {
+		MPI_Request_free(req);    /* MPI completes it on its own; the copy stays allocated */
+		return;
+	}
+	p->req = *req;
+	p->copy = copy;
+	p->next = pending;
+	pending = p;
 }
 
 int rp_mpi_init(int *argc, char ***argv, struct rp_mpi_info *info)
@@ -70,11 +111,27 @@ int rp_mpi_init(int *argc, char ***argv, struct rp_mpi_info *info)
 
 void rp_mpi_finalize(void)
 {
+	struct pending *left;
+
+	pthread_mutex_lock(&mpi_lock);
+	pending_sweep();
+	left = pending;
+	pending = NULL;
+	for (struct pending *p = left; p; p = p->next)
+		MPI_Request_free(&p->req);      /* still in flight: MPI finishes them before it finalizes */
+	pthread_mutex_unlock(&mpi_lock);
 	if (comm_ctl != MPI_COMM_NULL)
 		MPI_Comm_free(&comm_ctl);
 	if (comm_pair != MPI_COMM_NULL)
 		MPI_Comm_free(&comm_pair);
 	MPI_Finalize();
+	while (left) {                          /* MPI is done with every buffer now */
+		struct pending *p = left;
+
+		left = p->next;
+		free(p->copy);
+		free(p);
+	}
 }
 
 void rp_mpi_abort(int code)
@@ -145,6 +202,13 @@ int rp_mpi_allgather(const void *mine, size_t len, double deadline, char **all_p
 	rc = rc == MPI_SUCCESS ? wait_polled(&req, "start-up exchange of endpoints", deadline)
 			       : mpi_err(rc, "allgather endpoints with", -1);
 out:
+	if (rc == -ETIMEDOUT) {
+		/* The collective is still in flight and MPI may write into these: keep them (the caller
+		 * ends the job). */
+		*all_p = NULL;
+		*lens_p = *offs_p = NULL;
+		return rc;
+	}
 	free(counts);
 	free(displs);
 	if (rc) {
@@ -157,20 +221,68 @@ out:
 	return rc;
 }
 
-/* Isend a private copy and poll it to completion or the deadline. On a timeout the request is
- * released and the copy deliberately leaked: MPI may still read it. */
-static int send_polled(MPI_Comm comm, int dst, int tag, const void *buf, size_t len, double deadline)
+/* --- envelope ------------------------------------------------------------------------------------ */
+
+#define ENV_MAGIC 0x52504f42u   /* "RPOB" */
+
+struct envelope {
+	uint32_t magic;
+	uint32_t round;
+	uint64_t run;
+	uint32_t pair;
+	uint32_t len;                 /* payload bytes after the envelope */
+};
+
+static uint64_t run_nonce;
+static unsigned long n_dropped;
+
+uint64_t rp_mpi_nonce_new(void)
 {
+	uint64_t n = 0;
+
+	if (getrandom(&n, sizeof(n), GRND_NONBLOCK) != (ssize_t)sizeof(n))
+		n = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid() ^ (uint64_t)(rp_now() * 1e9);
+	return n ? n : 1;
+}
+
+void rp_mpi_set_run(uint64_t run)
+{
+	run_nonce = run;
+}
+
+unsigned long rp_mpi_dropped(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&mpi_lock);
+	n = n_dropped;
+	pthread_mutex_unlock(&mpi_lock);
+	return n;
+}
+
+/* Isend envelope + payload (a private copy) and poll it to completion or the deadline. */
+static int send_polled(MPI_Comm comm, int dst, int tag, const struct rp_mpi_addr *addr, const void *buf, size_t len,
+		       double deadline)
+{
+	struct envelope env = { .magic = ENV_MAGIC, .round = addr->round, .run = run_nonce, .pair = addr->pair,
+				.len = (uint32_t)len };
+	size_t total = sizeof(env) + len;
 	MPI_Request req;
-	void *copy = malloc(len ? len : 1);
+	char *copy;
 	long pause = 20000;
 	int done = 0, rc;
 
+	if (len > (size_t)INT32_MAX - sizeof(env))
+		return rp_error(-EMSGSIZE, "send to rank %d: %zu bytes is too long for one message", dst, len);
+	copy = malloc(total);
 	if (!copy)
-		return rp_error(-ENOMEM, "send to rank %d: allocate %zu bytes", dst, len);
-	memcpy(copy, buf, len);
+		return rp_error(-ENOMEM, "send to rank %d: allocate %zu bytes", dst, total);
+	memcpy(copy, &env, sizeof(env));
+	if (len)
+		memcpy(copy + sizeof(env), buf, len);
 	pthread_mutex_lock(&mpi_lock);
-	rc = MPI_Isend(copy, (int)len, MPI_BYTE, dst, tag, comm, &req);
+	pending_sweep();
+	rc = MPI_Isend(copy, (int)total, MPI_BYTE, dst, tag, comm, &req);
 	pthread_mutex_unlock(&mpi_lock);
 	if (rc != MPI_SUCCESS) {
 		free(copy);
@@ -179,89 +291,139 @@ static int send_polled(MPI_Comm comm, int dst, int tag, const void *buf, size_t 
 	for (;;) {
 		pthread_mutex_lock(&mpi_lock);
 		rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (rc == MPI_SUCCESS && !done && rp_now() >= deadline) {
+			pending_keep(&req, copy);
+			pthread_mutex_unlock(&mpi_lock);
+			return -ETIMEDOUT;
+		}
 		pthread_mutex_unlock(&mpi_lock);
 		if (rc != MPI_SUCCESS)
-			return mpi_err(rc, "send to", dst);
+			return mpi_err(rc, "send to", dst);   /* the request is complete (in error); MPI may hold copy */
 		if (done) {
 			free(copy);
 			return 0;
-		}
-		if (rp_now() >= deadline) {
-			pthread_mutex_lock(&mpi_lock);
-			MPI_Request_free(&req);
-			pthread_mutex_unlock(&mpi_lock);
-			return -ETIMEDOUT;
 		}
 		poll_pause(&pause);
 	}
 }
 
-/* Probe until a message (src, tag) is there or the deadline passes; nothing is consumed on timeout. */
-static int probe_polled(MPI_Comm comm, int src, int tag, MPI_Status *st, double deadline)
+/* One message (src, tag) with a matched probe, received whole into a malloc'd *msg_p; 1 when one came,
+ * 0 when none is there yet. */
+static int take_one(MPI_Comm comm, int src, int tag, char **msg_p, int *count_p, int *src_p)
+{
+	MPI_Message msg;
+	MPI_Status st;
+	int flag = 0, count = 0, rc;
+	char *buf;
+
+	pthread_mutex_lock(&mpi_lock);
+	rc = MPI_Improbe(src, tag, comm, &flag, &msg, &st);
+	if (rc != MPI_SUCCESS || !flag) {
+		pthread_mutex_unlock(&mpi_lock);
+		return rc == MPI_SUCCESS ? 0 : mpi_err(rc, "probe", src);
+	}
+	MPI_Get_count(&st, MPI_BYTE, &count);
+	buf = malloc(count > 0 ? (size_t)count : 1);
+	/* A matched message must be received: without memory, take it (truncated) and drop it. */
+	rc = buf ? MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE)
+		 : MPI_Mrecv(&(char){ 0 }, 1, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+	pthread_mutex_unlock(&mpi_lock);
+	if (!buf)
+		return rp_error(-ENOMEM, "receive from rank %d: allocate %d bytes", st.MPI_SOURCE, count);
+	if (rc != MPI_SUCCESS) {
+		free(buf);
+		return mpi_err(rc, "receive from", st.MPI_SOURCE);
+	}
+	*msg_p = buf;
+	*count_p = count;
+	*src_p = st.MPI_SOURCE;
+	return 1;
+}
+
+/* Does the message's envelope name this run and addr (round, pair)? */
+static bool env_matches(const char *msg, int count, const struct rp_mpi_addr *addr, int src, int tag)
+{
+	struct envelope env;
+
+	if (count < (int)sizeof(env)) {
+		rp_debug("dropped a %d-byte message from rank %d (tag %d): too short for an envelope", count, src, tag);
+		return false;
+	}
+	memcpy(&env, msg, sizeof(env));
+	if (env.magic != ENV_MAGIC || env.len != (uint32_t)(count - (int)sizeof(env))) {
+		rp_debug("dropped a malformed message from rank %d (tag %d)", src, tag);
+		return false;
+	}
+	if (env.run != run_nonce || env.round != addr->round || env.pair != addr->pair) {
+		rp_debug("dropped a stale message from rank %d (tag %d): run %016llx round %u pair %u, want run "
+			 "%016llx round %u pair %u", src, tag, (unsigned long long)env.run, env.round, env.pair,
+			 (unsigned long long)run_nonce, addr->round, addr->pair);
+		return false;
+	}
+	return true;
+}
+
+/* Receive the next message of (src, tag) that belongs to addr, until the deadline; others are dropped.
+ * *msg_p (malloc'd) holds envelope + payload. */
+static int recv_addressed(MPI_Comm comm, int src, int tag, const struct rp_mpi_addr *addr, char **msg_p,
+			  int *count_p, int *src_p, double deadline)
 {
 	long pause = 20000;
 
 	for (;;) {
-		int flag = 0, rc;
+		int rc = take_one(comm, src, tag, msg_p, count_p, src_p);
 
-		pthread_mutex_lock(&mpi_lock);
-		rc = MPI_Iprobe(src, tag, comm, &flag, st);
-		pthread_mutex_unlock(&mpi_lock);
-		if (rc != MPI_SUCCESS)
-			return mpi_err(rc, "probe", src);
-		if (flag)
-			return 0;
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			if (env_matches(*msg_p, *count_p, addr, *src_p, tag))
+				return 0;
+			free(*msg_p);
+			*msg_p = NULL;
+			pthread_mutex_lock(&mpi_lock);
+			n_dropped++;
+			pthread_mutex_unlock(&mpi_lock);
+			continue;         /* look again at once: the right one may be queued behind it */
+		}
 		if (rp_now() >= deadline)
 			return -ETIMEDOUT;
 		poll_pause(&pause);
 	}
 }
 
-/* Receive the probed message st into buf (count bytes). */
-static int recv_probed(MPI_Comm comm, const MPI_Status *st, void *buf, int count)
+int rp_mpi_ctl_send(int dst, int tag, uint32_t round, const void *buf, size_t len, double deadline)
 {
-	int rc;
-
-	pthread_mutex_lock(&mpi_lock);
-	rc = MPI_Recv(buf, count, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, comm, MPI_STATUS_IGNORE);
-	pthread_mutex_unlock(&mpi_lock);
-	return rc == MPI_SUCCESS ? 0 : mpi_err(rc, "receive from", st->MPI_SOURCE);
+	return send_polled(comm_ctl, dst, tag, &(struct rp_mpi_addr){ .round = round }, buf, len, deadline);
 }
 
-int rp_mpi_ctl_send(int dst, int tag, const void *buf, size_t len, double deadline)
+int rp_mpi_ctl_recv(int src, int tag, uint32_t round, void **buf_p, size_t *len_p, int *src_p, double deadline)
 {
-	return send_polled(comm_ctl, dst, tag, buf, len, deadline);
-}
+	char *msg = NULL;
+	int count = 0, from = -1, rc;
+	size_t len;
 
-int rp_mpi_ctl_recv(int src, int tag, void **buf_p, size_t *len_p, int *src_p, double deadline)
-{
-	MPI_Status st;
-	int count = 0, rc;
-	void *buf;
-
-	rc = probe_polled(comm_ctl, src < 0 ? MPI_ANY_SOURCE : src, tag, &st, deadline);
+	rc = recv_addressed(comm_ctl, src < 0 ? MPI_ANY_SOURCE : src, tag, &(struct rp_mpi_addr){ .round = round },
+			    &msg, &count, &from, deadline);
 	if (rc)
 		return rc;
-	MPI_Get_count(&st, MPI_BYTE, &count);
-	buf = malloc(count > 0 ? (size_t)count : 1);
-	if (!buf)
-		return rp_error(-ENOMEM, "receive from rank %d: allocate %d bytes", st.MPI_SOURCE, count);
-	rc = recv_probed(comm_ctl, &st, buf, count);
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	*buf_p = buf;
-	*len_p = (size_t)count;
+	len = (size_t)count - sizeof(struct envelope);
+	memmove(msg, msg + sizeof(struct envelope), len);
+	*buf_p = msg;
+	*len_p = len;
 	if (src_p)
-		*src_p = st.MPI_SOURCE;
+		*src_p = from;
 	return 0;
 }
+
+struct oob_mpi {
+	int peer, tag;
+	struct rp_mpi_addr addr;
+};
 
 static int oob_mpi_send(struct rp_oob *oob, const void *buf, size_t len, double deadline)
 {
 	struct oob_mpi *m = oob->priv;
-	int rc = send_polled(comm_pair, m->peer, m->tag, buf, len, deadline);
+	int rc = send_polled(comm_pair, m->peer, m->tag, &m->addr, buf, len, deadline);
 
 	if (rc == -ETIMEDOUT)
 		rp_debug("send to %s: no progress before the deadline", oob->peer);
@@ -271,22 +433,21 @@ static int oob_mpi_send(struct rp_oob *oob, const void *buf, size_t len, double 
 static int oob_mpi_recv(struct rp_oob *oob, void *buf, size_t len, double deadline)
 {
 	struct oob_mpi *m = oob->priv;
-	MPI_Status st;
-	int count = 0, rc;
+	char *msg = NULL;
+	int count = 0, from = -1, rc;
+	size_t got;
 
-	rc = probe_polled(comm_pair, m->peer, m->tag, &st, deadline);
+	rc = recv_addressed(comm_pair, m->peer, m->tag, &m->addr, &msg, &count, &from, deadline);
 	if (rc)
 		return rc;
-	MPI_Get_count(&st, MPI_BYTE, &count);
-	if ((size_t)count != len) {
-		char *junk = malloc(count > 0 ? (size_t)count : 1);
-
-		if (junk)
-			recv_probed(comm_pair, &st, junk, count);
-		free(junk);
-		return rp_error(-EMSGSIZE, "receive from %s: %d bytes where %zu were expected", oob->peer, count, len);
+	got = (size_t)count - sizeof(struct envelope);
+	if (got != len) {
+		free(msg);
+		return rp_error(-EMSGSIZE, "receive from %s: %zu bytes where %zu were expected", oob->peer, got, len);
 	}
-	return recv_probed(comm_pair, &st, buf, count);
+	memcpy(buf, msg + sizeof(struct envelope), len);
+	free(msg);
+	return 0;
 }
 
 static void oob_mpi_close(struct rp_oob *oob)
@@ -302,7 +463,7 @@ static const struct rp_oob_ops oob_mpi_ops = {
 	.close = oob_mpi_close,
 };
 
-int rp_oob_mpi_open(struct rp_oob *oob, int peer, int tag)
+int rp_oob_mpi_open(struct rp_oob *oob, int peer, int tag, const struct rp_mpi_addr *addr)
 {
 	struct oob_mpi *m = calloc(1, sizeof(*m));
 
@@ -311,8 +472,11 @@ int rp_oob_mpi_open(struct rp_oob *oob, int peer, int tag)
 		return rp_error(-ENOMEM, "side channel to rank %d: allocate", peer);
 	m->peer = peer;
 	m->tag = tag;
+	m->addr = *addr;
+	m->addr.run = run_nonce;
 	oob->ops = &oob_mpi_ops;
 	oob->priv = m;
-	snprintf(oob->peer, sizeof(oob->peer), "rank %d (tag %d)", peer, tag);
+	snprintf(oob->peer, sizeof(oob->peer), "rank %d (round %u, pair %u, tag %d)", peer, addr->round + 1,
+		 addr->pair, tag);
 	return 0;
 }

@@ -421,3 +421,50 @@ int rp_sched_round(const struct rp_sched *s, size_t r, struct rp_sched_pair *pai
 	*n_p = n;
 	return 0;
 }
+
+/* busy[r] is a bitmap of the endpoints round r already holds; rounds are added as needed. */
+int rp_sched_pack(const struct rp_sched_pair *pairs, size_t n, size_t n_eps, uint32_t *round_of, size_t *n_rounds_p)
+{
+	size_t words = (n_eps + 63) / 64, n_rounds = 0, cap = 0;
+	uint64_t **busy = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint32_t a = pairs[i].a, b = pairs[i].b;
+		size_t r = 0;
+
+		if (a >= n_eps || b >= n_eps || a == b) {
+			rc = -EINVAL;
+			break;
+		}
+		while (r < n_rounds && ((busy[r][a / 64] >> (a % 64)) & 1 || (busy[r][b / 64] >> (b % 64)) & 1))
+			r++;
+		if (r == n_rounds) {
+			if (n_rounds == cap) {
+				size_t ncap = cap ? 2 * cap : 8;
+				uint64_t **nb = realloc(busy, ncap * sizeof(*nb));
+
+				if (!nb) {
+					rc = -ENOMEM;
+					break;
+				}
+				busy = nb;
+				cap = ncap;
+			}
+			busy[r] = calloc(words ? words : 1, sizeof(**busy));
+			if (!busy[r]) {
+				rc = -ENOMEM;
+				break;
+			}
+			n_rounds++;
+		}
+		busy[r][a / 64] |= 1ull << (a % 64);
+		busy[r][b / 64] |= 1ull << (b % 64);
+		round_of[i] = (uint32_t)r;
+	}
+	for (size_t r = 0; r < n_rounds; r++)
+		free(busy[r]);
+	free(busy);
+	*n_rounds_p = rc ? 0 : n_rounds;
+	return rc;
+}

@@ -69,4 +69,11 @@ size_t rp_sched_round_size(const struct rp_sched *sched, size_t r);
  * range, -ENOSPC when cap is too small (neither logs: both are programming errors the caller sees). */
 int rp_sched_round(const struct rp_sched *sched, size_t r, struct rp_sched_pair *pairs, size_t cap, size_t *n_p);
 
+/* Pack arbitrary pairs (a != b, both < n_eps) into contention-free rounds, first fit in the given
+ * order: round_of[i] gets pair i's round (0-based), *n_rounds_p their number (at most 2 x the
+ * largest number of pairs one endpoint is in, minus 1). For extra rounds over a set the patterns do
+ * not describe, such as the pairs to measure again. 0, -EINVAL (an endpoint out of range or a == b;
+ * not logged) or -ENOMEM. */
+int rp_sched_pack(const struct rp_sched_pair *pairs, size_t n, size_t n_eps, uint32_t *round_of, size_t *n_rounds_p);
+
 #endif

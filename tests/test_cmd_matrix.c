@@ -1,8 +1,12 @@
 /* test_cmd_matrix.c: the matrix front end as a user meets it without hardware or MPI: --plan answers
  * with the schedule's numbers, bad options exit 2 with a message, a run outside a launcher exits 3
- * and says how to start it. Runs the built binary (RP_TEST_BIN). */
+ * and says how to start it. Under a real "mpirun -np 3" (skipped loudly without MPI or mpirun), with
+ * a -d that selects nothing on any host: each rank's endpoint is reported no_usable_port and drained
+ * and the JSON is written (the job is not aborted); a --json path that cannot be written still
+ * leaves the verdict on stdout, names the file and exits 3. Runs the built binary (RP_TEST_BIN). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,8 +78,13 @@ static void test_usage_errors(void **state)
 	assert_int_equal(matrix("--plan --hcas 0"), 2);
 	assert_int_equal(matrix("-a"), 2);
 	assert_int_equal(matrix("--outlier 2"), 2);
+	assert_int_equal(matrix("--retest 4"), 2);
+	assert_non_null(strstr(out, "--retest"));
 	assert_int_equal(matrix("--help"), 0);
 	assert_non_null(strstr(out, "--per-gpu"));
+	/* retest rounds and the interrupted exit status are part of the interface */
+	assert_non_null(strstr(out, "--retest"));
+	assert_non_null(strstr(out, "128+signal"));
 }
 
 static void test_needs_a_launcher(void **state)
@@ -83,6 +92,68 @@ static void test_needs_a_launcher(void **state)
 	(void)state;
 	assert_int_equal(matrix("-d rxe0"), 3);
 	assert_true(strstr(out, "mpirun") != NULL || strstr(out, "without MPI") != NULL);
+}
+
+static bool mpi_usable(void)
+{
+	if (system("command -v mpirun >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "SKIP: mpirun is not installed (openmpi-bin)\n");
+		return false;
+	}
+	if (rp_test_run_bin(out, sizeof(out), "--version") != 0 || !strstr(out, "mpi")) {
+		fprintf(stderr, "SKIP: rdmaprobe was built without MPI\n");
+		return false;
+	}
+	return true;
+}
+
+/* "mpirun -np NP rdmaprobe matrix --node nodeR -d =rp_no_such_devR ARGS" (stdout and stderr). */
+static int matrix_mpirun(int np, const char *args)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS -np %d "
+		 "sh -c 'exec \"$0\" matrix --node node$OMPI_COMM_WORLD_RANK -d =rp_no_such_dev$OMPI_COMM_WORLD_RANK "
+		 "\"$@\"' '%s' %s 2>&1", np, rp_test_bin(), args);
+	return rp_test_run(cmd, out, sizeof(out));
+}
+
+static void test_no_port_is_the_finding(void **state)
+{
+	char args[1024], path[512];
+	FILE *f;
+	static char json[1 << 16];
+	size_t n;
+
+	(void)state;
+	if (!mpi_usable())
+		skip();
+	snprintf(path, sizeof(path), "%s/noport.json", rp_test_tmpdir());
+	snprintf(args, sizeof(args), "-n 10 --timeout 1 --json '%s'", path);
+	/* every rank's -d matches nothing: 3 endpoints, 6 pairs, each one no_usable_port, exit 1 */
+	assert_int_equal(matrix_mpirun(3, args), 1);
+	assert_non_null(strstr(out, "FAIL: 0 of 6 pairs ok, 6 failed"));
+	assert_non_null(strstr(out, "drain: rp_no_such_dev1:0"));
+	assert_non_null(strstr(out, "no_usable_port: node0/rp_no_such_dev0: "));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(json, 1, sizeof(json) - 1, f);
+	fclose(f);
+	json[n] = '\0';
+	assert_int_equal(mx_count(json, "\"no_usable_port\""), 6);
+	assert_non_null(strstr(json, "\"no_port\""));
+	assert_non_null(strstr(json, "\"complete\": true"));
+}
+
+static void test_unwritable_json_still_prints_the_verdict(void **state)
+{
+	(void)state;
+	if (!mpi_usable())
+		skip();
+	assert_int_equal(matrix_mpirun(2, "-n 10 --timeout 1 --json /nonexistent-dir/m.json"), 3);
+	assert_non_null(strstr(out, "FAIL: 0 of 2 pairs ok, 2 failed"));
+	assert_non_null(strstr(out, "could not write /nonexistent-dir/m.json\n"));
 }
 
 int main(void)
@@ -93,7 +164,9 @@ int main(void)
 		cmocka_unit_test(test_plan_sample_is_seeded),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_needs_a_launcher),
+		cmocka_unit_test(test_no_port_is_the_finding),
+		cmocka_unit_test(test_unwritable_json_still_prints_the_verdict),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
 }

@@ -1,7 +1,9 @@
 /* test_oob_mpi.c: the MPI side channel keeps the oob contract under a real mpirun with two ranks:
  * messages arrive whole, a receive with no sender returns -ETIMEDOUT at its deadline and consumes
  * nothing (the message sent later is still received), a wrong length is -EMSGSIZE, and the start-up
- * exchange works. The test starts itself under "mpirun -np 2" (skips loudly without MPI or mpirun). */
+ * exchange works. Messages on the same tag from an earlier round, another pair or another run (a
+ * late answer of a pair that timed out; tags wrap) are dropped, on the side channel and on the
+ * control channel alike, and the receiver gets the message that is its own. The test starts itself under "mpirun -np 2" (skips loudly without MPI or mpirun). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +23,8 @@
 static int ranks_main(int argc, char **argv)
 {
 	struct rp_mpi_info mi;
-	struct rp_oob oob;
+	struct rp_oob oob, stale, other_pair;
+	const struct rp_mpi_addr here = { .round = 3, .pair = 9 };
 	char buf[64], *all = NULL;
 	size_t *lens = NULL, *offs = NULL;
 	int bad = 0, rc;
@@ -29,7 +32,8 @@ static int ranks_main(int argc, char **argv)
 
 	if (rp_mpi_init(&argc, &argv, &mi) != 0 || mi.size != 2)
 		return 10;
-	rp_oob_mpi_open(&oob, 1 - mi.rank, 77);
+	rp_mpi_set_run(0x1234);
+	rp_oob_mpi_open(&oob, 1 - mi.rank, 77, &here);
 	if (mi.rank == 0) {
 		/* 1. nobody sends yet: a short receive times out at its deadline */
 		t0 = rp_now();
@@ -39,11 +43,16 @@ static int ranks_main(int argc, char **argv)
 			bad = 1;
 		}
 		/* tell rank 1 to send now */
-		rp_mpi_ctl_send(1, 5, "go", 3, rp_now() + 5);
-		/* 2. the message comes whole */
+		rp_mpi_ctl_send(1, 5, 0, "go", 3, rp_now() + 5);
+		/* 2. the message comes whole; the three sent before it on the same tag (an earlier round,
+		 * another pair, another run) are not taken for it */
 		rc = rp_oob_recv(&oob, buf, 16, rp_now() + 10);
 		if (rc != 0 || memcmp(buf, "0123456789abcdef", 16) != 0) {
-			fprintf(stderr, "rank 0: recv gave %d\n", rc);
+			fprintf(stderr, "rank 0: recv gave %d (%.16s)\n", rc, rc == 0 ? buf : "");
+			bad = 1;
+		}
+		if (rp_mpi_dropped() != 3) {
+			fprintf(stderr, "rank 0: %lu messages dropped, want 3\n", rp_mpi_dropped());
 			bad = 1;
 		}
 		/* 3. a message of another length */
@@ -52,21 +61,49 @@ static int ranks_main(int argc, char **argv)
 			fprintf(stderr, "rank 0: wrong-length message gave %d, want -EMSGSIZE\n", rc);
 			bad = 1;
 		}
+		/* 4. control messages: one of round 6 arrives before round 7's; round 7's receive gets its own */
+		{
+			void *m = NULL;
+			size_t mlen = 0;
+			int from = -1;
+
+			rc = rp_mpi_ctl_recv(-1, 6, 7, &m, &mlen, &from, rp_now() + 10);
+			if (rc != 0 || mlen != 4 || from != 1 || strcmp(m, "new") != 0 || rp_mpi_dropped() != 4) {
+				fprintf(stderr, "rank 0: control receive of round 7 gave %d (%zu bytes: %s), %lu dropped\n", rc,
+					mlen, rc == 0 ? (char *)m : "", rp_mpi_dropped());
+				bad = 1;
+			}
+			free(m);
+		}
 	} else {
 		void *go = NULL;
 		size_t len = 0;
 		int src = -1;
 
-		rc = rp_mpi_ctl_recv(0, 5, &go, &len, &src, rp_now() + 20);
+		rc = rp_mpi_ctl_recv(0, 5, 0, &go, &len, &src, rp_now() + 20);
 		if (rc != 0 || len != 3 || src != 0 || strcmp(go, "go") != 0) {
 			fprintf(stderr, "rank 1: control message gave %d (%zu bytes from %d)\n", rc, len, src);
 			bad = 1;
 		}
 		free(go);
+		/* on the same tag: a late message of round 2, one of another pair, one of another run */
+		rp_oob_mpi_open(&stale, 0, 77, &(struct rp_mpi_addr){ .round = 2, .pair = 9 });
+		rp_oob_mpi_open(&other_pair, 0, 77, &(struct rp_mpi_addr){ .round = 3, .pair = 8 });
+		rp_oob_send(&stale, "stale-stale-stal", 16, rp_now() + 5);
+		rp_oob_send(&other_pair, "other-pair-other", 16, rp_now() + 5);
+		rp_mpi_set_run(0x9999);
+		rp_oob_close(&stale);
+		rp_oob_mpi_open(&stale, 0, 77, &here);
+		rp_oob_send(&stale, "foreign-run-fore", 16, rp_now() + 5);
+		rp_mpi_set_run(0x1234);
+		rp_oob_close(&stale);
+		rp_oob_close(&other_pair);
 		rp_oob_send(&oob, "0123456789abcdef", 16, rp_now() + 5);
 		rp_oob_send(&oob, "short", 5, rp_now() + 5);
+		rp_mpi_ctl_send(0, 6, 6, "old", 4, rp_now() + 5);
+		rp_mpi_ctl_send(0, 6, 7, "new", 4, rp_now() + 5);
 	}
-	/* 4. the start-up exchange: every rank's bytes, in rank order */
+	/* 5. the start-up exchange: every rank's bytes, in rank order */
 	snprintf(buf, sizeof(buf), "rank-%d%s", mi.rank, mi.rank ? "-longer" : "");
 	rc = rp_mpi_allgather(buf, strlen(buf) + 1, rp_now() + 20, &all, &lens, &offs);
 	if (rc != 0 || strcmp(all + offs[0], "rank-0") != 0 || strcmp(all + offs[1], "rank-1-longer") != 0 || lens[1] != 14) {

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "schedule.h"
+#include "util.h"
 
 /* Endpoints of nodes with per_node[i] adapters each, in canonical order. */
 static struct rp_sched_ep *eps_make(const unsigned *per_node, size_t n_nodes, size_t *n_p)
@@ -335,6 +336,40 @@ static void test_rail_1024x8_sizes(void **state)
 	free(eps);
 }
 
+/* Packing arbitrary pairs: no endpoint twice in a round, every pair placed once, first fit. */
+static void test_pack_contention_free(void **state)
+{
+	/* a star on endpoint 0 (4 pairs: 4 rounds at least), plus pairs that fit beside it */
+	const struct rp_sched_pair p[] = { { 0, 1 }, { 0, 2 }, { 2, 3 }, { 0, 3 }, { 1, 3 }, { 0, 70 }, { 4, 70 }, { 5, 6 } };
+	uint32_t round_of[RP_ARRAY_SIZE(p)];
+	size_t n_rounds = 0, n = RP_ARRAY_SIZE(p);
+
+	(void)state;
+	assert_int_equal(rp_sched_pack(p, n, 80, round_of, &n_rounds), 0);
+	assert_int_equal(n_rounds, 4);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(round_of[i] < n_rounds);
+		for (size_t j = i + 1; j < n; j++)
+			if (round_of[i] == round_of[j])
+				assert_true(p[i].a != p[j].a && p[i].a != p[j].b && p[i].b != p[j].a && p[i].b != p[j].b);
+	}
+	/* first fit: {0,1} and {2,3} and {5,6} share round 0; {0,2} and {1,3} round 1 */
+	assert_int_equal(round_of[0], 0);
+	assert_int_equal(round_of[2], 0);
+	assert_int_equal(round_of[7], 0);
+	assert_int_equal(round_of[1], 1);
+	assert_int_equal(round_of[4], 1);
+	assert_int_equal(round_of[3], 2);
+	assert_int_equal(round_of[5], 3);
+	assert_int_equal(round_of[6], 0);
+	/* nothing to pack: no round */
+	assert_int_equal(rp_sched_pack(p, 0, 80, round_of, &n_rounds), 0);
+	assert_int_equal(n_rounds, 0);
+	/* an endpoint out of range, a self pair */
+	assert_int_equal(rp_sched_pack(p, n, 70, round_of, &n_rounds), -EINVAL);
+	assert_int_equal(rp_sched_pack(&(struct rp_sched_pair){ 3, 3 }, 1, 80, round_of, &n_rounds), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_unsorted_endpoints_rejected),
 		cmocka_unit_test(test_pattern_parse),
 		cmocka_unit_test(test_rail_1024x8_sizes),
+		cmocka_unit_test(test_pack_contention_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

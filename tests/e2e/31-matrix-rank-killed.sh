@@ -3,8 +3,9 @@
 # timeout: 170
 # Rank 3 is killed (kill -9) mid-run. The others do not hang: the run goes on (mpirun
 # --enable-recovery keeps the job), rank 3's pairs fail (peer lost or timed out), the pairs among
-# nodes 0-2 are still measured (ok, or peer_lost in the round right after the kill), and the JSON
-# file is valid with every round.
+# nodes 0-2 are all measured and ok in the end (a survivor pair that Open MPI stalled right after the
+# kill is measured again in a retest round, both of its ranks alive), no survivor adapter is listed
+# to drain, and the JSON file is valid with every round.
 set -uo pipefail
 . "$RP_ROOT/tests/e2e/lib/matrix.sh"
 mx_need
@@ -26,16 +27,19 @@ assert m["rounds_done"] >= 1, m
 among = [p for p in pairs if idx(p["src"]) < 3 and idx(p["dst"]) < 3]
 assert len(among) == 6, among
 # Right after a rank dies, Open MPI can stall traffic between survivors for a moment, so a survivor
-# pair in the round after the kill may end peer_lost (a known limitation, see the README); it must
-# never end with any other failure, and the survivor pair of round 1 (before the kill) is verified.
-assert all((p["status"] == "ok" and p["verified"]) or p["status"] == "peer_lost" for p in among), among
-assert sum(p["status"] == "ok" and p["verified"] for p in among) >= 2, among
+# pair in the round after the kill may fail once; the retest rounds measure it again (both ranks
+# alive), so every survivor pair ends ok and verified, and no survivor adapter is drained.
+assert all(p["status"] == "ok" and p["verified"] for p in among), among
+for n in range(3):
+    assert nodes["node%d" % n]["drain"] == [], nodes["node%d" % n]
+    assert nodes["node%d" % n]["recommended_nccl_ib_hca"] == "=rxe%d:1" % n, nodes["node%d" % n]
 lost = [p for p in pairs if 3 in (idx(p["src"]), idx(p["dst"])) and p["status"] != "ok"]
 assert lost, "no pair with the killed rank failed"
 assert all(p["reason"] for p in lost)
 assert m["complete"], "the run should go on without rank 3: %r" % m
 assert len(pairs) == 12
-assert "rxe3:1" in nodes["node3"]["drain"], nodes["node3"]
+# the pairs of rank 3 could not be measured again (its rank is gone): unconfirmed; whether they drain
+# rxe3 follows the verdict rule for unconfirmed failures, not asserted here.
 ' || { echo "FAIL: JSON report"; tail -30 "$out/stderr"; exit 1; }
 # mpirun --enable-recovery exits 0 whatever the ranks return: rank 0's own status is the verdict.
 [ "$(cat "$out/rank0.rc" 2>/dev/null)" = 1 ] || { echo "FAIL: rank 0 exit $(cat "$out/rank0.rc" 2>/dev/null), want 1"; exit 1; }

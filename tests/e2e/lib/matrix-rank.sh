@@ -4,6 +4,8 @@
 # and rxe(2N+1); RP_MX_LAYOUT=shared makes ranks 2M and 2M+1 both node M offering rxe(2M), rxe(2M+1).
 # RP_MX_KILL_RANK=N kills rank N (kill -9) once the file RP_MX_KILL_WHEN exists
 # (rank 0 writes its report after the first round: "mid-run"), plus RP_MX_KILL_AFTER seconds.
+# RP_MX_NODEV_RANK=N gives rank N a -d that matches no adapter (=rxe_missing).
+# RP_MX_PID_DIR: each rank writes the pid of its rdmaprobe to DIR/rankN.pid (to signal one rank).
 set -euo pipefail
 r=${OMPI_COMM_WORLD_RANK:?not started by Open MPI mpirun}
 node=node$r
@@ -14,6 +16,7 @@ if [ "${RP_MX_LAYOUT:-}" = shared ]; then
 	node=node$((r / 2))
 	dev="=rxe$((2 * (r / 2))),rxe$((2 * (r / 2) + 1))"
 fi
+[ -n "${RP_MX_NODEV_RANK:-}" ] && [ "$r" = "$RP_MX_NODEV_RANK" ] && dev="=rxe_missing"
 if [ -n "${RP_MX_KILL_RANK:-}" ] && [ "$r" = "$RP_MX_KILL_RANK" ]; then
 	"${RP_BIN:?}" matrix --node "$node" -d "$dev" "$@" &
 	pid=$!
@@ -31,8 +34,12 @@ fi
 # the ranks return).
 if [ -n "${RP_MX_STATUS_DIR:-}" ]; then
 	rc=0
-	"${RP_BIN:?}" matrix --node "$node" -d "$dev" "$@" || rc=$?
+	"${RP_BIN:?}" matrix --node "$node" -d "$dev" "$@" &
+	pid=$!
+	[ -n "${RP_MX_PID_DIR:-}" ] && echo "$pid" >"$RP_MX_PID_DIR/rank$r.pid"
+	wait "$pid" || rc=$?
 	echo "$rc" >"$RP_MX_STATUS_DIR/rank$r.rc"
 	exit "$rc"
 fi
+[ -n "${RP_MX_PID_DIR:-}" ] && echo "$$" >"$RP_MX_PID_DIR/rank$r.pid"   # exec keeps the pid
 exec "${RP_BIN:?}" matrix --node "$node" -d "$dev" "$@"

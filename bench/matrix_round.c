@@ -1,0 +1,495 @@
+/* matrix_round.c: one round of the matrix on every rank, and the retest plan's distribution.
+ *
+ * Per round: every rank runs its sides of the round's jobs in threads (each direction a job asks
+ * for), reports them to rank 0 and waits for rank 0's "go", which names the ranks that stopped
+ * answering (nobody waits on them again) and whether the run stops (a signal on any rank: reports
+ * carry the sender's, the go carries the run's). Only point-to-point calls polled against deadlines:
+ * a dead rank costs a deadline, never a hang. A rank asked to stop measures nothing more: the jobs
+ * it has not started end RP_ST_INTERRUPTED.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "matrix.h"
+#include "matrix_wire.h"
+#include "oob_mpi.h"
+#include "stop.h"
+#include "util.h"
+
+struct mx_task {
+	const struct mx_ctx *ctx;
+	size_t round, idx;
+	struct mx_job job;
+	pthread_t thread;
+	bool threaded;
+	int done;                     /* __atomic: the thread is finished */
+	bool have[2];
+	struct mx_wire_res out[2];
+};
+
+/* Tags only spread the traffic (they wrap on long runs): the envelope's round and pair decide. */
+static int pair_tag(const struct mx_ctx *c, size_t round, size_t idx, int dir)
+{
+	uint64_t t = ((uint64_t)round * (c->max_pairs ? c->max_pairs : 1) + idx) * 2 + (uint64_t)dir;
+
+	return (int)(t % ((uint64_t)rp_mpi_tag_ub() + 1));
+}
+
+static void port_of(const struct mx_ep *x, struct rp_engine_port *p)
+{
+	p->node = x->ep.node;
+	p->device = x->ep.device;
+	p->port = x->ep.port;
+	p->gid_index = x->ep.gid_index;
+}
+
+/* One direction that is not measured: its outcome is known without the fabric. true when so. */
+static bool dir_known(const struct mx_task *t, const struct mx_ep *S, const struct mx_ep *D, int peer,
+		      struct rp_pair_result *r)
+{
+	const struct mx_ctx *c = t->ctx;
+	const struct mx_ep *np = S->no_port[0] ? S : D->no_port[0] ? D : NULL;
+
+	if (np) {
+		rp_pair_result_init(r, &S->ep, &D->ep);
+		rp_pair_result_fail(r, RP_ST_NO_PORT, "%s/%s: %s", np->ep.node, np->ep.device, np->no_port);
+		return true;
+	}
+	if (rp_stop_requested()) {
+		rp_pair_result_init(r, &S->ep, &D->ep);
+		rp_pair_result_fail(r, RP_ST_INTERRUPTED, "not measured: stopped by signal %d", rp_stop_signal());
+		return true;
+	}
+	if (peer >= 0 && c->dead[peer]) {
+		const struct mx_ep *x = S->owner == peer ? S : D;
+
+		rp_pair_result_init(r, &S->ep, &D->ep);
+		rp_pair_result_fail(r, RP_ST_PEER_LOST, "rank %d (driving %s/%s:%d) stopped answering before round %zu",
+				    peer, x->ep.node, x->ep.device, x->ep.port, t->round + 1);
+		return true;
+	}
+	return false;
+}
+
+/* The job's directions, this rank's side(s). */
+static void *task_run(void *arg)
+{
+	struct mx_task *t = arg;
+	const struct mx_ctx *c = t->ctx;
+	struct rp_engine_cfg cfg = *c->cfg;
+
+	if (t->job.qp_timeout > 0)
+		cfg.qp.qp_timeout = t->job.qp_timeout;
+	for (int dir = 0; dir < 2; dir++) {
+		uint32_t src = dir ? t->job.b : t->job.a, dst = dir ? t->job.a : t->job.b;
+		const struct mx_ep *S = &c->eps[src], *D = &c->eps[dst];
+		struct rp_pair_result *r = &t->out[dir].r;
+		bool writer = S->owner == c->rank, local = writer && D->owner == c->rank;
+		int peer = local ? -1 : writer ? D->owner : S->owner;
+		struct rp_engine_port ps, pd;
+
+		if (!(t->job.dirs & (1u << dir)))
+			continue;
+		t->have[dir] = true;
+		t->out[dir].idx = (uint32_t)t->idx;
+		t->out[dir].dir = (uint32_t)dir;
+		t->out[dir].writer = writer;
+		if (dir_known(t, S, D, peer, r))
+			continue;
+		port_of(S, &ps);
+		port_of(D, &pd);
+		if (local) {
+			rp_engine_loopback_run(&cfg, &ps, &pd, 0, r);
+			continue;
+		}
+		struct rp_oob oob;
+		struct rp_mpi_addr addr = { .round = (uint32_t)t->round, .pair = (uint32_t)(t->idx * 2 + (size_t)dir) };
+
+		if (rp_oob_mpi_open(&oob, peer, pair_tag(c, t->round, t->idx, dir), &addr) != 0) {
+			rp_pair_result_init(r, &S->ep, &D->ep);
+			rp_pair_result_fail(r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
+			continue;
+		}
+		rp_engine_pair_run(&cfg, writer ? RP_ROLE_WRITER : RP_ROLE_TARGET, writer ? &ps : &pd, &oob, 0, r);
+		rp_oob_close(&oob);
+	}
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait for the round's threads; on rank 0, write the files at once when a stop arrives meanwhile
+ * (mpirun follows its SIGTERM with a SIGKILL soon after). */
+static void tasks_wait(const struct mx_ctx *c, struct mx_task *tasks, size_t n)
+{
+	bool flushed = false;
+
+	for (size_t k = 0; k < n; k++) {
+		while (tasks[k].threaded && !__atomic_load_n(&tasks[k].done, __ATOMIC_ACQUIRE)) {
+			if (c->flush && !flushed && rp_stop_requested()) {
+				c->flush(c->flush_arg);
+				flushed = true;
+			}
+			pause_ms(10);
+		}
+		if (tasks[k].threaded)
+			pthread_join(tasks[k].thread, NULL);
+	}
+}
+
+/* Run this rank's jobs of the round, all at once. *tasks_p (malloc'd) and *n_p hold the outcome. */
+static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
+		     struct mx_task **tasks_p, size_t *n_p)
+{
+	struct mx_task *tasks = calloc(n_jobs ? n_jobs : 1, sizeof(*tasks));
+	size_t n = 0;
+	sigset_t stop_sigs, old;
+
+	if (!tasks)
+		return -ENOMEM;
+	/* The pair threads never take SIGINT/SIGTERM (no EINTR in the middle of a measurement): the main
+	 * thread does, and the threads see the flag. */
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
+	for (size_t i = 0; i < n_jobs; i++) {
+		if (c->eps[jobs[i].a].owner != c->rank && c->eps[jobs[i].b].owner != c->rank)
+			continue;
+		tasks[n] = (struct mx_task){ .ctx = c, .round = round, .idx = i, .job = jobs[i] };
+		tasks[n].threaded = pthread_create(&tasks[n].thread, NULL, task_run, &tasks[n]) == 0;
+		if (!tasks[n].threaded)
+			task_run(&tasks[n]);        /* no thread to be had: run it here, still within deadlines */
+		n++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	tasks_wait(c, tasks, n);
+	*tasks_p = tasks;
+	*n_p = n;
+	return 0;
+}
+
+/* The round's report of a non-zero rank: every side it ran, and its stop signal. */
+static int report_send(const struct mx_ctx *c, size_t round, const struct mx_task *tasks, size_t n, double deadline)
+{
+	size_t n_rec = 0, len, k = 0;
+	char *buf;
+	struct mx_wire_res *rec;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		n_rec += (size_t)tasks[i].have[0] + tasks[i].have[1];
+	len = sizeof(struct mx_hdr) + n_rec * sizeof(struct mx_wire_res);
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_REPORT, c->rank, round, n_rec, sizeof(*rec));
+	((struct mx_hdr *)buf)->status = rp_stop_signal();
+	rec = (struct mx_wire_res *)(buf + sizeof(struct mx_hdr));
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 2; d++)
+			if (tasks[i].have[d])
+				rec[k++] = tasks[i].out[d];
+	rc = rp_mpi_ctl_send(0, MX_TAG_REPORT, (uint32_t)round, buf, len, deadline);
+	free(buf);
+	return rc;
+}
+
+/* Keep a received or local side in slot[idx*2+dir]: the writer's view, unless the other side says
+ * the pair was interrupted (then it was not measured, whatever the writer saw after). */
+static void slot_put(struct mx_wire_res *slot, bool *have, const struct mx_wire_res *w)
+{
+	size_t k = (size_t)w->idx * 2 + w->dir;
+
+	if (have[k] && slot[k].r.status == RP_ST_INTERRUPTED)
+		return;
+	if (have[k] && slot[k].writer && !w->writer && w->r.status != RP_ST_INTERRUPTED)
+		return;
+	slot[k] = *w;
+	have[k] = true;
+}
+
+static bool wire_res_ok(const struct mx_wire_res *w, const struct mx_job *jobs, size_t n_jobs)
+{
+	const struct rp_pair_result *r = &w->r;
+
+	return w->idx < n_jobs && w->dir < 2 && (jobs[w->idx].dirs & (1u << w->dir)) && (int)r->status >= 0 &&
+	       r->status < RP_ST_COUNT_ && mx_str_terminated(r->reason, sizeof(r->reason)) &&
+	       mx_str_terminated(r->src.node, sizeof(r->src.node)) && mx_str_terminated(r->dst.node, sizeof(r->dst.node)) &&
+	       mx_str_terminated(r->src.device, sizeof(r->src.device)) &&
+	       mx_str_terminated(r->dst.device, sizeof(r->dst.device)) && mx_str_terminated(r->src.mem, sizeof(r->src.mem)) &&
+	       mx_str_terminated(r->dst.mem, sizeof(r->dst.mem)) && mx_str_terminated(r->src.mem_reg, sizeof(r->src.mem_reg)) &&
+	       mx_str_terminated(r->dst.mem_reg, sizeof(r->dst.mem_reg));
+}
+
+/* The table's description of an endpoint, with what the engine learned (MTU, memory) kept. */
+static void ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
+{
+	struct rp_endpoint e = *table;
+
+	if (dst->mtu)
+		e.mtu = dst->mtu;
+	if (dst->mem[0])
+		memcpy(e.mem, dst->mem, sizeof(e.mem));
+	if (dst->mem_reg[0])
+		memcpy(e.mem_reg, dst->mem_reg, sizeof(e.mem_reg));
+	*dst = e;
+}
+
+/* Rank 0: take reports of the round until every live rank sent one or the deadline passed. */
+static int reports_take(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
+			struct mx_wire_res *slot, bool *have, bool *reported, double deadline)
+{
+	size_t waiting = 0;
+	bool flushed = false;
+
+	for (int r = 1; r < c->n_ranks; r++)
+		waiting += !c->dead[r];
+	while (waiting > 0) {
+		void *buf = NULL;
+		size_t len = 0;
+		int src = -1, rc;
+		const struct mx_hdr *h;
+		double until = rp_now() + 0.25;
+
+		rc = rp_mpi_ctl_recv(-1, MX_TAG_REPORT, (uint32_t)round, &buf, &len, &src, until < deadline ? until : deadline);
+		if (rc == -ETIMEDOUT) {
+			if (c->flush && !flushed && rp_stop_requested()) {
+				c->flush(c->flush_arg);
+				flushed = true;
+			}
+			if (rp_now() < deadline)
+				continue;
+			return 0;
+		}
+		if (rc)
+			return rc;
+		h = buf;
+		if (!mx_msg_ok(buf, len, MX_KIND_REPORT, sizeof(struct mx_wire_res)) || h->rank != src || src <= 0 ||
+		    src >= c->n_ranks) {
+			rp_warn("matrix: rank %d sent a malformed round report (%zu bytes): ignored", src, len);
+		} else if (!reported[src] && !c->dead[src]) {
+			const struct mx_wire_res *rec = (const void *)(h + 1);
+
+			for (uint32_t i = 0; i < h->n; i++)
+				if (wire_res_ok(&rec[i], jobs, n_jobs))
+					slot_put(slot, have, &rec[i]);
+			if (h->status > 0 && h->status < 128 && !c->stop_sig)
+				c->stop_sig = h->status;
+			reported[src] = true;
+			waiting--;
+		}
+		free(buf);
+	}
+	return 0;
+}
+
+/* Rank 0: collect the round's reports; ranks that sent none are dead from now on. Every asked-for
+ * direction of every job ends up in got[2*i+dir]. */
+static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
+			 const struct mx_task *tasks, size_t n_tasks, double deadline, struct rp_pair_result *got)
+{
+	struct mx_wire_res *slot = calloc(2 * n_jobs + 1, sizeof(*slot));
+	bool *have = calloc(2 * n_jobs + 1, sizeof(*have));
+	bool *reported = calloc((size_t)c->n_ranks, sizeof(*reported));
+	int rc = -ENOMEM;
+
+	if (!slot || !have || !reported)
+		goto out;
+	for (size_t k = 0; k < n_tasks; k++)
+		for (int d = 0; d < 2; d++)
+			if (tasks[k].have[d])
+				slot_put(slot, have, &tasks[k].out[d]);
+	rc = reports_take(c, round, jobs, n_jobs, slot, have, reported, deadline);
+	if (rc)
+		goto out;
+	for (int r = 1; r < c->n_ranks; r++) {
+		if (!c->dead[r] && !reported[r]) {
+			fprintf(stderr, "rdmaprobe matrix: rank %d sent no report for round %zu before the deadline: "
+					"its pairs are lost from now on\n", r, round + 1);
+			c->dead[r] = true;
+		}
+	}
+	for (size_t i = 0; i < n_jobs; i++) {
+		for (int d = 0; d < 2; d++) {
+			uint32_t src = d ? jobs[i].b : jobs[i].a, dst = d ? jobs[i].a : jobs[i].b;
+			struct rp_pair_result *r = &got[2 * i + d];
+
+			if (!(jobs[i].dirs & (1u << d)))
+				continue;
+			if (have[2 * i + d]) {
+				*r = slot[2 * i + d].r;
+			} else {
+				rp_pair_result_init(r, &c->eps[src].ep, &c->eps[dst].ep);
+				rp_pair_result_fail(r, RP_ST_PEER_LOST, "no report from rank %d or rank %d for round %zu",
+						    c->eps[src].owner, c->eps[dst].owner, round + 1);
+			}
+			ep_merge(&r->src, &c->eps[src].ep);
+			ep_merge(&r->dst, &c->eps[dst].ep);
+		}
+	}
+out:
+	free(slot);
+	free(have);
+	free(reported);
+	return rc;
+}
+
+/* Rank 0 to every live rank: round done; who is dead; whether to stop (the signal). */
+static void go_send(const struct mx_ctx *c, size_t round)
+{
+	size_t n_dead = 0, len;
+	char *buf;
+	int32_t *dead;
+
+	for (int r = 0; r < c->n_ranks; r++)
+		n_dead += c->dead[r];
+	len = sizeof(struct mx_hdr) + n_dead * sizeof(int32_t);
+	buf = calloc(1, len);
+	if (!buf)
+		return;
+	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_GO, 0, round, n_dead, sizeof(int32_t));
+	((struct mx_hdr *)buf)->status = c->stop_sig;
+	dead = (int32_t *)(buf + sizeof(struct mx_hdr));
+	for (int r = 0, k = 0; r < c->n_ranks; r++)
+		if (c->dead[r])
+			dead[k++] = r;
+	for (int r = 1; r < c->n_ranks; r++)
+		if (!c->dead[r] && rp_mpi_ctl_send(r, MX_TAG_GO, (uint32_t)round, buf, len, rp_now() + 5) != 0)
+			c->dead[r] = true;
+	free(buf);
+}
+
+/* Non-zero ranks: wait for rank 0's go. 0 go on, 1 stop (c->stop_sig), -ETIMEDOUT rank 0 is gone,
+ * -ECANCELED rank 0 counts this rank as dead. */
+static int go_wait(struct mx_ctx *c, size_t round, double deadline)
+{
+	for (;;) {
+		void *buf = NULL;
+		size_t len = 0;
+		int rc = rp_mpi_ctl_recv(0, MX_TAG_GO, (uint32_t)round, &buf, &len, NULL, deadline);
+		const struct mx_hdr *h = buf;
+
+		if (rc)
+			return rc;
+		if (!mx_msg_ok(buf, len, MX_KIND_GO, sizeof(int32_t))) {
+			rp_warn("matrix: rank 0 sent a malformed go for round %zu (%zu bytes): ignored", round + 1, len);
+			free(buf);
+			continue;
+		}
+		const int32_t *dead = (const void *)(h + 1);
+
+		for (uint32_t i = 0; i < h->n; i++)
+			if (dead[i] >= 0 && dead[i] < c->n_ranks)
+				c->dead[dead[i]] = true;
+		if (h->status > 0 && h->status < 128)
+			c->stop_sig = h->status;
+		free(buf);
+		if (c->dead[c->rank])
+			return -ECANCELED;
+		return c->stop_sig ? 1 : 0;
+	}
+}
+
+int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct rp_pair_result *got)
+{
+	struct mx_task *tasks = NULL;
+	size_t n_tasks = 0;
+	double start = rp_now();
+	int rc = round_run(c, round, jobs, n, &tasks, &n_tasks);
+
+	if (rc)
+		return rc;
+	if (c->rank != 0) {
+		report_send(c, round, tasks, n_tasks, start + c->budget);
+		free(tasks);
+		return go_wait(c, round, start + 2 * c->budget + 10);
+	}
+	rc = round_collect(c, round, jobs, n, tasks, n_tasks, start + c->budget, got);
+	free(tasks);
+	if (rc)
+		return rc;
+	if (!c->stop_sig && rp_stop_requested())
+		c->stop_sig = rp_stop_signal();
+	go_send(c, round);
+	return c->stop_sig ? 1 : 0;
+}
+
+void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n)
+{
+	size_t len = sizeof(struct mx_hdr) + n * sizeof(struct mx_wire_job);
+	char *buf = calloc(1, len);
+	struct mx_wire_job *rec = (struct mx_wire_job *)(buf + sizeof(struct mx_hdr));
+
+	if (!buf)
+		return;        /* the ranks time out waiting and stop: rank 0 is out of memory */
+	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_PLAN, 0, round, n, sizeof(*rec));
+	for (size_t i = 0; i < n; i++)
+		rec[i] = (struct mx_wire_job){ .a = jobs[i].a, .b = jobs[i].b, .dirs = jobs[i].dirs, .round = round_of[i],
+					       .qp_timeout = jobs[i].qp_timeout };
+	for (int r = 1; r < c->n_ranks; r++)
+		if (!c->dead[r] && rp_mpi_ctl_send(r, MX_TAG_PLAN, (uint32_t)round, buf, len, rp_now() + 5) != 0)
+			c->dead[r] = true;
+	free(buf);
+}
+
+int mx_plan_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p,
+		 double deadline)
+{
+	void *buf = NULL;
+	size_t len = 0;
+	const struct mx_hdr *h;
+	const struct mx_wire_job *rec;
+	int rc = rp_mpi_ctl_recv(0, MX_TAG_PLAN, (uint32_t)round, &buf, &len, NULL, deadline);
+
+	*jobs_p = NULL;
+	*round_of_p = NULL;
+	*n_p = 0;
+	if (rc)
+		return rc;
+	h = buf;
+	rec = (const void *)(h + 1);
+	if (!mx_msg_ok(buf, len, MX_KIND_PLAN, sizeof(*rec))) {
+		free(buf);
+		return rp_error(-EPROTO, "matrix: rank 0 sent a malformed retest plan (%zu bytes)", len);
+	}
+	*jobs_p = calloc(h->n ? h->n : 1, sizeof(**jobs_p));
+	*round_of_p = calloc(h->n ? h->n : 1, sizeof(**round_of_p));
+	if (!*jobs_p || !*round_of_p) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < h->n; i++) {
+		if (rec[i].a >= rec[i].b || rec[i].b >= c->n_eps || rec[i].dirs < 1 || rec[i].dirs > 3 ||
+		    rec[i].round >= h->n || rec[i].qp_timeout < 0 || rec[i].qp_timeout > 31) {
+			rc = rp_error(-EPROTO, "matrix: rank 0's retest plan names an impossible pair (%u, %u)", rec[i].a,
+				      rec[i].b);
+			goto out;
+		}
+		(*jobs_p)[i] = (struct mx_job){ .a = rec[i].a, .b = rec[i].b, .dirs = rec[i].dirs,
+						.qp_timeout = rec[i].qp_timeout };
+		(*round_of_p)[i] = rec[i].round;
+	}
+	*n_p = h->n;
+out:
+	if (rc) {
+		free(*jobs_p);
+		free(*round_of_p);
+		*jobs_p = NULL;
+		*round_of_p = NULL;
+	}
+	free(buf);
+	return rc;
+}

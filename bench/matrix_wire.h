@@ -1,0 +1,91 @@
+/* matrix_wire.h: the matrix's control messages between ranks: fixed, versioned, validated on
+ * receipt. They travel in oob_mpi's envelope (run nonce, round), so a late message of an earlier
+ * round or another run never reaches these checks. */
+#ifndef RP_BENCH_MATRIX_WIRE_H
+#define RP_BENCH_MATRIX_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "node.h"
+#include "result.h"
+
+#define MX_MAGIC 0x52504d58u   /* "RPMX" */
+#define MX_VERSION 2           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals */
+#define MX_TAG_REPORT 11
+#define MX_TAG_GO 12
+#define MX_TAG_PLAN 13
+
+enum mx_kind { MX_KIND_EPS = 1, MX_KIND_REPORT, MX_KIND_GO, MX_KIND_PLAN };
+
+struct mx_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t kind;
+	uint32_t length;              /* the whole message */
+	int32_t rank;
+	uint32_t round;
+	uint32_t n;                   /* records after the header */
+	int32_t status;               /* EPS: 0 or an exit status; REPORT: the sender's stop signal;
+	                               * GO: 0 go on, else the signal that stops the run */
+	uint64_t run;                 /* EPS: the sender's nonce for the run (rank 0's is the run's) */
+	char error[236];              /* EPS: why this rank cannot take part */
+};
+
+#define MX_EP_NO_PORT 1u           /* mx_wire_ep.flags: the rank's selection has no ACTIVE port */
+
+struct mx_wire_ep {
+	char node[RP_NAME_MAX];
+	char device[RP_NAME_MAX];
+	int32_t port;
+	int32_t gid_index;
+	int32_t mtu;
+	uint32_t flags;
+	double link_gbps;
+};
+
+struct mx_wire_res {
+	uint32_t idx;                 /* job number within the round */
+	uint32_t dir;                 /* 0: a->b, 1: b->a */
+	uint32_t writer;              /* 1 when the sender drove the writing side */
+	uint32_t pad;
+	struct rp_pair_result r;
+};
+
+struct mx_wire_job {
+	uint32_t a, b, dirs, round;   /* round: the retest round it runs in, from 0 */
+	int32_t qp_timeout;
+	uint32_t pad;
+};
+
+static inline bool mx_str_terminated(const char *s, size_t len)
+{
+	return memchr(s, '\0', len) != NULL;
+}
+
+/* Check a received message's header and size; rec_size = size of one record. */
+static inline bool mx_msg_ok(const void *buf, size_t len, enum mx_kind kind, size_t rec_size)
+{
+	const struct mx_hdr *h = buf;
+
+	if (len < sizeof(*h) || h->magic != MX_MAGIC || h->version != MX_VERSION || h->kind != kind ||
+	    h->length != len || !mx_str_terminated(h->error, sizeof(h->error)))
+		return false;
+	return (len - sizeof(*h)) == (size_t)h->n * rec_size;
+}
+
+static inline void mx_hdr_init(struct mx_hdr *h, enum mx_kind kind, int rank, size_t round, size_t n, size_t rec_size)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = MX_MAGIC;
+	h->version = MX_VERSION;
+	h->kind = (uint16_t)kind;
+	h->rank = rank;
+	h->round = (uint32_t)round;
+	h->n = (uint32_t)n;
+	h->length = (uint32_t)(sizeof(*h) + n * rec_size);
+}
+
+#endif

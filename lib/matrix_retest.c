@@ -1,0 +1,139 @@
+/* matrix_retest.c: the matrix's retest rounds and final judgement; see matrix_retest.h. */
+#include "matrix_retest.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retest.h"
+#include "schedule.h"
+
+struct want {
+	uint32_t a, b;
+	size_t idx;
+	int dir;
+};
+
+static int want_cmp(const void *x, const void *y)
+{
+	const struct want *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return p->dir - q->dir;
+}
+
+/* The retested directed pairs, sorted by unordered pair. */
+static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pair_result *res,
+		  size_t n, const bool *unavailable, size_t n_eps, unsigned max_retest, struct want **w_p, size_t *n_p)
+{
+	struct want *w = calloc(n ? n : 1, sizeof(*w));
+	size_t k = 0;
+
+	(void)base;
+	if (!w)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
+
+		if (s >= n_eps || d >= n_eps || s == d) {
+			free(w);
+			return -EINVAL;
+		}
+		if (res[i].status == RP_ST_NO_PORT || !rp_retest_wanted(&res[i], max_retest))
+			continue;
+		if (unavailable && (unavailable[s] || unavailable[d]))
+			continue;
+		w[k++] = (struct want){ .a = s < d ? s : d, .b = s < d ? d : s, .idx = i, .dir = s < d ? 0 : 1 };
+	}
+	qsort(w, k, sizeof(*w), want_cmp);
+	*w_p = w;
+	*n_p = k;
+	return 0;
+}
+
+int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pair_result *res,
+		      size_t n, const bool *unavailable, size_t n_eps, unsigned max_retest,
+		      struct rp_mx_retest **plan_p, size_t *n_plan_p, size_t *n_rounds_p)
+{
+	struct want *w = NULL;
+	struct rp_mx_retest *plan = NULL;
+	struct rp_sched_pair *sp = NULL;
+	uint32_t *round_of = NULL;
+	size_t n_w = 0, n_plan = 0;
+	int rc;
+
+	*plan_p = NULL;
+	*n_plan_p = *n_rounds_p = 0;
+	rc = wanted(base, pair_eps, res, n, unavailable, n_eps, max_retest, &w, &n_w);
+	if (rc || n_w == 0)
+		goto out;
+	plan = calloc(n_w, sizeof(*plan));
+	sp = calloc(n_w, sizeof(*sp));
+	round_of = calloc(n_w, sizeof(*round_of));
+	if (!plan || !sp || !round_of) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n_w; i++) {
+		struct rp_engine_cfg next;
+		struct rp_mx_retest *p;
+
+		if (!n_plan || plan[n_plan - 1].a != w[i].a || plan[n_plan - 1].b != w[i].b) {
+			plan[n_plan] = (struct rp_mx_retest){ .a = w[i].a, .b = w[i].b, .res = { SIZE_MAX, SIZE_MAX } };
+			n_plan++;
+		}
+		p = &plan[n_plan - 1];
+		rp_retest_cfg(base, &res[w[i].idx], &next);
+		p->dirs |= 1u << w[i].dir;
+		p->res[w[i].dir] = w[i].idx;
+		if (next.qp.qp_timeout > p->qp_timeout)
+			p->qp_timeout = next.qp.qp_timeout;
+	}
+	for (size_t i = 0; i < n_plan; i++)
+		sp[i] = (struct rp_sched_pair){ plan[i].a, plan[i].b };
+	rc = rp_sched_pack(sp, n_plan, n_eps, round_of, n_rounds_p);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < n_plan; i++)
+		plan[i].round = round_of[i];
+	*plan_p = plan;
+	*n_plan_p = n_plan;
+	plan = NULL;
+out:
+	free(w);
+	free(plan);
+	free(sp);
+	free(round_of);
+	return rc;
+}
+
+void rp_mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status, int kept_qp_timeout,
+		       struct rp_pair_result *again, int again_qp_timeout)
+{
+	if (kept->n_attempts == 0)
+		rp_pair_result_record_attempt(kept, kept_qp_timeout);   /* the first sample, as the engine left it */
+	kept->attempts[kept->n_attempts - 1].status = judged_status;
+	if (again->n_attempts == 0)
+		rp_pair_result_record_attempt(again, again_qp_timeout);
+	rp_retest_merge(kept, again);
+}
+
+int rp_mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+		const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, unsigned max_retest,
+		struct rp_verdict *v)
+{
+	int rc = rp_verdict_apply(cfg, eps, n_eps, pair_eps, res, n, v);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		rp_retest_classify(&res[i], max_retest);
+		if (res[i].status == RP_ST_NO_PORT)
+			res[i].confirm = RP_CONFIRM_CONFIRMED;
+	}
+	rp_verdict_fini(v);
+	return rp_verdict_apply(cfg, eps, n_eps, pair_eps, res, n, v);
+}
