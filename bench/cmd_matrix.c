@@ -58,7 +58,6 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	o->seed = 1;
 	o->rate = 400;
 	o->nodes = 1;
-	o->retest = RP_RETEST_DEFAULT;
 	rp_verdict_cfg_default(&o->vcfg);
 	o->outlier = o->vcfg.outlier;
 	n = rp_cli_engine_opts(&o->eng, table);
@@ -77,7 +76,6 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
-		{ "retest", 0, RP_OPT_U64, &o->retest, 0, RP_RETEST_MAX, "N", "measure failed and slow pairs again up to N times, in extra rounds at the end (default 1)", NULL },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
 	};
 
@@ -88,6 +86,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		return RP_EXIT_OK;
 	if (rc)
 		return RP_EXIT_USAGE;
+	o->retest = o->eng.retest;   /* --retest is in the engine's shared table: here, extra rounds at the end */
 	if (rp_pattern_parse(o->pattern_s, &o->pattern) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n", o->pattern_s);
 		return RP_EXIT_USAGE;

@@ -115,7 +115,7 @@ void rp_mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status
 {
 	if (kept->n_attempts == 0)
 		rp_pair_result_record_attempt(kept, kept_qp_timeout);   /* the first sample, as the engine left it */
-	kept->attempts[kept->n_attempts - 1].status = judged_status;
+	kept->status = judged_status;   /* rp_retest_merge() keeps the judged status in the history */
 	if (again->n_attempts == 0)
 		rp_pair_result_record_attempt(again, again_qp_timeout);
 	rp_retest_merge(kept, again);
@@ -125,15 +125,10 @@ int rp_mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
 		const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, unsigned max_retest,
 		struct rp_verdict *v)
 {
-	int rc = rp_verdict_apply(cfg, eps, n_eps, pair_eps, res, n, v);
+	struct rp_verdict_cfg c = *cfg;
 
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n; i++) {
-		rp_retest_classify(&res[i], max_retest);
-		if (res[i].status == RP_ST_NO_PORT)
-			res[i].confirm = RP_CONFIRM_CONFIRMED;
-	}
-	rp_verdict_fini(v);
-	return rp_verdict_apply(cfg, eps, n_eps, pair_eps, res, n, v);
+	/* rp_verdict_apply() judges afresh and classifies every pair (rp_retest_classify) before its
+	 * drain cover, so one call sees how each failure held up */
+	c.retest = max_retest;
+	return rp_verdict_apply(&c, eps, n_eps, pair_eps, res, n, v);
 }

@@ -42,9 +42,9 @@ int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps
 void rp_mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status, int kept_qp_timeout,
 		       struct rp_pair_result *again, int again_qp_timeout);
 
-/* The final judgement of res[0..n) (a copy the caller owns): rp_verdict_apply, rp_retest_classify on
- * every pair (NO_PORT pairs CONFIRMED), and rp_verdict_apply again so that the drain decisions see
- * how each failure held up. Arguments as rp_verdict_apply's; *v filled (call rp_verdict_fini). */
+/* The final judgement of res[0..n) (a copy the caller owns): rp_verdict_apply with cfg's retest set
+ * to max_retest, which classifies every pair (rp_retest_classify: NO_PORT is CONFIRMED) before its
+ * drain decisions, so they see how each failure held up. Arguments as rp_verdict_apply's; *v filled (call rp_verdict_fini). */
 int rp_mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, unsigned max_retest,
 		struct rp_verdict *v);

@@ -13,7 +13,8 @@ static unsigned retests_done(const struct rp_pair_result *r)
 
 bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest)
 {
-	return r->status != RP_ST_OK && r->status != RP_ST_INTERRUPTED && retests_done(r) < max_retest &&
+	return r->status != RP_ST_OK && r->status != RP_ST_INTERRUPTED && r->status != RP_ST_NO_PORT &&
+	       retests_done(r) < max_retest &&
 	       r->n_attempts < RP_MAX_ATTEMPTS;
 }
 
@@ -79,7 +80,8 @@ void rp_retest_classify(struct rp_pair_result *r, unsigned max_retest)
 		r->confirm = earlier_failed ? RP_CONFIRM_FLAKY : RP_CONFIRM_NONE;
 		if (earlier_failed)
 			r->warnings |= 1u << RP_PW_FLAKY;
-	} else if (retests_done(r) > 0 || max_retest == 0) {
+	} else if (retests_done(r) > 0 || max_retest == 0 || r->status == RP_ST_NO_PORT) {
+		/* NO_PORT is this side's own configuration: no second sample can change it */
 		r->confirm = RP_CONFIRM_CONFIRMED;
 	} else {
 		r->confirm = RP_CONFIRM_UNCONFIRMED;
