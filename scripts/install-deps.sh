@@ -9,7 +9,7 @@ set -euo pipefail
 build_pkgs=(build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers
 	libjansson-dev libcmocka-dev)
 optional_pkgs=(libopenmpi-dev openmpi-bin)
-test_pkgs=(ibverbs-utils perftest qemu-system-x86 busybox-static iproute2 kmod cpio gzip jq util-linux libxml2-utils python3 python3-prometheus-client procps clang debhelper dpkg-dev
+test_pkgs=(ibverbs-utils perftest qemu-system-x86 busybox-static iproute2 kmod cpio gzip jq util-linux libxml2-utils python3 python3-prometheus-client procps clang debhelper dpkg-dev groff-base
 	chromium)
 
 want=("${build_pkgs[@]}" "${optional_pkgs[@]}")
