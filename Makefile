@@ -115,8 +115,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
 $(BUILD)/gpucheck: $(BUILD)/scripts/gpucheck.o $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/librdmaprobe.a $(LDFLAGS) $(LDLIBS)
 
+# The synthetic matrix page generator (scripts/html-scale.sh, the HTML report's screenshots); built by check.
+$(BUILD)/scripts/html_synth.o: CPPFLAGS += -Itests
+$(BUILD)/html-synth: $(BUILD)/scripts/html_synth.o $(BUILD)/tests/mx_view.o $(BUILD)/librdmaprobe.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
 # Unit tests: every test binary runs; the run fails if any fails.
-check: $(TEST_BIN) $(BUILD)/rdmaprobe
+check: $(TEST_BIN) $(BUILD)/rdmaprobe $(BUILD)/html-synth
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
@@ -143,6 +148,6 @@ features:
 	@echo "cuda=$(if $(HAVE_CUDA),yes ($(CUDA_HOME)),no) mpi=$(if $(HAVE_MPI),yes,no)"
 
 clean:
-	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck
+	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck $(BUILD)/html-synth
 
--include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d
+-include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d $(BUILD)/scripts/html_synth.d
