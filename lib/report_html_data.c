@@ -298,7 +298,8 @@ static void codes(struct rp_sb *sb)
 		rp_sb_printf(sb, "%s\"%s\"", w ? "," : "", rp_pair_warning_code((enum rp_pair_warning)w));
 	rp_sb_puts(sb, "],\"bins\":[");
 	for (int b = 0; b < RP_HTML_BINS; b++)
-		rp_sb_printf(sb, "%s[\"%s\",%d]", b ? "," : "", rp_html_bins[b].color, rp_html_bins[b].min_pct);
+		rp_sb_printf(sb, "%s[\"%s\",%d,%d]", b ? "," : "", rp_html_bins[b].color, rp_html_bins[b].min_pct,
+			     rp_html_bins[b].dark);
 	rp_sb_printf(sb, "],\"qmax\":%d", RP_HTML_Q_MAX);
 }
 

@@ -41,13 +41,22 @@ done
 	echo
 	echo "Produced by \`scripts/html-scale.sh\` on $(date -u +%Y-%m-%d) ($(nproc) CPUs shared with other jobs,"
 	echo "$("$browser" --version 2>/dev/null | head -1)). The runs are synthetic (\`build/html-synth N 8 OUT\`,"
-	echo "tests/mx_view.c \`mx_synth_build\`: 400 Gb/s ports, node round(7N/9)+1 mlx5_3 dead, node N/3+1 mlx5_5 at"
+	echo "tests/mx_view.c \`mx_synth_build\`: 400 Gb/s ports, node (7N+4)/9+1 mlx5_3 dead, node N/3+1 mlx5_5 at"
 	echo "55%, one flaky pair, one interval drop) and say so in the page's title and banner. Up to 300,000"
 	echo "pairs every inter-node pair is measured; beyond, one adapter pair per ordered node pair."
 	echo "\"load\" is the page's own \`performance.now()\` when its script finished (navigation start to"
 	echo "heatmap drawn), read back from \`data-load-ms\` with \`chromium --headless --dump-dom\`."
 	echo
 	cat "$tmp/table"
+	echo
+	echo "Size bound (lib/report_html.h): the page grows with the node pairs, not with the adapter pairs:"
+	echo "2 bytes a node pair in base64 (2.67 N^2: 2.8 MB at 1,024 nodes), the problem node pairs (4 numbers"
+	echo "each), at most RP_HTML_DETAIL_MAX = 1 Mi adapter pairs embedded for the drill-down (1.4 MB), at"
+	echo "most RP_HTML_PROBLEM_MAX = 2,000 failed or warned pairs with their reasons (about 0.6 MB), the"
+	echo "failures and warnings lists capped at RP_HTML_LIST_MAX = 500 entries each, and the names (about 25"
+	echo "bytes an endpoint). At 1,024 nodes x 8 adapters that is at most about 6 MB, whether the run"
+	echo "measured 1 M pairs (above) or all 67 M. The endpoint tables (one cell per pair) are written only"
+	echo "up to RP_HTML_GRID_MAX = 64 endpoints; the node heatmap up to RP_HTML_HEATMAP_NODES = 2,048 nodes."
 	echo
 	echo "The .html pages themselves are not kept in git (regenerate them with the command above)."
 } >"$out/html-scale.md"
