@@ -16,10 +16,11 @@
  * Order: nodes and adapters in natural order (lib/natcmp.h), whatever order the run had.
  * Colour: a pair's share of its expected rate (the slower port's link rate for hardware, the fabric's
  * median for soft devices or unknown rates), never of the fastest pair; the legend states both.
- * Size: grows with the pairs only up to the caps: about 4.2 bytes per node pair (the heatmap), one
- * byte per adapter pair of the cells embedded for drill-down (at most RP_HTML_DETAIL_MAX), at most
- * RP_HTML_PROBLEM_MAX problem pairs and the capped lists; results/html-scale.md measures it (1,024
- * nodes x 8 adapters: a few MB).
+ * Size: grows with the node pairs, not the adapter pairs: 2.67 bytes a node pair (the heatmap, 2
+ * bytes in base64), at most RP_HTML_CELLS_MAX node pairs with a problem (about 20 bytes each), one
+ * byte an adapter pair for the drill-down of at most RP_HTML_DETAIL_MAX adapter pairs, at most
+ * RP_HTML_PROBLEM_MAX problem pairs and the capped lists: at most about 7 MB at 1,024 nodes x 8
+ * adapters however many pairs were measured; results/html-scale.md measures it.
  * Every name is escaped (HTML text and attributes, and JSON inside the data script); a rate that is
  * not a number shows as "n/a". The script marks the body data-ready="1" and data-load-ms (the
  * performance.now() at which it finished) when it ran. */
@@ -33,6 +34,7 @@
 #define RP_HTML_HEATMAP_NODES 2048    /* nodes in the canvas heatmap (4 bytes a cell: 16 MB at most) */
 #define RP_HTML_DETAIL_MAX (1u << 20) /* adapter pairs embedded for the drill-down */
 #define RP_HTML_PROBLEM_MAX 2000      /* failed or warned pairs embedded for the drill-down */
+#define RP_HTML_CELLS_MAX 65536       /* node pairs with a problem whose failed count and worst pair are embedded */
 #define RP_HTML_LIST_MAX 500          /* entries in the failures and the warnings lists */
 #define RP_HTML_CAUSES_MAX 12         /* groups in "causes" */
 

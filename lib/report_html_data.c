@@ -145,17 +145,22 @@ static bool cell_problem(const struct node_cells *nc, size_t k)
 	return nc->cnt[2 * k] && (nc->cnt[2 * k + 1] || rp_html_bin_of(nc->c[2 * k]) != 0);
 }
 
-/* "cx": [cell, failed pairs, worst src rail, worst dst rail, ...] of the problem cells. */
+/* "cx": [cell, failed pairs, worst src rail, worst dst rail, ...] of the first RP_HTML_CELLS_MAX
+ * problem cells; "cx_all": how many there are. */
 static void node_problems(const struct rp_html_layout *lo, struct rp_sb *sb, const struct node_cells *nc)
 {
 	size_t N = lo->n_nodes, n = 0;
 
 	rp_sb_puts(sb, ",\"cx\":[");
-	for (size_t k = 0; k < N * N; k++)
-		if (cell_problem(nc, k))
-			rp_sb_printf(sb, "%s%zu,%zu,%u,%u", n++ ? "," : "", k, nc->cnt[2 * k + 1], nc->worst[k] >> 8,
+	for (size_t k = 0; k < N * N; k++) {
+		if (!cell_problem(nc, k))
+			continue;
+		if (n < RP_HTML_CELLS_MAX)
+			rp_sb_printf(sb, "%s%zu,%zu,%u,%u", n ? "," : "", k, nc->cnt[2 * k + 1], nc->worst[k] >> 8,
 				     nc->worst[k] & 255u);
-	rp_sb_puts(sb, "]");
+		n++;
+	}
+	rp_sb_printf(sb, "],\"cx_all\":%zu", n);
 }
 
 static size_t n_ad(const struct rp_html_layout *lo, size_t k)

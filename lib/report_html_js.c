@@ -69,7 +69,7 @@ const char rp_html_script[] =
 	"    if(x<0||y<0||x>=W||y>=W)return -1;return Math.floor(y/px)*N+Math.floor(x/px);}\n"
 	"  function cellText(k){var s=(k/N)|0,t=k%N,q=C[2*k],n=C[2*k+1],x=fx[k],m=D.nodes[s]+' -> '+D.nodes[t]+': ';\n"
 	"    if(!n)return m+'not measured';\n"
-	"    m+=n+(n==255?'+':'')+' adapter pairs, '+(x?x[0]:0)+' failed; worst';\n"
+	"    m+=n+(n==255?'+':'')+' adapter pairs, '+(x?x[0]:D.cx_all>D.cx.length/4&&bin(q)?'(count not embedded: too many problem cells)':0)+' failed; worst';\n"
 	"    if(x)m+=' '+D.ad[s][x[1]]+' -> '+D.ad[t][x[2]];\n"
 	"    return m+': '+(q==254?'failed':q==253?'rate not a number':pct(q)+' of the expected rate');}\n"
 	"  cv.addEventListener('mousemove',function(e){var k=cellAt(e);if(k>=0)det.textContent=cellText(k);});\n"

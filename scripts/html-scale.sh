@@ -51,10 +51,10 @@ done
 	echo
 	echo "Size bound (lib/report_html.h): the page grows with the node pairs, not with the adapter pairs:"
 	echo "2 bytes a node pair in base64 (2.67 N^2: 2.8 MB at 1,024 nodes), the problem node pairs (4 numbers"
-	echo "each), at most RP_HTML_DETAIL_MAX = 1 Mi adapter pairs embedded for the drill-down (1.4 MB), at"
+	echo "each, at most RP_HTML_CELLS_MAX = 65,536 of them: 1.3 MB), at most RP_HTML_DETAIL_MAX = 1 Mi adapter pairs embedded for the drill-down (1.4 MB), at"
 	echo "most RP_HTML_PROBLEM_MAX = 2,000 failed or warned pairs with their reasons (about 0.6 MB), the"
 	echo "failures and warnings lists capped at RP_HTML_LIST_MAX = 500 entries each, and the names (about 25"
-	echo "bytes an endpoint). At 1,024 nodes x 8 adapters that is at most about 6 MB, whether the run"
+	echo "bytes an endpoint). At 1,024 nodes x 8 adapters that is at most about 7 MB, whether the run"
 	echo "measured 1 M pairs (above) or all 67 M. The endpoint tables (one cell per pair) are written only"
 	echo "up to RP_HTML_GRID_MAX = 64 endpoints; the node heatmap up to RP_HTML_HEATMAP_NODES = 2,048 nodes."
 	echo

@@ -343,6 +343,20 @@ static void test_large_run_compact(void **state)
 	free(text);
 	mx_synth_fini(&s);
 
+	/* every pair failed (89,700 node pairs with a problem): what is embedded per problem stays capped */
+	assert_int_equal(mx_synth_build(&s, N, 1, 0, false), 0);
+	for (size_t i = 0; i < s.n; i++)
+		rp_pair_result_fail(&s.res[i], RP_ST_TIMEOUT, "no completion for 4.0 s on %s", s.res[i].dst.node);
+	text = build_text(&s.view);
+	assert_non_null(strstr(text, "\"cx_all\":89700"));
+	assert_non_null(strstr(text, "\"pp_all\":89700"));
+	assert_int_equal(mx_count(text, "<li class=\"failure\">"), RP_HTML_LIST_MAX);
+	assert_int_equal(mx_count(text, "<li class=\"cause\">"), RP_HTML_CAUSES_MAX + 1);
+	assert_true(strlen(text) < 8 * N * N / 3 + RP_HTML_CELLS_MAX * 24 + RP_HTML_PROBLEM_MAX * 200 +
+				   RP_HTML_DETAIL_MAX * 4 / 3 + 2 * RP_HTML_LIST_MAX * 400 + 300000);
+	free(text);
+	mx_synth_fini(&s);
+
 	/* every pair on 24 nodes x 8: 734 failures, 500 listed, all grouped */
 	assert_int_equal(mx_synth_build(&s, 24, 8, 100000, true), 0);
 	text = build_text(&s.view);
