@@ -15,7 +15,8 @@
  *
  * Order: nodes and adapters in natural order (lib/natcmp.h), whatever order the run had.
  * Colour: a pair's share of its expected rate (the slower port's link rate for hardware, the fabric's
- * median for soft devices or unknown rates), never of the fastest pair; the legend states both.
+ * median for soft devices, unknown rates, and fabrics whose median is under a quarter of the link
+ * rate: a nominal rate), never of the fastest pair; the legend states which and the values.
  * Size: grows with the node pairs, not the adapter pairs: 2.67 bytes a node pair (the heatmap, 2
  * bytes in base64), at most RP_HTML_CELLS_MAX node pairs with a problem (about 20 bytes each), one
  * byte an adapter pair for the drill-down of at most RP_HTML_DETAIL_MAX adapter pairs, at most

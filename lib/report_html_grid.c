@@ -60,6 +60,7 @@ static int ep_cmp(const void *a, const void *b, void *ctx)
 struct fab_rate {
 	size_t fab;
 	double gbps;
+	double link;                  /* the pair's link rate (slower port), 0 when it has none */
 };
 
 static int fab_rate_cmp(const void *a, const void *b)
@@ -71,6 +72,18 @@ static int fab_rate_cmp(const void *a, const void *b)
 	return (x->gbps > y->gbps) - (x->gbps < y->gbps);
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *v, size_t n)
+{
+	return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static size_t fabric_of(const struct rp_matrix_view *mv, size_t e)
 {
 	if (mv->verdict && mv->verdict->eps && mv->verdict->n_eps == mv->n_eps && mv->verdict->eps[e].fabric < mv->n_eps)
@@ -78,38 +91,73 @@ static size_t fabric_of(const struct rp_matrix_view *mv, size_t e)
 	return 0;
 }
 
-/* The median rate of the pairs that moved data on each fabric (by the source's fabric). */
+/* Median rate and median link rate of the pairs fr[a..b) of one fabric (sorted by rate); a fabric whose
+ * median is under RP_HTML_NOMINAL_PCT of its link rate has a nominal one. */
+static bool fabric_one(struct rp_html_layout *lo, const struct fab_rate *fr, size_t a, size_t b, double *tmp, double *m_p)
+{
+	size_t nl = 0;
+	double m, l;
+
+	for (size_t k = a; k < b; k++) {
+		tmp[k - a] = fr[k].gbps;
+		if (fr[k].link > 0)
+			tmp[(b - a) + nl++] = fr[k].link;
+	}
+	m = median_sorted(tmp, b - a);
+	qsort(tmp + (b - a), nl, sizeof(*tmp), dbl_cmp);
+	l = median_sorted(tmp + (b - a), nl);
+	*m_p = m;
+	if (lo->n_fabrics++ == 0 || m < lo->median_lo)
+		lo->median_lo = m;
+	if (m > lo->median_hi)
+		lo->median_hi = m;
+	if (!(l > 0) || m * 100 >= RP_HTML_NOMINAL_PCT * l)
+		return false;
+	lo->n_nominal++;
+	lo->nominal_median = m;
+	lo->nominal_link = l;
+	return true;
+}
+
+/* The median rate of the pairs that moved data on each fabric (by the source's fabric), and the
+ * fabrics where the link rate means nothing (their ports' link rates are then not used). */
 static int fabric_medians(struct rp_html_layout *lo)
 {
 	const struct rp_matrix_view *mv = lo->mv;
 	struct fab_rate *fr = malloc((mv->n ? mv->n : 1) * sizeof(*fr));
-	double *by_fab = calloc(lo->n_eps ? lo->n_eps : 1, sizeof(*by_fab));
+	double *by_fab = calloc(lo->n_eps ? lo->n_eps : 1, sizeof(*by_fab)), *tmp = malloc(2 * (mv->n ? mv->n : 1) * sizeof(*tmp));
+	bool *nominal = calloc(lo->n_eps ? lo->n_eps : 1, sizeof(*nominal));
 	size_t n = 0;
 
-	if (!fr || !by_fab) {
+	if (!fr || !by_fab || !tmp || !nominal) {
 		free(fr);
 		free(by_fab);
+		free(tmp);
+		free(nominal);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < mv->n; i++)
+	for (size_t i = 0; i < mv->n; i++) {
+		uint32_t s = mv->pair_eps[2 * i], d = mv->pair_eps[2 * i + 1];
+
 		if (moved(&mv->res[i]) && isfinite(mv->res[i].gbps) && mv->res[i].gbps > 0)
-			fr[n++] = (struct fab_rate){ fabric_of(mv, mv->pair_eps[2 * i]), mv->res[i].gbps };
+			fr[n++] = (struct fab_rate){ fabric_of(mv, s), mv->res[i].gbps,
+						     lo->link[s] > 0 && lo->link[d] > 0 ? fmin(lo->link[s], lo->link[d]) : 0 };
+	}
 	qsort(fr, n, sizeof(*fr), fab_rate_cmp);
 	for (size_t a = 0, b; a < n; a = b) {
 		for (b = a; b < n && fr[b].fab == fr[a].fab; b++)
 			;
-		double m = (b - a) % 2 ? fr[a + (b - a) / 2].gbps : (fr[a + (b - a) / 2 - 1].gbps + fr[a + (b - a) / 2].gbps) / 2;
-
-		by_fab[fr[a].fab] = m;
-		if (lo->n_fabrics++ == 0 || m < lo->median_lo)
-			lo->median_lo = m;
-		if (m > lo->median_hi)
-			lo->median_hi = m;
+		nominal[fr[a].fab] = fabric_one(lo, fr, a, b, tmp, &by_fab[fr[a].fab]);
 	}
-	for (size_t e = 0; e < lo->n_eps; e++)
+	for (size_t e = 0; e < lo->n_eps; e++) {
 		lo->median[e] = by_fab[fabric_of(mv, e)];
+		if (nominal[fabric_of(mv, e)])
+			lo->link[e] = 0;
+	}
 	free(fr);
 	free(by_fab);
+	free(tmp);
+	free(nominal);
 	return 0;
 }
 
@@ -117,7 +165,7 @@ double rp_html_expected(const struct rp_html_layout *lo, size_t i)
 {
 	uint32_t s = lo->mv->pair_eps[2 * i], d = lo->mv->pair_eps[2 * i + 1];
 
-	if (lo->link[s] > 0 && lo->link[d] > 0)
+	if (lo->link[s] > 0 && lo->link[d] > 0 && !(lo->mv->res[i].warnings & (1u << RP_PW_NOMINAL_RATE)))
 		return lo->link[s] < lo->link[d] ? lo->link[s] : lo->link[d];
 	return lo->median[s] > 0 ? lo->median[s] : lo->median[d];
 }
@@ -199,7 +247,7 @@ int rp_html_layout_init(struct rp_html_layout *lo, const struct rp_matrix_view *
 		uint32_t s = mv->pair_eps[2 * i], d = mv->pair_eps[2 * i + 1];
 
 		lo->q[i] = share_of(lo, i);
-		if (lo->link[s] > 0 && lo->link[d] > 0)
+		if (lo->link[s] > 0 && lo->link[d] > 0 && !(mv->res[i].warnings & (1u << RP_PW_NOMINAL_RATE)))
 			lo->n_by_link++;
 		else
 			lo->n_by_median++;
@@ -282,6 +330,11 @@ static void legend(const struct rp_html_layout *lo, struct rp_sb *sb)
 		else
 			rp_sb_puts(sb, "none moved data;");
 	}
+	if (lo->n_nominal)
+		rp_sb_printf(sb, " <span class=\"warn\">the link rate is not used on %zu fabric%s whose median rate (%.3f Gb/s) is "
+			     "under %d%% of its ports' link rate (%.3f Gb/s): a nominal rate (a soft device not marked as one) "
+			     "or a problem of the whole fabric; the verdict's thresholds still apply to it</span>;",
+			     lo->n_nominal, lo->n_nominal == 1 ? "" : "s", lo->nominal_median, RP_HTML_NOMINAL_PCT, lo->nominal_link);
 	rp_sb_puts(sb, "<br>\n");
 	for (int b = 0; b < RP_HTML_BINS; b++)
 		rp_sb_printf(sb, "<span class=\"key\"><span class=\"sw b%d\"></span>%s</span> ", b, rp_html_bins[b].label);

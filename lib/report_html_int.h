@@ -5,7 +5,11 @@
  * The colour of a pair is its share of the expected rate, in percent (q, 0..RP_HTML_Q_MAX): the
  * slower port's link rate when both ports are hardware with a known rate, else the median rate of
  * the pairs measured on the pair's fabric (soft devices such as rxe, whose rate is nominal, or a rate
- * nobody reported). Never the fastest cell: one fast outlier must not paint every other cell red. */
+ * nobody reported). Never the fastest cell: one fast outlier must not paint every other cell red.
+ * A link rate also means nothing on a fabric whose median rate is under RP_HTML_NOMINAL_PCT of it (a
+ * soft device not marked soft, such as rxe reporting a nominal 10 Gb/s and moving 0.03), or on a pair
+ * with the nominal_link_rate warning: those are coloured against the median, and the legend says so. */
+#define RP_HTML_NOMINAL_PCT 25
 #ifndef RP_REPORT_HTML_INT_H
 #define RP_REPORT_HTML_INT_H
 
@@ -43,6 +47,8 @@ struct rp_html_layout {
 	size_t n_by_link, n_by_median;  /* results coloured against each */
 	size_t n_fabrics;
 	double median_lo, median_hi;    /* the fabric medians' range (for the legend) */
+	size_t n_nominal;               /* fabrics whose link rate means nothing (see RP_HTML_NOMINAL_PCT) */
+	double nominal_median, nominal_link;  /* one of them, for the legend */
 };
 
 /* Order, expected rates and shares of mv. 0 or -ENOMEM; rp_html_layout_fini() always. */

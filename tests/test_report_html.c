@@ -254,6 +254,17 @@ static void test_soft_colour_against_median(void **state)
 	free(text);
 	rp_verdict_fini(&sv.verdict);
 
+	/* the test VM as it is: rxe ports not marked soft, a nominal 10 Gb/s link rate, 0.02-0.05 moved.
+	 * Against the link rate every cell was under 25% (the e2e case 30 page was all b4). */
+	small_view_build(&sv, nodes, 16, ads, 1, false, 10, gbps);
+	text = build_text(&sv.v);
+	assert_int_equal(mx_count(text, "<td class=\"ok b4\""), 0);
+	assert_int_equal(mx_count(text, "<td class=\"ok b0\""), 4 * 34);
+	assert_non_null(strstr(text, "the link rate is not used on 1 fabric whose median rate (0.035 Gb/s) is under 25% of "
+				     "its ports' link rate (10.000 Gb/s)"));
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+
 	/* hardware ports: the link rate, whatever the fastest pair did */
 	for (size_t i = 0; i < 16 * 15; i++)
 		gbps[i] = i == 5 ? 40 : 95;
