@@ -136,7 +136,7 @@ static double jitter(uint64_t i)
 /* Endpoints in plain string order of the node names (node1, node10, node100, node2, ...). */
 static int synth_eps(struct mx_synth *s, size_t nodes, size_t adapters)
 {
-	char (*names)[24] = calloc(nodes, sizeof(*names));
+	char (*names)[32] = calloc(nodes, sizeof(*names));
 	char **sorted = calloc(nodes, sizeof(*sorted));
 
 	s->n_eps = nodes * adapters;
