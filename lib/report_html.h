@@ -24,7 +24,8 @@
  * adapters however many pairs were measured; results/html-scale.md measures it.
  * Every name is escaped (HTML text and attributes, and JSON inside the data script); a rate that is
  * not a number shows as "n/a". The script marks the body data-ready="1" and data-load-ms (the
- * performance.now() at which it finished) when it ran. */
+ * performance.now() at which it finished) when it ran, and the canvas data-drawn (its nodes); a URL
+ * ending in #drill=NODE,NODE opens that node pair's drill-down ("drill"), for links and tests. */
 #ifndef RP_REPORT_HTML_H
 #define RP_REPORT_HTML_H
 
