@@ -148,8 +148,13 @@ install: $(BUILD)/rdmaprobe $(DOC)
 uninstall:
 	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')
 
+# The synthetic matrix page generator (scripts/html-scale.sh, the HTML report's screenshots); built by check.
+$(BUILD)/scripts/html_synth.o: CPPFLAGS += -Itests
+$(BUILD)/html-synth: $(BUILD)/scripts/html_synth.o $(BUILD)/tests/mx_view.o $(BUILD)/librdmaprobe.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
 # Unit tests: every test binary runs; the run fails if any fails.
-check: $(TEST_BIN) $(BUILD)/rdmaprobe $(DOC)
+check: $(TEST_BIN) $(BUILD)/rdmaprobe $(DOC) $(BUILD)/html-synth
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
@@ -180,5 +185,6 @@ features:
 
 clean:
 	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(DOC) $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck
+	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck $(BUILD)/html-synth
 
--include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d
+-include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d $(BUILD)/scripts/html_synth.d

@@ -130,51 +130,301 @@ static void test_verdict_marks_and_nan(void **state)
 	mx_view_fini(&mx);
 }
 
-/* A big run: node-by-node heatmaps instead of an endpoint grid nobody can read. */
-static void test_large_run_uses_node_grid(void **state)
+/* A view of n_nodes nodes x n_ad adapters over caller storage, every inter-node pair ok at gbps. */
+struct small_view {
+	struct rp_endpoint eps[32];
+	struct rp_pair_result res[32 * 32];
+	uint32_t pe[2 * 32 * 32];
+	struct rp_verdict verdict;
+	struct rp_matrix_view v;
+};
+
+static void small_view_build(struct small_view *sv, const char *const *nodes, size_t n_nodes, const char *const *ads,
+			     size_t n_ad, bool soft, double link, const double *gbps)
 {
-	size_t n_eps = 200, n = 0;
-	struct rp_endpoint *eps = calloc(n_eps, sizeof(*eps));
-	struct rp_pair_result *res = calloc(n_eps, sizeof(*res));
-	uint32_t *pe = calloc(2 * n_eps, sizeof(*pe));
-	struct rp_sb sb;
+	struct rp_verdict_cfg cfg = { .min_bw = 0, .outlier = 0 };
+	size_t n_eps = n_nodes * n_ad, n = 0;
 
-	(void)state;
-	assert_non_null(eps);
-	assert_non_null(res);
-	assert_non_null(pe);
+	memset(sv, 0, sizeof(*sv));
+	assert_true(n_eps <= 32);
 	for (size_t e = 0; e < n_eps; e++) {
-		snprintf(eps[e].node, sizeof(eps[e].node), "n%03zu", e / 8);
-		snprintf(eps[e].device, sizeof(eps[e].device), "mlx5_%zu", e % 8);
-		eps[e].port = 1;
+		snprintf(sv->eps[e].node, sizeof(sv->eps[e].node), "%s", nodes[e / n_ad]);
+		snprintf(sv->eps[e].device, sizeof(sv->eps[e].device), "%s", ads[e % n_ad]);
+		sv->eps[e].port = 1;
+		sv->eps[e].soft = soft;
+		sv->eps[e].link_gbps = link;
 	}
-	for (size_t e = 0; e + 8 < n_eps; e += 8, n++) {
-		rp_pair_result_init(&res[n], &eps[e], &eps[e + 8]);
-		res[n].status = RP_ST_OK;
-		res[n].gbps = 390;
-		pe[2 * n] = (uint32_t)e;
-		pe[2 * n + 1] = (uint32_t)(e + 8);
-	}
-	struct rp_matrix_view v = { .eps = eps, .n_eps = n_eps, .pair_eps = pe, .res = res, .n = n };
-
-	rp_sb_init(&sb);
-	rp_report_html_build(&v, &sb);
-	assert_false(rp_sb_failed(&sb));
-	assert_non_null(strstr(sb.buf, "node by node"));
-	assert_int_equal(mx_count(sb.buf, "<tr><th>n0"), 2 * 25);
-	assert_int_equal(mx_count(sb.buf, "data-d=\""), 2 * n);
-	rp_sb_fini(&sb);
-	free(eps);
-	free(res);
-	free(pe);
+	for (size_t a = 0; a < n_eps; a++)
+		for (size_t b = 0; b < n_eps; b++) {
+			if (a / n_ad == b / n_ad)
+				continue;
+			rp_pair_result_init(&sv->res[n], &sv->eps[a], &sv->eps[b]);
+			sv->res[n].status = RP_ST_OK;
+			sv->res[n].verified = true;
+			sv->res[n].gbps = gbps ? gbps[n] : 1;
+			sv->pe[2 * n] = (uint32_t)a;
+			sv->pe[2 * n + 1] = (uint32_t)b;
+			n++;
+		}
+	assert_int_equal(rp_verdict_apply(&cfg, sv->eps, n_eps, sv->pe, sv->res, n, &sv->verdict), 0);
+	sv->v = (struct rp_matrix_view){ .eps = sv->eps, .n_eps = n_eps, .pair_eps = sv->pe, .res = sv->res, .n = n,
+					 .verdict = &sv->verdict, .pattern = "full", .rounds_done = 1, .n_rounds = 1 };
 }
 
-/* Headless Chromium renders the page, runs its script, and shows the failures. */
-static void test_renders_in_chromium(void **state)
+static char *build_text(const struct rp_matrix_view *v)
+{
+	struct rp_sb sb;
+
+	rp_sb_init(&sb);
+	rp_report_html_build(v, &sb);
+	assert_false(rp_sb_failed(&sb));
+	return sb.buf;   /* the caller frees it */
+}
+
+/* p1 occurs before p2 before p3 after the start of section (each found). */
+static void assert_in_order(const char *text, const char *section, const char *p1, const char *p2, const char *p3)
+{
+	const char *s = strstr(text, section), *a, *b, *c;
+
+	assert_non_null(s);
+	a = strstr(s, p1);
+	b = strstr(s, p2);
+	c = strstr(s, p3);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	if (!(a < b && b < c))
+		fail_msg("in %s: want '%s' < '%s' < '%s'", section, p1, p2, p3);
+}
+
+/* Nodes and adapters listed in string order (node1, node10, node2; mlx5_10 before mlx5_2) are shown
+ * in natural order in the tables, the node list and the embedded heatmap data. Before natcmp the page
+ * kept the run's order: node10 came before node2. */
+static void test_natural_order(void **state)
+{
+	static const char *const nodes[] = { "node1", "node10", "node2" }, *const ads[] = { "mlx5_10", "mlx5_2" };
+	struct small_view sv;
+	char *text;
+
+	(void)state;
+	small_view_build(&sv, nodes, 3, ads, 2, false, 100, NULL);
+	text = build_text(&sv.v);
+	assert_in_order(text, "id=\"bw-heatmap\"", "<tr><th>0 node1/mlx5_2:1</th>", "<tr><th>1 node1/mlx5_10:1</th>",
+			"<tr><th>2 node2/mlx5_2:1</th>");
+	assert_in_order(text, "id=\"bw-heatmap\"", "<tr><th>3 node2/mlx5_10:1</th>", "<tr><th>4 node10/mlx5_2:1</th>",
+			"<tr><th>5 node10/mlx5_10:1</th>");
+	assert_in_order(text, "id=\"nodes\"", "<tr><td>node1</td>", "<tr><td>node2</td>", "<tr><td>node10</td>");
+	assert_non_null(strstr(text, "\"nodes\":[\"node1\",\"node2\",\"node10\"],\"ad\":[[\"mlx5_2:1\",\"mlx5_10:1\"],"));
+	assert_in_order(text, "id=\"rails\"", "<th>0 mlx5_2:1</th>", "<th>1 mlx5_10:1</th>", "</table>");
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+}
+
+/* The test VM's case: 16 healthy soft endpoints at 0.02-0.05 Gb/s and one fast pair at 0.29. Cells are
+ * coloured against the fabric's median, so the slow-but-normal ones stay out of the red bins and the
+ * fast one is simply "90% or more". Against the fastest cell (the old page) every other cell was
+ * under 25% of it: 0.05 / 0.29 = 17%. */
+static void test_soft_colour_against_median(void **state)
+{
+	static const char *const nodes[] = { "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8",
+					     "n9", "n10", "n11", "n12", "n13", "n14", "n15", "n16" };
+	static const char *const ads[] = { "rxe0" };
+	static double gbps[16 * 15];
+	struct small_view sv;
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < 16 * 15; i++)
+		gbps[i] = 0.02 + 0.03 * (double)(i % 7) / 6;   /* 0.020 .. 0.050, median 0.035 */
+	gbps[17] = 0.29;
+	small_view_build(&sv, nodes, 16, ads, 1, true, 10 /* nominal, ignored */, gbps);
+	text = build_text(&sv.v);
+	assert_int_equal(mx_count(text, "<td class=\"ok b"), 240);
+	assert_int_equal(mx_count(text, "<td class=\"ok b4\""), 0);   /* under 25% */
+	assert_int_equal(mx_count(text, "<td class=\"ok b3\""), 0);   /* 25-50% */
+	/* 0.035 and more (i % 7 = 3..6, 34 pairs each, the fast one among them): 90% or more; 0.030
+	 * (86%) and 0.025 (71%): 70-90%; 0.020 (57%, 35 pairs): 50-70% */
+	assert_int_equal(mx_count(text, "<td class=\"ok b0\""), 4 * 34);
+	assert_int_equal(mx_count(text, "<td class=\"ok b1\""), 35 + 34);
+	assert_int_equal(mx_count(text, "<td class=\"ok b2\""), 35);
+	assert_non_null(strstr(text, "the median of the pairs measured on its fabric for 240 pairs"));
+	assert_non_null(strstr(text, "0.035 Gb/s;"));
+	assert_non_null(strstr(text, "0.290 Gb/s (slowest interval 0.000), verified, 829% of the expected 0.035 Gb/s"));
+	assert_null(strstr(text, "link rate for"));
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+
+	/* the test VM as it is: rxe ports not marked soft, a nominal 10 Gb/s link rate, 0.02-0.05 moved.
+	 * Against the link rate every cell was under 25% (the e2e case 30 page was all b4). */
+	small_view_build(&sv, nodes, 16, ads, 1, false, 10, gbps);
+	text = build_text(&sv.v);
+	assert_int_equal(mx_count(text, "<td class=\"ok b4\""), 0);
+	assert_int_equal(mx_count(text, "<td class=\"ok b0\""), 4 * 34);
+	assert_non_null(strstr(text, "the link rate is not used on 1 fabric whose median rate (0.035 Gb/s) is under 25% of "
+				     "its ports' link rate (10.000 Gb/s)"));
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+
+	/* hardware ports: the link rate, whatever the fastest pair did */
+	for (size_t i = 0; i < 16 * 15; i++)
+		gbps[i] = i == 5 ? 40 : 95;
+	small_view_build(&sv, nodes, 16, ads, 1, false, 100, gbps);
+	text = build_text(&sv.v);
+	assert_int_equal(mx_count(text, "<td class=\"ok b0\""), 239);
+	assert_int_equal(mx_count(text, "<td class=\"ok b3\""), 1);
+	assert_non_null(strstr(text, "the slower port's link rate for 240 pairs between hardware ports"));
+	assert_non_null(strstr(text, "40.000 Gb/s (slowest interval 0.000), verified, 40% of the expected 100.000 Gb/s"));
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+}
+
+/* Failures grouped by the endpoint they share, the drained ones first. */
+static void test_failure_grouping(void **state)
 {
 	struct mx_view mx;
-	char path[256], cmd[1536], *dom;
-	static char out[1 << 20];
+	struct mx_synth s;
+	char *text;
+
+	(void)state;
+	mx_view_build(&mx, false);
+	text = build_text(&mx.view);
+	assert_non_null(strstr(text, "<li class=\"cause\">All 6 failures involve <b>node3/rxe3:1</b> (drained: reached no peer: "
+				     "all 6 pairs failed); all rtr_refused.</li>"));
+	assert_int_equal(mx_count(text, "<li class=\"cause\">"), 1);
+	free(text);
+	/* without a verdict: the endpoint in the most failures */
+	mx.view.verdict = NULL;
+	mx.res[4].status = RP_ST_TIMEOUT;   /* node1 -> node2, shares no endpoint with node3's */
+	text = build_text(&mx.view);
+	assert_non_null(strstr(text, "<li class=\"cause\">6 failures involve <b>node3/rxe3:1</b>; all rtr_refused.</li>"));
+	assert_non_null(strstr(text, "<li class=\"cause\">1 other failure shares no endpoint with another: see the list.</li>"));
+	free(text);
+	mx_view_fini(&mx);
+
+	/* 9 nodes x 8: node8's mlx5_3 dead, node4's mlx5_5 slow; each touches 2 x 64 pairs, 2 of them shared */
+	assert_int_equal(mx_synth_build(&s, 9, 8, 100000, true), 0);
+	text = build_text(&s.view);
+	assert_non_null(strstr(text, "<li class=\"cause\">128 failures involve <b>node4/mlx5_5:1</b> (drained: "));
+	assert_non_null(strstr(text, "; mostly below_threshold.</li>"));
+	assert_non_null(strstr(text, "<li class=\"cause\">126 failures involve <b>node8/mlx5_3:1</b> (drained: reached no peer: "
+				     "all 128 pairs failed); all retry_exceeded.</li>"));
+	assert_int_equal(mx_count(text, "<li class=\"cause\">"), 2);
+	free(text);
+	mx_synth_fini(&s);
+}
+
+/* Decoded length of the base64 string after key in text (SIZE_MAX when absent). */
+static size_t b64_len(const char *text, const char *key)
+{
+	const char *p = strstr(text, key), *e;
+	size_t n, pad = 0;
+
+	if (!p)
+		return SIZE_MAX;
+	p += strlen(key);
+	e = strchr(p, '"');
+	if (!e)
+		return SIZE_MAX;
+	n = (size_t)(e - p);
+	pad = (n && e[-1] == '=') + (n > 1 && e[-2] == '=');
+	return n / 4 * 3 - pad;
+}
+
+/* A big run: one canvas from compact data, no element per pair, the lists capped. 300 nodes x 4
+ * adapters, one adapter pair per node pair (89,700 pairs): the old page wrote a table cell with its
+ * hover text per node pair (90,000 cells). */
+static void test_large_run_compact(void **state)
+{
+	struct mx_synth s;
+	char *text;
+	size_t N = 300;
+
+	(void)state;
+	assert_int_equal(mx_synth_build(&s, N, 4, 0, true), 0);
+	text = build_text(&s.view);
+	assert_null(strstr(text, "id=\"bw-heatmap\""));
+	assert_non_null(strstr(text, "<canvas id=\"node-heatmap\">"));
+	assert_int_equal(mx_count(text, "<script type=\"application/json\" id=\"rp-data\">"), 1);
+	assert_int_equal(b64_len(text, "\"cells\":\""), 2 * N * N);
+	assert_true(mx_count(text, "<td") <= 4 * 4 + 4 * 10);   /* the rail view and the node table only */
+	assert_true(mx_count(text, "data-d=") <= 4 * 4);
+	assert_non_null(strstr(text, "\"nodes\":[\"node1\",\"node2\",\"node3\","));
+	/* bounded: 2.67 bytes a node pair, the problem pairs and everything else in well under 1 MB */
+	assert_true(strlen(text) < 8 * N * N / 3 + 1000000);
+	free(text);
+	mx_synth_fini(&s);
+
+	/* every pair failed (89,700 node pairs with a problem): what is embedded per problem stays capped */
+	assert_int_equal(mx_synth_build(&s, N, 1, 0, false), 0);
+	for (size_t i = 0; i < s.n; i++)
+		rp_pair_result_fail(&s.res[i], RP_ST_TIMEOUT, "no completion for 4.0 s on %s", s.res[i].dst.node);
+	text = build_text(&s.view);
+	assert_non_null(strstr(text, "\"cx_all\":89700"));
+	assert_non_null(strstr(text, "\"pp_all\":89700"));
+	assert_int_equal(mx_count(text, "<li class=\"failure\">"), RP_HTML_LIST_MAX);
+	assert_int_equal(mx_count(text, "<li class=\"cause\">"), RP_HTML_CAUSES_MAX + 1);
+	assert_true(strlen(text) < 8 * N * N / 3 + RP_HTML_CELLS_MAX * 24 + RP_HTML_PROBLEM_MAX * 200 +
+				   RP_HTML_DETAIL_MAX * 4 / 3 + 2 * RP_HTML_LIST_MAX * 400 + 300000);
+	free(text);
+	mx_synth_fini(&s);
+
+	/* every pair on 24 nodes x 8: 734 failures, 500 listed, all grouped */
+	assert_int_equal(mx_synth_build(&s, 24, 8, 100000, true), 0);
+	text = build_text(&s.view);
+	assert_int_equal(mx_count(text, "<li class=\"failure\">"), RP_HTML_LIST_MAX);
+	assert_non_null(strstr(text, "and 234 more failures not listed here"));
+	assert_int_equal(mx_count(text, "<li class=\"cause\">"), 2);
+	assert_int_equal(b64_len(text, "\"dp\":\""), 24 * 23 * 64);   /* every adapter pair fits for the drill-down */
+	free(text);
+	mx_synth_fini(&s);
+}
+
+/* Hostile names in the embedded data: inside <script> a name can neither close the element nor break
+ * the JSON (the browser test parses it). */
+static void test_hostile_names_in_data(void **state)
+{
+	static const char *const nodes[] = { "</script><script>alert(1)</script>", "n\"2\\\x01\xff" };
+	static const char *const ads[] = { "a<b>", "c&d" };
+	struct small_view sv;
+	char *text;
+
+	(void)state;
+	small_view_build(&sv, nodes, 2, ads, 2, false, 100, NULL);
+	text = build_text(&sv.v);
+	assert_int_equal(mx_count(text, "<script"), 2);   /* the data and the page's script */
+	assert_int_equal(mx_count(text, "</script>"), 2);
+	assert_non_null(strstr(text, "\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\""));
+	assert_non_null(strstr(text, "\"n\\\"2\\\\??\""));
+	assert_non_null(strstr(text, "\"a\\u003cb\\u003e:1\""));
+	assert_non_null(strstr(text, "\"c\\u0026d:1\""));
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+}
+
+/* Give every endpoint of node `node` (and the pairs' copies) a new name, and one device another. */
+static void synth_rename(struct mx_synth *s, const char *node, const char *name, const char *dev)
+{
+	for (size_t e = 0; e < s->n_eps; e++)
+		if (strcmp(s->eps[e].node, node) == 0) {
+			snprintf(s->eps[e].node, sizeof(s->eps[e].node), "%s", name);
+			if (strcmp(s->eps[e].device, "mlx5_0") == 0)
+				snprintf(s->eps[e].device, sizeof(s->eps[e].device), "%s", dev);
+		}
+	for (size_t i = 0; i < s->n; i++) {
+		s->res[i].src = s->eps[s->pair_eps[2 * i]];
+		s->res[i].dst = s->eps[s->pair_eps[2 * i + 1]];
+	}
+}
+
+/* Headless Chromium renders a page with every picture (8 nodes x 8 adapters: the endpoint tables, the
+ * node heatmap, the rails) and hostile names, runs its script (which draws the canvas from the
+ * embedded data and, asked by the URL, opens the drill-down of node7 -> node3), and shows the causes
+ * and the failures. Under CI=true a missing chromium fails. */
+static void test_renders_in_chromium(void **state)
+{
+	struct mx_synth s;
+	char path[256], cmd[1536], *dom, *drill, *end;
+	static char out[1 << 23];
 	const char *browser = NULL;
 
 	(void)state;
@@ -188,22 +438,45 @@ static void test_renders_in_chromium(void **state)
 		fprintf(stderr, "SKIP: chromium is not installed (apt-get install chromium); the page was not rendered\n");
 		skip();
 	}
-	mx_view_build(&mx, true);
-	free(write_page(&mx.view, "render.html", path, sizeof(path)));
+	assert_int_equal(mx_synth_build(&s, 8, 8, 100000, true), 0);
+	synth_rename(&s, "node1", "<script>alert(\"x\")</script>&'\x01\xff", "]]></failure><x a='");
+	free(write_page(&s.view, "render.html", path, sizeof(path)));
 	snprintf(cmd, sizeof(cmd),
-		 "timeout 90 %s --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+		 "timeout 120 %s --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
 		 "--disable-background-networking --disable-component-update --disable-sync "
-		 "--user-data-dir='%s/profile' --dump-dom 'file://%s' 2>/dev/null",
+		 "--user-data-dir='%s/profile' --dump-dom 'file://%s#drill=node7,node3' 2>/dev/null",
 		 browser, rp_test_tmpdir(), path);
 	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
 	dom = out;
-	assert_non_null(strstr(dom, "data-ready=\"1\""));            /* the script ran */
-	assert_int_equal(mx_count(dom, "<li class=\"failure\">"), 6);
+	assert_non_null(strstr(dom, "data-ready=\"1\""));            /* the script ran to its end */
+	assert_non_null(strstr(dom, "data-load-ms=\""));
+	assert_int_equal(mx_count(dom, "<li class=\"failure\">"), 222);
+	assert_int_equal(mx_count(dom, "<li class=\"cause\">"), 2);
+	assert_non_null(strstr(dom, "involve <b>node7/mlx5_3:1</b> (drained: reached no peer"));
 	assert_non_null(strstr(dom, "id=\"bw-heatmap\""));
 	assert_non_null(strstr(dom, "id=\"reach-heatmap\""));
+	assert_non_null(strstr(dom, "id=\"legend\""));
+	assert_non_null(strstr(dom, "id=\"rails\""));
+	assert_non_null(strstr(dom, "<canvas id=\"node-heatmap\" width=\""));
+	assert_non_null(strstr(dom, "data-drawn=\"8\""));           /* the canvas was drawn from the data */
+	/* the drill-down of node7 -> node3: 8 x 8 adapter pairs, node7's mlx5_3 row failed (8 cells), the
+	 * embedded problem pairs listed: mlx5_3's 8 and the 7 others into node3's slow mlx5_5 */
+	drill = strstr(dom, "<div id=\"drill\"><h3>node7 -&gt; node3</h3>");
+	assert_non_null(drill);
+	end = strstr(drill, "</div>");
+	assert_non_null(end);
+	*end = '\0';
+	assert_non_null(strstr(drill, "<table class=\"grid drill\">"));
+	assert_int_equal(mx_count(drill, "<tr>"), 9);
+	assert_int_equal(mx_count(drill, "<td class=\"ok b5\""), 8);
+	assert_int_equal(mx_count(drill, "<td class=\"ok b2\""), 7);
+	assert_int_equal(mx_count(drill, "<li>"), 15);
+	assert_non_null(strstr(drill, "<li>node7/mlx5_3:1 -&gt; node3/mlx5_0:1: retry_exceeded, confirmed, 2 attempts, 0 Gb/s: "));
+	*end = '<';
 	assert_null(strstr(dom, "<x a="));                           /* no injected element */
-	assert_int_equal(mx_count(dom, "<script"), 1);
-	mx_view_fini(&mx);
+	assert_null(strstr(dom, "<script>alert"));
+	assert_int_equal(mx_count(dom, "<script"), 2);               /* the data and the page's script */
+	mx_synth_fini(&s);
 }
 
 int main(void)
@@ -212,7 +485,11 @@ int main(void)
 		cmocka_unit_test(test_structure_and_content),
 		cmocka_unit_test(test_hostile_names_escaped),
 		cmocka_unit_test(test_verdict_marks_and_nan),
-		cmocka_unit_test(test_large_run_uses_node_grid),
+		cmocka_unit_test(test_natural_order),
+		cmocka_unit_test(test_soft_colour_against_median),
+		cmocka_unit_test(test_failure_grouping),
+		cmocka_unit_test(test_large_run_compact),
+		cmocka_unit_test(test_hostile_names_in_data),
 		cmocka_unit_test(test_renders_in_chromium),
 	};
 

@@ -45,16 +45,22 @@ mx_browser() {
 		--user-data-dir="$(mktemp -d)" --dump-dom "file://$html" 2>/dev/null
 }
 
-# mx_html_check HTML NFAIL: the page renders in headless Chromium, its script ran, both heatmaps are
-# there and it lists NFAIL failures. 77 when chromium is absent.
+# mx_html_check HTML NFAIL: the page renders in headless Chromium, its script ran, both heatmaps and
+# the colour legend are there, it lists NFAIL failures and (when NFAIL > 0) groups them by cause. 77
+# when chromium is absent. Here-strings, not "echo | grep -q": under pipefail a grep that stops at its
+# first match kills echo with SIGPIPE on a large page and the check failed although the text was there.
 mx_html_check() {
 	local dom rc
 	dom=$(mx_browser "$1")
 	rc=$?
 	[ $rc -eq 0 ] || return $rc
-	echo "$dom" | grep -q 'data-ready="1"' || { echo "FAIL: the page script did not run" >&2; return 1; }
-	[ "$(echo "$dom" | grep -c '<li class="failure">')" -eq "$2" ] || { echo "FAIL: the page should list $2 failures" >&2; return 1; }
-	echo "$dom" | grep -q 'id="bw-heatmap"' && echo "$dom" | grep -q 'id="reach-heatmap"' ||
+	grep -q 'data-ready="1"' <<<"$dom" || { echo "FAIL: the page script did not run" >&2; return 1; }
+	[ "$(grep -c '<li class="failure">' <<<"$dom")" -eq "$2" ] || { echo "FAIL: the page should list $2 failures" >&2; return 1; }
+	grep -q 'id="bw-heatmap"' <<<"$dom" && grep -q 'id="reach-heatmap"' <<<"$dom" ||
 		{ echo "FAIL: heatmaps missing" >&2; return 1; }
+	grep -q 'id="legend"' <<<"$dom" || { echo "FAIL: colour legend missing" >&2; return 1; }
+	if [ "$2" -gt 0 ]; then
+		grep -q '<li class="cause">' <<<"$dom" || { echo "FAIL: failures not grouped by cause" >&2; return 1; }
+	fi
 	return 0
 }
