@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fabric: br0:0,1,2 br1:3
-# timeout: 150
+# timeout: 300
 # loopback over two segments: every pair among rxe0-2 is ok and verified; every pair between rxe3
 # (alone on br1) and another device fails at address resolution / RTR, within the deadline; exit 1.
 set -u
