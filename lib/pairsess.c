@@ -111,7 +111,10 @@ int rp_pair_session_writer(const struct rp_engine_cfg *cfg, const struct rp_verd
 		double deadline = rp_now() + cfg->timeout_s;
 
 		if (!rp_retest_wanted(res, max_retest)) {
-			(void)send_next(oob, RP_PW_NEXT_DONE, 0, 0, deadline);
+			/* the target waits for a NEXT only while retests are left (see its loop): after the
+			 * last one it has gone, and a DONE would meet a closed socket */
+			if (res->n_attempts < RP_MAX_ATTEMPTS && res->n_attempts <= max_retest)
+				(void)send_next(oob, RP_PW_NEXT_DONE, 0, 0, deadline);
 			break;
 		}
 		rp_retest_cfg(cfg, res, &next);
