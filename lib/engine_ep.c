@@ -6,12 +6,14 @@
 #include "engine_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -129,15 +131,23 @@ static int errno_or(int fallback)
 	return errno ? -errno : fallback;
 }
 
-/* A software device (rxe, siw) by its vendor id; a device that cannot say is taken as hardware. */
-static bool is_soft_device(struct ibv_context *ctx)
+/* A software device (rxe, siw): by its vendor id, or, since kernels differ in the vendor id rxe
+ * reports, by sysfs: a device that sysfs lists without a "device" link has no bus function behind
+ * it. A device that can say neither is taken as hardware. */
+static bool is_soft_device(struct ibv_context *ctx, const char *name)
 {
 	struct ibv_device_attr da;
+	char path[PATH_MAX];
+	struct stat st;
 
 	memset(&da, 0, sizeof(da));
-	if (ibv_query_device(ctx, &da) != 0)
+	if (ibv_query_device(ctx, &da) == 0 && (da.vendor_id == RXE_VENDOR_ID || da.vendor_id == SIW_VENDOR_ID))
+		return true;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", name);
+	if (stat(path, &st) != 0)
 		return false;
-	return da.vendor_id == RXE_VENDOR_ID || da.vendor_id == SIW_VENDOR_ID;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", name);
+	return lstat(path, &st) != 0 && errno == ENOENT;
 }
 
 /* The port's attributes, link layer, rate, GID, and that the message fits its max_msg_sz. */
@@ -158,7 +168,7 @@ static int ep_query_port(struct rp_engine_ep *ep, struct rp_pair_result *res)
 		return rp_error(-EMSGSIZE, "%s", res->reason);
 	}
 	ep->link_gbps = rp_port_data_rate(ep->pattr.active_width, ep->pattr.active_speed, NULL, 0);
-	ep->soft = is_soft_device(ep->ctx);
+	ep->soft = is_soft_device(ep->ctx, ep->device);
 	if (ep->pattr.link_layer == IBV_LINK_LAYER_INFINIBAND) {
 		ep->gid_index = 0;   /* LID routed; the GID is sent but not used */
 		if (ep->pattr.lid == 0) {

@@ -95,6 +95,12 @@ static int exchange(struct pair_ctx *c, const struct rp_engine_msg *mine, bool s
 		rc = src;
 	if (!rc || failed_before || (recv && c->peer_failed))
 		return rc;
+	if (rp_stop_requested()) {
+		/* a wait cut short by this process's own stop says nothing about the peer */
+		rp_pair_result_fail(c->res, RP_ST_INTERRUPTED, "stopped by signal %d while waiting for %s",
+				    rp_stop_signal(), c->oob->peer);
+		return rc;
+	}
 	if (why[0])
 		rp_pair_result_fail(c->res, RP_ST_PEER_LOST, "bad message from %s: %s", c->oob->peer, why);
 	else if (rc == -ETIMEDOUT)
