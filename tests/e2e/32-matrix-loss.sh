@@ -26,7 +26,8 @@ for p in pairs:
         assert p["status"] in ("timed_out", "retry_exceeded", "resolve_failed") and p["reason"], p
         assert p["confirm"] == "confirmed" and len(p["attempts"]) >= 2, p
     else:
-        assert p["status"] == "ok" and p["verified"] and p["confirm"] is None, p
+        # ok, or flaky (failed once, ok on retest): a healthy pair may be, see the report on peer_lost
+        assert p["status"] == "ok" and p["verified"] and p["confirm"] in (None, "flaky"), p
 assert nodes["node3"]["drain"] == ["rxe3:1"], nodes["node3"]
 assert all(nodes["node%d" % n]["drain"] == [] for n in range(3))
 ' || { echo "FAIL: JSON report"; exit 1; }
