@@ -26,8 +26,8 @@ for p in pairs:
     if a < 3 and b < 3:
         assert p["status"] == "ok" and p["verified"] and p["gbps"] > 0, p
     else:
-        # node 3's rxe is on another bridge: no ARP reply ever comes, so moving the QP to RTR fails
-        # in address resolution (deterministic: the kernel's neighbour lookup times out), the
+        # node 3 and its rxe are on another bridge: no ARP reply ever comes, so moving the QP to RTR fails
+        # in address resolution (deterministic: the neighbour lookup in the kernel times out), the
         # first and every retest attempt alike: resolve_failed, confirmed, nothing else
         assert p["status"] == "resolve_failed" and "address resolution" in p["reason"], p
         assert p["confirm"] == "confirmed" and p["attempts"], p

@@ -37,8 +37,8 @@ lost = [p for p in pairs if 3 in (idx(p["src"]), idx(p["dst"])) and p["status"] 
 assert lost, "no pair with the killed rank failed"
 assert all(p["reason"] for p in lost)
 # Not one exact code: the kill lands at a moment of the run that depends on scheduling under TCG.
-# A pair running with rank 3 at that moment sees its writes stop (timed_out on rank 0-2's side) or
-# its peer's side-channel messages stop (peer_lost); a pair of a later round never starts (peer_lost).
+# A pair running with rank 3 at that moment sees its writes stop (timed_out on the side of rank 0-2) or
+# the side-channel messages of its peer stop (peer_lost); a pair of a later round never starts (peer_lost).
 # Never a verdict a healthy survivor adapter would be blamed for, and never confirmed: rank 3 is
 # gone, so they cannot be measured again.
 assert all(p["status"] in ("peer_lost", "timed_out") for p in lost), lost

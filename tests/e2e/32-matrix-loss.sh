@@ -18,7 +18,7 @@ assert len(pairs) == 12 and d["matrix"]["complete"]
 for p in pairs:
     a, b = idx(p["src"]), idx(p["dst"])
     if 3 in (a, b):
-        # Not one exact code: which of the transport's symptoms comes first under 100% loss depends
+        # Not one exact code: which symptom of the transport comes first under 100% loss depends
         # on whether the neighbour entry for rxe3 is still cached (no: resolve_failed; yes: the
         # writes go out and are never acknowledged, timed_out when --timeout 2 passes before the
         # ACK retries run out, retry_exceeded otherwise). Never a consequence code (peer_lost,
