@@ -32,6 +32,7 @@
 #include "topo.h"
 #include "util.h"
 #include "verdict.h"
+#include "verdict_cli.h"
 
 
 /* --- options ------------------------------------------------------------------------------------ */
@@ -48,7 +49,7 @@ static const char usage_text[] =
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + 24];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 24];
 	size_t n;
 	int rc;
 
@@ -58,9 +59,9 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	o->seed = 1;
 	o->rate = 400;
 	o->nodes = 1;
-	rp_verdict_cfg_default(&o->vcfg);
-	o->outlier = o->vcfg.outlier;
+	rp_cli_verdict_init(&o->vc);
 	n = rp_cli_engine_opts(&o->eng, table);
+	n += rp_cli_verdict_opts(&o->vc, table + n);
 	const struct rp_opt mine[] = {
 		{ "dev", 'd', RP_OPT_STR, &o->dev_spec, 0, 0, "SPEC", "ports to use, NCCL_IB_HCA syntax (default: NCCL's selection)", NULL },
 		{ "node", 0, RP_OPT_STR, &o->node_name, 0, 0, "NAME", "this rank's node name (default: host name)", NULL },
@@ -71,8 +72,6 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "nodes", 0, RP_OPT_U64, &o->nodes, 1, 1 << 20, "N", "--plan: nodes (default 1)", &o->nodes_seen },
 		{ "hcas", 0, RP_OPT_U64, &o->hcas, 1, 1024, "N", "--plan: ports per node (default: this node's selection)", &o->hcas_seen },
 		{ "rate", 0, RP_OPT_DOUBLE, &o->rate, 0.001, 1e6, "GBPS", "--plan with --hcas: link rate (default 400)", &o->rate_seen },
-		{ "min-bw", 0, RP_OPT_STR, &o->min_bw_s, 0, 0, "X", "fail pairs below X: 0.9 / 90% of link rate, or 180G (default 0.9)", NULL },
-		{ "outlier", 0, RP_OPT_DOUBLE, &o->outlier, 0, 1, "F", "fail pairs below F x their row/column median (default 0.5; 0 off)", &o->outlier_seen },
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
@@ -87,28 +86,19 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	if (rc)
 		return RP_EXIT_USAGE;
 	o->retest = o->eng.retest;   /* --retest is in the engine's shared table: here, extra rounds at the end */
+	o->vc.retest = o->eng.retest;
 	if (rp_pattern_parse(o->pattern_s, &o->pattern) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n", o->pattern_s);
 		return RP_EXIT_USAGE;
 	}
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
-	if (o->min_bw_s && rp_verdict_min_bw_parse(o->min_bw_s, &o->vcfg) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: --min-bw %s: a fraction of the link rate (0.9 or 90%%) or Gb/s with a "
-				"unit (180G); 0 for none\n", o->min_bw_s);
-		return RP_EXIT_USAGE;
-	}
-	o->vcfg.outlier = o->outlier;
 	if (o->eng.all) {
 		fprintf(stderr, "rdmaprobe matrix: -a/--all is for loopback and pair; give one -s\n");
 		return RP_EXIT_USAGE;
 	}
-	if (o->eng.latency && !o->min_bw_s && !o->outlier_seen) {
-		o->vcfg.min_bw = 0;     /* defaults only: latency mode measures no bandwidth */
-		o->vcfg.outlier = 0;
-	} else if (o->eng.latency) {
-		fprintf(stderr, "rdmaprobe matrix: --min-bw and --outlier judge bandwidth; latency mode (-l) measures none\n");
-		return RP_EXIT_USAGE;
-	}
+	rc = rp_cli_verdict_finish(&o->vc, "matrix", o->eng.latency);
+	if (rc)
+		return rc;
 	if (!o->plan && (o->nodes_seen || o->hcas_seen || o->rate_seen)) {
 		fprintf(stderr, "rdmaprobe matrix: --nodes, --hcas and --rate describe a cluster for --plan only\n");
 		return RP_EXIT_USAGE;
@@ -291,7 +281,7 @@ static int retest_plan(struct mx_run *R, struct rp_mx_retest **plan_p, size_t *n
 	if (!judged || !gone)
 		goto out;
 	memcpy(judged, R->mr.res, R->mr.n * sizeof(*judged));
-	rc = rp_verdict_apply(&R->o->vcfg, R->rep_eps, c->n_eps, R->mr.pair_eps, judged, R->mr.n, &v);
+	rc = rp_verdict_apply(&R->o->vc.cfg, R->rep_eps, c->n_eps, R->mr.pair_eps, judged, R->mr.n, &v);
 	rp_verdict_fini(&v);
 	if (rc)
 		goto out;
@@ -501,7 +491,7 @@ static int run_matrix(struct mx_opts *o, int argc, char **argv)
 	R.t0 = rp_now();              /* "time left" counts the rounds, not the start-up */
 	R.out = (struct mx_out){
 		.cmd_line = cmd_line, .argc = argc, .argv = argv, .cfg = &o->eng.cfg, .pattern = o->pattern_text,
-		.seed = o->seed, .vcfg = &o->vcfg, .eps = eps, .n_eps = R.ctx.n_eps, .results = &R.mr,
+		.seed = o->seed, .vcfg = &o->vc.cfg, .eps = eps, .n_eps = R.ctx.n_eps, .results = &R.mr,
 		.n_rounds = rp_sched_n_rounds(s), .started_wall = (double)time(NULL), .json = o->eng.json,
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->retest,

@@ -139,9 +139,15 @@ static int parse_trust(struct pair_opts *o)
 		return RP_EXIT_USAGE;
 	}
 	o->vcfg.outlier = o->outlier;
-	if (o->e.latency && !o->min_bw_s && !o->outlier_seen) {
+	if (o->e.latency && (o->min_bw_s || o->outlier_seen)) {
+		/* as loopback and matrix (bench/verdict_cli.c): a bandwidth rule in latency mode is an error */
+		fprintf(stderr, "rdmaprobe pair: --min-bw and --outlier judge bandwidth; latency mode (-l) measures none\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->e.latency) {
 		o->vcfg.min_bw = 0;    /* defaults only: latency mode measures no bandwidth */
 		o->vcfg.outlier = 0;
+		o->vcfg.interval_drop = 0;
 	}
 	return 0;
 }

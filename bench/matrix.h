@@ -12,6 +12,7 @@
 #include "result.h"
 #include "schedule.h"
 #include "verdict.h"
+#include "verdict_cli.h"
 
 /* One endpoint: the description for reports, who drives it, and its GID index. */
 struct mx_ep {
@@ -87,14 +88,14 @@ struct mx_out {
 /* The matrix's options (cmd_matrix.c parses them). */
 struct mx_opts {
 	struct rp_cli_engine eng;
-	const char *dev_spec, *node_name, *pattern_s, *min_bw_s, *html, *junit;
+	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
 	bool per_gpu, plan, summary;
 	uint64_t seed, nodes, hcas, retest;
-	double rate, outlier, round_timeout;
-	bool nodes_seen, hcas_seen, rate_seen, outlier_seen, round_timeout_seen, mem_seen;
+	double rate, round_timeout;
+	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
 	/* derived */
 	struct rp_pattern pattern;
-	struct rp_verdict_cfg vcfg;
+	struct rp_cli_verdict vc;     /* --min-bw, --outlier, --interval-drop (bench/verdict_cli.h); .cfg derived */
 	char pattern_text[32];
 };
 

@@ -91,6 +91,7 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(vj, "min_bw", json_real(o->vcfg->min_bw), &bad);
 	jset(vj, "min_bw_unit", json_string(o->vcfg->min_bw_absolute ? "Gb/s" : "fraction of link rate"), &bad);
 	jset(vj, "outlier", json_real(o->vcfg->outlier), &bad);
+	jset(vj, "interval_drop", json_real(o->vcfg->interval_drop), &bad);
 	for (size_t k = 0; !bad && k < v->n_nodes; k++) {
 		const struct rp_verdict_node *nd = &v->nodes[k];
 		json_t *j = json_object(), *list = json_array(), *drain = json_array(), *why = json_object();

@@ -78,10 +78,20 @@ static void test_usage_errors(void **state)
 	assert_int_equal(matrix("--plan --hcas 0"), 2);
 	assert_int_equal(matrix("-a"), 2);
 	assert_int_equal(matrix("--outlier 2"), 2);
+	/* the shared verdict options (bench/verdict_cli.c), as in loopback; before, matrix had its own
+	 * --min-bw/--outlier and no --interval-drop at all */
+	assert_int_equal(matrix("--interval-drop 1.5"), 2);
+	assert_non_null(strstr(out, "--interval-drop"));
+	assert_int_equal(matrix("-l --interval-drop 0.2"), 2);
+	assert_non_null(strstr(out, "latency mode"));
+	assert_int_equal(matrix("-l --outlier 0.3"), 2);
+	assert_non_null(strstr(out, "latency mode"));
 	assert_int_equal(matrix("--retest 4"), 2);
 	assert_non_null(strstr(out, "--retest"));
 	assert_int_equal(matrix("--help"), 0);
 	assert_non_null(strstr(out, "--per-gpu"));
+	assert_non_null(strstr(out, "--interval-drop F"));
+	assert_non_null(strstr(out, "soft devices: absolute only"));
 	/* retest rounds and the interrupted exit status are part of the interface */
 	assert_non_null(strstr(out, "--retest"));
 	assert_non_null(strstr(out, "128+signal"));

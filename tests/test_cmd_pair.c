@@ -33,6 +33,9 @@ static void test_usage_errors(void **state)
 		{ "pair host --retest 9", "--retest 9: out of range" },
 		{ "pair host --min-bw fast", "--min-bw fast:" },
 		{ "pair host --outlier 2", "--outlier 2: out of range" },
+		/* before, pair took a bandwidth rule in latency mode silently (loopback and matrix refuse it) */
+		{ "pair 127.0.0.1 -l --min-bw 1G --wait 1", "latency mode (-l) measures none" },
+		{ "pair 127.0.0.1 -l --outlier 0.3 --wait 1", "latency mode (-l) measures none" },
 	};
 	char err[4096];
 

@@ -26,7 +26,12 @@ for p in pairs:
     if a < 3 and b < 3:
         assert p["status"] == "ok" and p["verified"] and p["gbps"] > 0, p
     else:
-        assert p["status"] != "ok" and p["reason"], p
+        # node 3 and its rxe are on another bridge: no ARP reply ever comes, so moving the QP to RTR fails
+        # in address resolution (deterministic: the neighbour lookup in the kernel times out), the
+        # first and every retest attempt alike: resolve_failed, confirmed, nothing else
+        assert p["status"] == "resolve_failed" and "address resolution" in p["reason"], p
+        assert p["confirm"] == "confirmed" and p["attempts"], p
+        assert all(a["status"] == "resolve_failed" for a in p["attempts"]), p
 assert nodes["node3"]["drain"] == ["rxe3:1"], nodes["node3"]
 assert nodes["node3"]["recommended_nccl_ib_hca"] is None
 for n in range(3):
@@ -37,7 +42,7 @@ assert d["verdict"]["pass"] is False and d["verdict"]["failed"] == 6
 if command -v xmllint >/dev/null; then
 	xmllint --noout "$out/m.xml" || { echo "FAIL: JUnit is not well-formed"; exit 1; }
 fi
-[ "$(grep -c '<failure type="resolve_failed\|<failure type="rtr_refused\|<failure type="timed_out' "$out/m.xml")" -eq 6 ] ||
+[ "$(grep -c '<failure type="resolve_failed' "$out/m.xml")" -eq 6 ] ||
 	{ echo "FAIL: JUnit should carry 6 pair failures"; grep -c '<failure' "$out/m.xml"; exit 1; }
 # Chromium under TCG emulation takes minutes to start: the page is rendered on the host after the VM
 # (the host-after line above; tests/test_report_html renders one in make check too), or here as well

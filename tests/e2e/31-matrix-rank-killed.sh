@@ -36,6 +36,13 @@ for n in range(3):
 lost = [p for p in pairs if 3 in (idx(p["src"]), idx(p["dst"])) and p["status"] != "ok"]
 assert lost, "no pair with the killed rank failed"
 assert all(p["reason"] for p in lost)
+# Not one exact code: the kill lands at a moment of the run that depends on scheduling under TCG.
+# A pair running with rank 3 at that moment sees its writes stop (timed_out on the side of rank 0-2) or
+# the side-channel messages of its peer stop (peer_lost); a pair of a later round never starts (peer_lost).
+# Never a verdict a healthy survivor adapter would be blamed for, and never confirmed: rank 3 is
+# gone, so they cannot be measured again.
+assert all(p["status"] in ("peer_lost", "timed_out") for p in lost), lost
+assert all(p["confirm"] == "unconfirmed" for p in lost), lost
 assert m["complete"], "the run should go on without rank 3: %r" % m
 assert len(pairs) == 12
 # the pairs of rank 3 could not be measured again (its rank is gone): unconfirmed; whether they drain

@@ -18,9 +18,16 @@ assert len(pairs) == 12 and d["matrix"]["complete"]
 for p in pairs:
     a, b = idx(p["src"]), idx(p["dst"])
     if 3 in (a, b):
-        assert p["status"] != "ok" and p["reason"], p
+        # Not one exact code: which symptom of the transport comes first under 100% loss depends
+        # on whether the neighbour entry for rxe3 is still cached (no: resolve_failed; yes: the
+        # writes go out and are never acknowledged, timed_out when --timeout 2 passes before the
+        # ACK retries run out, retry_exceeded otherwise). Never a consequence code (peer_lost,
+        # setup_failed), and confirmed: the loss stays for the retest rounds, both ranks alive.
+        assert p["status"] in ("timed_out", "retry_exceeded", "resolve_failed") and p["reason"], p
+        assert p["confirm"] == "confirmed" and len(p["attempts"]) >= 2, p
     else:
-        assert p["status"] == "ok" and p["verified"], p
+        # ok, or flaky (failed once, ok on retest): a healthy pair may be, see the report on peer_lost
+        assert p["status"] == "ok" and p["verified"] and p["confirm"] in (None, "flaky"), p
 assert nodes["node3"]["drain"] == ["rxe3:1"], nodes["node3"]
 assert all(nodes["node%d" % n]["drain"] == [] for n in range(3))
 ' || { echo "FAIL: JSON report"; exit 1; }
