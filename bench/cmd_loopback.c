@@ -230,7 +230,8 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	if (!status)
 		status = rp_cli_verdict_finish(&lb->vc, "loopback", lb->e.latency);
 	if (!status)
-		status = rp_cli_select_ports("loopback", lb->spec, 0, lb->e.gid_seen ? lb->e.gid_index : -1, &lb->ports,
+		status = rp_cli_select_ports("loopback", lb->spec, 0, lb->e.gid_seen ? lb->e.gid_index : -1,
+					     lb->e.ver.version, &lb->ports,
 					     &lb->n_ports);
 	if (status)
 		return status;

@@ -494,7 +494,8 @@ static int run_matrix(struct mx_opts *o, int argc, char **argv)
 		.seed = o->seed, .vcfg = &o->vc.cfg, .eps = eps, .n_eps = R.ctx.n_eps, .results = &R.mr,
 		.n_rounds = rp_sched_n_rounds(s), .started_wall = (double)time(NULL), .json = o->eng.json,
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
-		.max_retest = (unsigned)o->retest,
+		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = o->rank_ver,
+		.n_rank_ver = o->n_rank_ver,
 	};
 	if (mi.rank == 0) {
 		R.ctx.flush = files_flush;
@@ -532,6 +533,8 @@ out:
 	free(pairs);
 	rp_sched_destroy(s);
 	free(eps);
+	free(o->rank_ver);
+	o->rank_ver = NULL;
 	free(R.ctx.dead);
 	free(R.rep_eps);
 	free(R.jobs);

@@ -376,7 +376,8 @@ int cmd_pair(int argc, char **argv)
 	status = rp_cli_check_outputs(&o.e, "pair");
 	if (status)
 		return status;
-	status = rp_cli_select_ports("pair", o.spec, o.ib_port, o.e.gid_seen ? o.e.gid_index : -1, &ports, &n_ports);
+	status = rp_cli_select_ports("pair", o.spec, o.ib_port, o.e.gid_seen ? o.e.gid_index : -1, o.e.ver.version,
+				     &ports, &n_ports);
 	if (status)
 		return status;
 	local = (struct rp_engine_port){ NULL, ports[0].device, ports[0].port, ports[0].gid_index };

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "mem.h"
 #include "nccl.h"
+#include "nccl_rules.h"
 #include "report.h"
 #include "retest.h"
 #include "util.h"
@@ -33,6 +34,8 @@ void rp_cli_engine_init(struct rp_cli_engine *e)
 	e->gid_index = -1;
 	e->mem = "host";
 	e->retest = RP_RETEST_DEFAULT;
+	e->ver.version = RP_NCCL_VERSION_NEWEST;   /* until rp_cli_engine_finish() finds the release */
+	e->ver.source = RP_NCCL_VSRC_DEFAULT;
 }
 
 size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
@@ -63,6 +66,10 @@ size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
 		{ "retest", 0, RP_OPT_U64, &e->retest, 0, RP_RETEST_MAX, "N", "measure a failed pair again up to N times before the verdict (default 1)", &e->retest_seen },
 		{ "json", 0, RP_OPT_STR, &e->json, 0, 0, "FILE", "write every pair as JSON", NULL },
 		{ "csv", 0, RP_OPT_STR, &e->csv, 0, 0, "FILE", "write every pair as CSV", NULL },
+		{ "nccl-version", 0, RP_OPT_STR, &e->nccl_version, 0, 0, "X.Y.Z",
+		  "select ports by this NCCL release's rules (default: the libnccl.so.2 found, else the newest)", NULL },
+		{ "python", 0, RP_OPT_STR, &e->python, 0, 0, "ENV",
+		  "look first for the nvidia-nccl-cu* wheel's libnccl in this Python environment (or its python)", NULL },
 	};
 
 	memcpy(t, opts, sizeof(opts));
@@ -220,6 +227,12 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	}
 	if (rp_engine_cfg_validate(c) != 0)
 		return RP_EXIT_USAGE;
+	if (e->nccl_version) {
+		if (rp_nccl_version_from_option(e->nccl_version, &e->ver) != 0)
+			return RP_EXIT_USAGE;   /* logged, naming --nccl-version */
+	} else {
+		rp_nccl_version_find(e->python, &e->ver);
+	}
 	rc = probe_mem(cmd, e->src_mem ? "src-mem" : "mem", e->src_mem ? e->src_mem : e->mem, &c->src_mem);
 	if (!rc && (strcmp(c->src_mem.kind, c->dst_mem.kind) || c->src_mem.device != c->dst_mem.device))
 		rc = probe_mem(cmd, e->dst_mem ? "dst-mem" : "mem", e->dst_mem ? e->dst_mem : e->mem, &c->dst_mem);
@@ -295,7 +308,7 @@ size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *
 	return warned;
 }
 
-int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override,
+int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override, uint32_t nccl_version,
 			struct rp_cli_port **ports_p, size_t *n_p)
 {
 	struct rp_node node;
@@ -315,6 +328,7 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 	}
 	if (spec)
 		env.ib_hca = spec;
+	env.version = nccl_version;
 	rc = rp_node_discover(&node, &(struct rp_discover_opts){ .skip_gpus = false });
 	if (rc) {
 		fprintf(stderr, "rdmaprobe %s: cannot discover adapters: %s\n", cmd, strerror(-rc));
@@ -408,7 +422,8 @@ int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int arg
 	if (e->json) {
 		json_t *root = rp_report_json(&info, pairs, n);
 
-		if (!root || rp_report_write_json(root, e->json) != 0) {
+		if (!root || json_object_set_new(root, "nccl_version", rp_nccl_version_json(&e->ver)) != 0 ||
+		    rp_report_write_json(root, e->json) != 0) {
 			fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->json);
 			status = RP_EXIT_ENV;
 		}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "nccl_version.h"
 #include "node.h"
 #include "opts.h"
 
@@ -23,7 +24,9 @@ struct rp_cli_engine {
 	bool size_seen, iters_seen, duration_seen, gid_seen, cq_mod_seen, retest_seen;
 	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
 	const char *json, *csv;
+	const char *nccl_version, *python;   /* --nccl-version X.Y.Z, --python ENV */
 	/* derived */
+	struct rp_nccl_version_found ver;    /* the NCCL release whose rules select the ports */
 	bool gpu_nearest;             /* --gpu nearest: each side's GPU is the one nearest its adapter */
 	struct rp_engine_cfg cfg;
 	size_t sizes[32];             /* one pass per size (-a sweeps) */
@@ -50,10 +53,11 @@ struct rp_cli_port {
 	signed char gpu_path[RP_CLI_MAX_GPUS];    /* enum rp_path from GPU i, or RP_CLI_PATH_UNKNOWN */
 };
 
-/* The ports NCCL would select under spec (NULL: NCCL_IB_HCA from the environment). Prints the reason
- * and returns 2 (bad spec, nothing matches a given spec) or 3 (no device at all); 0 with
- * *ports_p (malloc'd) and *n_p set. gid_override >= 0 replaces the GID rule. */
-int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override,
+/* The ports NCCL release nccl_version (e->ver.version) would select under spec (NULL: NCCL_IB_HCA
+ * from the environment). Prints the reason and returns 2 (bad spec, nothing matches a given spec)
+ * or 3 (no device at all); 0 with *ports_p (malloc'd) and *n_p set. gid_override >= 0 replaces the
+ * GID rule. */
+int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override, uint32_t nccl_version,
 			struct rp_cli_port **ports_p, size_t *n_p);
 
 /* The configuration for one pair from src to dst: e->cfg, with --gpu nearest resolved to the GPU
@@ -69,7 +73,8 @@ size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *
  * device, a FIFO, a socket or a symlink, or a missing or unwritable directory, is refused before
  * anything is measured. 0, or 2 with the reason printed (naming the option and the path). */
 int rp_cli_check_outputs(const struct rp_cli_engine *e, const char *cmd);
-/* Write --json / --csv if asked. 0 or 3 (cannot write: printed). */
+/* Write --json / --csv if asked; the JSON carries "nccl_version" (e->ver). 0 or 3 (cannot write:
+ * printed). */
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n);
 

@@ -83,6 +83,9 @@ struct mx_out {
 	size_t retest_rounds;         /* extra rounds run */
 	int stop_sig;                 /* the run was interrupted by this signal; 0 not */
 	bool write_failed;            /* a file could not be written (named once on stderr) */
+	const struct rp_nccl_version_found *nccl_ver;   /* rank 0's release (--nccl-version, libnccl, default) */
+	const struct rp_nccl_rank_version *rank_ver;    /* every rank's release, by rank */
+	size_t n_rank_ver;
 };
 
 /* The matrix's options (cmd_matrix.c parses them). */
@@ -97,6 +100,8 @@ struct mx_opts {
 	struct rp_pattern pattern;
 	struct rp_cli_verdict vc;     /* --min-bw, --outlier, --interval-drop (bench/verdict_cli.h); .cfg derived */
 	char pattern_text[32];
+	struct rp_nccl_rank_version *rank_ver;   /* mx_gather_table(): every rank's release (malloc'd) */
+	size_t n_rank_ver;
 };
 
 /* --- the endpoint table (matrix_table.c) ------------------------------------------------------------ */
@@ -109,8 +114,9 @@ struct rp_mpi_info;
  * out[0..MX_MAX_LOCAL). Returns 0, or an exit status with the reason in err. When the selection has
  * no ACTIVE port (or the adapter is not there), 0 with one MX_EP_NO_PORT entry, the reason in err. */
 int mx_local_ports(struct mx_opts *o, int local_rank, struct mx_wire_ep *out, size_t *n_p, char *err, size_t err_len);
-/* Share the ports (the start-up exchange, which also agrees on the run's nonce) and build the table:
- * every rank gets the same one, or all return the same exit status. */
+/* Share the ports (the start-up exchange, which also agrees on the run's nonce and gives every rank
+ * each rank's NCCL release: o->rank_ver) and build the table: every rank gets the same one, or all
+ * return the same exit status. */
 int mx_gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct mx_ep **eps_p, size_t *n_p);
 /* The schedule's view of the sorted table: node numbers and index within the node. */
 struct rp_sched_ep *mx_sched_eps(const struct mx_ep *eps, size_t n, size_t *n_nodes_p);

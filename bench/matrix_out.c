@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "matrix.h"
 #include "matrix_retest.h"
+#include "nccl_rules.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_junit.h"
@@ -122,6 +123,29 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	return bad ? -ENOMEM : 0;
 }
 
+/* The releases whose rules selected each rank's ports: rank 0's ("nccl_version"), every rank's
+ * ("nccl_versions"), and "warnings": [{"code": "nccl_version_mismatch", "message"}] when they differ. */
+static int nccl_json(json_t *root, const struct mx_out *o)
+{
+	json_t *list = json_array(), *warn = json_array();
+	char msg[1024], v[16];
+	bool bad = !list || !warn;
+
+	jset(root, "nccl_version", o->nccl_ver ? rp_nccl_version_json(o->nccl_ver) : json_null(), &bad);
+	for (size_t i = 0; !bad && i < o->n_rank_ver; i++) {
+		rp_nccl_version_format(o->rank_ver[i].version, v, sizeof(v));
+		if (json_array_append_new(list, json_pack("{s:i, s:s, s:s}", "rank", o->rank_ver[i].rank, "node",
+							  o->rank_ver[i].node, "version", v)) != 0)
+			bad = true;
+	}
+	if (!bad && rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)) &&
+	    json_array_append_new(warn, json_pack("{s:s, s:s}", "code", "nccl_version_mismatch", "message", msg)) != 0)
+		bad = true;
+	jset(root, "nccl_versions", list, &bad);
+	jset(root, "warnings", warn, &bad);
+	return bad ? -ENOMEM : 0;
+}
+
 /* One file; a failure is named on stderr once per file kind and run, and always at the end. */
 static void write_failed(struct mx_out *o, const char *path, bool final)
 {
@@ -142,7 +166,8 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
 		json_t *root = rp_report_json(&info, judged, mr->n);
 
-		if (!root || json_extend(root, o, v) != 0 || rp_report_write_json(root, o->json) != 0) {
+		if (!root || json_extend(root, o, v) != 0 || nccl_json(root, o) != 0 ||
+		    rp_report_write_json(root, o->json) != 0) {
 			write_failed(o, o->json, final);
 			status = RP_EXIT_ENV;
 		}
@@ -263,7 +288,7 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 {
 	const struct mx_results *mr = o->results;
 	size_t shown = 0;
-	char name[RP_NAME_MAX + 16];
+	char name[RP_NAME_MAX + 16], msg[1024];
 
 	if (!o->summary_only && o->n_eps <= MX_GRID_MAX)
 		print_grid(o, judged);
@@ -308,6 +333,9 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 		printf("  %s/%s:%d -> %s/%s:%d: first %s, then ok at %.2f Gb/s\n", r->src.node, r->src.device, r->src.port,
 		       r->dst.node, r->dst.device, r->dst.port, rp_status_code(r->attempts[0].status), r->gbps);
 	}
+	if (rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)))
+		printf("warning nccl_version_mismatch: the nodes run different NCCL releases, so the same NCCL_IB_HCA "
+		       "selects different ports on them: %s\n", msg);
 	if (o->stop_sig)
 		printf("INTERRUPTED by signal %d: the pairs measured so far are above and in the reports\n", o->stop_sig);
 	if (o->rounds_done < o->n_rounds)

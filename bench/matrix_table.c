@@ -56,6 +56,7 @@ int mx_local_ports(struct mx_opts *o, int local_rank, struct mx_wire_ep *out, si
 	}
 	if (o->dev_spec)
 		env.ib_hca = o->dev_spec;
+	env.version = o->eng.ver.version;
 	if (rp_node_discover(&node, &(struct rp_discover_opts){ .skip_gpus = !o->per_gpu }) != 0 || node.n_hcas == 0) {
 		snprintf(err, err_len, "no RDMA adapter: %.200s", node.no_device_reason[0] ? node.no_device_reason : "none found");
 		goto out;      /* the endpoint is the finding: a placeholder below */
@@ -210,6 +211,7 @@ int mx_gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct mx_e
 	mx_hdr_init(&mine.h, MX_KIND_EPS, mi->rank, 0, status ? 0 : n_local, sizeof(struct mx_wire_ep));
 	mine.h.status = status;
 	mine.h.run = rp_mpi_nonce_new();
+	mine.h.nccl_version = o->eng.ver.version;
 	rp_strlcpy(mine.h.error, err, sizeof(mine.h.error));
 	/* Discovery on every node has had its time; the exchange itself waits a generous minute. */
 	if (rp_mpi_allgather(&mine, mine.h.length, rp_now() + 60 + o->eng.cfg.timeout_s, &all, &lens, &offs) != 0) {
@@ -237,12 +239,17 @@ int mx_gather_table(struct mx_opts *o, const struct rp_mpi_info *mi, struct mx_e
 		n_cl += h->n;
 	}
 	cl = calloc(n_cl ? n_cl : 1, sizeof(*cl));
-	if (!worst && !cl)
+	o->rank_ver = calloc(mi->size > 0 ? (size_t)mi->size : 1, sizeof(*o->rank_ver));
+	if (!worst && (!cl || !o->rank_ver))
 		worst = RP_EXIT_ENV;
 	for (int r = 0, k = 0; !worst && r < mi->size; r++) {
 		const struct mx_hdr *h = (const void *)(all + offs[r]);
 		const struct mx_wire_ep *w = (const void *)(h + 1);
 
+		o->rank_ver[r].rank = r;
+		o->rank_ver[r].version = h->nccl_version;
+		snprintf(o->rank_ver[r].node, sizeof(o->rank_ver[r].node), "%.*s", RP_NAME_MAX - 1, h->n ? w[0].node : "?");
+		o->n_rank_ver = (size_t)r + 1;
 		for (uint32_t i = 0; i < h->n; i++, k++) {
 			cl[k].w = w[i];
 			cl[k].w.node[RP_NAME_MAX - 1] = cl[k].w.device[RP_NAME_MAX - 1] = '\0';

@@ -13,7 +13,8 @@
 #include "result.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 2           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals */
+#define MX_VERSION 3           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+                                * 3: EPS carries the sender's NCCL release */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -31,6 +32,8 @@ struct mx_hdr {
 	int32_t status;               /* EPS: 0 or an exit status; REPORT: the sender's stop signal;
 	                               * GO: 0 go on, else the signal that stops the run */
 	uint64_t run;                 /* EPS: the sender's nonce for the run (rank 0's is the run's) */
+	uint32_t nccl_version;        /* EPS: the NCCL release whose rules selected the sender's ports */
+	uint32_t pad;
 	char error[236];              /* EPS: why this rank cannot take part */
 };
 

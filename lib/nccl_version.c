@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "nccl_rules.h"
+#include "strbuf.h"
 #include "util.h"
 
 #define MAX_CANDS 16
@@ -177,4 +178,59 @@ struct json_t *rp_nccl_version_json(const struct rp_nccl_version_found *f)
 		return NULL;
 	}
 	return o;
+}
+
+/* Whether node appears in v[0..upto) with release version. */
+static bool node_seen(const struct rp_nccl_rank_version *v, size_t upto, const char *node, uint32_t version)
+{
+	for (size_t i = 0; i < upto; i++)
+		if (v[i].version == version && strcmp(v[i].node, node) == 0)
+			return true;
+	return false;
+}
+
+/* Whether release version appears in v[0..upto). */
+static bool version_seen(const struct rp_nccl_rank_version *v, size_t upto, uint32_t version)
+{
+	for (size_t i = 0; i < upto; i++)
+		if (v[i].version == version)
+			return true;
+	return false;
+}
+
+bool rp_nccl_versions_differ(const struct rp_nccl_rank_version *v, size_t n, char *msg, size_t len)
+{
+	struct rp_sb sb;
+	bool differ = false;
+
+	for (size_t i = 1; i < n && !differ; i++)
+		differ = v[i].version != v[0].version;
+	if (len)
+		msg[0] = '\0';
+	if (!differ || !len)
+		return differ;
+	rp_sb_init(&sb);
+	for (size_t i = 0; i < n; i++) {
+		char ver[16];
+		bool first = true;
+
+		if (version_seen(v, i, v[i].version))
+			continue;
+		rp_nccl_version_format(v[i].version, ver, sizeof(ver));
+		rp_sb_printf(&sb, "%s%s on ", sb.len ? "; " : "", ver);
+		for (size_t j = i; j < n; j++) {
+			if (v[j].version != v[i].version || node_seen(v, j, v[j].node, v[j].version))
+				continue;
+			rp_sb_printf(&sb, "%s%s", first ? "" : ", ", v[j].node);
+			first = false;
+		}
+	}
+	if (rp_sb_failed(&sb) || !sb.buf)
+		snprintf(msg, len, "the nodes run different NCCL releases");
+	else if (sb.len < len)
+		memcpy(msg, sb.buf, sb.len + 1);
+	else
+		snprintf(msg, len, "%.*s...", (int)(len > 4 ? len - 4 : 0), sb.buf);
+	rp_sb_fini(&sb);
+	return true;
 }

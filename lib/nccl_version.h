@@ -10,6 +10,7 @@
 #ifndef RP_NCCL_VERSION_H
 #define RP_NCCL_VERSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,18 @@ void rp_nccl_version_find(const char *python, struct rp_nccl_version_found *out)
 /* An explicit "X.Y.Z": 0, or -EINVAL (logged, naming --nccl-version) when malformed or older
  * than the oldest modelled release (2.18.1). */
 int rp_nccl_version_from_option(const char *text, struct rp_nccl_version_found *out);
+
+/* One rank's release, for comparing a job's nodes (the matrix). */
+struct rp_nccl_rank_version {
+	int rank;
+	char node[RP_NAME_MAX];
+	uint32_t version;
+};
+
+/* Whether v[0..n) name more than one release. When they do, msg gets, release by release in the
+ * order first seen, the release and its nodes, each node once: "2.30.7 on node0, node2; 2.18.6 on
+ * node1" (cut with "..." where len is too small). msg is "" when they agree. Does not log. */
+bool rp_nccl_versions_differ(const struct rp_nccl_rank_version *v, size_t n, char *msg, size_t len);
 
 /* {"version": "2.30.7", "source": ..., "library": ... (libnccl only), "rules": the release whose
  * rules apply} (jansson); NULL when memory runs out. */

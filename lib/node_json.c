@@ -128,8 +128,12 @@ static json_t *gpu_json(const struct rp_gpu *g, bool *ok)
 }
 
 /* "affinity" (every GPU x adapter) and "nearest" (per GPU, ties listed). */
-static void affinity_json(const struct rp_node *node, json_t *aff, json_t *nearest, bool *ok)
+static void affinity_json(const struct rp_node *node, const struct rp_nccl_env *env, json_t *aff, json_t *nearest,
+			  bool *ok)
 {
+	struct rp_topo_merge m;
+
+	rp_nccl_topo_merge(env, &m);   /* the bus-id merge of env's release (and NCCL_IB_MERGE_VFS) */
 	for (size_t g = 0; g < node->n_gpus; g++) {
 		const struct rp_gpu *gpu = &node->gpus[g];
 		size_t *idx = node->n_hcas ? calloc(node->n_hcas, sizeof(*idx)) : NULL;
@@ -145,7 +149,7 @@ static void affinity_json(const struct rp_node *node, json_t *aff, json_t *neare
 			}
 			set(o, "gpu", json_string(gpu->pci), ok);
 			set(o, "hca", json_string(node->hcas[h].name), ok);
-			set(o, "path", json_string(rp_path_str(rp_topo_path(node, gpu, &node->hcas[h]))), ok);
+			set(o, "path", json_string(rp_path_str(rp_topo_path_m(node, gpu, &node->hcas[h], &m))), ok);
 			append(aff, o, ok);
 		}
 		if (!list || (node->n_hcas && !idx)) {
@@ -154,7 +158,7 @@ static void affinity_json(const struct rp_node *node, json_t *aff, json_t *neare
 			*ok = false;
 			continue;
 		}
-		n = idx ? rp_topo_nearest(node, gpu, idx, node->n_hcas) : 0;
+		n = idx ? rp_topo_nearest_m(node, gpu, &m, idx, node->n_hcas) : 0;
 		for (size_t i = 0; i < n && i < node->n_hcas; i++)
 			append(list, json_string(node->hcas[idx[i]].name), ok);
 		set(nearest, gpu->pci, list, ok);
@@ -190,7 +194,7 @@ json_t *rp_node_to_json(const struct rp_node *node, const struct rp_nccl_env *en
 		append(devs, hca_json(&node->hcas[i], env, &ok), &ok);
 	for (size_t i = 0; i < node->n_gpus; i++)
 		append(gpus, gpu_json(&node->gpus[i], &ok), &ok);
-	affinity_json(node, aff, nearest, &ok);
+	affinity_json(node, env, aff, nearest, &ok);
 	set(root, "devices", devs, &ok);
 	set(root, "gpus", gpus, &ok);
 	set(root, "affinity", aff, &ok);

@@ -21,7 +21,8 @@
 #include "nccl.h"
 #include "node.h"
 
-/* env NULL: NCCL's defaults (rp_nccl_env_default). */
+/* env NULL: NCCL's defaults (rp_nccl_env_default). env->version (and merge_vfs) also decide the
+ * NIC bus-id merge behind "affinity" and "nearest" (rp_nccl_topo_merge). */
 json_t *rp_node_to_json(const struct rp_node *node, const struct rp_nccl_env *env);
 
 #endif

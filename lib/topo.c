@@ -403,6 +403,12 @@ enum rp_path rp_topo_path_m(const struct rp_node *node, const struct rp_gpu *gpu
 
 size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max)
 {
+	return rp_topo_nearest_m(node, gpu, &rp_topo_merge_newest, idx_out, max);
+}
+
+size_t rp_topo_nearest_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_topo_merge *m,
+			 size_t *idx_out, size_t max)
+{
 	enum rp_path best = RP_PATH_SYS;
 	float best_bw = 0;
 	bool any_usable = false;
@@ -418,8 +424,8 @@ size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, siz
 
 			if (any_usable && node->hcas[i].unusable_reason[0])
 				continue;
-			p = rp_topo_path(node, gpu, &node->hcas[i]);
-			bw = rp_topo_path_bw(node, gpu, &node->hcas[i]);
+			p = rp_topo_path_m(node, gpu, &node->hcas[i], m);
+			bw = rp_topo_path_bw_m(node, gpu, &node->hcas[i], m);
 			if (pass == 0) {
 				if (bw > best_bw || (bw == best_bw && p < best)) {
 					best_bw = bw;

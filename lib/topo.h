@@ -54,6 +54,9 @@ float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, co
  * unusable_reason; all of them when none is usable), ties all listed in node order. Writes up to max
  * indexes into node->hcas to idx_out and returns how many there are (may exceed max). */
 size_t rp_topo_nearest(const struct rp_node *node, const struct rp_gpu *gpu, size_t *idx_out, size_t max);
+/* The same under a given merge (rp_topo_nearest() uses rp_topo_merge_newest). */
+size_t rp_topo_nearest_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_topo_merge *m,
+			 size_t *idx_out, size_t max);
 
 /* The GPU nearest to hca among those with a CUDA index (widest path, then smallest path type,
  * lowest CUDA index on a tie), for placing a buffer next to the adapter under test (--gpu nearest): its position in

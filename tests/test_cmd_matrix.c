@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "mx_view.h"
 #include "testutil.h"
@@ -166,6 +167,56 @@ static void test_unwritable_json_still_prints_the_verdict(void **state)
 	assert_non_null(strstr(out, "could not write /nonexistent-dir/m.json\n"));
 }
 
+/* Issue 10: each rank's NCCL release reaches rank 0; rank 1's 2.18.6 beside 2.30.7 on nodes 0 and 2
+ * is the nccl_version_mismatch warning in the text and the JSON, with every rank's release listed;
+ * the same release everywhere is none. Failed before the start-up exchange carried the release
+ * (matrix had no --nccl-version at all: exit 2). */
+static int matrix_mpirun_versions(int np, const char *v_rank1, const char *args)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS -np %d "
+		 "sh -c 'v=2.30.7; [ $OMPI_COMM_WORLD_RANK = 1 ] && v=%s; exec \"$0\" matrix --node node$OMPI_COMM_WORLD_RANK "
+		 "-d =rp_no_such_dev$OMPI_COMM_WORLD_RANK --nccl-version $v \"$@\"' '%s' %s 2>&1", np, v_rank1, rp_test_bin(),
+		 args);
+	return rp_test_run(cmd, out, sizeof(out));
+}
+
+static void test_nccl_version_mismatch(void **state)
+{
+	char args[1024], path[512];
+	json_t *j, *w, *vs;
+
+	(void)state;
+	if (!mpi_usable())
+		skip();
+	snprintf(path, sizeof(path), "%s/versions.json", rp_test_tmpdir());
+	snprintf(args, sizeof(args), "-n 10 --timeout 1 --json '%s'", path);
+	assert_int_equal(matrix_mpirun_versions(3, "2.18.6", args), 1);   /* 1: no port anywhere, as above */
+	assert_non_null(strstr(out, "warning nccl_version_mismatch: "));
+	assert_non_null(strstr(out, ": 2.30.7 on node0, node2; 2.18.6 on node1\n"));
+	j = json_load_file(path, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "nccl_version"), "version")), "2.30.7");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "nccl_version"), "source")), "option");
+	vs = json_object_get(j, "nccl_versions");
+	assert_int_equal(json_array_size(vs), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(vs, 1), "node")), "node1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(vs, 1), "version")), "2.18.6");
+	w = json_object_get(j, "warnings");
+	assert_int_equal(json_array_size(w), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(w, 0), "code")), "nccl_version_mismatch");
+	json_decref(j);
+
+	assert_int_equal(matrix_mpirun_versions(2, "2.30.7", args), 1);
+	assert_null(strstr(out, "nccl_version_mismatch"));
+	j = json_load_file(path, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(json_array_size(json_object_get(j, "warnings")), 0);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_needs_a_launcher),
 		cmocka_unit_test(test_no_port_is_the_finding),
 		cmocka_unit_test(test_unwritable_json_still_prints_the_verdict),
+		cmocka_unit_test(test_nccl_version_mismatch),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

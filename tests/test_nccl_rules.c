@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "nccl.h"
 #include "nccl_int.h"
+#include "node_json.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -596,6 +597,59 @@ static void test_topo_merge_per_release(void **state)
 	rp_test_discover_done(&fx, &n);
 }
 
+/* The devices report follows the release's merge too (node_json.c, with the same ncclIbGetPciPath
+ * merges as above): machine_vf plus a PF on a sibling port of the GPU's switch. v2.24.3-1 keeps the
+ * VF's real bus id, so the VF is PIX like the PF and both are nearest; v2.30.7-1 merges it to
+ * 0000:03:00.0, which does not exist: the VF is PHB and the PF alone is nearest. Failed before
+ * node_json.c took env's merge (it always used 2.30.7's: PHB and mlx5_pf alone for both). */
+static int machine_vf_pf(struct rp_fx *fx)
+{
+	int rc = machine_vf(fx);
+
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_pf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.0", 0,
+				 "1.0", NULL);
+	return rc ? rc : rp_fx_port(fx, "mlx5_pf", 1, &rp_fx_port_ib_ndr_active);
+}
+
+static void devices_view(const struct rp_node *n, uint32_t v, char *nearest, size_t len, char vf_path[8])
+{
+	struct rp_nccl_env env = env_v(v, NULL);
+	json_t *j = rp_node_to_json(n, &env), *list, *aff, *e;
+	size_t i;
+
+	assert_non_null(j);
+	list = json_object_get(json_object_get(j, "nearest"), "0000:04:00.0");
+	assert_true(json_is_array(list));
+	nearest[0] = '\0';
+	json_array_foreach(list, i, e) {
+		strncat(nearest, i ? "," : "", len - strlen(nearest) - 1);
+		strncat(nearest, json_string_value(e), len - strlen(nearest) - 1);
+	}
+	vf_path[0] = '\0';
+	aff = json_object_get(j, "affinity");
+	json_array_foreach(aff, i, e)
+		if (strcmp(json_string_value(json_object_get(e, "hca")), "mlx5_vf") == 0)
+			snprintf(vf_path, 8, "%s", json_string_value(json_object_get(e, "path")));
+	json_decref(j);
+}
+
+static void test_devices_nearest_per_release(void **state)
+{
+	char nearest[128], vf_path[8];
+	struct rp_node n;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, machine_vf_pf, &n);
+	devices_view(&n, V2307, nearest, sizeof(nearest), vf_path);
+	assert_string_equal(nearest, "mlx5_pf");
+	assert_string_equal(vf_path, "PHB");
+	devices_view(&n, V2243, nearest, sizeof(nearest), vf_path);
+	assert_string_equal(nearest, "mlx5_pf,mlx5_vf");
+	assert_string_equal(vf_path, "PIX");
+	rp_test_discover_done(&fx, &n);
+}
+
 /* --- fixtures through the binary ------------------------------------------------------------- */
 
 /* The Soft-RoCE fixture (rxe0 without a device link, rxe1 linked to a virtio device) crashes
@@ -710,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_gid_types_unreadable),
 		cmocka_unit_test(test_gid_flid),
 		cmocka_unit_test(test_topo_merge_per_release),
+		cmocka_unit_test(test_devices_nearest_per_release),
 		cmocka_unit_test(test_cmd_rxe_fixture_versions),
 		cmocka_unit_test(test_cmd_env_never_refused),
 		cmocka_unit_test(test_cmd_pci_order_fixture),

@@ -244,6 +244,33 @@ static void test_cmd_nccl_version_json(void **state)
 	rp_fx_destroy(&fx);
 }
 
+/* The matrix's comparison: one release everywhere is no warning; two are, each node named once
+ * under its release, releases in the order first seen; a short buffer is cut with "...". Failed
+ * before rp_nccl_versions_differ existed (the matrix compared nothing). */
+static void test_versions_differ(void **state)
+{
+	struct rp_nccl_rank_version same[] = {
+		{ 0, "node0", RP_NCCL_V(2, 30, 7) }, { 1, "node1", RP_NCCL_V(2, 30, 7) },
+	};
+	struct rp_nccl_rank_version mixed[] = {
+		{ 0, "node0", RP_NCCL_V(2, 30, 7) }, { 1, "node0", RP_NCCL_V(2, 30, 7) },
+		{ 2, "node1", RP_NCCL_V(2, 18, 6) }, { 3, "node2", RP_NCCL_V(2, 30, 7) },
+		{ 4, "node1", RP_NCCL_V(2, 18, 6) }, { 5, "node0", RP_NCCL_V(2, 21, 5) },
+	};
+	char msg[128], small[12];
+
+	(void)state;
+	assert_false(rp_nccl_versions_differ(same, 2, msg, sizeof(msg)));
+	assert_string_equal(msg, "");
+	assert_false(rp_nccl_versions_differ(mixed, 1, msg, sizeof(msg)));
+	assert_true(rp_nccl_versions_differ(mixed, 6, msg, sizeof(msg)));
+	assert_string_equal(msg, "2.30.7 on node0, node2; 2.18.6 on node1; 2.21.5 on node0");
+	assert_true(rp_nccl_versions_differ(mixed, 3, msg, sizeof(msg)));
+	assert_string_equal(msg, "2.30.7 on node0; 2.18.6 on node1");
+	assert_true(rp_nccl_versions_differ(mixed, 6, small, sizeof(small)));
+	assert_string_equal(small, "2.30.7 o...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_version_find_python_wheel),
 		cmocka_unit_test(test_version_option),
 		cmocka_unit_test(test_cmd_nccl_version_json),
+		cmocka_unit_test(test_versions_differ),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

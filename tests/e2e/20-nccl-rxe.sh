@@ -4,7 +4,8 @@
 # rdmaprobe nccl on real Soft-RoCE devices (runs inside the test bed VM): verbs is consulted, the
 # selection follows NCCL_IB_HCA in verbs order, the GID NCCL picks on rxe is the IPv4 RoCE v2 entry
 # (index 1), a downed link is reported, and the exit status says whether NCCL would misbehave;
-# NCCL variables are read as NCCL reads them, and --nccl-version applies an older release.
+# NCCL variables are read as NCCL reads them, and --nccl-version applies an older release (also
+# to loopback's default selection).
 set -u
 
 fail() { echo "FAIL: $*"; exit 1; }
@@ -61,6 +62,28 @@ nccl --json --nccl-version 2.18.6
 
 nccl
 [ "$rc" -eq 0 ] && grep -q 'verdict          usable' <<<"$out" || fail "text report: exit $rc: $out"
+
+# loopback's default -d is NCCL's selection under the release: 2.18.6 has no automatic GID
+# (NCCL_IB_GID_INDEX defaults to 0), 2.30.7 picks the IPv4 RoCE v2 entry (1); the JSON says which.
+for v in 2.18.6:0:option 2.30.7:1:option ::; do
+	IFS=: read -r ver gid src <<<"$v"
+	lb=$RP_RESULTS/loopback-${ver:-found}.json
+	NCCL_IB_HCA='=rxe0' "$RP_BIN" loopback -s 4K -n 20 --timeout 5 ${ver:+--nccl-version "$ver"} --json "$lb" \
+		>"$RP_RESULTS/loopback-${ver:-found}.out" 2>&1
+	python3 - "$lb" "$ver" "$gid" "$src" <<'PY' || fail "loopback --nccl-version ${ver:-(none)}: $(cat "$RP_RESULTS/loopback-${ver:-found}.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ver, gid, src = sys.argv[2:5]
+nv = r["nccl_version"]
+p = r["pairs"][0]
+if ver:
+    assert nv["version"] == ver and nv["source"] == src, nv
+    assert p["src"]["gid_index"] == int(gid) and p["dst"]["gid_index"] == int(gid), p["src"]
+else:
+    assert nv["source"] in ("default", "libnccl"), nv
+    assert nv["source"] != "default" or nv["version"] == "2.30.7", nv
+PY
+done
 
 # Link down: NCCL silently skips the port; naming it is fatal.
 "$RP_FABRIC" fault down rxe2 || fail "fabric.sh fault down rxe2"
