@@ -23,6 +23,7 @@ struct rp_cli_engine {
 	bool size_seen, iters_seen, duration_seen, gid_seen, cq_mod_seen, retest_seen;
 	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
 	const char *json, *csv;
+	const char *max_errors;       /* --max-errors CLASS=LIMIT,... (lib/counters.h) */
 	/* derived */
 	bool gpu_nearest;             /* --gpu nearest: each side's GPU is the one nearest its adapter */
 	struct rp_engine_cfg cfg;

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -208,6 +209,70 @@ static int phase_connect(struct pair_ctx *c)
 	return rc || pair_failed(c) ? -ECANCELED : 0;
 }
 
+/* Port counters around the run: this side's own port (each side reads its own; the target's travel
+ * back in RESULT). Heap storage: two snapshots and a delta are ~50 KiB. */
+struct ctr_watch {
+	struct rp_ctr_snapshot before, after;
+	struct rp_ctr_delta delta;
+	struct rp_ctr_judgement j;
+};
+
+static const char *ctr_root(const struct pair_ctx *c)
+{
+	return c->cfg.sysfs_root ? c->cfg.sysfs_root : "/sys";
+}
+
+/* Take the "before" snapshot; NULL when there is nothing to read (no sysfs, no such port: the
+ * side's counters stay "not measured"). */
+static struct ctr_watch *ctr_begin(const struct pair_ctx *c)
+{
+	struct ctr_watch *w;
+
+	if (!ctr_root(c)[0])
+		return NULL;
+	w = malloc(sizeof(*w));
+	if (!w) {
+		rp_error(-ENOMEM, "port counters of %s port %d: out of memory", c->local->device, c->local->port);
+		return NULL;
+	}
+	if (rp_ctr_snapshot(ctr_root(c), c->local->device, c->local->port, &w->before) != 0) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* The payload the measurement put on this side's port: the writer's measured bytes (or what it was
+ * told to write), warm-up included; twice that when both ends are this port. */
+static uint64_t ctr_expected(const struct pair_ctx *c, uint64_t *judged)
+{
+	const struct rp_engine_meas *m = &c->cfg.meas;
+	uint64_t planned = m->msg_size * (m->iters + m->warmup_iters);
+	uint64_t bytes = c->writer && c->res->bytes ? c->res->bytes + m->msg_size * m->warmup_iters : planned;
+	bool same = strcmp(c->res->src.device, c->res->dst.device) == 0 && c->res->src.port == c->res->dst.port &&
+		    strcmp(c->res->src.node, c->res->dst.node) == 0;
+
+	*judged = c->writer && c->res->bytes ? c->res->bytes : m->msg_size * m->iters;
+	return m->mode == RP_MODE_BW ? (same ? 2 * bytes : bytes) : 0;
+}
+
+/* Take the "after" snapshot, compare, judge, and keep the compact form in this side's result. */
+static void ctr_end(struct pair_ctx *c, struct ctr_watch *w)
+{
+	struct rp_pair_ctr_side *side = c->writer ? &c->res->counters.src : &c->res->counters.dst;
+	uint64_t judged, expected;
+
+	if (!w)
+		return;
+	expected = ctr_expected(c, &judged);
+	if (rp_ctr_snapshot(ctr_root(c), c->local->device, c->local->port, &w->after) == 0 &&
+	    rp_ctr_delta(&w->before, &w->after, expected, &w->delta) == 0) {
+		rp_ctr_judge(&w->delta, judged, &c->cfg.ctr_limits, &w->j);
+		rp_ctr_side_fill(&w->delta, &w->j, side);
+	}
+	free(w);
+}
+
 static void phase_run(struct pair_ctx *c)
 {
 	struct rp_engine_ep *ep = c->ep;
@@ -218,10 +283,13 @@ static void phase_run(struct pair_ctx *c)
 	ep->have_pending = &c->have_pending;
 	if (stop_check(c))
 		return;
+	struct ctr_watch *w = ctr_begin(c);
+
 	if (c->writer)
 		rc = rp_engine_run_writer(ep, ep->seed, c->res);
 	else
 		rc = rp_engine_target_run(ep, ep->seed, c->oob, 0, c->res);
+	ctr_end(c, w);
 	if (rc == RP_ENGINE_PEER_FAILED)
 		note_peer(c, &c->pending);   /* the peer failed and said why; answer all the same */
 	else if (rc == 0)
@@ -255,6 +323,8 @@ static const struct result_field {
 	RESULT_FIELD(lat_max_us, lat.max_us, FROM_WRITER),
 	RESULT_FIELD(verified, verified, FROM_TARGET),
 	RESULT_FIELD(bad_offset, bad_offset, FROM_TARGET),
+	RESULT_FIELD(ctr_src, counters.src, FROM_WRITER),
+	RESULT_FIELD(ctr_dst, counters.dst, FROM_TARGET),
 };
 #undef RESULT_FIELD
 #undef RES_SIZE
