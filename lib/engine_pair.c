@@ -27,6 +27,8 @@
 #include "stop.h"
 #include "util.h"
 
+struct ctr_watch;
+
 struct pair_ctx {
 	struct rp_engine_cfg cfg;         /* the target's adopts the writer's measure part */
 	enum rp_engine_role role;
@@ -42,6 +44,7 @@ struct pair_ctx {
 	bool peer_failed;                 /* the peer reported a failure it saw itself */
 	enum rp_status peer_status;
 	char peer_reason[256];
+	struct ctr_watch *ctr;            /* port counters: the "before" snapshot, taken before READY */
 };
 
 /* Remember a failure the peer reported (its own view). */
@@ -283,13 +286,12 @@ static void phase_run(struct pair_ctx *c)
 	ep->have_pending = &c->have_pending;
 	if (stop_check(c))
 		return;
-	struct ctr_watch *w = ctr_begin(c);
-
 	if (c->writer)
 		rc = rp_engine_run_writer(ep, ep->seed, c->res);
 	else
 		rc = rp_engine_target_run(ep, ep->seed, c->oob, 0, c->res);
-	ctr_end(c, w);
+	ctr_end(c, c->ctr);
+	c->ctr = NULL;
 	if (rc == RP_ENGINE_PEER_FAILED)
 		note_peer(c, &c->pending);   /* the peer failed and said why; answer all the same */
 	else if (rc == 0)
@@ -466,10 +468,12 @@ static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role ro
 
 	rp_pair_result_init(res, NULL, NULL);
 	local_endpoint(local, c.writer ? &res->src : &res->dst);
-	if (!stop_check(&c) && phase_conn(&c) == 0 && phase_connect(&c) == 0) {
+	/* the "before" snapshot precedes READY: no write of this pair has been posted by either side yet */
+	if (!stop_check(&c) && phase_conn(&c) == 0 && (c.ctr = ctr_begin(&c), phase_connect(&c) == 0)) {
 		phase_run(&c);
 		phase_results(&c);
 	}
+	free(c.ctr);
 	rp_engine_ep_destroy(c.ep);
 	finish(&c);
 	res->elapsed_s = rp_now() - t0;
