@@ -3,9 +3,12 @@
  *
  *   phase_conn     the writer's connection info first (the target adopts its measure part), then the
  *                  target's; the endpoint is created in between
+ *   (counters)     each side's "before" snapshot of its own port counters, before READY
  *   phase_connect  INIT/RTR/RTS (or librdmacm), the target's receive, READY both ways
+ *   (counters)     the "after" snapshot when the run ends; delta and judgement (--max-errors) in res
  *   phase_run      the writer writes (reporting progress), the target waits and checks
- *   phase_results  the writer's measurement and the target's verification, both ways
+ *   phase_results  the writer's measurement and the target's verification (and each side's counters),
+ *                  both ways
  *   finish         the first cause: the pair's status is what failed first, whichever side saw it
  *
  * Every message carries the sender's OWN view (what it saw itself); each side keeps its own in res
