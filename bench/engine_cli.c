@@ -64,6 +64,7 @@ size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
 		{ "gpu-reg", 0, RP_OPT_STR, &e->gpu_reg, 0, 0, "HOW", "GPU registration: auto, dmabuf, peermem", NULL },
 		{ "hugepages", 0, RP_OPT_FLAG, &e->hugepages, 0, 0, NULL, "back host buffers with 2 MiB hugepages (fails if none are free)", NULL },
 		{ "retest", 0, RP_OPT_U64, &e->retest, 0, RP_RETEST_MAX, "N", "measure a failed pair again up to N times before the verdict (default 1)", &e->retest_seen },
+		{ "max-errors", 0, RP_OPT_STR, &e->max_errors, 0, 0, "LIMITS", "port counter limits per class, CLASS=N|N/GB|off,... (default link_flap=0,phys=0,retrans=10/GB)", NULL },
 		{ "json", 0, RP_OPT_STR, &e->json, 0, 0, "FILE", "write every pair as JSON", NULL },
 		{ "csv", 0, RP_OPT_STR, &e->csv, 0, 0, "FILE", "write every pair as CSV", NULL },
 		{ "nccl-version", 0, RP_OPT_STR, &e->nccl_version, 0, 0, "X.Y.Z",
@@ -219,6 +220,14 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	c->qp.retry_cnt = e->retry_cnt;
 	c->qp.traffic_class = e->tclass;
 	c->timeout_s = e->timeout;
+	if (e->max_errors) {
+		char why[160];
+
+		if (rp_ctr_limits_parse(e->max_errors, &c->ctr_limits, why, sizeof(why)) != 0) {
+			fprintf(stderr, "rdmaprobe %s: --max-errors %s: %s\n", cmd, e->max_errors, why);
+			return RP_EXIT_USAGE;
+		}
+	}
 	if (e->all) {
 		for (size_t s = 2; s <= (8u << 20); s *= 2)
 			e->sizes[e->n_sizes++] = s;

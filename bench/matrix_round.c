@@ -221,6 +221,15 @@ static void slot_put(struct mx_wire_res *slot, bool *have, const struct mx_wire_
 	have[k] = true;
 }
 
+/* A rank's port counters: in range and terminated (checked on a copy: the check sanitises). */
+static bool ctr_ok(const struct rp_pair_ctr_side *s)
+{
+	struct rp_pair_ctr_side copy = *s;
+	char why[8];
+
+	return rp_ctr_side_validate(&copy, why, sizeof(why)) == 0;
+}
+
 static bool wire_res_ok(const struct mx_wire_res *w, const struct mx_job *jobs, size_t n_jobs)
 {
 	const struct rp_pair_result *r = &w->r;
@@ -231,7 +240,8 @@ static bool wire_res_ok(const struct mx_wire_res *w, const struct mx_job *jobs, 
 	       mx_str_terminated(r->src.device, sizeof(r->src.device)) &&
 	       mx_str_terminated(r->dst.device, sizeof(r->dst.device)) && mx_str_terminated(r->src.mem, sizeof(r->src.mem)) &&
 	       mx_str_terminated(r->dst.mem, sizeof(r->dst.mem)) && mx_str_terminated(r->src.mem_reg, sizeof(r->src.mem_reg)) &&
-	       mx_str_terminated(r->dst.mem_reg, sizeof(r->dst.mem_reg));
+	       mx_str_terminated(r->dst.mem_reg, sizeof(r->dst.mem_reg)) && ctr_ok(&r->counters.src) &&
+	       ctr_ok(&r->counters.dst);
 }
 
 /* The table's description of an endpoint, with what the engine learned (MTU, memory) kept. */

@@ -84,7 +84,8 @@ void rp_cli_print_verdict(const struct rp_cli_verdict *vc, const struct rp_verdi
 	char codes[512], name[RP_NAME_MAX + 16], extra[160];
 
 	codes_fill(res, n, codes, sizeof(codes));
-	snprintf(extra, sizeof(extra), "%zu flaky, %zu with interval_drop", v->n_flaky, v->n_interval_drop);
+	snprintf(extra, sizeof(extra), "%zu flaky, %zu with interval_drop, %zu lossy, %zu with mtu_mismatch", v->n_flaky,
+		 v->n_interval_drop, v->n_lossy, v->n_mtu_mismatch);
 	if (stop_sig)
 		printf("\nverdict: INTERRUPTED by %s after %zu of %zu pairs (%zu ok, %zu failed:%s; %zu confirmed, "
 		       "%zu unconfirmed; %s)\n", stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM ? "SIGTERM" : "a signal",

@@ -16,9 +16,11 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "sanitize.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -533,4 +535,91 @@ void rp_ctr_judge(const struct rp_ctr_delta *d, uint64_t bytes, const struct rp_
 				 class_sum(d, RP_CC_RETRANS), l->value);
 		list_moved(d, RP_CC_RETRANS, j->reason, sizeof(j->reason));
 	}
+}
+
+/* ---- the compact form for a pair's result ---- */
+
+/* Rank of a class in the compact form: the judged ones first. */
+static int class_rank(enum rp_ctr_class c)
+{
+	switch (c) {
+	case RP_CC_FLAP: return 0;
+	case RP_CC_PHYS: return 1;
+	case RP_CC_RETRANS: return 2;
+	case RP_CC_CONGESTION: return 3;
+	case RP_CC_RNR: return 4;
+	default: return 5;
+	}
+}
+
+/* Does change a go before change b in the compact form? */
+static bool change_before(const struct rp_ctr_change *a, const struct rp_ctr_change *b)
+{
+	if (class_rank(a->cls) != class_rank(b->cls))
+		return class_rank(a->cls) < class_rank(b->cls);
+	return a->delta > b->delta;
+}
+
+void rp_ctr_side_fill(const struct rp_ctr_delta *d, const struct rp_ctr_judgement *j, struct rp_pair_ctr_side *out)
+{
+	bool taken[RP_CTR_MAX] = { false };
+
+	memset(out, 0, sizeof(*out));
+	out->measured = 1;
+	out->verdict = (uint32_t)j->verdict;
+	out->cls = (uint32_t)j->cls;
+	out->unattributable = d->unattributable || d->reregistered;
+	rp_strlcpy(out->reason, j->reason, sizeof(out->reason));
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->changes[i].kind == RP_CK_UNKNOWN)
+			out->n_unknown++;
+		else
+			out->n_moved++;
+	}
+	/* selection: n is at most RP_PAIR_CTR_MAX, d->n at most RP_CTR_MAX */
+	while (out->n < RP_PAIR_CTR_MAX) {
+		size_t best = SIZE_MAX;
+
+		for (size_t i = 0; i < d->n; i++)
+			if (!taken[i] && d->changes[i].kind != RP_CK_UNKNOWN &&
+			    (best == SIZE_MAX || change_before(&d->changes[i], &d->changes[best])))
+				best = i;
+		if (best == SIZE_MAX)
+			break;
+		taken[best] = true;
+		struct rp_pair_ctr *c = &out->c[out->n++];
+		char key[RP_CTR_NAME_MAX + 24];
+
+		rp_ctr_change_key(d, best, key, sizeof(key));
+		rp_strlcpy(c->name, key, sizeof(c->name));
+		c->cls = (uint32_t)d->changes[best].cls;
+		c->at_least = d->changes[best].kind == RP_CK_AT_LEAST;
+		c->delta = d->changes[best].delta;
+	}
+}
+
+static bool terminated(const char *s, size_t n)
+{
+	return memchr(s, '\0', n) != NULL;
+}
+
+int rp_ctr_side_validate(struct rp_pair_ctr_side *s, char *why, size_t why_len)
+{
+	if (s->measured > 1 || s->verdict > RP_CV_FAIL || s->cls >= RP_CC_COUNT_ || s->unattributable > 1 ||
+	    s->n > RP_PAIR_CTR_MAX || s->n > s->n_moved || s->n_moved > RP_CTR_MAX || s->n_unknown > RP_CTR_MAX ||
+	    !terminated(s->reason, sizeof(s->reason)) || (!s->measured && (s->n || s->verdict))) {
+		snprintf(why, why_len, "port counters out of range (%u kept of %u, verdict %u, class %u)", s->n,
+			 s->n_moved, s->verdict, s->cls);
+		return -EBADMSG;
+	}
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (!terminated(s->c[i].name, sizeof(s->c[i].name)) || s->c[i].cls >= RP_CC_COUNT_ ||
+		    s->c[i].at_least > 1) {
+			snprintf(why, why_len, "port counter %u: unterminated name or class out of range", i);
+			return -EBADMSG;
+		}
+		rp_str_sanitize(s->c[i].name);
+	}
+	rp_str_sanitize(s->reason);
+	return 0;
 }

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "node.h"
+#include "result.h"
 
 #define RP_CTR_NAME_MAX 48
 #define RP_CTR_MAX 192         /* counters per snapshot; mlx5 has about 70 in all */
@@ -171,5 +172,13 @@ void rp_ctr_judge(const struct rp_ctr_delta *delta, uint64_t bytes, const struct
 
 /* "verdict" text: "ok", "lossy", "fail". */
 const char *rp_ctr_verdict_name(enum rp_ctr_verdict v);
+
+/* The compact form of a delta and its judgement for a pair's result (struct rp_pair_ctr_side in
+ * result.h): the moved counters of the judged classes first (flap, phys, retrans), then the others,
+ * larger deltas first within a class, at most RP_PAIR_CTR_MAX; n_moved says how many moved in all. */
+void rp_ctr_side_fill(const struct rp_ctr_delta *d, const struct rp_ctr_judgement *j, struct rp_pair_ctr_side *out);
+/* Check a compact side a peer sent (ranges, NUL-terminated names and reason) and sanitise its strings.
+ * 0, or -EBADMSG with why. */
+int rp_ctr_side_validate(struct rp_pair_ctr_side *s, char *why, size_t why_len);
 
 #endif

@@ -70,3 +70,29 @@ json_t *rp_ctr_snapshot_to_json(const struct rp_ctr_snapshot *s)
 		rp_error(-ENOMEM, "counters of %s port %d as JSON: out of memory", s->device, s->port);
 	return o;
 }
+
+json_t *rp_ctr_side_to_json(const struct rp_pair_ctr_side *s)
+{
+	json_t *moved, *at_least, *o = NULL;
+	int bad;
+
+	if (!s->measured)
+		return json_null();
+	moved = json_object();
+	at_least = json_object();
+	bad = !moved || !at_least;
+	for (uint32_t i = 0; i < s->n && i < RP_PAIR_CTR_MAX && !bad; i++)
+		bad = json_object_set_new(s->c[i].at_least ? at_least : moved, s->c[i].name,
+					  json_integer((json_int_t)(s->c[i].delta > INT64_MAX ? INT64_MAX : s->c[i].delta)));
+	if (!bad)
+		o = json_pack("{s:O, s:O, s:I, s:I, s:b, s:s, s:o}", "moved", moved, "at_least", at_least, "n_moved",
+			      (json_int_t)s->n_moved, "n_unknown", (json_int_t)s->n_unknown, "unattributable",
+			      s->unattributable != 0, "verdict",
+			      rp_ctr_verdict_name(s->verdict <= RP_CV_FAIL ? (enum rp_ctr_verdict)s->verdict : RP_CV_OK),
+			      "reason", s->reason[0] ? json_string(s->reason) : json_null());
+	json_decref(moved);
+	json_decref(at_least);
+	if (!o)
+		rp_error(-ENOMEM, "a pair's port counters as JSON: out of memory");
+	return o;
+}

@@ -23,4 +23,9 @@ json_t *rp_ctr_delta_to_json(const struct rp_ctr_delta *d, const struct rp_ctr_j
  * be read)}}, names qualified as above when a driver counter shares a PMA counter's name. */
 json_t *rp_ctr_snapshot_to_json(const struct rp_ctr_snapshot *s);
 
+/* One side of a pair's compact counters (struct rp_pair_ctr_side), for "counters": {"src", "dst"}:
+ * {"moved": {"<name>": N}, "at_least": {...}, "n_moved" (in all; at most RP_PAIR_CTR_MAX are named),
+ * "n_unknown", "unattributable", "verdict", "reason"}; JSON null when the side was not measured. */
+json_t *rp_ctr_side_to_json(const struct rp_pair_ctr_side *s);
+
 #endif

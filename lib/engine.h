@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counters.h"
 #include "mem.h"
 #include "oob.h"
 #include "result.h"
@@ -90,6 +91,11 @@ struct rp_engine_cfg {
 	                              * use it to size their own budgets */
 	struct rp_mem_spec src_mem;  /* buffer of the writer */
 	struct rp_mem_spec dst_mem;  /* buffer of the target */
+	/* Port counters around the measured run (lib/counters.h): each side snapshots its own port under
+	 * sysfs_root ("/sys" when NULL; "" = none, nothing is read) before and after the run and judges
+	 * the delta with its own ctr_limits (--max-errors); the target's travels back in RESULT. */
+	const char *sysfs_root;
+	struct rp_ctr_limits ctr_limits;
 };
 
 void rp_engine_cfg_default(struct rp_engine_cfg *cfg);
@@ -115,8 +121,8 @@ struct rp_engine_port {
  * is recognised by the swapped magic and rejected. rp_engine_msg_validate() checks everything a peer
  * could get wrong before any field is used. */
 #define RP_MSG_MAGIC 0x5250454eu  /* "RPEN" */
-#define RP_MSG_VERSION 2        /* 2: measure part whole in CONN (duration, interval, cq_mod...), PROGRESS,
-                                 * first-hand flag, soft devices */
+#define RP_MSG_VERSION 3        /* 2: measure part whole in CONN (duration, interval, cq_mod...), PROGRESS,
+                                 * first-hand flag, soft devices; 3: port counters in RESULT */
 
 enum rp_msg_type { RP_MSG_CONN = 1, RP_MSG_READY, RP_MSG_RESULT, RP_MSG_PROGRESS, RP_MSG_TYPE_MAX_ };
 
@@ -162,6 +168,8 @@ struct rp_wire_result {
 	double lat_min_us, lat_median_us, lat_p99_us, lat_max_us;
 	bool verified;
 	bool lat_measured;
+	struct rp_pair_ctr_side ctr_src;   /* the writer's port counters (FROM_WRITER) */
+	struct rp_pair_ctr_side ctr_dst;   /* the target's (FROM_TARGET) */
 };
 
 /* The writer's progress during the run: what has completed so far. Each one slides the target's

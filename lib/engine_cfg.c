@@ -34,6 +34,8 @@ void rp_engine_cfg_default(struct rp_engine_cfg *cfg)
 	cfg->run_limit_s = 0;
 	cfg->src_mem.kind = "host";
 	cfg->dst_mem.kind = "host";
+	cfg->sysfs_root = NULL;
+	rp_ctr_limits_default(&cfg->ctr_limits);
 }
 
 int rp_engine_meas_validate(const struct rp_engine_meas *m, char *why, size_t why_len)

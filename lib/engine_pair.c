@@ -3,9 +3,12 @@
  *
  *   phase_conn     the writer's connection info first (the target adopts its measure part), then the
  *                  target's; the endpoint is created in between
+ *   (counters)     each side's "before" snapshot of its own port counters, before READY
  *   phase_connect  INIT/RTR/RTS (or librdmacm), the target's receive, READY both ways
+ *   (counters)     the "after" snapshot when the run ends; delta and judgement (--max-errors) in res
  *   phase_run      the writer writes (reporting progress), the target waits and checks
- *   phase_results  the writer's measurement and the target's verification, both ways
+ *   phase_results  the writer's measurement and the target's verification (and each side's counters),
+ *                  both ways
  *   finish         the first cause: the pair's status is what failed first, whichever side saw it
  *
  * Every message carries the sender's OWN view (what it saw itself); each side keeps its own in res
@@ -18,6 +21,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +29,8 @@
 #include "sanitize.h"
 #include "stop.h"
 #include "util.h"
+
+struct ctr_watch;
 
 struct pair_ctx {
 	struct rp_engine_cfg cfg;         /* the target's adopts the writer's measure part */
@@ -41,6 +47,7 @@ struct pair_ctx {
 	bool peer_failed;                 /* the peer reported a failure it saw itself */
 	enum rp_status peer_status;
 	char peer_reason[256];
+	struct ctr_watch *ctr;            /* port counters: the "before" snapshot, taken before READY */
 };
 
 /* Remember a failure the peer reported (its own view). */
@@ -214,6 +221,70 @@ static int phase_connect(struct pair_ctx *c)
 	return rc || pair_failed(c) ? -ECANCELED : 0;
 }
 
+/* Port counters around the run: this side's own port (each side reads its own; the target's travel
+ * back in RESULT). Heap storage: two snapshots and a delta are ~50 KiB. */
+struct ctr_watch {
+	struct rp_ctr_snapshot before, after;
+	struct rp_ctr_delta delta;
+	struct rp_ctr_judgement j;
+};
+
+static const char *ctr_root(const struct pair_ctx *c)
+{
+	return c->cfg.sysfs_root ? c->cfg.sysfs_root : "/sys";
+}
+
+/* Take the "before" snapshot; NULL when there is nothing to read (no sysfs, no such port: the
+ * side's counters stay "not measured"). */
+static struct ctr_watch *ctr_begin(const struct pair_ctx *c)
+{
+	struct ctr_watch *w;
+
+	if (!ctr_root(c)[0])
+		return NULL;
+	w = malloc(sizeof(*w));
+	if (!w) {
+		rp_error(-ENOMEM, "port counters of %s port %d: out of memory", c->local->device, c->local->port);
+		return NULL;
+	}
+	if (rp_ctr_snapshot(ctr_root(c), c->local->device, c->local->port, &w->before) != 0) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* The payload the measurement put on this side's port: the writer's measured bytes (or what it was
+ * told to write), warm-up included; twice that when both ends are this port. */
+static uint64_t ctr_expected(const struct pair_ctx *c, uint64_t *judged)
+{
+	const struct rp_engine_meas *m = &c->cfg.meas;
+	uint64_t planned = m->msg_size * (m->iters + m->warmup_iters);
+	uint64_t bytes = c->writer && c->res->bytes ? c->res->bytes + m->msg_size * m->warmup_iters : planned;
+	bool same = strcmp(c->res->src.device, c->res->dst.device) == 0 && c->res->src.port == c->res->dst.port &&
+		    strcmp(c->res->src.node, c->res->dst.node) == 0;
+
+	*judged = c->writer && c->res->bytes ? c->res->bytes : m->msg_size * m->iters;
+	return m->mode == RP_MODE_BW ? (same ? 2 * bytes : bytes) : 0;
+}
+
+/* Take the "after" snapshot, compare, judge, and keep the compact form in this side's result. */
+static void ctr_end(struct pair_ctx *c, struct ctr_watch *w)
+{
+	struct rp_pair_ctr_side *side = c->writer ? &c->res->counters.src : &c->res->counters.dst;
+	uint64_t judged, expected;
+
+	if (!w)
+		return;
+	expected = ctr_expected(c, &judged);
+	if (rp_ctr_snapshot(ctr_root(c), c->local->device, c->local->port, &w->after) == 0 &&
+	    rp_ctr_delta(&w->before, &w->after, expected, &w->delta) == 0) {
+		rp_ctr_judge(&w->delta, judged, &c->cfg.ctr_limits, &w->j);
+		rp_ctr_side_fill(&w->delta, &w->j, side);
+	}
+	free(w);
+}
+
 static void phase_run(struct pair_ctx *c)
 {
 	struct rp_engine_ep *ep = c->ep;
@@ -228,6 +299,8 @@ static void phase_run(struct pair_ctx *c)
 		rc = rp_engine_run_writer(ep, ep->seed, c->res);
 	else
 		rc = rp_engine_target_run(ep, ep->seed, c->oob, 0, c->res);
+	ctr_end(c, c->ctr);
+	c->ctr = NULL;
 	if (rc == RP_ENGINE_PEER_FAILED)
 		note_peer(c, &c->pending);   /* the peer failed and said why; answer all the same */
 	else if (rc == 0)
@@ -261,6 +334,8 @@ static const struct result_field {
 	RESULT_FIELD(lat_max_us, lat.max_us, FROM_WRITER),
 	RESULT_FIELD(verified, verified, FROM_TARGET),
 	RESULT_FIELD(bad_offset, bad_offset, FROM_TARGET),
+	RESULT_FIELD(ctr_src, counters.src, FROM_WRITER),
+	RESULT_FIELD(ctr_dst, counters.dst, FROM_TARGET),
 };
 #undef RESULT_FIELD
 #undef RES_SIZE
@@ -402,10 +477,12 @@ static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role ro
 
 	rp_pair_result_init(res, NULL, NULL);
 	local_endpoint(local, c.writer ? &res->src : &res->dst);
-	if (!stop_check(&c) && phase_conn(&c) == 0 && phase_connect(&c) == 0) {
+	/* the "before" snapshot precedes READY: no write of this pair has been posted by either side yet */
+	if (!stop_check(&c) && phase_conn(&c) == 0 && (c.ctr = ctr_begin(&c), phase_connect(&c) == 0)) {
 		phase_run(&c);
 		phase_results(&c);
 	}
+	free(c.ctr);
 	rp_engine_ep_destroy(c.ep);
 	finish(&c);
 	res->elapsed_s = rp_now() - t0;

@@ -106,7 +106,7 @@ static int validate_conn(const struct rp_conn_info *c, char *why, size_t why_len
 	return 0;
 }
 
-static int validate_result(const struct rp_wire_result *r, char *why, size_t why_len)
+static int validate_result(struct rp_wire_result *r, char *why, size_t why_len)
 {
 	uint8_t verified, lat_measured;
 
@@ -121,6 +121,8 @@ static int validate_result(const struct rp_wire_result *r, char *why, size_t why
 			 r->gbps, r->gbps_min, (long long)r->bad_offset);
 		return -EBADMSG;
 	}
+	if (rp_ctr_side_validate(&r->ctr_src, why, why_len) || rp_ctr_side_validate(&r->ctr_dst, why, why_len))
+		return -EBADMSG;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "atomic_file.h"
+#include "counters_json.h"
 #include "log.h"
 #include "strbuf.h"
 #include "util.h"
@@ -185,6 +186,16 @@ static json_t *warnings_json(uint32_t warnings, const char **bad)
 	return arr;
 }
 
+/* Both ends' port counters around the pair (lib/counters_json.h). */
+static json_t *counters_json(const struct rp_pair_result *r, const char **bad)
+{
+	json_t *o = json_object();
+
+	set(o, "src", rp_ctr_side_to_json(&r->counters.src), bad);
+	set(o, "dst", rp_ctr_side_to_json(&r->counters.dst), bad);
+	return o;
+}
+
 /* The verdict's view of a pair: first cause, the other side's view, warnings, retests. */
 static void outcome_json(json_t *o, const struct rp_pair_result *r, const char **bad)
 {
@@ -197,6 +208,7 @@ static void outcome_json(json_t *o, const struct rp_pair_result *r, const char *
 	set(sec, "reason", jstr(r->secondary.reason, sizeof(r->secondary.reason)), bad);
 	set(o, "secondary", sec, bad);
 	set(o, "warnings", warnings_json(r->warnings, bad), bad);
+	set(o, "counters", counters_json(r, bad), bad);
 	set(o, "confirm", confirm[0] ? json_string(confirm) : json_null(), bad);
 	set(o, "attempts", attempts_json(r, bad), bad);
 }

@@ -31,6 +31,7 @@ static const char *const status_codes[RP_ST_COUNT_] = {
 	[RP_ST_PORT_DOWN] = "port_down",
 	[RP_ST_NO_PORT] = "no_usable_port",
 	[RP_ST_INTERRUPTED] = "interrupted",
+	[RP_ST_LINK_ERRORS] = "link_errors",
 };
 
 static const char *const confirm_codes[RP_CONFIRM_COUNT_] = {
@@ -44,6 +45,8 @@ static const char *const warning_codes[RP_PW_COUNT_] = {
 	[RP_PW_FLAKY] = "flaky",
 	[RP_PW_INTERVAL_DROP] = "interval_drop",
 	[RP_PW_NOMINAL_RATE] = "nominal_link_rate",
+	[RP_PW_LOSSY] = "lossy",
+	[RP_PW_MTU_MISMATCH] = "mtu_mismatch",
 };
 
 const char *rp_confirm_code(enum rp_confirm c)

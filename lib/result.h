@@ -38,6 +38,8 @@ enum rp_status {
 	RP_ST_PORT_DOWN,        /* the port left ACTIVE during the pair (async event or port query) */
 	RP_ST_NO_PORT,          /* the endpoint has no usable port (no such adapter, nothing ACTIVE selected) */
 	RP_ST_INTERRUPTED,      /* a signal stopped the run before this pair finished: it was not measured */
+	RP_ST_LINK_ERRORS,      /* measured and verified, but the port counters say the link flapped or had
+	                         * physical-layer errors above --max-errors during the pair (lib/counters.h) */
 	RP_ST_COUNT_
 };
 
@@ -65,6 +67,8 @@ enum rp_pair_warning {
 	RP_PW_FLAKY = 0,          /* "flaky": failed once, passed on a retest */
 	RP_PW_INTERVAL_DROP,      /* "interval_drop": the slowest interval collapsed against the average */
 	RP_PW_NOMINAL_RATE,       /* "nominal_link_rate": a soft device (rxe, siw); only absolute thresholds apply */
+	RP_PW_LOSSY,              /* "lossy": transport retransmissions above the --max-errors rate per GB */
+	RP_PW_MTU_MISMATCH,       /* "mtu_mismatch": the two ends run at different active MTUs */
 	RP_PW_COUNT_
 };
 const char *rp_pair_warning_code(enum rp_pair_warning w);
@@ -79,6 +83,30 @@ struct rp_endpoint {
 	char mem[16];                 /* "host", "cuda:0" */
 	char mem_reg[16];             /* how the buffer was registered: "host", "dmabuf", "peermem" */
 	bool soft;                    /* a software device (rxe, siw): link_gbps is nominal, not a capacity */
+};
+
+/* One side's port counters around the pair, compact and bounded (lib/counters.h computes them; the
+ * engine fills them, each side for its own port; the target's travel in the RESULT message). Fixed-
+ * width fields: it goes on the wire as is and is validated there (lib/engine_wire.c). */
+#define RP_PAIR_CTR_MAX 8           /* moved counters kept per side: the judged classes first */
+#define RP_PAIR_CTR_NAME 48         /* as RP_CTR_NAME_MAX, qualified names ("hw_counters/x") cut */
+struct rp_pair_ctr {
+	char name[RP_PAIR_CTR_NAME];
+	uint32_t cls;                 /* enum rp_ctr_class */
+	uint32_t at_least;            /* 1: saturated or reset, delta is a lower bound */
+	uint64_t delta;
+};
+struct rp_pair_ctr_side {
+	uint32_t measured;            /* 1: both snapshots were taken and compared */
+	uint32_t verdict;             /* enum rp_ctr_verdict: ok, lossy, fail */
+	uint32_t cls;                 /* the class that decided (enum rp_ctr_class) */
+	uint32_t unattributable;      /* another process may have used the port: retransmissions not judged */
+	uint32_t n_moved;             /* counters that moved in all (n of them are kept below) */
+	uint32_t n_unknown;           /* counters that could not be compared (missing, unreadable, saturated) */
+	uint32_t n;
+	uint32_t pad_;
+	struct rp_pair_ctr c[RP_PAIR_CTR_MAX];
+	char reason[192];             /* the judgement's reason, "" when ok */
 };
 
 struct rp_latency {
@@ -120,6 +148,9 @@ struct rp_pair_result {
 		char reason[128];
 	} secondary;
 	uint32_t warnings;            /* 1u << enum rp_pair_warning */
+	struct {
+		struct rp_pair_ctr_side src, dst;
+	} counters;                   /* each endpoint's port counters around the measured run */
 	enum rp_confirm confirm;
 	unsigned n_attempts;
 	struct rp_attempt attempts[RP_MAX_ATTEMPTS];

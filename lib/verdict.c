@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "counters.h"
 #include "log.h"
 #include "retest.h"
 #include "util.h"
@@ -177,12 +178,36 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 	return 0;
 }
 
-/* Judge afresh: BELOW_THRESHOLD back to measured ok, the verdict's warnings cleared; then every
- * message size in turn (medians never mix sizes). */
+/* The port counters of both ends (lib/counters.h, judged by the engine with --max-errors): a flap or
+ * physical errors fail a measured pair (LINK_ERRORS), retransmissions above the rate make it lossy.
+ * Two ends at different active MTUs are a warning on any pair. */
+static void counters_judge(struct rp_pair_result *r)
+{
+	const struct rp_pair_ctr_side *side[2] = { &r->counters.src, &r->counters.dst };
+	const struct rp_endpoint *ep[2] = { &r->src, &r->dst };
+
+	if (r->src.mtu > 0 && r->dst.mtu > 0 && r->src.mtu != r->dst.mtu)
+		r->warnings |= 1u << RP_PW_MTU_MISMATCH;
+	if (r->status != RP_ST_OK)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (side[k]->measured && side[k]->verdict == RP_CV_FAIL) {
+			rp_pair_result_fail(r, RP_ST_LINK_ERRORS, "%s %s:%d: %s", k ? "dst" : "src", ep[k]->device,
+					    ep[k]->port, side[k]->reason);
+			return;
+		}
+	for (int k = 0; k < 2; k++)
+		if (side[k]->measured && side[k]->verdict == RP_CV_LOSSY)
+			r->warnings |= 1u << RP_PW_LOSSY;
+}
+
+/* Judge afresh: BELOW_THRESHOLD and LINK_ERRORS back to measured ok, the verdict's warnings cleared;
+ * the port counters; then every message size in turn (medians never mix sizes). */
 static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, struct rp_pair_result *res,
 			    size_t n, size_t n_eps)
 {
-	const uint32_t mine = (1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_INTERVAL_DROP);
+	const uint32_t mine = (1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_INTERVAL_DROP) | (1u << RP_PW_LOSSY) |
+			      (1u << RP_PW_MTU_MISMATCH);
 	double *row = NULL, *col = NULL;
 	char *done = calloc(n ? n : 1, 1);
 	int rc = 0;
@@ -191,10 +216,11 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", n);
 	for (size_t i = 0; i < n; i++) {
 		res[i].warnings &= ~mine;
-		if (res[i].status == RP_ST_BELOW_THRESHOLD) {
+		if (res[i].status == RP_ST_BELOW_THRESHOLD || res[i].status == RP_ST_LINK_ERRORS) {
 			res[i].status = RP_ST_OK;
 			res[i].reason[0] = '\0';
 		}
+		counters_judge(&res[i]);
 	}
 	if (cfg->outlier > 0) {
 		row = calloc(n_eps ? n_eps : 1, sizeof(*row));
@@ -244,7 +270,7 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	for (size_t e = 0; e < n_eps; e++)
 		parent[e] = (uint32_t)e;
 	for (size_t i = 0; i < n; i++) {
-		if (res[i].status != RP_ST_OK && res[i].status != RP_ST_BELOW_THRESHOLD)
+		if (res[i].status != RP_ST_OK && res[i].status != RP_ST_BELOW_THRESHOLD && res[i].status != RP_ST_LINK_ERRORS)
 			continue;
 		uint32_t a = uf_find(parent, pair_eps[2 * i]), b = uf_find(parent, pair_eps[2 * i + 1]);
 
@@ -401,7 +427,7 @@ static void counts_fill(const uint32_t *pair_eps, const struct rp_pair_result *r
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_pair_result *r = &res[i];
 		bool ok = r->status == RP_ST_OK;
-		bool moved = ok || r->status == RP_ST_BELOW_THRESHOLD;
+		bool moved = ok || r->status == RP_ST_BELOW_THRESHOLD || r->status == RP_ST_LINK_ERRORS;
 		bool confirmed = !ok && r->confirm == RP_CONFIRM_CONFIRMED;
 
 		v->n_ok += ok;
@@ -411,6 +437,8 @@ static void counts_fill(const uint32_t *pair_eps, const struct rp_pair_result *r
 		v->n_flaky += ok && r->confirm == RP_CONFIRM_FLAKY;
 		v->n_nominal += (r->warnings >> RP_PW_NOMINAL_RATE) & 1u;
 		v->n_interval_drop += (r->warnings >> RP_PW_INTERVAL_DROP) & 1u;
+		v->n_lossy += (r->warnings >> RP_PW_LOSSY) & 1u;
+		v->n_mtu_mismatch += (r->warnings >> RP_PW_MTU_MISMATCH) & 1u;
 		for (int side = 0; side < 2; side++) {
 			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
 
@@ -481,6 +509,18 @@ const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair
 	case RP_PW_INTERVAL_DROP:
 		snprintf(buf, len, "interval_drop: the slowest interval ran at %.4f Gb/s, %.1f s into the run, against "
 			 "%.3f Gb/s on average: the link stalled or flapped", r->gbps_min, r->gbps_min_at_s, r->gbps);
+		return buf;
+	case RP_PW_LOSSY: {
+		const struct rp_pair_ctr_side *sd = r->counters.src.verdict == RP_CV_LOSSY ? &r->counters.src : &r->counters.dst;
+
+		snprintf(buf, len, "lossy: %s %s:%d: %s (bandwidth passed; the link drops packets)",
+			 sd == &r->counters.src ? "src" : "dst", sd == &r->counters.src ? r->src.device : r->dst.device,
+			 sd == &r->counters.src ? r->src.port : r->dst.port, sd->reason);
+		return buf;
+	}
+	case RP_PW_MTU_MISMATCH:
+		snprintf(buf, len, "mtu_mismatch: %s:%d runs at an active MTU of %d, %s:%d at %d", r->src.device, r->src.port,
+			 r->src.mtu, r->dst.device, r->dst.port, r->dst.mtu);
 		return buf;
 	case RP_PW_NOMINAL_RATE:
 		snprintf(buf, len, "nominal_link_rate: %s is a soft device whose link rate (%.1f Gb/s) is nominal: "

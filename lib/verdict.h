@@ -85,6 +85,8 @@ struct rp_verdict {
 	size_t n_flaky;               /* ok pairs that failed an earlier attempt */
 	size_t n_nominal;             /* pairs where a fractional --min-bw was not applied (soft device) */
 	size_t n_interval_drop;       /* pairs with RP_PW_INTERVAL_DROP */
+	size_t n_lossy;               /* pairs with RP_PW_LOSSY (port counters: retransmissions) */
+	size_t n_mtu_mismatch;        /* pairs with RP_PW_MTU_MISMATCH */
 	size_t n_ambiguous;           /* confirmed failures blamed on neither end (a tie, see above) */
 	bool pass;
 	struct rp_verdict_ep *eps;    /* n_eps entries, same order as the endpoints given */

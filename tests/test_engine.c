@@ -33,6 +33,7 @@
 
 #include "engine.h"
 #include "engine_int.h"
+#include "fixture_health.h"
 #include "log.h"
 #include "node.h"
 #include "sanitize.h"
@@ -107,6 +108,10 @@ static int fk_max_cqe;                 /* latency: this write's completion is dr
 static int fk_down_queries;                     /* ... after this many port queries */
 static int fk_queries_of_down;
 static struct ibv_context_ops fk_ops_dummy;
+/* port counters: at write number fk_ctr_at, the stand-in sets fixture file fk_ctr_rel to fk_ctr_value */
+static struct rp_fx *fk_ctr_fx;
+static const char *fk_ctr_rel;
+static uint64_t fk_ctr_at, fk_ctr_value;
 
 static void fk_reset(void)
 {
@@ -133,6 +138,8 @@ static void fk_reset(void)
 	fk_slow_from = fk_slow_to = 0;
 	fk_slow_gap_s = 0;
 	fk_drop_from = 0;
+	fk_ctr_fx = NULL;
+	fk_ctr_at = 0;
 	fk_orphan_status = IBV_WC_RETRY_EXC_ERR;
 	fk_drop_recv = false;
 	fk_drop_lat_at = 0;
@@ -540,6 +547,8 @@ int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct 
 		double at = fk_done_time();
 
 		fk_writes++;
+		if (fk_ctr_fx && fk_writes == fk_ctr_at)
+			rp_fx_writef(fk_ctr_fx, fk_ctr_rel, "%llu\n", (unsigned long long)fk_ctr_value);
 		if (fk_drop_from && fk_writes >= fk_drop_from && dst) {
 			/* lost on the wire: nothing lands, nothing completes until the target QP goes away */
 			dst->dropped++;
@@ -823,6 +832,59 @@ static void test_loopback_ok(void **state)
 	assert_string_equal(r.dst.device, "fake0");
 	assert_string_equal(r.src.mem, "host");
 	assert_int_equal(r.src.mtu, 1024);
+	assert_true(fk_all_released());
+}
+
+/* Port counters around the run: each side snapshots its own port (here both ends are fake0:1 of an
+ * rxe-like fixture tree), a retransmission counter that moves during the run makes both sides'
+ * judgement lossy with the counter named, and the target's side reaches the writer's result through
+ * the RESULT message (nothing else fills counters.dst there). With the counter left alone both sides
+ * are measured and ok, nothing moved but what rxe counts for every packet. Fails before the engine
+ * read counters (counters.src/dst stayed unmeasured). */
+static void test_loopback_counters(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+	struct rp_fx fx;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fxh_rxe_counters(&fx, "fake0"), 0);
+	small_cfg(&cfg);
+	cfg.sysfs_root = fx.root;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
+	assert_int_equal(r.status, RP_ST_OK);
+	assert_int_equal(r.counters.src.measured, 1);
+	assert_int_equal(r.counters.dst.measured, 1);
+	assert_int_equal(r.counters.src.verdict, RP_CV_OK);
+	assert_int_equal(r.counters.dst.verdict, RP_CV_OK);
+	assert_int_equal(r.counters.src.n_moved, 0);
+
+	fk_reset();
+	fk_ctr_fx = &fx;
+	fk_ctr_rel = "class/infiniband/fake0/ports/1/hw_counters/completer_retry_err";
+	fk_ctr_at = 50;
+	fk_ctr_value = 37;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
+	assert_int_equal(r.status, RP_ST_OK);
+	for (int k = 0; k < 2; k++) {
+		const struct rp_pair_ctr_side *sd = k ? &r.counters.dst : &r.counters.src;
+
+		assert_int_equal(sd->measured, 1);
+		assert_int_equal(sd->verdict, RP_CV_LOSSY);
+		assert_int_equal(sd->cls, RP_CC_RETRANS);
+		assert_int_equal(sd->n, 1);
+		assert_string_equal(sd->c[0].name, "completer_retry_err");
+		assert_int_equal(sd->c[0].delta, 37);
+		assert_non_null(strstr(sd->reason, "completer_retry_err +37"));
+	}
+	/* no sysfs at all: nothing read, nothing judged, the pair unaffected */
+	fk_reset();
+	cfg.sysfs_root = "";
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
+	assert_int_equal(r.counters.src.measured, 0);
+	assert_int_equal(r.counters.dst.measured, 0);
+	rp_fx_destroy(&fx);
 	assert_true(fk_all_released());
 }
 
@@ -1786,6 +1848,7 @@ int main(void)
 		cmocka_unit_test_setup(test_rtr_resolution, setup),
 		cmocka_unit_test_setup(test_nccl_attributes, setup),
 		cmocka_unit_test_setup(test_loopback_ok, setup),
+		cmocka_unit_test_setup(test_loopback_counters, setup),
 		cmocka_unit_test_setup(test_loopback_duration, setup),
 		cmocka_unit_test_setup(test_wc_errors, setup),
 		cmocka_unit_test_setup(test_data_mismatch, setup),

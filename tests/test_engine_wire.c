@@ -249,6 +249,55 @@ static void test_strings_sanitised(void **state)
 	assert_true(rp_str_is_clean(m.reason));
 }
 
+/* The port counters a peer sends in RESULT are part of the trust boundary: a valid compact side is
+ * accepted (its strings sanitised), every out-of-range field or unterminated name is refused. Fails
+ * before the counters travelled (no ctr_src/ctr_dst in the wire result). */
+static void valid_counters(struct rp_engine_msg *m)
+{
+	struct rp_pair_ctr_side *s = &m->u.result.ctr_dst;
+
+	valid_result(m);
+	s->measured = 1;
+	s->verdict = RP_CV_LOSSY;
+	s->cls = RP_CC_RETRANS;
+	s->n_moved = 2;
+	s->n = 1;
+	strcpy(s->c[0].name, "out_of_seq_request");
+	s->c[0].cls = RP_CC_RETRANS;
+	s->c[0].delta = 40;
+	strcpy(s->reason, "retransmissions 40/GB above 10/GB");
+}
+
+static void test_hostile_counters(void **state)
+{
+	struct rp_engine_msg m;
+	char why[160];
+
+	(void)state;
+	valid_counters(&m);
+	strcpy(m.u.result.ctr_dst.c[0].name, "out\x1b[31m");
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_RESULT, why, sizeof(why)), 0);
+	assert_true(rp_str_is_clean(m.u.result.ctr_dst.c[0].name));
+	for (int k = 0; k < 9; k++) {
+		struct rp_pair_ctr_side *s = &m.u.result.ctr_dst;
+
+		valid_counters(&m);
+		switch (k) {
+		case 0: s->n = RP_PAIR_CTR_MAX + 1; s->n_moved = 100; break;
+		case 1: s->verdict = RP_CV_FAIL + 1; break;
+		case 2: s->cls = RP_CC_COUNT_; break;
+		case 3: s->c[0].cls = RP_CC_COUNT_; break;
+		case 4: memset(s->c[0].name, 'a', sizeof(s->c[0].name)); break;
+		case 5: memset(s->reason, 'a', sizeof(s->reason)); break;
+		case 6: s->n_moved = 0; break;                     /* more kept than moved */
+		case 7: s->measured = 0; break;                    /* not measured but a verdict */
+		case 8: m.u.result.ctr_src.measured = 7; break;
+		}
+		if (rp_engine_msg_validate(&m, sizeof(m), RP_MSG_RESULT, why, sizeof(why)) != -EBADMSG)
+			fail_msg("hostile counters case %d accepted", k);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_result),
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_strings_sanitised),
+		cmocka_unit_test(test_hostile_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "atomic_file.h"
+#include "counters.h"
 #include "report.h"
 #include "testutil.h"
 #include "util.h"
@@ -121,6 +122,59 @@ static void test_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(p, "bad_offset")), -1);
 	assert_true(json_is_false(json_object_get(p, "verified")));
 	json_decref(back);
+	unlink(path);
+}
+
+/* A pair's port counters in JSON: "counters": {"src": {moved, verdict, reason...}, "dst": null when
+ * that side was not measured}, and the lossy/mtu_mismatch codes in JSON warnings and the CSV. Fails
+ * before the counters were reported (no "counters" key, no such warning codes). */
+static void test_counters_and_new_warnings(void **state)
+{
+	struct rp_pair_result r[2];
+	struct rp_engine_cfg cfg;
+	char *argv[] = { "rdmaprobe", "loopback" };
+	struct rp_report_info info = { .command = "loopback", .version = "t", .argc = 2, .argv = argv, .cfg = &cfg };
+	char path[] = "/tmp/rp_report_XXXXXX", buf[8192];
+	json_t *root, *p, *src, *w;
+	int fd = mkstemp(path);
+	struct rp_pair_ctr_side *sd;
+
+	(void)state;
+	close(fd);
+	rp_engine_cfg_default(&cfg);
+	two_pairs(r);
+	sd = &r[0].counters.src;
+	sd->measured = 1;
+	sd->verdict = RP_CV_LOSSY;
+	sd->cls = RP_CC_RETRANS;
+	sd->n_moved = sd->n = 2;
+	strcpy(sd->c[0].name, "completer_retry_err");
+	sd->c[0].cls = RP_CC_RETRANS;
+	sd->c[0].delta = 37;
+	strcpy(sd->c[1].name, "link_downed");
+	sd->c[1].cls = RP_CC_FLAP;
+	sd->c[1].delta = 255;
+	sd->c[1].at_least = 1;
+	strcpy(sd->reason, "retransmissions 37/GB above 10/GB: completer_retry_err +37");
+	r[0].warnings = (1u << RP_PW_LOSSY) | (1u << RP_PW_MTU_MISMATCH);
+	root = rp_report_json(&info, r, 2);
+	assert_non_null(root);
+	p = json_array_get(json_object_get(root, "pairs"), 0);
+	src = json_object_get(json_object_get(p, "counters"), "src");
+	assert_non_null(src);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(src, "moved"), "completer_retry_err")), 37);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(src, "at_least"), "link_downed")), 255);
+	assert_string_equal(json_string_value(json_object_get(src, "verdict")), "lossy");
+	assert_non_null(strstr(json_string_value(json_object_get(src, "reason")), "37/GB"));
+	assert_true(json_is_null(json_object_get(json_object_get(p, "counters"), "dst")));
+	w = json_object_get(p, "warnings");
+	assert_int_equal(json_array_size(w), 2);
+	assert_string_equal(json_string_value(json_array_get(w, 0)), "lossy");
+	assert_string_equal(json_string_value(json_array_get(w, 1)), "mtu_mismatch");
+	json_decref(root);
+	assert_int_equal(rp_report_write_csv(r, 2, path), 0);
+	assert_true(slurp(path, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "lossy;mtu_mismatch"));
 	unlink(path);
 }
 
@@ -571,6 +625,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_counters_and_new_warnings),
 		cmocka_unit_test(test_atomic),
 		cmocka_unit_test(test_planted_tmp_symlink_not_followed),
 		cmocka_unit_test(test_refuses_what_is_not_a_regular_file),

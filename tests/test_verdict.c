@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "counters.h"
 #include "retest.h"
 #include "verdict.h"
 
@@ -603,6 +604,95 @@ static void test_no_drain_on_unconfirmed(void **state)
 
 /* A link down for 3 s mid-pair passed on its average; now the slowest interval under 0.1 x the
  * average is a warning (not a failure), with the interval's time in the run. */
+/* One side's counters as the engine fills them: a delta of one counter judged with the defaults. */
+static void side_judged(struct rp_pair_ctr_side *side, const char *name, uint64_t delta, uint64_t bytes)
+{
+	static struct rp_ctr_delta d;
+	struct rp_ctr_limits lim;
+	struct rp_ctr_judgement j;
+
+	memset(&d, 0, sizeof(d));
+	snprintf(d.device, sizeof(d.device), "rxe1");
+	d.port = 1;
+	d.n = 1;
+	snprintf(d.changes[0].name, sizeof(d.changes[0].name), "%s", name);
+	d.changes[0].source = RP_CTR_HW_PORT;
+	d.changes[0].cls = rp_ctr_classify_name(name);
+	d.changes[0].kind = RP_CK_EXACT;
+	d.changes[0].delta = delta;
+	rp_ctr_limits_default(&lim);
+	rp_ctr_judge(&d, bytes, &lim, &j);
+	rp_ctr_side_fill(&d, &j, side);
+}
+
+/* Port counters decide with bandwidth passed: retransmissions above 10/GB are the lossy warning (the
+ * pair stays ok), a link flap fails the pair as link_errors naming the side and counter; a clean
+ * delta gives neither. Fails before the counters were wired (no such warning, status, fields). */
+static void test_counters_lossy_and_link_errors(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+	char text[512];
+
+	(void)state;
+	loopback_scene(&f, 0.25, 0.24);
+	side_judged(&f.res[1].counters.src, "completer_retry_err", 40, 4096000);   /* 40/GB: lossy */
+	side_judged(&f.res[1].counters.dst, "rcvd_pkts", 1000, 4096000);           /* other: reported */
+	side_judged(&f.res[2].counters.dst, "link_downed", 1, 4096000);
+	side_judged(&f.res[3].counters.src, "completer_retry_err", 5, 4096000);    /* 5/GB: under the rate */
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(f.res[0].status, RP_ST_OK);
+	assert_int_equal(f.res[0].warnings, 0);
+	assert_int_equal(f.res[1].status, RP_ST_OK);
+	assert_true(f.res[1].warnings & (1u << RP_PW_LOSSY));
+	assert_string_equal(rp_pair_warning_code(RP_PW_LOSSY), "lossy");
+	rp_verdict_warning_text(&f.res[1], RP_PW_LOSSY, text, sizeof(text));
+	assert_non_null(strstr(text, "src rxe0:1"));
+	assert_non_null(strstr(text, "completer_retry_err +40"));
+	assert_int_equal(f.res[2].status, RP_ST_LINK_ERRORS);
+	assert_string_equal(rp_status_code(RP_ST_LINK_ERRORS), "link_errors");
+	assert_non_null(strstr(f.res[2].reason, "dst rxe0:1"));
+	assert_non_null(strstr(f.res[2].reason, "link_downed +1"));
+	assert_int_equal(f.res[3].status, RP_ST_OK);
+	assert_false(f.res[3].warnings & (1u << RP_PW_LOSSY));
+	assert_int_equal(v.n_lossy, 1);
+	assert_int_equal(v.n_failed, 1);
+	assert_false(v.pass);
+	rp_verdict_fini(&v);
+	/* judged afresh: the same input gives the same verdict (link_errors back to ok, then again) */
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(f.res[2].status, RP_ST_LINK_ERRORS);
+	assert_int_equal(v.n_lossy, 1);
+	rp_verdict_fini(&v);
+}
+
+/* Two ends at different active MTUs: mtu_mismatch on that pair only, naming both MTUs; an unknown
+ * MTU (0) is no mismatch. */
+static void test_mtu_mismatch(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+	char text[256];
+
+	(void)state;
+	loopback_scene(&f, 0.25, 0.24);
+	f.res[0].src.mtu = f.res[0].dst.mtu = 1024;
+	f.res[1].src.mtu = 1024;
+	f.res[1].dst.mtu = 4096;
+	f.res[2].src.mtu = 4096;      /* dst unknown */
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_false(f.res[0].warnings & (1u << RP_PW_MTU_MISMATCH));
+	assert_true(f.res[1].warnings & (1u << RP_PW_MTU_MISMATCH));
+	assert_false(f.res[2].warnings & (1u << RP_PW_MTU_MISMATCH));
+	assert_int_equal(f.res[1].status, RP_ST_OK);
+	assert_int_equal(v.n_mtu_mismatch, 1);
+	rp_verdict_warning_text(&f.res[1], RP_PW_MTU_MISMATCH, text, sizeof(text));
+	assert_non_null(strstr(text, "rxe0:1 runs at an active MTU of 1024, rxe1:1 at 4096"));
+	rp_verdict_fini(&v);
+}
+
 static void test_interval_drop_warns(void **state)
 {
 	static struct fixture f;
@@ -716,6 +806,8 @@ int main(void)
 		cmocka_unit_test(test_tie_drains_nobody),
 		cmocka_unit_test(test_no_drain_on_unconfirmed),
 		cmocka_unit_test(test_interval_drop_warns),
+		cmocka_unit_test(test_counters_lossy_and_link_errors),
+		cmocka_unit_test(test_mtu_mismatch),
 		cmocka_unit_test(test_outlier_medians_per_size_and_latency),
 		cmocka_unit_test(test_apply_is_idempotent),
 	};
