@@ -9,6 +9,7 @@
 
 #include "engine.h"
 #include "engine_cli.h"
+#include "ops_cli.h"
 #include "result.h"
 #include "schedule.h"
 #include "verdict.h"
@@ -82,11 +83,13 @@ struct mx_out {
 	size_t retest_rounds;         /* extra rounds run */
 	int stop_sig;                 /* the run was interrupted by this signal; 0 not */
 	bool write_failed;            /* a file could not be written (named once on stderr) */
+	struct rp_cli_ops *ops;       /* --prom, --baseline (ops_cli.h) */
 };
 
 /* The matrix's options (cmd_matrix.c parses them). */
 struct mx_opts {
 	struct rp_cli_engine eng;
+	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
 	const char *dev_spec, *node_name, *pattern_s, *min_bw_s, *html, *junit;
 	bool per_gpu, plan, summary;
 	uint64_t seed, nodes, hcas, retest;
