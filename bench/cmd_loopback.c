@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "engine_cli.h"
 #include "log.h"
+#include "ops_cli.h"
 #include "retest.h"
 #include "signals.h"
 #include "stop.h"
@@ -26,6 +27,8 @@ static const char usage[] = "[-d SPEC] [--no-self] [-s SIZE | -a] [-n N | -D S] 
 struct lb_run {
 	struct rp_cli_engine e;
 	struct rp_cli_verdict vc;
+	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
+	bool *drain;                  /* one per port: the verdict, for --prom */
 	const char *spec;
 	bool no_self, quiet;
 	char host[RP_NAME_MAX];
@@ -100,8 +103,20 @@ static int lb_checkpoint(struct lb_run *lb, bool final)
 	rc = rp_verdict_apply(&lb->vc.cfg, lb->eps, lb->n_ports, lb->pair_eps, lb->res, lb->n_res, &lb->v);
 	if (rc)
 		return RP_EXIT_ENV;   /* logged */
-	if ((lb->e.json || lb->e.csv) && (final || !lb->write_status))
-		lb->write_status = rp_cli_write_reports(&lb->e, "loopback", lb->argc, lb->argv, lb->res, lb->n_res);
+	if (final && rp_cli_ops_baseline_judge(&lb->ops, "loopback", &lb->e.cfg, lb->res, lb->n_res) != 0)
+		lb->write_status = RP_EXIT_ENV;
+	if ((lb->e.json || lb->e.csv) && (final || !lb->write_status)) {
+		json_t *bl = final ? rp_cli_ops_baseline_json(&lb->ops) : NULL;
+
+		rc = rp_cli_write_reports_with(&lb->e, "loopback", lb->argc, lb->argv, lb->res, lb->n_res, "baseline", bl);
+		lb->write_status = lb->write_status ? lb->write_status : rc;
+		json_decref(bl);
+	}
+	for (size_t i = 0; i < lb->n_ports; i++)
+		lb->drain[i] = lb->v.eps[i].drain;
+	rc = rp_cli_ops_prom(&lb->ops, &(struct rp_prom_run){ .command = "loopback", .version = rp_version_string(),
+				.eps = lb->eps, .n_eps = lb->n_ports, .drain = lb->drain }, lb->res, lb->n_res, final);
+	lb->write_status = lb->write_status ? lb->write_status : rc;
 	return 0;
 }
 
@@ -207,18 +222,20 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 /* Options, ports, endpoints and storage. Returns -1 to go on, or an exit status. */
 static int lb_setup(struct lb_run *lb, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 4];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 4];
 	size_t k, n, per_pass;
 	int rc, status;
 
 	rp_cli_engine_init(&lb->e);
 	rp_cli_verdict_init(&lb->vc);
+	rp_cli_ops_init(&lb->ops);
 	table[0] = (struct rp_opt){ "device", 'd', RP_OPT_STR, &lb->spec, 0, 0, "SPEC",
 				    "ports in NCCL_IB_HCA syntax (default: what NCCL selects)", NULL };
 	table[1] = (struct rp_opt){ "no-self", 0, RP_OPT_FLAG, &lb->no_self, 0, 0, NULL, "skip port-to-itself pairs", NULL };
 	table[2] = (struct rp_opt){ "quiet", 0, RP_OPT_FLAG, &lb->quiet, 0, 0, NULL, "no progress on stderr", NULL };
 	k = 3 + rp_cli_engine_opts(&lb->e, table + 3);
 	k += rp_cli_verdict_opts(&lb->vc, table + k);
+	k += rp_cli_ops_opts(&lb->ops, table + k);
 	memset(&table[k], 0, sizeof(table[k]));
 	rc = rp_opts_parse("loopback", usage, table, argc, argv, NULL, 0, NULL);
 	if (rc)
@@ -226,6 +243,8 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	status = rp_cli_engine_finish(&lb->e, "loopback");
 	if (!status)
 		status = rp_cli_check_outputs(&lb->e, "loopback");
+	if (!status)
+		status = rp_cli_ops_finish(&lb->ops, "loopback");
 	lb->vc.retest = lb->e.retest;   /* --retest is in the engine's shared table */
 	if (!status)
 		status = rp_cli_verdict_finish(&lb->vc, "loopback", lb->e.latency);
@@ -249,7 +268,8 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	lb->pair_eps = calloc(2 * lb->planned, sizeof(*lb->pair_eps));
 	lb->index = calloc(n * n, sizeof(*lb->index));
 	lb->eps = calloc(n, sizeof(*lb->eps));
-	if (!lb->res || !lb->pair_eps || !lb->index || !lb->eps) {
+	lb->drain = calloc(n, sizeof(*lb->drain));
+	if (!lb->res || !lb->pair_eps || !lb->index || !lb->eps || !lb->drain) {
 		fprintf(stderr, "rdmaprobe loopback: out of memory\n");
 		return RP_EXIT_ENV;
 	}
@@ -269,6 +289,7 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 int cmd_loopback(int argc, char **argv)
 {
 	struct lb_run lb;
+	bool regressed;
 	int status;
 
 	memset(&lb, 0, sizeof(lb));
@@ -290,11 +311,14 @@ int cmd_loopback(int argc, char **argv)
 		rp_cli_print_judgement(&lb.res[i]);
 	}
 	rp_cli_print_verdict(&lb.vc, &lb.v, lb.eps, lb.res, lb.n_res, lb.planned, rp_stop_signal());
+	regressed = rp_cli_ops_baseline_print(&lb.ops);
 	status = rp_stop_requested() ? rp_stop_exit_status()
 		 : lb.write_status ? lb.write_status
-		 : lb.v.pass ? RP_EXIT_OK : RP_EXIT_FAIL;
+		 : lb.v.pass && !regressed ? RP_EXIT_OK : RP_EXIT_FAIL;
 out:
 	rp_verdict_fini(&lb.v);
+	rp_cli_ops_fini(&lb.ops);
+	free(lb.drain);
 	free(lb.eps);
 	free(lb.index);
 	free(lb.pair_eps);

@@ -49,12 +49,13 @@ static const char usage_text[] =
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 24];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 24];
 	size_t n;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
 	rp_cli_engine_init(&o->eng);
+	rp_cli_ops_init(&o->ops);
 	o->pattern_s = "full";
 	o->seed = 1;
 	o->rate = 400;
@@ -79,7 +80,9 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	};
 
 	memcpy(table + n, mine, sizeof(mine));
-	memset(table + n + RP_ARRAY_SIZE(mine), 0, sizeof(table[0]));
+	n += RP_ARRAY_SIZE(mine);
+	n += rp_cli_ops_opts(&o->ops, table + n);
+	memset(table + n, 0, sizeof(table[0]));
 	rc = rp_opts_parse("matrix", usage_text, table, argc, argv, NULL, 0, NULL);
 	if (rc == 1)
 		return RP_EXIT_OK;
@@ -117,6 +120,8 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		return RP_EXIT_USAGE;
 	}
 	rc = rp_cli_engine_finish(&o->eng, "matrix");
+	if (!rc && !o->plan)
+		rc = rp_cli_ops_finish(&o->ops, "matrix");
 	if (rc)
 		return rc;
 	if (o->eng.cfg.run_limit_s <= 0)
@@ -454,6 +459,8 @@ static int run_finish(struct mx_run *R, int status)
 	wrc = mx_write_files(&R->out, &v, &judged);
 	if (judged) {
 		mx_print(&R->out, &v, judged);
+		if (rp_cli_ops_baseline_print(R->out.ops) && !status)
+			status = RP_EXIT_FAIL;
 		if (!status)
 			status = v.pass && R->out.rounds_done == R->out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
 		rp_verdict_fini(&v);
@@ -495,7 +502,7 @@ static int run_matrix(struct mx_opts *o, int argc, char **argv)
 		.n_rounds = rp_sched_n_rounds(s), .started_wall = (double)time(NULL), .json = o->eng.json,
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = o->rank_ver,
-		.n_rank_ver = o->n_rank_ver,
+		.n_rank_ver = o->n_rank_ver, .ops = &o->ops,
 	};
 	if (mi.rank == 0) {
 		R.ctx.flush = files_flush;
@@ -549,15 +556,8 @@ out:
 	return status;
 }
 
-int cmd_matrix(int argc, char **argv)
+static int matrix_launch(struct mx_opts *o, int argc, char **argv)
 {
-	struct mx_opts o;
-	int rc = opts_parse(&o, argc, argv);
-
-	if (rc >= 0)
-		return rc;
-	if (o.plan)
-		return run_plan(&o);
 	if (!rp_mpi_compiled()) {
 		fprintf(stderr, "rdmaprobe matrix: this rdmaprobe was built without MPI (install an MPI with mpicc and "
 				"rebuild); only --plan works\n");
@@ -568,5 +568,16 @@ int cmd_matrix(int argc, char **argv)
 				"...' or 'srun rdmaprobe matrix ...' (or use --plan)\n");
 		return RP_EXIT_ENV;
 	}
-	return run_matrix(&o, argc, argv);
+	return run_matrix(o, argc, argv);
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+	struct mx_opts o;
+	int rc = opts_parse(&o, argc, argv);
+
+	if (rc < 0)
+		rc = o.plan ? run_plan(&o) : matrix_launch(&o, argc, argv);
+	rp_cli_ops_fini(&o.ops);
+	return rc;
 }

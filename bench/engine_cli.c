@@ -413,6 +413,12 @@ int rp_cli_check_outputs(const struct rp_cli_engine *e, const char *cmd)
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n)
 {
+	return rp_cli_write_reports_with(e, cmd, argc, argv, pairs, n, NULL, NULL);
+}
+
+int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
+			      const struct rp_pair_result *pairs, size_t n, const char *key, json_t *section)
+{
 	struct rp_report_info info = { .command = cmd, .version = rp_version_string(), .cfg = &e->cfg };
 	char **full = calloc((size_t)argc + 2, sizeof(*full));
 	int status = 0;
@@ -431,6 +437,10 @@ int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int arg
 	if (e->json) {
 		json_t *root = rp_report_json(&info, pairs, n);
 
+		if (root && key && section && json_object_set(root, key, section) != 0) {
+			json_decref(root);
+			root = NULL;
+		}
 		if (!root || json_object_set_new(root, "nccl_version", rp_nccl_version_json(&e->ver)) != 0 ||
 		    rp_report_write_json(root, e->json) != 0) {
 			fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->json);

@@ -3,6 +3,7 @@
 #ifndef RP_ENGINE_CLI_H
 #define RP_ENGINE_CLI_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,6 +79,9 @@ int rp_cli_check_outputs(const struct rp_cli_engine *e, const char *cmd);
  * printed). */
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n);
+/* The same, with section (borrowed; NULL none) added to the JSON report under key. */
+int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
+			      const struct rp_pair_result *pairs, size_t n, const char *key, json_t *section);
 
 /* One line for a result, for stdout. */
 void rp_cli_print_result(const struct rp_pair_result *r);

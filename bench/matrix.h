@@ -9,6 +9,7 @@
 
 #include "engine.h"
 #include "engine_cli.h"
+#include "ops_cli.h"
 #include "result.h"
 #include "schedule.h"
 #include "verdict.h"
@@ -86,11 +87,13 @@ struct mx_out {
 	const struct rp_nccl_version_found *nccl_ver;   /* rank 0's release (--nccl-version, libnccl, default) */
 	const struct rp_nccl_rank_version *rank_ver;    /* every rank's release, by rank */
 	size_t n_rank_ver;
+	struct rp_cli_ops *ops;       /* --prom, --baseline (ops_cli.h) */
 };
 
 /* The matrix's options (cmd_matrix.c parses them). */
 struct mx_opts {
 	struct rp_cli_engine eng;
+	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
 	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
 	bool per_gpu, plan, summary;
 	uint64_t seed, nodes, hcas, retest;

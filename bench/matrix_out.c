@@ -155,6 +155,25 @@ static void write_failed(struct mx_out *o, const char *path, bool final)
 	o->write_failed = true;
 }
 
+/* --prom: the pairs with every endpoint and its drain verdict. */
+static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_verdict *v, bool final)
+{
+	bool *drain = calloc(o->n_eps ? o->n_eps : 1, sizeof(*drain));
+	int status;
+
+	if (!drain) {
+		fprintf(stderr, "rdmaprobe matrix: out of memory for --prom\n");
+		return RP_EXIT_ENV;
+	}
+	for (size_t e = 0; e < o->n_eps && e < v->n_eps; e++)
+		drain[e] = v->eps[e].drain;
+	status = rp_cli_ops_prom(o->ops, &(struct rp_prom_run){ .command = "matrix", .version = rp_version_string(),
+				 .timestamp = o->started_wall, .eps = mv->eps, .n_eps = o->n_eps, .drain = drain },
+				 mv->res, mv->n, final);
+	free(drain);
+	return status;
+}
+
 static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pair_result *judged,
 		       const struct rp_verdict *v, bool final)
 {
@@ -165,8 +184,15 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
 					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
 		json_t *root = rp_report_json(&info, judged, mr->n);
+		json_t *bl = final && o->ops ? rp_cli_ops_baseline_json(o->ops) : NULL;
+		bool bad = false;
 
-		if (!root || json_extend(root, o, v) != 0 || nccl_json(root, o) != 0 ||
+		if (bl && root)
+			bad = json_object_set_new(root, "baseline", bl) != 0;   /* takes bl either way */
+		else
+			json_decref(bl);
+
+		if (!root || bad || json_extend(root, o, v) != 0 || nccl_json(root, o) != 0 ||
 		    rp_report_write_json(root, o->json) != 0) {
 			write_failed(o, o->json, final);
 			status = RP_EXIT_ENV;
@@ -185,6 +211,8 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 		write_failed(o, o->junit, final);
 		status = RP_EXIT_ENV;
 	}
+	if (o->ops && prom_write(o, mv, v, final) != 0)
+		status = RP_EXIT_ENV;
 	return status;
 }
 
@@ -222,7 +250,9 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, struct rp_pair_re
 		.rounds_done = o->rounds_done, .n_rounds = o->n_rounds, .elapsed_s = o->elapsed_s,
 	};
 
-	status = files_write(o, &mv, judged, &v, v_out != NULL);
+	if (v_out && o->ops && rp_cli_ops_baseline_judge(o->ops, "matrix", o->cfg, judged, mr->n) != 0)
+		status = RP_EXIT_ENV;
+	status = files_write(o, &mv, judged, &v, v_out != NULL) ? RP_EXIT_ENV : status;
 	if (v_out) {
 		*v_out = v;
 		*judged_p = judged;

@@ -62,12 +62,34 @@ static void test_nccl_version_option(void **state)
 	assert_non_null(strstr(out, "--nccl-version 2.x: not a version X.Y.Z"));
 }
 
+/* --prom and --baseline: checked like --json before any device is touched. Before, loopback had
+ * neither (an unknown option: exit 2, but without these messages). */
+static void test_ops_options(void **state)
+{
+	(void)state;
+	assert_int_equal(loopback("--help"), 0);
+	assert_non_null(strstr(out, "--prom FILE"));
+	assert_non_null(strstr(out, "--baseline FILE"));
+	assert_non_null(strstr(out, "--drop X"));
+	assert_int_equal(loopback("--prom /dev/null"), 2);
+	assert_non_null(strstr(out, "--prom /dev/null: cannot write the metrics there; nothing was measured"));
+	assert_int_equal(loopback("--prom /nonexistent-dir/x.prom"), 2);
+	assert_non_null(strstr(out, "--prom /nonexistent-dir/x.prom: cannot write"));
+	assert_int_equal(loopback("--baseline /nonexistent-dir/base.json"), 2);
+	assert_non_null(strstr(out, "--baseline /nonexistent-dir/base.json: not a report to compare with"));
+	assert_int_equal(loopback("--drop 10%"), 2);
+	assert_non_null(strstr(out, "--drop goes with --baseline FILE"));
+	assert_int_equal(loopback("--baseline /dev/null --drop 150%"), 2);
+	assert_non_null(strstr(out, "--drop 150%: a percentage (10%) or a fraction (0.1) below 1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict_options_in_help),
 		cmocka_unit_test(test_verdict_option_errors),
 		cmocka_unit_test(test_nccl_version_option),
+		cmocka_unit_test(test_ops_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,21 @@ static void test_usage_errors(void **state)
 	assert_non_null(strstr(out, "128+signal"));
 }
 
+/* --prom, --baseline and --drop: refused before MPI starts (before, no such options). */
+static void test_ops_options(void **state)
+{
+	(void)state;
+	assert_int_equal(matrix("--help"), 0);
+	assert_non_null(strstr(out, "--prom FILE"));
+	assert_non_null(strstr(out, "--baseline FILE"));
+	assert_int_equal(matrix("--prom /dev/null"), 2);
+	assert_non_null(strstr(out, "rdmaprobe matrix: --prom /dev/null: cannot write the metrics there"));
+	assert_int_equal(matrix("--baseline /nonexistent-dir/b.json"), 2);
+	assert_non_null(strstr(out, "rdmaprobe matrix: --baseline /nonexistent-dir/b.json: not a report"));
+	assert_int_equal(matrix("--drop 5%"), 2);
+	assert_non_null(strstr(out, "--drop goes with --baseline FILE"));
+}
+
 static void test_needs_a_launcher(void **state)
 {
 	(void)state;
@@ -221,6 +236,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_full_small),
+		cmocka_unit_test(test_ops_options),
 		cmocka_unit_test(test_plan_rail_1024x8),
 		cmocka_unit_test(test_plan_sample_is_seeded),
 		cmocka_unit_test(test_usage_errors),
