@@ -260,12 +260,15 @@ static int planned_rounds(struct mx_run *R, struct rp_sched *s, struct rp_sched_
 					continue;         /* not measured: not a result, never a drain */
 				R->failed += R->got[i].status != RP_ST_OK;
 				if (mx_results_add(&R->mr, &R->got[i], i % 2 ? pairs[i / 2].b : pairs[i / 2].a,
-						   i % 2 ? pairs[i / 2].a : pairs[i / 2].b) != 0)
+						   i % 2 ? pairs[i / 2].a : pairs[i / 2].b) != 0) {
+					mx_round_go(c, R->next_round - 1);
 					return -ENOMEM;
+				}
 			}
 			R->out.rounds_done = r + 1;
 			progress(R, "round", r, n_rounds);
 			files_after_round(R);
+			rc = mx_round_go(c, R->next_round - 1);
 		}
 		if (rc == 1)
 			return 1;
@@ -347,6 +350,7 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 			R->out.retest_rounds++;
 			progress(R, "retest round", k, n_rounds);
 			files_after_round(R);
+			rc = mx_round_go(&R->ctx, R->next_round - 1);
 		}
 	}
 	free(which);
@@ -506,6 +510,7 @@ static int run_matrix(struct mx_opts *o, int argc, char **argv)
 	};
 	if (mi.rank == 0) {
 		R.ctx.flush = files_flush;
+		R.ctx.hold_go = true;    /* the files are written before the ranks move on (mx_round_go) */
 		R.ctx.flush_arg = &R;
 	}
 	rc = planned_rounds(&R, s, pairs);

@@ -42,6 +42,9 @@ struct mx_ctx {
 	double budget;                /* how long rank 0 waits for a round's reports */
 	int stop_sig;                 /* the signal that stops the run (this rank's, or told by rank 0); 0 none */
 	void (*flush)(void *arg);     /* rank 0: write the files now (a stop arrived mid-round) */
+	bool hold_go;                 /* rank 0: mx_round() leaves the go to mx_round_go(), so that the
+	                               * files are written before the ranks start the next round (a rank
+	                               * waiting for rank 0 while it writes would see it as lost) */
 	void *flush_arg;
 };
 
@@ -51,6 +54,8 @@ struct mx_ctx {
  * on. 0 go on, 1 stop (c->stop_sig says why), -ETIMEDOUT rank 0 is gone, -ECANCELED rank 0 gave up on
  * this rank, -ENOMEM. */
 int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct rp_pair_result *got);
+/* Rank 0 with hold_go: release the ranks into the next round (the go of round). 0 go on, 1 stop. */
+int mx_round_go(struct mx_ctx *c, size_t round);
 /* Rank 0: the next retest plan (n == 0: no more) to every live rank. Others: wait for it; *jobs_p
  * (malloc'd), *round_of_p (malloc'd: each job's retest round), *n_p, *n_rounds_p. 0 or negative errno. */
 void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n);

@@ -433,6 +433,15 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 		return rc;
 	if (!c->stop_sig && rp_stop_requested())
 		c->stop_sig = rp_stop_signal();
+	if (!c->hold_go)
+		go_send(c, round);
+	return c->stop_sig ? 1 : 0;
+}
+
+int mx_round_go(struct mx_ctx *c, size_t round)
+{
+	if (!c->stop_sig && rp_stop_requested())
+		c->stop_sig = rp_stop_signal();
 	go_send(c, round);
 	return c->stop_sig ? 1 : 0;
 }
