@@ -41,7 +41,7 @@ assert all(p["reason"] for p in lost)
 # the side-channel messages of its peer stop (peer_lost); a pair of a later round never starts (peer_lost).
 # Never a verdict a healthy survivor adapter would be blamed for, and never confirmed: rank 3 is
 # gone, so they cannot be measured again.
-# The kernel tears down the dead process's QP and MR: a write in flight into it can also complete
+# The kernel tears down the QP and MR of the dead process: a write in flight into it can also complete
 # with a transport error (remote_access_error seen on the test bed, retry_exceeded possible).
 assert all(p["status"] in ("peer_lost", "timed_out", "remote_access_error", "retry_exceeded") for p in lost), lost
 assert all(p["confirm"] == "unconfirmed" for p in lost), lost
