@@ -42,8 +42,10 @@ assert all(p["reason"] for p in lost)
 # Never a verdict a healthy survivor adapter would be blamed for, and never confirmed: rank 3 is
 # gone, so they cannot be measured again.
 # The kernel tears down the QP and MR of the dead process: a write in flight into it can also complete
-# with a transport error (remote_access_error seen on the test bed, retry_exceeded possible).
-assert all(p["status"] in ("peer_lost", "timed_out", "remote_access_error", "retry_exceeded") for p in lost), lost
+# with a transport error (remote_access_error seen on the test bed; the others are what a torn-down
+# target can answer), or flushed when its own QP went to error after that.
+assert all(p["status"] in ("peer_lost", "timed_out", "remote_access_error", "retry_exceeded",
+                           "remote_invalid_request", "remote_operation_error", "flushed") for p in lost), lost
 assert all(p["confirm"] == "unconfirmed" for p in lost), lost
 assert m["complete"], "the run should go on without rank 3: %r" % m
 assert len(pairs) == 12
