@@ -37,9 +37,11 @@ for p in pairs:
         # the same segment, or rxe3 to itself (which never leaves the device)
         if p["status"] != "ok" or not p["verified"] or p["bytes"] != 200 * 4096 or p["gbps"] <= 0:
             bad.append("%s->%s: %s verified=%s %s" % (s, d, p["status"], p["verified"], p["reason"]))
-# every pair is between soft devices: the ok ones carry the nominal-rate warning and nothing else
+# every pair is between soft devices: the ok ones carry the nominal-rate warning; interval_drop may
+# join it (a stalled emulated vCPU can make one interval slow), nothing else may
 for p in pairs:
-    if p["status"] == "ok" and p["warnings"] != ["nominal_link_rate"]:
+    if p["status"] == "ok" and ("nominal_link_rate" not in p["warnings"] or
+                                set(p["warnings"]) - {"nominal_link_rate", "interval_drop"}):
         bad.append("%s->%s warnings %s" % (p["src"]["device"], p["dst"]["device"], p["warnings"]))
 assert r["summary"] == {"pairs": 16, "ok": 10, "failed": 6, "flaky": 0, "confirmed": 6, "unconfirmed": 0,
                         "with_warnings": 10}, r["summary"]
