@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# bench-matrix-scale.sh: the matrix's wall time with and without one bad endpoint, in ONE VM boot.
+# A benchmark, not a test: it asserts nothing, it writes numbers (issue 12's headline figure).
+#
+#   scripts/bench-matrix-scale.sh          (host) boots the VM and runs itself inside; writes
+#                                          results/matrix-scale.md and results/matrix-scale-raw/*
+#   RP_BENCH_EPS="4 8"                     endpoint counts (one rxe per rank, ranks oversubscribed)
+#   RP_BENCH_SCENARIOS="healthy bridge loss"
+#   RP_BENCH_ARGS="-s 64K -n 200"         matrix options for every run
+#
+# Scenarios, each on E endpoints rxe0..rxe(E-1), rank N = node N on rxeN:
+#   healthy  every device on one bridge;
+#   bridge   the last device on a bridge of its own (unreachable from the others: fails fast);
+#   loss     every device on one bridge, the last one's link at 100% netem loss (packets vanish
+#            silently: every pair with it runs into its deadline).
+# Per run: wall time of mpirun, the rounds the report says it ran (bandwidth + retest), the elapsed
+# time it reports, rank 0's peak RSS (GNU time), the pass/fail counts. The headline ratio is
+# wall(bad) / wall(healthy) at the same E, measured in the same boot. Under TCG only ratios mean
+# anything; absolute times are those of an emulated 2-core guest.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RAW=$ROOT/results/matrix-scale-raw
+OUT=$ROOT/results/matrix-scale.md
+EPS=${RP_BENCH_EPS:-"4 8"}
+SCENARIOS=${RP_BENCH_SCENARIOS:-"healthy bridge loss"}
+ARGS=${RP_BENCH_ARGS:-"-s 64K -n 200"}
+
+if [ "${1:-}" != --inside ]; then
+	mkdir -p "$RAW"
+	rm -f "$RAW"/*
+	[ -x "$ROOT/build/rdmaprobe" ] || make -C "$ROOT" -j2 >/dev/null || exit 1
+	max=0
+	for e in $EPS; do [ "$e" -gt "$max" ] && max=$e; done
+	RP_BENCH_EPS=$EPS RP_BENCH_SCENARIOS=$SCENARIOS RP_BENCH_ARGS=$ARGS RP_BENCH_MAX=$max \
+		RP_BENCH_CMD="$0 $*" exec "$ROOT/scripts/testbed/vm.sh" run --results "$ROOT/results" \
+		--timeout "${RP_BENCH_TIMEOUT:-3000}" -- "$ROOT/scripts/bench-matrix-scale.sh" --inside
+fi
+
+RP=$ROOT/build/rdmaprobe
+FABRIC=$ROOT/scripts/testbed/fabric.sh
+RANK=$RAW/rank.sh
+log() { echo "bench: $*" >&2; }
+
+# One rank: rank N is node N on rxeN; rank 0 runs under GNU time for its peak RSS.
+cat >"$RANK" <<EOF
+#!/bin/sh
+r=\$OMPI_COMM_WORLD_RANK
+if [ "\$r" = 0 ]; then
+	exec /usr/bin/time -f %M -o "\$RP_BENCH_RSS" "$RP" matrix --node node\$r -d =rxe\$r "\$@"
+fi
+exec "$RP" matrix --node node\$r -d =rxe\$r "\$@"
+EOF
+chmod +x "$RANK"
+
+fabric_for() {   # $1 scenario, $2 E: the fabric.sh spec
+	local last=$(($2 - 1)) i list=
+	for i in $(seq 0 $((last - 1))); do list=$list${list:+,}$i; done
+	case $1 in
+	bridge) echo "br0:$list br1:$last" ;;
+	*) echo "br0:$list,$last" ;;
+	esac
+}
+
+run_one() {   # $1 scenario, $2 E
+	local sc=$1 e=$2 tag=$1-$2 t0 t1 rc
+	bash "$FABRIC" down 2>/dev/null
+	bash "$FABRIC" up "$(fabric_for "$sc" "$e")" >"$RAW/$tag.fabric" 2>&1 || { log "fabric up failed for $tag"; return 1; }
+	[ "$sc" = loss ] && bash "$FABRIC" fault loss "rxe$((e - 1))" 100% >>"$RAW/$tag.fabric" 2>&1
+	# shellcheck disable=SC2086 # ARGS: matrix options, split on spaces
+	echo "mpirun -np $e rank.sh $ARGS --json $tag.json" >"$RAW/$tag.cmd"
+	t0=$(date +%s.%N)
+	RP_BENCH_RSS=$RAW/$tag.rss mpirun --allow-run-as-root --oversubscribe -np "$e" "$RANK" $ARGS \
+		--json "$RAW/$tag.json" >"$RAW/$tag.stdout" 2>"$RAW/$tag.stderr"
+	rc=$?
+	t1=$(date +%s.%N)
+	python3 - "$RAW/$tag.json" "$sc" "$e" "$rc" "$t0" "$t1" "$(cat "$RAW/$tag.rss" 2>/dev/null | tail -1)" >>"$RAW/rows" <<'PY'
+import json, sys
+f, sc, e, rc, t0, t1, rss = sys.argv[1:]
+wall = float(t1) - float(t0)
+try:
+    d = json.load(open(f))
+    m = d.get("matrix", {})
+    pairs = d.get("pairs", [])
+    ok = sum(1 for p in pairs if p.get("status") == "ok")
+    row = (sc, int(e), wall, m.get("rounds"), m.get("elapsed_s"), rss or "?", len(pairs), ok, rc)
+except Exception as ex:
+    row = (sc, int(e), wall, None, None, rss or "?", 0, 0, "%s (%s)" % (rc, ex))
+print("\t".join(str(x) for x in row))
+PY
+	log "$tag: exit $rc, $(tail -1 "$RAW/rows")"
+}
+
+: >"$RAW/rows"
+for e in $EPS; do
+	for sc in $SCENARIOS; do run_one "$sc" "$e"; done
+done
+bash "$FABRIC" down 2>/dev/null
+
+python3 - "$RAW/rows" "$OUT" "${RP_BENCH_CMD:-scripts/bench-matrix-scale.sh}" "$ARGS" "$("$RP" --version | head -1)" <<'PY'
+import sys, datetime
+rows_f, out, cmd, args, ver = sys.argv[1:]
+rows = [l.rstrip("\n").split("\t") for l in open(rows_f) if l.strip()]
+wall = {(r[0], r[1]): float(r[2]) for r in rows}
+L = ["# Matrix wall time with one bad endpoint (Soft-RoCE VM, one boot)", "",
+     "Command: `%s` (inside: `mpirun -np E rank.sh %s`, rank N = node N on rxeN)." % (cmd.strip(), args),
+     "Binary: `%s`. Measured %s UTC in a QEMU TCG guest (2 vCPUs); only ratios mean anything." %
+     (ver, datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M")), "",
+     "| scenario | endpoints | wall s | rounds | reported elapsed s | rank 0 peak RSS KiB | pairs | ok | exit | wall / healthy |",
+     "|---|---|---|---|---|---|---|---|---|---|"]
+for r in rows:
+    h = wall.get(("healthy", r[1]))
+    ratio = "%.2f" % (float(r[2]) / h) if h else "-"
+    L.append("| %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |" % (r[0], r[1], float(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], ratio))
+L += ["", "Scenarios: `healthy` one bridge; `bridge` the last endpoint on a bridge of its own (fails fast);",
+      "`loss` the last endpoint's link at 100% loss (every pair with it runs into its deadline).",
+      "The headline figure of issue 12 is `wall / healthy` for `loss` (goal: at most 1.2)."]
+open(out, "w").write("\n".join(L) + "\n")
+print("\n".join(L))
+PY
