@@ -473,15 +473,6 @@ static void test_codes_stable(void **state)
 
 /* ---- the devices command ---- */
 
-static json_t *key(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	if (!v)
-		fail_msg("JSON key '%s' missing", k);
-	return v;
-}
-
 /* The JSON of the section: warnings and notes apart, node-wide items with a null device, the
  * limiting PCIe link of a rate. */
 static void test_health_json(void **state)
@@ -496,21 +487,21 @@ static void test_health_json(void **state)
 	hx_check(&x);
 	j = rp_health_to_json(&x.h);
 	assert_non_null(j);
-	assert_int_equal(json_array_size(key(j, "warnings")), 2);
-	assert_int_equal(json_array_size(key(j, "notes")), 1);
-	n = json_array_get(key(j, "notes"), 0);
-	assert_string_equal(json_string_value(key(n, "code")), "acs_unreadable");
-	assert_true(json_is_null(key(n, "device")));
-	r = json_array_get(key(j, "expected_rates"), 0);
-	assert_string_equal(json_string_value(key(r, "device")), "mlx5_0");
-	assert_string_equal(json_string_value(key(r, "limit")), "pcie");
-	assert_string_equal(json_string_value(key(r, "pcie_link")), "Gen4 x8");
-	assert_string_equal(json_string_value(key(r, "pcie_at")), FXH_NIC0);
-	assert_true(json_real_value(key(r, "expected_gbps")) > 126.0 && json_real_value(key(r, "expected_gbps")) < 126.1);
-	r = json_array_get(key(j, "expected_rates"), 1);
-	assert_string_equal(json_string_value(key(r, "limit")), "port");
-	assert_int_equal(json_integer_value(key(key(j, "gpudirect"), "acs_bridges_unreadable")), 1);
-	assert_true(json_is_false(key(key(j, "gpudirect"), "iommu")));
+	assert_int_equal(json_array_size(rp_test_key(j, "warnings")), 2);
+	assert_int_equal(json_array_size(rp_test_key(j, "notes")), 1);
+	n = json_array_get(rp_test_key(j, "notes"), 0);
+	assert_string_equal(json_string_value(rp_test_key(n, "code")), "acs_unreadable");
+	assert_true(json_is_null(rp_test_key(n, "device")));
+	r = json_array_get(rp_test_key(j, "expected_rates"), 0);
+	assert_string_equal(json_string_value(rp_test_key(r, "device")), "mlx5_0");
+	assert_string_equal(json_string_value(rp_test_key(r, "limit")), "pcie");
+	assert_string_equal(json_string_value(rp_test_key(r, "pcie_link")), "Gen4 x8");
+	assert_string_equal(json_string_value(rp_test_key(r, "pcie_at")), FXH_NIC0);
+	assert_true(json_real_value(rp_test_key(r, "expected_gbps")) > 126.0 && json_real_value(rp_test_key(r, "expected_gbps")) < 126.1);
+	r = json_array_get(rp_test_key(j, "expected_rates"), 1);
+	assert_string_equal(json_string_value(rp_test_key(r, "limit")), "port");
+	assert_int_equal(json_integer_value(rp_test_key(rp_test_key(j, "gpudirect"), "acs_bridges_unreadable")), 1);
+	assert_true(json_is_false(rp_test_key(rp_test_key(j, "gpudirect"), "iommu")));
 	json_decref(j);
 	hx_done(&x);
 }
@@ -526,30 +517,26 @@ static void test_cmd_devices_json(void **state)
 	rp_test_bin();
 	assert_int_equal(rp_fx_create(&fx), 0);
 	assert_int_equal(rp_fxh_machine_clean(&fx), 0);
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --json --sysfs-root '%s' 2>/dev/null", fx.root), 0);
-	j = json_loads(out, 0, NULL);
-	assert_non_null(j);
-	health = key(j, "health");
-	assert_int_equal(json_array_size(key(health, "warnings")), 0);
-	assert_int_equal(json_array_size(key(health, "notes")), 0);
-	assert_int_equal(json_array_size(key(health, "expected_rates")), 8);
-	assert_string_equal(json_string_value(key(json_array_get(key(health, "expected_rates"), 0), "limit")), "port");
-	assert_true(json_is_true(key(key(health, "gpudirect"), "nvidia_peermem")));
-	assert_true(json_is_null(key(key(health, "gpudirect"), "dmabuf")));   /* not probed on a fixture */
+	j = rp_test_devices_json(fx.root, NULL);
+	health = rp_test_key(j, "health");
+	assert_int_equal(json_array_size(rp_test_key(health, "warnings")), 0);
+	assert_int_equal(json_array_size(rp_test_key(health, "notes")), 0);
+	assert_int_equal(json_array_size(rp_test_key(health, "expected_rates")), 8);
+	assert_string_equal(json_string_value(rp_test_key(json_array_get(rp_test_key(health, "expected_rates"), 0), "limit")), "port");
+	assert_true(json_is_true(rp_test_key(rp_test_key(health, "gpudirect"), "nvidia_peermem")));
+	assert_true(json_is_null(rp_test_key(rp_test_key(health, "gpudirect"), "dmabuf")));   /* not probed on a fixture */
 	json_decref(j);
 
 	hdr.rate = "200 Gb/sec (4X HDR)";
 	assert_int_equal(rp_fx_port(&fx, "mlx5_3", 1, &hdr), 0);
 	/* The exit status of devices does not change with a warning. */
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --json --sysfs-root '%s' 2>/dev/null", fx.root), 0);
-	j = json_loads(out, 0, NULL);
-	assert_non_null(j);
-	health = key(j, "health");
-	assert_int_equal(json_array_size(key(health, "warnings")), 1);
-	w = json_array_get(key(health, "warnings"), 0);
-	assert_string_equal(json_string_value(key(w, "code")), "link_degraded");
-	assert_string_equal(json_string_value(key(w, "device")), "mlx5_3:1");
-	assert_string_equal(json_string_value(key(w, "message")),
+	j = rp_test_devices_json(fx.root, NULL);
+	health = rp_test_key(j, "health");
+	assert_int_equal(json_array_size(rp_test_key(health, "warnings")), 1);
+	w = json_array_get(rp_test_key(health, "warnings"), 0);
+	assert_string_equal(json_string_value(rp_test_key(w, "code")), "link_degraded");
+	assert_string_equal(json_string_value(rp_test_key(w, "device")), "mlx5_3:1");
+	assert_string_equal(json_string_value(rp_test_key(w, "message")),
 			    "mlx5_3:1 at 4X HDR 200 Gb/s, the other 7 ports at 4X NDR 400 Gb/s");
 	json_decref(j);
 	rp_fx_destroy(&fx);
