@@ -508,7 +508,6 @@ static void test_health_json(void **state)
 
 static void test_cmd_devices_json(void **state)
 {
-	static char out[1 << 20];
 	struct rp_fx_port hdr = rp_fx_port_ib_ndr_active;
 	json_t *j, *health, *w;
 	struct rp_fx fx;
