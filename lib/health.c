@@ -23,6 +23,7 @@ static const char *const code_names[RP_HC_COUNT_] = {
 	[RP_HC_ACS_REDIRECT] = "acs_redirect",
 	[RP_HC_IOMMU_TRANSLATED] = "iommu_translated",
 	[RP_HC_GPUDIRECT_UNAVAILABLE] = "gpudirect_unavailable",
+	[RP_HC_MTU_MISMATCH] = "mtu_mismatch",
 	[RP_HC_ACS_UNREADABLE] = "acs_unreadable",
 	[RP_HC_GPU_LINK_IDLE] = "gpu_link_idle",
 	[RP_HC_GPUDIRECT_UNKNOWN] = "gpudirect_unknown",
@@ -218,6 +219,71 @@ static int check_ports(const struct rp_node *node, struct rp_health *h)
 	return rc;
 }
 
+/* ---- MTU ---- */
+
+/* How many ACTIVE ports of link layer ll on the node run active MTU mtu. */
+static size_t ports_at_mtu(const struct rp_node *node, enum rp_link_layer ll, int mtu)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < node->n_hcas; i++)
+		for (size_t p = 0; p < node->hcas[i].n_ports; p++) {
+			const struct rp_port *op = &node->hcas[i].ports[p];
+
+			n += op->state == RP_PORT_ACTIVE && op->link_layer == ll && op->active_mtu == mtu;
+		}
+	return n;
+}
+
+/* The MTU most ACTIVE ports of ll run; a tie goes to the larger MTU (see health.h). 0: none known. */
+static int majority_mtu(const struct rp_node *node, enum rp_link_layer ll)
+{
+	size_t best_n = 0;
+	int best = 0;
+
+	for (int mtu = 256; mtu <= 4096; mtu *= 2) {
+		size_t n = ports_at_mtu(node, ll, mtu);
+
+		if (n && n >= best_n) {
+			best_n = n;
+			best = mtu;
+		}
+	}
+	return best;
+}
+
+static int check_mtu(const struct rp_node *node, struct rp_health *h)
+{
+	for (size_t i = 0; i < node->n_hcas; i++) {
+		for (size_t p = 0; p < node->hcas[i].n_ports; p++) {
+			const struct rp_port *port = &node->hcas[i].ports[p];
+			char dev[RP_NAME_MAX + 8], theirs[64];
+			size_t others, at_ref;
+			int ref;
+
+			if (port->state != RP_PORT_ACTIVE || port->active_mtu <= 0)
+				continue;
+			ref = majority_mtu(node, port->link_layer);
+			if (ref == port->active_mtu)
+				continue;
+			at_ref = ports_at_mtu(node, port->link_layer, ref);
+			others = 0;
+			for (int mtu = 256; mtu <= 4096; mtu *= 2)
+				others += ports_at_mtu(node, port->link_layer, mtu);
+			others--;
+			snprintf(dev, sizeof(dev), "%s:%d", node->hcas[i].name, port->num);
+			if (at_ref == others)
+				snprintf(theirs, sizeof(theirs), "the other %zu port%s at %d", others, others == 1 ? "" : "s", ref);
+			else
+				snprintf(theirs, sizeof(theirs), "%zu of the other %zu ports at %d", at_ref, others, ref);
+			if (rp_health_add(h, RP_HC_MTU_MISMATCH, dev, "%s at active MTU %d, %s: a pair with it runs at %d", dev,
+					  port->active_mtu, theirs, port->active_mtu < ref ? port->active_mtu : ref))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* ---- expected rates ---- */
 
 void rp_health_expected_rate(const struct rp_node *node, const struct rp_hca *hca, const struct rp_port *port,
@@ -305,6 +371,7 @@ int rp_health_check(const struct rp_node *node, const struct rp_health_opts *opt
 	if (!opts)
 		opts = &none;
 	rc = check_ports(node, h);
+	rc = rc ? rc : check_mtu(node, h);
 	rc = rc ? rc : rp_health_check_pcie(node, h);
 	rc = rc ? rc : check_rates(node, h);
 	rc = rc ? rc : rp_health_check_acs(node, h);

@@ -21,6 +21,10 @@
  *                     redirects P2P (ACS RR, CR or EC): GPUDirect goes through the root complex
  *   iommu_translated  GPUs and adapters behind an IOMMU in DMA translation mode (not passthrough)
  *   gpudirect_unavailable  GPUs present, nvidia-peermem not loaded and dma-buf not possible
+ *   mtu_mismatch      an ACTIVE port whose active MTU differs from the one most ACTIVE ports of its
+ *                     link layer on the node run (a tie: the larger MTU is taken as meant, since a
+ *                     pair runs at the smaller end's MTU and the smaller one is what costs
+ *                     bandwidth): "rxe1:1 at active MTU 1024, the other port at 4096"
  * Note codes:
  *   acs_unreadable    config space past byte 64 needs root: ACS of these bridges is unknown
  *   gpu_link_idle     a GPU link below its maximum speed at full width: GPUs lower the link speed
@@ -47,6 +51,7 @@ enum rp_health_code {
 	RP_HC_ACS_REDIRECT,
 	RP_HC_IOMMU_TRANSLATED,
 	RP_HC_GPUDIRECT_UNAVAILABLE,
+	RP_HC_MTU_MISMATCH,
 	RP_HC_NOTE_FIRST_,
 	RP_HC_ACS_UNREADABLE = RP_HC_NOTE_FIRST_,
 	RP_HC_GPU_LINK_IDLE,

@@ -457,6 +457,94 @@ static void test_soft_roce_machine(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
+/* Per-node mtu_mismatch on the Soft-RoCE machine: the active MTU comes from each netdev's MTU
+ * (no verbs on a fixture), as in the test VM where rxe1's netdev is at 1500 (IB MTU 1024) and
+ * rxe0's at 9000 (4096). Two ports, one each: the tie goes to the larger MTU. Equal MTUs and
+ * unknown MTUs give no item. */
+static void test_mtu_mismatch_node(void **state)
+{
+	struct rp_health_opts hopts = { NULL, RP_TRI_FALSE, false };
+	const struct rp_health_item *it;
+	struct rp_node node;
+	struct rp_health h;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, rp_fx_machine_rxe, &node);
+	assert_int_equal(node.hcas[0].ports[0].active_mtu, 0);   /* no netdev MTU: unknown */
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_items(&h, 0);
+	rp_health_fini(&h);
+	rp_node_fini(&node);
+
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth0/mtu", "9000\n"), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth1/mtu", "9000\n"), 0);
+	assert_int_equal(rp_node_discover(&node, &(struct rp_discover_opts){ fx.root, false }), 0);
+	assert_int_equal(node.hcas[0].ports[0].active_mtu, 4096);
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_items(&h, 0);
+	rp_health_fini(&h);
+	rp_node_fini(&node);
+
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth1/mtu", "1500\n"), 0);
+	assert_int_equal(rp_node_discover(&node, &(struct rp_discover_opts){ fx.root, false }), 0);
+	assert_int_equal(node.hcas[1].ports[0].active_mtu, 1024);
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_items(&h, 1);
+	it = only(&h, RP_HC_MTU_MISMATCH, "rxe1:1");
+	assert_string_equal(it->message, "rxe1:1 at active MTU 1024, the other 1 port at 4096: a pair with it runs at 1024");
+	assert_false(rp_health_clean(&h));
+	rp_health_fini(&h);
+	/* devices shows it with its code, and the port's active MTU. */
+	{
+		json_t *j = rp_test_devices_json(fx.root, NULL), *w;
+
+		w = json_array_get(rp_test_key(rp_test_key(j, "health"), "warnings"), 0);
+		assert_string_equal(json_string_value(rp_test_key(w, "code")), "mtu_mismatch");
+		assert_string_equal(json_string_value(rp_test_key(w, "device")), "rxe1:1");
+		assert_int_equal(json_integer_value(rp_test_key(json_array_get(rp_test_key(json_array_get(
+			rp_test_key(j, "devices"), 1), "ports"), 0), "active_mtu")), 1024);
+		json_decref(j);
+	}
+	rp_test_discover_done(&fx, &node);
+}
+
+/* The majority MTU per link layer on an 8-port node (MTUs set as verbs would give them): one port
+ * at 2048 among 4096s; then a second odd one; a DOWN port's MTU does not count. */
+static void test_mtu_mismatch_majority(void **state)
+{
+	struct rp_health_opts hopts = { NULL, RP_TRI_TRUE, false };
+	struct rp_node node;
+	struct rp_health h;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, rp_fxh_machine_clean, &node);
+	assert_int_equal(node.n_hcas, 8);
+	for (size_t i = 0; i < node.n_hcas; i++)
+		node.hcas[i].ports[0].active_mtu = 4096;
+	node.hcas[3].ports[0].active_mtu = 2048;
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_items(&h, 1);
+	assert_string_equal(only(&h, RP_HC_MTU_MISMATCH, "mlx5_3:1")->message,
+			    "mlx5_3:1 at active MTU 2048, the other 7 ports at 4096: a pair with it runs at 2048");
+	rp_health_fini(&h);
+	node.hcas[5].ports[0].active_mtu = 1024;
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_int_equal(rp_health_count(&h, RP_HC_MTU_MISMATCH), 2);
+	assert_string_equal(h.items[1].message,
+			    "mlx5_5:1 at active MTU 1024, 6 of the other 7 ports at 4096: a pair with it runs at 1024");
+	rp_health_fini(&h);
+	node.hcas[5].ports[0].state = RP_PORT_DOWN;
+	node.hcas[5].ports[0].phys_state = 5;
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_int_equal(rp_health_count(&h, RP_HC_MTU_MISMATCH), 1);
+	assert_string_equal(only(&h, RP_HC_MTU_MISMATCH, "mlx5_3:1")->message,
+			    "mlx5_3:1 at active MTU 2048, the other 6 ports at 4096: a pair with it runs at 2048");
+	rp_health_fini(&h);
+	rp_test_discover_done(&fx, &node);
+}
+
 static void test_codes_stable(void **state)
 {
 	(void)state;
@@ -464,6 +552,8 @@ static void test_codes_stable(void **state)
 	assert_string_equal(rp_health_code_str(RP_HC_PCIE_DEGRADED), "pcie_degraded");
 	assert_string_equal(rp_health_code_str(RP_HC_ACS_REDIRECT), "acs_redirect");
 	assert_string_equal(rp_health_code_str(RP_HC_GPUDIRECT_UNKNOWN), "gpudirect_unknown");
+	assert_string_equal(rp_health_code_str(RP_HC_MTU_MISMATCH), "mtu_mismatch");
+	assert_false(rp_health_code_is_note(RP_HC_MTU_MISMATCH));
 	assert_string_equal(rp_health_code_str(RP_HC_COUNT_), "");
 	for (int c = 0; c < RP_HC_COUNT_; c++)
 		assert_true(rp_health_code_str(c)[0] != '\0');
@@ -586,6 +676,8 @@ int main(void)
 		cmocka_unit_test(test_iommu_cmdline),
 		cmocka_unit_test(test_gpudirect_readiness),
 		cmocka_unit_test(test_soft_roce_machine),
+		cmocka_unit_test(test_mtu_mismatch_node),
+		cmocka_unit_test(test_mtu_mismatch_majority),
 		cmocka_unit_test(test_codes_stable),
 		cmocka_unit_test(test_health_json),
 		cmocka_unit_test(test_cmd_devices_json),
