@@ -88,8 +88,7 @@ void rp_health_fini(struct rp_health *h)
 
 /* ---- ports ---- */
 
-/* The adapter model: PCI vendor:device, or the driver-name prefix of a virtual device ("rxe"). */
-static void hca_model(const struct rp_node *node, const struct rp_hca *hca, char *out, size_t size)
+void rp_health_hca_model(const struct rp_node *node, const struct rp_hca *hca, char *out, size_t size)
 {
 	char v[16], d[16];
 	size_t n = 0;
@@ -126,7 +125,7 @@ static int check_port_rate(const struct rp_node *node, const struct rp_hca *hca,
 	for (size_t i = 0; i < node->n_hcas; i++) {
 		const struct rp_hca *o = &node->hcas[i];
 
-		hca_model(node, o, m, sizeof(m));
+		rp_health_hca_model(node, o, m, sizeof(m));
 		if (strcmp(m, model) != 0)
 			continue;
 		for (size_t p = 0; p < o->n_ports; p++) {
@@ -142,7 +141,7 @@ static int check_port_rate(const struct rp_node *node, const struct rp_hca *hca,
 	if (!best || best->rate_gbps <= port->rate_gbps)
 		return 0;
 	for (size_t i = 0; i < node->n_hcas; i++) {
-		hca_model(node, &node->hcas[i], m, sizeof(m));
+		rp_health_hca_model(node, &node->hcas[i], m, sizeof(m));
 		for (size_t p = 0; strcmp(m, model) == 0 && p < node->hcas[i].n_ports; p++) {
 			const struct rp_port *op = &node->hcas[i].ports[p];
 
@@ -209,7 +208,7 @@ static int check_ports(const struct rp_node *node, struct rp_health *h)
 		const struct rp_hca *hca = &node->hcas[i];
 		char model[64];
 
-		hca_model(node, hca, model, sizeof(model));
+		rp_health_hca_model(node, hca, model, sizeof(model));
 		for (size_t p = 0; p < hca->n_ports && !rc; p++) {
 			rc = check_port_state(hca, &hca->ports[p], h);
 			if (!rc && port_usable(&hca->ports[p]))

@@ -128,6 +128,10 @@ size_t rp_health_count(const struct rp_health *h, enum rp_health_code c);
 /* True when h has no warning (notes allowed). */
 bool rp_health_clean(const struct rp_health *h);
 
+/* The adapter model the checks group by: "pci 0x15b3:0x1021" (PCI vendor:device), or the name
+ * prefix of a virtual device ("rxe"). */
+void rp_health_hca_model(const struct rp_node *node, const struct rp_hca *hca, char *out, size_t size);
+
 /* The expected rate of one adapter port (sysfs of node->sysfs_root). */
 void rp_health_expected_rate(const struct rp_node *node, const struct rp_hca *hca, const struct rp_port *port,
 			     struct rp_health_rate *r);
