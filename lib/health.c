@@ -377,3 +377,59 @@ int rp_health_check(const struct rp_node *node, const struct rp_health_opts *opt
 	rc = rc ? rc : rp_health_check_gdr(node, opts, h);
 	return rc;
 }
+
+/* ---- the part that concerns some ports ---- */
+
+/* Does item it concern port (hca, port)? */
+static bool item_concerns(const struct rp_node *node, const struct rp_health_item *it, const struct rp_hca *hca,
+			  int port)
+{
+	struct rp_pci_hop hops[RP_PCIE_MAX_HOPS];
+	char dev[RP_NAME_MAX + 8];
+	size_t n = 0;
+
+	if (!it->device[0])
+		return true;
+	snprintf(dev, sizeof(dev), "%s:%d", hca->name, port);
+	if (strcmp(it->device, dev) == 0 || it->code == RP_HC_ACS_REDIRECT)
+		return true;
+	if (!hca->pci[0] || rp_pcie_chain(node->sysfs_root, hca->pci_path, hops, RP_PCIE_MAX_HOPS, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(it->device, hops[i].bdf) == 0 || strcmp(it->device, hops[i].link_bdf) == 0)
+			return true;
+	return false;
+}
+
+int rp_health_for_ports(const struct rp_node *node, const struct rp_health *all, const struct rp_health_port_ref *ports,
+			size_t n, struct rp_health *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->gdr = all->gdr;
+	for (size_t i = 0; i < all->n_items; i++) {
+		bool keep = false;
+
+		for (size_t k = 0; k < n && !keep; k++) {
+			const struct rp_hca *hca = rp_node_find_hca(node, ports[k].hca);
+
+			keep = hca && item_concerns(node, &all->items[i], hca, ports[k].port);
+		}
+		if (keep && rp_health_add(out, all->items[i].code, all->items[i].device, "%s", all->items[i].message))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < all->n_rates; i++) {
+		bool keep = false;
+
+		for (size_t k = 0; k < n && !keep; k++)
+			keep = strcmp(all->rates[i].device, ports[k].hca) == 0 && all->rates[i].port == ports[k].port;
+		if (keep) {
+			struct rp_health_rate *nr = realloc(out->rates, (out->n_rates + 1) * sizeof(*nr));
+
+			if (!nr)
+				return rp_error(-ENOMEM, "health check: out of memory");
+			out->rates = nr;
+			nr[out->n_rates++] = all->rates[i];
+		}
+	}
+	return 0;
+}

@@ -123,6 +123,20 @@ struct rp_health_opts {
 int rp_health_check(const struct rp_node *node, const struct rp_health_opts *opts, struct rp_health *h);
 void rp_health_fini(struct rp_health *h);
 
+/* The part of all that concerns the ports ports[0..n) ("mlx5_0" with port 1, ...): items on one of
+ * those ports, on the PCI function of their adapter or a bridge on its path to the root port
+ * (pcie_degraded), and the node-wide GPUDirect items: IOMMU, GPUDirect, and every acs_redirect
+ * (a bridge above a GPU redirects traffic to each of the GPU's nearest adapters, whichever is
+ * selected; the health checks name each bridge once); the expected
+ * rates of those ports; the GPUDirect state. 'nccl' shows this for the ports NCCL would select.
+ * out is caller storage (rp_health_fini() it in every case). 0, or -ENOMEM (logged). */
+struct rp_health_port_ref {
+	const char *hca;
+	int port;
+};
+int rp_health_for_ports(const struct rp_node *node, const struct rp_health *all, const struct rp_health_port_ref *ports,
+			size_t n, struct rp_health *out);
+
 /* Number of items of code c (tests, reports). */
 size_t rp_health_count(const struct rp_health *h, enum rp_health_code c);
 /* True when h has no warning (notes allowed). */

@@ -650,6 +650,106 @@ static void test_cmd_devices_text(void **state)
 	rp_fx_destroy(&fx);
 }
 
+/* ---- the nccl command: the health of the ports NCCL would select ---- */
+
+#define ALL_PORTS "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1"
+
+/* "nccl --json" with the rules of 2.28.9 (pinned: the test machine's libnccl must not decide) and
+ * --hca spec; the codes of health.warnings, space-separated with their devices ("code@device "). */
+static json_t *nccl_json(const struct rp_fx *fx, const char *spec, int want_exit, char *codes, size_t size)
+{
+	static char out[1 << 20];
+	json_t *j, *w;
+	size_t len = 0;
+	int rc;
+
+	rc = rp_test_run_bin(out, sizeof(out), "nccl --json --nccl-version 2.28.9 --hca '%s' --sysfs-root '%s' 2>/dev/null",
+			     spec, fx->root);
+	if (rc != want_exit)
+		fail_msg("nccl --hca %s exited with %d, want %d:\n%s", spec, rc, want_exit, out);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	w = rp_test_key(rp_test_key(j, "health"), "warnings");
+	codes[0] = '\0';
+	for (size_t i = 0; i < json_array_size(w); i++)
+		len += (size_t)snprintf(codes + len, size - len, "%s@%s ",
+					json_string_value(rp_test_key(json_array_get(w, i), "code")),
+					json_string_value(rp_test_key(json_array_get(w, i), "device")));
+	return j;
+}
+
+/* A port at HDR, mlx5_0's PCIe link at Gen4 x8 and ACS redirect above GPU 0: with every port
+ * selected, each code appears; with mlx5_1 alone only the node-wide acs_redirect does (the bridge
+ * above GPU 0 also sits between it and mlx5_1); the text shows the same with the codes. */
+static void test_cmd_nccl_health(void **state)
+{
+	static char out[1 << 20];
+	struct rp_fx_port hdr = rp_fx_port_ib_ndr_active;
+	char codes[1024];
+	struct rp_fx fx;
+	json_t *j;
+
+	(void)state;
+	rp_test_bin();
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fxh_machine_clean(&fx), 0);
+	j = nccl_json(&fx, ALL_PORTS, 0, codes, sizeof(codes));
+	assert_string_equal(codes, "");
+	assert_int_equal(json_array_size(rp_test_key(rp_test_key(j, "health"), "expected_rates")), 8);
+	json_decref(j);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "nccl --nccl-version 2.28.9 --hca '=mlx5_7:1' --sysfs-root '%s' "
+					 "2>/dev/null", fx.root), 0);
+	assert_contains(out, "\nhealth of the selected ports: no warning\n");
+
+	hdr.rate = "200 Gb/sec (4X HDR)";
+	assert_int_equal(rp_fx_port(&fx, "mlx5_3", 1, &hdr), 0);
+	assert_int_equal(rp_fxh_link_pair(&fx, FXH_DN_NIC0, FXH_NIC0, "16.0 GT/s PCIe", 8, "32.0 GT/s PCIe", 16), 0);
+	assert_int_equal(rp_fxh_config(&fx, FXH_DN_GPU0, RP_ACS_SV | RP_ACS_RR | RP_ACS_CR | RP_ACS_UF, 4096), 0);
+	j = nccl_json(&fx, ALL_PORTS, 0, codes, sizeof(codes));
+	assert_string_equal(codes, "link_degraded@mlx5_3:1 pcie_degraded@0000:05:00.0 pcie_bottleneck@mlx5_0:1 "
+			    "acs_redirect@0000:02:00.0 ");
+	json_decref(j);
+	j = nccl_json(&fx, "=mlx5_1:1", 0, codes, sizeof(codes));
+	assert_string_equal(codes, "acs_redirect@0000:02:00.0 ");
+	assert_int_equal(json_array_size(rp_test_key(rp_test_key(j, "health"), "expected_rates")), 1);
+	json_decref(j);
+	j = nccl_json(&fx, "=mlx5_0:1,mlx5_3:1", 0, codes, sizeof(codes));
+	assert_string_equal(codes, "link_degraded@mlx5_3:1 pcie_degraded@0000:05:00.0 pcie_bottleneck@mlx5_0:1 "
+			    "acs_redirect@0000:02:00.0 ");
+	json_decref(j);
+
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "nccl --nccl-version 2.28.9 --hca '=mlx5_3:1' --sysfs-root '%s' "
+					 "2>/dev/null", fx.root), 0);
+	assert_contains(out, "\nhealth of the selected ports:\n");
+	assert_contains(out, "  WARNING link_degraded      mlx5_3:1 at 4X HDR 200 Gb/s, the other 7 ports at 4X NDR 400 Gb/s\n");
+	assert_contains(out, "  rate    mlx5_3:1 expected 200 Gb/s");
+	assert_null(strstr(out, "pcie_degraded"));
+	rp_fx_destroy(&fx);
+}
+
+/* mtu_mismatch in nccl: rxe1's netdev at 1500 against rxe0's 9000. */
+static void test_cmd_nccl_mtu_mismatch(void **state)
+{
+	char codes[512];
+	struct rp_fx fx;
+	json_t *j;
+
+	(void)state;
+	rp_test_bin();
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_rxe(&fx), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth0/mtu", "9000\n"), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth1/mtu", "1500\n"), 0);
+	/* 2.28.9 crashes on this pair (rxe0 has no PCI link and comes first): exit 1, health still there. */
+	j = nccl_json(&fx, "=rxe0:1,rxe1:1", 1, codes, sizeof(codes));
+	assert_string_equal(codes, "mtu_mismatch@rxe1:1 ");
+	json_decref(j);
+	j = nccl_json(&fx, "=rxe0:1", 0, codes, sizeof(codes));
+	assert_string_equal(codes, "");
+	json_decref(j);
+	rp_fx_destroy(&fx);
+}
+
 static int quiet(void **state)
 {
 	(void)state;
@@ -682,6 +782,8 @@ int main(void)
 		cmocka_unit_test(test_health_json),
 		cmocka_unit_test(test_cmd_devices_json),
 		cmocka_unit_test(test_cmd_devices_text),
+		cmocka_unit_test(test_cmd_nccl_health),
+		cmocka_unit_test(test_cmd_nccl_mtu_mismatch),
 	};
 
 	return cmocka_run_group_tests_name("health", tests, quiet, NULL);
