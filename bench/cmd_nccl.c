@@ -4,6 +4,10 @@
  * The rules are those of one NCCL release (--nccl-version, else the libnccl.so.2 this process would
  * load, else the newest modelled); NCCL_* variables are read as that NCCL reads them, never refused.
  *
+ * The static health checks (lib/health.h) of the selected ports follow: link, PCIe and MTU faults of
+ * the ports NCCL would use, and node-wide GPUDirect faults. They are warnings for the operator and do
+ * not change the exit status (NCCL itself runs on a degraded link, slower).
+ *
  * Exit status: 0 the selection is usable; 1 nothing would be selected or a fatal warning (one where
  * NCCL would misbehave, crash or disable IB, see rp_nccl_warn_fatal()); 2 usage error (a bad
  * option, --nccl-version older than 2.18.1); 3 environment (the sysfs root cannot be read, out of
@@ -19,6 +23,8 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "health.h"
+#include "health_json.h"
 #include "nccl.h"
 #include "nccl_version.h"
 #include "node.h"
@@ -39,20 +45,60 @@ struct nccl_opts {
 static const char *const usage_line =
 	"[--hca SPEC] [--gid-index N] [--nccl-version X.Y.Z] [--python ENV] [--sysfs-root DIR] [--json]";
 
+/* The health checks of the node, cut to the ports NCCL would select (health_fini() it in every case). */
+static int selected_health(const struct rp_node *node, const struct rp_nccl_result *res, const char *root,
+			   struct rp_health *out)
+{
+	struct rp_health_opts hopts = { root ? NULL : "/proc/cmdline", RP_TRI_UNKNOWN, !root };
+	struct rp_health_port_ref *refs = calloc(res->n_selected + 1, sizeof(*refs));
+	struct rp_health all;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < res->n_selected; i++)
+		refs[i] = (struct rp_health_port_ref){ res->selected[i].hca, res->selected[i].port };
+	rc = rp_health_check(node, &hopts, &all);
+	rc = rc ? rc : rp_health_for_ports(node, &all, refs, res->n_selected, out);
+	rp_health_fini(&all);
+	free(refs);
+	return rc;
+}
+
+static void print_health(const struct rp_health *h)
+{
+	size_t warnings = 0;
+
+	for (size_t i = 0; i < h->n_items; i++)
+		warnings += !rp_health_code_is_note(h->items[i].code);
+	printf("\nhealth of the selected ports:%s\n", warnings ? "" : " no warning");
+	for (int notes = 0; notes < 2; notes++)
+		for (size_t i = 0; i < h->n_items; i++)
+			if (rp_health_code_is_note(h->items[i].code) == (notes == 1))
+				printf("  %-7s %-18s %s\n", notes ? "note" : "WARNING", rp_health_code_str(h->items[i].code),
+				       h->items[i].message);
+	for (size_t i = 0; i < h->n_rates; i++)
+		printf("  rate    %s:%d %s\n", h->rates[i].device, h->rates[i].port, h->rates[i].message);
+}
+
 static int print_json(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
-		      const struct rp_nccl_version_found *ver)
+		      const struct rp_nccl_version_found *ver, const struct rp_health *h)
 {
 	json_t *root = rp_nccl_result_json(res, env);
 	json_t *jv = rp_nccl_version_json(ver);
+	json_t *jh = rp_health_to_json(h);
 	int rc;
 
-	if (!root || !jv) {
+	if (!root || !jv || !jh) {
 		json_decref(root);
 		json_decref(jv);
+		json_decref(jh);
 		fprintf(stderr, "rdmaprobe nccl: out of memory building the JSON report\n");
 		return -ENOMEM;
 	}
 	rc = json_object_set_new(root, "nccl_version", jv);
+	rc = rc ? rc : json_object_set_new(root, "health", jh);
 	rc = rc ? rc : json_object_set_new(root, "sysfs_root", json_string(node->sysfs_root));
 	rc = rc ? rc : json_object_set_new(root, "verbs_consulted", json_boolean(node->verbs_consulted));
 	if (!rc && node->no_device_reason[0])
@@ -88,7 +134,7 @@ static void gid_note(const struct rp_node *node, const struct rp_nccl_sel *s, ch
 }
 
 static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
-		       const char *spec_source, const struct rp_nccl_version_found *ver)
+		       const char *spec_source, const struct rp_nccl_version_found *ver, const struct rp_health *h)
 {
 	size_t fatal = 0;
 	char note[128], v[16];
@@ -154,6 +200,8 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 		printf("  %-5s %-18s %s\n", f ? "FATAL" : "note", rp_nccl_warn_code(w->code), w->message);
 	}
 
+	print_health(h);
+
 	printf("\n");
 	if (res->recommended)
 		printf("recommended      NCCL_IB_HCA='%s'\n", res->recommended);
@@ -187,6 +235,7 @@ int cmd_nccl(int argc, char **argv)
 	};
 	struct rp_discover_opts dopts = { 0 };
 	struct rp_nccl_result res = { 0 };
+	struct rp_health health = { 0 };
 	struct rp_node node = { 0 };
 	struct rp_nccl_version_found ver;
 	struct rp_nccl_env env;
@@ -232,16 +281,22 @@ int cmd_nccl(int argc, char **argv)
 		status = rc == -ENOMEM ? RP_EXIT_ENV : RP_EXIT_USAGE;
 		goto out;
 	}
+	if (selected_health(&node, &res, o.sysfs_root, &health)) {
+		fprintf(stderr, "rdmaprobe nccl: out of memory in the health checks\n");
+		status = RP_EXIT_ENV;
+		goto out;
+	}
 	if (o.json) {
-		if (print_json(&res, &env, &node, &ver)) {
+		if (print_json(&res, &env, &node, &ver, &health)) {
 			status = RP_EXIT_ENV;
 			goto out;
 		}
 	} else {
-		print_text(&res, &env, &node, source, &ver);
+		print_text(&res, &env, &node, source, &ver, &health);
 	}
 	status = rp_nccl_result_usable(&res) ? RP_EXIT_OK : RP_EXIT_FAIL;
 out:
+	rp_health_fini(&health);
 	rp_nccl_result_fini(&res);
 	rp_node_fini(&node);
 	return status;

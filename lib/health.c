@@ -23,6 +23,7 @@ static const char *const code_names[RP_HC_COUNT_] = {
 	[RP_HC_ACS_REDIRECT] = "acs_redirect",
 	[RP_HC_IOMMU_TRANSLATED] = "iommu_translated",
 	[RP_HC_GPUDIRECT_UNAVAILABLE] = "gpudirect_unavailable",
+	[RP_HC_MTU_MISMATCH] = "mtu_mismatch",
 	[RP_HC_ACS_UNREADABLE] = "acs_unreadable",
 	[RP_HC_GPU_LINK_IDLE] = "gpu_link_idle",
 	[RP_HC_GPUDIRECT_UNKNOWN] = "gpudirect_unknown",
@@ -87,8 +88,7 @@ void rp_health_fini(struct rp_health *h)
 
 /* ---- ports ---- */
 
-/* The adapter model: PCI vendor:device, or the driver-name prefix of a virtual device ("rxe"). */
-static void hca_model(const struct rp_node *node, const struct rp_hca *hca, char *out, size_t size)
+void rp_health_hca_model(const struct rp_node *node, const struct rp_hca *hca, char *out, size_t size)
 {
 	char v[16], d[16];
 	size_t n = 0;
@@ -125,7 +125,7 @@ static int check_port_rate(const struct rp_node *node, const struct rp_hca *hca,
 	for (size_t i = 0; i < node->n_hcas; i++) {
 		const struct rp_hca *o = &node->hcas[i];
 
-		hca_model(node, o, m, sizeof(m));
+		rp_health_hca_model(node, o, m, sizeof(m));
 		if (strcmp(m, model) != 0)
 			continue;
 		for (size_t p = 0; p < o->n_ports; p++) {
@@ -141,7 +141,7 @@ static int check_port_rate(const struct rp_node *node, const struct rp_hca *hca,
 	if (!best || best->rate_gbps <= port->rate_gbps)
 		return 0;
 	for (size_t i = 0; i < node->n_hcas; i++) {
-		hca_model(node, &node->hcas[i], m, sizeof(m));
+		rp_health_hca_model(node, &node->hcas[i], m, sizeof(m));
 		for (size_t p = 0; strcmp(m, model) == 0 && p < node->hcas[i].n_ports; p++) {
 			const struct rp_port *op = &node->hcas[i].ports[p];
 
@@ -208,7 +208,7 @@ static int check_ports(const struct rp_node *node, struct rp_health *h)
 		const struct rp_hca *hca = &node->hcas[i];
 		char model[64];
 
-		hca_model(node, hca, model, sizeof(model));
+		rp_health_hca_model(node, hca, model, sizeof(model));
 		for (size_t p = 0; p < hca->n_ports && !rc; p++) {
 			rc = check_port_state(hca, &hca->ports[p], h);
 			if (!rc && port_usable(&hca->ports[p]))
@@ -216,6 +216,71 @@ static int check_ports(const struct rp_node *node, struct rp_health *h)
 		}
 	}
 	return rc;
+}
+
+/* ---- MTU ---- */
+
+/* How many ACTIVE ports of link layer ll on the node run active MTU mtu. */
+static size_t ports_at_mtu(const struct rp_node *node, enum rp_link_layer ll, int mtu)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < node->n_hcas; i++)
+		for (size_t p = 0; p < node->hcas[i].n_ports; p++) {
+			const struct rp_port *op = &node->hcas[i].ports[p];
+
+			n += op->state == RP_PORT_ACTIVE && op->link_layer == ll && op->active_mtu == mtu;
+		}
+	return n;
+}
+
+/* The MTU most ACTIVE ports of ll run; a tie goes to the larger MTU (see health.h). 0: none known. */
+static int majority_mtu(const struct rp_node *node, enum rp_link_layer ll)
+{
+	size_t best_n = 0;
+	int best = 0;
+
+	for (int mtu = 256; mtu <= 4096; mtu *= 2) {
+		size_t n = ports_at_mtu(node, ll, mtu);
+
+		if (n && n >= best_n) {
+			best_n = n;
+			best = mtu;
+		}
+	}
+	return best;
+}
+
+static int check_mtu(const struct rp_node *node, struct rp_health *h)
+{
+	for (size_t i = 0; i < node->n_hcas; i++) {
+		for (size_t p = 0; p < node->hcas[i].n_ports; p++) {
+			const struct rp_port *port = &node->hcas[i].ports[p];
+			char dev[RP_NAME_MAX + 8], theirs[64];
+			size_t others, at_ref;
+			int ref;
+
+			if (port->state != RP_PORT_ACTIVE || port->active_mtu <= 0)
+				continue;
+			ref = majority_mtu(node, port->link_layer);
+			if (ref == port->active_mtu)
+				continue;
+			at_ref = ports_at_mtu(node, port->link_layer, ref);
+			others = 0;
+			for (int mtu = 256; mtu <= 4096; mtu *= 2)
+				others += ports_at_mtu(node, port->link_layer, mtu);
+			others--;
+			snprintf(dev, sizeof(dev), "%s:%d", node->hcas[i].name, port->num);
+			if (at_ref == others)
+				snprintf(theirs, sizeof(theirs), "the other %zu port%s at %d", others, others == 1 ? "" : "s", ref);
+			else
+				snprintf(theirs, sizeof(theirs), "%zu of the other %zu ports at %d", at_ref, others, ref);
+			if (rp_health_add(h, RP_HC_MTU_MISMATCH, dev, "%s at active MTU %d, %s: a pair with it runs at %d", dev,
+					  port->active_mtu, theirs, port->active_mtu < ref ? port->active_mtu : ref))
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /* ---- expected rates ---- */
@@ -305,9 +370,66 @@ int rp_health_check(const struct rp_node *node, const struct rp_health_opts *opt
 	if (!opts)
 		opts = &none;
 	rc = check_ports(node, h);
+	rc = rc ? rc : check_mtu(node, h);
 	rc = rc ? rc : rp_health_check_pcie(node, h);
 	rc = rc ? rc : check_rates(node, h);
 	rc = rc ? rc : rp_health_check_acs(node, h);
 	rc = rc ? rc : rp_health_check_gdr(node, opts, h);
 	return rc;
+}
+
+/* ---- the part that concerns some ports ---- */
+
+/* Does item it concern port (hca, port)? */
+static bool item_concerns(const struct rp_node *node, const struct rp_health_item *it, const struct rp_hca *hca,
+			  int port)
+{
+	struct rp_pci_hop hops[RP_PCIE_MAX_HOPS];
+	char dev[RP_NAME_MAX + 8];
+	size_t n = 0;
+
+	if (!it->device[0])
+		return true;
+	snprintf(dev, sizeof(dev), "%s:%d", hca->name, port);
+	if (strcmp(it->device, dev) == 0 || it->code == RP_HC_ACS_REDIRECT)
+		return true;
+	if (!hca->pci[0] || rp_pcie_chain(node->sysfs_root, hca->pci_path, hops, RP_PCIE_MAX_HOPS, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(it->device, hops[i].bdf) == 0 || strcmp(it->device, hops[i].link_bdf) == 0)
+			return true;
+	return false;
+}
+
+int rp_health_for_ports(const struct rp_node *node, const struct rp_health *all, const struct rp_health_port_ref *ports,
+			size_t n, struct rp_health *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->gdr = all->gdr;
+	for (size_t i = 0; i < all->n_items; i++) {
+		bool keep = false;
+
+		for (size_t k = 0; k < n && !keep; k++) {
+			const struct rp_hca *hca = rp_node_find_hca(node, ports[k].hca);
+
+			keep = hca && item_concerns(node, &all->items[i], hca, ports[k].port);
+		}
+		if (keep && rp_health_add(out, all->items[i].code, all->items[i].device, "%s", all->items[i].message))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < all->n_rates; i++) {
+		bool keep = false;
+
+		for (size_t k = 0; k < n && !keep; k++)
+			keep = strcmp(all->rates[i].device, ports[k].hca) == 0 && all->rates[i].port == ports[k].port;
+		if (keep) {
+			struct rp_health_rate *nr = realloc(out->rates, (out->n_rates + 1) * sizeof(*nr));
+
+			if (!nr)
+				return rp_error(-ENOMEM, "health check: out of memory");
+			out->rates = nr;
+			nr[out->n_rates++] = all->rates[i];
+		}
+	}
+	return 0;
 }

@@ -21,6 +21,10 @@
  *                     redirects P2P (ACS RR, CR or EC): GPUDirect goes through the root complex
  *   iommu_translated  GPUs and adapters behind an IOMMU in DMA translation mode (not passthrough)
  *   gpudirect_unavailable  GPUs present, nvidia-peermem not loaded and dma-buf not possible
+ *   mtu_mismatch      an ACTIVE port whose active MTU differs from the one most ACTIVE ports of its
+ *                     link layer on the node run (a tie: the larger MTU is taken as meant, since a
+ *                     pair runs at the smaller end's MTU and the smaller one is what costs
+ *                     bandwidth): "rxe1:1 at active MTU 1024, the other port at 4096"
  * Note codes:
  *   acs_unreadable    config space past byte 64 needs root: ACS of these bridges is unknown
  *   gpu_link_idle     a GPU link below its maximum speed at full width: GPUs lower the link speed
@@ -47,6 +51,7 @@ enum rp_health_code {
 	RP_HC_ACS_REDIRECT,
 	RP_HC_IOMMU_TRANSLATED,
 	RP_HC_GPUDIRECT_UNAVAILABLE,
+	RP_HC_MTU_MISMATCH,
 	RP_HC_NOTE_FIRST_,
 	RP_HC_ACS_UNREADABLE = RP_HC_NOTE_FIRST_,
 	RP_HC_GPU_LINK_IDLE,
@@ -118,10 +123,28 @@ struct rp_health_opts {
 int rp_health_check(const struct rp_node *node, const struct rp_health_opts *opts, struct rp_health *h);
 void rp_health_fini(struct rp_health *h);
 
+/* The part of all that concerns the ports ports[0..n) ("mlx5_0" with port 1, ...): items on one of
+ * those ports, on the PCI function of their adapter or a bridge on its path to the root port
+ * (pcie_degraded), and the node-wide GPUDirect items: IOMMU, GPUDirect, and every acs_redirect
+ * (a bridge above a GPU redirects traffic to each of the GPU's nearest adapters, whichever is
+ * selected; the health checks name each bridge once); the expected
+ * rates of those ports; the GPUDirect state. 'nccl' shows this for the ports NCCL would select.
+ * out is caller storage (rp_health_fini() it in every case). 0, or -ENOMEM (logged). */
+struct rp_health_port_ref {
+	const char *hca;
+	int port;
+};
+int rp_health_for_ports(const struct rp_node *node, const struct rp_health *all, const struct rp_health_port_ref *ports,
+			size_t n, struct rp_health *out);
+
 /* Number of items of code c (tests, reports). */
 size_t rp_health_count(const struct rp_health *h, enum rp_health_code c);
 /* True when h has no warning (notes allowed). */
 bool rp_health_clean(const struct rp_health *h);
+
+/* The adapter model the checks group by: "pci 0x15b3:0x1021" (PCI vendor:device), or the name
+ * prefix of a virtual device ("rxe"). */
+void rp_health_hca_model(const struct rp_node *node, const struct rp_hca *hca, char *out, size_t size);
 
 /* The expected rate of one adapter port (sysfs of node->sysfs_root). */
 void rp_health_expected_rate(const struct rp_node *node, const struct rp_hca *hca, const struct rp_port *port,

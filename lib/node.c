@@ -249,10 +249,40 @@ static int port_read_gids(const char *root, const char *hca, struct rp_port *por
 	return 0;
 }
 
+/* A RoCE port's active MTU as the drivers derive it from the netdev MTU when verbs does not answer
+ * (a fixture root, a device verbs does not list): the largest IB MTU that fits in the netdev MTU
+ * less the RoCE headers (GRH, UDP, BTH, the largest extended header, ICRC: 96 bytes, as the
+ * kernel's iboe_get_mtu() counts them; rxe counts 80, which gives the same IB MTU for every
+ * common netdev MTU). The first GID with a netdev names it. Verbs' answer replaces this. */
+static void port_mtu_from_netdev(const char *root, struct rp_port *port)
+{
+	char buf[32];
+	int mtu;
+
+	if (port->link_layer != RP_LL_ETHERNET)
+		return;
+	for (size_t i = 0; i < port->n_gids; i++) {
+		if (!port->gids[i].ndev[0])
+			continue;
+		if (attr_read(root, buf, sizeof(buf), "class/net/%s/mtu", port->gids[i].ndev) != 0 ||
+		    rp_parse_int(buf, 68, 1 << 20, &mtu))
+			return;
+		mtu -= 96;
+		for (int ib = 4096; ib >= 256; ib /= 2) {
+			if (mtu >= ib) {
+				port->active_mtu = ib;
+				return;
+			}
+		}
+		return;
+	}
+}
+
 /* Fill one port from ports/<num>/ files. */
 static int port_read_sysfs(const char *root, const char *hca, struct rp_port *port)
 {
 	char buf[128];
+	int rc;
 
 	port->state = -1;
 	port->phys_state = -1;
@@ -277,7 +307,10 @@ static int port_read_sysfs(const char *root, const char *hca, struct rp_port *po
 	if (attr_read(root, buf, sizeof(buf), "class/infiniband/%s/ports/%d/sm_lid", hca, port->num) == 0 &&
 	    rp_sysfs_parse_lid(buf, &port->sm_lid))
 		warn_malformed(root, hca, port->num, "sm_lid", buf);
-	return port_read_gids(root, hca, port);
+	rc = port_read_gids(root, hca, port);
+	if (!rc)
+		port_mtu_from_netdev(root, port);
+	return rc;
 }
 
 /* Ports listed under class/infiniband/<hca>/ports. */

@@ -47,7 +47,8 @@ struct rp_port {
 	char rate_text[32];           /* width/speed, e.g. "4X NDR"; "" unknown */
 	enum rp_link_layer link_layer;
 	uint32_t lid, sm_lid;
-	int active_mtu;               /* bytes (256..4096); 0 when verbs did not answer */
+	int active_mtu;               /* bytes (256..4096) from verbs; without verbs a RoCE port's is derived
+	                               * from its netdev's MTU (class/net/<nd>/mtu); 0 unknown */
 	struct rp_gid *gids;          /* valid (non-empty) and empty entries alike, by index */
 	size_t n_gids;
 };

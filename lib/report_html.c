@@ -292,12 +292,13 @@ static void nodes_section(const struct rp_html_layout *lo, struct rp_sb *sb)
 	free(vn);
 }
 
-/* Beside a pair in a list: how it held up on retest, its warnings and its attempts. */
+/* Beside a pair in a list: how it held up on retest, its warnings, the counters that moved and its
+ * attempts. */
 static void pair_notes(struct rp_sb *sb, const struct rp_pair_result *r)
 {
 	static const char *const cls[RP_CONFIRM_COUNT_] = { "", "flaky", "confirmed", "unconfirmed" };
 	const char *c = rp_report_confirm_text(r->confirm);
-	char warn[128];
+	char warn[128], ctr[RP_HTML_CTR_TEXT];
 
 	if (c[0])
 		rp_sb_printf(sb, " <span class=\"%s\">(%s)</span>", cls[r->confirm], c);
@@ -305,6 +306,11 @@ static void pair_notes(struct rp_sb *sb, const struct rp_pair_result *r)
 		rp_sb_printf(sb, " <span class=\"warn\">warnings: %s", rp_report_warnings(r->warnings, warn, sizeof(warn)));
 		if (r->warnings & (1u << RP_PW_INTERVAL_DROP) && isfinite(r->gbps_min_at_s))
 			rp_sb_printf(sb, " (slowest interval at %.1f s)", r->gbps_min_at_s);
+		rp_sb_puts(sb, "</span>");
+	}
+	if (rp_html_counters_text(r, ctr, sizeof(ctr))) {
+		rp_sb_puts(sb, " <span class=\"ctr\">");
+		rp_sb_xml(sb, ctr);
 		rp_sb_puts(sb, "</span>");
 	}
 	if (r->n_attempts > 1) {

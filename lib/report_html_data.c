@@ -228,6 +228,13 @@ static void problem_pair(const struct rp_html_layout *lo, struct rp_sb *sb, size
 	else
 		rp_sb_puts(sb, "null,");
 	rp_html_json_str(sb, r->reason, sizeof(r->reason));
+	rp_sb_puts(sb, ",");
+	{
+		char ctr[RP_HTML_CTR_TEXT];
+
+		rp_html_counters_text(r, ctr, sizeof(ctr));
+		rp_html_json_str(sb, ctr, sizeof(ctr));
+	}
 	rp_sb_puts(sb, "]");
 }
 

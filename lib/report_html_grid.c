@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "natcmp.h"
 #include "report.h"
 
@@ -271,10 +272,42 @@ void rp_html_gbps(struct rp_sb *sb, int prec, double v)
 		rp_sb_puts(sb, "n/a");
 }
 
+/* One side of rp_html_counters_text(); false when it has nothing to say. */
+static bool ctr_side_text(const char *name, const struct rp_pair_ctr_side *c, char *buf, size_t size, size_t *len)
+{
+	size_t l = *len;
+
+	if (!c->measured || (c->n_moved == 0 && c->verdict == RP_CV_OK && !c->unattributable))
+		return false;
+	l += (size_t)snprintf(buf + l, l < size ? size - l : 0, "%s%s", l > strlen("counters: ") ? "; " : "", name);
+	for (uint32_t k = 0; k < c->n && k < RP_PAIR_CTR_MAX && l < size; k++)
+		l += (size_t)snprintf(buf + l, size - l, "%s %s%.*s +%llu", k ? "," : "", c->c[k].at_least ? "at least " : "",
+				      (int)sizeof(c->c[k].name), c->c[k].name, (unsigned long long)c->c[k].delta);
+	if (c->n_moved > c->n && l < size)
+		l += (size_t)snprintf(buf + l, size - l, " and %u more", c->n_moved - c->n);
+	if (c->verdict != RP_CV_OK && l < size)
+		l += (size_t)snprintf(buf + l, size - l, " (%s)", rp_ctr_verdict_name((enum rp_ctr_verdict)c->verdict));
+	if (c->unattributable && l < size)
+		l += (size_t)snprintf(buf + l, size - l, " (not attributable: another process used the port)");
+	*len = l < size ? l : size - 1;
+	return true;
+}
+
+size_t rp_html_counters_text(const struct rp_pair_result *r, char *buf, size_t size)
+{
+	size_t len = (size_t)snprintf(buf, size, "counters: ");
+	bool any = ctr_side_text("src", &r->counters.src, buf, size, &len);
+
+	any = ctr_side_text("dst", &r->counters.dst, buf, size, &len) || any;
+	if (!any)
+		buf[0] = '\0';
+	return any ? len : 0;
+}
+
 /* The confirm text and the warnings of a pair, escaped, each after "; " (plain text, for attributes). */
 static void verdict_text(struct rp_sb *sb, const struct rp_pair_result *r)
 {
-	char warn[128];
+	char warn[128], ctr[RP_HTML_CTR_TEXT];
 	const char *c = rp_report_confirm_text(r->confirm);
 
 	if (c[0])
@@ -283,6 +316,10 @@ static void verdict_text(struct rp_sb *sb, const struct rp_pair_result *r)
 		rp_sb_printf(sb, "; warnings: %s", rp_report_warnings(r->warnings, warn, sizeof(warn)));
 		if (r->warnings & (1u << RP_PW_INTERVAL_DROP) && isfinite(r->gbps_min_at_s))
 			rp_sb_printf(sb, " (slowest interval at %.1f s)", r->gbps_min_at_s);
+	}
+	if (rp_html_counters_text(r, ctr, sizeof(ctr))) {
+		rp_sb_puts(sb, "; ");
+		rp_sb_xml(sb, ctr);
 	}
 	if (r->n_attempts > 1) {
 		rp_sb_puts(sb, "; ");

@@ -64,6 +64,13 @@ size_t rp_html_dst_pos(const struct rp_html_layout *lo, size_t i);
 void rp_html_ep(struct rp_sb *sb, const struct rp_endpoint *ep);
 /* A rate with prec decimals, "n/a" when not a number. */
 void rp_html_gbps(struct rp_sb *sb, int prec, double v);
+/* The port counters that moved around a pair, as plain text (not escaped) into buf: "counters: src
+ * completer_retry_err +12 (lossy); dst out_of_seq_request +9, at least duplicate_request +2"; a side
+ * whose counters could not be attributed says so. "" when no counter moved on either side and both
+ * judged ok (a clean pair says nothing). Returns strlen(buf). */
+size_t rp_html_counters_text(const struct rp_pair_result *r, char *buf, size_t size);
+#define RP_HTML_CTR_TEXT 768
+
 /* The hover text of a pair (attribute value, escaped). */
 void rp_html_pair_detail(const struct rp_html_layout *lo, struct rp_sb *sb, size_t i);
 

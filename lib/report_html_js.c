@@ -81,6 +81,7 @@ const char rp_html_script[] =
 	"    if(p[5]>1)m+=', '+p[5]+' attempts';\n"
 	"    m+=', '+(p[6]===null?'n/a':p[6])+' Gb/s';\n"
 	"    if(p[7])m+=': '+p[7];\n"
+	"    if(p[8])m+='; '+p[8];\n"
 	"    return m;}\n"
 	"  function add(p,tag,txt,cls){var e=document.createElement(tag);if(txt!==undefined)e.textContent=txt;if(cls)e.className=cls;p.appendChild(e);return e;}\n"
 	"  function drill(k){\n"

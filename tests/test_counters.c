@@ -490,10 +490,7 @@ static void test_cmd_devices_counters(void **state)
 	assert_int_equal(rp_fxh_counter(&fx, "rxe0", HW, "out_of_seq_request", 18), 0);
 	assert_int_equal(rp_fxh_counter(&fx, "rxe0", HW, "sent_pkts", 811), 0);
 	assert_int_equal(rp_fx_unreadable(&fx, "class/infiniband/rxe0/" HW "/rcvd_seq_err"), 0);
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --counters --json --sysfs-root '%s' 2>/dev/null",
-					 fx.root), 0);
-	j = json_loads(out, 0, NULL);
-	assert_non_null(j);
+	j = rp_test_devices_json(fx.root, "--counters");
 	c = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(j, "devices"), 0), "ports"), 0),
 			    "counters");
 	assert_true(json_is_object(c));

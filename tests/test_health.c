@@ -457,6 +457,94 @@ static void test_soft_roce_machine(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
+/* Per-node mtu_mismatch on the Soft-RoCE machine: the active MTU comes from each netdev's MTU
+ * (no verbs on a fixture), as in the test VM where rxe1's netdev is at 1500 (IB MTU 1024) and
+ * rxe0's at 9000 (4096). Two ports, one each: the tie goes to the larger MTU. Equal MTUs and
+ * unknown MTUs give no item. */
+static void test_mtu_mismatch_node(void **state)
+{
+	struct rp_health_opts hopts = { NULL, RP_TRI_FALSE, false };
+	const struct rp_health_item *it;
+	struct rp_node node;
+	struct rp_health h;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, rp_fx_machine_rxe, &node);
+	assert_int_equal(node.hcas[0].ports[0].active_mtu, 0);   /* no netdev MTU: unknown */
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_items(&h, 0);
+	rp_health_fini(&h);
+	rp_node_fini(&node);
+
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth0/mtu", "9000\n"), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth1/mtu", "9000\n"), 0);
+	assert_int_equal(rp_node_discover(&node, &(struct rp_discover_opts){ fx.root, false }), 0);
+	assert_int_equal(node.hcas[0].ports[0].active_mtu, 4096);
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_items(&h, 0);
+	rp_health_fini(&h);
+	rp_node_fini(&node);
+
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth1/mtu", "1500\n"), 0);
+	assert_int_equal(rp_node_discover(&node, &(struct rp_discover_opts){ fx.root, false }), 0);
+	assert_int_equal(node.hcas[1].ports[0].active_mtu, 1024);
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_items(&h, 1);
+	it = only(&h, RP_HC_MTU_MISMATCH, "rxe1:1");
+	assert_string_equal(it->message, "rxe1:1 at active MTU 1024, the other 1 port at 4096: a pair with it runs at 1024");
+	assert_false(rp_health_clean(&h));
+	rp_health_fini(&h);
+	/* devices shows it with its code, and the port's active MTU. */
+	{
+		json_t *j = rp_test_devices_json(fx.root, NULL), *w;
+
+		w = json_array_get(rp_test_key(rp_test_key(j, "health"), "warnings"), 0);
+		assert_string_equal(json_string_value(rp_test_key(w, "code")), "mtu_mismatch");
+		assert_string_equal(json_string_value(rp_test_key(w, "device")), "rxe1:1");
+		assert_int_equal(json_integer_value(rp_test_key(json_array_get(rp_test_key(json_array_get(
+			rp_test_key(j, "devices"), 1), "ports"), 0), "active_mtu")), 1024);
+		json_decref(j);
+	}
+	rp_test_discover_done(&fx, &node);
+}
+
+/* The majority MTU per link layer on an 8-port node (MTUs set as verbs would give them): one port
+ * at 2048 among 4096s; then a second odd one; a DOWN port's MTU does not count. */
+static void test_mtu_mismatch_majority(void **state)
+{
+	struct rp_health_opts hopts = { NULL, RP_TRI_TRUE, false };
+	struct rp_node node;
+	struct rp_health h;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, rp_fxh_machine_clean, &node);
+	assert_int_equal(node.n_hcas, 8);
+	for (size_t i = 0; i < node.n_hcas; i++)
+		node.hcas[i].ports[0].active_mtu = 4096;
+	node.hcas[3].ports[0].active_mtu = 2048;
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_items(&h, 1);
+	assert_string_equal(only(&h, RP_HC_MTU_MISMATCH, "mlx5_3:1")->message,
+			    "mlx5_3:1 at active MTU 2048, the other 7 ports at 4096: a pair with it runs at 2048");
+	rp_health_fini(&h);
+	node.hcas[5].ports[0].active_mtu = 1024;
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_int_equal(rp_health_count(&h, RP_HC_MTU_MISMATCH), 2);
+	assert_string_equal(h.items[1].message,
+			    "mlx5_5:1 at active MTU 1024, 6 of the other 7 ports at 4096: a pair with it runs at 1024");
+	rp_health_fini(&h);
+	node.hcas[5].ports[0].state = RP_PORT_DOWN;
+	node.hcas[5].ports[0].phys_state = 5;
+	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
+	assert_int_equal(rp_health_count(&h, RP_HC_MTU_MISMATCH), 1);
+	assert_string_equal(only(&h, RP_HC_MTU_MISMATCH, "mlx5_3:1")->message,
+			    "mlx5_3:1 at active MTU 2048, the other 6 ports at 4096: a pair with it runs at 2048");
+	rp_health_fini(&h);
+	rp_test_discover_done(&fx, &node);
+}
+
 static void test_codes_stable(void **state)
 {
 	(void)state;
@@ -464,6 +552,8 @@ static void test_codes_stable(void **state)
 	assert_string_equal(rp_health_code_str(RP_HC_PCIE_DEGRADED), "pcie_degraded");
 	assert_string_equal(rp_health_code_str(RP_HC_ACS_REDIRECT), "acs_redirect");
 	assert_string_equal(rp_health_code_str(RP_HC_GPUDIRECT_UNKNOWN), "gpudirect_unknown");
+	assert_string_equal(rp_health_code_str(RP_HC_MTU_MISMATCH), "mtu_mismatch");
+	assert_false(rp_health_code_is_note(RP_HC_MTU_MISMATCH));
 	assert_string_equal(rp_health_code_str(RP_HC_COUNT_), "");
 	for (int c = 0; c < RP_HC_COUNT_; c++)
 		assert_true(rp_health_code_str(c)[0] != '\0');
@@ -472,15 +562,6 @@ static void test_codes_stable(void **state)
 }
 
 /* ---- the devices command ---- */
-
-static json_t *key(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	if (!v)
-		fail_msg("JSON key '%s' missing", k);
-	return v;
-}
 
 /* The JSON of the section: warnings and notes apart, node-wide items with a null device, the
  * limiting PCIe link of a rate. */
@@ -496,28 +577,27 @@ static void test_health_json(void **state)
 	hx_check(&x);
 	j = rp_health_to_json(&x.h);
 	assert_non_null(j);
-	assert_int_equal(json_array_size(key(j, "warnings")), 2);
-	assert_int_equal(json_array_size(key(j, "notes")), 1);
-	n = json_array_get(key(j, "notes"), 0);
-	assert_string_equal(json_string_value(key(n, "code")), "acs_unreadable");
-	assert_true(json_is_null(key(n, "device")));
-	r = json_array_get(key(j, "expected_rates"), 0);
-	assert_string_equal(json_string_value(key(r, "device")), "mlx5_0");
-	assert_string_equal(json_string_value(key(r, "limit")), "pcie");
-	assert_string_equal(json_string_value(key(r, "pcie_link")), "Gen4 x8");
-	assert_string_equal(json_string_value(key(r, "pcie_at")), FXH_NIC0);
-	assert_true(json_real_value(key(r, "expected_gbps")) > 126.0 && json_real_value(key(r, "expected_gbps")) < 126.1);
-	r = json_array_get(key(j, "expected_rates"), 1);
-	assert_string_equal(json_string_value(key(r, "limit")), "port");
-	assert_int_equal(json_integer_value(key(key(j, "gpudirect"), "acs_bridges_unreadable")), 1);
-	assert_true(json_is_false(key(key(j, "gpudirect"), "iommu")));
+	assert_int_equal(json_array_size(rp_test_key(j, "warnings")), 2);
+	assert_int_equal(json_array_size(rp_test_key(j, "notes")), 1);
+	n = json_array_get(rp_test_key(j, "notes"), 0);
+	assert_string_equal(json_string_value(rp_test_key(n, "code")), "acs_unreadable");
+	assert_true(json_is_null(rp_test_key(n, "device")));
+	r = json_array_get(rp_test_key(j, "expected_rates"), 0);
+	assert_string_equal(json_string_value(rp_test_key(r, "device")), "mlx5_0");
+	assert_string_equal(json_string_value(rp_test_key(r, "limit")), "pcie");
+	assert_string_equal(json_string_value(rp_test_key(r, "pcie_link")), "Gen4 x8");
+	assert_string_equal(json_string_value(rp_test_key(r, "pcie_at")), FXH_NIC0);
+	assert_true(json_real_value(rp_test_key(r, "expected_gbps")) > 126.0 && json_real_value(rp_test_key(r, "expected_gbps")) < 126.1);
+	r = json_array_get(rp_test_key(j, "expected_rates"), 1);
+	assert_string_equal(json_string_value(rp_test_key(r, "limit")), "port");
+	assert_int_equal(json_integer_value(rp_test_key(rp_test_key(j, "gpudirect"), "acs_bridges_unreadable")), 1);
+	assert_true(json_is_false(rp_test_key(rp_test_key(j, "gpudirect"), "iommu")));
 	json_decref(j);
 	hx_done(&x);
 }
 
 static void test_cmd_devices_json(void **state)
 {
-	static char out[1 << 20];
 	struct rp_fx_port hdr = rp_fx_port_ib_ndr_active;
 	json_t *j, *health, *w;
 	struct rp_fx fx;
@@ -526,30 +606,26 @@ static void test_cmd_devices_json(void **state)
 	rp_test_bin();
 	assert_int_equal(rp_fx_create(&fx), 0);
 	assert_int_equal(rp_fxh_machine_clean(&fx), 0);
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --json --sysfs-root '%s' 2>/dev/null", fx.root), 0);
-	j = json_loads(out, 0, NULL);
-	assert_non_null(j);
-	health = key(j, "health");
-	assert_int_equal(json_array_size(key(health, "warnings")), 0);
-	assert_int_equal(json_array_size(key(health, "notes")), 0);
-	assert_int_equal(json_array_size(key(health, "expected_rates")), 8);
-	assert_string_equal(json_string_value(key(json_array_get(key(health, "expected_rates"), 0), "limit")), "port");
-	assert_true(json_is_true(key(key(health, "gpudirect"), "nvidia_peermem")));
-	assert_true(json_is_null(key(key(health, "gpudirect"), "dmabuf")));   /* not probed on a fixture */
+	j = rp_test_devices_json(fx.root, NULL);
+	health = rp_test_key(j, "health");
+	assert_int_equal(json_array_size(rp_test_key(health, "warnings")), 0);
+	assert_int_equal(json_array_size(rp_test_key(health, "notes")), 0);
+	assert_int_equal(json_array_size(rp_test_key(health, "expected_rates")), 8);
+	assert_string_equal(json_string_value(rp_test_key(json_array_get(rp_test_key(health, "expected_rates"), 0), "limit")), "port");
+	assert_true(json_is_true(rp_test_key(rp_test_key(health, "gpudirect"), "nvidia_peermem")));
+	assert_true(json_is_null(rp_test_key(rp_test_key(health, "gpudirect"), "dmabuf")));   /* not probed on a fixture */
 	json_decref(j);
 
 	hdr.rate = "200 Gb/sec (4X HDR)";
 	assert_int_equal(rp_fx_port(&fx, "mlx5_3", 1, &hdr), 0);
 	/* The exit status of devices does not change with a warning. */
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --json --sysfs-root '%s' 2>/dev/null", fx.root), 0);
-	j = json_loads(out, 0, NULL);
-	assert_non_null(j);
-	health = key(j, "health");
-	assert_int_equal(json_array_size(key(health, "warnings")), 1);
-	w = json_array_get(key(health, "warnings"), 0);
-	assert_string_equal(json_string_value(key(w, "code")), "link_degraded");
-	assert_string_equal(json_string_value(key(w, "device")), "mlx5_3:1");
-	assert_string_equal(json_string_value(key(w, "message")),
+	j = rp_test_devices_json(fx.root, NULL);
+	health = rp_test_key(j, "health");
+	assert_int_equal(json_array_size(rp_test_key(health, "warnings")), 1);
+	w = json_array_get(rp_test_key(health, "warnings"), 0);
+	assert_string_equal(json_string_value(rp_test_key(w, "code")), "link_degraded");
+	assert_string_equal(json_string_value(rp_test_key(w, "device")), "mlx5_3:1");
+	assert_string_equal(json_string_value(rp_test_key(w, "message")),
 			    "mlx5_3:1 at 4X HDR 200 Gb/s, the other 7 ports at 4X NDR 400 Gb/s");
 	json_decref(j);
 	rp_fx_destroy(&fx);
@@ -571,6 +647,106 @@ static void test_cmd_devices_text(void **state)
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --sysfs-root '%s' 2>/dev/null", fx.root), 0);
 	assert_contains(out, "WARNING acs_redirect           ACS on bridge 0000:02:00.0");
 	assert_true(strstr(out, "no warning") == NULL);
+	rp_fx_destroy(&fx);
+}
+
+/* ---- the nccl command: the health of the ports NCCL would select ---- */
+
+#define ALL_PORTS "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1"
+
+/* "nccl --json" with the rules of 2.28.9 (pinned: the test machine's libnccl must not decide) and
+ * --hca spec; the codes of health.warnings, space-separated with their devices ("code@device "). */
+static json_t *nccl_json(const struct rp_fx *fx, const char *spec, int want_exit, char *codes, size_t size)
+{
+	static char out[1 << 20];
+	json_t *j, *w;
+	size_t len = 0;
+	int rc;
+
+	rc = rp_test_run_bin(out, sizeof(out), "nccl --json --nccl-version 2.28.9 --hca '%s' --sysfs-root '%s' 2>/dev/null",
+			     spec, fx->root);
+	if (rc != want_exit)
+		fail_msg("nccl --hca %s exited with %d, want %d:\n%s", spec, rc, want_exit, out);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	w = rp_test_key(rp_test_key(j, "health"), "warnings");
+	codes[0] = '\0';
+	for (size_t i = 0; i < json_array_size(w); i++)
+		len += (size_t)snprintf(codes + len, size - len, "%s@%s ",
+					json_string_value(rp_test_key(json_array_get(w, i), "code")),
+					json_string_value(rp_test_key(json_array_get(w, i), "device")));
+	return j;
+}
+
+/* A port at HDR, mlx5_0's PCIe link at Gen4 x8 and ACS redirect above GPU 0: with every port
+ * selected, each code appears; with mlx5_1 alone only the node-wide acs_redirect does (the bridge
+ * above GPU 0 also sits between it and mlx5_1); the text shows the same with the codes. */
+static void test_cmd_nccl_health(void **state)
+{
+	static char out[1 << 20];
+	struct rp_fx_port hdr = rp_fx_port_ib_ndr_active;
+	char codes[1024];
+	struct rp_fx fx;
+	json_t *j;
+
+	(void)state;
+	rp_test_bin();
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fxh_machine_clean(&fx), 0);
+	j = nccl_json(&fx, ALL_PORTS, 0, codes, sizeof(codes));
+	assert_string_equal(codes, "");
+	assert_int_equal(json_array_size(rp_test_key(rp_test_key(j, "health"), "expected_rates")), 8);
+	json_decref(j);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "nccl --nccl-version 2.28.9 --hca '=mlx5_7:1' --sysfs-root '%s' "
+					 "2>/dev/null", fx.root), 0);
+	assert_contains(out, "\nhealth of the selected ports: no warning\n");
+
+	hdr.rate = "200 Gb/sec (4X HDR)";
+	assert_int_equal(rp_fx_port(&fx, "mlx5_3", 1, &hdr), 0);
+	assert_int_equal(rp_fxh_link_pair(&fx, FXH_DN_NIC0, FXH_NIC0, "16.0 GT/s PCIe", 8, "32.0 GT/s PCIe", 16), 0);
+	assert_int_equal(rp_fxh_config(&fx, FXH_DN_GPU0, RP_ACS_SV | RP_ACS_RR | RP_ACS_CR | RP_ACS_UF, 4096), 0);
+	j = nccl_json(&fx, ALL_PORTS, 0, codes, sizeof(codes));
+	assert_string_equal(codes, "link_degraded@mlx5_3:1 pcie_degraded@0000:05:00.0 pcie_bottleneck@mlx5_0:1 "
+			    "acs_redirect@0000:02:00.0 ");
+	json_decref(j);
+	j = nccl_json(&fx, "=mlx5_1:1", 0, codes, sizeof(codes));
+	assert_string_equal(codes, "acs_redirect@0000:02:00.0 ");
+	assert_int_equal(json_array_size(rp_test_key(rp_test_key(j, "health"), "expected_rates")), 1);
+	json_decref(j);
+	j = nccl_json(&fx, "=mlx5_0:1,mlx5_3:1", 0, codes, sizeof(codes));
+	assert_string_equal(codes, "link_degraded@mlx5_3:1 pcie_degraded@0000:05:00.0 pcie_bottleneck@mlx5_0:1 "
+			    "acs_redirect@0000:02:00.0 ");
+	json_decref(j);
+
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "nccl --nccl-version 2.28.9 --hca '=mlx5_3:1' --sysfs-root '%s' "
+					 "2>/dev/null", fx.root), 0);
+	assert_contains(out, "\nhealth of the selected ports:\n");
+	assert_contains(out, "  WARNING link_degraded      mlx5_3:1 at 4X HDR 200 Gb/s, the other 7 ports at 4X NDR 400 Gb/s\n");
+	assert_contains(out, "  rate    mlx5_3:1 expected 200 Gb/s");
+	assert_null(strstr(out, "pcie_degraded"));
+	rp_fx_destroy(&fx);
+}
+
+/* mtu_mismatch in nccl: rxe1's netdev at 1500 against rxe0's 9000. */
+static void test_cmd_nccl_mtu_mismatch(void **state)
+{
+	char codes[512];
+	struct rp_fx fx;
+	json_t *j;
+
+	(void)state;
+	rp_test_bin();
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_rxe(&fx), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth0/mtu", "9000\n"), 0);
+	assert_int_equal(rp_fx_write(&fx, "class/net/eth1/mtu", "1500\n"), 0);
+	/* 2.28.9 crashes on this pair (rxe0 has no PCI link and comes first): exit 1, health still there. */
+	j = nccl_json(&fx, "=rxe0:1,rxe1:1", 1, codes, sizeof(codes));
+	assert_string_equal(codes, "mtu_mismatch@rxe1:1 ");
+	json_decref(j);
+	j = nccl_json(&fx, "=rxe0:1", 0, codes, sizeof(codes));
+	assert_string_equal(codes, "");
+	json_decref(j);
 	rp_fx_destroy(&fx);
 }
 
@@ -600,10 +776,14 @@ int main(void)
 		cmocka_unit_test(test_iommu_cmdline),
 		cmocka_unit_test(test_gpudirect_readiness),
 		cmocka_unit_test(test_soft_roce_machine),
+		cmocka_unit_test(test_mtu_mismatch_node),
+		cmocka_unit_test(test_mtu_mismatch_majority),
 		cmocka_unit_test(test_codes_stable),
 		cmocka_unit_test(test_health_json),
 		cmocka_unit_test(test_cmd_devices_json),
 		cmocka_unit_test(test_cmd_devices_text),
+		cmocka_unit_test(test_cmd_nccl_health),
+		cmocka_unit_test(test_cmd_nccl_mtu_mismatch),
 	};
 
 	return cmocka_run_group_tests_name("health", tests, quiet, NULL);

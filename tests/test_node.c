@@ -397,20 +397,8 @@ static void test_verbs_list_fails(void **state)
 
 /* ---- the devices command ---- */
 
-static json_t *obj(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!v)
-		fail_msg("JSON key '%s' missing", key);
-	return v;
-}
-
 static void test_cmd_json_dgx(void **state)
 {
-	static char out[1 << 20];
-	char args[PATH_MAX + 64];
-	json_error_t err;
 	struct rp_fx fx;
 	json_t *j, *d0, *p0, *near;
 
@@ -418,38 +406,34 @@ static void test_cmd_json_dgx(void **state)
 	rp_test_bin();
 	assert_int_equal(rp_fx_create(&fx), 0);
 	assert_int_equal(rp_fx_machine_dgx_h100(&fx), 0);
-	snprintf(args, sizeof(args), "devices --json --sysfs-root '%s'", fx.root);
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s 2>/dev/null", args), 0);
-	j = json_loads(out, 0, &err);
-	if (!j)
-		fail_msg("devices --json is not JSON: %s (line %d)", err.text, err.line);
-	assert_true(json_is_false(obj(j, "verbs_consulted")));
-	assert_string_equal(json_string_value(obj(j, "sysfs_root")), fx.root);
-	assert_true(json_is_null(obj(j, "no_device_reason")));
-	assert_int_equal(json_array_size(obj(j, "devices")), 8);
-	d0 = json_array_get(obj(j, "devices"), 0);
-	assert_string_equal(json_string_value(obj(d0, "name")), "mlx5_0");
-	assert_true(json_is_null(obj(d0, "in_verbs")));
-	assert_string_equal(json_string_value(obj(d0, "pci")), "0000:05:00.0");
-	assert_int_equal(json_integer_value(obj(d0, "numa_node")), 0);
-	assert_string_equal(json_string_value(obj(d0, "fw_ver")), "28.39.1002");
-	assert_string_equal(json_string_value(obj(d0, "node_guid")), "b8ce:f603:00a1:0010");
-	p0 = json_array_get(obj(d0, "ports"), 0);
-	assert_int_equal(json_integer_value(obj(p0, "port")), 1);
-	assert_string_equal(json_string_value(obj(p0, "state")), "ACTIVE");
-	assert_string_equal(json_string_value(obj(p0, "phys_state")), "LinkUp");
-	assert_true(json_number_value(obj(p0, "rate_gbps")) == 400.0);
-	assert_string_equal(json_string_value(obj(p0, "link_layer")), "InfiniBand");
-	assert_int_equal(json_integer_value(obj(p0, "lid")), 1);
-	assert_int_equal(json_integer_value(obj(p0, "sm_lid")), 1);
-	assert_int_equal(json_array_size(obj(p0, "gids")), 1);   /* only valid GIDs */
-	assert_int_equal(json_integer_value(obj(p0, "nccl_gid_index")), 0);
-	assert_int_equal(json_array_size(obj(j, "gpus")), 8);
-	assert_true(json_is_null(obj(json_array_get(obj(j, "gpus"), 0), "index")));
-	assert_int_equal(json_array_size(obj(j, "affinity")), 64);
-	assert_string_equal(json_string_value(obj(json_array_get(obj(j, "affinity"), 0), "path")), "PIX");
-	assert_string_equal(json_string_value(obj(json_array_get(obj(j, "affinity"), 7), "path")), "SYS");
-	near = obj(obj(j, "nearest"), "0000:83:00.0");
+	j = rp_test_devices_json(fx.root, NULL);
+	assert_true(json_is_false(rp_test_key(j, "verbs_consulted")));
+	assert_string_equal(json_string_value(rp_test_key(j, "sysfs_root")), fx.root);
+	assert_true(json_is_null(rp_test_key(j, "no_device_reason")));
+	assert_int_equal(json_array_size(rp_test_key(j, "devices")), 8);
+	d0 = json_array_get(rp_test_key(j, "devices"), 0);
+	assert_string_equal(json_string_value(rp_test_key(d0, "name")), "mlx5_0");
+	assert_true(json_is_null(rp_test_key(d0, "in_verbs")));
+	assert_string_equal(json_string_value(rp_test_key(d0, "pci")), "0000:05:00.0");
+	assert_int_equal(json_integer_value(rp_test_key(d0, "numa_node")), 0);
+	assert_string_equal(json_string_value(rp_test_key(d0, "fw_ver")), "28.39.1002");
+	assert_string_equal(json_string_value(rp_test_key(d0, "node_guid")), "b8ce:f603:00a1:0010");
+	p0 = json_array_get(rp_test_key(d0, "ports"), 0);
+	assert_int_equal(json_integer_value(rp_test_key(p0, "port")), 1);
+	assert_string_equal(json_string_value(rp_test_key(p0, "state")), "ACTIVE");
+	assert_string_equal(json_string_value(rp_test_key(p0, "phys_state")), "LinkUp");
+	assert_true(json_number_value(rp_test_key(p0, "rate_gbps")) == 400.0);
+	assert_string_equal(json_string_value(rp_test_key(p0, "link_layer")), "InfiniBand");
+	assert_int_equal(json_integer_value(rp_test_key(p0, "lid")), 1);
+	assert_int_equal(json_integer_value(rp_test_key(p0, "sm_lid")), 1);
+	assert_int_equal(json_array_size(rp_test_key(p0, "gids")), 1);   /* only valid GIDs */
+	assert_int_equal(json_integer_value(rp_test_key(p0, "nccl_gid_index")), 0);
+	assert_int_equal(json_array_size(rp_test_key(j, "gpus")), 8);
+	assert_true(json_is_null(rp_test_key(json_array_get(rp_test_key(j, "gpus"), 0), "index")));
+	assert_int_equal(json_array_size(rp_test_key(j, "affinity")), 64);
+	assert_string_equal(json_string_value(rp_test_key(json_array_get(rp_test_key(j, "affinity"), 0), "path")), "PIX");
+	assert_string_equal(json_string_value(rp_test_key(json_array_get(rp_test_key(j, "affinity"), 7), "path")), "SYS");
+	near = rp_test_key(rp_test_key(j, "nearest"), "0000:83:00.0");
 	assert_int_equal(json_array_size(near), 2);
 	assert_string_equal(json_string_value(json_array_get(near, 0)), "mlx5_4");
 	assert_string_equal(json_string_value(json_array_get(near, 1)), "mlx5_5");
@@ -459,8 +443,6 @@ static void test_cmd_json_dgx(void **state)
 
 static void test_cmd_json_roce(void **state)
 {
-	static char out[1 << 18];
-	char args[PATH_MAX + 64];
 	struct rp_fx fx;
 	json_t *j, *p0, *gids;
 
@@ -468,20 +450,17 @@ static void test_cmd_json_roce(void **state)
 	rp_test_bin();
 	assert_int_equal(rp_fx_create(&fx), 0);
 	assert_int_equal(rp_fx_machine_roce(&fx), 0);
-	snprintf(args, sizeof(args), "devices --json --nccl-version 2.30.7 --sysfs-root '%s'", fx.root);
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s 2>/dev/null", args), 0);
-	j = json_loads(out, 0, NULL);
-	assert_non_null(j);
-	p0 = json_array_get(obj(json_array_get(obj(j, "devices"), 0), "ports"), 0);
-	gids = obj(p0, "gids");
+	j = rp_test_devices_json(fx.root, "--nccl-version 2.30.7");
+	p0 = json_array_get(rp_test_key(json_array_get(rp_test_key(j, "devices"), 0), "ports"), 0);
+	gids = rp_test_key(p0, "gids");
 	assert_int_equal(json_array_size(gids), 4);
-	assert_string_equal(json_string_value(obj(json_array_get(gids, 3), "type")), "RoCE v2");
-	assert_string_equal(json_string_value(obj(json_array_get(gids, 3), "ndev")), "ens1f0");
-	assert_string_equal(json_string_value(obj(json_array_get(gids, 2), "gid")),
+	assert_string_equal(json_string_value(rp_test_key(json_array_get(gids, 3), "type")), "RoCE v2");
+	assert_string_equal(json_string_value(rp_test_key(json_array_get(gids, 3), "ndev")), "ens1f0");
+	assert_string_equal(json_string_value(rp_test_key(json_array_get(gids, 2), "gid")),
 			    "0000:0000:0000:0000:0000:ffff:0a4d:0001");
 	/* NCCL 2.30.7 picks the RoCE v2 IPv4 GID (ncclIbGetGidIndex, src/transport/net_ib.cc); the
 	 * version is given so the answer does not depend on the libnccl of the test machine */
-	assert_int_equal(json_integer_value(obj(p0, "nccl_gid_index")), 3);
+	assert_int_equal(json_integer_value(rp_test_key(p0, "nccl_gid_index")), 3);
 	json_decref(j);
 	rp_fx_destroy(&fx);
 }
@@ -517,13 +496,10 @@ static void test_cmd_text_and_exit_codes(void **state)
 	rp_fx_destroy(&fx);
 	assert_int_equal(rp_fx_create(&fx), 0);
 	assert_int_equal(rp_fx_machine_broken(&fx), 0);
-	snprintf(args, sizeof(args), "devices --json --sysfs-root '%s'", fx.root);
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s 2>/dev/null", args), 0);
 	{
-		json_t *j = json_loads(out, 0, NULL);
+		json_t *j = rp_test_devices_json(fx.root, NULL);
 
-		assert_non_null(j);
-		assert_int_equal(json_array_size(obj(j, "devices")), 5);
+		assert_int_equal(json_array_size(rp_test_key(j, "devices")), 5);
 		json_decref(j);
 	}
 	rp_fx_destroy(&fx);

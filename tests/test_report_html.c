@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "counters.h"
 #include "mx_view.h"
 #include "testutil.h"
 #include "report_html.h"
@@ -126,6 +127,61 @@ static void test_verdict_marks_and_nan(void **state)
 		if (out[0])
 			fail_msg("HTML parser complains about %s: %s", path, out);
 	}
+	free(text);
+	mx_view_fini(&mx);
+}
+
+/* The counters of a lossy pair on a node1 -> node2 pair that passed. */
+static size_t plant_counters(struct rp_pair_result *res, size_t n, const char *src_node, const char *dst_node)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rp_pair_result *r = &res[i];
+
+		if (r->status != RP_ST_OK || strcmp(r->src.node, src_node) != 0 || strcmp(r->dst.node, dst_node) != 0)
+			continue;
+		r->warnings |= 1u << RP_PW_LOSSY;
+		r->counters.src = (struct rp_pair_ctr_side){ .measured = 1, .verdict = RP_CV_LOSSY, .cls = RP_CC_RETRANS,
+							     .n_moved = 2, .n = 2 };
+		snprintf(r->counters.src.c[0].name, RP_PAIR_CTR_NAME, "completer_retry_err");
+		r->counters.src.c[0].cls = RP_CC_RETRANS;
+		r->counters.src.c[0].delta = 12;
+		snprintf(r->counters.src.c[1].name, RP_PAIR_CTR_NAME, "<b>x");
+		r->counters.src.c[1].at_least = 1;
+		r->counters.src.c[1].delta = 3;
+		r->counters.dst = (struct rp_pair_ctr_side){ .measured = 1, .n_moved = 1, .n = 1 };
+		snprintf(r->counters.dst.c[0].name, RP_PAIR_CTR_NAME, "out_of_seq_request");
+		r->counters.dst.c[0].cls = RP_CC_RETRANS;
+		r->counters.dst.c[0].delta = 9;
+		return i;
+	}
+	fail_msg("no passing pair %s -> %s", src_node, dst_node);
+	return 0;
+}
+
+#define CTR_TEXT "counters: src completer_retry_err +12, at least &lt;b&gt;x +3 (lossy); dst out_of_seq_request +9"
+
+/* Counters beside the pair: a lossy pair lists the counters that moved (escaped) in the warnings list
+ * and in its heatmap cells' hover text; a pair whose counters are measured and did not move says
+ * nothing. Before, the page showed "warnings: lossy" and no counter. */
+static void test_counters_beside_pair(void **state)
+{
+	struct mx_view mx;
+	char path[256];
+	char *text;
+
+	(void)state;
+	mx_view_build(&mx, false);
+	for (size_t i = 0; i < 12; i++)
+		mx.res[i].counters.src.measured = mx.res[i].counters.dst.measured = 1;
+	plant_counters(mx.res, 12, "node1", "node2");
+	text = write_page(&mx.view, "counters.html", path, sizeof(path));
+	assert_int_equal(mx_count(text, "<li class=\"warning\">"), 1);
+	assert_non_null(strstr(text, "node1/rxe1:1 &rarr; node2/rxe2:1: <b>ok</b>, 0.240 Gb/s <span class=\"warn\">warnings: "
+				     "lossy</span> <span class=\"ctr\">" CTR_TEXT "</span>"));
+	/* the two grids' cells of that pair */
+	assert_int_equal(mx_count(text, "warnings: lossy; " CTR_TEXT "\""), 2);
+	assert_int_equal(mx_count(text, "counters: "), 3);   /* nowhere else: the other pairs say nothing */
+	assert_null(strstr(text, "<b>x"));
 	free(text);
 	mx_view_fini(&mx);
 }
@@ -418,13 +474,14 @@ static void synth_rename(struct mx_synth *s, const char *node, const char *name,
 
 /* Headless Chromium renders a page with every picture (8 nodes x 8 adapters: the endpoint tables, the
  * node heatmap, the rails) and hostile names, runs its script (which draws the canvas from the
- * embedded data and, asked by the URL, opens the drill-down of node7 -> node3), and shows the causes
- * and the failures. Under CI=true a missing chromium fails. */
+ * embedded data and, asked by the URL, opens the drill-down of node7 -> node3, where a lossy pair shows
+ * the counters that moved), and shows the causes and the failures. Under CI=true a missing chromium fails. */
 static void test_renders_in_chromium(void **state)
 {
 	struct mx_synth s;
-	char path[256], cmd[1536], *dom, *drill, *end;
+	char path[256], cmd[1536], *dom, *drill, *end, want[512];
 	static char out[1 << 23];
+	size_t lossy;
 	const char *browser = NULL;
 
 	(void)state;
@@ -440,6 +497,7 @@ static void test_renders_in_chromium(void **state)
 	}
 	assert_int_equal(mx_synth_build(&s, 8, 8, 100000, true), 0);
 	synth_rename(&s, "node1", "<script>alert(\"x\")</script>&'\x01\xff", "]]></failure><x a='");
+	lossy = plant_counters(s.res, s.n, "node7", "node3");
 	free(write_page(&s.view, "render.html", path, sizeof(path)));
 	snprintf(cmd, sizeof(cmd),
 		 "timeout 120 %s --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
@@ -470,7 +528,12 @@ static void test_renders_in_chromium(void **state)
 	assert_int_equal(mx_count(drill, "<tr>"), 9);
 	assert_int_equal(mx_count(drill, "<td class=\"ok b5\""), 8);
 	assert_int_equal(mx_count(drill, "<td class=\"ok b2\""), 7);
-	assert_int_equal(mx_count(drill, "<li>"), 15);
+	assert_int_equal(mx_count(drill, "<li>"), 16);   /* and the lossy pair, with its counters: */
+	snprintf(want, sizeof(want), "<li>node7/%s:1 -&gt; node3/%s:1: ok, warnings: lossy, ", s.res[lossy].src.device,
+		 s.res[lossy].dst.device);
+	assert_non_null(strstr(drill, want));
+	assert_non_null(strstr(strstr(drill, want), " Gb/s; counters: src completer_retry_err +12, at least &lt;b&gt;x +3 "
+			       "(lossy); dst out_of_seq_request +9</li>"));
 	assert_non_null(strstr(drill, "<li>node7/mlx5_3:1 -&gt; node3/mlx5_0:1: retry_exceeded, confirmed, 2 attempts, 0 Gb/s: "));
 	*end = '<';
 	assert_null(strstr(dom, "<x a="));                           /* no injected element */
@@ -485,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_structure_and_content),
 		cmocka_unit_test(test_hostile_names_escaped),
 		cmocka_unit_test(test_verdict_marks_and_nan),
+		cmocka_unit_test(test_counters_beside_pair),
 		cmocka_unit_test(test_natural_order),
 		cmocka_unit_test(test_soft_colour_against_median),
 		cmocka_unit_test(test_failure_grouping),

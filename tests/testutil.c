@@ -67,6 +67,32 @@ int rp_test_run_bin(char *out, size_t out_len, const char *fmt, ...)
 	return rc;
 }
 
+json_t *rp_test_devices_json(const char *root, const char *extra)
+{
+	static char out[1 << 20];   /* a large fixture's JSON; not on the stack */
+	json_error_t err;
+	json_t *j;
+	int rc;
+
+	rc = rp_test_run_bin(out, sizeof(out), "devices --json %s --sysfs-root '%s' 2>/dev/null", extra ? extra : "",
+			     root);
+	if (rc != 0)
+		fail_msg("devices --json %s --sysfs-root %s exited with %d", extra ? extra : "", root, rc);
+	j = json_loads(out, 0, &err);
+	if (!j)
+		fail_msg("devices --json is not JSON: %s (line %d)", err.text, err.line);
+	return j;
+}
+
+json_t *rp_test_key(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!v)
+		fail_msg("JSON key '%s' missing", k);
+	return v;
+}
+
 void rp_test_discover(struct rp_fx *fx, int (*machine)(struct rp_fx *), struct rp_node *node)
 {
 	struct rp_discover_opts opts = { 0 };

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "fixture.h"
 #include "node.h"
 
@@ -23,6 +25,14 @@ const char *rp_test_bin(void);
 /* Run "'$RP_TEST_BIN' ARGS" through rp_test_run(), ARGS formatted from fmt (it may hold shell
  * redirections such as "2>&1" or "2>/dev/null"). Skips the test, loudly, when RP_TEST_BIN is unset. */
 int rp_test_run_bin(char *out, size_t out_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Run "devices --json EXTRA --sysfs-root ROOT" ($RP_TEST_BIN, stderr dropped) on a fixture root,
+ * require exit status 0 and parse its output; a non-zero exit or output that is not JSON fails the
+ * test with what went wrong. extra may be NULL or "" (e.g. "--nccl-version 2.30.7 --counters").
+ * The caller owns the returned reference. */
+json_t *rp_test_devices_json(const char *root, const char *extra);
+/* o's member k; a missing member fails the test naming k. */
+json_t *rp_test_key(json_t *o, const char *k);
 
 /* Create a fixture tree, build machine on it (NULL: leave it empty) and discover it into node;
  * any failure fails the test. Undo with rp_test_discover_done(). */
