@@ -68,7 +68,8 @@ void rp_cli_pair_cfg(const struct rp_cli_engine *e, const struct rp_cli_port *sr
 		     struct rp_engine_cfg *cfg);
 /* Warn, once per (GPU, port), where NCCL would not use GPUDirect RDMA: the GPU that holds a buffer for
  * that port is farther from its adapter than NCCL_NET_GDR_LEVEL. as_src / as_dst: which buffers
- * the ports hold (the writer's, the target's). Returns how many warnings were given. */
+ * the ports hold (the writer's, the target's). With --gpu nearest, first says on stderr which GPU
+ * each port gets and under which NCCL release's topology (e->ver). Returns how many warnings were given. */
 size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *ports, size_t n, bool as_src,
 		       bool as_dst);
 /* Check --json / --csv where this process will write them (rp_report_path_check()): a directory, a

@@ -650,7 +650,77 @@ static void test_devices_nearest_per_release(void **state)
 	rp_test_discover_done(&fx, &n);
 }
 
+/* --gpu nearest (engine_cli.c: rp_topo_nearest_gpu_m under rp_nccl_topo_merge), with the merges
+ * above: machine_vf plus a second GPU (CUDA 0) on another root port of the same CPU. v2.24.3-1
+ * keeps the VF's bus id: the GPU beside it (CUDA 1) is PIX and is the VF's GPU. v2.30.7-1 (and
+ * v2.27.3-1) merge the VF to 0000:03:00.0, not on PCI: it hangs off the first CPU, both GPUs are PHB
+ * at the same bandwidth and the lowest CUDA index wins. Before, --gpu nearest always took 2.30.7's
+ * merge (cuda:0 under 2.24.3 too). */
+static int machine_vf_two_gpus(struct rp_fx *fx)
+{
+	int rc = machine_vf(fx);
+
+	return rc ? rc : rp_fx_gpu(fx, "pci0000:00/0000:00:02.0/0000:10:00.0", 0);
+}
+
+static int nearest_gpu_under(const struct rp_node *n, uint32_t v, enum rp_path *path_p)
+{
+	struct rp_nccl_env env = env_v(v, NULL);
+	struct rp_topo_merge m;
+	int pos;
+
+	rp_nccl_topo_merge(&env, &m);
+	pos = rp_topo_nearest_gpu_m(n, rp_node_find_hca(n, "mlx5_vf"), &m, path_p);
+	assert_true(pos >= 0);
+	return n->gpus[pos].index;
+}
+
+static void test_nearest_gpu_per_release(void **state)
+{
+	enum rp_path path;
+	struct rp_node n;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, machine_vf_two_gpus, &n);
+	assert_int_equal(n.n_gpus, 2);
+	for (size_t g = 0; g < n.n_gpus; g++)   /* CUDA 1 beside the VF, CUDA 0 on the other root port */
+		n.gpus[g].index = strcmp(n.gpus[g].pci, "0000:04:00.0") == 0 ? 1 : 0;
+	assert_int_equal(nearest_gpu_under(&n, V2243, &path), 1);
+	assert_int_equal(path, RP_PATH_PIX);
+	assert_int_equal(nearest_gpu_under(&n, RP_NCCL_V(2, 26, 6), &path), 1);
+	assert_int_equal(nearest_gpu_under(&n, RP_NCCL_V(2, 27, 3), &path), 0);
+	assert_int_equal(path, RP_PATH_PHB);
+	assert_int_equal(nearest_gpu_under(&n, V2307, &path), 0);
+	assert_int_equal(rp_topo_nearest_gpu(&n, rp_node_find_hca(&n, "mlx5_vf"), NULL),
+			 strcmp(n.gpus[0].pci, "0000:10:00.0") == 0 ? 0 : 1);   /* the newest's, by position */
+	rp_test_discover_done(&fx, &n);
+}
+
 /* --- fixtures through the binary ------------------------------------------------------------- */
+
+/* 'devices' text: the affinity table and the nearest adapters follow the release as the JSON does
+ * (machine_vf_pf, merges above), and the header names the release. Failed before: the table always
+ * used 2.30.7's merge (mlx5_pf alone, the VF PHB, under 2.24.3 too) and named no release. */
+static void test_cmd_devices_text_per_release(void **state)
+{
+	static char out[1 << 16];
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_bin();
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(machine_vf_pf(&fx), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --nccl-version 2.24.3 --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	assert_non_null(strstr(out, "path type as NCCL 2.24.3 (--nccl-version) computes it"));
+	assert_non_null(strstr(out, "\n0000:04:00.0  mlx5_pf, mlx5_vf  (PIX)\n"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --nccl-version 2.30.7 --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	assert_non_null(strstr(out, "path type as NCCL 2.30.7 (--nccl-version) computes it"));
+	assert_non_null(strstr(out, "\n0000:04:00.0  mlx5_pf  (PIX)\n"));
+	rp_fx_destroy(&fx);
+}
 
 /* The Soft-RoCE fixture (rxe0 without a device link, rxe1 linked to a virtio device) crashes
  * NCCL 2.28.9 (net_ib.cc: rxe1's path compared with rxe0's NULL one) and not 2.30.7, which sorts
@@ -765,6 +835,8 @@ int main(void)
 		cmocka_unit_test(test_gid_flid),
 		cmocka_unit_test(test_topo_merge_per_release),
 		cmocka_unit_test(test_devices_nearest_per_release),
+		cmocka_unit_test(test_nearest_gpu_per_release),
+		cmocka_unit_test(test_cmd_devices_text_per_release),
 		cmocka_unit_test(test_cmd_rxe_fixture_versions),
 		cmocka_unit_test(test_cmd_env_never_refused),
 		cmocka_unit_test(test_cmd_pci_order_fixture),
