@@ -413,6 +413,60 @@ out:
 	return status;
 }
 
+bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd)
+{
+	struct rp_nccl_env env;
+	struct rp_node node;
+	char rel[RP_PATHBUF + 320];
+
+	e->nccl_crash[0] = '\0';
+	if (rp_nccl_env_load(&env) != 0)
+		return false;   /* rp_cli_select_ports() says what is wrong */
+	env.version = e->ver.version;
+	if (rp_node_discover(&node, &(struct rp_discover_opts){ .skip_gpus = true }) == 0 && node.n_hcas &&
+	    rp_nccl_crash_check(&node, &env, e->nccl_crash, sizeof(e->nccl_crash)) == 1) {
+		rp_nccl_version_describe(&e->ver, rel, sizeof(rel));
+		fprintf(stderr, "rdmaprobe %s: WARNING nccl_crash: NCCL %s would crash on this node: %s\n", cmd, rel,
+			e->nccl_crash);
+	}
+	rp_node_fini(&node);
+	return e->nccl_crash[0] != '\0';
+}
+
+int rp_cli_nccl_crash_status(const struct rp_cli_engine *e, int status)
+{
+	char v[16];
+
+	if (!e->nccl_crash[0])
+		return status;
+	rp_nccl_version_format(e->ver.version, v, sizeof(v));
+	printf("nccl_crash: NCCL %s (%s) would crash on this node: %s; exit 1 (a job's setting, not the "
+	       "fabric: no adapter is drained for it; 'rdmaprobe nccl' shows the selection)\n", v,
+	       rp_nccl_version_source_str(e->ver.source), e->nccl_crash);
+	return status == RP_EXIT_OK ? RP_EXIT_FAIL : status;
+}
+
+/* {"code": "nccl_crash", "message", "fatal": true} in a top-level "warnings" array of root. */
+static int add_crash_warning(const struct rp_cli_engine *e, json_t *root)
+{
+	json_t *list = json_object_get(root, "warnings"), *w;
+	char v[16], msg[400];
+
+	rp_nccl_version_format(e->ver.version, v, sizeof(v));
+	snprintf(msg, sizeof(msg), "NCCL %s would crash on this node: %s", v, e->nccl_crash);
+	w = json_pack("{s:s, s:s, s:b}", "code", "nccl_crash", "message", msg, "fatal", 1);
+	if (!w)
+		return -ENOMEM;
+	if (!list) {
+		list = json_array();
+		if (!list || json_object_set_new(root, "warnings", list) != 0) {
+			json_decref(w);
+			return -ENOMEM;
+		}
+	}
+	return json_array_append_new(list, w) ? -ENOMEM : 0;   /* w is released on failure too */
+}
+
 int rp_cli_check_outputs(const struct rp_cli_engine *e, const char *cmd)
 {
 	const char *opt[2] = { "json", "csv" }, *path[2] = { e->json, e->csv };
@@ -459,7 +513,7 @@ int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, in
 			root = NULL;
 		}
 		if (!root || json_object_set_new(root, "nccl_version", rp_nccl_version_json(&e->ver)) != 0 ||
-		    rp_report_write_json(root, e->json) != 0) {
+		    (e->nccl_crash[0] && add_crash_warning(e, root) != 0) || rp_report_write_json(root, e->json) != 0) {
 			fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->json);
 			status = RP_EXIT_ENV;
 		}
