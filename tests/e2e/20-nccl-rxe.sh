@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # fabric: br0:0,1 br1:2
-# timeout: 90
+# timeout: 120
 # rdmaprobe nccl on real Soft-RoCE devices (runs inside the test bed VM): verbs is consulted, the
 # selection follows NCCL_IB_HCA in verbs order, the GID NCCL picks on rxe is the IPv4 RoCE v2 entry
 # (index 1), a downed link is reported, and the exit status says whether NCCL would misbehave;
 # NCCL variables are read as NCCL reads them, and --nccl-version applies an older release (also
-# to loopback's default selection).
+# to loopback's default selection), and loopback fails with nccl_crash where that release crashes.
 set -u
 
 fail() { echo "FAIL: $*"; exit 1; }
@@ -82,6 +82,33 @@ if ver:
 else:
     assert nv["source"] in ("default", "libnccl"), nv
     assert nv["source"] != "default" or nv["version"] == "2.30.7", nv
+PY
+done
+
+# nccl_crash (issue 10): NCCL_IB_ADDR_RANGE without a slash crashes 2.21.5, not 2.23.4 (it ignores
+# the range). loopback still measures (the GID given), then warns in text and JSON and exits 1 as
+# nccl does, without blaming the fabric.
+for v in 2.21.5:1 2.23.4:0; do
+	IFS=: read -r ver want <<<"$v"
+	lb=$RP_RESULTS/loopback-crash-$ver.json
+	NCCL_IB_HCA='=rxe0' NCCL_IB_ADDR_RANGE=10.0.0.0 "$RP_BIN" loopback -d =rxe0 --gid-index 1 -s 4K -n 20 --timeout 5 \
+		--nccl-version "$ver" --json "$lb" >"$RP_RESULTS/loopback-crash-$ver.out" 2>&1
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "loopback nccl_crash $ver: exit $rc: $(cat "$RP_RESULTS/loopback-crash-$ver.out")"
+	if [ "$want" -eq 1 ]; then
+		grep -q "^nccl_crash: NCCL $ver (option) would crash on this node" "$RP_RESULTS/loopback-crash-$ver.out" ||
+			fail "loopback nccl_crash $ver: no text line: $(cat "$RP_RESULTS/loopback-crash-$ver.out")"
+	fi
+	python3 - "$lb" "$want" <<'PY' || fail "loopback nccl_crash $ver: JSON $(cat "$lb")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["pairs"][0]["status"] == "ok", r["pairs"][0]
+if sys.argv[2] == "1":
+    w = r["warnings"]
+    assert [x["code"] for x in w] == ["nccl_crash"] and w[0]["fatal"] is True, w
+    assert "NCCL_IB_ADDR_RANGE" in w[0]["message"], w
+else:
+    assert "warnings" not in r, r.get("warnings")
 PY
 done
 
