@@ -103,34 +103,41 @@ static void print_gpus(const struct rp_node *node)
 	}
 }
 
-/* The GPU x adapter matrix of NCCL path types, then each GPU's nearest adapters. */
-static int print_affinity(const struct rp_node *node)
+/* The GPU x adapter matrix of NCCL path types, then each GPU's nearest adapters, both under the
+ * NIC bus-id merge of env's release (as the JSON's "affinity" and "nearest"). */
+static int print_affinity(const struct rp_node *node, const struct rp_nccl_env *env,
+			  const struct rp_nccl_version_found *ver)
 {
 	size_t *idx = calloc(node->n_hcas, sizeof(*idx));
+	struct rp_topo_merge m;
+	char v[16], rel[RP_PATHBUF + 320];
 
 	if (!idx) {
 		fprintf(stderr, "rdmaprobe devices: out of memory\n");
 		return -ENOMEM;
 	}
-	printf("\nAffinity (path type as NCCL computes it: PIX < PXB < PHB < SYS)\n%-13s", "GPU");
+	rp_nccl_topo_merge(env, &m);
+	rp_nccl_version_format(ver->version, v, sizeof(v));
+	rp_nccl_version_describe(ver, rel, sizeof(rel));
+	printf("\nAffinity (path type as NCCL %s computes it: PIX < PXB < PHB < SYS)\n%-13s", rel, "GPU");
 	for (size_t h = 0; h < node->n_hcas; h++)
 		printf(" %-8s", node->hcas[h].name);
 	printf("\n");
 	for (size_t g = 0; g < node->n_gpus; g++) {
 		printf("%-13s", node->gpus[g].pci);
 		for (size_t h = 0; h < node->n_hcas; h++)
-			printf(" %-8s", rp_path_str(rp_topo_path(node, &node->gpus[g], &node->hcas[h])));
+			printf(" %-8s", rp_path_str(rp_topo_path_m(node, &node->gpus[g], &node->hcas[h], &m)));
 		printf("\n");
 	}
-	printf("\nNearest adapter(s) per GPU\n");
+	printf("\nNearest adapter(s) per GPU (NCCL %s's choice: widest path, then path type)\n", v);
 	for (size_t g = 0; g < node->n_gpus; g++) {
-		size_t n = rp_topo_nearest(node, &node->gpus[g], idx, node->n_hcas);
+		size_t n = rp_topo_nearest_m(node, &node->gpus[g], &m, idx, node->n_hcas);
 
 		printf("%-13s", node->gpus[g].pci);
 		for (size_t i = 0; i < n && i < node->n_hcas; i++)
 			printf("%s%s", i ? ", " : " ", node->hcas[idx[i]].name);
 		if (n)
-			printf("  (%s)", rp_path_str(rp_topo_path(node, &node->gpus[g], &node->hcas[idx[0]])));
+			printf("  (%s)", rp_path_str(rp_topo_path_m(node, &node->gpus[g], &node->hcas[idx[0]], &m)));
 		printf("\n");
 	}
 	free(idx);
@@ -217,7 +224,7 @@ static int add_counters_json(const struct rp_node *node, json_t *j)
 }
 
 static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
-		      const struct rp_health *h, bool counters)
+		      const struct rp_nccl_version_found *ver, const struct rp_health *h, bool counters)
 {
 	if (node->verbs_consulted)
 		printf("sysfs %s, adapters from ibv_get_device_list()\n\n", node->sysfs_root);
@@ -232,7 +239,7 @@ static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
 			"no CUDA device and no NVIDIA display/3D controller in bus/pci/devices" : node->gpu_source);
 	} else {
 		print_gpus(node);
-		if (node->n_hcas && print_affinity(node))
+		if (node->n_hcas && print_affinity(node, env, ver))
 			return -ENOMEM;
 	}
 	print_health(h);
@@ -283,6 +290,7 @@ int cmd_devices(int argc, char **argv)
 	struct rp_health health = { 0 };
 	struct rp_nccl_version_found ver;
 	struct rp_nccl_env env;
+	struct rp_topo_merge merge;
 	struct rp_node node;
 	int rc;
 
@@ -315,10 +323,12 @@ int cmd_devices(int argc, char **argv)
 	hopts.cmdline_path = root ? NULL : "/proc/cmdline";
 	hopts.dmabuf = RP_TRI_UNKNOWN;
 	hopts.probe_host = !root;
+	rp_nccl_topo_merge(&env, &merge);   /* the ACS check's nearest adapters, as NCCL's release picks them */
+	hopts.merge = &merge;
 	rc = rp_health_check(&node, &hopts, &health);
 	fflush(stderr);
 	if (!rc)
-		rc = json ? print_json(&node, &env, &ver, &health, counters) : print_text(&node, &env, &health, counters);
+		rc = json ? print_json(&node, &env, &ver, &health, counters) : print_text(&node, &env, &ver, &health, counters);
 	rp_health_fini(&health);
 	rp_node_fini(&node);
 	return rc ? RP_EXIT_ENV : RP_EXIT_OK;

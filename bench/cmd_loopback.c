@@ -254,6 +254,7 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 					     &lb->n_ports);
 	if (status)
 		return status;
+	rp_cli_nccl_crash(&lb->e, "loopback");   /* fails the run at the end (exit 1), as 'nccl' does */
 	rp_cli_warn_gdr(&lb->e, lb->ports, lb->n_ports, true, true);
 	n = lb->n_ports;
 	if (lb->no_self && n < 2) {
@@ -315,6 +316,7 @@ int cmd_loopback(int argc, char **argv)
 	status = rp_stop_requested() ? rp_stop_exit_status()
 		 : lb.write_status ? lb.write_status
 		 : lb.v.pass && !regressed ? RP_EXIT_OK : RP_EXIT_FAIL;
+	status = rp_cli_nccl_crash_status(&lb.e, status);
 out:
 	rp_verdict_fini(&lb.v);
 	rp_cli_ops_fini(&lb.ops);

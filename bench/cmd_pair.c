@@ -382,6 +382,7 @@ int cmd_pair(int argc, char **argv)
 		return status;
 	local = (struct rp_engine_port){ NULL, ports[0].device, ports[0].port, ports[0].gid_index };
 	rp_cli_pair_cfg(&o.e, o.listen ? NULL : &ports[0], o.listen ? &ports[0] : NULL, &cfg);
+	rp_cli_nccl_crash(&o.e, "pair");   /* fails the run at the end (exit 1), as 'nccl' does */
 	rp_cli_warn_gdr(&o.e, &ports[0], 1, !o.listen, o.listen);
 	if (o.listen)
 		status = run_listener(&o, &local, &cfg, argc, argv);
@@ -389,5 +390,5 @@ int cmd_pair(int argc, char **argv)
 		status = run_writer(&o, &local, &cfg, argc, argv);
 	memset(o.token_field, 0, sizeof(o.token_field));
 	free(ports);
-	return status;
+	return rp_cli_nccl_crash_status(&o.e, status);
 }

@@ -248,8 +248,10 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	return rc;
 }
 
-/* The path from each CUDA-indexed GPU to hca, and the nearest GPU's CUDA index. */
-static void port_gpus(const struct rp_node *node, const struct rp_hca *hca, struct rp_cli_port *p)
+/* The path from each CUDA-indexed GPU to hca, and the nearest GPU's CUDA index, under m (NCCL's
+ * NIC bus-id merge of the release in use). */
+static void port_gpus(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
+		      struct rp_cli_port *p)
 {
 	int pos;
 
@@ -261,9 +263,9 @@ static void port_gpus(const struct rp_node *node, const struct rp_hca *hca, stru
 		int idx = node->gpus[g].index;
 
 		if (idx >= 0 && idx < RP_CLI_MAX_GPUS)
-			p->gpu_path[idx] = (signed char)rp_topo_path(node, &node->gpus[g], hca);
+			p->gpu_path[idx] = (signed char)rp_topo_path_m(node, &node->gpus[g], hca, m);
 	}
-	pos = rp_topo_nearest_gpu(node, hca, NULL);
+	pos = rp_topo_nearest_gpu_m(node, hca, m, NULL);
 	if (pos >= 0)
 		p->gpu_nearest = node->gpus[pos].index;
 }
@@ -298,6 +300,19 @@ size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *
 
 	if (rp_nccl_env_load(&env) != 0)
 		return 0;   /* already reported when the ports were selected */
+	if (e->gpu_nearest && n) {
+		char rel[RP_PATHBUF + 320];
+
+		rp_nccl_version_describe(&e->ver, rel, sizeof(rel));
+		fprintf(stderr, "--gpu nearest, as NCCL %s places GPUs and adapters:", rel);
+		for (size_t i = 0; i < n; i++)
+			if (ports[i].gpu_nearest >= 0)
+				fprintf(stderr, "%s %s:%d cuda:%d", i ? "," : "", ports[i].device, ports[i].port,
+					ports[i].gpu_nearest);
+			else
+				fprintf(stderr, "%s %s:%d no GPU", i ? "," : "", ports[i].device, ports[i].port);
+		fprintf(stderr, "\n");
+	}
 	for (size_t i = 0; i < n; i++) {
 		int g_src = as_src ? side_gpu(e, &e->cfg.src_mem, &ports[i]) : -1;
 		int g_dst = as_dst ? side_gpu(e, &e->cfg.dst_mem, &ports[i]) : -1;
@@ -323,6 +338,7 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 	struct rp_node node;
 	struct rp_nccl_env env;
 	struct rp_nccl_result sel;
+	struct rp_topo_merge merge;
 	struct rp_cli_port *ports = NULL;
 	size_t n = 0;
 	int rc, status = 0;
@@ -350,6 +366,7 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 		rp_node_fini(&node);
 		return RP_EXIT_ENV;
 	}
+	rp_nccl_topo_merge(&env, &merge);   /* --gpu nearest follows the release's topology */
 	rc = rp_nccl_evaluate(&node, &env, &sel);
 	if (rc) {
 		fprintf(stderr, "rdmaprobe %s: -d %s: not a valid NCCL_IB_HCA spec\n", cmd, spec ? spec : "(NCCL_IB_HCA)");
@@ -368,7 +385,7 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 		rp_strlcpy(ports[n].device, sel.selected[i].hca, sizeof(ports[n].device));
 		ports[n].port = sel.selected[i].port;
 		ports[n].gid_index = gid_override >= 0 ? gid_override : sel.selected[i].gid_index;
-		port_gpus(&node, rp_node_find_hca(&node, ports[n].device), &ports[n]);
+		port_gpus(&node, rp_node_find_hca(&node, ports[n].device), &merge, &ports[n]);
 		n++;
 	}
 	if (n == 0) {
@@ -394,6 +411,60 @@ out:
 	rp_nccl_result_fini(&sel);
 	rp_node_fini(&node);
 	return status;
+}
+
+bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd)
+{
+	struct rp_nccl_env env;
+	struct rp_node node;
+	char rel[RP_PATHBUF + 320];
+
+	e->nccl_crash[0] = '\0';
+	if (rp_nccl_env_load(&env) != 0)
+		return false;   /* rp_cli_select_ports() says what is wrong */
+	env.version = e->ver.version;
+	if (rp_node_discover(&node, &(struct rp_discover_opts){ .skip_gpus = true }) == 0 && node.n_hcas &&
+	    rp_nccl_crash_check(&node, &env, e->nccl_crash, sizeof(e->nccl_crash)) == 1) {
+		rp_nccl_version_describe(&e->ver, rel, sizeof(rel));
+		fprintf(stderr, "rdmaprobe %s: WARNING nccl_crash: NCCL %s would crash on this node: %s\n", cmd, rel,
+			e->nccl_crash);
+	}
+	rp_node_fini(&node);
+	return e->nccl_crash[0] != '\0';
+}
+
+int rp_cli_nccl_crash_status(const struct rp_cli_engine *e, int status)
+{
+	char v[16];
+
+	if (!e->nccl_crash[0])
+		return status;
+	rp_nccl_version_format(e->ver.version, v, sizeof(v));
+	printf("nccl_crash: NCCL %s (%s) would crash on this node: %s; exit 1 (a job's setting, not the "
+	       "fabric: no adapter is drained for it; 'rdmaprobe nccl' shows the selection)\n", v,
+	       rp_nccl_version_source_str(e->ver.source), e->nccl_crash);
+	return status == RP_EXIT_OK ? RP_EXIT_FAIL : status;
+}
+
+/* {"code": "nccl_crash", "message", "fatal": true} in a top-level "warnings" array of root. */
+static int add_crash_warning(const struct rp_cli_engine *e, json_t *root)
+{
+	json_t *list = json_object_get(root, "warnings"), *w;
+	char v[16], msg[400];
+
+	rp_nccl_version_format(e->ver.version, v, sizeof(v));
+	snprintf(msg, sizeof(msg), "NCCL %s would crash on this node: %s", v, e->nccl_crash);
+	w = json_pack("{s:s, s:s, s:b}", "code", "nccl_crash", "message", msg, "fatal", 1);
+	if (!w)
+		return -ENOMEM;
+	if (!list) {
+		list = json_array();
+		if (!list || json_object_set_new(root, "warnings", list) != 0) {
+			json_decref(w);
+			return -ENOMEM;
+		}
+	}
+	return json_array_append_new(list, w) ? -ENOMEM : 0;   /* w is released on failure too */
 }
 
 int rp_cli_check_outputs(const struct rp_cli_engine *e, const char *cmd)
@@ -442,7 +513,7 @@ int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, in
 			root = NULL;
 		}
 		if (!root || json_object_set_new(root, "nccl_version", rp_nccl_version_json(&e->ver)) != 0 ||
-		    rp_report_write_json(root, e->json) != 0) {
+		    (e->nccl_crash[0] && add_crash_warning(e, root) != 0) || rp_report_write_json(root, e->json) != 0) {
 			fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->json);
 			status = RP_EXIT_ENV;
 		}

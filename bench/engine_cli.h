@@ -30,6 +30,7 @@ struct rp_cli_engine {
 	/* derived */
 	struct rp_nccl_version_found ver;    /* the NCCL release whose rules select the ports */
 	bool gpu_nearest;             /* --gpu nearest: each side's GPU is the one nearest its adapter */
+	char nccl_crash[320];         /* rp_cli_nccl_crash(): why NCCL e->ver would crash here; "" when not */
 	struct rp_engine_cfg cfg;
 	size_t sizes[32];             /* one pass per size (-a sweeps) */
 	size_t n_sizes;
@@ -62,13 +63,25 @@ struct rp_cli_port {
 int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override, uint32_t nccl_version,
 			struct rp_cli_port **ports_p, size_t *n_p);
 
+/* Whether NCCL release e->ver would crash on this node under this process's NCCL variables (the
+ * job's NCCL_IB_HCA, not -d, which only picks what rdmaprobe measures): rp_nccl_crash_check(). When
+ * it would, e->nccl_crash gets the reason, stderr a warning, and the JSON report a top-level
+ * warning "nccl_crash" (rp_cli_write_reports). A node or environment that cannot be read is left
+ * to rp_cli_select_ports() to report: false. */
+bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd);
+/* The exit status once e->nccl_crash is known: a crash turns a pass (0) into 1, as 'rdmaprobe nccl'
+ * exits 1, and prints a line on stdout after the verdict saying why no adapter is drained for it;
+ * any other status is kept (a stop, a report not written, a failed pair). */
+int rp_cli_nccl_crash_status(const struct rp_cli_engine *e, int status);
+
 /* The configuration for one pair from src to dst: e->cfg, with --gpu nearest resolved to the GPU
  * nearest each side's adapter. src or dst may be NULL (pair mode knows only its own side). */
 void rp_cli_pair_cfg(const struct rp_cli_engine *e, const struct rp_cli_port *src, const struct rp_cli_port *dst,
 		     struct rp_engine_cfg *cfg);
 /* Warn, once per (GPU, port), where NCCL would not use GPUDirect RDMA: the GPU that holds a buffer for
  * that port is farther from its adapter than NCCL_NET_GDR_LEVEL. as_src / as_dst: which buffers
- * the ports hold (the writer's, the target's). Returns how many warnings were given. */
+ * the ports hold (the writer's, the target's). With --gpu nearest, first says on stderr which GPU
+ * each port gets and under which NCCL release's topology (e->ver). Returns how many warnings were given. */
 size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *ports, size_t n, bool as_src,
 		       bool as_dst);
 /* Check --json / --csv where this process will write them (rp_report_path_check()): a directory, a

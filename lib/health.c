@@ -363,7 +363,7 @@ static int check_rates(const struct rp_node *node, struct rp_health *h)
 
 int rp_health_check(const struct rp_node *node, const struct rp_health_opts *opts, struct rp_health *h)
 {
-	static const struct rp_health_opts none = { NULL, RP_TRI_UNKNOWN, false };
+	static const struct rp_health_opts none = { NULL, RP_TRI_UNKNOWN, false, NULL };
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -373,7 +373,7 @@ int rp_health_check(const struct rp_node *node, const struct rp_health_opts *opt
 	rc = rc ? rc : check_mtu(node, h);
 	rc = rc ? rc : rp_health_check_pcie(node, h);
 	rc = rc ? rc : check_rates(node, h);
-	rc = rc ? rc : rp_health_check_acs(node, h);
+	rc = rc ? rc : rp_health_check_acs(node, opts->merge ? opts->merge : &rp_topo_merge_newest, h);
 	rc = rc ? rc : rp_health_check_gdr(node, opts, h);
 	return rc;
 }

@@ -41,6 +41,7 @@
 #include <stddef.h>
 
 #include "node.h"
+#include "topo.h"
 
 enum rp_health_code {
 	RP_HC_LINK_DEGRADED = 0,
@@ -116,6 +117,10 @@ struct rp_health_opts {
 	 * probe_host, else stays unknown; TRUE/FALSE is taken as given (tests). */
 	enum rp_tri dmabuf;
 	bool probe_host;
+	/* How NCCL merges a NIC's bus id (rp_nccl_topo_merge() of the release in use), which decides the
+	 * nearest adapters whose bridges the ACS check reads; NULL: the newest release's
+	 * (rp_topo_merge_newest). */
+	const struct rp_topo_merge *merge;
 };
 
 /* Run every static check on node (its sysfs_root is read again for PCIe links, classes, config

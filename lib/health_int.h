@@ -10,7 +10,8 @@ int rp_health_add(struct rp_health *h, enum rp_health_code code, const char *dev
 
 /* The checks of health_pci.c; each returns 0 or -ENOMEM. */
 int rp_health_check_pcie(const struct rp_node *node, struct rp_health *h);
-int rp_health_check_acs(const struct rp_node *node, struct rp_health *h);
+/* m: NCCL's bus-id merge, for the nearest adapters (rp_topo_nearest_m). */
+int rp_health_check_acs(const struct rp_node *node, const struct rp_topo_merge *m, struct rp_health *h);
 int rp_health_check_gdr(const struct rp_node *node, const struct rp_health_opts *opts, struct rp_health *h);
 
 #endif

@@ -194,7 +194,7 @@ static int acs_pair(const struct rp_node *node, const struct rp_gpu *gpu, const 
 	return rc;
 }
 
-int rp_health_check_acs(const struct rp_node *node, struct rp_health *h)
+int rp_health_check_acs(const struct rp_node *node, const struct rp_topo_merge *m, struct rp_health *h)
 {
 	struct acs_ctx c;
 	size_t *idx;
@@ -207,11 +207,11 @@ int rp_health_check_acs(const struct rp_node *node, struct rp_health *h)
 	if (!idx)
 		return rp_error(-ENOMEM, "health check: out of memory");
 	for (size_t g = 0; g < node->n_gpus && !rc; g++) {
-		size_t n = rp_topo_nearest(node, &node->gpus[g], idx, node->n_hcas);
+		size_t n = rp_topo_nearest_m(node, &node->gpus[g], m, idx, node->n_hcas);
 
 		for (size_t i = 0; i < n && i < node->n_hcas && !rc; i++) {
 			const struct rp_hca *hca = &node->hcas[idx[i]];
-			enum rp_path p = rp_topo_path(node, &node->gpus[g], hca);
+			enum rp_path p = rp_topo_path_m(node, &node->gpus[g], hca, m);
 
 			if (hca->pci[0] && (p == RP_PATH_PIX || p == RP_PATH_PXB))
 				rc = acs_pair(node, &node->gpus[g], hca, &c, h);

@@ -23,6 +23,7 @@ static const char *const param_names[RP_NCCL_P_COUNT_] = {
 	[RP_NCCL_P_PCI_ORDER] = "NCCL_IB_DEVICE_PCI_ORDER",
 	[RP_NCCL_P_IB_DISABLE] = "NCCL_IB_DISABLE",
 	[RP_NCCL_P_MERGE_VFS] = "NCCL_IB_MERGE_VFS",
+	[RP_NCCL_P_MERGE_NICS] = "NCCL_IB_MERGE_NICS",
 };
 
 const char *rp_nccl_param_name(enum rp_nccl_param p)
@@ -44,6 +45,7 @@ void rp_nccl_env_default(struct rp_nccl_env *env)
 	env->pci_order = true;
 	env->ib_disable = false;
 	env->merge_vfs = true;
+	env->merge_nics = true;
 	env->gdr_level = RP_PATH_PXB;
 }
 
@@ -167,6 +169,7 @@ int rp_nccl_env_load(struct rp_nccl_env *env)
 	env->pci_order = env_param(env, RP_NCCL_P_PCI_ORDER, 1) != 0;
 	env->ib_disable = env_param(env, RP_NCCL_P_IB_DISABLE, 0) != 0;
 	env->merge_vfs = env_param(env, RP_NCCL_P_MERGE_VFS, 1) != 0;
+	env->merge_nics = env_param(env, RP_NCCL_P_MERGE_NICS, 1) != 0;
 	/* envIbAddrFamily: exactly "AF_INET6" selects IPv6, anything else is AF_INET. */
 	env->addr_family_text = env_get("NCCL_IB_ADDR_FAMILY");
 	env->addr_family = env->addr_family_text && strcmp(env->addr_family_text, "AF_INET6") == 0 ? AF_INET6 : AF_INET;

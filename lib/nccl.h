@@ -30,6 +30,7 @@ enum rp_nccl_param {
 	RP_NCCL_P_PCI_ORDER,          /* NCCL_IB_DEVICE_PCI_ORDER (since 2.29.7) */
 	RP_NCCL_P_IB_DISABLE,         /* NCCL_IB_DISABLE */
 	RP_NCCL_P_MERGE_VFS,          /* NCCL_IB_MERGE_VFS */
+	RP_NCCL_P_MERGE_NICS,         /* NCCL_IB_MERGE_NICS (2.20.3 to 2.23.4; read by later releases' vNIC code too) */
 	RP_NCCL_P_COUNT_
 };
 
@@ -46,6 +47,7 @@ struct rp_nccl_env {
 	bool pci_order;               /* NCCL_IB_DEVICE_PCI_ORDER != 0: default true */
 	bool ib_disable;              /* NCCL_IB_DISABLE != 0 */
 	bool merge_vfs;               /* NCCL_IB_MERGE_VFS != 0: default true */
+	bool merge_nics;              /* NCCL_IB_MERGE_NICS != 0: default true */
 	enum rp_path gdr_level;       /* NCCL_NET_GDR_LEVEL: default PXB; an unknown name is the default */
 	/* The text of each variable as set (NULL: unset), for the env_parsed_as warnings. */
 	const char *text[RP_NCCL_P_COUNT_];
@@ -244,6 +246,15 @@ void rp_nccl_result_fini(struct rp_nccl_result *res);
 bool rp_nccl_result_usable(const struct rp_nccl_result *res);
 /* How many warnings with this code. */
 size_t rp_nccl_result_count(const struct rp_nccl_result *res, enum rp_nccl_warn code);
+
+/* Would NCCL release env->version crash on node under env (env->ib_hca: the job's NCCL_IB_HCA)?
+ * The crashes are those rp_nccl_evaluate() reports as nccl_crash: a port without a PCI device link
+ * before one with a link (the NULL path compared, every release before 2.29.7 and
+ * NCCL_IB_DEVICE_PCI_ORDER=0 after), NCCL_IB_ADDR_RANGE without '/' (2.21.5 to 2.23.3). For the
+ * commands that measure (loopback, pair, each matrix rank on its own node), whose verdict does not
+ * otherwise look at NCCL. Returns 1 with the first such warning's message in msg, 0 (msg "") when
+ * NCCL would not crash, or rp_nccl_evaluate()'s negative errno (logged). */
+int rp_nccl_crash_check(const struct rp_node *node, const struct rp_nccl_env *env, char *msg, size_t len);
 
 /* JSON (jansson): {"hca_spec", "selected", "ports", "gid_index", "gpus", "warnings",
  * "recommended_nccl_ib_hca", "usable", "rules_version" (the release whose rules were applied),

@@ -596,6 +596,11 @@ static void check_version(struct eval *ev)
 		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is not a release tag: the rules of the releases around it are used", v);
 }
 
+static bool node_nopath(const struct eval *ev, const struct rp_nccl_sel *s)
+{
+	return ev->node->hcas[s->hca_idx].pci_path[0] == '\0';
+}
+
 /* Crashes, overruns and an IB transport that NCCL disables, from the port list. */
 static void check_pick(struct eval *ev, const struct rp_nccl_pick *pick)
 {
@@ -609,7 +614,14 @@ static void check_pick(struct eval *ev, const struct rp_nccl_pick *pick)
 			 "%s adds %zu port%s past NCCL's %d-entry device table (it checks the limit per device, not per "
 			 "port): undefined behaviour", sel[pick->n - 1].hca, pick->overflow, pick->overflow == 1 ? "" : "s",
 			 rp_nccl_max_devs(ev->env->version));
-	if (pick->crash_nopath >= 0)
+	/* Whichever NULL comparison NCCL reaches first; at one port ncclIbGetPciPath runs first. */
+	if (pick->merge_crash >= 0 && (pick->crash_path < 0 || pick->merge_crash < pick->crash_path))
+		warn_add(ev, RP_NCCL_W_NCCL_CRASH,
+			 "%s and %s are compared by PCI path to merge NIC ports (NCCL_IB_MERGE_NICS=1) and %s has no PCI "
+			 "device link: NCCL calls strcmp() on a NULL path and crashes (2.20.3 to 2.23.4)",
+			 sel[pick->merge_crash].hca, sel[pick->merge_crash_with].hca,
+			 node_nopath(ev, &sel[pick->merge_crash]) ? sel[pick->merge_crash].hca : sel[pick->merge_crash_with].hca);
+	else if (pick->crash_nopath >= 0)
 		warn_add(ev, RP_NCCL_W_NCCL_CRASH,
 			 "%s has no PCI device link and comes before %s in NCCL's order: NCCL compares %s's PCI path "
 			 "with a NULL one and crashes%s", sel[pick->crash_nopath].hca, sel[pick->crash_path].hca,
@@ -719,6 +731,25 @@ bool rp_nccl_result_usable(const struct rp_nccl_result *res)
 		if (rp_nccl_warn_fatal(res->warnings[i].code))
 			return false;
 	return true;
+}
+
+int rp_nccl_crash_check(const struct rp_node *node, const struct rp_nccl_env *env, char *msg, size_t len)
+{
+	struct rp_nccl_result res;
+	int rc;
+
+	if (len)
+		msg[0] = '\0';
+	rc = rp_nccl_evaluate(node, env, &res);
+	for (size_t i = 0; !rc && i < res.n_warnings; i++) {
+		if (res.warnings[i].code == RP_NCCL_W_NCCL_CRASH) {
+			if (len)
+				snprintf(msg, len, "%s", res.warnings[i].message);
+			rc = 1;
+		}
+	}
+	rp_nccl_result_fini(&res);
+	return rc;
 }
 
 size_t rp_nccl_result_count(const struct rp_nccl_result *res, enum rp_nccl_warn code)

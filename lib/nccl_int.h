@@ -12,6 +12,9 @@ struct rp_nccl_pick {
 	size_t overflow;              /* ports written past NCCL's table (its last device had several) */
 	/* NULL PCI path dereference: the port without a PCI path and the later one with a path. */
 	int crash_nopath, crash_path; /* indexes into sel, -1 when no crash */
+	/* 2.20.3 to 2.23.4, NCCL_IB_MERGE_NICS: the port whose ncclIbFindMatchingDev compares a NULL
+	 * PCI path, and the first port of the merged NIC it is compared with; -1 when no crash. */
+	int merge_crash, merge_crash_with;
 	int bad_plane;                /* 2.30.7: index into sel of the port whose plane fails, -1 none */
 	bool too_many_planes;         /* 2.30.7: that failure is the 13th distinct plane id */
 };

@@ -43,6 +43,11 @@ static const struct rp_nccl_rule_info rules[RP_NCCL_R_COUNT_] = {
 		"parseStringList splits entries on ',' and fields on ':': an empty port field means every "
 		"port, ':rail:plane' follow the port, names are cut at 63 characters (before: 'dev:' is "
 		"port 0 and a longer name overruns NCCL's buffer)" },
+	[RP_NCCL_R_MERGE_NICS_STRCMP] = { "merge_nics_null_crash", RP_NCCL_V(2, 20, 3), RP_NCCL_V(2, 24, 3),
+		"src/transport/net_ib.cc",
+		"ncclIbFindMatchingDev (NCCL_IB_MERGE_NICS, default 1) compares each new port's PCI path with "
+		"the first port of every merged NIC that has room for a second one: a device without a device "
+		"link on either side is a strcmp() of NULL" },
 };
 
 /* Every release tag read, oldest first. */

@@ -29,6 +29,7 @@ enum rp_nccl_rule {
 	RP_NCCL_R_TYPES_EINVAL_OK,    /* a gid_attrs/types read failing with EINVAL is not an error */
 	RP_NCCL_R_PCI_ORDER,          /* ports sorted by PCI address (NCCL_IB_DEVICE_PCI_ORDER, default 1) */
 	RP_NCCL_R_HCA_FIELDS,         /* strtok/strsep parser: "dev:" every port, :rail:plane, 63-char names */
+	RP_NCCL_R_MERGE_NICS_STRCMP,  /* NCCL_IB_MERGE_NICS strcmp()s PCI paths of ports: a NULL one crashes */
 	RP_NCCL_R_COUNT_
 };
 

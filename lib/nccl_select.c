@@ -13,6 +13,10 @@
  *   NULL path among the earlier ones is passed to strcmp/strncmp: a device without a device link
  *   followed by one with a link crashes NCCL. The sort puts such devices last, so since 2.29.7
  *   only NCCL_IB_DEVICE_PCI_ORDER=0 reaches it;
+ * - 2.20.3 to 2.23.4 (NCCL_IB_MERGE_NICS, default 1) also compare each new port, in the same
+ *   order, with the first port of every merged NIC that has room for a second port
+ *   (NCCL_IB_MAX_DEVS_PER_NIC 2): PCI path (strcmp, so a NULL path on either side crashes), then
+ *   sys_image_guid and link layer; a match joins that NIC;
  * - 2.30.7 gives each port the rail and plane of the entry that kept it and checks the planes
  *   (ncclIbGetPlaneIndex): a plane id with bit 14 set, or a 13th distinct plane id, fails the
  *   whole IB initialisation.
@@ -24,6 +28,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sysfs.h"
 #include "util.h"
 
 #define PLANE_MAX_INDEX 14            /* distinct plane ids NCCL tracks, the undefined one included */
@@ -145,6 +150,81 @@ static void pick_check_null_path(const struct rp_node *node, struct rp_nccl_pick
 	}
 }
 
+/* The PCI path as ncclIbGetPciPath hands it on in 2.18.3 to 2.23.4: function digit zeroed, and the
+ * two device digits with NCCL_IB_MERGE_VFS. */
+static void merged_pci_path(const char *path, bool vfs, char *out, size_t len)
+{
+	size_t n;
+
+	rp_strlcpy(out, path, len);
+	n = strlen(out);
+	if (n >= 1)
+		out[n - 1] = '0';
+	if (vfs && n >= 4)
+		out[n - 3] = out[n - 4] = '0';
+}
+
+/* The same NIC for ncclIbFindMatchingDev: same device, or equal sys_image_guid (sysfs; node_guid
+ * when it cannot be read). */
+static bool same_guid(const struct rp_node *node, size_t a, size_t b)
+{
+	char ga[32] = "", gb[32] = "";
+
+	if (a == b)
+		return true;
+	if (!node->sysfs_root[0] || rp_sysfs_readf(node->sysfs_root, ga, sizeof(ga), "class/infiniband/%s/sys_image_guid", node->hcas[a].name) ||
+	    rp_sysfs_readf(node->sysfs_root, gb, sizeof(gb), "class/infiniband/%s/sys_image_guid", node->hcas[b].name)) {
+		rp_strlcpy(ga, node->hcas[a].node_guid, sizeof(ga));
+		rp_strlcpy(gb, node->hcas[b].node_guid, sizeof(gb));
+	}
+	return ga[0] && strcmp(ga, gb) == 0;
+}
+
+/* ncclIbFindMatchingDev as each port is added (2.20.3 to 2.23.4). */
+static void pick_check_merge_nics(const struct rp_node *node, const struct rp_nccl_env *env,
+				  struct rp_nccl_pick *pick)
+{
+	size_t *first = calloc(pick->n ? pick->n : 1, sizeof(*first));
+	int *ndevs = calloc(pick->n ? pick->n : 1, sizeof(*ndevs));
+	size_t groups = 0;
+
+	pick->merge_crash = pick->merge_crash_with = -1;
+	if (!first || !ndevs)
+		goto out;   /* no answer rather than a wrong one: the other checks still run */
+	for (size_t k = 0; k < pick->n; k++) {
+		const struct rp_nccl_sel *s = &pick->sel[k];
+		const char *pk = node->hcas[s->hca_idx].pci_path;
+		size_t g;
+
+		for (g = 0; g < groups; g++) {
+			const struct rp_nccl_sel *f = &pick->sel[first[g]];
+			const char *pf = node->hcas[f->hca_idx].pci_path;
+			char mk[RP_PATHBUF], mf[RP_PATHBUF];
+
+			if (ndevs[g] >= 2)
+				continue;
+			if (!pk[0] || !pf[0]) {
+				pick->merge_crash = (int)k;
+				pick->merge_crash_with = (int)first[g];
+				goto out;
+			}
+			merged_pci_path(pk, env->merge_vfs, mk, sizeof(mk));
+			merged_pci_path(pf, env->merge_vfs, mf, sizeof(mf));
+			if (strcmp(mk, mf) == 0 && same_guid(node, s->hca_idx, f->hca_idx) && s->link_layer == f->link_layer)
+				break;
+		}
+		if (g < groups) {
+			ndevs[g]++;
+		} else {
+			first[groups] = k;
+			ndevs[groups++] = 1;
+		}
+	}
+out:
+	free(first);
+	free(ndevs);
+}
+
 /* ncclIbGetPlaneIndex over the list (2.30.7). */
 static void pick_check_planes(struct rp_nccl_pick *pick)
 {
@@ -175,9 +255,12 @@ int rp_nccl_pick_ports(const struct rp_node *node, const struct rp_nccl_env *env
 
 	memset(pick, 0, sizeof(*pick));
 	pick->crash_nopath = pick->crash_path = pick->bad_plane = -1;
+	pick->merge_crash = pick->merge_crash_with = -1;
 	rc = pick_in_verbs_order(node, spec, pick);
 	if (rc)
 		return rc;
+	if (rp_nccl_rule_on(spec->version, RP_NCCL_R_MERGE_NICS_STRCMP) && env->merge_nics)
+		pick_check_merge_nics(node, env, pick);   /* in the order the list is built, before any sort */
 	if (rp_nccl_rule_on(spec->version, RP_NCCL_R_PCI_ORDER) && env->pci_order)
 		pick_sort_pci(node, pick);
 	pick_check_null_path(node, pick);

@@ -17,6 +17,19 @@
 
 #define MAX_CANDS 16
 
+void rp_nccl_version_describe(const struct rp_nccl_version_found *f, char *buf, size_t len)
+{
+	char v[16];
+
+	rp_nccl_version_format(f->version, v, sizeof(v));
+	if (f->source == RP_NCCL_VSRC_LIBNCCL)
+		snprintf(buf, len, "%s (from %s)", v, f->library);
+	else if (f->source == RP_NCCL_VSRC_OPTION)
+		snprintf(buf, len, "%s (--nccl-version)", v);
+	else
+		snprintf(buf, len, "%s (default: %s)", v, f->why);
+}
+
 const char *rp_nccl_version_source_str(enum rp_nccl_version_source s)
 {
 	switch (s) {

@@ -30,6 +30,9 @@ struct rp_nccl_version_found {
 };
 
 const char *rp_nccl_version_source_str(enum rp_nccl_version_source s);   /* "default", "libnccl", "option" */
+/* For a person: "2.30.7 (from /usr/lib/libnccl.so.2)", "2.18.6 (--nccl-version)" or
+ * "2.30.7 (default: <why>)", cut to len. */
+void rp_nccl_version_describe(const struct rp_nccl_version_found *f, char *buf, size_t len);
 
 /* dlopen(lib) and ncclGetVersion(). 0, -ENOENT (cannot be loaded), -ENOSYS (no ncclGetVersion),
  * -EIO (it returned an error or an impossible code). Does not log: a missing library is normal. */

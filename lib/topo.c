@@ -443,6 +443,12 @@ size_t rp_topo_nearest_m(const struct rp_node *node, const struct rp_gpu *gpu, c
 
 int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, enum rp_path *path_p)
 {
+	return rp_topo_nearest_gpu_m(node, hca, &rp_topo_merge_newest, path_p);
+}
+
+int rp_topo_nearest_gpu_m(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
+			  enum rp_path *path_p)
+{
 	enum rp_path best = RP_PATH_SYS;
 	float best_bw = 0;
 	int pos = -1;
@@ -455,8 +461,8 @@ int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, en
 
 		if (gpu->index < 0)
 			continue;
-		p = rp_topo_path(node, gpu, hca);
-		bw = rp_topo_path_bw(node, gpu, hca);
+		p = rp_topo_path_m(node, gpu, hca, m);
+		bw = rp_topo_path_bw_m(node, gpu, hca, m);
 		if (pos < 0 || bw > best_bw || (bw == best_bw && (p < best || (p == best && gpu->index < node->gpus[pos].index)))) {
 			best = p;
 			best_bw = bw;

@@ -62,5 +62,8 @@ size_t rp_topo_nearest_m(const struct rp_node *node, const struct rp_gpu *gpu, c
  * lowest CUDA index on a tie), for placing a buffer next to the adapter under test (--gpu nearest): its position in
  * node->gpus, or -1 when no GPU has a CUDA index. *path_p gets its path type when not NULL. */
 int rp_topo_nearest_gpu(const struct rp_node *node, const struct rp_hca *hca, enum rp_path *path_p);
+/* The same under a given merge (rp_topo_nearest_gpu() uses rp_topo_merge_newest). */
+int rp_topo_nearest_gpu_m(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
+			  enum rp_path *path_p);
 
 #endif

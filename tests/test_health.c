@@ -22,6 +22,8 @@
 #include "health.h"
 #include "health_json.h"
 #include "log.h"
+#include "nccl.h"
+#include "nccl_rules.h"
 #include "node.h"
 #include "pcie.h"
 #include "testutil.h"
@@ -43,7 +45,7 @@ static void hx_start(struct hx *x)
 static void hx_check_opts(struct hx *x, enum rp_tri dmabuf)
 {
 	struct rp_discover_opts dopts = { x->fx.root, false };
-	struct rp_health_opts hopts = { NULL, dmabuf, false };
+	struct rp_health_opts hopts = { NULL, dmabuf, false, NULL };
 
 	assert_int_equal(rp_node_discover(&x->node, &dopts), 0);
 	assert_int_equal(rp_health_check(&x->node, &hopts, &x->h), 0);
@@ -357,6 +359,62 @@ static void test_acs_not_on_root_complex_paths(void **state)
 	hx_done(&x);
 }
 
+/* The ACS check reads the bridges between each GPU and its nearest adapters as NCCL's release picks
+ * them (ncclIbGetPciPath's bus-id merge, src/transport/net_ib.cc v2.24.3-1 to v2.26.6-1: the real
+ * bus id; v2.27.3-1 on, 2.30.7 included: device and function digits zeroed). A VF at 0000:03:1e.0
+ * beside the GPU is PIX and nearest under 2.24.3, so ACS redirect on its downstream port 0000:02:01.0
+ * is a warning; under 2.30.7 the VF merges into 0000:03:00.0, which does not exist, and only the PF
+ * is nearest: no warning. Failed before health_pci.c took the release's merge (2.30.7's always: no
+ * warning under 2.24.3). */
+static int machine_vf_acs(struct rp_fx *fx)
+{
+	static const char *const bridges[] = { "0000:00:01.0", "0000:01:00.0", "0000:02:00.0", "0000:02:02.0" };
+	int rc = rp_fx_gpu(fx, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:04:00.0", 0);
+
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_vf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:03:1e.0", 0,
+				 "1.0", NULL);
+	rc = rc ? rc : rp_fx_port(fx, "mlx5_vf", 1, &rp_fx_port_ib_ndr_active);
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_pf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.0", 0,
+				 "1.0", NULL);
+	rc = rc ? rc : rp_fx_port(fx, "mlx5_pf", 1, &rp_fx_port_ib_ndr_active);
+	for (size_t i = 0; i < sizeof(bridges) / sizeof(bridges[0]) && !rc; i++)
+		rc = rp_fxh_config(fx, bridges[i], 0, 4096);
+	return rc ? rc : rp_fxh_config(fx, "0000:02:01.0", RP_ACS_RR, 4096);
+}
+
+static size_t acs_under(const struct rp_node *node, uint32_t version)
+{
+	struct rp_nccl_env env;
+	struct rp_topo_merge m;
+	struct rp_health_opts hopts = { NULL, RP_TRI_TRUE, false, &m };
+	struct rp_health h;
+	size_t n;
+
+	rp_nccl_env_default(&env);
+	env.version = version;
+	rp_nccl_topo_merge(&env, &m);
+	assert_int_equal(rp_health_check(node, &hopts, &h), 0);
+	n = rp_health_count(&h, RP_HC_ACS_REDIRECT);
+	if (n)
+		assert_contains(h.items[0].message, "ACS on bridge 0000:02:01.0 between GPU 0000:04:00.0 and mlx5_vf");
+	rp_health_fini(&h);
+	return n;
+}
+
+static void test_acs_nearest_per_release(void **state)
+{
+	struct rp_node node;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, machine_vf_acs, &node);
+	assert_int_equal(acs_under(&node, RP_NCCL_V(2, 24, 3)), 1);
+	assert_int_equal(acs_under(&node, RP_NCCL_V(2, 26, 6)), 1);
+	assert_int_equal(acs_under(&node, RP_NCCL_V(2, 27, 3)), 0);
+	assert_int_equal(acs_under(&node, RP_NCCL_V(2, 30, 7)), 0);
+	rp_test_discover_done(&fx, &node);
+}
+
 static void test_iommu(void **state)
 {
 	static const char *const devs[] = { FXH_GPU0, FXH_NIC0, NULL };
@@ -389,7 +447,7 @@ static void test_iommu_cmdline(void **state)
 {
 	char path[PATH_MAX];
 	struct rp_discover_opts dopts;
-	struct rp_health_opts hopts = { NULL, RP_TRI_TRUE, false };
+	struct rp_health_opts hopts = { NULL, RP_TRI_TRUE, false, NULL };
 	struct hx x;
 
 	(void)state;
@@ -444,7 +502,7 @@ static void test_soft_roce_machine(void **state)
 	struct rp_fx fx;
 	struct rp_node node;
 	struct rp_health h;
-	struct rp_health_opts hopts = { NULL, RP_TRI_FALSE, false };
+	struct rp_health_opts hopts = { NULL, RP_TRI_FALSE, false, NULL };
 
 	(void)state;
 	rp_test_discover(&fx, rp_fx_machine_rxe, &node);
@@ -772,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_acs_redirect_one_switch_port),
 		cmocka_unit_test(test_acs_unreadable_without_root),
 		cmocka_unit_test(test_acs_not_on_root_complex_paths),
+		cmocka_unit_test(test_acs_nearest_per_release),
 		cmocka_unit_test(test_iommu),
 		cmocka_unit_test(test_iommu_cmdline),
 		cmocka_unit_test(test_gpudirect_readiness),

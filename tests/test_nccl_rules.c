@@ -310,6 +310,89 @@ static void test_crash_null_pci_path(void **state)
 	free_node(&n);
 }
 
+/* ncclIbFindMatchingDev (net_ib.cc v2.20.3-1 to v2.23.4-1; absent in v2.19.4-1 and v2.24.3-1): with
+ * NCCL_IB_MERGE_NICS=1 each new port's PCI path is strcmp()ed with the first port of every merged
+ * NIC that has room (NCCL_IB_MAX_DEVS_PER_NIC 2). A soft device AFTER a PCI adapter therefore
+ * crashes these releases too (the older ncclIbGetPciPath check only catches it before one), and
+ * so do two soft devices; a dual-port adapter whose two ports merge leaves no NIC with room, so a
+ * soft device after it is never compared. Failed before: no crash was modelled for these. */
+static void test_crash_merge_nics(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+
+	(void)state;
+	add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_INFINIBAND);
+	add_port(add_hca(&n, "rxe0", NULL), 1, RP_LL_INFINIBAND);
+	for (uint32_t v = V2181; v <= V2307; v++) {
+		bool crash = v >= RP_NCCL_V(2, 20, 3) && v < V2243;
+
+		if (!rp_nccl_version_is_release(v))
+			continue;
+		env = env_v(v, NULL);
+		if (count_v(&n, &env, RP_NCCL_W_NCCL_CRASH) != (crash ? 1u : 0u))
+			fail_msg("release %u: nccl_crash expected %s", v, crash ? "yes" : "no");
+	}
+	assert_false(rp_nccl_rule_on(RP_NCCL_V(2, 19, 4), RP_NCCL_R_MERGE_NICS_STRCMP));
+	assert_true(rp_nccl_rule_on(RP_NCCL_V(2, 20, 3), RP_NCCL_R_MERGE_NICS_STRCMP));
+	assert_true(rp_nccl_rule_on(V2234, RP_NCCL_R_MERGE_NICS_STRCMP));
+	assert_false(rp_nccl_rule_on(V2243, RP_NCCL_R_MERGE_NICS_STRCMP));
+	env = env_v(V2215, NULL);
+	env.merge_nics = false;                                        /* NCCL_IB_MERGE_NICS=0 */
+	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
+	/* the two ports of mlx5_0 merge into one NIC, full: rxe0 is compared with nothing */
+	add_port(&n.hcas[0], 2, RP_LL_INFINIBAND);
+	env = env_v(V2215, NULL);
+	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
+	free_node(&n);
+
+	/* two soft devices: strcmp(NULL, NULL) */
+	memset(&n, 0, sizeof(n));
+	add_port(add_hca(&n, "rxe0", NULL), 1, RP_LL_ETHERNET);
+	add_port(add_hca(&n, "rxe1", NULL), 1, RP_LL_ETHERNET);
+	add_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
+	add_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
+	env = env_v(V2215, NULL);
+	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 1);
+	env = env_v(V2186, NULL);
+	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
+	env = env_v(V2307, NULL);
+	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
+	free_node(&n);
+}
+
+/* rp_nccl_crash_check, what loopback, pair and the matrix ask (net_ib.cc as in the two tests
+ * around it): the Soft-RoCE fixture crashes 2.28.9 (rxe1's path compared with rxe0's NULL one),
+ * not 2.30.7; NCCL_IB_ADDR_RANGE without '/' crashes 2.21.5 on a RoCE port, not 2.23.4. The message
+ * is the nccl_crash warning's. */
+static void test_crash_check(void **state)
+{
+	struct rp_nccl_env env;
+	struct rp_node n;
+	struct rp_fx fx;
+	char msg[320];
+
+	(void)state;
+	rp_test_discover(&fx, rp_fx_machine_rxe, &n);
+	env = env_v(V2289, NULL);
+	assert_int_equal(rp_nccl_crash_check(&n, &env, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "has no PCI device link"));
+	env = env_v(V2307, NULL);
+	assert_int_equal(rp_nccl_crash_check(&n, &env, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	rp_test_discover_done(&fx, &n);
+
+	rp_test_discover(&fx, rp_fx_machine_roce, &n);
+	env = env_v(V2215, NULL);
+	env.addr_range = "10.0.0.0";
+	assert_int_equal(rp_nccl_crash_check(&n, &env, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "NCCL_IB_ADDR_RANGE='10.0.0.0' has no '/'"));
+	env = env_v(V2234, NULL);
+	env.addr_range = "10.0.0.0";
+	assert_int_equal(rp_nccl_crash_check(&n, &env, msg, sizeof(msg)), 0);
+	rp_test_discover_done(&fx, &n);
+}
+
 /* envIbAddrRange (net_ib.cc v2.21.5-1 and v2.22.3-1): strstr(s, "/") + 1 is never NULL, so a
  * range without '/' writes through address 0; v2.23.4-1 tests first and ignores the range.
  * Before v2.21.5-1 NCCL does not read the variable (no GID walk). */
@@ -650,7 +733,77 @@ static void test_devices_nearest_per_release(void **state)
 	rp_test_discover_done(&fx, &n);
 }
 
+/* --gpu nearest (engine_cli.c: rp_topo_nearest_gpu_m under rp_nccl_topo_merge), with the merges
+ * above: machine_vf plus a second GPU (CUDA 0) on another root port of the same CPU. v2.24.3-1
+ * keeps the VF's bus id: the GPU beside it (CUDA 1) is PIX and is the VF's GPU. v2.30.7-1 (and
+ * v2.27.3-1) merge the VF to 0000:03:00.0, not on PCI: it hangs off the first CPU, both GPUs are PHB
+ * at the same bandwidth and the lowest CUDA index wins. Before, --gpu nearest always took 2.30.7's
+ * merge (cuda:0 under 2.24.3 too). */
+static int machine_vf_two_gpus(struct rp_fx *fx)
+{
+	int rc = machine_vf(fx);
+
+	return rc ? rc : rp_fx_gpu(fx, "pci0000:00/0000:00:02.0/0000:10:00.0", 0);
+}
+
+static int nearest_gpu_under(const struct rp_node *n, uint32_t v, enum rp_path *path_p)
+{
+	struct rp_nccl_env env = env_v(v, NULL);
+	struct rp_topo_merge m;
+	int pos;
+
+	rp_nccl_topo_merge(&env, &m);
+	pos = rp_topo_nearest_gpu_m(n, rp_node_find_hca(n, "mlx5_vf"), &m, path_p);
+	assert_true(pos >= 0);
+	return n->gpus[pos].index;
+}
+
+static void test_nearest_gpu_per_release(void **state)
+{
+	enum rp_path path;
+	struct rp_node n;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, machine_vf_two_gpus, &n);
+	assert_int_equal(n.n_gpus, 2);
+	for (size_t g = 0; g < n.n_gpus; g++)   /* CUDA 1 beside the VF, CUDA 0 on the other root port */
+		n.gpus[g].index = strcmp(n.gpus[g].pci, "0000:04:00.0") == 0 ? 1 : 0;
+	assert_int_equal(nearest_gpu_under(&n, V2243, &path), 1);
+	assert_int_equal(path, RP_PATH_PIX);
+	assert_int_equal(nearest_gpu_under(&n, RP_NCCL_V(2, 26, 6), &path), 1);
+	assert_int_equal(nearest_gpu_under(&n, RP_NCCL_V(2, 27, 3), &path), 0);
+	assert_int_equal(path, RP_PATH_PHB);
+	assert_int_equal(nearest_gpu_under(&n, V2307, &path), 0);
+	assert_int_equal(rp_topo_nearest_gpu(&n, rp_node_find_hca(&n, "mlx5_vf"), NULL),
+			 strcmp(n.gpus[0].pci, "0000:10:00.0") == 0 ? 0 : 1);   /* the newest's, by position */
+	rp_test_discover_done(&fx, &n);
+}
+
 /* --- fixtures through the binary ------------------------------------------------------------- */
+
+/* 'devices' text: the affinity table and the nearest adapters follow the release as the JSON does
+ * (machine_vf_pf, merges above), and the header names the release. Failed before: the table always
+ * used 2.30.7's merge (mlx5_pf alone, the VF PHB, under 2.24.3 too) and named no release. */
+static void test_cmd_devices_text_per_release(void **state)
+{
+	static char out[1 << 16];
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_bin();
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(machine_vf_pf(&fx), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --nccl-version 2.24.3 --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	assert_non_null(strstr(out, "path type as NCCL 2.24.3 (--nccl-version) computes it"));
+	assert_non_null(strstr(out, "\n0000:04:00.0  mlx5_pf, mlx5_vf  (PIX)\n"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "devices --nccl-version 2.30.7 --sysfs-root '%s' 2>/dev/null",
+					 fx.root), 0);
+	assert_non_null(strstr(out, "path type as NCCL 2.30.7 (--nccl-version) computes it"));
+	assert_non_null(strstr(out, "\n0000:04:00.0  mlx5_pf  (PIX)\n"));
+	rp_fx_destroy(&fx);
+}
 
 /* The Soft-RoCE fixture (rxe0 without a device link, rxe1 linked to a virtio device) crashes
  * NCCL 2.28.9 (net_ib.cc: rxe1's path compared with rxe0's NULL one) and not 2.30.7, which sorts
@@ -756,6 +909,8 @@ int main(void)
 		cmocka_unit_test(test_port_cap_per_device),
 		cmocka_unit_test(test_crash_null_pci_path),
 		cmocka_unit_test(test_crash_addr_range),
+		cmocka_unit_test(test_crash_merge_nics),
+		cmocka_unit_test(test_crash_check),
 		cmocka_unit_test(test_empty_port_field),
 		cmocka_unit_test(test_planes),
 		cmocka_unit_test(test_entry_limit),
@@ -765,6 +920,8 @@ int main(void)
 		cmocka_unit_test(test_gid_flid),
 		cmocka_unit_test(test_topo_merge_per_release),
 		cmocka_unit_test(test_devices_nearest_per_release),
+		cmocka_unit_test(test_nearest_gpu_per_release),
+		cmocka_unit_test(test_cmd_devices_text_per_release),
 		cmocka_unit_test(test_cmd_rxe_fixture_versions),
 		cmocka_unit_test(test_cmd_env_never_refused),
 		cmocka_unit_test(test_cmd_pci_order_fixture),

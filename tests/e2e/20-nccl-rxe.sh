@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # fabric: br0:0,1 br1:2
-# timeout: 90
+# timeout: 240
 # rdmaprobe nccl on real Soft-RoCE devices (runs inside the test bed VM): verbs is consulted, the
 # selection follows NCCL_IB_HCA in verbs order, the GID NCCL picks on rxe is the IPv4 RoCE v2 entry
 # (index 1), a downed link is reported, and the exit status says whether NCCL would misbehave;
 # NCCL variables are read as NCCL reads them, and --nccl-version applies an older release (also
-# to loopback's default selection).
+# to loopback's default selection), and loopback fails with nccl_crash where that release crashes.
 set -u
 
 fail() { echo "FAIL: $*"; exit 1; }
@@ -84,6 +84,32 @@ else:
     assert nv["source"] != "default" or nv["version"] == "2.30.7", nv
 PY
 done
+
+# nccl_crash (issue 10): NCCL_IB_ADDR_RANGE without a slash crashes 2.21.5, not 2.23.4 (it ignores
+# the range). loopback still measures (the GID given), then warns in text and JSON and exits 1 as
+# nccl does, without blaming the fabric.
+for v in 2.21.5:1 2.23.4:0; do
+	IFS=: read -r ver want <<<"$v"
+	NCCL_IB_HCA='=rxe0' NCCL_IB_ADDR_RANGE=10.0.0.0 "$RP_BIN" loopback -d =rxe0 --gid-index 1 -s 4K -n 20 --timeout 5 \
+		--nccl-version "$ver" --json "$RP_RESULTS/loopback-crash-$ver.json" >"$RP_RESULTS/loopback-crash-$ver.out" 2>&1
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "loopback nccl_crash $ver: exit $rc: $(cat "$RP_RESULTS/loopback-crash-$ver.out")"
+done
+grep -q '^nccl_crash: NCCL 2.21.5 (option) would crash on this node' "$RP_RESULTS/loopback-crash-2.21.5.out" ||
+	fail "loopback nccl_crash: no text line: $(cat "$RP_RESULTS/loopback-crash-2.21.5.out")"
+grep -q '^nccl_crash' "$RP_RESULTS/loopback-crash-2.23.4.out" && fail "loopback 2.23.4: nccl_crash said"
+# one python for both reports (its start-up is slow under TCG)
+python3 - "$RP_RESULTS/loopback-crash-2.21.5.json" "$RP_RESULTS/loopback-crash-2.23.4.json" <<'PY' ||
+import json, sys
+crash, fine = (json.load(open(f)) for f in sys.argv[1:3])
+for r in (crash, fine):
+    assert r["pairs"][0]["status"] == "ok", r["pairs"][0]
+w = crash["warnings"]
+assert [x["code"] for x in w] == ["nccl_crash"] and w[0]["fatal"] is True, w
+assert "NCCL_IB_ADDR_RANGE" in w[0]["message"], w
+assert "warnings" not in fine, fine.get("warnings")
+PY
+	fail "loopback nccl_crash: JSON $(cat "$RP_RESULTS"/loopback-crash-*.json)"
 
 # Link down: NCCL silently skips the port; naming it is fatal.
 "$RP_FABRIC" fault down rxe2 || fail "fabric.sh fault down rxe2"
