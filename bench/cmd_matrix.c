@@ -392,7 +392,6 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 	if (F->run.ctx.rank == 0) {
 		F->run.ctx.flush = files_flush;
 		F->run.ctx.flush_arg = F;
-		F->run.ctx.hold_go = true;    /* the files are written before the ranks move on (mx_round_go) */
 		F->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .retest_planned = retest_planned, .arg = F };
 	}
 }

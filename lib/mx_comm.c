@@ -24,6 +24,8 @@ struct envelope {
 	uint64_t seq;                 /* side channels: 1, 2, ... per channel and direction; 0 on control */
 };
 
+_Static_assert(sizeof(struct envelope) == MX_COMM_ENVELOPE, "mx_comm.h names the envelope's size");
+
 uint64_t mx_comm_nonce_new(void)
 {
 	uint64_t n = 0;

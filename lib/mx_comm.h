@@ -64,6 +64,9 @@ struct mx_comm {
 	unsigned long dropped;        /* __atomic: messages dropped as stale, foreign or duplicate */
 };
 
+/* The envelope's size: a message's payload starts at this offset of what the transport carries. */
+#define MX_COMM_ENVELOPE 32
+
 /* Where a message belongs. */
 struct mx_addr {
 	uint32_t round;

@@ -400,6 +400,11 @@ static int go_wait(struct mx_ctx *c, size_t round, double deadline)
 	}
 }
 
+double mx_ctx_go_wait(const struct mx_ctx *c)
+{
+	return 2 * c->budget + (c->go_slack > 0 ? c->go_slack : 10);
+}
+
 int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct rp_pair_result *got)
 {
 	struct mx_task *tasks = NULL;
@@ -412,7 +417,7 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 	if (c->rank != 0) {
 		report_send(c, round, tasks, n_tasks, start + c->budget);
 		free(tasks);
-		return go_wait(c, round, start + 2 * c->budget + 10);
+		return go_wait(c, round, start + mx_ctx_go_wait(c));
 	}
 	rc = round_collect(c, round, jobs, n, tasks, n_tasks, start + c->budget, got);
 	free(tasks);
@@ -437,10 +442,11 @@ void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, con
 {
 	size_t len = sizeof(struct mx_hdr) + n * sizeof(struct mx_wire_job);
 	char *buf = calloc(1, len);
-	struct mx_wire_job *rec = (struct mx_wire_job *)(buf + sizeof(struct mx_hdr));
+	struct mx_wire_job *rec;
 
 	if (!buf)
 		return;        /* the ranks time out waiting and stop: rank 0 is out of memory */
+	rec = (struct mx_wire_job *)(buf + sizeof(struct mx_hdr));
 	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_PLAN, 0, round, n, sizeof(*rec));
 	for (size_t i = 0; i < n; i++)
 		rec[i] = (struct mx_wire_job){ .a = jobs[i].a, .b = jobs[i].b, .dirs = jobs[i].dirs, .round = round_of[i],

@@ -45,6 +45,7 @@ struct mx_ctx {
 	bool *dead;                   /* ranks that stopped answering (n_ranks) */
 	size_t max_pairs;             /* the most jobs a round has (spreads tags) */
 	double budget;                /* how long rank 0 waits for a round's reports */
+	double go_slack;              /* how much longer than 2 x budget the others wait for rank 0 (0: 10 s) */
 	int stop_sig;                 /* the signal that stops the run (this rank's, or told by rank 0); 0 none */
 	void (*flush)(void *arg);     /* rank 0: write the files now (a stop arrived mid-round); may be NULL */
 	void *flush_arg;
@@ -59,6 +60,8 @@ struct mx_ctx {
  * then on and their pairs RP_ST_PEER_LOST. 0 go on, 1 stop (c->stop_sig says why), -ETIMEDOUT rank
  * 0 is gone, -ECANCELED rank 0 gave up on this rank, -ENOMEM, or the transport's error. */
 int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct rp_pair_result *got);
+/* How long a non-zero rank waits for rank 0 from the start of a round or a plan wait. */
+double mx_ctx_go_wait(const struct mx_ctx *c);
 /* Rank 0 with hold_go: release the ranks into the next round (the go of round). 0 go on, 1 stop. */
 int mx_round_go(struct mx_ctx *c, size_t round);
 /* Rank 0: the next retest plan (n == 0: no more) to every live rank. */

@@ -13,6 +13,7 @@ int mx_run_init(struct mx_run *R)
 	size_t n_eps = R->ctx.n_eps;
 
 	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
+	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
 	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
 	R->jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->jobs));
 	R->got = calloc(2 * (R->ctx.max_pairs + n_eps + 1), sizeof(*R->got));
@@ -203,7 +204,7 @@ static int retest_rounds(struct mx_run *R)
 		if (c->rank == 0)
 			rc = retest_plan_send(R, &plan, &judged, &jobs, &round_of, &n);
 		else
-			rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + 2 * c->budget + 10);
+			rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
 		if (!rc && n)
 			rc = retest_run(R, jobs, round_of, n, plan, judged);
 		free(plan);

@@ -46,7 +46,8 @@ struct mx_run {
 	struct rp_sched_pair *pairs;
 };
 
-/* Allocate what the rounds need (after ctx and sched are set; sets ctx.max_pairs). 0 or -ENOMEM. */
+/* Allocate what the rounds need (after ctx and sched are set; sets ctx.max_pairs, and ctx.hold_go on
+ * rank 0). 0 or -ENOMEM. */
 int mx_run_init(struct mx_run *R);
 /* Every round. 0 all ran, 1 stopped (a signal: R->ctx.stop_sig), or mx_round's negative errno. */
 int mx_run_rounds(struct mx_run *R);
