@@ -64,7 +64,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	const struct rp_opt mine[] = {
 		{ "dev", 'd', RP_OPT_STR, &o->dev_spec, 0, 0, "SPEC", "ports to use, NCCL_IB_HCA syntax (default: NCCL's selection)", NULL },
 		{ "node", 0, RP_OPT_STR, &o->node_name, 0, 0, "NAME", "this rank's node name (default: host name)", NULL },
-		{ "per-gpu", 0, RP_OPT_FLAG, &o->per_gpu, 0, 0, NULL, "one rank per GPU: the local rank's GPU and its nearest adapter(s)", NULL },
+		{ "per-gpu", 0, RP_OPT_FLAG, &o->per_gpu, 0, 0, NULL, "one rank per GPU: the task's one visible GPU (else the local rank's) and its nearest adapter(s)", NULL },
 		{ "pattern", 'p', RP_OPT_STR, &o->pattern_s, 0, 0, "P", "full, rail, intra, shift, sample:K (default full)", NULL },
 		{ "seed", 0, RP_OPT_U64, &o->seed, 0, 1.8e19, "N", "seed of sample:K (default 1)", NULL },
 		{ "plan", 0, RP_OPT_FLAG, &o->plan, 0, 0, NULL, "print the schedule and estimates; no MPI, no hardware", NULL },
