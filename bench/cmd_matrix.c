@@ -9,6 +9,7 @@
  * stops every rank at the end of the round in progress; the exit status is then 128 + the signal.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "mx_run.h"
 #include "mx_table.h"
 #include "nccl.h"
+#include "mpi_plugin.h"
 #include "oob_mpi.h"
 #include "opts.h"
 #include "schedule.h"
@@ -43,6 +45,8 @@ static const char usage_text[] =
 	"each node should use. Exit: 0 pass, 1 failures, 2 usage, 3 environment (or a report not written),\n"
 	"128+signal when interrupted (130 SIGINT, 143 SIGTERM; finished pairs are in the reports).\n"
 	"  --min-bw: 0.9 or 90% = fraction of the pair's link rate; 180G = absolute Gb/s; 0 = none";
+
+static int opts_check(struct mx_opts *o);
 
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
@@ -86,6 +90,14 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		return RP_EXIT_OK;
 	if (rc)
 		return RP_EXIT_USAGE;
+	return opts_check(o);
+}
+
+/* Validate and derive after parsing. Returns -1 to go on, or an exit status. */
+static int opts_check(struct mx_opts *o)
+{
+	int rc;
+
 	o->retest = o->eng.retest;   /* --retest is in the engine's shared table: here, extra rounds at the end */
 	o->vc.retest = o->eng.retest;
 	if (rp_pattern_parse(o->pattern_s, &o->pattern) != 0) {
@@ -396,7 +408,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 	}
 }
 
-static int run_matrix(struct mx_opts *o, int argc, char **argv)
+static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int argc, char **argv)
 {
 	struct mx_comm comm;
 	struct mx_front F = { .o = o };
@@ -404,7 +416,7 @@ static int run_matrix(struct mx_opts *o, int argc, char **argv)
 	char *cmd_line = cmd_line_join(argc, argv);
 	int status, rc;
 
-	if (rp_mpi_init(&argc, &argv, &comm) != 0) {
+	if (mpi->init(&argc, &argv, &comm) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: MPI did not start (see above)\n");
 		free(cmd_line);
 		return RP_EXIT_ENV;
@@ -438,12 +450,15 @@ out:
 	fflush(stderr);
 	/* MPI_Finalize synchronises with every rank; with one gone it could wait forever. */
 	if (!any_dead)
-		rp_mpi_finalize();
+		mpi->finalize();
 	return status;
 }
 
 static int matrix_launch(struct mx_opts *o, int argc, char **argv)
 {
+	const struct rp_mpi_plugin *mpi = NULL;
+	char why[PATH_MAX * 2 + 64] = "";
+
 	if (!rp_mpi_compiled()) {
 		fprintf(stderr, "rdmaprobe matrix: this rdmaprobe was built without MPI (install an MPI with mpicc and "
 				"rebuild); only --plan works\n");
@@ -454,7 +469,14 @@ static int matrix_launch(struct mx_opts *o, int argc, char **argv)
 				"...' or 'srun rdmaprobe matrix ...' (or use --plan)\n");
 		return RP_EXIT_ENV;
 	}
-	return run_matrix(o, argc, argv);
+	if (rp_mpi_plugin_load(&mpi, why, sizeof(why)) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: MPI cannot be loaded: %s. The matrix needs the MPI plugin "
+				"(rdmaprobe-mpi.so, next to the binary or in its lib/rdmaprobe directory; or set "
+				"RDMAPROBE_MPI_PLUGIN) and the MPI it was built with (Open MPI: libopenmpi3); every other "
+				"command, and --plan, runs without them\n", why);
+		return RP_EXIT_ENV;
+	}
+	return run_matrix(mpi, o, argc, argv);
 }
 
 int cmd_matrix(int argc, char **argv)

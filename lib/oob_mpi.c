@@ -79,12 +79,14 @@ static void pending_keep(MPI_Request *req, void *copy)
 }
 
 static const struct mx_comm_ops mpi_ops;
+extern const struct rp_mpi_plugin rp_mpi_plugin;
 
 int rp_mpi_init(int *argc, char ***argv, struct mx_comm *info)
 {
 	int provided = 0, flag = 0, *ub = NULL;
 	MPI_Comm local;
 
+	memset(info, 0, sizeof(*info));
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
 		return rp_error(-EIO, "MPI_Init_thread failed");
 	if (provided < MPI_THREAD_SERIALIZED) {
@@ -321,4 +323,11 @@ static const struct mx_comm_ops mpi_ops = {
 	.take = mpi_take,
 	.allgather = mpi_allgather,
 	.abort = mpi_abort,
+};
+
+const struct rp_mpi_plugin rp_mpi_plugin = {
+	.abi = RP_MPI_PLUGIN_ABI,
+	.comm_size = sizeof(struct mx_comm),
+	.init = rp_mpi_init,
+	.finalize = rp_mpi_finalize,
 };

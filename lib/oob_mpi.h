@@ -11,8 +11,11 @@
  * its request until MPI is done with it (at the latest in rp_mpi_finalize()); a failed Isend or
  * Mrecv frees its copy or buffer at once.
  *
- * Built only with MPI (lib/oob_mpi.c); without it rp_mpi_init() returns -ENOSYS, so callers need no
- * #ifdef.
+ * A plugin: lib/oob_mpi.c is built into its own shared object (rdmaprobe-mpi.so, linked against the
+ * MPI found at build time) that exports struct rp_mpi_plugin as RP_MPI_PLUGIN_SYMBOL; the binary
+ * never links libmpi and opens the plugin only when `matrix` runs (lib/mpi_plugin.h), so every other
+ * command runs on a node without MPI. The plugin calls back into the binary for lib/log.h and
+ * rp_now() (the binary exports its symbols: -rdynamic).
  */
 #ifndef RP_OOB_MPI_H
 #define RP_OOB_MPI_H
@@ -20,6 +23,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "mx_comm.h"
@@ -36,7 +40,20 @@ static inline bool rp_mpi_launched(void)
 	return false;
 }
 
+#define RP_MPI_PLUGIN_FILE "rdmaprobe-mpi.so"
+#define RP_MPI_PLUGIN_SYMBOL "rp_mpi_plugin"
+#define RP_MPI_PLUGIN_ABI 1           /* bump when struct mx_comm or this struct changes */
+
+/* What the plugin exports. */
+struct rp_mpi_plugin {
+	uint32_t abi;                 /* RP_MPI_PLUGIN_ABI */
+	uint32_t comm_size;           /* sizeof(struct mx_comm) it was built with */
+	int (*init)(int *argc, char ***argv, struct mx_comm *comm);
+	void (*finalize)(void);
+};
+
 #ifdef HAVE_MPI
+/* Built with the plugin (the binary may still fail to load it: lib/mpi_plugin.h). */
 static inline bool rp_mpi_compiled(void)
 {
 	return true;
@@ -51,18 +68,6 @@ void rp_mpi_finalize(void);
 static inline bool rp_mpi_compiled(void)
 {
 	return false;
-}
-
-static inline int rp_mpi_init(int *argc, char ***argv, struct mx_comm *comm)
-{
-	(void)argc;
-	(void)argv;
-	(void)comm;
-	return -ENOSYS;
-}
-
-static inline void rp_mpi_finalize(void)
-{
 }
 #endif
 
