@@ -46,7 +46,8 @@ CPPFLAGS += -DHAVE_CUDA=1 -isystem $(CUDA_HOME)/include
 LDLIBS   += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcudart_static -ldl -lrt
 endif
 
-# --- Open MPI (or any MPI with mpicc): only oob_mpi.c and the matrix front end need it.
+# --- Open MPI (or any MPI with mpicc): only the MPI plugin (lib/oob_mpi.c -> rdmaprobe-mpi.so) is
+# built against it; the binary never links libmpi and opens the plugin when `matrix` runs.
 MPI ?= auto
 ifeq ($(MPI),auto)
 MPICC := $(shell command -v mpicc 2>/dev/null)
@@ -58,8 +59,7 @@ endif
 ifeq ($(HAVE_MPI),1)
 MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -show 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
 MPI_LIBS   := $(shell $(MPICC) --showme:link 2>/dev/null || $(MPICC) -show 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep -E '^-(L|l|Wl)' | tr '\n' ' ')
-CPPFLAGS += -DHAVE_MPI=1 $(MPI_CFLAGS)
-LDLIBS   += $(MPI_LIBS)
+CPPFLAGS += -DHAVE_MPI=1
 endif
 
 # Backends are files of their own: *_cuda.c need CUDA, *_mpi.c need MPI.
@@ -67,10 +67,10 @@ LIB_SRC  := $(wildcard lib/*.c)
 ifneq ($(HAVE_CUDA),1)
 LIB_SRC  := $(filter-out %_cuda.c,$(LIB_SRC))
 endif
-ifneq ($(HAVE_MPI),1)
 LIB_SRC  := $(filter-out %_mpi.c,$(LIB_SRC))
-endif
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MPI_OBJ  := $(BUILD)/mpi/oob_mpi.o
+MPI_PLUGIN := $(if $(HAVE_MPI),$(BUILD)/rdmaprobe-mpi.so)
 BIN_SRC  := $(wildcard bench/*.c)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -82,7 +82,7 @@ FUZZ_SECONDS ?= 60
 
 .PHONY: all check check-clang test vm-test deb-check fuzz clean features doc install uninstall
 .SECONDARY:
-all: $(BUILD)/rdmaprobe
+all: $(BUILD)/rdmaprobe $(MPI_PLUGIN)
 
 # Objects depend on the flags they were built with: changing SANITIZE, CFLAGS, CUDA or MPI rebuilds.
 FLAGS_STAMP := $(BUILD)/.flags
@@ -105,12 +105,27 @@ $(BUILD)/librdmaprobe.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# -rdynamic: the MPI plugin calls back into the binary (lib/log.h, rp_now).
 $(BUILD)/rdmaprobe: $(BIN_OBJ) $(BUILD)/librdmaprobe.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(BIN_OBJ) $(BUILD)/librdmaprobe.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $(BIN_OBJ) $(BUILD)/librdmaprobe.a $(LDFLAGS) $(LDLIBS)
+
+# The MPI plugin: lib/oob_mpi.c against the MPI found at build time (position-independent, so that
+# the same object also links into tests/test_oob_mpi).
+$(BUILD)/lib/mpi_plugin.o: CPPFLAGS += -DRP_PLUGINDIR='"$(PLUGINDIR)"'
+$(MPI_OBJ): lib/oob_mpi.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/rdmaprobe-mpi.so: $(MPI_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -o $@ $< $(LDFLAGS) $(MPI_LIBS) -lpthread
+
+$(BUILD)/tests/test_oob_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/tests/test_oob_mpi: $(if $(HAVE_MPI),$(MPI_OBJ))
+$(BUILD)/tests/test_oob_mpi: TEST_EXTRA = $(if $(HAVE_MPI),$(MPI_OBJ) $(MPI_LIBS))
 
 # A test may name the functions it wraps in tests/<name>.wrap (linker flags, e.g. -Wl,--wrap=ibv_open_device).
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_EXTRA) $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a \
 	    $(shell cat tests/$*.wrap 2>/dev/null) $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The GPU host check's program (scripts/gpu-host-check.sh); not part of 'all'.
@@ -133,15 +148,18 @@ $(BUILD)/rdmaprobe.bash: scripts/gen-completion.sh $(BUILD)/rdmaprobe
 
 # make install [PREFIX=/usr/local] [DESTDIR=/staging]: GNU's directory variables, overridable one by one.
 PREFIX      ?= /usr/local
+PLUGINDIR   ?= $(PREFIX)/lib/rdmaprobe
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
 COMPDIR     ?= $(PREFIX)/share/bash-completion/completions
 INSTALL     ?= install
-INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe
+INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe $(PLUGINDIR)/rdmaprobe-mpi.so
 
-install: $(BUILD)/rdmaprobe $(DOC)
+install: $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC)
 	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(COMPDIR)'
 	$(INSTALL) -m 0755 $(BUILD)/rdmaprobe '$(DESTDIR)$(BINDIR)/rdmaprobe'
+	$(if $(MPI_PLUGIN),$(INSTALL) -d '$(DESTDIR)$(PLUGINDIR)' && \
+	    $(INSTALL) -m 0644 $(MPI_PLUGIN) '$(DESTDIR)$(PLUGINDIR)/rdmaprobe-mpi.so')
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.1 '$(DESTDIR)$(MANDIR)/man1/rdmaprobe.1'
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.bash '$(DESTDIR)$(COMPDIR)/rdmaprobe'
 
@@ -154,7 +172,7 @@ $(BUILD)/html-synth: $(BUILD)/scripts/html_synth.o $(BUILD)/tests/mx_view.o $(BU
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 # Unit tests: every test binary runs; the run fails if any fails.
-check: $(TEST_BIN) $(BUILD)/rdmaprobe $(DOC) $(BUILD)/html-synth
+check: $(TEST_BIN) $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC) $(BUILD)/html-synth
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
@@ -186,5 +204,6 @@ features:
 clean:
 	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(DOC) $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck
 	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck $(BUILD)/html-synth
+	rm -rf $(BUILD)/mpi $(BUILD)/rdmaprobe-mpi.so
 
--include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d $(BUILD)/scripts/html_synth.d
+-include $(MPI_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d $(BUILD)/scripts/html_synth.d

@@ -1,12 +1,11 @@
-/* oob_mpi.c: the side channel and control messages over MPI, every wait polled against a deadline;
- * see oob_mpi.h. Built only when MPI is found. */
+/* oob_mpi.c: the matrix's transport over MPI (struct mx_comm's operations), every wait polled
+ * against a deadline; see oob_mpi.h. Built only when MPI is found. */
 #include "oob_mpi.h"
 
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,8 +55,7 @@ static void pending_sweep(void)
 
 		if (MPI_Test(&p->req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done) {
 			*pp = p->next;
-			if (done)
-				free(p->copy);   /* on an error MPI may still hold the buffer: leak it */
+			free(p->copy);   /* done, or complete in error: MPI holds it no more */
 			free(p);
 		} else {
 			pp = &p->next;
@@ -80,11 +78,15 @@ static void pending_keep(MPI_Request *req, void *copy)
 	pending = p;
 }
 
-int rp_mpi_init(int *argc, char ***argv, struct rp_mpi_info *info)
+static const struct mx_comm_ops mpi_ops;
+extern const struct rp_mpi_plugin rp_mpi_plugin;
+
+int rp_mpi_init(int *argc, char ***argv, struct mx_comm *info)
 {
 	int provided = 0, flag = 0, *ub = NULL;
 	MPI_Comm local;
 
+	memset(info, 0, sizeof(*info));
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
 		return rp_error(-EIO, "MPI_Init_thread failed");
 	if (provided < MPI_THREAD_SERIALIZED) {
@@ -106,6 +108,9 @@ int rp_mpi_init(int *argc, char ***argv, struct rp_mpi_info *info)
 	MPI_Comm_rank(local, &info->local_rank);
 	MPI_Comm_size(local, &info->local_size);
 	MPI_Comm_free(&local);
+	info->tag_ub = tag_ub;
+	info->ops = &mpi_ops;
+	info->priv = NULL;
 	return 0;
 }
 
@@ -134,14 +139,10 @@ void rp_mpi_finalize(void)
 	}
 }
 
-void rp_mpi_abort(int code)
+static void mpi_abort(struct mx_comm *c, int code)
 {
+	(void)c;
 	MPI_Abort(MPI_COMM_WORLD, code);
-}
-
-int rp_mpi_tag_ub(void)
-{
-	return tag_ub;
 }
 
 /* Wait for a non-blocking collective until the deadline. */
@@ -165,13 +166,15 @@ static int wait_polled(MPI_Request *req, const char *what, double deadline)
 	}
 }
 
-int rp_mpi_allgather(const void *mine, size_t len, double deadline, char **all_p, size_t **lens_p, size_t **offs_p)
+static int mpi_allgather(struct mx_comm *c, const void *mine, size_t len, double deadline, char **all_p,
+			 size_t **lens_p, size_t **offs_p)
 {
 	MPI_Request req;
 	int size, n = (int)len, rc;
 	int *counts, *displs;
 	size_t total = 0;
 
+	(void)c;
 	MPI_Comm_size(comm_ctl, &size);
 	counts = calloc((size_t)size, sizeof(*counts));
 	displs = calloc((size_t)size, sizeof(*displs));
@@ -221,95 +224,53 @@ out:
 	return rc;
 }
 
-/* --- envelope ------------------------------------------------------------------------------------ */
+/* --- sends and receives --------------------------------------------------------------------------- */
 
-#define ENV_MAGIC 0x52504f42u   /* "RPOB" */
-
-struct envelope {
-	uint32_t magic;
-	uint32_t round;
-	uint64_t run;
-	uint32_t pair;
-	uint32_t len;                 /* payload bytes after the envelope */
-};
-
-static uint64_t run_nonce;
-static unsigned long n_dropped;
-
-uint64_t rp_mpi_nonce_new(void)
+static MPI_Comm comm_of(enum mx_chan chan)
 {
-	uint64_t n = 0;
-
-	if (getrandom(&n, sizeof(n), GRND_NONBLOCK) != (ssize_t)sizeof(n))
-		n = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid() ^ (uint64_t)(rp_now() * 1e9);
-	return n ? n : 1;
+	return chan == MX_CHAN_PAIR ? comm_pair : comm_ctl;
 }
 
-void rp_mpi_set_run(uint64_t run)
+/* Isend msg (ours from now on) and poll it to completion or the deadline. */
+static int mpi_send(struct mx_comm *c, enum mx_chan chan, int dst, int tag, void *msg, size_t len, double deadline)
 {
-	run_nonce = run;
-}
-
-unsigned long rp_mpi_dropped(void)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&mpi_lock);
-	n = n_dropped;
-	pthread_mutex_unlock(&mpi_lock);
-	return n;
-}
-
-/* Isend envelope + payload (a private copy) and poll it to completion or the deadline. */
-static int send_polled(MPI_Comm comm, int dst, int tag, const struct rp_mpi_addr *addr, const void *buf, size_t len,
-		       double deadline)
-{
-	struct envelope env = { .magic = ENV_MAGIC, .round = addr->round, .run = run_nonce, .pair = addr->pair,
-				.len = (uint32_t)len };
-	size_t total = sizeof(env) + len;
 	MPI_Request req;
-	char *copy;
 	long pause = 20000;
 	int done = 0, rc;
 
-	if (len > (size_t)INT32_MAX - sizeof(env))
+	(void)c;
+	if (len > (size_t)INT32_MAX) {
+		free(msg);
 		return rp_error(-EMSGSIZE, "send to rank %d: %zu bytes is too long for one message", dst, len);
-	copy = malloc(total);
-	if (!copy)
-		return rp_error(-ENOMEM, "send to rank %d: allocate %zu bytes", dst, total);
-	memcpy(copy, &env, sizeof(env));
-	if (len)
-		memcpy(copy + sizeof(env), buf, len);
+	}
 	pthread_mutex_lock(&mpi_lock);
 	pending_sweep();
-	rc = MPI_Isend(copy, (int)total, MPI_BYTE, dst, tag, comm, &req);
+	rc = MPI_Isend(msg, (int)len, MPI_BYTE, dst, tag, comm_of(chan), &req);
 	pthread_mutex_unlock(&mpi_lock);
 	if (rc != MPI_SUCCESS) {
-		free(copy);
+		free(msg);
 		return mpi_err(rc, "send to", dst);
 	}
 	for (;;) {
 		pthread_mutex_lock(&mpi_lock);
 		rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
 		if (rc == MPI_SUCCESS && !done && rp_now() >= deadline) {
-			pending_keep(&req, copy);
+			pending_keep(&req, msg);
 			pthread_mutex_unlock(&mpi_lock);
 			return -ETIMEDOUT;
 		}
 		pthread_mutex_unlock(&mpi_lock);
-		if (rc != MPI_SUCCESS)
-			return mpi_err(rc, "send to", dst);   /* the request is complete (in error); MPI may hold copy */
-		if (done) {
-			free(copy);
-			return 0;
+		if (rc != MPI_SUCCESS || done) {
+			free(msg);         /* complete, or complete in error (MPI_Test releases the request) */
+			return rc == MPI_SUCCESS ? 0 : mpi_err(rc, "send to", dst);
 		}
 		poll_pause(&pause);
 	}
 }
 
 /* One message (src, tag) with a matched probe, received whole into a malloc'd *msg_p; 1 when one came,
- * 0 when none is there yet. */
-static int take_one(MPI_Comm comm, int src, int tag, char **msg_p, int *count_p, int *src_p)
+ * 0 when none is there yet, negative errno with nothing allocated. */
+static int take_one(MPI_Comm comm, int src, int tag, void **msg_p, size_t *len_p, int *src_p)
 {
 	MPI_Message msg;
 	MPI_Status st;
@@ -335,148 +296,38 @@ static int take_one(MPI_Comm comm, int src, int tag, char **msg_p, int *count_p,
 		return mpi_err(rc, "receive from", st.MPI_SOURCE);
 	}
 	*msg_p = buf;
-	*count_p = count;
+	*len_p = (size_t)count;
 	*src_p = st.MPI_SOURCE;
 	return 1;
 }
 
-/* Does the message's envelope name this run and addr (round, pair)? */
-static bool env_matches(const char *msg, int count, const struct rp_mpi_addr *addr, int src, int tag)
-{
-	struct envelope env;
-
-	if (count < (int)sizeof(env)) {
-		rp_debug("dropped a %d-byte message from rank %d (tag %d): too short for an envelope", count, src, tag);
-		return false;
-	}
-	memcpy(&env, msg, sizeof(env));
-	if (env.magic != ENV_MAGIC || env.len != (uint32_t)(count - (int)sizeof(env))) {
-		rp_debug("dropped a malformed message from rank %d (tag %d)", src, tag);
-		return false;
-	}
-	if (env.run != run_nonce || env.round != addr->round || env.pair != addr->pair) {
-		rp_debug("dropped a stale message from rank %d (tag %d): run %016llx round %u pair %u, want run "
-			 "%016llx round %u pair %u", src, tag, (unsigned long long)env.run, env.round, env.pair,
-			 (unsigned long long)run_nonce, addr->round, addr->pair);
-		return false;
-	}
-	return true;
-}
-
-/* Receive the next message of (src, tag) that belongs to addr, until the deadline; others are dropped.
- * *msg_p (malloc'd) holds envelope + payload. */
-static int recv_addressed(MPI_Comm comm, int src, int tag, const struct rp_mpi_addr *addr, char **msg_p,
-			  int *count_p, int *src_p, double deadline)
+static int mpi_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, void **msg_p, size_t *len_p, int *src_p,
+		    double deadline)
 {
 	long pause = 20000;
 
+	(void)c;
 	for (;;) {
-		int rc = take_one(comm, src, tag, msg_p, count_p, src_p);
+		int rc = take_one(comm_of(chan), src < 0 ? MPI_ANY_SOURCE : src, tag, msg_p, len_p, src_p);
 
-		if (rc < 0)
-			return rc;
-		if (rc == 1) {
-			if (env_matches(*msg_p, *count_p, addr, *src_p, tag))
-				return 0;
-			free(*msg_p);
-			*msg_p = NULL;
-			pthread_mutex_lock(&mpi_lock);
-			n_dropped++;
-			pthread_mutex_unlock(&mpi_lock);
-			continue;         /* look again at once: the right one may be queued behind it */
-		}
+		if (rc)
+			return rc < 0 ? rc : 0;
 		if (rp_now() >= deadline)
 			return -ETIMEDOUT;
 		poll_pause(&pause);
 	}
 }
 
-int rp_mpi_ctl_send(int dst, int tag, uint32_t round, const void *buf, size_t len, double deadline)
-{
-	return send_polled(comm_ctl, dst, tag, &(struct rp_mpi_addr){ .round = round }, buf, len, deadline);
-}
-
-int rp_mpi_ctl_recv(int src, int tag, uint32_t round, void **buf_p, size_t *len_p, int *src_p, double deadline)
-{
-	char *msg = NULL;
-	int count = 0, from = -1, rc;
-	size_t len;
-
-	rc = recv_addressed(comm_ctl, src < 0 ? MPI_ANY_SOURCE : src, tag, &(struct rp_mpi_addr){ .round = round },
-			    &msg, &count, &from, deadline);
-	if (rc)
-		return rc;
-	len = (size_t)count - sizeof(struct envelope);
-	memmove(msg, msg + sizeof(struct envelope), len);
-	*buf_p = msg;
-	*len_p = len;
-	if (src_p)
-		*src_p = from;
-	return 0;
-}
-
-struct oob_mpi {
-	int peer, tag;
-	struct rp_mpi_addr addr;
+static const struct mx_comm_ops mpi_ops = {
+	.send = mpi_send,
+	.take = mpi_take,
+	.allgather = mpi_allgather,
+	.abort = mpi_abort,
 };
 
-static int oob_mpi_send(struct rp_oob *oob, const void *buf, size_t len, double deadline)
-{
-	struct oob_mpi *m = oob->priv;
-	int rc = send_polled(comm_pair, m->peer, m->tag, &m->addr, buf, len, deadline);
-
-	if (rc == -ETIMEDOUT)
-		rp_debug("send to %s: no progress before the deadline", oob->peer);
-	return rc;
-}
-
-static int oob_mpi_recv(struct rp_oob *oob, void *buf, size_t len, double deadline)
-{
-	struct oob_mpi *m = oob->priv;
-	char *msg = NULL;
-	int count = 0, from = -1, rc;
-	size_t got;
-
-	rc = recv_addressed(comm_pair, m->peer, m->tag, &m->addr, &msg, &count, &from, deadline);
-	if (rc)
-		return rc;
-	got = (size_t)count - sizeof(struct envelope);
-	if (got != len) {
-		free(msg);
-		return rp_error(-EMSGSIZE, "receive from %s: %zu bytes where %zu were expected", oob->peer, got, len);
-	}
-	memcpy(buf, msg + sizeof(struct envelope), len);
-	free(msg);
-	return 0;
-}
-
-static void oob_mpi_close(struct rp_oob *oob)
-{
-	free(oob->priv);
-	oob->priv = NULL;
-}
-
-static const struct rp_oob_ops oob_mpi_ops = {
-	.name = "mpi",
-	.send = oob_mpi_send,
-	.recv = oob_mpi_recv,
-	.close = oob_mpi_close,
+const struct rp_mpi_plugin rp_mpi_plugin = {
+	.abi = RP_MPI_PLUGIN_ABI,
+	.comm_size = sizeof(struct mx_comm),
+	.init = rp_mpi_init,
+	.finalize = rp_mpi_finalize,
 };
-
-int rp_oob_mpi_open(struct rp_oob *oob, int peer, int tag, const struct rp_mpi_addr *addr)
-{
-	struct oob_mpi *m = calloc(1, sizeof(*m));
-
-	memset(oob, 0, sizeof(*oob));
-	if (!m)
-		return rp_error(-ENOMEM, "side channel to rank %d: allocate", peer);
-	m->peer = peer;
-	m->tag = tag;
-	m->addr = *addr;
-	m->addr.run = run_nonce;
-	oob->ops = &oob_mpi_ops;
-	oob->priv = m;
-	snprintf(oob->peer, sizeof(oob->peer), "rank %d (round %u, pair %u, tag %d)", peer, addr->round + 1,
-		 addr->pair, tag);
-	return 0;
-}

@@ -1,12 +1,7 @@
-/* matrix_round.c: one round of the matrix on every rank, and the retest plan's distribution.
- *
- * Per round: every rank runs its sides of the round's jobs in threads (each direction a job asks
- * for), reports them to rank 0 and waits for rank 0's "go", which names the ranks that stopped
- * answering (nobody waits on them again) and whether the run stops (a signal on any rank: reports
- * carry the sender's, the go carries the run's). Only point-to-point calls polled against deadlines:
- * a dead rank costs a deadline, never a hang. A rank asked to stop measures nothing more: the jobs
- * it has not started end RP_ST_INTERRUPTED.
- */
+/* mx_round.c: one round of the matrix on every rank, and the retest plan's distribution; see
+ * mx_round.h. */
+#include "mx_round.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -16,9 +11,6 @@
 #include <time.h>
 
 #include "log.h"
-#include "matrix.h"
-#include "matrix_wire.h"
-#include "oob_mpi.h"
 #include "stop.h"
 #include "util.h"
 
@@ -38,7 +30,7 @@ static int pair_tag(const struct mx_ctx *c, size_t round, size_t idx, int dir)
 {
 	uint64_t t = ((uint64_t)round * (c->max_pairs ? c->max_pairs : 1) + idx) * 2 + (uint64_t)dir;
 
-	return (int)(t % ((uint64_t)rp_mpi_tag_ub() + 1));
+	return (int)(t % ((uint64_t)(c->comm->tag_ub > 0 ? c->comm->tag_ub : 32767) + 1));
 }
 
 static void port_of(const struct mx_ep *x, struct rp_engine_port *p)
@@ -77,6 +69,24 @@ static bool dir_known(const struct mx_task *t, const struct mx_ep *S, const stru
 	return false;
 }
 
+static void side_loopback(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, const struct rp_engine_port *ps,
+			  const struct rp_engine_port *pd, struct rp_pair_result *r)
+{
+	if (c->measure && c->measure->loopback)
+		c->measure->loopback(c->measure->arg, cfg, ps, pd, r);
+	else
+		rp_engine_loopback_run(cfg, ps, pd, 0, r);
+}
+
+static void side_pair(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+		      const struct rp_engine_port *local, struct rp_oob *oob, struct rp_pair_result *r)
+{
+	if (c->measure && c->measure->pair)
+		c->measure->pair(c->measure->arg, cfg, role, local, oob, r);
+	else
+		rp_engine_pair_run(cfg, role, local, oob, 0, r);
+}
+
 /* The job's directions, this rank's side(s). */
 static void *task_run(void *arg)
 {
@@ -105,18 +115,18 @@ static void *task_run(void *arg)
 		port_of(S, &ps);
 		port_of(D, &pd);
 		if (local) {
-			rp_engine_loopback_run(&cfg, &ps, &pd, 0, r);
+			side_loopback(c, &cfg, &ps, &pd, r);
 			continue;
 		}
 		struct rp_oob oob;
-		struct rp_mpi_addr addr = { .round = (uint32_t)t->round, .pair = (uint32_t)(t->idx * 2 + (size_t)dir) };
+		struct mx_addr addr = { .round = (uint32_t)t->round, .pair = (uint32_t)(t->idx * 2 + (size_t)dir) };
 
-		if (rp_oob_mpi_open(&oob, peer, pair_tag(c, t->round, t->idx, dir), &addr) != 0) {
+		if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->idx, dir), &addr) != 0) {
 			rp_pair_result_init(r, &S->ep, &D->ep);
 			rp_pair_result_fail(r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
 			continue;
 		}
-		rp_engine_pair_run(&cfg, writer ? RP_ROLE_WRITER : RP_ROLE_TARGET, writer ? &ps : &pd, &oob, 0, r);
+		side_pair(c, &cfg, writer ? RP_ROLE_WRITER : RP_ROLE_TARGET, writer ? &ps : &pd, &oob, r);
 		rp_oob_close(&oob);
 	}
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
@@ -202,7 +212,7 @@ static int report_send(const struct mx_ctx *c, size_t round, const struct mx_tas
 		for (int d = 0; d < 2; d++)
 			if (tasks[i].have[d])
 				rec[k++] = tasks[i].out[d];
-	rc = rp_mpi_ctl_send(0, MX_TAG_REPORT, (uint32_t)round, buf, len, deadline);
+	rc = mx_comm_send(c->comm, 0, MX_TAG_REPORT, (uint32_t)round, buf, len, deadline);
 	free(buf);
 	return rc;
 }
@@ -219,29 +229,6 @@ static void slot_put(struct mx_wire_res *slot, bool *have, const struct mx_wire_
 		return;
 	slot[k] = *w;
 	have[k] = true;
-}
-
-/* A rank's port counters: in range and terminated (checked on a copy: the check sanitises). */
-static bool ctr_ok(const struct rp_pair_ctr_side *s)
-{
-	struct rp_pair_ctr_side copy = *s;
-	char why[8];
-
-	return rp_ctr_side_validate(&copy, why, sizeof(why)) == 0;
-}
-
-static bool wire_res_ok(const struct mx_wire_res *w, const struct mx_job *jobs, size_t n_jobs)
-{
-	const struct rp_pair_result *r = &w->r;
-
-	return w->idx < n_jobs && w->dir < 2 && (jobs[w->idx].dirs & (1u << w->dir)) && (int)r->status >= 0 &&
-	       r->status < RP_ST_COUNT_ && mx_str_terminated(r->reason, sizeof(r->reason)) &&
-	       mx_str_terminated(r->src.node, sizeof(r->src.node)) && mx_str_terminated(r->dst.node, sizeof(r->dst.node)) &&
-	       mx_str_terminated(r->src.device, sizeof(r->src.device)) &&
-	       mx_str_terminated(r->dst.device, sizeof(r->dst.device)) && mx_str_terminated(r->src.mem, sizeof(r->src.mem)) &&
-	       mx_str_terminated(r->dst.mem, sizeof(r->dst.mem)) && mx_str_terminated(r->src.mem_reg, sizeof(r->src.mem_reg)) &&
-	       mx_str_terminated(r->dst.mem_reg, sizeof(r->dst.mem_reg)) && ctr_ok(&r->counters.src) &&
-	       ctr_ok(&r->counters.dst);
 }
 
 /* The table's description of an endpoint, with what the engine learned (MTU, memory) kept. */
@@ -274,7 +261,7 @@ static int reports_take(struct mx_ctx *c, size_t round, const struct mx_job *job
 		const struct mx_hdr *h;
 		double until = rp_now() + 0.25;
 
-		rc = rp_mpi_ctl_recv(-1, MX_TAG_REPORT, (uint32_t)round, &buf, &len, &src, until < deadline ? until : deadline);
+		rc = mx_comm_recv(c->comm, -1, MX_TAG_REPORT, (uint32_t)round, &buf, &len, &src, until < deadline ? until : deadline);
 		if (rc == -ETIMEDOUT) {
 			if (c->flush && !flushed && rp_stop_requested()) {
 				c->flush(c->flush_arg);
@@ -294,7 +281,7 @@ static int reports_take(struct mx_ctx *c, size_t round, const struct mx_job *job
 			const struct mx_wire_res *rec = (const void *)(h + 1);
 
 			for (uint32_t i = 0; i < h->n; i++)
-				if (wire_res_ok(&rec[i], jobs, n_jobs))
+				if (mx_wire_res_ok(&rec[i], jobs, n_jobs))
 					slot_put(slot, have, &rec[i]);
 			if (h->status > 0 && h->status < 128 && !c->stop_sig)
 				c->stop_sig = h->status;
@@ -327,8 +314,8 @@ static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jo
 		goto out;
 	for (int r = 1; r < c->n_ranks; r++) {
 		if (!c->dead[r] && !reported[r]) {
-			fprintf(stderr, "rdmaprobe matrix: rank %d sent no report for round %zu before the deadline: "
-					"its pairs are lost from now on\n", r, round + 1);
+			rp_warn("matrix: rank %d sent no report for round %zu before the deadline: its pairs are lost "
+				"from now on", r, round + 1);
 			c->dead[r] = true;
 		}
 	}
@@ -377,7 +364,7 @@ static void go_send(const struct mx_ctx *c, size_t round)
 		if (c->dead[r])
 			dead[k++] = r;
 	for (int r = 1; r < c->n_ranks; r++)
-		if (!c->dead[r] && rp_mpi_ctl_send(r, MX_TAG_GO, (uint32_t)round, buf, len, rp_now() + 5) != 0)
+		if (!c->dead[r] && mx_comm_send(c->comm, r, MX_TAG_GO, (uint32_t)round, buf, len, rp_now() + 5) != 0)
 			c->dead[r] = true;
 	free(buf);
 }
@@ -389,7 +376,7 @@ static int go_wait(struct mx_ctx *c, size_t round, double deadline)
 	for (;;) {
 		void *buf = NULL;
 		size_t len = 0;
-		int rc = rp_mpi_ctl_recv(0, MX_TAG_GO, (uint32_t)round, &buf, &len, NULL, deadline);
+		int rc = mx_comm_recv(c->comm, 0, MX_TAG_GO, (uint32_t)round, &buf, &len, NULL, deadline);
 		const struct mx_hdr *h = buf;
 
 		if (rc)
@@ -413,6 +400,11 @@ static int go_wait(struct mx_ctx *c, size_t round, double deadline)
 	}
 }
 
+double mx_ctx_go_wait(const struct mx_ctx *c)
+{
+	return 2 * c->budget + (c->go_slack > 0 ? c->go_slack : 10);
+}
+
 int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct rp_pair_result *got)
 {
 	struct mx_task *tasks = NULL;
@@ -425,7 +417,7 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 	if (c->rank != 0) {
 		report_send(c, round, tasks, n_tasks, start + c->budget);
 		free(tasks);
-		return go_wait(c, round, start + 2 * c->budget + 10);
+		return go_wait(c, round, start + mx_ctx_go_wait(c));
 	}
 	rc = round_collect(c, round, jobs, n, tasks, n_tasks, start + c->budget, got);
 	free(tasks);
@@ -450,16 +442,17 @@ void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, con
 {
 	size_t len = sizeof(struct mx_hdr) + n * sizeof(struct mx_wire_job);
 	char *buf = calloc(1, len);
-	struct mx_wire_job *rec = (struct mx_wire_job *)(buf + sizeof(struct mx_hdr));
+	struct mx_wire_job *rec;
 
 	if (!buf)
 		return;        /* the ranks time out waiting and stop: rank 0 is out of memory */
+	rec = (struct mx_wire_job *)(buf + sizeof(struct mx_hdr));
 	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_PLAN, 0, round, n, sizeof(*rec));
 	for (size_t i = 0; i < n; i++)
 		rec[i] = (struct mx_wire_job){ .a = jobs[i].a, .b = jobs[i].b, .dirs = jobs[i].dirs, .round = round_of[i],
 					       .qp_timeout = jobs[i].qp_timeout };
 	for (int r = 1; r < c->n_ranks; r++)
-		if (!c->dead[r] && rp_mpi_ctl_send(r, MX_TAG_PLAN, (uint32_t)round, buf, len, rp_now() + 5) != 0)
+		if (!c->dead[r] && mx_comm_send(c->comm, r, MX_TAG_PLAN, (uint32_t)round, buf, len, rp_now() + 5) != 0)
 			c->dead[r] = true;
 	free(buf);
 }
@@ -471,7 +464,7 @@ int mx_plan_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_
 	size_t len = 0;
 	const struct mx_hdr *h;
 	const struct mx_wire_job *rec;
-	int rc = rp_mpi_ctl_recv(0, MX_TAG_PLAN, (uint32_t)round, &buf, &len, NULL, deadline);
+	int rc = mx_comm_recv(c->comm, 0, MX_TAG_PLAN, (uint32_t)round, &buf, &len, NULL, deadline);
 
 	*jobs_p = NULL;
 	*round_of_p = NULL;

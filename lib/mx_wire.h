@@ -1,8 +1,8 @@
-/* matrix_wire.h: the matrix's control messages between ranks: fixed, versioned, validated on
- * receipt. They travel in oob_mpi's envelope (run nonce, round), so a late message of an earlier
- * round or another run never reaches these checks. */
-#ifndef RP_BENCH_MATRIX_WIRE_H
-#define RP_BENCH_MATRIX_WIRE_H
+/* mx_wire.h: the matrix's control messages between ranks: fixed, versioned, validated on receipt.
+ * They travel in mx_comm's envelope (run nonce, round), so a late message of an earlier round or
+ * another run never reaches these checks. */
+#ifndef RP_MX_WIRE_H
+#define RP_MX_WIRE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,6 +63,13 @@ struct mx_wire_job {
 	uint32_t pad;
 };
 
+/* One measurement of a round: an unordered pair, the directions to run, the ACK timeout. */
+struct mx_job {
+	uint32_t a, b;                /* endpoint numbers, a < b */
+	uint32_t dirs;                /* bit 0: a->b, bit 1: b->a */
+	int qp_timeout;               /* 0: the configured one */
+};
+
 static inline bool mx_str_terminated(const char *s, size_t len)
 {
 	return memchr(s, '\0', len) != NULL;
@@ -90,5 +97,9 @@ static inline void mx_hdr_init(struct mx_hdr *h, enum mx_kind kind, int rank, si
 	h->n = (uint32_t)n;
 	h->length = (uint32_t)(sizeof(*h) + n * rec_size);
 }
+
+/* A received result record of a round over jobs[0..n_jobs): names an asked-for direction of a job,
+ * a known status, terminated strings, counters in range. */
+bool mx_wire_res_ok(const struct mx_wire_res *w, const struct mx_job *jobs, size_t n_jobs);
 
 #endif

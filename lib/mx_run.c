@@ -1,0 +1,227 @@
+/* mx_run.c: the matrix's rounds from first to last; see mx_run.h. */
+#include "mx_run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix_retest.h"
+#include "util.h"
+
+int mx_run_init(struct mx_run *R)
+{
+	size_t n_eps = R->ctx.n_eps;
+
+	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
+	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
+	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
+	R->jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->jobs));
+	R->got = calloc(2 * (R->ctx.max_pairs + n_eps + 1), sizeof(*R->got));
+	R->pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pairs));
+	return R->jobs && R->got && R->pairs ? 0 : -ENOMEM;
+}
+
+void mx_run_fini(struct mx_run *R)
+{
+	free(R->jobs);
+	free(R->got);
+	free(R->pairs);
+	R->jobs = NULL;
+	R->got = NULL;
+	R->pairs = NULL;
+	mx_results_fini(&R->mr);
+}
+
+/* Rank 0: keep a planned round's results (not the interrupted ones: not measured, never a drain). */
+static int planned_keep(struct mx_run *R, size_t got)
+{
+	for (size_t i = 0; i < 2 * got; i++) {
+		const struct rp_sched_pair *p = &R->pairs[i / 2];
+
+		if (R->got[i].status == RP_ST_INTERRUPTED)
+			continue;
+		R->failed += R->got[i].status != RP_ST_OK;
+		if (mx_results_add(&R->mr, &R->got[i], i % 2 ? p->b : p->a, i % 2 ? p->a : p->b) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The planned rounds. 0 all ran, 1 stopped, negative errno as mx_round. */
+static int planned_rounds(struct mx_run *R)
+{
+	struct mx_ctx *c = &R->ctx;
+	size_t n_rounds = rp_sched_n_rounds(R->sched);
+
+	for (size_t r = 0; r < n_rounds; r++) {
+		size_t got = 0;
+		int rc;
+
+		rp_sched_round(R->sched, r, R->pairs, c->max_pairs, &got);
+		for (size_t i = 0; i < got; i++)
+			R->jobs[i] = (struct mx_job){ .a = R->pairs[i].a, .b = R->pairs[i].b, .dirs = 3 };
+		rc = mx_round(c, R->next_round++, R->jobs, got, R->got);
+		if (rc < 0)
+			return rc;
+		if (c->rank == 0) {
+			if (planned_keep(R, got) != 0) {
+				mx_round_go(c, R->next_round - 1);
+				return -ENOMEM;
+			}
+			R->rounds_done = r + 1;
+			if (R->hooks.round_done)
+				R->hooks.round_done(R->hooks.arg, false, r, n_rounds);
+			rc = mx_round_go(c, R->next_round - 1);
+		}
+		if (rc == 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* Rank 0: the pairs to measure again, from the results as the verdict judges them now. */
+static int retest_plan(struct mx_run *R, struct rp_mx_retest **plan_p, size_t *n_p, size_t *n_rounds_p,
+		       struct rp_pair_result **judged_p)
+{
+	struct mx_ctx *c = &R->ctx;
+	struct rp_pair_result *judged = malloc((R->mr.n ? R->mr.n : 1) * sizeof(*judged));
+	bool *gone = calloc(c->n_eps ? c->n_eps : 1, sizeof(*gone));
+	struct rp_verdict v;
+	int rc = -ENOMEM;
+
+	if (!judged || !gone)
+		goto out;
+	if (R->mr.n)
+		memcpy(judged, R->mr.res, R->mr.n * sizeof(*judged));
+	rc = rp_verdict_apply(R->vcfg, R->rep_eps, c->n_eps, R->mr.pair_eps, judged, R->mr.n, &v);
+	rp_verdict_fini(&v);
+	if (rc)
+		goto out;
+	for (size_t e = 0; e < c->n_eps; e++)
+		gone[e] = c->dead[c->eps[e].owner] || c->eps[e].no_port[0];
+	rc = rp_mx_retest_plan(c->cfg, R->mr.pair_eps, judged, R->mr.n, gone, c->n_eps, R->retest, plan_p, n_p,
+			       n_rounds_p);
+out:
+	free(gone);
+	if (rc) {
+		free(judged);
+		judged = NULL;
+	}
+	*judged_p = judged;
+	return rc;
+}
+
+/* Rank 0: fold one retest round's results into the kept ones. */
+static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const size_t *which, size_t n,
+			const struct rp_pair_result *judged)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_mx_retest *p = &plan[which[i]];
+
+		for (int d = 0; d < 2; d++) {
+			if (!(p->dirs & (1u << d)) || R->got[2 * i + d].status == RP_ST_INTERRUPTED)
+				continue;         /* not measured again: the pair stays unconfirmed */
+			R->failed -= R->mr.res[p->res[d]].status != RP_ST_OK;
+			rp_mx_retest_fold(&R->mr.res[p->res[d]], judged[p->res[d]].status, R->ctx.cfg->qp.qp_timeout,
+					  &R->got[2 * i + d], p->qp_timeout);
+			R->failed += R->mr.res[p->res[d]].status != RP_ST_OK;
+		}
+	}
+}
+
+/* One set of retest rounds over a plan every rank has. 0, 1 stopped, negative errno. */
+static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_t *round_of, size_t n,
+		      const struct rp_mx_retest *plan, const struct rp_pair_result *judged)
+{
+	size_t n_rounds = 0, *which = calloc(n ? n : 1, sizeof(*which));
+	int rc = 0;
+
+	if (!which)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		n_rounds = round_of[i] + 1 > n_rounds ? round_of[i] + 1 : n_rounds;
+	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (round_of[i] == k) {
+				R->jobs[m] = jobs[i];
+				which[m++] = i;
+			}
+		rc = mx_round(&R->ctx, R->next_round++, R->jobs, m, R->got);
+		if (rc >= 0 && R->ctx.rank == 0) {
+			retest_fold(R, plan, which, m, judged);
+			R->retest_rounds++;
+			if (R->hooks.round_done)
+				R->hooks.round_done(R->hooks.arg, true, k, n_rounds);
+			rc = mx_round_go(&R->ctx, R->next_round - 1);
+		}
+	}
+	free(which);
+	return rc;
+}
+
+/* Rank 0: the next retest plan as jobs, sent to every rank. */
+static int retest_plan_send(struct mx_run *R, struct rp_mx_retest **plan_p, struct rp_pair_result **judged_p,
+			    struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
+{
+	size_t n = 0, n_rounds = 0;
+	int rc = retest_plan(R, plan_p, &n, &n_rounds, judged_p);
+
+	*jobs_p = calloc(n ? n : 1, sizeof(**jobs_p));
+	*round_of_p = calloc(n ? n : 1, sizeof(**round_of_p));
+	if (!rc && (!*jobs_p || !*round_of_p))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct rp_mx_retest *p = &(*plan_p)[i];
+
+		(*jobs_p)[i] = (struct mx_job){ .a = p->a, .b = p->b, .dirs = p->dirs, .qp_timeout = p->qp_timeout };
+		(*round_of_p)[i] = p->round;
+	}
+	if (rc)
+		n = 0;        /* the others are told there is nothing more; rank 0 reports the error */
+	mx_plan_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
+	if (n && R->hooks.retest_planned)
+		R->hooks.retest_planned(R->hooks.arg, n, n_rounds);
+	*n_p = n;
+	return rc;
+}
+
+/* After the planned rounds: up to `retest` sets of extra rounds, each over the pairs that still fail.
+ * 0, 1 stopped, negative errno. */
+static int retest_rounds(struct mx_run *R)
+{
+	struct mx_ctx *c = &R->ctx;
+	int rc = 0;
+
+	for (unsigned phase = 0; phase < R->retest && rc == 0; phase++) {
+		struct rp_mx_retest *plan = NULL;
+		struct rp_pair_result *judged = NULL;
+		struct mx_job *jobs = NULL;
+		uint32_t *round_of = NULL;
+		size_t n = 0;
+
+		if (c->rank == 0)
+			rc = retest_plan_send(R, &plan, &judged, &jobs, &round_of, &n);
+		else
+			rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+		if (!rc && n)
+			rc = retest_run(R, jobs, round_of, n, plan, judged);
+		free(plan);
+		free(judged);
+		free(jobs);
+		free(round_of);
+		if (!rc && n == 0)
+			break;
+	}
+	return rc;
+}
+
+int mx_run_rounds(struct mx_run *R)
+{
+	int rc = planned_rounds(R);
+
+	if (rc == 0)
+		rc = retest_rounds(R);
+	return rc;
+}

@@ -1,0 +1,56 @@
+/* mx_run.h: the matrix's rounds from first to last, on every rank: the planned rounds of the
+ * schedule, then up to `retest` sets of extra rounds over the pairs that failed or were judged slow
+ * (planned by rank 0: lib/matrix_retest.h, and sent to the others).
+ *
+ * Rank 0 keeps every result (mx_results) and calls hooks.round_done after each round, with the
+ * round's results folded in and before any rank is released into the next round (mx_round_go): the
+ * front end writes its files there, so a rank never waits on rank 0 while it writes, and the files
+ * on disk always hold every finished round before the next one starts.
+ */
+#ifndef RP_MX_RUN_H
+#define RP_MX_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mx_results.h"
+#include "mx_round.h"
+#include "schedule.h"
+#include "verdict.h"
+
+struct mx_run_hooks {
+	/* Rank 0, after round k of n_rounds (retest: of the current retest set). May be NULL. */
+	void (*round_done)(void *arg, bool retest, size_t k, size_t n_rounds);
+	/* Rank 0: n pairs are measured again in n_rounds extra rounds. May be NULL. */
+	void (*retest_planned)(void *arg, size_t n, size_t n_rounds);
+	void *arg;
+};
+
+struct mx_run {
+	/* the caller's: */
+	struct mx_ctx ctx;            /* comm, cfg, eps, n_eps, rank, n_ranks, dead, budget, flush, measure */
+	const struct rp_sched *sched;
+	const struct rp_verdict_cfg *vcfg;   /* rank 0: the verdict that picks what to retest */
+	const struct rp_endpoint *rep_eps;   /* the endpoints as the verdict sees them (n_eps) */
+	unsigned retest;              /* --retest: sets of extra rounds at most */
+	struct mx_run_hooks hooks;
+	/* the run's (rank 0's results; read them in the hooks and after): */
+	struct mx_results mr;
+	size_t failed;                /* rank 0: results not ok so far */
+	size_t rounds_done;           /* planned rounds finished */
+	size_t retest_rounds;         /* extra rounds finished */
+	size_t next_round;            /* the run-wide number of the next round */
+	/* scratch */
+	struct mx_job *jobs;
+	struct rp_pair_result *got;
+	struct rp_sched_pair *pairs;
+};
+
+/* Allocate what the rounds need (after ctx and sched are set; sets ctx.max_pairs, and ctx.hold_go on
+ * rank 0). 0 or -ENOMEM. */
+int mx_run_init(struct mx_run *R);
+/* Every round. 0 all ran, 1 stopped (a signal: R->ctx.stop_sig), or mx_round's negative errno. */
+int mx_run_rounds(struct mx_run *R);
+void mx_run_fini(struct mx_run *R);
+
+#endif

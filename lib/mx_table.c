@@ -1,0 +1,190 @@
+/* mx_table.c: the matrix's endpoint table; see mx_table.h. */
+#include "mx_table.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+static int claim_cmp(const void *x, const void *y)
+{
+	const struct mx_claim *a = x, *b = y;
+	int c = strcmp(a->w.node, b->w.node);
+
+	if (!c)
+		c = strcmp(a->w.device, b->w.device);
+	if (!c)
+		c = a->w.port - b->w.port;
+	if (!c)
+		c = a->rank - b->rank;
+	return c;
+}
+
+static bool same_ep(const struct mx_wire_ep *a, const struct mx_wire_ep *b)
+{
+	return strcmp(a->node, b->node) == 0 && strcmp(a->device, b->device) == 0 && a->port == b->port;
+}
+
+static void ep_fill(struct mx_ep *e, const struct mx_claim *cl, int owner)
+{
+	rp_strlcpy(e->ep.node, cl->w.node, sizeof(e->ep.node));
+	rp_strlcpy(e->ep.device, cl->w.device, sizeof(e->ep.device));
+	e->ep.port = cl->w.port;
+	e->ep.gid_index = cl->w.gid_index;
+	e->ep.mtu = cl->w.mtu;
+	e->ep.link_gbps = cl->w.link_gbps;
+	e->owner = owner;
+	if (cl->w.flags & MX_EP_NO_PORT)
+		snprintf(e->no_port, sizeof(e->no_port), "%s", cl->why && cl->why[0] ? cl->why : "no port");
+}
+
+int mx_table_build(struct mx_claim *cl, size_t n_cl, size_t n_ranks, struct mx_ep **eps_p, size_t *n_p)
+{
+	struct mx_ep *eps = calloc(n_cl ? n_cl : 1, sizeof(*eps));
+	size_t *owned = calloc(n_ranks ? n_ranks : 1, sizeof(*owned)), n = 0;
+
+	if (!eps || !owned) {
+		free(eps);
+		free(owned);
+		return -ENOMEM;
+	}
+	qsort(cl, n_cl, sizeof(*cl), claim_cmp);
+	for (size_t i = 0; i < n_cl;) {
+		size_t j = i;
+		int best = cl[i].rank;
+
+		for (; j < n_cl && same_ep(&cl[i].w, &cl[j].w); j++)
+			if (owned[cl[j].rank] < owned[best])
+				best = cl[j].rank;
+		owned[best]++;
+		ep_fill(&eps[n++], &cl[i], best);
+		i = j;
+	}
+	free(owned);
+	*eps_p = eps;
+	*n_p = n;
+	return 0;
+}
+
+struct rp_sched_ep *mx_sched_eps(const struct mx_ep *eps, size_t n, size_t *n_nodes_p)
+{
+	struct rp_sched_ep *s = calloc(n ? n : 1, sizeof(*s));
+	size_t node = 0;
+
+	if (!s)
+		return NULL;
+	for (size_t e = 0; e < n; e++) {
+		bool new_node = e > 0 && strcmp(eps[e].ep.node, eps[e - 1].ep.node) != 0;
+
+		node += new_node;
+		s[e].node = (uint32_t)node;
+		s[e].rail = e == 0 || new_node ? 0 : s[e - 1].rail + 1;
+	}
+	*n_nodes_p = n ? node + 1 : 0;
+	return s;
+}
+
+/* An environment error outranks a usage error (exit 3 over 2), as the front end maps them. */
+static int err_worse(int a, int b)
+{
+	if (!a || (a == -EINVAL && b && b != -EINVAL))
+		return b;
+	return a;
+}
+
+/* Check every rank's header: counts the claims, gathers the worst error. Rank 0 logs the problems. */
+static size_t offers_check(const struct mx_comm *c, const char *all, const size_t *lens, const size_t *offs,
+			   int *err_p)
+{
+	size_t n_cl = 0;
+
+	for (int r = 0; r < c->size; r++) {
+		const struct mx_hdr *h = (const void *)(all + offs[r]);
+
+		if (!mx_msg_ok(h, lens[r], MX_KIND_EPS, sizeof(struct mx_wire_ep))) {
+			if (c->rank == 0)
+				rp_warn("matrix: rank %d sent malformed endpoints (another rdmaprobe version?)", r);
+			*err_p = err_worse(*err_p, -EPROTO);
+			continue;
+		}
+		if (h->status) {
+			if (c->rank == 0)
+				rp_warn("matrix: rank %d: %s", r, h->error);
+			*err_p = err_worse(*err_p, h->status < 0 ? h->status : -EINVAL);
+		}
+		n_cl += h->n;
+	}
+	return n_cl;
+}
+
+/* Every rank's claims and release, from checked headers. */
+static void claims_fill(const struct mx_comm *c, const char *all, const size_t *offs, struct mx_claim *cl,
+			struct mx_table *t)
+{
+	for (int r = 0, k = 0; r < c->size; r++) {
+		const struct mx_hdr *h = (const void *)(all + offs[r]);
+		const struct mx_wire_ep *w = (const void *)(h + 1);
+
+		t->rank_ver[r].rank = r;
+		t->rank_ver[r].version = h->nccl_version;
+		snprintf(t->rank_ver[r].node, sizeof(t->rank_ver[r].node), "%.*s", RP_NAME_MAX - 1, h->n ? w[0].node : "?");
+		t->n_rank_ver = (size_t)r + 1;
+		for (uint32_t i = 0; i < h->n; i++, k++) {
+			cl[k].w = w[i];
+			cl[k].w.node[RP_NAME_MAX - 1] = cl[k].w.device[RP_NAME_MAX - 1] = '\0';
+			cl[k].rank = r;
+			cl[k].why = h->error;
+			if ((w[i].flags & MX_EP_NO_PORT) && c->rank == 0)
+				rp_warn("matrix: rank %d (%s): %s: its endpoint is reported as %s and not measured", r,
+					cl[k].w.node, h->error, rp_status_code(RP_ST_NO_PORT));
+		}
+	}
+}
+
+int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double deadline, struct mx_table *t)
+{
+	struct { struct mx_hdr h; struct mx_wire_ep e[MX_MAX_LOCAL]; } msg;
+	size_t *lens = NULL, *offs = NULL, n_cl, n = mine->err ? 0 : mine->n;
+	char *all = NULL;
+	struct mx_claim *cl = NULL;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (n > MX_MAX_LOCAL)
+		n = MX_MAX_LOCAL;
+	mx_hdr_init(&msg.h, MX_KIND_EPS, c->rank, 0, n, sizeof(struct mx_wire_ep));
+	memcpy(msg.e, mine->eps, n * sizeof(msg.e[0]));
+	msg.h.status = mine->err;
+	msg.h.run = mx_comm_nonce_new();
+	msg.h.nccl_version = mine->nccl_version;
+	rp_strlcpy(msg.h.error, mine->why ? mine->why : "", sizeof(msg.h.error));
+	rc = mx_comm_allgather(c, &msg, msg.h.length, deadline, &all, &lens, &offs);
+	if (rc)
+		return rc;
+	if (c->size > 0 && lens[0] >= sizeof(struct mx_hdr))
+		mx_comm_set_run(c, ((const struct mx_hdr *)(const void *)all)->run);   /* rank 0's names the run */
+	n_cl = offers_check(c, all, lens, offs, &t->err);
+	cl = calloc(n_cl ? n_cl : 1, sizeof(*cl));
+	t->rank_ver = calloc(c->size > 0 ? (size_t)c->size : 1, sizeof(*t->rank_ver));
+	if (!t->err && (!cl || !t->rank_ver))
+		t->err = -ENOMEM;
+	if (!t->err)
+		claims_fill(c, all, offs, cl, t);
+	if (!t->err && mx_table_build(cl, n_cl, (size_t)(c->size > 0 ? c->size : 1), &t->eps, &t->n_eps) != 0)
+		t->err = -ENOMEM;
+	free(cl);
+	free(all);
+	free(lens);
+	free(offs);
+	return 0;
+}
+
+void mx_table_fini(struct mx_table *t)
+{
+	free(t->eps);
+	free(t->rank_ver);
+	memset(t, 0, sizeof(*t));
+}
