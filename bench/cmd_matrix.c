@@ -279,6 +279,10 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	struct mx_offer mine = { .eps = local.eps, .n = local.n, .err = err, .why = local.why,
 				 .nccl_version = o->eng.ver.version };
 
+	/* One rank per node checks whether the job's NCCL would crash there (warning on stderr; the rank
+	 * exits 1 at the end, so the launcher's status fails: a job setting, not an adapter to drain). */
+	if (comm->local_rank == 0)
+		rp_cli_nccl_crash(&o->eng, "matrix");
 	if (!err && local.gpu >= 0) {
 		o->eng.cfg.src_mem.kind = o->eng.cfg.dst_mem.kind = "cuda";
 		o->eng.cfg.src_mem.device = o->eng.cfg.dst_mem.device = local.gpu;
@@ -399,7 +403,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.n_rounds = rp_sched_n_rounds(F->sched), .started_wall = (double)time(NULL), .json = o->eng.json,
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
-		.n_rank_ver = F->table.n_rank_ver, .ops = &o->ops,
+		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops,
 	};
 	if (F->run.ctx.rank == 0) {
 		F->run.ctx.flush = files_flush;
@@ -439,6 +443,7 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 		status = run_finish(&F, status);
 	else if (F.run.ctx.stop_sig && !status)
 		status = 128 + F.run.ctx.stop_sig;
+	status = rp_cli_nccl_crash_status(&o->eng, status);
 out:
 	rp_sched_destroy(F.sched);
 	mx_table_fini(&F.table);

@@ -40,6 +40,7 @@ struct mx_out {
 	const struct rp_nccl_version_found *nccl_ver;   /* rank 0's release (--nccl-version, libnccl, default) */
 	const struct rp_nccl_rank_version *rank_ver;    /* every rank's release, by rank */
 	size_t n_rank_ver;
+	const struct rp_drift *drift; /* rank 0: drift across the endpoints (mx_table); NULL none */
 	struct rp_cli_ops *ops;       /* --prom, --baseline (ops_cli.h) */
 };
 

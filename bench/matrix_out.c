@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "drift.h"
 #include "matrix.h"
 #include "matrix_retest.h"
 #include "nccl_rules.h"
@@ -94,7 +95,8 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 }
 
 /* The releases whose rules selected each rank's ports: rank 0's ("nccl_version"), every rank's
- * ("nccl_versions"), and "warnings": [{"code": "nccl_version_mismatch", "message"}] when they differ. */
+ * ("nccl_versions"), and "warnings": [{"code": "nccl_version_mismatch", "message"}] when they differ,
+ * followed by the `drift` warnings rank 0 found across the endpoints (lib/drift.h's JSON). */
 static int nccl_json(json_t *root, const struct mx_out *o)
 {
 	json_t *list = json_array(), *warn = json_array();
@@ -111,6 +113,13 @@ static int nccl_json(json_t *root, const struct mx_out *o)
 	if (!bad && rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)) &&
 	    json_array_append_new(warn, json_pack("{s:s, s:s}", "code", "nccl_version_mismatch", "message", msg)) != 0)
 		bad = true;
+	if (!bad && o->drift && o->drift->n_warnings) {
+		json_t *dj = rp_drift_to_json(o->drift);
+
+		if (!dj || json_array_extend(warn, dj) != 0)
+			bad = true;
+		json_decref(dj);
+	}
 	jset(root, "nccl_versions", list, &bad);
 	jset(root, "warnings", warn, &bad);
 	return bad ? -ENOMEM : 0;
@@ -336,6 +345,8 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 	if (rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)))
 		printf("warning nccl_version_mismatch: the nodes run different NCCL releases, so the same NCCL_IB_HCA "
 		       "selects different ports on them: %s\n", msg);
+	for (size_t i = 0; o->drift && i < o->drift->n_warnings; i++)
+		printf("warning %s: %s\n", rp_drift_code(), o->drift->warnings[i].message);
 	if (o->stop_sig)
 		printf("INTERRUPTED by signal %d: the pairs measured so far are above and in the reports\n", o->stop_sig);
 	if (o->rounds_done < o->n_rounds)

@@ -10,6 +10,7 @@
 #include "gpu.h"
 #include "mem.h"
 #include "nccl.h"
+#include "nccl_version.h"
 #include "topo.h"
 #include "util.h"
 
@@ -81,6 +82,10 @@ static void host_name(const struct mx_port_opts *o, char *host, size_t len)
 static void ports_fill(const struct rp_node *node, const struct rp_nccl_result *sel, const struct mx_port_opts *o,
 		       const char *host, const size_t *near, size_t n_near, bool gpu, struct mx_ports *out)
 {
+	char nccl[16] = "";
+
+	if (o->nccl_version)
+		rp_nccl_version_format(o->nccl_version, nccl, sizeof(nccl));
 	for (size_t i = 0; i < sel->n_selected && out->n < MX_MAX_LOCAL; i++) {
 		const struct rp_nccl_sel *s = &sel->selected[i];
 		const struct rp_port *port = rp_hca_find_port(&node->hcas[s->hca_idx], s->port);
@@ -98,6 +103,8 @@ static void ports_fill(const struct rp_node *node, const struct rp_nccl_result *
 		w->gid_index = o->gid_set ? o->gid_index : s->gid_index;
 		w->mtu = port ? port->active_mtu : 0;
 		w->link_gbps = port ? port->rate_gbps : 0;
+		if (port)
+			rp_drift_describe(node, &node->hcas[s->hca_idx], port, host, w->gid_index, nccl, true, &w->drift);
 		out->n++;
 	}
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sanitize.h"
 #include "util.h"
 
 static int claim_cmp(const void *x, const void *y)
@@ -120,6 +121,24 @@ static size_t offers_check(const struct mx_comm *c, const char *all, const size_
 	return n_cl;
 }
 
+/* A received endpoint record is a peer's: every string terminated and made safe to log, print and
+ * put in JSON (lib/sanitize.h) before anything uses it. */
+static void ep_clean(struct mx_wire_ep *w)
+{
+	struct rp_drift_ep *d = &w->drift;
+	char *str[] = { w->node, w->device, d->node, d->device, d->model };
+	size_t len[] = { sizeof(w->node), sizeof(w->device), sizeof(d->node), sizeof(d->device), sizeof(d->model) };
+
+	for (size_t i = 0; i < sizeof(str) / sizeof(str[0]); i++) {
+		str[i][len[i] - 1] = '\0';
+		rp_str_sanitize(str[i]);
+	}
+	for (size_t f = 0; f < RP_DF_COUNT_; f++) {
+		d->value[f][RP_DRIFT_VALUE - 1] = '\0';
+		rp_str_sanitize(d->value[f]);
+	}
+}
+
 /* Every rank's claims and release, from checked headers. */
 static void claims_fill(const struct mx_comm *c, const char *all, const size_t *offs, struct mx_claim *cl,
 			struct mx_table *t)
@@ -134,7 +153,7 @@ static void claims_fill(const struct mx_comm *c, const char *all, const size_t *
 		t->n_rank_ver = (size_t)r + 1;
 		for (uint32_t i = 0; i < h->n; i++, k++) {
 			cl[k].w = w[i];
-			cl[k].w.node[RP_NAME_MAX - 1] = cl[k].w.device[RP_NAME_MAX - 1] = '\0';
+			ep_clean(&cl[k].w);
 			cl[k].rank = r;
 			cl[k].why = h->error;
 			if ((w[i].flags & MX_EP_NO_PORT) && c->rank == 0)
@@ -142,6 +161,33 @@ static void claims_fill(const struct mx_comm *c, const char *all, const size_t *
 					cl[k].w.node, h->error, rp_status_code(RP_ST_NO_PORT));
 		}
 	}
+}
+
+/* Rank 0: the odd ones out across the fabric, once per endpoint (the claims are sorted: ranks that
+ * share a node's adapters offer each one more than once) and never for a port-less entry. Out of
+ * memory leaves no warning and is logged by rp_drift_find: the measurement goes on. */
+static void drift_find(const struct mx_claim *cl, size_t n_cl, struct rp_drift *d)
+{
+	struct rp_drift_ep *eps = calloc(n_cl ? n_cl : 1, sizeof(*eps));
+	size_t n = 0;
+
+	if (!eps) {
+		rp_warn("matrix: no memory to compare the endpoints for drift");
+		return;
+	}
+	for (size_t i = 0; i < n_cl; i++) {
+		const struct mx_wire_ep *w = &cl[i].w;
+
+		if ((w->flags & MX_EP_NO_PORT) || !w->drift.model[0])
+			continue;
+		if (i > 0 && !strcmp(w->node, cl[i - 1].w.node) && !strcmp(w->device, cl[i - 1].w.device) &&
+		    w->port == cl[i - 1].w.port)
+			continue;
+		eps[n++] = w->drift;
+	}
+	if (rp_drift_find(eps, n, d) != 0)
+		rp_drift_fini(d);
+	free(eps);
 }
 
 int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double deadline, struct mx_table *t)
@@ -175,6 +221,8 @@ int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double deadl
 		claims_fill(c, all, offs, cl, t);
 	if (!t->err && mx_table_build(cl, n_cl, (size_t)(c->size > 0 ? c->size : 1), &t->eps, &t->n_eps) != 0)
 		t->err = -ENOMEM;
+	if (!t->err && c->rank == 0)
+		drift_find(cl, n_cl, &t->drift);
 	free(cl);
 	free(all);
 	free(lens);
@@ -186,5 +234,6 @@ void mx_table_fini(struct mx_table *t)
 {
 	free(t->eps);
 	free(t->rank_ver);
+	rp_drift_fini(&t->drift);
 	memset(t, 0, sizeof(*t));
 }

@@ -38,6 +38,7 @@ struct mx_table {
 	size_t n_eps;
 	struct rp_nccl_rank_version *rank_ver;   /* every rank's release, by rank */
 	size_t n_rank_ver;
+	struct rp_drift drift;        /* rank 0: `drift` warnings across the endpoints (lib/drift.h) */
 	int err;                      /* 0, or the worst rank's err (an environment error beats a usage one) */
 };
 

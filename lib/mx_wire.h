@@ -9,12 +9,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "drift.h"
 #include "node.h"
 #include "result.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 3           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
-                                * 3: EPS carries the sender's NCCL release */
+#define MX_VERSION 4           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+                                * 3: EPS carries the sender's NCCL release;
+                                * 4: EPS carries each endpoint's drift description */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -47,6 +49,8 @@ struct mx_wire_ep {
 	int32_t mtu;
 	uint32_t flags;
 	double link_gbps;
+	struct rp_drift_ep drift;     /* what rank 0 compares across the fabric (lib/drift.h); its strings
+				       * are terminated and sanitised on receipt like node and device */
 };
 
 struct mx_wire_res {

@@ -1,0 +1,178 @@
+/* test_mx_table.c: the matrix's start-up exchange (lib/mx_table) between ranks as threads over the
+ * in-process transport (tests/mx_tcomm).
+ *
+ * - Every received endpoint record is a peer's: its strings (node, device and the drift
+ *   description) reach the table terminated and sanitised, whatever the sender put there.
+ * - Rank 0 compares the endpoints for drift (lib/drift.h) once per endpoint: two ranks that share a
+ *   node's adapter (both offer it) do not count its firmware twice, and a port-less entry takes no
+ *   part.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mx_table.h"
+#include "mx_tcomm.h"
+#include "util.h"
+
+#define NR 4
+
+struct offer {
+	struct mx_wire_ep ep;
+	struct mx_offer o;
+};
+
+struct rank {
+	struct mxt_world *w;
+	int r;
+	struct offer *off;
+	struct mx_table t;
+	pthread_t thread;
+	int rc;
+};
+
+static void ep_set(struct offer *x, const char *node, const char *dev, const char *fw, uint32_t flags)
+{
+	memset(x, 0, sizeof(*x));
+	rp_strlcpy(x->ep.node, node, sizeof(x->ep.node));
+	rp_strlcpy(x->ep.device, dev, sizeof(x->ep.device));
+	x->ep.port = 1;
+	x->ep.gid_index = 3;
+	x->ep.mtu = 4096;
+	x->ep.flags = flags;
+	if (!(flags & MX_EP_NO_PORT)) {
+		rp_strlcpy(x->ep.drift.node, node, sizeof(x->ep.drift.node));
+		rp_strlcpy(x->ep.drift.device, dev, sizeof(x->ep.drift.device));
+		x->ep.drift.port = 1;
+		rp_strlcpy(x->ep.drift.model, "pci 0x15b3:0x1021", sizeof(x->ep.drift.model));
+		rp_strlcpy(x->ep.drift.value[RP_DF_FIRMWARE], fw, RP_DRIFT_VALUE);
+		rp_strlcpy(x->ep.drift.value[RP_DF_MTU], "4096", RP_DRIFT_VALUE);
+	}
+	x->o.eps = &x->ep;
+	x->o.n = 1;
+	x->o.why = "";
+	x->o.nccl_version = 22809;
+}
+
+static void *rank_main(void *arg)
+{
+	struct rank *k = arg;
+	struct mx_comm c;
+
+	mxt_comm(k->w, k->r, &c);
+	k->rc = mx_table_gather(&c, &k->off->o, rp_now() + 10, &k->t);
+	return NULL;
+}
+
+static void gather(struct offer *off, struct rank *ranks)
+{
+	struct mxt_world *w = mxt_world_new(NR, 1, 1 << 15);
+
+	assert_non_null(w);
+	for (int r = 0; r < NR; r++) {
+		ranks[r] = (struct rank){ .w = w, .r = r, .off = &off[r] };
+		assert_int_equal(pthread_create(&ranks[r].thread, NULL, rank_main, &ranks[r]), 0);
+	}
+	for (int r = 0; r < NR; r++) {
+		pthread_join(ranks[r].thread, NULL);
+		assert_int_equal(ranks[r].rc, 0);
+		assert_int_equal(ranks[r].t.err, 0);
+	}
+	mxt_world_free(w);
+}
+
+static void fini(struct rank *ranks)
+{
+	for (int r = 0; r < NR; r++)
+		mx_table_fini(&ranks[r].t);
+}
+
+/* Ranks 0 and 1 share node0's adapter (fw A); node1 and node2 run fw B: B is the majority (two
+ * endpoints against one). Counting node0's adapter once per rank would make it a 2:2 split. */
+static void test_drift_once_per_endpoint(void **state)
+{
+	struct offer off[NR];
+	struct rank ranks[NR];
+	const struct rp_drift *d;
+
+	(void)state;
+	ep_set(&off[0], "node0", "mlx5_0", "28.36.1010", 0);
+	ep_set(&off[1], "node0", "mlx5_0", "28.36.1010", 0);
+	ep_set(&off[2], "node1", "mlx5_0", "28.39.1002", 0);
+	ep_set(&off[3], "node2", "mlx5_0", "28.39.1002", 0);
+	gather(off, ranks);
+	assert_int_equal(ranks[0].t.n_eps, 3);
+	d = &ranks[0].t.drift;
+	assert_int_equal(d->n_warnings, 1);
+	assert_int_equal(d->warnings[0].field, RP_DF_FIRMWARE);
+	assert_string_equal(d->warnings[0].value, "28.36.1010");
+	assert_string_equal(d->warnings[0].majority, "28.39.1002");
+	assert_non_null(strstr(d->warnings[0].nodes, "node0"));
+	assert_int_equal(d->warnings[0].n_odd, 1);
+	/* only rank 0 compares */
+	for (int r = 1; r < NR; r++)
+		assert_int_equal(ranks[r].t.drift.n_warnings, 0);
+	fini(ranks);
+}
+
+/* A port-less entry (its rank's -d selects nothing) is no vote; the same firmware everywhere else
+ * is no drift. */
+static void test_no_port_entry_takes_no_part(void **state)
+{
+	struct offer off[NR];
+	struct rank ranks[NR];
+
+	(void)state;
+	ep_set(&off[0], "node0", "mlx5_0", "28.39.1002", 0);
+	ep_set(&off[1], "node1", "mlx5_0", "28.39.1002", 0);
+	ep_set(&off[2], "node2", "mlx5_0", "28.39.1002", 0);
+	ep_set(&off[3], "node3", "mlx5_9", "", MX_EP_NO_PORT);
+	gather(off, ranks);
+	assert_int_equal(ranks[0].t.n_eps, 4);
+	assert_int_equal(ranks[0].t.drift.n_warnings, 0);
+	fini(ranks);
+}
+
+/* A peer's strings: an escape sequence in its node name and a firmware string with no terminator
+ * reach the table and the drift message cleaned: terminated, no control character. */
+static void test_peer_strings_sanitised(void **state)
+{
+	struct offer off[NR];
+	struct rank ranks[NR];
+	const struct rp_drift *d;
+
+	(void)state;
+	ep_set(&off[0], "node0", "mlx5_0", "28.39.1002", 0);
+	ep_set(&off[1], "node1", "mlx5_0", "28.39.1002", 0);
+	ep_set(&off[2], "node2", "mlx5_0", "28.39.1002", 0);
+	ep_set(&off[3], "node3\x1b[2J", "mlx5_0", "x", 0);
+	rp_strlcpy(off[3].ep.drift.node, "node3\x1b[2J", sizeof(off[3].ep.drift.node));
+	memset(off[3].ep.drift.value[RP_DF_FIRMWARE], 'z', RP_DRIFT_VALUE);   /* no terminator */
+	gather(off, ranks);
+	for (size_t i = 0; i < ranks[0].t.n_eps; i++)
+		assert_null(strchr(ranks[0].t.eps[i].ep.node, '\x1b'));
+	d = &ranks[0].t.drift;
+	assert_int_equal(d->n_warnings, 1);
+	assert_int_equal(strlen(d->warnings[0].value), RP_DRIFT_VALUE - 1);
+	assert_null(strchr(d->warnings[0].nodes, '\x1b'));
+	assert_null(strchr(d->warnings[0].message, '\x1b'));
+	fini(ranks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_drift_once_per_endpoint),
+		cmocka_unit_test(test_no_port_entry_takes_no_part),
+		cmocka_unit_test(test_peer_strings_sanitised),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
