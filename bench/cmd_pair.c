@@ -24,6 +24,7 @@
 #include "stop.h"
 #include "util.h"
 #include "verdict.h"
+#include "verdict_cli.h"
 
 #define SERVE_KEEP 1000   /* --serve: the reports hold the latest this many pairs */
 
@@ -286,6 +287,7 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 		rp_pair_session_writer(cfg, &o->vcfg, (unsigned)o->e.retest, local, &oob, &res);
 		rp_oob_close(&oob);
 		rp_cli_print_result(&res);
+		rp_cli_print_judgement(&res);
 		print_attempts(&res);
 	}
 	status = rp_cli_write_reports(&o->e, "pair", argc, argv, &res, 1);
@@ -343,6 +345,7 @@ static int run_listener(struct pair_opts *o, const struct rp_engine_port *local,
 			rp_pair_session_target(cfg, &hello, local, &oob, &res);
 			rp_oob_close(&oob);
 			rp_cli_print_result(&res);
+			rp_cli_print_judgement(&res);
 			print_attempts(&res);
 			fflush(stdout);
 		}
