@@ -7,9 +7,10 @@
 #    writer's --interval-drop travels to the listener in the hello. One write outstanding per
 #    completion (-t 8 --cq-mod 1), so that the emulated link shows a completion several times per
 #    --interval and the stall is one interval of its own.
-# 2. The link taken down for 3 s and up again (`fault down`): the port left ACTIVE, so the first
-#    attempt is port_down (the PORT_ERR event, although the port is back), never a pass; the retest
-#    on the restored link is ok, so the pair is `flaky`: a warning with both attempts, exit 0.
+# 2. The link taken down for 3 s and up again (`fault down`, `fault up`): the port left ACTIVE, so
+#    the first attempt is port_down (the PORT_ERR event, although the port is back), never a pass on
+#    its average; the retest on the restored link is ok, so the pair is `flaky`: a warning with both
+#    attempts, exit 0.
 set -u
 . "$RP_ROOT/scripts/testbed/e2e-lib.sh"
 R=$RP_RESULTS
@@ -63,7 +64,35 @@ PY
 grep -q "warning: interval_drop: the slowest interval ran at .* s into the run" "$R/stall-c.out" ||
 	fail "stall: no interval_drop warning line from the writer"
 
-run flap 18712 "sleep 2; $F fault down rxe1; sleep 3; $F fault up rxe1" -s 64K -t 8 --cq-mod 1 -D 10 --timeout 10
+# Both processes are held (SIGSTOP) from the moment the link goes down until it is ACTIVE again:
+# the first attempt then always sees the flap (the PORT_ERR event waits on its async queue) and the
+# retest always finds the link back, however the emulated CPUs schedule the port checks.
+"$RP_BIN" pair --listen -p 18712 -d rxe1 --wait 30 --json "$R/flap-l.json" >"$R/flap-l.out" 2>&1 &
+lpid=$!
+e2e_wait_listen 18712 20 || fail "flap: the listener did not listen"
+"$RP_BIN" pair 127.0.0.1:18712 -d rxe0 -s 64K -t 8 --cq-mod 1 -D 8 --timeout 10 --wait 30 \
+	--json "$R/flap-c.json" >"$R/flap-c.out" 2>&1 &
+wpid=$!
+b0=$(e2e_tx_bytes h0)
+for _ in $(seq 1 300); do   # mid-run: 2 MB of the pair out on the writer's link
+	[ $(($(e2e_tx_bytes h0) - b0)) -gt 2000000 ] && break
+	kill -0 $wpid 2>/dev/null || break
+	sleep 0.1
+done
+kill -STOP $wpid $lpid || fail "flap: the pair ended before the fault"
+"$F" fault down rxe1
+for _ in $(seq 1 100); do [ "$(e2e_port_state rxe1)" = DOWN ] && break; sleep 0.1; done
+[ "$(e2e_port_state rxe1)" = DOWN ] || fail "flap: rxe1 did not go DOWN"
+sleep 3
+"$F" fault up rxe1
+for _ in $(seq 1 200); do [ "$(e2e_port_state rxe1)" = ACTIVE ] && break; sleep 0.1; done
+[ "$(e2e_port_state rxe1)" = ACTIVE ] || fail "flap: rxe1 did not come back ACTIVE"
+kill -CONT $lpid $wpid
+wait $wpid
+crc=$?
+wait $lpid
+lrc=$?
+cat "$R/flap-c.out" "$R/flap-l.out"
 e2e_note "flap: writer $crc, listener $lrc"
 [ $crc -eq 0 ] && [ $lrc -eq 0 ] || fail "a 3 s flap: writer exit $crc, listener exit $lrc (both 0: flaky)"
 python3 - "$R/flap-c.json" "$R/flap-l.json" <<'PY' || fail "flap: reports"
