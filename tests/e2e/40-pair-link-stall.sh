@@ -6,7 +6,9 @@
 #    both sides carry the interval_drop warning with the slowest interval inside the outage. The
 #    writer's --interval-drop travels to the listener in the hello. One write outstanding per
 #    completion (-t 8 --cq-mod 1), so that the emulated link shows a completion several times per
-#    --interval and the stall is one interval of its own.
+#    --interval and the stall is one interval of its own. --qp-timeout 18 (1 s): rxe's 7 retries
+#    then span the outage (with the probe's 67 ms they run out within it, and rxe leaves the QP
+#    silent: timed_out, which the retest turns into flaky; seen on the test bed).
 # 2. The link taken down for 3 s and up again (`fault down`, `fault up`): the port left ACTIVE, so
 #    the first attempt is port_down (the PORT_ERR event, although the port is back), never a pass on
 #    its average; the retest on the restored link is ok, so the pair is `flaky`: a warning with both
@@ -39,7 +41,7 @@ run() {
 
 F=$RP_FABRIC
 run stall 18711 "sleep 2; $F fault loss rxe1 100%; date +%s.%N >$R/on; sleep 3; date +%s.%N >$R/off; $F fault clear rxe1; date +%s.%N >$R/clear" \
-	-s 64K -t 8 --cq-mod 1 -D 16 --interval 0.5 --timeout 10 --interval-drop 0.25
+	-s 64K -t 8 --cq-mod 1 -D 16 --interval 0.5 --timeout 10 --qp-timeout 18 --interval-drop 0.25
 e2e_note "stall: writer $crc, listener $lrc"
 [ $crc -eq 0 ] && [ $lrc -eq 0 ] || fail "3 s of loss: writer exit $crc, listener exit $lrc (both 0)"
 python3 - "$R/stall-c.json" "$R/stall-l.json" "$tw" "$(cat "$R/on")" "$(cat "$R/off")" "$(cat "$R/clear")" "$te" <<'PY' || fail "stall: reports"
