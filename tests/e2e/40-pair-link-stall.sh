@@ -54,8 +54,9 @@ for f in sys.argv[1:3]:
     p = json.load(open(f))["pairs"][0]
     print(f.rsplit("/", 1)[1], p["status"], p["warnings"], "%.4f min %.5f at %.2f s" % (p["gbps"], p["gbps_min"], p["gbps_min_at_s"]))
     assert p["status"] == "ok" and p["verified"] and p["confirm"] is None, p
-    # lossy: rxe retransmits every ACK timeout for the 3 s the link passes nothing (deterministic)
-    assert set(p["warnings"]) == {"nominal_link_rate", "interval_drop", "lossy"}, p["warnings"]
+    # lossy may join: the outage costs a few retransmissions (one per 1 s ACK timeout, and the
+    # writes in flight resent), a rate per GB that lands near the default 10/GB for this run
+    assert set(p["warnings"]) - {"lossy"} == {"nominal_link_rate", "interval_drop"}, p["warnings"]
     assert p["gbps_min"] < 0.25 * p["gbps"], p
     # the slowest interval starts inside the outage: the run started after the writer did, and the
     # interval ends with the first completion after it (its start at most one --interval before it)
