@@ -24,6 +24,7 @@
 #include "stop.h"
 #include "util.h"
 #include "verdict.h"
+#include "verdict_cli.h"
 
 #define SERVE_KEEP 1000   /* --serve: the reports hold the latest this many pairs */
 
@@ -34,9 +35,9 @@ static const char usage[] =
 struct pair_opts {
 	struct rp_cli_engine e;
 	const char *spec, *bind, *allow_s, *token, *min_bw_s;
-	bool listen, cm, once, serve, port_seen, outlier_seen, wait_seen;
+	bool listen, cm, once, serve, port_seen, outlier_seen, interval_drop_seen, wait_seen;
 	int tcp_port, ib_port;
-	double wait_s, outlier;
+	double wait_s, outlier, interval_drop;
 	char host[256];
 	struct rp_acl allow;
 	struct rp_verdict_cfg vcfg;
@@ -83,7 +84,7 @@ static int check_sides(const struct pair_opts *o)
 	const char *only_listener = o->bind ? "--bind" : o->allow_s ? "--allow" : o->once ? "--once" :
 				    o->serve ? "--serve" : NULL;
 	const char *only_writer = o->min_bw_s ? "--min-bw" : o->outlier_seen ? "--outlier" :
-				  o->e.retest_seen ? "--retest" : NULL;
+				  o->interval_drop_seen ? "--interval-drop" : o->e.retest_seen ? "--retest" : NULL;
 
 	if (!o->listen && only_listener) {
 		fprintf(stderr, "rdmaprobe pair: %s is for the listener (pair --listen)\n", only_listener);
@@ -105,7 +106,7 @@ static int check_sides(const struct pair_opts *o)
 	return 0;
 }
 
-/* --bind, --allow, --token / RDMAPROBE_TOKEN, --min-bw / --outlier into their parsed forms. */
+/* --bind, --allow, --token / RDMAPROBE_TOKEN, --min-bw / --outlier / --interval-drop into their parsed forms. */
 static int parse_trust(struct pair_opts *o)
 {
 	const char *token = o->token ? o->token : getenv("RDMAPROBE_TOKEN");
@@ -139,9 +140,11 @@ static int parse_trust(struct pair_opts *o)
 		return RP_EXIT_USAGE;
 	}
 	o->vcfg.outlier = o->outlier;
-	if (o->e.latency && (o->min_bw_s || o->outlier_seen)) {
+	o->vcfg.interval_drop = o->interval_drop;
+	if (o->e.latency && (o->min_bw_s || o->outlier_seen || o->interval_drop_seen)) {
 		/* as loopback and matrix (bench/verdict_cli.c): a bandwidth rule in latency mode is an error */
-		fprintf(stderr, "rdmaprobe pair: --min-bw and --outlier judge bandwidth; latency mode (-l) measures none\n");
+		fprintf(stderr, "rdmaprobe pair: --min-bw, --outlier and --interval-drop judge bandwidth; latency mode "
+			"(-l) measures none\n");
 		return RP_EXIT_USAGE;
 	}
 	if (o->e.latency) {
@@ -165,6 +168,7 @@ static int parse_opts(struct pair_opts *o, int argc, char **argv)
 	o->tcp_port = RP_OOB_TCP_DEFAULT_PORT;
 	o->wait_s = 30;
 	o->outlier = o->vcfg.outlier;
+	o->interval_drop = o->vcfg.interval_drop;
 	t[k++] = (struct rp_opt){ "listen", 0, RP_OPT_FLAG, &o->listen, 0, 0, NULL, "wait for the peer; this side is the target (dst)", NULL };
 	t[k++] = (struct rp_opt){ "port", 'p', RP_OPT_INT, &o->tcp_port, 1, 65535, "P", "TCP port of the side channel (default 18515)", &o->port_seen };
 	t[k++] = (struct rp_opt){ "bind", 0, RP_OPT_STR, &o->bind, 0, 0, "ADDR", "listen on this address only (default: every address)", NULL };
@@ -178,6 +182,7 @@ static int parse_opts(struct pair_opts *o, int argc, char **argv)
 	t[k++] = (struct rp_opt){ "cm", 0, RP_OPT_FLAG, &o->cm, 0, 0, NULL, "connect with librdmacm (like perftest -R)", NULL };
 	t[k++] = (struct rp_opt){ "min-bw", 0, RP_OPT_STR, &o->min_bw_s, 0, 0, "X", "writer: fail below X: 0.9 / 90% of link rate, or 180G (default 0.9)", NULL };
 	t[k++] = (struct rp_opt){ "outlier", 0, RP_OPT_DOUBLE, &o->outlier, 0, 1, "F", "writer: the verdict's outlier fraction (default 0.5; 0 off)", &o->outlier_seen };
+	t[k++] = (struct rp_opt){ "interval-drop", 0, RP_OPT_DOUBLE, &o->interval_drop, 0, 1, "F", "writer: warn when the slowest --interval is below F x the average (default 0.1; 0 off)", &o->interval_drop_seen };
 	k += rp_cli_engine_opts(&o->e, t + k);
 	memset(&t[k], 0, sizeof(t[k]));
 	rc = rp_opts_parse("pair", usage, t, argc, argv, pos, 1, &npos);
@@ -264,6 +269,7 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 	hello.min_bw_absolute = o->vcfg.min_bw_absolute;
 	hello.min_bw = o->vcfg.min_bw;
 	hello.outlier = o->vcfg.outlier;
+	hello.interval_drop = o->vcfg.interval_drop;
 	memcpy(hello.token, o->token_field, sizeof(hello.token));
 	fprintf(stderr, "rdmaprobe pair: writer on %s:%d, connecting to %s port %d ...\n", local->device, local->port,
 		o->host, o->tcp_port);
@@ -281,6 +287,7 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 		rp_pair_session_writer(cfg, &o->vcfg, (unsigned)o->e.retest, local, &oob, &res);
 		rp_oob_close(&oob);
 		rp_cli_print_result(&res);
+		rp_cli_print_judgement(&res);
 		print_attempts(&res);
 	}
 	status = rp_cli_write_reports(&o->e, "pair", argc, argv, &res, 1);
@@ -338,6 +345,7 @@ static int run_listener(struct pair_opts *o, const struct rp_engine_port *local,
 			rp_pair_session_target(cfg, &hello, local, &oob, &res);
 			rp_oob_close(&oob);
 			rp_cli_print_result(&res);
+			rp_cli_print_judgement(&res);
 			print_attempts(&res);
 			fflush(stdout);
 		}

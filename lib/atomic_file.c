@@ -132,10 +132,9 @@ int rp_atomic_file_open(struct rp_atomic_file *af, const char *path)
 	return open_tmp(af);
 }
 
-void rp_atomic_file_write(struct rp_atomic_file *af, const void *buf, size_t len)
+/* write(2) all of buf, unless an earlier write failed; a failure goes to af->err. */
+static void write_all(struct rp_atomic_file *af, const char *p, size_t len)
 {
-	const char *p = buf;
-
 	while (!af->err && len > 0) {
 		ssize_t n = write(af->fd, p, len);
 
@@ -150,8 +149,30 @@ void rp_atomic_file_write(struct rp_atomic_file *af, const void *buf, size_t len
 	}
 }
 
+static void flush_buf(struct rp_atomic_file *af)
+{
+	if (af->buffered)
+		write_all(af, af->buf, af->buffered);
+	af->buffered = 0;
+}
+
+void rp_atomic_file_write(struct rp_atomic_file *af, const void *buf, size_t len)
+{
+	if (af->err)
+		return;
+	if (af->buffered + len > sizeof(af->buf))
+		flush_buf(af);
+	if (len >= sizeof(af->buf)) {
+		write_all(af, buf, len);
+		return;
+	}
+	memcpy(af->buf + af->buffered, buf, len);
+	af->buffered += len;
+}
+
 void rp_atomic_file_abort(struct rp_atomic_file *af)
 {
+	af->buffered = 0;
 	if (af->fd >= 0 && !af->to_stdout) {
 		close(af->fd);
 		unlink(af->tmp);
@@ -180,8 +201,10 @@ static int sync_dir(const char *path)
 int rp_atomic_file_commit(struct rp_atomic_file *af)
 {
 	const char *call = "write";
-	int err = af->err;
+	int err;
 
+	flush_buf(af);
+	err = af->err;
 	if (af->to_stdout) {
 		af->fd = -1;
 		return err ? rp_error(err, "write standard output: %s", strerror(-err)) : 0;

@@ -23,13 +23,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Caller storage for one write in progress; filled by rp_atomic_file_open(). */
+#define RP_ATOMIC_FILE_BUF 16384   /* bytes gathered before one write(2) */
+
+/* Caller storage for one write in progress; filled by rp_atomic_file_open(). The writes are gathered
+ * in buf: a report of many small pieces (jansson hands over each token) costs a few system calls,
+ * not thousands, which on a network or 9p file system each cost a round trip. */
 struct rp_atomic_file {
 	int fd;               /* where rp_atomic_file_write() writes; -1 once committed or aborted */
 	int err;              /* the first write error (negative errno), 0 while all is well */
 	bool to_stdout;       /* path "-": fd is standard output, nothing is renamed */
 	const char *path;     /* borrowed from the caller: must stay valid until commit */
 	char tmp[PATH_MAX];   /* the temporary's name ("" for standard output) */
+	size_t buffered;      /* bytes in buf not yet written */
+	char buf[RP_ATOMIC_FILE_BUF];
 };
 
 /* Whether path may be written: "-", a regular file, or an absent name in a directory this process
@@ -40,7 +46,8 @@ struct rp_atomic_file {
 int rp_atomic_file_check(const char *path);
 /* Check path (rp_atomic_file_check()) and create its temporary. 0 or a negative errno (logged). */
 int rp_atomic_file_open(struct rp_atomic_file *af, const char *path);
-/* Append len bytes; a failure is kept in af->err (the first one wins) and reported by commit. */
+/* Append len bytes (gathered, written when the buffer fills and at commit); a failure is kept in
+ * af->err (the first one wins) and reported by commit. */
 void rp_atomic_file_write(struct rp_atomic_file *af, const void *buf, size_t len);
 /* Finish the write begun by rp_atomic_file_open(): unless af->err is set, fsync the temporary, rename
  * it over af->path and fsync the directory (standard output: only report af->err). Always closes the

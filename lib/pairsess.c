@@ -15,6 +15,7 @@ void rp_pair_session_vcfg(const struct rp_pw_hello *hello, struct rp_verdict_cfg
 	vcfg->min_bw_absolute = hello->min_bw_absolute != 0;
 	vcfg->min_bw = hello->min_bw;
 	vcfg->outlier = hello->outlier;
+	vcfg->interval_drop = hello->interval_drop;
 }
 
 /* One attempt of the pair: the engine's run, recorded as an attempt, a stop turned into INTERRUPTED. */

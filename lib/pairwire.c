@@ -34,6 +34,8 @@ static int hello_check(const struct rp_pw_hello *h, char *why, size_t why_len)
 		return bad(why, why_len, -EBADMSG, "hello: bandwidth threshold out of range");
 	if (!isfinite(h->outlier) || h->outlier < 0 || h->outlier > 1)
 		return bad(why, why_len, -EBADMSG, "hello: outlier fraction out of range");
+	if (!isfinite(h->interval_drop) || h->interval_drop < 0 || h->interval_drop > 1)
+		return bad(why, why_len, -EBADMSG, "hello: interval-drop fraction out of range");
 	return 0;
 }
 

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define RP_PW_MAGIC 0x5250484cu   /* "RPHL" */
-#define RP_PW_VERSION 1
+#define RP_PW_VERSION 2   /* 2: the hello carries --interval-drop */
 #define RP_TOKEN_MIN 8
 #define RP_TOKEN_MAX 64
 
@@ -40,6 +40,7 @@ struct rp_pw_hello {
 	uint32_t min_bw_absolute;     /* the writer's verdict (lib/verdict.h), applied by both sides */
 	double min_bw;
 	double outlier;
+	double interval_drop;         /* warn when the slowest --interval is below this x the average */
 	uint8_t token[RP_TOKEN_MAX];
 };
 

@@ -61,6 +61,12 @@ void rp_retest_merge(struct rp_pair_result *r, const struct rp_pair_result *agai
 	memcpy(history, r->attempts, sizeof(history));
 	for (unsigned i = 0; i < next.n_attempts && n < RP_MAX_ATTEMPTS; i++)
 		history[n++] = next.attempts[i];
+	/* a retest that failed before the peer named its endpoint (its port is down now, say) still
+	 * names the pair: the endpoints the earlier attempt learned stay */
+	if (next.src.device[0] == '\0')
+		next.src = r->src;
+	if (next.dst.device[0] == '\0')
+		next.dst = r->dst;
 	*r = next;
 	memcpy(r->attempts, history, sizeof(history));
 	r->n_attempts = n;

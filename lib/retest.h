@@ -53,7 +53,8 @@ void rp_retest_cfg(const struct rp_engine_cfg *base, const struct rp_pair_result
 
 /* Fold a new measurement of the same pair into r: r's last attempt keeps the verdict r had (a
  * BELOW_THRESHOLD is a failed attempt although the engine measured it ok), r's measurement becomes
- * again's, r's attempt history gains again's attempts. A measurement without a recorded attempt
+ * again's (except an endpoint again does not name: a retest that failed before the peer sent its
+ * endpoint keeps the earlier attempt's), r's attempt history gains again's attempts. A measurement without a recorded attempt
  * (n_attempts 0) is recorded first, with qp_timeout -1 (unknown). */
 void rp_retest_merge(struct rp_pair_result *r, const struct rp_pair_result *again);
 

@@ -33,9 +33,14 @@ static void test_usage_errors(void **state)
 		{ "pair host --retest 9", "--retest 9: out of range" },
 		{ "pair host --min-bw fast", "--min-bw fast:" },
 		{ "pair host --outlier 2", "--outlier 2: out of range" },
+		{ "pair --listen --interval-drop 0.2", "--interval-drop is for the writer" },
+		{ "pair host --interval-drop 1.5", "--interval-drop 1.5: out of range" },
+		{ "pair host --interval-drop -0.1", "--interval-drop -0.1: out of range" },
+		{ "pair host --interval-drop nan", "--interval-drop nan" },
 		/* before, pair took a bandwidth rule in latency mode silently (loopback and matrix refuse it) */
 		{ "pair 127.0.0.1 -l --min-bw 1G --wait 1", "latency mode (-l) measures none" },
 		{ "pair 127.0.0.1 -l --outlier 0.3 --wait 1", "latency mode (-l) measures none" },
+		{ "pair 127.0.0.1 -l --interval-drop 0.3 --wait 1", "latency mode (-l) measures none" },
 	};
 	char err[4096];
 

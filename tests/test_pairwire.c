@@ -10,8 +10,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pairsess.h"
 #include "pairwire.h"
 #include "retest.h"
+#include "verdict.h"
 
 static struct rp_pw_msg good_hello(void)
 {
@@ -21,6 +23,7 @@ static struct rp_pw_msg good_hello(void)
 	m.u.hello.retest = 1;
 	m.u.hello.min_bw = 0.9;
 	m.u.hello.outlier = 0.5;
+	m.u.hello.interval_drop = 0.1;
 	rp_token_field("0123456789abcdef", m.u.hello.token);
 	return m;
 }
@@ -113,6 +116,46 @@ static void test_hello_payload(void **state)
 	assert_int_equal(check(&m, RP_PW_HELLO), -EBADMSG);
 	m.u.hello.outlier = -1;
 	assert_int_equal(check(&m, RP_PW_HELLO), -EBADMSG);
+	/* --interval-drop: a fraction 0..1, as the local option */
+	m = good_hello();
+	m.u.hello.interval_drop = NAN;
+	assert_int_equal(check(&m, RP_PW_HELLO), -EBADMSG);
+	m.u.hello.interval_drop = -INFINITY;
+	assert_int_equal(check(&m, RP_PW_HELLO), -EBADMSG);
+	m.u.hello.interval_drop = -0.01;
+	assert_int_equal(check(&m, RP_PW_HELLO), -EBADMSG);
+	m.u.hello.interval_drop = 1.01;
+	assert_int_equal(check(&m, RP_PW_HELLO), -EBADMSG);
+	m.u.hello.interval_drop = 1e300;
+	assert_int_equal(check(&m, RP_PW_HELLO), -EBADMSG);
+	m.u.hello.interval_drop = 0;   /* off */
+	assert_int_equal(check(&m, RP_PW_HELLO), 0);
+	m.u.hello.interval_drop = 1;
+	assert_int_equal(check(&m, RP_PW_HELLO), 0);
+}
+
+/* The listener judges with the writer's verdict settings: every one the hello carries is adopted,
+ * --interval-drop too (before, the listener kept its own default 0.1 whatever the writer gave). */
+static void test_hello_vcfg(void **state)
+{
+	struct rp_pw_msg m = good_hello();
+	struct rp_verdict_cfg v;
+
+	(void)state;
+	m.u.hello.min_bw_absolute = 1;
+	m.u.hello.min_bw = 25;
+	m.u.hello.outlier = 0.25;
+	m.u.hello.interval_drop = 0.4;
+	m.u.hello.retest = 2;
+	assert_int_equal(check(&m, RP_PW_HELLO), 0);
+	rp_pair_session_vcfg(&m.u.hello, &v);
+	assert_true(v.min_bw_absolute);
+	assert_true(v.min_bw == 25);
+	assert_true(v.outlier == 0.25);
+	assert_true(v.interval_drop == 0.4);
+	m.u.hello.interval_drop = 0;
+	rp_pair_session_vcfg(&m.u.hello, &v);
+	assert_true(v.interval_drop == 0);
 }
 
 static void test_truncated_and_garbage(void **state)
@@ -216,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_hello_good),
 		cmocka_unit_test(test_header_fields),
 		cmocka_unit_test(test_hello_payload),
+		cmocka_unit_test(test_hello_vcfg),
 		cmocka_unit_test(test_truncated_and_garbage),
 		cmocka_unit_test(test_ack_and_next),
 		cmocka_unit_test(test_token_rules),

@@ -117,6 +117,33 @@ static void test_merge_without_recorded_attempts(void **state)
 	assert_string_equal(r.reason, "second");
 }
 
+/* A retest that failed before the peer named its endpoint (the target's port is down now: it refused
+ * before sending its CONN) keeps the endpoints the first attempt learned, so the pair is still named
+ * in the text and the reports. (Before: the writer reported "rxe0:1 -> :0".) One the retest names
+ * wins. */
+static void test_merge_keeps_endpoints(void **state)
+{
+	struct rp_pair_result r, again;
+
+	(void)state;
+	measured(&r, RP_ST_PORT_DOWN, 0, 14);
+	snprintf(r.src.device, sizeof(r.src.device), "rxe0");
+	r.src.port = 1;
+	snprintf(r.dst.device, sizeof(r.dst.device), "rxe1");
+	snprintf(r.dst.node, sizeof(r.dst.node), "target");
+	r.dst.port = 1;
+	measured(&again, RP_ST_NO_PORT, 0, 14);
+	snprintf(again.src.device, sizeof(again.src.device), "rxe0");
+	again.src.port = 2;
+	rp_retest_merge(&r, &again);
+	assert_int_equal(r.status, RP_ST_NO_PORT);
+	assert_int_equal(r.n_attempts, 2);
+	assert_string_equal(r.dst.device, "rxe1");
+	assert_string_equal(r.dst.node, "target");
+	assert_int_equal(r.dst.port, 1);
+	assert_int_equal(r.src.port, 2);   /* named by the retest: its own */
+}
+
 /* Confirmed: every attempt failed, the deciding one under NCCL's timeout, and the text says so.
  * Unconfirmed: failed once, never measured again although a retest was asked for. */
 static void test_classify_confirmed_unconfirmed(void **state)
@@ -178,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_cfg_timeout),
 		cmocka_unit_test(test_merge_keeps_judged_status),
 		cmocka_unit_test(test_merge_without_recorded_attempts),
+		cmocka_unit_test(test_merge_keeps_endpoints),
 		cmocka_unit_test(test_classify_confirmed_unconfirmed),
 		cmocka_unit_test(test_history_bounded),
 	};
