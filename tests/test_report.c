@@ -561,10 +561,11 @@ static void test_csv_hostile_and_verdict_columns(void **state)
 	assert_true(slurp(path, buf, 1 << 16) > 0);
 	assert_non_null(strstr(buf, ",elapsed_s,reason,src_soft,dst_soft,cause_side,secondary_status,secondary_reason,"
 				    "gbps_min_at_s,warnings,confirm,attempts,attempt_statuses,attempt_sides,"
-				    "attempt_qp_timeouts,attempt_gbps\n"));
+				    "attempt_qp_timeouts,attempt_gbps,bidir,forward_status,rev_status,rev_gbps,rev_gbps_min,"
+				    "rev_bytes,rev_verified,rev_bad_offset,rev_warnings,gbps_sum,rev_reason\n"));
 	assert_non_null(strstr(buf, ",ok,0.250000,0.125000,4096000,"));   /* the old columns as they were */
 	assert_non_null(strstr(buf, ",true,false,,ok,,1.500,flaky;nominal_link_rate,flaky,2,timed_out;ok,src;,14;20,"
-				    "0.250000;0.250000\n"));
+				    "0.250000;0.250000,false,,,,,,,,,,\n"));
 	line2 = strchr(strchr(buf, '\n') + 1, '\n') + 1;
 	assert_true(strncmp(line2, "n\xef\xbf\xbd" "1,rxe\xef\xbf\xbd,", 12) == 0);
 	assert_non_null(strstr(line2, ",resolve_failed,,,0,0,0,false,-1,"));   /* NaN and inf rates: empty */
@@ -573,7 +574,7 @@ static void test_csv_hostile_and_verdict_columns(void **state)
 	assert_null(strstr(buf, "nan"));
 	assert_null(strstr(buf, "inf"));
 	assert_non_null(strstr(line2, ",dst,flushed,\"esc \xef\xbf\xbd[2J, here\","));
-	assert_non_null(strstr(line2, ",confirmed,0,,,,\n"));
+	assert_non_null(strstr(line2, ",confirmed,0,,,,,false,,,,,,,,,,\n"));
 	free(buf);
 	unlink(path);
 }
