@@ -81,6 +81,8 @@ const char rp_html_script[] =
 	"    if(p[5]>1)m+=', '+p[5]+' attempts';\n"
 	"    m+=', '+(p[6]===null?'n/a':p[6])+' Gb/s';\n"
 	"    if(p[7])m+=': '+p[7];\n"
+	"    if(p[8]){m+='; reverse '+epName(p[1])+' -> '+epName(p[0])+': '+D.st[p[8][0]]+', '+(p[8][1]===null?'n/a':p[8][1])+' Gb/s';\n"
+	"      var v=[];for(var c=0;c<D.wn.length;c++)if(p[8][2]&(1<<c))v.push(D.wn[c]);if(v.length)m+=', warnings: '+v.join(';');}\n"
 	"    return m;}\n"
 	"  function add(p,tag,txt,cls){var e=document.createElement(tag);if(txt!==undefined)e.textContent=txt;if(cls)e.className=cls;p.appendChild(e);return e;}\n"
 	"  function drill(k){\n"
