@@ -1,6 +1,7 @@
 /* result.c: status codes and helpers for rp_pair_result; see result.h. */
 #include "result.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -196,4 +197,23 @@ void rp_pair_reverse_unfold(struct rp_pair_result *r)
 double rp_pair_gbps_sum(const struct rp_pair_result *r)
 {
 	return r->gbps + (r->reverse.measured ? r->reverse.gbps : 0);
+}
+
+static bool rate_ok(double g)
+{
+	return isfinite(g) && g >= 0;
+}
+
+bool rp_pair_reverse_valid(const struct rp_pair_reverse *v)
+{
+	uint8_t measured, folded, verified;
+
+	/* a bool that is neither 0 nor 1 must not be read as a bool */
+	memcpy(&measured, &v->measured, 1);
+	memcpy(&folded, &v->folded, 1);
+	memcpy(&verified, &v->verified, 1);
+	return measured <= 1 && folded <= 1 && verified <= 1 && (!folded || measured) && (int)v->status >= 0 &&
+	       v->status < RP_ST_COUNT_ && (int)v->cause_side >= 0 && v->cause_side <= RP_SIDE_DST &&
+	       memchr(v->reason, '\0', sizeof(v->reason)) && rate_ok(v->gbps) && rate_ok(v->gbps_min) &&
+	       rate_ok(v->gbps_min_at_s) && v->bad_offset >= -1 && v->warnings < (1u << RP_PW_COUNT_);
 }

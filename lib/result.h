@@ -208,6 +208,10 @@ void rp_pair_reverse_store(struct rp_pair_result *r, const struct rp_pair_result
 void rp_pair_reverse_fold(struct rp_pair_result *r);
 /* Undo a fold: the forward direction's own outcome (ok) back in status/reason/cause_side. */
 void rp_pair_reverse_unfold(struct rp_pair_result *r);
+/* A reverse that came from another process (the matrix gathers results over MPI) is sound before it
+ * is used: measured 0/1, folded only when measured, status and side in range, reason terminated,
+ * rates finite and non-negative, bad_offset >= -1, warnings known. */
+bool rp_pair_reverse_valid(const struct rp_pair_reverse *v);
 /* The sum of both directions' rates for a bidir pair; the pair's rate otherwise. */
 double rp_pair_gbps_sum(const struct rp_pair_result *r);
 
