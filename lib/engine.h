@@ -239,10 +239,11 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
  * arrived) one of the path's active MTU (the smaller of the two ends'; 4096 when unknown), each
  * verified, with a deadline of at most RP_ENGINE_PROBE_TIMEOUT_S. Only the small one arriving is
  * RP_ST_MTU_BLACKHOLE, the original reason kept; otherwise the original status stays (with what the
- * probe saw in the reason). A pair that moved anything is never probed. Retry exceeded is included:
+ * probe saw in the reason). The probe's time counts in the pair's elapsed_s (at most about 2 x
+ * (RP_ENGINE_PROBE_TIMEOUT_S + set-up) more). A pair that moved anything is never probed. Retry exceeded is included:
  * on a real black hole the transport gives up (retry_cnt x the ACK timeout) before --timeout. */
 #define RP_ENGINE_PROBE_SMALL 64
-#define RP_ENGINE_PROBE_TIMEOUT_S 3.0
+#define RP_ENGINE_PROBE_TIMEOUT_S 2.0   /* a healthy path moves one small write in milliseconds */
 
 /* Both sides of a pair in this process (loopback): two threads over rp_oob_local_pair().
  * res is the writer's view (src = writer port). Returns 0 or 1 as rp_engine_pair_run, or a negative
