@@ -56,7 +56,14 @@ static bool soft_device_name(const char *dev)
 static void cell(const struct rp_pair_result *r, char *buf, size_t len)
 {
 	const char *flaky = r && r->confirm == RP_CONFIRM_FLAKY ? " flaky" : "";
+	struct rp_pair_result own;
 
+	if (r && r->reverse.folded) {
+		/* --bidir: the pair failed in its reverse direction; this cell is the forward's own */
+		own = *r;
+		rp_pair_reverse_unfold(&own);
+		r = &own;
+	}
 	if (!r)
 		snprintf(buf, len, "-");
 	else if (r->status != RP_ST_OK)
@@ -84,9 +91,23 @@ static void print_matrix(const struct lb_run *lb, size_t size)
 		snprintf(name, sizeof(name), "%s:%d", lb->ports[i].device, lb->ports[i].port);
 		printf("%-14s", name);
 		for (size_t j = 0; j < n; j++) {
-			int k = lb->index[i * n + j];
+			int k = lb->index[i * n + j], kr = lb->index[j * n + i];
+			struct rp_pair_result rev;
 
-			cell(k >= 0 ? &lb->res[k] : NULL, c, sizeof(c));
+			if (k < 0 && kr >= 0 && lb->res[kr].reverse.measured) {
+				/* --bidir: j -> i ran as the reverse direction of i <- j */
+				rp_pair_reverse_view(&lb->res[kr], &rev);
+				cell(&rev, c, sizeof(c));
+			} else if (k >= 0 && i == j && lb->res[k].reverse.measured) {
+				char f[32], b[32];
+
+				rp_pair_reverse_view(&lb->res[k], &rev);
+				cell(&lb->res[k], f, sizeof(f));
+				cell(&rev, b, sizeof(b));
+				snprintf(c, sizeof(c), "%s|%s", f, b);
+			} else {
+				cell(k >= 0 ? &lb->res[k] : NULL, c, sizeof(c));
+			}
 			printf(" %17s", c);
 		}
 		printf("\n");
@@ -189,8 +210,8 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 			struct rp_pair_result *r = &lb->res[lb->n_res];
 			struct rp_engine_cfg cfg;
 
-			if (lb->no_self && i == j)
-				continue;
+			if ((lb->no_self && i == j) || (lb->e.bidir && j < i))
+				continue;   /* --bidir: i -> j runs j -> i at the same time */
 			rp_cli_pair_cfg(&lb->e, &lb->ports[i], &lb->ports[j], &cfg);
 			cfg.meas.msg_size = lb->e.sizes[pass];
 			if (!lb->quiet)
@@ -263,7 +284,7 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	}
 	if (gethostname(lb->host, sizeof(lb->host) - 1) != 0)
 		rp_strlcpy(lb->host, "localhost", sizeof(lb->host));
-	per_pass = n * n - (lb->no_self ? n : 0);
+	per_pass = (lb->e.bidir ? n * (n + 1) / 2 : n * n) - (lb->no_self ? n : 0);
 	lb->planned = per_pass * lb->e.n_sizes;
 	lb->res = calloc(lb->planned, sizeof(*lb->res));
 	lb->pair_eps = calloc(2 * lb->planned, sizeof(*lb->pair_eps));

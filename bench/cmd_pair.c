@@ -84,15 +84,16 @@ static int check_sides(const struct pair_opts *o)
 	const char *only_listener = o->bind ? "--bind" : o->allow_s ? "--allow" : o->once ? "--once" :
 				    o->serve ? "--serve" : NULL;
 	const char *only_writer = o->min_bw_s ? "--min-bw" : o->outlier_seen ? "--outlier" :
-				  o->interval_drop_seen ? "--interval-drop" : o->e.retest_seen ? "--retest" : NULL;
+				  o->interval_drop_seen ? "--interval-drop" : o->e.retest_seen ? "--retest" :
+				  o->e.bidir ? "--bidir" : NULL;
 
 	if (!o->listen && only_listener) {
 		fprintf(stderr, "rdmaprobe pair: %s is for the listener (pair --listen)\n", only_listener);
 		return RP_EXIT_USAGE;
 	}
 	if (o->listen && only_writer) {
-		fprintf(stderr, "rdmaprobe pair: %s is for the writer: the listener applies the writer's verdict "
-			"and serves the retests it asks for\n", only_writer);
+		fprintf(stderr, "rdmaprobe pair: %s is for the writer: the listener follows the writer's settings "
+			"(--bidir too), applies its verdict and serves the retests it asks for\n", only_writer);
 		return RP_EXIT_USAGE;
 	}
 	if (o->once && o->serve) {

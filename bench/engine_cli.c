@@ -50,6 +50,7 @@ size_t rp_cli_engine_opts(struct rp_cli_engine *e, struct rp_opt *t)
 		{ "qps", 'q', RP_OPT_U64, &e->qps, 1, RP_ENGINE_MAX_QPS, "N", "QPs per pair (default 1)", NULL },
 		{ "cq-mod", 0, RP_OPT_U64, &e->cq_mod, 1, 8192, "N", "signal one write in N (default 16, at most -t)", &e->cq_mod_seen },
 		{ "latency", 'l', RP_OPT_FLAG, &e->latency, 0, 0, NULL, "latency mode: write ping-pong like ib_write_lat", NULL },
+		{ "bidir", 'b', RP_OPT_FLAG, &e->bidir, 0, 0, NULL, "both directions of each pair at once, each verified and reported (like ib_write_bw -b)", NULL },
 		{ "no-verify", 0, RP_OPT_FLAG, &e->no_verify, 0, 0, NULL, "skip the byte-by-byte check of the target", NULL },
 		{ "gid-index", 'x', RP_OPT_INT, &e->gid_index, 0, 255, "N", "GID index (default: NCCL's rule)", &e->gid_seen },
 		{ "qp-timeout", 0, RP_OPT_INT, &e->qp_timeout, 0, 31, "T", "ACK timeout exponent, 4.096us*2^T (default 14; NCCL 20)", NULL },
@@ -166,6 +167,10 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 			(unsigned long long)e->iters, (unsigned long long)e->size);
 		return RP_EXIT_USAGE;
 	}
+	if (e->latency && e->bidir) {
+		fprintf(stderr, "rdmaprobe %s: --bidir measures bandwidth in both directions: not with -l/--latency\n", cmd);
+		return RP_EXIT_USAGE;
+	}
 	if (e->latency && e->duration_seen) {
 		fprintf(stderr, "rdmaprobe %s: latency mode counts round trips: use -n, not -D\n", cmd);
 		return RP_EXIT_USAGE;
@@ -216,6 +221,7 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	c->meas.cq_mod = (unsigned)e->cq_mod;
 	c->meas.interval_s = e->interval;
 	c->meas.verify = !e->no_verify;
+	c->meas.bidir = e->bidir;
 	c->qp.qp_timeout = e->qp_timeout;
 	c->qp.retry_cnt = e->retry_cnt;
 	c->qp.traffic_class = e->tclass;
@@ -527,7 +533,8 @@ int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, in
 	return status;
 }
 
-void rp_cli_print_result(const struct rp_pair_result *r)
+/* One direction: "src -> dst  status  size N  rate ..." without the elapsed time. */
+static void print_direction(const struct rp_pair_result *r)
 {
 	printf("%s:%d -> %s:%d  %-14s", r->src.device, r->src.port, r->dst.device, r->dst.port, rp_status_code(r->status));
 	if (r->status == RP_ST_OK) {
@@ -540,5 +547,24 @@ void rp_cli_print_result(const struct rp_pair_result *r)
 	} else {
 		printf(" %s", r->reason);
 	}
-	printf("  (%.1f s)\n", r->elapsed_s);
+}
+
+void rp_cli_print_result(const struct rp_pair_result *r)
+{
+	struct rp_pair_result fwd, rev;
+
+	if (!r->reverse.measured) {
+		print_direction(r);
+		printf("  (%.1f s)\n", r->elapsed_s);
+		return;
+	}
+	/* --bidir: each direction on its own line, then the sum */
+	fwd = *r;
+	rp_pair_reverse_unfold(&fwd);
+	rp_pair_reverse_view(r, &rev);
+	print_direction(&fwd);
+	printf("\n");
+	print_direction(&rev);
+	printf("\nboth directions: %s, %.3f Gb/s in all  (%.1f s)\n", rp_status_code(r->status), rp_pair_gbps_sum(r),
+	       r->elapsed_s);
 }

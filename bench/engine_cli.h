@@ -22,6 +22,7 @@ struct rp_cli_engine {
 	double duration, timeout, interval;
 	int qp_timeout, retry_cnt, gid_index, tclass;
 	bool all, latency, no_verify, hugepages;
+	bool bidir;                   /* --bidir: both directions of each pair at once (lib/engine.h) */
 	bool size_seen, iters_seen, duration_seen, gid_seen, cq_mod_seen, retest_seen;
 	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
 	const char *json, *csv;

@@ -69,7 +69,8 @@ struct rp_engine_meas {
 	double duration_s;           /* measure for this long instead of iters (0 = use iters) */
 	double interval_s;           /* interval for gbps_min */
 	uint32_t verify;             /* fill, final WRITE WITH IMM, check every byte (default 1) */
-	uint32_t pad_;
+	uint32_t bidir;              /* --bidir: both directions at once (bandwidth mode only); the target
+	                              * learns from it that it is a writer too (see "both directions") */
 };
 
 /* What to measure and how the QPs are set. Passed as const; front ends fill it from their options
@@ -121,13 +122,18 @@ struct rp_engine_port {
  * is recognised by the swapped magic and rejected. rp_engine_msg_validate() checks everything a peer
  * could get wrong before any field is used. */
 #define RP_MSG_MAGIC 0x5250454eu  /* "RPEN" */
-#define RP_MSG_VERSION 3        /* 2: measure part whole in CONN (duration, interval, cq_mod...), PROGRESS,
-                                 * first-hand flag, soft devices; 3: port counters in RESULT */
+#define RP_MSG_VERSION 4        /* 2: measure part whole in CONN (duration, interval, cq_mod...), PROGRESS,
+                                 * first-hand flag, soft devices; 3: port counters in RESULT;
+                                 * 4: meas.bidir and the reverse direction's messages (RP_MSGF_REVERSE),
+                                 * the writer's completed count in RESULT (MTU probe) */
 
 enum rp_msg_type { RP_MSG_CONN = 1, RP_MSG_READY, RP_MSG_RESULT, RP_MSG_PROGRESS, RP_MSG_TYPE_MAX_ };
 
 /* msg.flags */
 #define RP_MSGF_OWN 1u           /* status is the sender's own observation (not a consequence of ours) */
+#define RP_MSGF_REVERSE 2u       /* --bidir: a message of the reverse direction (dst writes into src). Set
+                                  * and cleared by the engine's multiplexer only: rp_engine_msg_validate()
+                                  * rejects it, so it never reaches a sequence that is not bidir */
 
 struct rp_conn_info {
 	uint32_t n_qps;
@@ -168,6 +174,7 @@ struct rp_wire_result {
 	double lat_min_us, lat_median_us, lat_p99_us, lat_max_us;
 	bool verified;
 	bool lat_measured;
+	uint64_t completed;          /* the writer's writes completed, warm-up included (MTU probe) */
 	struct rp_pair_ctr_side ctr_src;   /* the writer's port counters (FROM_WRITER) */
 	struct rp_pair_ctr_side ctr_dst;   /* the target's (FROM_TARGET) */
 };
@@ -216,6 +223,27 @@ int rp_engine_msg_validate(struct rp_engine_msg *msg, size_t len, enum rp_msg_ty
 int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
 		       const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
 		       struct rp_pair_result *res);
+
+/* Both directions (cfg->meas.bidir, like ib_write_bw -b). The writer's rp_engine_pair_run() runs the
+ * forward direction and, in a second thread, the target of the reverse one; the target learns from
+ * the writer's CONN (meas.bidir) that it writes too and starts the reverse writer. Both directions
+ * share the side channel through a multiplexer (messages of the reverse carry RP_MSGF_REVERSE) and
+ * start their measured runs together (each waits, at most --timeout, until the other is connected).
+ * Each direction is a whole pair sequence of its own (QPs, buffers, verification, first cause); the
+ * result's reverse field holds the reverse (result.h), folded into the pair's status. The port
+ * counters are snapshotted by the forward direction only, expecting both directions' bytes.
+ *
+ * MTU probe. When a bandwidth pair (not bidir) fails as timed_out or retry_exceeded and the writer
+ * completed no write at all (its count travels in RESULT, so both sides decide alike), both sides
+ * run two more short pair sequences: one write of RP_ENGINE_PROBE_SMALL bytes, then (when that
+ * arrived) one of the path's active MTU (the smaller of the two ends'; 4096 when unknown), each
+ * verified, with a deadline of at most RP_ENGINE_PROBE_TIMEOUT_S. Only the small one arriving is
+ * RP_ST_MTU_BLACKHOLE, the original reason kept; otherwise the original status stays (with what the
+ * probe saw in the reason). The probe's time counts in the pair's elapsed_s (at most about 2 x
+ * (RP_ENGINE_PROBE_TIMEOUT_S + set-up) more). A pair that moved anything is never probed. Retry exceeded is included:
+ * on a real black hole the transport gives up (retry_cnt x the ACK timeout) before --timeout. */
+#define RP_ENGINE_PROBE_SMALL 64
+#define RP_ENGINE_PROBE_TIMEOUT_S 2.0   /* a healthy path moves one small write in milliseconds */
 
 /* Both sides of a pair in this process (loopback): two threads over rp_oob_local_pair().
  * res is the writer's view (src = writer port). Returns 0 or 1 as rp_engine_pair_run, or a negative

@@ -74,6 +74,10 @@ int rp_engine_meas_validate(const struct rp_engine_meas *m, char *why, size_t wh
 		snprintf(why, why_len, "interval %g s: must be positive and finite", m->interval_s);
 	else if (m->verify > 1)
 		snprintf(why, why_len, "verify %u: must be 0 or 1", m->verify);
+	else if (m->bidir > 1)
+		snprintf(why, why_len, "bidir %u: must be 0 or 1", m->bidir);
+	else if (m->bidir && m->mode != RP_MODE_BW)
+		snprintf(why, why_len, "both directions at once (--bidir) is for bandwidth mode, not latency");
 	else
 		return 0;
 	return -EINVAL;

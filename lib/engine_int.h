@@ -9,6 +9,8 @@
  *   engine_target.c  the target's wait for the final write and its check of every byte
  *   engine_pair.c    the pair sequence as phase functions over one context; loopback
  *   engine_cm.c      connection with librdmacm
+ *   engine_mux.c     --bidir: the two directions over one side channel, their start gate
+ *   engine_probe.c   the MTU probe of a pair that moved nothing (mtu_blackhole)
  */
 #ifndef RP_ENGINE_INT_H
 #define RP_ENGINE_INT_H
@@ -122,6 +124,35 @@ int rp_engine_peek_oob(struct rp_oob *oob, enum rp_msg_type want, double wait_s,
  * error of the writer is the consequence of the target's own failure (its QP went away); otherwise
  * the writer's. */
 bool rp_engine_target_first(enum rp_status w, enum rp_status t);
+
+/* engine_pair.c: one side of one pair sequence (no MTU probe, no attempt record), with what the
+ * probe needs to know of it in *info (may be NULL): the measure part it ran with (the writer's, as
+ * adopted) and the writer's completed writes when this side learned them. */
+struct rp_engine_side_info {
+	struct rp_engine_meas meas;
+	uint64_t completed;
+	bool completed_known;
+};
+int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
+		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_side_info *info);
+
+/* engine_probe.c: the MTU probe (engine.h). wanted: the sequence's outcome calls for it (both sides
+ * decide alike). run: the two probe sequences over the same oob, then res classified; returns 0 or 1
+ * as rp_engine_pair_run. */
+bool rp_engine_probe_wanted(const struct rp_pair_result *res, const struct rp_engine_side_info *info);
+int rp_engine_probe_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
+			struct rp_oob *oob, unsigned pass, struct rp_pair_result *res);
+
+/* engine_mux.c: --bidir, the two directions over one side channel (see engine.h, "Both directions").
+ * rp_engine_mux_chan(m, 0) is the forward direction's channel, 1 the reverse's; closing them does not
+ * close under (the caller's). The gate: direction idx is connected; wait (at most until deadline, or a
+ * stop) until the other one is too, or has ended (rp_engine_mux_gone), so both runs start together. */
+struct rp_engine_mux;
+int rp_engine_mux_open(struct rp_oob *under, struct rp_engine_mux **m_p);
+struct rp_oob *rp_engine_mux_chan(struct rp_engine_mux *m, unsigned idx);
+void rp_engine_mux_gate(struct rp_engine_mux *m, unsigned idx, double deadline);
+void rp_engine_mux_gone(struct rp_engine_mux *m, unsigned idx);
+void rp_engine_mux_free(struct rp_engine_mux *m);
 
 /* engine_cm.c: connect with librdmacm instead of INIT/RTR/RTS by hand (like perftest -R).
  * The target listens before it sends its connection info (cm_port travels in it); the writer

@@ -31,6 +31,7 @@
 #include "util.h"
 
 struct ctr_watch;
+struct reverse_dir;
 
 struct pair_ctx {
 	struct rp_engine_cfg cfg;         /* the target's adopts the writer's measure part */
@@ -48,6 +49,12 @@ struct pair_ctx {
 	enum rp_status peer_status;
 	char peer_reason[256];
 	struct ctr_watch *ctr;            /* port counters: the "before" snapshot, taken before READY */
+	/* --bidir: the multiplexer both directions share (NULL otherwise), this direction's channel (0
+	 * forward, 1 reverse) and, in the forward one, the reverse direction's thread */
+	struct rp_engine_mux *mux;
+	unsigned dir;
+	struct reverse_dir *rev;
+	struct rp_engine_side_info *info; /* what the MTU probe needs to know of this sequence */
 };
 
 /* Remember a failure the peer reported (its own view). */
@@ -129,6 +136,90 @@ static bool stop_check(struct pair_ctx *c)
 	return true;
 }
 
+static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
+			 struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_mux *mux,
+			 unsigned dir, struct rp_engine_side_info *info);
+
+/* --bidir: the reverse direction of this side (the target of the reverse on the writer's side, its
+ * writer on the target's side), a whole pair sequence in a thread of its own on channel 1. */
+struct reverse_dir {
+	struct rp_engine_cfg cfg;
+	enum rp_engine_role role;
+	const struct rp_engine_port *local;
+	struct rp_engine_mux *mux;
+	unsigned pass;
+	struct rp_pair_result res;
+	pthread_t tid;
+};
+
+static void *reverse_main(void *arg)
+{
+	struct reverse_dir *r = arg;
+
+	pair_run_side(&r->cfg, r->role, r->local, rp_engine_mux_chan(r->mux, 1), r->pass, &r->res, r->mux, 1, NULL);
+	rp_engine_mux_gone(r->mux, 1);
+	return NULL;
+}
+
+/* Put the side channel behind the multiplexer (this direction on channel 0) and start the reverse.
+ * The reverse is not bidir itself, reads no port counters (the forward one reads them for both) and
+ * uses this side's memory kind for its buffer. 0, or a negative errno with res failed. */
+static int reverse_start(struct pair_ctx *c)
+{
+	struct reverse_dir *r;
+	int rc = rp_engine_mux_open(c->oob, &c->mux);
+
+	if (rc) {
+		rp_pair_result_fail(c->res, RP_ST_SETUP, "--bidir: side channel for the reverse direction: %s",
+				    strerror(-rc));
+		return rc;
+	}
+	c->oob = rp_engine_mux_chan(c->mux, 0);
+	c->dir = 0;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		rp_pair_result_fail(c->res, RP_ST_SETUP, "--bidir: out of memory for the reverse direction");
+		return rp_error(-ENOMEM, "%s", c->res->reason);
+	}
+	r->cfg = c->cfg;
+	r->cfg.meas.bidir = 0;
+	r->cfg.sysfs_root = "";
+	if (c->writer)
+		r->cfg.dst_mem = c->cfg.src_mem;
+	else
+		r->cfg.src_mem = c->cfg.dst_mem;
+	r->role = c->writer ? RP_ROLE_TARGET : RP_ROLE_WRITER;
+	r->local = c->local;
+	r->mux = c->mux;
+	r->pass = c->pass;
+	rc = pthread_create(&r->tid, NULL, reverse_main, r);
+	if (rc) {
+		free(r);
+		rp_pair_result_fail(c->res, RP_ST_SETUP, "--bidir: pthread_create for the reverse direction: %s",
+				    strerror(rc));
+		return rp_error(-rc, "%s", c->res->reason);
+	}
+	c->rev = r;
+	return 0;
+}
+
+/* The forward direction ended: wait for the reverse, keep its outcome in res->reverse, fold. */
+static void reverse_end(struct pair_ctx *c)
+{
+	if (!c->mux || c->dir != 0)
+		return;
+	rp_engine_mux_gone(c->mux, 0);
+	if (c->rev) {
+		pthread_join(c->rev->tid, NULL);
+		rp_pair_reverse_store(c->res, &c->rev->res);
+		rp_pair_reverse_fold(c->res);
+		free(c->rev);
+		c->rev = NULL;
+	}
+	rp_engine_mux_free(c->mux);
+	c->mux = NULL;
+}
+
 /* The target: receive the writer's CONN and adopt its measure part, after the same validation as a
  * local configuration. -ECANCELED when the writer reported a failure, another negative errno when
  * this side failed (res says why; the writer is told). */
@@ -148,6 +239,8 @@ static int conn_receive_writer(struct pair_ctx *c)
 		return -EINVAL;
 	}
 	rp_engine_conn_endpoint(&c->theirs.u.conn, &c->res->src);
+	if (c->cfg.meas.bidir && !c->mux)
+		return reverse_start(c);   /* this side writes too: the reverse direction's writer */
 	return 0;
 }
 
@@ -265,6 +358,11 @@ static uint64_t ctr_expected(const struct pair_ctx *c, uint64_t *judged)
 		    strcmp(c->res->src.node, c->res->dst.node) == 0;
 
 	*judged = c->writer && c->res->bytes ? c->res->bytes : m->msg_size * m->iters;
+	if (m->bidir) {
+		/* both directions cross the port at once, as much again (the reverse's is the same plan) */
+		bytes *= 2;
+		*judged *= 2;
+	}
 	return m->mode == RP_MODE_BW ? (same ? 2 * bytes : bytes) : 0;
 }
 
@@ -293,6 +391,10 @@ static void phase_run(struct pair_ctx *c)
 	ep->oob = c->oob;
 	ep->pending = &c->pending;
 	ep->have_pending = &c->have_pending;
+	/* --bidir: the writer starts when this side's other direction is connected too (the target
+	 * only says it is) */
+	if (c->mux)
+		rp_engine_mux_gate(c->mux, c->dir, c->writer ? rp_now() + c->cfg.timeout_s : 0);
 	if (stop_check(c))
 		return;
 	if (c->writer)
@@ -374,6 +476,8 @@ static void phase_results(struct pair_ctx *c)
 
 	rp_engine_msg_init(&mine, RP_MSG_RESULT, c->res);
 	wire_from_result(c->res, &mine.u.result);
+	if (c->writer)
+		mine.u.result.completed = c->ep->done;
 	if (c->have_pending) {
 		c->theirs = c->pending;
 		c->have_pending = false;
@@ -384,6 +488,10 @@ static void phase_results(struct pair_ctx *c)
 	if (rc)
 		return;
 	note_peer(c, &c->theirs);
+	if (!c->writer && c->info) {
+		c->info->completed = c->theirs.u.result.completed;
+		c->info->completed_known = true;
+	}
 	if (c->theirs.status == RP_ST_OK || c->theirs.status == RP_ST_DATA_MISMATCH)
 		merge_results(c, &c->theirs.u.result);
 }
@@ -467,32 +575,68 @@ static void local_endpoint(const struct rp_engine_port *local, struct rp_endpoin
 	me->gid_index = local->gid_index;
 }
 
-/* The phases of one side, without the attempt record. */
+/* The phases of one side, without the attempt record. mux/dir: a direction of a --bidir pair (the
+ * reverse's thread); NULL/0 otherwise, and the forward direction of a bidir pair makes its own. */
 static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
-			 struct rp_oob *oob, unsigned pass, struct rp_pair_result *res)
+			 struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_mux *mux,
+			 unsigned dir, struct rp_engine_side_info *info)
 {
 	struct pair_ctx c = { .cfg = *cfg, .role = role, .writer = role == RP_ROLE_WRITER, .local = local,
-			      .oob = oob, .pass = pass, .res = res };
+			      .oob = oob, .pass = pass, .res = res, .mux = mux, .dir = dir, .info = info };
 	double t0 = rp_now();
 
 	rp_pair_result_init(res, NULL, NULL);
+	if (info)
+		memset(info, 0, sizeof(*info));
 	local_endpoint(local, c.writer ? &res->src : &res->dst);
+	if (c.writer && c.cfg.meas.bidir && !mux)
+		reverse_start(&c);
 	/* the "before" snapshot precedes READY: no write of this pair has been posted by either side yet */
 	if (!stop_check(&c) && phase_conn(&c) == 0 && (c.ctr = ctr_begin(&c), phase_connect(&c) == 0)) {
 		phase_run(&c);
 		phase_results(&c);
 	}
 	free(c.ctr);
+	if (info) {
+		info->meas = c.cfg.meas;
+		if (c.writer && c.ep) {
+			info->completed = c.ep->done;
+			info->completed_known = true;
+		}
+	}
 	rp_engine_ep_destroy(c.ep);
 	finish(&c);
+	reverse_end(&c);
 	res->elapsed_s = rp_now() - t0;
 	return res->status == RP_ST_OK ? 0 : 1;
+}
+
+int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
+		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_side_info *info)
+{
+	return pair_run_side(cfg, role, local, oob, pass, res, NULL, 0, info);
+}
+
+/* One side, then the MTU probe when the pair moved nothing (engine_probe.c). */
+static int pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+			   const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
+			   struct rp_pair_result *res)
+{
+	struct rp_engine_side_info info;
+	double t0 = rp_now();
+	int rc = rp_engine_side_run(cfg, role, local, oob, pass, res, &info);
+
+	if (rp_engine_probe_wanted(res, &info)) {
+		rc = rp_engine_probe_run(cfg, role, local, oob, pass, res);
+		res->elapsed_s = rp_now() - t0;   /* the probe is part of the pair's time */
+	}
+	return rc;
 }
 
 int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
 		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res)
 {
-	int rc = pair_run_side(cfg, role, local, oob, pass, res);
+	int rc = pair_run_probed(cfg, role, local, oob, pass, res);
 
 	rp_pair_result_record_attempt(res, cfg->qp.qp_timeout);
 	return rc;
@@ -510,7 +654,7 @@ static void *target_thread_main(void *arg)
 {
 	struct target_thread *t = arg;
 
-	pair_run_side(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, &t->res);
+	pair_run_probed(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, &t->res);
 	return NULL;
 }
 
@@ -536,7 +680,7 @@ static int loopback_sides(const struct rp_engine_cfg *cfg, const struct rp_engin
 		rp_oob_close(&b);
 		return rp_error(-rc, "pthread_create for the target: %s", strerror(rc));
 	}
-	rc = pair_run_side(cfg, RP_ROLE_WRITER, src, &a, pass, res);
+	rc = pair_run_probed(cfg, RP_ROLE_WRITER, src, &a, pass, res);
 	/* the target's side channel sees our close if it is still waiting, so the join is bounded */
 	rp_oob_close(&a);
 	pthread_join(tid, NULL);

@@ -213,6 +213,32 @@ static void outcome_json(json_t *o, const struct rp_pair_result *r, const char *
 	set(o, "attempts", attempts_json(r, bad), bad);
 }
 
+/* --bidir: the reverse direction (dst writes into src) on its own, and the forward's own status. */
+static void reverse_json(json_t *o, const struct rp_pair_result *r, const char **bad)
+{
+	const struct rp_pair_reverse *v = &r->reverse;
+	json_t *rv;
+
+	if (!v->measured)
+		return;
+	rv = json_object();
+	set(o, "bidir", json_true(), bad);
+	set(o, "forward_status", json_string(rp_status_code(v->folded ? RP_ST_OK : r->status)), bad);
+	set(o, "gbps_sum", jnum(rp_pair_gbps_sum(r)), bad);
+	set(rv, "status", json_string(rp_status_code(v->status)), bad);
+	set(rv, "reason", jstr(v->reason, sizeof(v->reason)), bad);
+	set(rv, "cause_side", jside(v->cause_side), bad);
+	set(rv, "gbps", jnum(v->gbps), bad);
+	set(rv, "gbps_min", jnum(v->gbps_min), bad);
+	set(rv, "gbps_min_at_s", jnum(v->gbps_min_at_s), bad);
+	set(rv, "bytes", json_integer((json_int_t)v->bytes), bad);
+	set(rv, "iters", json_integer((json_int_t)v->iters), bad);
+	set(rv, "verified", json_boolean(v->verified), bad);
+	set(rv, "bad_offset", json_integer(v->bad_offset), bad);
+	set(rv, "warnings", warnings_json(v->warnings, bad), bad);
+	set(o, "reverse", rv, bad);
+}
+
 /* One pair; on failure *bad names the first field that could not be added and the object is freed. */
 static json_t *pair_json(const struct rp_pair_result *r, const char **bad)
 {
@@ -232,6 +258,7 @@ static json_t *pair_json(const struct rp_pair_result *r, const char **bad)
 	set(o, "latency", latency_json(&r->lat, bad), bad);
 	set(o, "elapsed_s", jnum(r->elapsed_s), bad);
 	outcome_json(o, r, bad);
+	reverse_json(o, r, bad);
 	if (*bad) {
 		json_decref(o);
 		return NULL;
@@ -532,7 +559,9 @@ static const char csv_header[] =
 	"status,gbps,gbps_min,bytes,iters,msg_size,verified,bad_offset,"
 	"lat_min_us,lat_median_us,lat_p99_us,lat_max_us,lat_samples,elapsed_s,reason,"
 	"src_soft,dst_soft,cause_side,secondary_status,secondary_reason,gbps_min_at_s,warnings,confirm,"
-	"attempts,attempt_statuses,attempt_sides,attempt_qp_timeouts,attempt_gbps\n";
+	"attempts,attempt_statuses,attempt_sides,attempt_qp_timeouts,attempt_gbps,"
+	"bidir,forward_status,rev_status,rev_gbps,rev_gbps_min,rev_bytes,rev_verified,rev_bad_offset,rev_warnings,"
+	"gbps_sum,rev_reason\n";
 
 /* The columns after reason: the verdict's view of the pair, each attempt's fields ';'-separated. */
 static void csv_outcome(struct rp_sb *sb, const struct rp_pair_result *r)
@@ -562,7 +591,26 @@ static void csv_outcome(struct rp_sb *sb, const struct rp_pair_result *r)
 		if (isfinite(r->attempts[i].gbps))
 			rp_sb_printf(sb, "%.6f", r->attempts[i].gbps);
 	}
-	rp_sb_puts(sb, "\n");
+	rp_sb_puts(sb, ",");
+}
+
+/* The last columns: --bidir's reverse direction (empty but bidir=false for a one-way pair). */
+static void csv_reverse(struct rp_sb *sb, const struct rp_pair_result *r)
+{
+	const struct rp_pair_reverse *v = &r->reverse;
+	char warn[128];
+
+	if (!v->measured) {
+		rp_sb_puts(sb, "false,,,,,,,,,,\n");
+		return;
+	}
+	rp_sb_printf(sb, "true,%s,%s,", rp_status_code(v->folded ? RP_ST_OK : r->status), rp_status_code(v->status));
+	csv_num(sb, 6, v->gbps);
+	csv_num(sb, 6, v->gbps_min);
+	rp_sb_printf(sb, "%llu,%s,%lld,%s,", (unsigned long long)v->bytes, v->verified ? "true" : "false",
+		     (long long)v->bad_offset, rp_report_warnings(v->warnings, warn, sizeof(warn)));
+	csv_num(sb, 6, rp_pair_gbps_sum(r));
+	csv_str(sb, v->reason, sizeof(v->reason), true);
 }
 
 static void csv_pair(struct rp_sb *sb, const struct rp_pair_result *r)
@@ -586,6 +634,7 @@ static void csv_pair(struct rp_sb *sb, const struct rp_pair_result *r)
 	csv_num(sb, 3, r->elapsed_s);
 	csv_str(sb, r->reason, sizeof(r->reason), false);
 	csv_outcome(sb, r);
+	csv_reverse(sb, r);
 }
 
 int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char *path)

@@ -235,6 +235,15 @@ static void problem_pair(const struct rp_html_layout *lo, struct rp_sb *sb, size
 		rp_html_counters_text(r, ctr, sizeof(ctr));
 		rp_html_json_str(sb, ctr, sizeof(ctr));
 	}
+	if (r->reverse.measured) {
+		/* --bidir: the reverse direction's own status and rate (its warnings are in the reason or
+		 * beside the forward's) */
+		rp_sb_printf(sb, ",[%d,", (int)r->reverse.status);
+		if (isfinite(r->reverse.gbps))
+			rp_sb_printf(sb, "%.3f,%u]", r->reverse.gbps, r->reverse.warnings);
+		else
+			rp_sb_printf(sb, "null,%u]", r->reverse.warnings);
+	}
 	rp_sb_puts(sb, "]");
 }
 
@@ -247,8 +256,9 @@ static void problem_pairs(const struct rp_html_layout *lo, struct rp_sb *sb)
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < lo->mv->n; i++) {
 			const struct rp_pair_result *r = &lo->mv->res[i];
+			uint32_t w = r->warnings | (r->reverse.measured ? r->reverse.warnings : 0);
 			bool want = pass == 0 ? r->status != RP_ST_OK
-					      : r->status == RP_ST_OK && (r->warnings || r->confirm != RP_CONFIRM_NONE);
+					      : r->status == RP_ST_OK && (w || r->confirm != RP_CONFIRM_NONE);
 
 			if (!want)
 				continue;

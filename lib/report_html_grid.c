@@ -304,6 +304,34 @@ size_t rp_html_counters_text(const struct rp_pair_result *r, char *buf, size_t s
 	return any ? len : 0;
 }
 
+/* --bidir: the reverse direction (dst into src) on its own, then both directions' sum. */
+static void reverse_text(struct rp_sb *sb, const struct rp_pair_result *r)
+{
+	const struct rp_pair_reverse *v = &r->reverse;
+	char warn[128];
+
+	if (!v->measured)
+		return;
+	rp_sb_puts(sb, "; reverse ");
+	rp_html_ep(sb, &r->dst);
+	rp_sb_puts(sb, " -&gt; ");
+	rp_html_ep(sb, &r->src);
+	rp_sb_printf(sb, ": %s, ", rp_status_code(v->status));
+	rp_html_gbps(sb, 3, v->gbps);
+	rp_sb_puts(sb, " Gb/s (slowest interval ");
+	rp_html_gbps(sb, 3, v->gbps_min);
+	rp_sb_printf(sb, "), %s", v->verified ? "verified" : "not verified");
+	if (v->reason[0]) {
+		rp_sb_puts(sb, ": ");
+		rp_sb_xmln(sb, v->reason, sizeof(v->reason));
+	}
+	if (v->warnings)
+		rp_sb_printf(sb, "; reverse warnings: %s", rp_report_warnings(v->warnings, warn, sizeof(warn)));
+	rp_sb_puts(sb, "; both directions ");
+	rp_html_gbps(sb, 3, rp_pair_gbps_sum(r));
+	rp_sb_puts(sb, " Gb/s");
+}
+
 /* The confirm text and the warnings of a pair, escaped, each after "; " (plain text, for attributes). */
 static void verdict_text(struct rp_sb *sb, const struct rp_pair_result *r)
 {
@@ -325,6 +353,7 @@ static void verdict_text(struct rp_sb *sb, const struct rp_pair_result *r)
 		rp_sb_puts(sb, "; ");
 		rp_report_attempts_xml(sb, r);
 	}
+	reverse_text(sb, r);
 }
 
 void rp_html_pair_detail(const struct rp_html_layout *lo, struct rp_sb *sb, size_t i)

@@ -82,6 +82,8 @@ const char rp_html_script[] =
 	"    m+=', '+(p[6]===null?'n/a':p[6])+' Gb/s';\n"
 	"    if(p[7])m+=': '+p[7];\n"
 	"    if(p[8])m+='; '+p[8];\n"
+	"    if(p[9]){m+='; reverse '+epName(p[1])+' -> '+epName(p[0])+': '+D.st[p[9][0]]+', '+(p[9][1]===null?'n/a':p[9][1])+' Gb/s';\n"
+	"      var v=[];for(var c=0;c<D.wn.length;c++)if(p[9][2]&(1<<c))v.push(D.wn[c]);if(v.length)m+=', warnings: '+v.join(';');}\n"
 	"    return m;}\n"
 	"  function add(p,tag,txt,cls){var e=document.createElement(tag);if(txt!==undefined)e.textContent=txt;if(cls)e.className=cls;p.appendChild(e);return e;}\n"
 	"  function drill(k){\n"

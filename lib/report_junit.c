@@ -27,6 +27,34 @@ static void num_xml(struct rp_sb *sb, double v)
 		rp_sb_puts(sb, "n/a");
 }
 
+/* --bidir: the reverse direction's own line (dst into src), and both directions' sum. */
+static void reverse_out(struct rp_sb *sb, const struct rp_pair_result *r)
+{
+	const struct rp_pair_reverse *v = &r->reverse;
+	char warn[128];
+
+	if (!v->measured)
+		return;
+	rp_sb_puts(sb, "\nreverse ");
+	rp_sb_xml(sb, r->dst.device);
+	rp_sb_printf(sb, ":%d -> ", r->dst.port);
+	rp_sb_xml(sb, r->src.device);
+	rp_sb_printf(sb, ":%d: %s, ", r->src.port, rp_status_code(v->status));
+	num_xml(sb, v->gbps);
+	rp_sb_puts(sb, " Gb/s, slowest interval ");
+	num_xml(sb, v->gbps_min);
+	rp_sb_printf(sb, " Gb/s, %s", v->verified ? "verified" : "not verified");
+	if (v->reason[0]) {
+		rp_sb_puts(sb, ": ");
+		rp_sb_xmln(sb, v->reason, sizeof(v->reason));
+	}
+	if (v->warnings)
+		rp_sb_printf(sb, "\nreverse warnings: %s", rp_report_warnings(v->warnings, warn, sizeof(warn)));
+	rp_sb_puts(sb, "\nboth directions: ");
+	num_xml(sb, rp_pair_gbps_sum(r));
+	rp_sb_puts(sb, " Gb/s");
+}
+
 /* What a passing pair says: its rates, and, when it failed before passing (flaky) or carries
  * warnings, that too, with every attempt. */
 static void pass_out(struct rp_sb *sb, const struct rp_pair_result *r)
@@ -42,6 +70,7 @@ static void pass_out(struct rp_sb *sb, const struct rp_pair_result *r)
 		rp_sb_printf(sb, "\n%s (a warning, not a failure)", rp_report_confirm_text(r->confirm));
 	if (r->warnings)
 		rp_sb_printf(sb, "\nwarnings: %s", rp_report_warnings(r->warnings, warn, sizeof(warn)));
+	reverse_out(sb, r);
 	if (r->n_attempts > 1) {
 		rp_sb_puts(sb, "\n");
 		rp_report_attempts_xml(sb, r);
@@ -72,6 +101,7 @@ static void fail_out(struct rp_sb *sb, const struct rp_pair_result *r)
 		rp_sb_printf(sb, "\nthe other side saw %s: ", rp_status_code(r->secondary.status));
 		rp_sb_xmln(sb, r->secondary.reason, sizeof(r->secondary.reason));
 	}
+	reverse_out(sb, r);
 	if (r->n_attempts > 0) {
 		rp_sb_puts(sb, "\n");
 		rp_report_attempts_xml(sb, r);

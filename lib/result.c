@@ -1,6 +1,7 @@
 /* result.c: status codes and helpers for rp_pair_result; see result.h. */
 #include "result.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +33,7 @@ static const char *const status_codes[RP_ST_COUNT_] = {
 	[RP_ST_NO_PORT] = "no_usable_port",
 	[RP_ST_INTERRUPTED] = "interrupted",
 	[RP_ST_LINK_ERRORS] = "link_errors",
+	[RP_ST_MTU_BLACKHOLE] = "mtu_blackhole",
 };
 
 static const char *const confirm_codes[RP_CONFIRM_COUNT_] = {
@@ -128,4 +130,90 @@ void rp_pair_result_record_attempt(struct rp_pair_result *r, int qp_timeout)
 	a->gbps_min = r->gbps_min;
 	a->qp_timeout = qp_timeout;
 	a->elapsed_s = r->elapsed_s;
+}
+
+void rp_pair_reverse_view(const struct rp_pair_result *r, struct rp_pair_result *out)
+{
+	const struct rp_pair_reverse *v = &r->reverse;
+
+	rp_pair_result_init(out, &r->dst, &r->src);
+	out->status = v->status;
+	copy_cut(out->reason, sizeof(out->reason), v->reason, sizeof(v->reason));
+	out->cause_side = v->cause_side == RP_SIDE_SRC ? RP_SIDE_DST : v->cause_side == RP_SIDE_DST ? RP_SIDE_SRC
+												       : RP_SIDE_NONE;
+	out->gbps = v->gbps;
+	out->gbps_min = v->gbps_min;
+	out->gbps_min_at_s = v->gbps_min_at_s;
+	out->bytes = v->bytes;
+	out->iters = v->iters;
+	out->msg_size = r->msg_size;
+	out->verified = v->verified;
+	out->bad_offset = v->bad_offset;
+	out->warnings = v->warnings;
+	out->lat = r->lat;
+}
+
+void rp_pair_reverse_store(struct rp_pair_result *r, const struct rp_pair_result *view)
+{
+	struct rp_pair_reverse *v = &r->reverse;
+
+	v->measured = true;
+	v->status = view->status;
+	copy_cut(v->reason, sizeof(v->reason), view->reason, sizeof(view->reason));
+	v->cause_side = view->cause_side == RP_SIDE_SRC ? RP_SIDE_DST
+		      : view->cause_side == RP_SIDE_DST ? RP_SIDE_SRC : RP_SIDE_NONE;
+	v->gbps = view->gbps;
+	v->gbps_min = view->gbps_min;
+	v->gbps_min_at_s = view->gbps_min_at_s;
+	v->bytes = view->bytes;
+	v->iters = view->iters;
+	v->verified = view->verified;
+	v->bad_offset = view->bad_offset;
+	v->warnings = view->warnings;
+}
+
+void rp_pair_reverse_fold(struct rp_pair_result *r)
+{
+	struct rp_pair_reverse *v = &r->reverse;
+
+	if (!v->measured || v->folded || r->status != RP_ST_OK || v->status == RP_ST_OK)
+		return;
+	rp_pair_result_fail(r, v->status, "reverse direction %s:%d -> %s:%d: %s", r->dst.device, r->dst.port,
+			    r->src.device, r->src.port, v->reason);
+	r->cause_side = v->cause_side;
+	v->folded = true;
+}
+
+void rp_pair_reverse_unfold(struct rp_pair_result *r)
+{
+	if (!r->reverse.folded)
+		return;
+	r->status = RP_ST_OK;
+	r->reason[0] = '\0';
+	r->cause_side = RP_SIDE_NONE;
+	r->reverse.folded = false;
+}
+
+double rp_pair_gbps_sum(const struct rp_pair_result *r)
+{
+	return r->gbps + (r->reverse.measured ? r->reverse.gbps : 0);
+}
+
+static bool rate_ok(double g)
+{
+	return isfinite(g) && g >= 0;
+}
+
+bool rp_pair_reverse_valid(const struct rp_pair_reverse *v)
+{
+	uint8_t measured, folded, verified;
+
+	/* a bool that is neither 0 nor 1 must not be read as a bool */
+	memcpy(&measured, &v->measured, 1);
+	memcpy(&folded, &v->folded, 1);
+	memcpy(&verified, &v->verified, 1);
+	return measured <= 1 && folded <= 1 && verified <= 1 && (!folded || measured) && (int)v->status >= 0 &&
+	       v->status < RP_ST_COUNT_ && (int)v->cause_side >= 0 && v->cause_side <= RP_SIDE_DST &&
+	       memchr(v->reason, '\0', sizeof(v->reason)) && rate_ok(v->gbps) && rate_ok(v->gbps_min) &&
+	       rate_ok(v->gbps_min_at_s) && v->bad_offset >= -1 && v->warnings < (1u << RP_PW_COUNT_);
 }

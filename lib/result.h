@@ -40,6 +40,14 @@ enum rp_status {
 	RP_ST_INTERRUPTED,      /* a signal stopped the run before this pair finished: it was not measured */
 	RP_ST_LINK_ERRORS,      /* measured and verified, but the port counters say the link flapped or had
 	                         * physical-layer errors above --max-errors during the pair (lib/counters.h) */
+	/* A path MTU black hole: the pair failed with no write completed (timed_out or retry_exceeded),
+	 * and of two probe writes made after it (lib/engine.h, "MTU probe") the small one arrived and the
+	 * one of the path's active MTU did not: a switch or link on the path runs a smaller MTU than the
+	 * ports, and every packet larger than that vanishes. A status, not a warning: no data moves at the
+	 * pair's size, so the pair fails; but the cause is the path, not an adapter, and the operator's
+	 * action (fix the switch MTU) differs from a timed_out's (look at the adapters), so it must not be
+	 * reported as timed_out. The reason keeps the original failure. */
+	RP_ST_MTU_BLACKHOLE,
 	RP_ST_COUNT_
 };
 
@@ -126,6 +134,30 @@ struct rp_attempt {
 	double elapsed_s;
 };
 
+/* --bidir: the reverse direction of a pair, dst writing into src, measured at the same time as the
+ * forward one (src into dst) over its own QPs, with its own verification. The pair's own fields are
+ * the forward direction's; this is the reverse's outcome and measurement (its endpoints are the
+ * pair's, swapped; its port counters are the pair's own: both directions cross the same two ports at
+ * once, so only the forward one snapshots them, over both directions' traffic).
+ * Folding: the pair's status is its verdict, so when the forward direction is ok and the reverse
+ * failed, status/reason/cause_side become the reverse's (the reason starts "reverse direction") and
+ * folded is set; rp_pair_reverse_unfold() restores the forward's own (ok) before it is judged again.
+ * JSON: "bidir": true, "gbps_sum", and "reverse": {status, reason, cause_side, gbps, gbps_min,
+ * gbps_min_at_s, bytes, iters, verified, bad_offset, warnings}; CSV: the columns rev_*; HTML and
+ * JUnit: the reverse's rate and status beside the forward's. */
+struct rp_pair_reverse {
+	bool measured;                /* a --bidir pair: the reverse ran (whatever its outcome) */
+	bool folded;                  /* the pair's status/reason are the reverse's (the forward was ok) */
+	enum rp_status status;
+	enum rp_side cause_side;      /* in the pair's terms: SRC is the pair's src (the reverse's target) */
+	char reason[256];
+	double gbps, gbps_min, gbps_min_at_s;
+	uint64_t bytes, iters;
+	bool verified;
+	int64_t bad_offset;
+	uint32_t warnings;            /* the reverse's own (1u << enum rp_pair_warning) */
+};
+
 struct rp_pair_result {
 	struct rp_endpoint src, dst;
 	enum rp_status status;
@@ -154,6 +186,7 @@ struct rp_pair_result {
 	enum rp_confirm confirm;
 	unsigned n_attempts;
 	struct rp_attempt attempts[RP_MAX_ATTEMPTS];
+	struct rp_pair_reverse reverse;   /* --bidir only (reverse.measured) */
 };
 
 /* Set *r to an empty result between src and dst: status SETUP, reason "", bad_offset -1. */
@@ -164,5 +197,22 @@ void rp_pair_result_fail(struct rp_pair_result *r, enum rp_status st, const char
 /* Append the pair's current measurement (status, side, reason, rates, elapsed) as an attempt that ran
  * with qp_timeout; when the history is full the last slot is overwritten. */
 void rp_pair_result_record_attempt(struct rp_pair_result *r, int qp_timeout);
+
+/* --bidir (see struct rp_pair_reverse). The reverse direction as a result of its own: src and dst
+ * swapped, the reverse's outcome and measurement, no counters, no attempts (out). */
+void rp_pair_reverse_view(const struct rp_pair_result *r, struct rp_pair_result *out);
+/* Keep view's outcome and measurement (status, reason, rates, verification, warnings) as r's reverse. */
+void rp_pair_reverse_store(struct rp_pair_result *r, const struct rp_pair_result *view);
+/* The pair's verdict from both directions: when the forward is ok and the reverse failed, the pair
+ * takes the reverse's status ("reverse direction DST -> SRC: reason") and folded is set. Idempotent. */
+void rp_pair_reverse_fold(struct rp_pair_result *r);
+/* Undo a fold: the forward direction's own outcome (ok) back in status/reason/cause_side. */
+void rp_pair_reverse_unfold(struct rp_pair_result *r);
+/* A reverse that came from another process (the matrix gathers results over MPI) is sound before it
+ * is used: measured 0/1, folded only when measured, status and side in range, reason terminated,
+ * rates finite and non-negative, bad_offset >= -1, warnings known. */
+bool rp_pair_reverse_valid(const struct rp_pair_reverse *v);
+/* The sum of both directions' rates for a bidir pair; the pair's rate otherwise. */
+double rp_pair_gbps_sum(const struct rp_pair_result *r);
 
 #endif

@@ -83,6 +83,13 @@ static bool bw_judged(const struct rp_pair_result *r)
 	return (r->status == RP_ST_OK || r->status == RP_ST_BELOW_THRESHOLD) && !r->lat.measured;
 }
 
+/* The reverse direction of a --bidir pair, when the bandwidth rules judge it (as bw_judged). */
+static bool rev_judged(const struct rp_pair_result *r)
+{
+	return r->reverse.measured && !r->lat.measured &&
+	       (r->reverse.status == RP_ST_OK || r->reverse.status == RP_ST_BELOW_THRESHOLD);
+}
+
 /* Median of the judged rates of msg_size per endpoint, by source (side 0) or destination (side 1). */
 static int medians_compute(const uint32_t *pair_eps, const struct rp_pair_result *res, size_t n, size_t n_eps,
 			   size_t msg_size, int side, double *med)
@@ -146,7 +153,22 @@ static bool min_bw_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result
 	return true;
 }
 
-/* --min-bw, --outlier and --interval-drop on the judged pairs of one message size. */
+/* --interval-drop, --min-bw and --outlier on one judged direction; m is the larger of its row and
+ * column median (< 0: no outlier rule). */
+static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result *r, double m)
+{
+	if (cfg->interval_drop > 0 && r->gbps > 0 && r->gbps_min < cfg->interval_drop * r->gbps)
+		r->warnings |= 1u << RP_PW_INTERVAL_DROP;
+	if (min_bw_judge(cfg, r) || m < 0)
+		return;
+	if (r->gbps < cfg->outlier * m)
+		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
+				    "outlier: %.3f Gb/s is below %.2f x the median %.3f Gb/s of its row/column", r->gbps,
+				    cfg->outlier, m);
+}
+
+/* --min-bw, --outlier and --interval-drop on the judged pairs of one message size (both directions
+ * of a --bidir pair, each on its own). */
 static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, struct rp_pair_result *res,
 		      size_t n, size_t n_eps, size_t msg_size, double *row, double *col)
 {
@@ -160,20 +182,19 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 			return rc;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct rp_pair_result *r = &res[i];
+		struct rp_pair_result *r = &res[i], rev;
+		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
-		if (!bw_judged(r) || r->msg_size != msg_size)
+		if (r->msg_size != msg_size)
 			continue;
-		if (cfg->interval_drop > 0 && r->gbps > 0 && r->gbps_min < cfg->interval_drop * r->gbps)
-			r->warnings |= 1u << RP_PW_INTERVAL_DROP;
-		if (min_bw_judge(cfg, r) || !row)
-			continue;
-		double m = row[pair_eps[2 * i]] > col[pair_eps[2 * i + 1]] ? row[pair_eps[2 * i]] : col[pair_eps[2 * i + 1]];
-
-		if (r->gbps < cfg->outlier * m)
-			rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
-					    "outlier: %.3f Gb/s is below %.2f x the median %.3f Gb/s of its row/column",
-					    r->gbps, cfg->outlier, m);
+		if (bw_judged(r))
+			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1);
+		if (rev_judged(r)) {
+			/* --bidir: the reverse (d writes into s) by the same rules, against d's row and s's column */
+			rp_pair_reverse_view(r, &rev);
+			direction_judge(cfg, &rev, row ? (row[d] > col[s] ? row[d] : col[s]) : -1);
+			rp_pair_reverse_store(r, &rev);
+		}
 	}
 	return 0;
 }
@@ -215,10 +236,18 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 	if (!done)
 		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", n);
 	for (size_t i = 0; i < n; i++) {
+		struct rp_pair_reverse *rv = &res[i].reverse;
+
+		rp_pair_reverse_unfold(&res[i]);
 		res[i].warnings &= ~mine;
 		if (res[i].status == RP_ST_BELOW_THRESHOLD || res[i].status == RP_ST_LINK_ERRORS) {
 			res[i].status = RP_ST_OK;
 			res[i].reason[0] = '\0';
+		}
+		rv->warnings &= ~mine;
+		if (rv->measured && rv->status == RP_ST_BELOW_THRESHOLD) {
+			rv->status = RP_ST_OK;
+			rv->reason[0] = '\0';
 		}
 		counters_judge(&res[i]);
 	}
@@ -231,12 +260,15 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 		}
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (done[i] || !bw_judged(&res[i]))
+		if (done[i] || (!bw_judged(&res[i]) && !rev_judged(&res[i])))
 			continue;
 		for (size_t k = i; k < n; k++)
 			done[k] |= res[k].msg_size == res[i].msg_size;
 		rc = size_judge(cfg, pair_eps, res, n, n_eps, res[i].msg_size, row, col);
 	}
+	/* a --bidir pair whose reverse failed fails as a pair */
+	for (size_t i = 0; i < n && !rc; i++)
+		rp_pair_reverse_fold(&res[i]);
 out:
 	free(done);
 	free(row);
@@ -435,10 +467,12 @@ static void counts_fill(const uint32_t *pair_eps, const struct rp_pair_result *r
 		v->n_confirmed += confirmed;
 		v->n_unconfirmed += !ok && !confirmed;
 		v->n_flaky += ok && r->confirm == RP_CONFIRM_FLAKY;
-		v->n_nominal += (r->warnings >> RP_PW_NOMINAL_RATE) & 1u;
-		v->n_interval_drop += (r->warnings >> RP_PW_INTERVAL_DROP) & 1u;
-		v->n_lossy += (r->warnings >> RP_PW_LOSSY) & 1u;
-		v->n_mtu_mismatch += (r->warnings >> RP_PW_MTU_MISMATCH) & 1u;
+		uint32_t w = r->warnings | (r->reverse.measured ? r->reverse.warnings : 0);   /* either direction */
+
+		v->n_nominal += (w >> RP_PW_NOMINAL_RATE) & 1u;
+		v->n_interval_drop += (w >> RP_PW_INTERVAL_DROP) & 1u;
+		v->n_lossy += (w >> RP_PW_LOSSY) & 1u;
+		v->n_mtu_mismatch += (w >> RP_PW_MTU_MISMATCH) & 1u;
 		for (int side = 0; side < 2; side++) {
 			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
 

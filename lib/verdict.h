@@ -17,6 +17,9 @@
  *   --interval-drop F (default 0.1, 0 disables): a pair whose slowest --interval ran below F times
  *             its average (gbps_min < F x gbps) gets RP_PW_INTERVAL_DROP, a warning that does not
  *             fail it: the link stalled or flapped for a moment at gbps_min_at_s into the run.
+ * --bidir pairs (rp_pair_result.reverse): the reverse direction is judged by the same rules on its own
+ *   (its rate against its own source's row and destination's column medians), its warnings count
+ *   as the pair's; a pair whose reverse failed takes the reverse's status (rp_pair_reverse_fold).
  * Any pair that did not measure ok fails; the run passes only when every pair is ok (a flaky pair,
  * one that passed on its retest, is ok with a warning).
  *

@@ -30,6 +30,8 @@ static void test_usage_errors(void **state)
 		{ "pair --listen --serve --wait 5", "--wait is for --once" },
 		{ "pair --listen --min-bw 0.5", "--min-bw is for the writer" },
 		{ "pair --listen --retest 2", "--retest is for the writer" },
+		{ "pair --listen --bidir", "--bidir is for the writer" },
+		{ "pair 127.0.0.1 --bidir -l", "--bidir measures bandwidth in both directions: not with -l" },
 		{ "pair host --retest 9", "--retest 9: out of range" },
 		{ "pair host --min-bw fast", "--min-bw fast:" },
 		{ "pair host --outlier 2", "--outlier 2: out of range" },

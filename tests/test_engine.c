@@ -112,6 +112,10 @@ static struct ibv_context_ops fk_ops_dummy;
 static struct rp_fx *fk_ctr_fx;
 static const char *fk_ctr_rel;
 static uint64_t fk_ctr_at, fk_ctr_value;
+/* bidir: writes posted on QPs of the Nth device opened vanish; MTU: writes longer than N bytes vanish */
+static int fk_drop_open;
+static struct ibv_context *fk_drop_ctx;
+static uint32_t fk_drop_over;
 
 static void fk_reset(void)
 {
@@ -148,6 +152,9 @@ static void fk_reset(void)
 	fk_n_mr_access = fk_n_qp_access = 0;
 	fk_max_cqe = 0;
 	fk_queries_of_down = 0;
+	fk_drop_open = 0;
+	fk_drop_ctx = NULL;
+	fk_drop_over = 0;
 	(void)fk_ops_dummy;
 }
 
@@ -246,6 +253,8 @@ struct ibv_context *__wrap_ibv_open_device(struct ibv_device *dev)
 		fk_down_ctx = ctx;
 	if (fk_opens == fk_event_open)
 		ctx->async_fd = fk_event_pipe[0];
+	if (fk_opens == fk_drop_open)
+		fk_drop_ctx = ctx;
 	pthread_mutex_unlock(&fk_lock);
 	fk_count(FK_CTX, 1);
 	return ctx;
@@ -253,6 +262,10 @@ struct ibv_context *__wrap_ibv_open_device(struct ibv_device *dev)
 
 int __wrap_ibv_close_device(struct ibv_context *ctx)
 {
+	pthread_mutex_lock(&fk_lock);
+	if (ctx == fk_drop_ctx)
+		fk_drop_ctx = NULL;   /* a later device may get the same address */
+	pthread_mutex_unlock(&fk_lock);
 	free(ctx);
 	fk_count(FK_CTX, -1);
 	return 0;
@@ -549,7 +562,8 @@ int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct 
 		fk_writes++;
 		if (fk_ctr_fx && fk_writes == fk_ctr_at)
 			rp_fx_writef(fk_ctr_fx, fk_ctr_rel, "%llu\n", (unsigned long long)fk_ctr_value);
-		if (fk_drop_from && fk_writes >= fk_drop_from && dst) {
+		if (dst && ((fk_drop_from && fk_writes >= fk_drop_from) || (fk_drop_over && len > fk_drop_over) ||
+			    (fk_drop_ctx && qp->context == fk_drop_ctx))) {
 			/* lost on the wire: nothing lands, nothing completes until the target QP goes away */
 			dst->dropped++;
 			dst->dropped_from = (struct fk_qp *)qp;
@@ -1841,6 +1855,171 @@ static void test_cli_bad_input(void **state)
 	}
 }
 
+/* ---------------------------------------------------------------------------------------------- */
+/* --bidir and the MTU probe */
+
+/* --bidir in loopback: both directions run, each verified with its own measurement, over twice the
+ * writes; the pair is ok. (Before: there was no reverse direction, reverse.measured stayed false.) */
+static void test_bidir_loopback_both_verified(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.bidir = 1;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
+	if (r.status != RP_ST_OK || r.reverse.status != RP_ST_OK)
+		fail_msg("forward %s (%s), reverse %s (%s)", rp_status_code(r.status), r.reason,
+			 rp_status_code(r.reverse.status), r.reverse.reason);
+	assert_true(r.verified);
+	assert_int_equal(r.iters, 200);
+	assert_true(r.reverse.measured);
+	assert_false(r.reverse.folded);
+	assert_true(r.reverse.verified);
+	assert_int_equal(r.reverse.bad_offset, -1);
+	assert_int_equal(r.reverse.iters, 200);
+	assert_int_equal(r.reverse.bytes, 200 * 4096);
+	assert_true(r.reverse.gbps > 0);
+	assert_true(rp_pair_gbps_sum(&r) > r.gbps);
+	/* each direction: warm-up (8) + measured (200) + its final WRITE WITH IMM */
+	assert_int_equal(fk_writes, 2 * (8 + 200 + 1));
+	assert_int_equal(r.n_attempts, 1);
+	assert_true(fk_all_released());
+}
+
+/* --bidir over rp_engine_pair_run on both sides (the pair path: the target learns from the writer's
+ * CONN that it writes too): the forward writer's writes vanish (its device is the first opened), the
+ * reverse direction's arrive. Both sides report the same two outcomes: forward timed_out, reverse ok
+ * and verified; the pair fails on its forward direction and no MTU probe runs (not for bidir).
+ * (Before: the target never wrote, reverse.measured stayed false.) */
+static void test_bidir_directions_differ(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	cfg.meas.bidir = 1;
+	fk_drop_open = 1;
+	run_both(&cfg, &w, &t);
+	if (w.status != RP_ST_TIMEOUT || t.status != RP_ST_TIMEOUT)
+		fail_msg("forward: writer %s (%s), target %s (%s)", rp_status_code(w.status), w.reason,
+			 rp_status_code(t.status), t.reason);
+	for (int k = 0; k < 2; k++) {
+		const struct rp_pair_result *r = k ? &t : &w;
+
+		assert_true(r->reverse.measured);
+		if (r->reverse.status != RP_ST_OK)
+			fail_msg("reverse on the %s side: %s (%s)", k ? "target" : "writer",
+				 rp_status_code(r->reverse.status), r->reverse.reason);
+		assert_true(r->reverse.verified);
+		assert_int_equal(r->reverse.iters, 200);
+		assert_false(r->reverse.folded);
+		assert_null(strstr(r->reason, "probe"));
+	}
+	assert_true(fk_all_released());
+}
+
+/* The bidir flag on the wire is checked like every field; RP_MSGF_REVERSE never passes validation
+ * (only the multiplexer sets and strips it); the measure rule refuses bidir with latency. */
+static void test_bidir_wire(void **state)
+{
+	struct rp_engine_msg m;
+	char why[160];
+
+	(void)state;
+	valid_conn(&m);
+	m.u.conn.meas.bidir = 1;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), 0);
+	m.u.conn.meas.bidir = 2;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "bidir"));
+	valid_conn(&m);
+	m.u.conn.meas.bidir = 1;
+	m.u.conn.meas.mode = RP_MODE_LAT;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "latency"));
+	valid_conn(&m);
+	m.flags = RP_MSGF_REVERSE;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+}
+
+/* A path MTU black hole (writes longer than 512 bytes vanish; the stand-in's ports are at MTU 1024):
+ * the 4096-byte pair completes nothing and times out, a 64-byte probe write arrives, a 1024-byte one
+ * does not: mtu_blackhole on both sides, the original reason kept, one attempt. (Before: timed_out.) */
+static void test_mtu_blackhole(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_drop_over = 512;
+	run_both(&cfg, &w, &t);
+	if (w.status != RP_ST_MTU_BLACKHOLE || t.status != RP_ST_MTU_BLACKHOLE)
+		fail_msg("writer %s (%s), target %s (%s)", rp_status_code(w.status), w.reason, rp_status_code(t.status),
+			 t.reason);
+	assert_string_equal(rp_status_code(RP_ST_MTU_BLACKHOLE), "mtu_blackhole");
+	assert_non_null(strstr(w.reason, "a 64-byte write arrives, a 1024-byte one"));
+	assert_non_null(strstr(w.reason, "first: no completion"));
+	assert_string_equal(w.reason, t.reason);
+	assert_int_equal(w.n_attempts, 1);
+	assert_int_equal(w.attempts[0].status, RP_ST_MTU_BLACKHOLE);
+	assert_true(fk_all_released());
+}
+
+/* Everything vanishes, small writes too: the probe's small write does not arrive, the pair stays
+ * timed_out (no MTU write is tried), the reason says what the probe saw. In loopback. */
+static void test_mtu_probe_all_dropped(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_drop_from = 1;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
+	if (r.status != RP_ST_TIMEOUT)
+		fail_msg("%s (%s)", rp_status_code(r.status), r.reason);
+	assert_non_null(strstr(r.reason, "a 64-byte probe write did not arrive either"));
+	assert_true(fk_all_released());
+}
+
+/* Nothing vanishes (the limit is above every write): the pair passes and no probe write is made. */
+static void test_mtu_probe_not_when_ok(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	fk_drop_over = 1u << 20;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
+	assert_int_equal(r.status, RP_ST_OK);
+	assert_int_equal(fk_writes, 8 + 200 + 1);
+	assert_true(fk_all_released());
+}
+
+/* A pair that moved data before its writes vanished is not probed: timed_out as before. */
+static void test_mtu_probe_not_after_progress(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_drop_from = 40;
+	rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r);
+	assert_int_equal(r.status, RP_ST_TIMEOUT);
+	assert_null(strstr(r.reason, "probe"));
+	assert_true(fk_all_released());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1874,6 +2053,12 @@ int main(void)
 		cmocka_unit_test_setup(test_interrupted, setup),
 		cmocka_unit_test_setup(test_long_utf8_node, setup),
 		cmocka_unit_test_setup(test_interval_minimum_located, setup),
+		cmocka_unit_test_setup(test_bidir_loopback_both_verified, setup),
+		cmocka_unit_test_setup(test_bidir_directions_differ, setup),
+		cmocka_unit_test_setup(test_mtu_blackhole, setup),
+		cmocka_unit_test_setup(test_mtu_probe_all_dropped, setup),
+		cmocka_unit_test_setup(test_mtu_probe_not_when_ok, setup),
+		cmocka_unit_test_setup(test_mtu_probe_not_after_progress, setup),
 		cmocka_unit_test(test_wire_validation),
 		cmocka_unit_test(test_oob_partial),
 		cmocka_unit_test(test_gbps),
@@ -1883,6 +2068,7 @@ int main(void)
 		cmocka_unit_test(test_first_cause_rule),
 		cmocka_unit_test(test_cfg_validate),
 		cmocka_unit_test(test_cli_bad_input),
+		cmocka_unit_test(test_bidir_wire),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -561,10 +561,11 @@ static void test_csv_hostile_and_verdict_columns(void **state)
 	assert_true(slurp(path, buf, 1 << 16) > 0);
 	assert_non_null(strstr(buf, ",elapsed_s,reason,src_soft,dst_soft,cause_side,secondary_status,secondary_reason,"
 				    "gbps_min_at_s,warnings,confirm,attempts,attempt_statuses,attempt_sides,"
-				    "attempt_qp_timeouts,attempt_gbps\n"));
+				    "attempt_qp_timeouts,attempt_gbps,bidir,forward_status,rev_status,rev_gbps,rev_gbps_min,"
+				    "rev_bytes,rev_verified,rev_bad_offset,rev_warnings,gbps_sum,rev_reason\n"));
 	assert_non_null(strstr(buf, ",ok,0.250000,0.125000,4096000,"));   /* the old columns as they were */
 	assert_non_null(strstr(buf, ",true,false,,ok,,1.500,flaky;nominal_link_rate,flaky,2,timed_out;ok,src;,14;20,"
-				    "0.250000;0.250000\n"));
+				    "0.250000;0.250000,false,,,,,,,,,,\n"));
 	line2 = strchr(strchr(buf, '\n') + 1, '\n') + 1;
 	assert_true(strncmp(line2, "n\xef\xbf\xbd" "1,rxe\xef\xbf\xbd,", 12) == 0);
 	assert_non_null(strstr(line2, ",resolve_failed,,,0,0,0,false,-1,"));   /* NaN and inf rates: empty */
@@ -573,7 +574,7 @@ static void test_csv_hostile_and_verdict_columns(void **state)
 	assert_null(strstr(buf, "nan"));
 	assert_null(strstr(buf, "inf"));
 	assert_non_null(strstr(line2, ",dst,flushed,\"esc \xef\xbf\xbd[2J, here\","));
-	assert_non_null(strstr(line2, ",confirmed,0,,,,\n"));
+	assert_non_null(strstr(line2, ",confirmed,0,,,,,false,,,,,,,,,,\n"));
 	free(buf);
 	unlink(path);
 }
@@ -620,6 +621,59 @@ static void test_binary_refuses_bad_outputs_before_measuring(void **state)
 	unlink(fifo);
 }
 
+/* --bidir in JSON and CSV: the reverse direction's own fields, the forward's own status beside the
+ * pair's (folded) one, the sum; a one-way pair has none of them in JSON and bidir=false in CSV.
+ * (Before: the reverse was in no report.) */
+static void test_bidir_reports(void **state)
+{
+	struct rp_pair_result r[2];
+	json_t *p, *rv;
+	char path[] = "/tmp/rp-test-bidir-XXXXXX", *buf = malloc(1 << 16);
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	rp_pair_result_init(&r[0], NULL, NULL);
+	snprintf(r[0].src.device, sizeof(r[0].src.device), "rxe0");
+	snprintf(r[0].dst.device, sizeof(r[0].dst.device), "rxe1");
+	r[0].status = RP_ST_OK;
+	r[0].gbps = 2;
+	r[0].verified = true;
+	r[0].reverse = (struct rp_pair_reverse){ .measured = true, .status = RP_ST_BELOW_THRESHOLD, .gbps = 0.5,
+						 .gbps_min = 0.25, .bytes = 1000, .iters = 10, .verified = true,
+						 .bad_offset = -1, .warnings = 1u << RP_PW_INTERVAL_DROP };
+	snprintf(r[0].reverse.reason, sizeof(r[0].reverse.reason), "slow, really");
+	rp_pair_reverse_fold(&r[0]);
+	rp_pair_result_init(&r[1], NULL, NULL);
+	r[1].status = RP_ST_OK;
+	p = rp_report_pair_json(&r[0]);
+	assert_non_null(p);
+	assert_string_equal(json_string_value(json_object_get(p, "status")), "below_threshold");
+	assert_string_equal(json_string_value(json_object_get(p, "forward_status")), "ok");
+	assert_true(json_is_true(json_object_get(p, "bidir")));
+	assert_float_equal(json_real_value(json_object_get(p, "gbps_sum")), 2.5, 1e-9);
+	rv = json_object_get(p, "reverse");
+	assert_string_equal(json_string_value(json_object_get(rv, "status")), "below_threshold");
+	assert_string_equal(json_string_value(json_object_get(rv, "reason")), "slow, really");
+	assert_float_equal(json_real_value(json_object_get(rv, "gbps")), 0.5, 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(rv, "iters")), 10);
+	assert_true(json_is_true(json_object_get(rv, "verified")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(rv, "warnings"), 0)), "interval_drop");
+	json_decref(p);
+	p = rp_report_pair_json(&r[1]);
+	assert_null(json_object_get(p, "reverse"));
+	assert_null(json_object_get(p, "bidir"));
+	json_decref(p);
+	assert_int_equal(rp_report_write_csv(r, 2, path), 0);
+	assert_true(slurp(path, buf, 1 << 16) > 0);
+	assert_non_null(strstr(buf, ",true,ok,below_threshold,0.500000,0.250000,1000,true,-1,interval_drop,2.500000,"
+				    "\"slow, really\"\n"));
+	assert_non_null(strstr(buf, ",false,,,,,,,,,,\n"));
+	free(buf);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_json_hostile_peer_values),
 		cmocka_unit_test(test_json_verdict_fields),
 		cmocka_unit_test(test_csv_hostile_and_verdict_columns),
+		cmocka_unit_test(test_bidir_reports),
 		cmocka_unit_test(test_binary_refuses_bad_outputs_before_measuring),
 	};
 

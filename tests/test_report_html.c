@@ -542,6 +542,26 @@ static void test_renders_in_chromium(void **state)
 	mx_synth_fini(&s);
 }
 
+/* --bidir: a pair's detail carries its reverse direction's status, rate and warnings (and the
+ * script can show them from a large run's embedded problem pairs). (Before: not in the page.) */
+static void test_bidir_reverse_embedded(void **state)
+{
+	struct mx_view mx;
+	char path[256], *text;
+
+	(void)state;
+	mx_view_build(&mx, false);
+	mx.res[2].reverse = (struct rp_pair_reverse){ .measured = true, .status = RP_ST_RTR, .gbps = 0.5, .bad_offset = -1,
+						      .warnings = 1u << RP_PW_LOSSY };
+	text = write_page(&mx.view, "bidir.html", path, sizeof(path));
+	/* a small run: in the pair's detail text; a large one: in the embedded problem pairs, for the script */
+	assert_non_null(strstr(text, "; reverse node3/rxe3:1 -&gt; node0/rxe0:1: rtr_refused, 0.500 Gb/s (slowest interval "
+				     "0.000), not verified; reverse warnings: lossy; both directions "));
+	assert_non_null(strstr(text, "'; reverse '"));
+	free(text);
+	mx_view_fini(&mx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_large_run_compact),
 		cmocka_unit_test(test_hostile_names_in_data),
 		cmocka_unit_test(test_renders_in_chromium),
+		cmocka_unit_test(test_bidir_reverse_embedded),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

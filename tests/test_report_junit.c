@@ -127,6 +127,27 @@ static void test_atomic_replace(void **state)
 	mx_view_fini(&mx);
 }
 
+/* --bidir: a passing pair's test case carries its reverse direction's line and the sum; a failed one
+ * its reverse's status in the failure body. (Before: the reverse was not in the file.) */
+static void test_bidir_reverse(void **state)
+{
+	struct mx_view mx;
+	char *text;
+
+	(void)state;
+	mx_view_build(&mx, false);
+	mx.res[0].reverse = (struct rp_pair_reverse){ .measured = true, .status = RP_ST_OK, .gbps = 0.1, .gbps_min = 0.05,
+						      .verified = true, .bad_offset = -1 };
+	mx.res[2].reverse = (struct rp_pair_reverse){ .measured = true, .status = RP_ST_RTR, .bad_offset = -1 };
+	text = write_and_parse(&mx.view, "bidir.xml");
+	assert_non_null(strstr(text, "0.200 Gb/s, slowest interval 0.000 Gb/s, verified\n"
+				     "reverse rxe1:1 -> rxe0:1: ok, 0.100 Gb/s, slowest interval 0.050 Gb/s, verified\n"
+				     "both directions: 0.300 Gb/s</system-out>"));
+	assert_non_null(strstr(text, "\nreverse rxe3:1 -> rxe0:1: rtr_refused, 0.000 Gb/s"));
+	free(text);
+	mx_view_fini(&mx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +155,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_names_escaped),
 		cmocka_unit_test(test_flaky_confirmed_unconfirmed),
 		cmocka_unit_test(test_atomic_replace),
+		cmocka_unit_test(test_bidir_reverse),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

@@ -787,6 +787,63 @@ static void test_apply_is_idempotent(void **state)
 	rp_verdict_fini(&v);
 }
 
+/* --bidir: each direction is judged on its own. A pair whose forward passes and whose reverse runs
+ * below --min-bw fails as a pair (the reverse's status folded in, the forward's own kept as
+ * forward ok), the reverse's interval drop is counted; judging again gives the same, and a threshold
+ * lowered after the fact clears the fold. A reverse that failed to measure fails the pair with its
+ * status. (Before: the reverse was not judged and a slow reverse passed.) */
+static void test_bidir_each_direction_judged(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	ep_add(&f, "a", "mlx5_0", 100);
+	ep_add(&f, "b", "mlx5_0", 100);
+	pair_add(&f, 0, 1, RP_ST_OK, 95);
+	f.res[0].gbps_min = 90;
+	f.res[0].reverse = (struct rp_pair_reverse){ .measured = true, .status = RP_ST_OK, .gbps = 40, .gbps_min = 1,
+						     .verified = true, .bad_offset = -1 };
+	pair_add(&f, 1, 0, RP_ST_OK, 95);   /* a one-way pair beside it: judged as before */
+	f.res[1].gbps_min = 90;
+	c.interval_drop = 0.1;
+	assert_int_equal(rp_verdict_min_bw_parse("0.9", &c), 0);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+		assert_int_equal(f.res[0].reverse.status, RP_ST_BELOW_THRESHOLD);
+		assert_non_null(strstr(f.res[0].reverse.reason, "40.000 Gb/s is below"));
+		assert_true(f.res[0].reverse.warnings & (1u << RP_PW_INTERVAL_DROP));
+		assert_int_equal(f.res[0].status, RP_ST_BELOW_THRESHOLD);
+		assert_true(f.res[0].reverse.folded);
+		assert_non_null(strstr(f.res[0].reason, "reverse direction mlx5_0:1 -> mlx5_0:1: 40.000 Gb/s"));
+		assert_int_equal(f.res[0].cause_side, RP_SIDE_NONE);
+		assert_int_equal(f.res[1].status, RP_ST_OK);
+		assert_int_equal(v.n_below, 1);
+		assert_int_equal(v.n_interval_drop, 1);
+		assert_false(v.pass);
+		rp_verdict_fini(&v);
+	}
+	c.min_bw = 0.3;
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(f.res[0].status, RP_ST_OK);
+	assert_string_equal(f.res[0].reason, "");
+	assert_int_equal(f.res[0].reverse.status, RP_ST_OK);
+	assert_false(f.res[0].reverse.folded);
+	assert_true(v.pass);
+	rp_verdict_fini(&v);
+	/* the reverse timed out: the pair fails with it, blamed on the reverse's writer (the pair's dst) */
+	f.res[0].reverse.status = RP_ST_TIMEOUT;
+	f.res[0].reverse.cause_side = RP_SIDE_DST;
+	snprintf(f.res[0].reverse.reason, sizeof(f.res[0].reverse.reason), "no completion");
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(f.res[0].status, RP_ST_TIMEOUT);
+	assert_int_equal(f.res[0].cause_side, RP_SIDE_DST);
+	assert_false(v.pass);
+	rp_verdict_fini(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -810,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_mtu_mismatch),
 		cmocka_unit_test(test_outlier_medians_per_size_and_latency),
 		cmocka_unit_test(test_apply_is_idempotent),
+		cmocka_unit_test(test_bidir_each_direction_judged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
