@@ -108,6 +108,10 @@ static int ck_loopback(struct ck_run *k)
 		rp_check_set_incomplete(&k->c, "--sysfs-root: no loopback (verbs not consulted)");
 		return 0;
 	}
+	if (left < 1.0 || rp_stop_requested()) {
+		rp_check_set_incomplete(&k->c, "the --budget was spent before the loopback");
+		return 0;
+	}
 	jobs = calloc(n, sizeof(*jobs));
 	k->res = calloc(n, sizeof(*k->res));
 	if (!jobs || !k->res) {
