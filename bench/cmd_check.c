@@ -34,6 +34,7 @@
 #include "signals.h"
 #include "stop.h"
 #include "util.h"
+#include "verdict.h"
 
 static const char usage[] = "[--budget S] [--hca SPEC] [--json] [--prom FILE] [--slurm-drain [--apply]] [options]\n\n"
 	"Exit: 0 healthy, 1 unhealthy (the first line is the drain reason), 2 usage, 3 could not check.\n"
@@ -94,6 +95,36 @@ static int ck_static(struct ck_run *k)
 	return rp_check_from_nccl(&k->c, &k->nr) ? RP_EXIT_ENV : 0;
 }
 
+/* The port counters around each self pair judged as every command judges them (the verdict with no
+ * bandwidth rule: a flap or physical errors fail the pair as link_errors, retransmissions make it
+ * lossy). */
+static int ck_counters_judge(struct ck_run *k)
+{
+	struct rp_endpoint *eps = calloc(k->n_res, sizeof(*eps));
+	uint32_t *pair_eps = calloc(2 * k->n_res, sizeof(*pair_eps));
+	struct rp_verdict_cfg cfg = { .min_bw = 0, .outlier = 0, .interval_drop = 0, .retest = 0 };
+	struct rp_verdict v = { 0 };
+	int rc = -ENOMEM;
+
+	if (eps && pair_eps) {
+		for (size_t i = 0; i < k->n_res; i++) {
+			/* from the selection, not the result: a pair that failed early has no names */
+			rp_strlcpy(eps[i].node, k->node, sizeof(eps[i].node));
+			rp_strlcpy(eps[i].device, k->nr.selected[i].hca, sizeof(eps[i].device));
+			eps[i].port = k->nr.selected[i].port;
+			eps[i].soft = k->res[i].src.soft;
+			pair_eps[2 * i] = pair_eps[2 * i + 1] = (uint32_t)i;
+		}
+		rc = rp_verdict_apply(&cfg, eps, k->n_res, pair_eps, k->res, k->n_res, &v);
+		rp_verdict_fini(&v);
+	} else {
+		fprintf(stderr, "rdmaprobe check: out of memory\n");
+	}
+	free(eps);
+	free(pair_eps);
+	return rc;
+}
+
 /* Every port NCCL selects writes into itself, all at once, with deadlines that fit what is left of
  * the budget: a quarter of it per phase (at most 10 s), a run of a twentieth (at most 1 s). */
 static int ck_loopback(struct ck_run *k)
@@ -140,6 +171,8 @@ static int ck_loopback(struct ck_run *k)
 	}
 	free(jobs);
 	k->n_res = n;
+	if (ck_counters_judge(k) != 0)
+		return RP_EXIT_ENV;   /* logged */
 	for (size_t i = 0; i < n; i++)
 		if (k->res[i].status == RP_ST_INTERRUPTED || (rp_stop_requested() && k->res[i].status != RP_ST_OK))
 			rp_check_set_incomplete(&k->c, rp_stop_signal() == SIGALRM ? "the --budget ran out during the loopback"
