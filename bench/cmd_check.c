@@ -31,6 +31,7 @@
 #include "pairset.h"
 #include "prom.h"
 #include "report.h"
+#include "retest.h"
 #include "signals.h"
 #include "stop.h"
 #include "util.h"
@@ -98,11 +99,11 @@ static int ck_static(struct ck_run *k)
 /* The port counters around each self pair judged as every command judges them (the verdict with no
  * bandwidth rule: a flap or physical errors fail the pair as link_errors, retransmissions make it
  * lossy). */
-static int ck_counters_judge(struct ck_run *k)
+static int ck_counters_judge(struct ck_run *k, unsigned retest)
 {
 	struct rp_endpoint *eps = calloc(k->n_res, sizeof(*eps));
 	uint32_t *pair_eps = calloc(2 * k->n_res, sizeof(*pair_eps));
-	struct rp_verdict_cfg cfg = { .min_bw = 0, .outlier = 0, .interval_drop = 0, .retest = 0 };
+	struct rp_verdict_cfg cfg = { .min_bw = 0, .outlier = 0, .interval_drop = 0, .retest = retest };
 	struct rp_verdict v = { 0 };
 	int rc = -ENOMEM;
 
@@ -122,6 +123,49 @@ static int ck_counters_judge(struct ck_run *k)
 	}
 	free(eps);
 	free(pair_eps);
+	return rc;
+}
+
+/* One sample is not a verdict: the self pairs that failed run once more, together, with the same
+ * deadlines, when a quarter of the budget is left (else they stay unconfirmed: the check is then
+ * incomplete, not a drain). Only a failure seen twice fails the node; one that passed the second
+ * time is flaky, a warning. */
+static int ck_retest(struct ck_run *k, struct rp_pairset_job *jobs)
+{
+	struct rp_pairset_job *again = calloc(k->n_res, sizeof(*again));
+	struct rp_pair_result *res = calloc(k->n_res, sizeof(*res));
+	size_t *idx = calloc(k->n_res, sizeof(*idx)), m = 0;
+	int rc = -ENOMEM;
+
+	if (!again || !res || !idx)
+		goto out;
+	for (size_t i = 0; i < k->n_res; i++)
+		if (rp_retest_wanted(&k->res[i], 1)) {
+			again[m] = jobs[i];
+			idx[m++] = i;
+		}
+	rc = 0;
+	if (m == 0)
+		goto out;
+	if (k->budget - (now_s() - k->t0) < k->budget / 4 || rp_stop_requested()) {
+		rp_check_set_incomplete(&k->c, "a loopback failed once and the --budget left no time to measure it again");
+		rc = ck_counters_judge(k, 1);   /* unconfirmed */
+		goto out;
+	}
+	if (!k->quiet && !k->json)
+		fprintf(stderr, "rdmaprobe check: %zu port%s failed, measured again ...\n", m, m == 1 ? "" : "s");
+	rc = rp_pairset_run(again, m, res);
+	for (size_t j = 0; !rc && j < m; j++)
+		if (res[j].status != RP_ST_INTERRUPTED)
+			rp_retest_merge(&k->res[idx[j]], &res[j]);
+	if (!rc)
+		rc = ck_counters_judge(k, 1);
+out:
+	if (rc == -ENOMEM)
+		fprintf(stderr, "rdmaprobe check: out of memory\n");
+	free(idx);
+	free(res);
+	free(again);
 	return rc;
 }
 
@@ -169,10 +213,12 @@ static int ck_loopback(struct ck_run *k)
 		free(jobs);
 		return RP_EXIT_ENV;   /* logged */
 	}
-	free(jobs);
 	k->n_res = n;
-	if (ck_counters_judge(k) != 0)
+	if (ck_counters_judge(k, 0) != 0 || ck_retest(k, jobs) != 0) {
+		free(jobs);
 		return RP_EXIT_ENV;   /* logged */
+	}
+	free(jobs);
 	for (size_t i = 0; i < n; i++)
 		if (k->res[i].status == RP_ST_INTERRUPTED || (rp_stop_requested() && k->res[i].status != RP_ST_OK))
 			rp_check_set_incomplete(&k->c, rp_stop_signal() == SIGALRM ? "the --budget ran out during the loopback"

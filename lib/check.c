@@ -152,6 +152,8 @@ int rp_check_from_pairs(struct rp_check *c, const struct rp_pair_result *res, si
 		snprintf(dev, sizeof(dev), "%s:%d", r->src.device, r->src.port);
 		if (r->status == RP_ST_INTERRUPTED)
 			continue;   /* not measured: the caller says why the check is incomplete */
+		if (r->status != RP_ST_OK && r->confirm == RP_CONFIRM_UNCONFIRMED)
+			continue;   /* failed once, never measured again: the caller says the check is incomplete */
 		if (r->status != RP_ST_OK) {
 			snprintf(sum, sizeof(sum), "%s loopback %s", dev, rp_status_code(r->status));
 			rc = rp_check_add(c, RP_CHECK_FAIL, RP_CHECK_SRC_LOOPBACK, rp_status_code(r->status), dev, sum,

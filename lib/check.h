@@ -11,7 +11,8 @@
  *              are left out
  *   nccl       every fatal warning of lib/nccl.h (NCCL would misbehave under the node's NCCL_IB_HCA),
  *              nccl_env (the variables cannot be read as NCCL reads them); the others warn
- *   loopback   a self pair that did not pass, with its status code (retry_exceeded, link_errors...);
+ *   loopback   a self pair that did not pass, with its status code (retry_exceeded, link_errors...),
+ *              unless it is unconfirmed (failed once and never measured again: not a finding);
  *              its pair warnings (lossy, ...) warn. Bandwidth is reported, not judged: the loopback is
  *              short and loads every adapter at once
  * rp_check_status(): UNHEALTHY with any FAIL; else UNKNOWN when the check could not be completed

@@ -110,8 +110,8 @@ static void test_status(void **state)
 	rp_check_fini(&c);
 }
 
-/* Loopback results: a failed self pair fails with its status code, an interrupted one is not a
- * finding, a lossy one warns. */
+/* Loopback results: a failed self pair fails with its status code, an interrupted or unconfirmed
+ * one is not a finding, a lossy one warns. */
 static void test_pairs(void **state)
 {
 	struct rp_pair_result r[3];
@@ -137,6 +137,14 @@ static void test_pairs(void **state)
 	assert_string_equal(c.items[1].code, "lossy");
 	rp_check_sort(&c);
 	assert_string_equal(rp_check_drain_reason(&c, reason, sizeof(reason)), "rdmaprobe: mlx5_0:1 loopback retry_exceeded");
+	rp_check_fini(&c);
+	/* failed once and never measured again: no finding (never a drain on one sample) */
+	r[0].confirm = RP_CONFIRM_UNCONFIRMED;
+	assert_int_equal(rp_check_from_pairs(&c, r, 1), 0);
+	assert_int_equal(c.n, 0);
+	r[0].confirm = RP_CONFIRM_CONFIRMED;
+	assert_int_equal(rp_check_from_pairs(&c, r, 1), 0);
+	assert_int_equal(rp_check_status(&c), RP_CHECK_UNHEALTHY);
 	rp_check_fini(&c);
 }
 
