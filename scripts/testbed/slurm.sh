@@ -17,6 +17,7 @@ up() {
 	for b in munged slurmctld slurmd sinfo scontrol; do
 		command -v "$b" >/dev/null || die "$b not installed (scripts/install-deps.sh: munge slurmctld slurmd slurm-client)"
 	done
+	rm -rf "$S"   # a fresh cluster: no node state (a drain) carried over from an earlier up
 	mkdir -p "$S"/{state,spool,log,run,munge}
 	chmod 700 "$S/munge"
 	head -c 1024 /dev/urandom >"$S/munge/munge.key"
@@ -55,7 +56,7 @@ NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=rp Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 	export SLURM_CONF="$S/slurm.conf"
-	slurmctld -f "$SLURM_CONF" -i || die "slurmctld did not start: $(tail -n 5 "$S/log/slurmctld.log" 2>/dev/null)"
+	slurmctld -f "$SLURM_CONF" -c || die "slurmctld did not start: $(tail -n 5 "$S/log/slurmctld.log" 2>/dev/null)"
 	slurmd -f "$SLURM_CONF" || die "slurmd did not start: $(tail -n 5 "$S/log/slurmd.log" 2>/dev/null)"
 	for _ in $(seq 1 60); do
 		st=$(sinfo -h -n "$node" -o %T 2>/dev/null || true)
@@ -66,8 +67,15 @@ CONF
 }
 
 down() {
+	local pids=()
 	for p in "$S/run/slurmd.pid" "$S/run/slurmctld.pid" "$S/munge/munged.pid"; do
-		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null || true
+		[ -f "$p" ] && pids+=("$(cat "$p")")
+	done
+	[ ${#pids[@]} -gt 0 ] || return 0
+	kill "${pids[@]}" 2>/dev/null || true
+	for _ in $(seq 1 50); do   # their ports and sockets free before a next up
+		kill -0 "${pids[@]}" 2>/dev/null || return 0
+		sleep 0.2
 	done
 }
 

@@ -36,8 +36,9 @@ solo = {(p["src"]["device"], p["dst"]["device"]): p["gbps"] for p in d["pairs"] 
 for e in c:
     p = e["pair"]
     assert p["status"] == "ok" and p["verified"], p
-    assert abs(e["solo_gbps"] - solo[(e["src"], e["dst"])]) < 1e-9, e
-    assert abs(e["ratio"] - p["gbps"] / e["solo_gbps"]) < 1e-6, e
+    # the report writes reals to 6 significant digits: compare relatively
+    assert abs(e["solo_gbps"] / solo[(e["src"], e["dst"])] - 1) < 1e-4, (e["solo_gbps"], solo[(e["src"], e["dst"])])
+    assert abs(e["ratio"] / (p["gbps"] / e["solo_gbps"]) - 1) < 1e-3, e
     assert ("concurrent_drop" in p["warnings"]) == (e["ratio"] < 0.6), e
 print("ok: 3 rounds x 2 disjoint pairs, every pair once, ratios %s" % sorted(round(e["ratio"], 2) for e in c))
 PY
