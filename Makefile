@@ -10,6 +10,7 @@
 #   make CUDA=0 MPI=0    build without the optional parts even when present
 #   make install         the binary, rdmaprobe(1) and the bash completion under DESTDIR/PREFIX
 #   make deb-check       build the Debian package in a scratch copy, install it with dpkg --root, run it
+#   make rpm-check       lint the RPM spec (rpm/rdmaprobe.spec) with rpmlint and rpmspec -P
 
 BUILD    ?= build
 CC       ?= cc
@@ -80,7 +81,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz_*.c)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check check-clang test vm-test deb-check fuzz clean features doc install uninstall
+.PHONY: all check check-clang test vm-test deb-check rpm-check fuzz clean features doc install uninstall
 .SECONDARY:
 all: $(BUILD)/rdmaprobe $(MPI_PLUGIN)
 
@@ -183,10 +184,13 @@ check-clang:
 	$(MAKE) --no-print-directory BUILD=$(CLANG_BUILD) CC=clang WERROR=1 check
 
 # The README's test command: unit tests with both compilers, then real Soft-RoCE devices in a VM.
-test: check check-clang vm-test deb-check
+test: check check-clang vm-test deb-check rpm-check
 
 deb-check:
 	sh scripts/deb-check.sh
+
+rpm-check:
+	sh scripts/rpm-check.sh
 
 vm-test: $(BUILD)/rdmaprobe
 	RP_BIN=$(abspath $(BUILD)/rdmaprobe) bash scripts/testbed/run-suite.sh

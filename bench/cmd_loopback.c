@@ -3,24 +3,33 @@
  * at once; then the verdict every command shares (lib/verdict.h: thresholds, outliers, retest right
  * after each size's pairs), a matrix (rows source, columns destination), and --json / --csv rewritten
  * after every pair. SIGINT/SIGTERM stop it between pairs: the finished pairs are judged and written,
- * and the exit status is 128 + the signal. */
+ * and the exit status is 128 + the signal.
+ *
+ * --concurrent: after each size's solo pairs, the node's disjoint pairs run at the same time, round
+ * after round (lib/pairset.h: every unordered pair of ports once, every port busy in every round), and
+ * each is compared with the same ordered pair measured alone: concurrent_drop below
+ * (1 - --concurrent-drop) x solo (default 25%). A pair that fails under load fails the run; a drop is a
+ * warning. JSON: "concurrent": [{"src", "dst", "msg_size", "round", "solo_gbps", "ratio", "pair"}]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmds.h"
+#include "diff.h"
 #include "engine.h"
 #include "engine_cli.h"
 #include "log.h"
 #include "ops_cli.h"
+#include "pairset.h"
+#include "report.h"
 #include "retest.h"
 #include "signals.h"
 #include "stop.h"
 #include "util.h"
 #include "verdict_cli.h"
 
-static const char usage[] = "[-d SPEC] [--no-self] [-s SIZE | -a] [-n N | -D S] [options]\n\n"
+static const char usage[] = "[-d SPEC] [--no-self] [-s SIZE | -a] [-n N | -D S] [--concurrent] [options]\n\n"
 	"Exit: 0 pass, 1 a pair failed, 2 usage, 3 environment or a report not written, 130/143 stopped by\n"
 	"SIGINT/SIGTERM (the pairs finished until then are judged and written).";
 
@@ -43,6 +52,12 @@ struct lb_run {
 	int argc;
 	char **argv;
 	int write_status;             /* 0, or RP_EXIT_ENV once a --json/--csv write failed */
+	bool concurrent;              /* --concurrent */
+	const char *conc_drop_s;      /* --concurrent-drop */
+	double conc_drop;
+	struct rp_pair_result *conc;  /* the pairs run within their set, one size pass after another */
+	struct lb_conc { uint32_t src, dst, round; int solo; double ratio; } *conc_meta;
+	size_t n_conc, conc_planned;
 };
 
 /* A software RDMA device: its link rate is nominal. Until the engine fills rp_endpoint.soft from the
@@ -114,6 +129,29 @@ static void print_matrix(const struct lb_run *lb, size_t size)
 	}
 }
 
+/* The "concurrent" section: each pair within its set against the same pair alone. */
+static json_t *conc_json(const struct lb_run *lb)
+{
+	json_t *a = json_array();
+
+	for (size_t k = 0; a && k < lb->n_conc; k++) {
+		const struct lb_conc *m = &lb->conc_meta[k];
+		const struct rp_pair_result *solo = m->solo >= 0 ? &lb->res[m->solo] : NULL;
+		json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:o, s:o, s:o}", "src", lb->ports[m->src].device,
+				      "src_port", lb->ports[m->src].port, "dst", lb->ports[m->dst].device, "dst_port",
+				      lb->ports[m->dst].port, "msg_size", (json_int_t)lb->conc[k].msg_size, "round",
+				      (json_int_t)m->round, "solo_gbps",
+				      solo && solo->status == RP_ST_OK ? json_real(solo->gbps) : json_null(), "ratio",
+				      m->ratio > 0 ? json_real(m->ratio) : json_null(), "pair", rp_report_pair_json(&lb->conc[k]));
+
+		if (!o || json_array_append_new(a, o) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 /* Judge what is measured so far (the verdict is idempotent) and rewrite --json/--csv. A write that
  * failed once is not retried until the end, so the error is printed once per file. */
 static int lb_checkpoint(struct lb_run *lb, bool final)
@@ -127,11 +165,17 @@ static int lb_checkpoint(struct lb_run *lb, bool final)
 	if (final && rp_cli_ops_baseline_judge(&lb->ops, "loopback", &lb->e.cfg, lb->res, lb->n_res) != 0)
 		lb->write_status = RP_EXIT_ENV;
 	if ((lb->e.json || lb->e.csv) && (final || !lb->write_status)) {
-		json_t *bl = final ? rp_cli_ops_baseline_json(&lb->ops) : NULL;
+		json_t *extra = json_object(), *bl = final ? rp_cli_ops_baseline_json(&lb->ops) : NULL;
 
-		rc = rp_cli_write_reports_with(&lb->e, "loopback", lb->argc, lb->argv, lb->res, lb->n_res, "baseline", bl);
+		if (!extra || (bl && json_object_set_new(extra, "baseline", bl) != 0) ||
+		    (lb->concurrent && json_object_set_new(extra, "concurrent", conc_json(lb)) != 0)) {
+			fprintf(stderr, "rdmaprobe loopback: out of memory\n");
+			json_decref(extra);
+			return RP_EXIT_ENV;
+		}
+		rc = rp_cli_write_reports_with(&lb->e, "loopback", lb->argc, lb->argv, lb->res, lb->n_res, NULL, extra);
 		lb->write_status = lb->write_status ? lb->write_status : rc;
-		json_decref(bl);
+		json_decref(extra);
 	}
 	for (size_t i = 0; i < lb->n_ports; i++)
 		lb->drain[i] = lb->v.eps[i].drain;
@@ -197,6 +241,87 @@ static int lb_retest(struct lb_run *lb, size_t first, unsigned pass)
 	return 0;
 }
 
+/* --concurrent, after a size pass: the node's disjoint pairs round after round, each round's pairs at
+ * the same time, each compared with its solo measurement of this pass. */
+static int lb_concurrent(struct lb_run *lb, unsigned pass)
+{
+	size_t n = lb->n_ports, rounds = rp_pairset_rounds(n);
+	struct rp_pairset_job *jobs = calloc(n, sizeof(*jobs));
+	uint32_t *pairs = calloc(n + 1, sizeof(*pairs));
+	int rc = 0;
+
+	if (!jobs || !pairs) {
+		fprintf(stderr, "rdmaprobe loopback: out of memory\n");
+		rc = RP_EXIT_ENV;
+	}
+	for (size_t r = 0; !rc && r < rounds && !rp_stop_requested(); r++) {
+		size_t np = rp_pairset_round(n, r, pairs), first = lb->n_conc;
+
+		for (size_t k = 0; k < np; k++) {
+			struct rp_cli_port *s = &lb->ports[pairs[2 * k]], *d = &lb->ports[pairs[2 * k + 1]];
+
+			rp_cli_pair_cfg(&lb->e, s, d, &jobs[k].cfg);
+			jobs[k].cfg.meas.msg_size = lb->e.sizes[pass];
+			jobs[k].src = (struct rp_engine_port){ lb->host, s->device, s->port, s->gid_index };
+			jobs[k].dst = (struct rp_engine_port){ lb->host, d->device, d->port, d->gid_index };
+			jobs[k].pass = pass;
+		}
+		if (!lb->quiet)
+			fprintf(stderr, "[concurrent %zu/%zu] %zu pairs at once, %zu bytes ...\n", r + 1, rounds, np,
+				lb->e.sizes[pass]);
+		if (rp_pairset_run(jobs, np, &lb->conc[first]) != 0) {
+			rc = RP_EXIT_ENV;   /* logged */
+			break;
+		}
+		for (size_t k = 0; k < np; k++) {
+			struct lb_conc *m = &lb->conc_meta[first + k];
+			struct rp_pair_result *c = &lb->conc[first + k];
+
+			c->src.soft |= soft_device_name(c->src.device);
+			c->dst.soft |= soft_device_name(c->dst.device);
+			*m = (struct lb_conc){ pairs[2 * k], pairs[2 * k + 1], (uint32_t)r, lb->index[pairs[2 * k] * n + pairs[2 * k + 1]], 0 };
+			if (m->solo >= 0)
+				m->ratio = rp_pairset_compare(&lb->res[m->solo], c, lb->conc_drop);
+		}
+		lb->n_conc += np;
+		rc = lb_checkpoint(lb, false);
+	}
+	free(pairs);
+	free(jobs);
+	return rc;
+}
+
+/* The concurrent pairs against their solo figures, one line each; true when one failed. */
+static bool print_concurrent(const struct lb_run *lb)
+{
+	bool failed = false;
+
+	if (!lb->concurrent)
+		return false;
+	printf("\nconcurrent (each round's pairs at the same time) against solo, concurrent_drop below %.0f%%:\n",
+	       100.0 * (1.0 - lb->conc_drop));
+	for (size_t k = 0; k < lb->n_conc; k++) {
+		const struct lb_conc *m = &lb->conc_meta[k];
+		const struct rp_pair_result *c = &lb->conc[k], *solo = m->solo >= 0 ? &lb->res[m->solo] : NULL;
+		char name[2 * RP_NAME_MAX + 32];
+
+		snprintf(name, sizeof(name), "%s:%d -> %s:%d", lb->ports[m->src].device, lb->ports[m->src].port,
+			 lb->ports[m->dst].device, lb->ports[m->dst].port);
+		if (c->status != RP_ST_OK) {
+			failed = true;
+			printf("  round %u  %-32s FAILED under load: %s: %s\n", m->round + 1, name, rp_status_code(c->status),
+			       c->reason);
+		} else if (m->ratio > 0) {
+			printf("  round %u  %-32s %9.3f Gb/s, solo %9.3f Gb/s (%5.1f%%)%s\n", m->round + 1, name, c->gbps,
+			       solo->gbps, 100.0 * m->ratio,
+			       c->warnings & (1u << RP_PW_CONCURRENT_DROP) ? "  warning: concurrent_drop" : "");
+		} else {
+			printf("  round %u  %-32s %9.3f Gb/s, no solo figure to compare\n", m->round + 1, name, c->gbps);
+		}
+	}
+	return failed;
+}
+
 /* One size pass: every ordered pair once, the files rewritten after each; then the retests. */
 static int lb_pass(struct lb_run *lb, unsigned pass)
 {
@@ -237,24 +362,31 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 		rc = lb_checkpoint(lb, false);
 	if (!rc)
 		print_matrix(lb, lb->e.sizes[pass]);
+	if (!rc && lb->concurrent && !rp_stop_requested())
+		rc = lb_concurrent(lb, pass);
 	return rc;
 }
 
 /* Options, ports, endpoints and storage. Returns -1 to go on, or an exit status. */
 static int lb_setup(struct lb_run *lb, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 4];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 6];
 	size_t k, n, per_pass;
 	int rc, status;
 
 	rp_cli_engine_init(&lb->e);
 	rp_cli_verdict_init(&lb->vc);
 	rp_cli_ops_init(&lb->ops);
+	lb->conc_drop_s = "25%";
 	table[0] = (struct rp_opt){ "device", 'd', RP_OPT_STR, &lb->spec, 0, 0, "SPEC",
 				    "ports in NCCL_IB_HCA syntax (default: what NCCL selects)", NULL };
 	table[1] = (struct rp_opt){ "no-self", 0, RP_OPT_FLAG, &lb->no_self, 0, 0, NULL, "skip port-to-itself pairs", NULL };
 	table[2] = (struct rp_opt){ "quiet", 0, RP_OPT_FLAG, &lb->quiet, 0, 0, NULL, "no progress on stderr", NULL };
-	k = 3 + rp_cli_engine_opts(&lb->e, table + 3);
+	table[3] = (struct rp_opt){ "concurrent", 0, RP_OPT_FLAG, &lb->concurrent, 0, 0, NULL,
+				    "then the node's disjoint pairs at the same time, each against its solo figure", NULL };
+	table[4] = (struct rp_opt){ "concurrent-drop", 0, RP_OPT_STR, &lb->conc_drop_s, 0, 0, "X",
+				    "--concurrent: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", NULL };
+	k = 5 + rp_cli_engine_opts(&lb->e, table + 5);
 	k += rp_cli_verdict_opts(&lb->vc, table + k);
 	k += rp_cli_ops_opts(&lb->ops, table + k);
 	memset(&table[k], 0, sizeof(table[k]));
@@ -273,8 +405,17 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 		status = rp_cli_select_ports("loopback", lb->spec, 0, lb->e.gid_seen ? lb->e.gid_index : -1,
 					     lb->e.ver.version, &lb->ports,
 					     &lb->n_ports);
+	if (!status && rp_diff_drop_parse(lb->conc_drop_s, &lb->conc_drop) != 0) {
+		fprintf(stderr, "rdmaprobe loopback: --concurrent-drop %s: a percentage (25%%) or a fraction (0.25) below 1\n",
+			lb->conc_drop_s);
+		status = RP_EXIT_USAGE;
+	}
 	if (status)
 		return status;
+	if (lb->concurrent && lb->n_ports < 2) {
+		fprintf(stderr, "rdmaprobe loopback: --concurrent needs two ports or more (%zu selected)\n", lb->n_ports);
+		return RP_EXIT_USAGE;
+	}
 	rp_cli_nccl_crash(&lb->e, "loopback");   /* fails the run at the end (exit 1), as 'nccl' does */
 	rp_cli_warn_gdr(&lb->e, lb->ports, lb->n_ports, true, true);
 	n = lb->n_ports;
@@ -291,7 +432,10 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	lb->index = calloc(n * n, sizeof(*lb->index));
 	lb->eps = calloc(n, sizeof(*lb->eps));
 	lb->drain = calloc(n, sizeof(*lb->drain));
-	if (!lb->res || !lb->pair_eps || !lb->index || !lb->eps || !lb->drain) {
+	lb->conc_planned = lb->concurrent ? (n / 2) * rp_pairset_rounds(n) * lb->e.n_sizes : 0;
+	lb->conc = calloc(lb->conc_planned + 1, sizeof(*lb->conc));
+	lb->conc_meta = calloc(lb->conc_planned + 1, sizeof(*lb->conc_meta));
+	if (!lb->res || !lb->pair_eps || !lb->index || !lb->eps || !lb->drain || !lb->conc || !lb->conc_meta) {
 		fprintf(stderr, "rdmaprobe loopback: out of memory\n");
 		return RP_EXIT_ENV;
 	}
@@ -311,7 +455,7 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 int cmd_loopback(int argc, char **argv)
 {
 	struct lb_run lb;
-	bool regressed;
+	bool regressed, conc_failed;
 	int status;
 
 	memset(&lb, 0, sizeof(lb));
@@ -334,13 +478,16 @@ int cmd_loopback(int argc, char **argv)
 	}
 	rp_cli_print_verdict(&lb.vc, &lb.v, lb.eps, lb.res, lb.n_res, lb.planned, rp_stop_signal());
 	regressed = rp_cli_ops_baseline_print(&lb.ops);
+	conc_failed = print_concurrent(&lb);
 	status = rp_stop_requested() ? rp_stop_exit_status()
 		 : lb.write_status ? lb.write_status
-		 : lb.v.pass && !regressed ? RP_EXIT_OK : RP_EXIT_FAIL;
+		 : lb.v.pass && !regressed && !conc_failed ? RP_EXIT_OK : RP_EXIT_FAIL;
 	status = rp_cli_nccl_crash_status(&lb.e, status);
 out:
 	rp_verdict_fini(&lb.v);
 	rp_cli_ops_fini(&lb.ops);
+	free(lb.conc_meta);
+	free(lb.conc);
 	free(lb.drain);
 	free(lb.eps);
 	free(lb.index);

@@ -45,16 +45,20 @@ struct nccl_opts {
 static const char *const usage_line =
 	"[--hca SPEC] [--gid-index N] [--nccl-version X.Y.Z] [--python ENV] [--sysfs-root DIR] [--json]";
 
-/* The health checks of the node, cut to the ports NCCL would select (health_fini() it in every case). */
-static int selected_health(const struct rp_node *node, const struct rp_nccl_result *res, const char *root,
-			   struct rp_health *out)
+/* The health checks of the node, cut to the ports NCCL would select (health_fini() it in every case);
+ * the ACS check's nearest adapters as env's release merges bus ids. */
+static int selected_health(const struct rp_node *node, const struct rp_nccl_result *res,
+			   const struct rp_nccl_env *env, const char *root, struct rp_health *out)
 {
-	struct rp_health_opts hopts = { root ? NULL : "/proc/cmdline", RP_TRI_UNKNOWN, !root };
+	struct rp_topo_merge merge;
+	struct rp_health_opts hopts = { .cmdline_path = root ? NULL : "/proc/cmdline", .dmabuf = RP_TRI_UNKNOWN,
+					.probe_host = !root, .merge = &merge };
 	struct rp_health_port_ref *refs = calloc(res->n_selected + 1, sizeof(*refs));
 	struct rp_health all;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	rp_nccl_topo_merge(env, &merge);
 	if (!refs)
 		return -ENOMEM;
 	for (size_t i = 0; i < res->n_selected; i++)
@@ -281,7 +285,7 @@ int cmd_nccl(int argc, char **argv)
 		status = rc == -ENOMEM ? RP_EXIT_ENV : RP_EXIT_USAGE;
 		goto out;
 	}
-	if (selected_health(&node, &res, o.sysfs_root, &health)) {
+	if (selected_health(&node, &res, &env, o.sysfs_root, &health)) {
 		fprintf(stderr, "rdmaprobe nccl: out of memory in the health checks\n");
 		status = RP_EXIT_ENV;
 		goto out;

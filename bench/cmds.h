@@ -12,6 +12,7 @@ int cmd_loopback(int argc, char **argv);
 int cmd_pair(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* "rdmaprobe 0.1.0 (abc123) features: cuda mpi" for --version and the reports. */
 const char *rp_version_string(void);

@@ -514,7 +514,8 @@ int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, in
 	if (e->json) {
 		json_t *root = rp_report_json(&info, pairs, n);
 
-		if (root && key && section && json_object_set(root, key, section) != 0) {
+		/* key NULL: every key of section joins the report */
+		if (root && section && (key ? json_object_set(root, key, section) : json_object_update(root, section)) != 0) {
 			json_decref(root);
 			root = NULL;
 		}

@@ -93,7 +93,8 @@ int rp_cli_check_outputs(const struct rp_cli_engine *e, const char *cmd);
  * printed). */
 int rp_cli_write_reports(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			 const struct rp_pair_result *pairs, size_t n);
-/* The same, with section (borrowed; NULL none) added to the JSON report under key. */
+/* The same, with section (borrowed; NULL none) added to the JSON report under key; with key NULL,
+ * every key of the object section is added. */
 int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, int argc, char **argv,
 			      const struct rp_pair_result *pairs, size_t n, const char *key, json_t *section);
 

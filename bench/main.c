@@ -15,6 +15,7 @@ static const struct {
 	{ "loopback", cmd_loopback, "RDMA WRITE between every pair of this node's adapters" },
 	{ "pair", cmd_pair, "one pair across two hosts (--listen on one, HOST on the other)" },
 	{ "matrix", cmd_matrix, "every (node, adapter) pair under mpirun/srun, with a verdict" },
+	{ "check", cmd_check, "node health check for prologs, NHC and probes: exit 0 healthy, 1 unhealthy, 3 unknown" },
 	{ "diff", cmd_diff, "what got worse (and better) between two runs' JSON reports" },
 };
 

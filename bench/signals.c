@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "stop.h"
 
@@ -25,4 +26,22 @@ int rp_signals_install(void)
 		if (sigaction(sigs[i], &sa, NULL) != 0)
 			return -errno;
 	return 0;
+}
+
+int rp_signals_alarm(double seconds)
+{
+	struct sigaction sa;
+	struct itimerval it;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) != 0)
+		return -errno;
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t)seconds;
+	it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+	if (seconds > 0 && it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+		it.it_value.tv_usec = 1;
+	return setitimer(ITIMER_REAL, &it, NULL) == 0 ? 0 : -errno;
 }

@@ -249,6 +249,37 @@ static void run_families(const struct page *pg, size_t failed)
 	sample_close(sb, (double)failed);
 }
 
+/* The node check's families: its status and its problems counted by (severity, source, code). */
+static void check_families(const struct page *pg)
+{
+	const struct rp_check *c = pg->run->check;
+
+	family(pg->sb, "rdmaprobe_check_status", "the node check: 0 healthy, 1 unhealthy, 3 could not check");
+	sample_open(pg, "rdmaprobe_check_status");
+	sample_close(pg->sb, (double)rp_check_status(c));
+	family(pg->sb, "rdmaprobe_check_problems", "problems the node check found, by severity, source and code");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct rp_check_problem *p = &c->items[i];
+		size_t count = 0, first = i;
+
+		for (size_t k = 0; k < c->n; k++) {
+			const struct rp_check_problem *q = &c->items[k];
+
+			if (q->sev == p->sev && q->src == p->src && strcmp(q->code, p->code) == 0) {
+				first = k < first ? k : first;
+				count++;
+			}
+		}
+		if (first != i)
+			continue;   /* counted at its first */
+		sample_open(pg, "rdmaprobe_check_problems");
+		label(pg->sb, "severity", p->sev == RP_CHECK_FAIL ? "fail" : "warn", false);
+		label(pg->sb, "source", rp_check_src_str(p->src), false);
+		label(pg->sb, "code", p->code, false);
+		sample_close(pg->sb, (double)count);
+	}
+}
+
 enum ep_metric { EP_PASS, EP_DRAIN, EP_PAIRS, EP_FAILED, EP_RATE, EP_MTU, EP_MIN_BW, EP_METRIC_COUNT_ };
 
 static const struct {
@@ -392,6 +423,8 @@ int rp_prom_format(struct rp_sb *sb, const struct rp_prom_run *run, const struct
 		for (size_t i = 0; i < pg.n; i++)
 			failed += pairs[pg.order[i]].status != RP_ST_OK;
 		run_families(&pg, failed);
+		if (run->check)
+			check_families(&pg);
 		ep_families(&pg);
 		pair_families(&pg);
 	}

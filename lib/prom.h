@@ -19,6 +19,9 @@
  *     pass, status{status} 1, bandwidth_bits_per_second and min_interval_bandwidth_bits_per_second
  *     (measured pairs only), latency_seconds{stat=min|median|p99|max} (latency mode only),
  *     warning{code} 1 (set warnings only)
+ *   rdmaprobe_check_status{command}                   with a check (rdmaprobe check): 0 healthy, 1
+ *                                                     unhealthy, 3 could not check (its exit status)
+ *   rdmaprobe_check_problems{command,severity,source,code}  problems found, by kind (lib/check.h)
  * Label values are escaped (\ " newline) and bytes that are not UTF-8 become '?'.
  */
 #ifndef RP_PROM_H
@@ -27,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "check.h"
 #include "result.h"
 #include "strbuf.h"
 
@@ -37,6 +41,7 @@ struct rp_prom_run {
 	const struct rp_endpoint *eps;    /* optional: endpoints beyond those the pairs name (none measured) */
 	size_t n_eps;
 	const bool *drain;                /* optional, one per eps[]: the verdict; NULL leaves out _drain */
+	const struct rp_check *check;     /* optional: the node check's verdict and problems */
 };
 
 /* Append the exposition page to sb (check rp_sb_failed()). Pairs with the same key (src, dst,

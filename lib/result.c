@@ -49,6 +49,7 @@ static const char *const warning_codes[RP_PW_COUNT_] = {
 	[RP_PW_NOMINAL_RATE] = "nominal_link_rate",
 	[RP_PW_LOSSY] = "lossy",
 	[RP_PW_MTU_MISMATCH] = "mtu_mismatch",
+	[RP_PW_CONCURRENT_DROP] = "concurrent_drop",
 };
 
 const char *rp_confirm_code(enum rp_confirm c)

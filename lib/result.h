@@ -77,6 +77,7 @@ enum rp_pair_warning {
 	RP_PW_NOMINAL_RATE,       /* "nominal_link_rate": a soft device (rxe, siw); only absolute thresholds apply */
 	RP_PW_LOSSY,              /* "lossy": transport retransmissions above the --max-errors rate per GB */
 	RP_PW_MTU_MISMATCH,       /* "mtu_mismatch": the two ends run at different active MTUs */
+	RP_PW_CONCURRENT_DROP,    /* "concurrent_drop": slower with the node's other pairs busy (lib/pairset.h) */
 	RP_PW_COUNT_
 };
 const char *rp_pair_warning_code(enum rp_pair_warning w);
