@@ -89,6 +89,7 @@ void fk_reset(void)
 	fk_n_mr_access = fk_n_qp_access = 0;
 	fk_max_cqe = 0;
 	fk_queries_of_down = 0;
+	fk_cm_reset();
 	(void)fk_ops_dummy;
 }
 

@@ -29,7 +29,7 @@
 #include "fixture.h"
 #include "verbs_ops.h"
 
-enum fk_kind { FK_DEVLIST, FK_CTX, FK_PD, FK_CQ, FK_QP, FK_MR, FK_KINDS };
+enum fk_kind { FK_DEVLIST, FK_CTX, FK_PD, FK_CQ, FK_QP, FK_MR, FK_CM_CH, FK_CM_ID, FK_CM_EV, FK_KINDS };
 
 enum fk_step {
 	ST_NONE, ST_DEVLIST, ST_OPEN, ST_QUERY_PORT, ST_QUERY_GID, ST_PD, ST_CQ, ST_QP, ST_INIT, ST_REG,
@@ -125,5 +125,31 @@ bool fk_fail(enum fk_step step);
 void fk_count(enum fk_kind k, int d);
 /* True when every object the stand-in handed out was released (a leak is printed). */
 bool fk_all_released(void);
+
+/* ---- the rdmacm side (verbs_standin_cm.c; tests/test_engine_cm.wrap lists the calls) ------------
+ * A model of the CM exchange between ids of this process: rdma_listen gives the listener a port,
+ * rdma_resolve_addr / rdma_resolve_route queue ADDR_RESOLVED / ROUTE_RESOLVED on the caller's
+ * channel, rdma_connect queues CONNECT_REQUEST (a new id, the private data and the QP number) on
+ * the listener's, rdma_accept queues CONNECT_RESPONSE (the acceptor's QP number) on the connector's,
+ * rdma_establish queues ESTABLISHED on the acceptor's, rdma_reject queues REJECTED.
+ * rdma_init_qp_attr gives the RTR attributes with the peer's QP number, so the data path of the
+ * verbs stand-in runs over the connection as over one made by hand. Channels, ids and events handed
+ * out are counted (FK_CM_CH, FK_CM_ID, FK_CM_EV) for fk_all_released().
+ *
+ * Fault: every event of type fk_cm_fault_on (-1: none) is
+ *   FK_CM_REPLACE  delivered as fk_cm_replace_with instead (status fk_cm_replace_status);
+ *   FK_CM_NEVER    never delivered;
+ *   FK_CM_DELAY    delivered fk_cm_delay_s after it was queued.
+ * fk_cm_delivered counts the events handed out, by type. fk_reset() clears it all. */
+enum fk_cm_fault { FK_CM_REPLACE, FK_CM_NEVER, FK_CM_DELAY };
+
+extern int fk_cm_fault_on;
+extern enum fk_cm_fault fk_cm_fault;
+extern int fk_cm_replace_with;
+extern int fk_cm_replace_status;
+extern double fk_cm_delay_s;
+extern int fk_cm_delivered[32];
+
+void fk_cm_reset(void);
 
 #endif
