@@ -445,6 +445,32 @@ static void test_rate_and_soft(void **state)
 	assert_true(fk_all_released());
 }
 
+/* A soft device whose vendor id is not one of the known ones (kernels differ in what rxe reports)
+ * is still soft when sysfs lists it without a "device" link; with the link it is hardware. */
+static void test_soft_by_sysfs(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+	struct rp_fx fx;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_mkdir(&fx, "class/infiniband/fake0/ports/1"), 0);
+	small_cfg(&cfg);
+	cfg.sysfs_root = fx.root;
+	fk_vendor_id = 0x02c9;   /* not rxe's nor siw's */
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_OK);
+	assert_true(w.src.soft && w.dst.soft && t.src.soft && t.dst.soft);
+
+	assert_int_equal(rp_fx_symlink(&fx, "class/infiniband/fake0/device", "../../../devices/pci0000:00/0000:00:03.0"), 0);
+	run_both(&cfg, &w, &t);
+	assert_int_equal(w.status, RP_ST_OK);
+	assert_false(w.src.soft || w.dst.soft || t.src.soft || t.dst.soft);
+	rp_fx_destroy(&fx);
+	assert_true(fk_all_released());
+}
+
 /* The link slows down for a while in the middle of the run: the slowest interval is found, and
  * where it starts (seconds into the measured run) is reported on both sides. (Before: never set.) */
 static void test_interval_minimum_located(void **state)
@@ -528,6 +554,7 @@ int main(void)
 		cmocka_unit_test_setup(test_message_size_limits, setup),
 		cmocka_unit_test_setup(test_least_privilege, setup),
 		cmocka_unit_test_setup(test_rate_and_soft, setup),
+		cmocka_unit_test_setup(test_soft_by_sysfs, setup),
 		cmocka_unit_test_setup(test_long_utf8_node, setup),
 		cmocka_unit_test_setup(test_interval_minimum_located, setup),
 	};

@@ -310,6 +310,44 @@ static void test_silent_after_ready(void **state)
 	assert_true(fk_all_released());
 }
 
+static void *writer_side(void *arg)
+{
+	struct side_thread *t = arg;
+
+	t->rc = rp_engine_pair_run(t->cfg, RP_ROLE_WRITER, &port_a, t->oob, 0, &t->res);
+	return NULL;
+}
+
+/* A stop that arrives while the engine waits for the peer in exchange() (here the writer, for the
+ * target's CONN: the target received the writer's and then the process was asked to stop) ends the
+ * pair INTERRUPTED: the wait cut short says nothing about the peer, it is not peer_lost. */
+static void test_stop_during_exchange(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct side_thread st = { .cfg = &cfg };
+	struct rp_engine_msg in;
+	struct rp_oob a, b;
+	pthread_t tid;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 0.5;
+	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
+	st.oob = &a;
+	assert_int_equal(pthread_create(&tid, NULL, writer_side, &st), 0);
+	assert_int_equal(rp_oob_recv(&b, &in, sizeof(in), rp_now() + 2), 0);
+	assert_int_equal(rp_engine_msg_validate(&in, sizeof(in), RP_MSG_CONN, NULL, 0), 0);
+	rp_stop_request(SIGTERM);   /* and no answer */
+	pthread_join(tid, NULL);
+	rp_stop_reset();
+	rp_oob_close(&a);
+	rp_oob_close(&b);
+	if (st.res.status != RP_ST_INTERRUPTED)
+		fail_msg("writer %s '%s'", rp_status_code(st.res.status), st.res.reason);
+	assert_non_null(strstr(st.res.reason, "signal 15"));
+	assert_true(fk_all_released());
+}
+
 /* A stop request (SIGINT/SIGTERM) ends the pair as INTERRUPTED, not as a failure of the link. */
 static void test_interrupted(void **state)
 {
@@ -340,6 +378,7 @@ int main(void)
 		cmocka_unit_test_setup(test_final_never_arrives, setup),
 		cmocka_unit_test_setup(test_silent_after_ready, setup),
 		cmocka_unit_test_setup(test_interrupted, setup),
+		cmocka_unit_test_setup(test_stop_during_exchange, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
