@@ -180,6 +180,7 @@ static void test_cm_slow_events_ok(void **state)
 
 		setup(NULL);
 		cm_cfg(&cfg);
+		cfg.timeout_s = 2;   /* the writer's connect (both QPs) waits 0.4 s in all for a late event */
 		fk_cm_fault_on = (int)slow[i];
 		fk_cm_fault = FK_CM_DELAY;
 		fk_cm_delay_s = 0.2;
