@@ -85,8 +85,7 @@ struct rp_engine_cfg {
 	} qp;
 	bool cm;                     /* connect with librdmacm (like perftest -R) instead of by hand */
 	double timeout_s;            /* deadline of each phase (set-up, connect) and the "no progress"
-	                              * window of every wait in the run (at least the QP's own retry
-	                              * time: rp_engine_progress_window): a run that makes progress never
+	                              * window of every wait in the run: a run that makes progress never
 	                              * times out, however long it takes */
 	double run_limit_s;          /* not used by the engine (deadlines follow progress); front ends may
 	                              * use it to size their own budgets */
@@ -101,13 +100,6 @@ struct rp_engine_cfg {
 };
 
 void rp_engine_cfg_default(struct rp_engine_cfg *cfg);
-/* The "no progress" window of every wait in the run: cfg->timeout_s, but never shorter than what
- * the QP's own retransmissions may take before the adapter gives up on one write (4.096 us x
- * 2^qp.qp_timeout per try, qp.retry_cnt + 1 tries), plus a quarter of margin: a lost packet that
- * the adapter retransmits in time is progress, not a time-out. With --qp-timeout 20 and 7 retries
- * that is 34.4 s x 1.25 = 43 s whatever --timeout is; with the probe's 14, 0.67 s. qp_timeout 0
- * (the QP waits for ever) adds nothing: --timeout alone bounds the wait. */
-double rp_engine_progress_window(const struct rp_engine_cfg *cfg);
 /* Reject inconsistent values with a logged message naming the field: 0 or -EINVAL. */
 int rp_engine_cfg_validate(const struct rp_engine_cfg *cfg);
 /* The measure part's rule alone (limits above, finite numbers, iters x size without overflow), with

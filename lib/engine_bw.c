@@ -137,10 +137,10 @@ static int bw_poll(struct rp_engine_ep *ep, struct bw_state *s, bool measuring, 
 
 		if (rc)
 			return rc;
-		if (now - s->last_progress > ep->window_s) {
+		if (now - s->last_progress > ep->cfg.timeout_s) {
 			rp_pair_result_fail(res, RP_ST_TIMEOUT,
 					    "no completion on %s port %d for %.1f s (%llu of %llu writes done)", ep->device,
-					    ep->port, ep->window_s, (unsigned long long)s->completed,
+					    ep->port, ep->cfg.timeout_s, (unsigned long long)s->completed,
 					    (unsigned long long)s->posted);
 			return rp_error(-ETIMEDOUT, "%s", res->reason);
 		}

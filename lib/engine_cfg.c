@@ -186,15 +186,3 @@ uint64_t rp_engine_seed(uint64_t base, const struct rp_endpoint *src, const stru
 	h = rp_engine_mix64(h ^ (uint64_t)(unsigned)dst->port);
 	return rp_engine_mix64(h ^ pass);
 }
-
-double rp_engine_progress_window(const struct rp_engine_cfg *cfg)
-{
-	int t = cfg->qp.qp_timeout;
-	double qp_s;
-
-	if (t <= 0 || t > 31)
-		return cfg->timeout_s;
-	qp_s = 4.096e-6 * (double)(1ull << t) * (double)(cfg->qp.retry_cnt + 1);
-	qp_s *= 1.25;
-	return qp_s > cfg->timeout_s ? qp_s : cfg->timeout_s;
-}

@@ -351,7 +351,6 @@ int rp_engine_ep_create(const struct rp_engine_cfg *cfg, enum rp_engine_role rol
 	ep->port = local->port;
 	ep->gid_index = local->gid_index;
 	ep->progress_s = cfg->timeout_s / 4;
-	ep->window_s = rp_engine_progress_window(cfg);
 	rp_strlcpy(ep->device, local->device, sizeof(ep->device));
 	if (local->node)
 		rp_str_sanitize_copy(ep->node, sizeof(ep->node), local->node);   /* --node: cut at a character */

@@ -57,7 +57,6 @@ struct rp_engine_ep {
 	struct rp_engine_msg *pending;   /* a message the peer sent while this side waited */
 	bool *have_pending;
 	double progress_s;            /* writer: report progress this often; target: the writer's period */
-	double window_s;              /* the run's "no progress" window (rp_engine_progress_window) */
 	double next_progress;         /* writer: when the next report is due */
 	uint64_t done;                /* writer: writes (round trips) completed so far, warm-up included */
 	uint64_t done_reported;

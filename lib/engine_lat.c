@@ -79,10 +79,10 @@ static int wait_byte(struct rp_engine_ep *ep, uint8_t want, struct rp_pair_resul
 		if (rc)
 			return rc;
 		if (deadline == 0) {
-			deadline = rp_now() + ep->window_s;
+			deadline = rp_now() + ep->cfg.timeout_s;
 		} else if (rp_now() > deadline) {
 			rp_pair_result_fail(res, RP_ST_TIMEOUT, "ping-pong on %s port %d: no answer in %.1f s", ep->device,
-					    ep->port, ep->window_s);
+					    ep->port, ep->cfg.timeout_s);
 			return rp_error(-ETIMEDOUT, "%s", res->reason);
 		}
 	}
@@ -122,9 +122,9 @@ static int lat_drain(struct rp_engine_ep *ep, struct rp_pair_result *res)
 		rc = rp_engine_idle_check(ep, &next_check, res);
 		if (rc)
 			return rc;
-		if (rp_now() - last > ep->window_s) {
+		if (rp_now() - last > ep->cfg.timeout_s) {
 			rp_pair_result_fail(res, RP_ST_TIMEOUT, "%u latency writes on %s port %d not completed in %.1f s",
-					    ep->lat_outstanding, ep->device, ep->port, ep->window_s);
+					    ep->lat_outstanding, ep->device, ep->port, ep->cfg.timeout_s);
 			return rp_error(-ETIMEDOUT, "%s", res->reason);
 		}
 	}

@@ -100,9 +100,8 @@ static int target_wait_final(struct rp_engine_ep *ep, double deadline, struct rp
 {
 	struct final_wait w = { .last_progress = rp_now() };
 	/* the writer reports at least every quarter of this side's --timeout (it took the shorter
-	 * period of the two sides), so the window (--timeout, or the QP's own retry time when that is
-	 * longer: the writer's wait for a completion is as long) without a report is no progress */
-	double window = ep->window_s;
+	 * period of the two sides), so --timeout without a report is no progress */
+	double window = ep->cfg.timeout_s;
 
 	for (;;) {
 		struct ibv_wc wc;
