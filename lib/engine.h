@@ -94,7 +94,8 @@ struct rp_engine_cfg {
 	struct rp_mem_spec dst_mem;  /* buffer of the target */
 	/* Port counters around the measured run (lib/counters.h): each side snapshots its own port under
 	 * sysfs_root ("/sys" when NULL; "" = none, nothing is read) before and after the run and judges
-	 * the delta with its own ctr_limits (--max-errors); the target's travels back in RESULT. */
+	 * the delta with its own ctr_limits (--max-errors); the target's travels back in RESULT. The
+	 * same root tells a soft device (a class/infiniband entry without a "device" link). */
 	const char *sysfs_root;
 	struct rp_ctr_limits ctr_limits;
 };

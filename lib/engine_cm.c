@@ -173,11 +173,10 @@ int rp_engine_cm_listen(struct rp_engine_ep *ep, struct rp_pair_result *res)
 	return 0;
 }
 
-int rp_engine_cm_connect(struct rp_engine_ep *ep, const struct rp_conn_info *peer, double deadline,
-			 struct rp_pair_result *res)
+int rp_engine_cm_connect(struct rp_engine_ep *ep, const struct rp_conn_info *peer, struct rp_oob *oob,
+			 double deadline, struct rp_engine_msg *pending, bool *have_pending, struct rp_pair_result *res)
 {
 	struct sockaddr_storage src, dst;
-	bool none = false;
 	int rc = cm_channel(ep, res);
 
 	if (rc)
@@ -203,19 +202,19 @@ int rp_engine_cm_connect(struct rp_engine_ep *ep, const struct rp_conn_info *pee
 			return rp_engine_ep_fail(ep, res, RP_ST_SETUP, -errno, "rdma_create_id");
 		if (rdma_resolve_addr(ep->cm_ids[i], (struct sockaddr *)&src, (struct sockaddr *)&dst, CM_RESOLVE_MS) != 0)
 			return rp_engine_ep_fail(ep, res, RP_ST_RESOLVE, -errno, "rdma_resolve_addr");
-		rc = cm_wait(ep, RDMA_CM_EVENT_ADDR_RESOLVED, deadline, NULL, NULL, &none, &ev, res);
+		rc = cm_wait(ep, RDMA_CM_EVENT_ADDR_RESOLVED, deadline, oob, pending, have_pending, &ev, res);
 		if (rc)
 			return rc;
 		rdma_ack_cm_event(ev);
 		if (rdma_resolve_route(ep->cm_ids[i], CM_RESOLVE_MS) != 0)
 			return rp_engine_ep_fail(ep, res, RP_ST_RESOLVE, -errno, "rdma_resolve_route");
-		rc = cm_wait(ep, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, NULL, NULL, &none, &ev, res);
+		rc = cm_wait(ep, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, oob, pending, have_pending, &ev, res);
 		if (rc)
 			return rc;
 		rdma_ack_cm_event(ev);
 		if (rdma_connect(ep->cm_ids[i], &param) != 0)
 			return rp_engine_ep_fail(ep, res, RP_ST_RTR, -errno, "rdma_connect");
-		rc = cm_wait(ep, RDMA_CM_EVENT_CONNECT_RESPONSE, deadline, NULL, NULL, &none, &ev, res);
+		rc = cm_wait(ep, RDMA_CM_EVENT_CONNECT_RESPONSE, deadline, oob, pending, have_pending, &ev, res);
 		if (rc)
 			return rc;
 		rdma_ack_cm_event(ev);

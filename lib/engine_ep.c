@@ -132,9 +132,9 @@ static int errno_or(int fallback)
 }
 
 /* A software device (rxe, siw): by its vendor id, or, since kernels differ in the vendor id rxe
- * reports, by sysfs: a device that sysfs lists without a "device" link has no bus function behind
- * it. A device that can say neither is taken as hardware. */
-static bool is_soft_device(struct ibv_context *ctx, const char *name)
+ * reports, by sysfs under root ("/sys" when NULL, "" = none): a device that sysfs lists without a
+ * "device" link has no bus function behind it. A device that can say neither is taken as hardware. */
+static bool is_soft_device(struct ibv_context *ctx, const char *name, const char *root)
 {
 	struct ibv_device_attr da;
 	char path[PATH_MAX];
@@ -143,10 +143,14 @@ static bool is_soft_device(struct ibv_context *ctx, const char *name)
 	memset(&da, 0, sizeof(da));
 	if (ibv_query_device(ctx, &da) == 0 && (da.vendor_id == RXE_VENDOR_ID || da.vendor_id == SIW_VENDOR_ID))
 		return true;
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", name);
+	if (!root)
+		root = "/sys";
+	if (!root[0])
+		return false;
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s", root, name);
 	if (stat(path, &st) != 0)
 		return false;
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", name);
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", root, name);
 	return lstat(path, &st) != 0 && errno == ENOENT;
 }
 
@@ -168,7 +172,7 @@ static int ep_query_port(struct rp_engine_ep *ep, struct rp_pair_result *res)
 		return rp_error(-EMSGSIZE, "%s", res->reason);
 	}
 	ep->link_gbps = rp_port_data_rate(ep->pattr.active_width, ep->pattr.active_speed, NULL, 0);
-	ep->soft = is_soft_device(ep->ctx, ep->device);
+	ep->soft = is_soft_device(ep->ctx, ep->device, ep->cfg.sysfs_root);
 	if (ep->pattr.link_layer == IBV_LINK_LAYER_INFINIBAND) {
 		ep->gid_index = 0;   /* LID routed; the GID is sent but not used */
 		if (ep->pattr.lid == 0) {

@@ -158,11 +158,13 @@ void rp_engine_mux_free(struct rp_engine_mux *m);
  * The target listens before it sends its connection info (cm_port travels in it); the writer
  * resolves the target's address from its GID, connects one CM id per QP; both move their own QPs
  * with rdma_init_qp_attr()'s attributes, except timeout and retry count which come from cfg.
- * While the target waits for requests it watches oob for a failure message from the writer;
- * a message seen is kept in *pending. */
+ * While either side waits for a CM event it watches oob for the peer's READY (a failure the peer
+ * saw itself ends the wait: RP_ENGINE_PEER_FAILED); a message seen is kept in *pending. The writer
+ * must watch too: a target whose CM failed stops answering, and the writer's wait running out
+ * would otherwise be taken for the first cause. */
 int rp_engine_cm_listen(struct rp_engine_ep *ep, struct rp_pair_result *res);
-int rp_engine_cm_connect(struct rp_engine_ep *ep, const struct rp_conn_info *peer, double deadline,
-			 struct rp_pair_result *res);
+int rp_engine_cm_connect(struct rp_engine_ep *ep, const struct rp_conn_info *peer, struct rp_oob *oob,
+			 double deadline, struct rp_engine_msg *pending, bool *have_pending, struct rp_pair_result *res);
 int rp_engine_cm_accept(struct rp_engine_ep *ep, const struct rp_conn_info *peer, struct rp_oob *oob,
 			double deadline, struct rp_engine_msg *pending, bool *have_pending, struct rp_pair_result *res);
 void rp_engine_cm_destroy(struct rp_engine_ep *ep);

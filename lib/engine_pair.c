@@ -293,12 +293,15 @@ static int phase_connect(struct pair_ctx *c)
 	if (!c->cfg.cm)
 		rc = rp_engine_ep_connect(ep, peer, c->res);
 	else if (c->writer)
-		rc = rp_engine_cm_connect(ep, peer, rp_now() + c->cfg.timeout_s, c->res);
+		rc = rp_engine_cm_connect(ep, peer, c->oob, rp_now() + c->cfg.timeout_s, &c->pending, &c->have_pending,
+					  c->res);
 	else
-		rc = rp_engine_cm_accept(ep, peer, c->oob, rp_now() + c->cfg.timeout_s, &c->pending, &c->have_pending,
+		/* a second longer than the writer's own waits: when the writer's CM stalls, its time-out
+		 * (the first cause) reaches the target before the target's wait for a request runs out */
+		rc = rp_engine_cm_accept(ep, peer, c->oob, rp_now() + c->cfg.timeout_s + 1, &c->pending, &c->have_pending,
 					 c->res);
 	if (rc == RP_ENGINE_PEER_FAILED)
-		rc = 0;   /* the writer failed to connect and said so while we waited: its message is pending */
+		rc = 0;   /* the peer failed to connect and said so while we waited: its message is pending */
 	ep->peer = *peer;
 	if (!rc && !c->writer && !(c->have_pending && c->pending.status != RP_ST_OK))
 		rc = rp_engine_target_prepare(ep, c->res);
