@@ -587,6 +587,7 @@ static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role ro
 	struct pair_ctx c = { .cfg = *cfg, .role = role, .writer = role == RP_ROLE_WRITER, .local = local,
 			      .oob = oob, .pass = pass, .res = res, .mux = mux, .dir = dir, .info = info };
 	double t0 = rp_now();
+	bool ran = false;
 
 	rp_pair_result_init(res, NULL, NULL);
 	if (info)
@@ -596,13 +597,17 @@ static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role ro
 		reverse_start(&c);
 	/* the "before" snapshot precedes READY: no write of this pair has been posted by either side yet */
 	if (!stop_check(&c) && phase_conn(&c) == 0 && (c.ctr = ctr_begin(&c), phase_connect(&c) == 0)) {
+		ran = true;
 		phase_run(&c);
 		phase_results(&c);
 	}
 	free(c.ctr);
 	if (info) {
 		info->meas = c.cfg.meas;
-		if (c.writer && c.ep) {
+		/* only a pair whose QPs connected and whose run started can be a black hole: one that never
+		 * connected (no CM event, no READY) is not probed, on either side (the target learns the
+		 * count only from RESULT, after the run) */
+		if (c.writer && c.ep && ran) {
 			info->completed = c.ep->done;
 			info->completed_known = true;
 		}
