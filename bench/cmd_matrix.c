@@ -191,7 +191,9 @@ static double round_budget(const struct mx_opts *o)
 
 	if (o->round_timeout_seen)
 		return o->round_timeout;
-	return 2 * (4 * c->timeout_s + c->run_limit_s + 1) + 2;
+	/* both directions of a pair, each: connection, run and results, plus the MTU probe of a pair
+	 * that moved nothing (two short sequences of at most 2 s and their set-up) */
+	return 2 * (4 * c->timeout_s + c->run_limit_s + 1 + 6) + 2;
 }
 
 static char *cmd_line_join(int argc, char **argv)

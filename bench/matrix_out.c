@@ -253,7 +253,7 @@ static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
 		[RP_ST_REGISTRATION] = "REG", [RP_ST_PEER_LOST] = "LOST", [RP_ST_TIMEOUT] = "TIMEOUT",
 		[RP_ST_DATA_MISMATCH] = "DATA", [RP_ST_BELOW_THRESHOLD] = "SLOW", [RP_ST_SETUP] = "SETUP",
 		[RP_ST_NO_PORT] = "NOPORT", [RP_ST_INTERRUPTED] = "INTR", [RP_ST_PORT_DOWN] = "DOWN",
-		[RP_ST_FLUSHED] = "FLUSH", [RP_ST_LINK_ERRORS] = "LINKERR",
+		[RP_ST_FLUSHED] = "FLUSH", [RP_ST_LINK_ERRORS] = "LINKERR", [RP_ST_MTU_BLACKHOLE] = "MTUHOLE",
 	};
 
 	if (!r)
@@ -276,6 +276,10 @@ static void print_grid(const struct mx_out *o, const struct rp_pair_result *judg
 	memset(idx, 0xff, sizeof(idx));
 	for (size_t i = 0; i < mr->n; i++)
 		idx[mr->pair_eps[2 * i] * n + mr->pair_eps[2 * i + 1]] = (int32_t)i;
+	/* --bidir: one result per unordered pair; its reverse fills the other cell */
+	for (size_t i = 0; i < mr->n; i++)
+		if (judged[i].reverse.measured && idx[mr->pair_eps[2 * i + 1] * n + mr->pair_eps[2 * i]] < 0)
+			idx[mr->pair_eps[2 * i + 1] * n + mr->pair_eps[2 * i]] = -2 - (int32_t)i;
 	printf("Gb/s, rows write into columns (! below threshold):\n%-28s", "");
 	for (size_t d = 0; d < n; d++)
 		printf(" %7zu", d);
@@ -286,7 +290,12 @@ static void print_grid(const struct mx_out *o, const struct rp_pair_result *judg
 		snprintf(name, sizeof(name), "%zu %s/%s:%d", s, o->eps[s].ep.node, o->eps[s].ep.device, o->eps[s].ep.port);
 		printf("%-28.28s", name);
 		for (size_t d = 0; d < n; d++) {
-			grid_cell(idx[s * n + d] >= 0 ? &judged[idx[s * n + d]] : NULL, cell, sizeof(cell));
+			int32_t k = idx[s * n + d];
+			struct rp_pair_result rev;
+
+			if (k <= -2)
+				rp_pair_reverse_view(&judged[-2 - k], &rev);
+			grid_cell(k >= 0 ? &judged[k] : k <= -2 ? &rev : NULL, cell, sizeof(cell));
 			printf(" %7s", s == d ? "" : cell);
 		}
 		printf("\n");

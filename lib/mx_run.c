@@ -38,8 +38,8 @@ static int planned_keep(struct mx_run *R, size_t got)
 	for (size_t i = 0; i < 2 * got; i++) {
 		const struct rp_sched_pair *p = &R->pairs[i / 2];
 
-		if (R->got[i].status == RP_ST_INTERRUPTED)
-			continue;
+		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || R->got[i].status == RP_ST_INTERRUPTED)
+			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
 		R->failed += R->got[i].status != RP_ST_OK;
 		if (mx_results_add(&R->mr, &R->got[i], i % 2 ? p->b : p->a, i % 2 ? p->a : p->b) != 0)
 			return -ENOMEM;
@@ -59,7 +59,10 @@ static int planned_rounds(struct mx_run *R)
 
 		rp_sched_round(R->sched, r, R->pairs, c->max_pairs, &got);
 		for (size_t i = 0; i < got; i++)
-			R->jobs[i] = (struct mx_job){ .a = R->pairs[i].a, .b = R->pairs[i].b, .dirs = 3 };
+			/* --bidir: one job per unordered pair, a -> b, whose engine runs b -> a at the same
+			 * time (the result carries it as its reverse); else both directions, one by one */
+			R->jobs[i] = (struct mx_job){ .a = R->pairs[i].a, .b = R->pairs[i].b,
+						      .dirs = c->cfg->meas.bidir ? 1u : 3u };
 		rc = mx_round(c, R->next_round++, R->jobs, got, R->got);
 		if (rc < 0)
 			return rc;

@@ -23,5 +23,5 @@ bool mx_wire_res_ok(const struct mx_wire_res *w, const struct mx_job *jobs, size
 	       mx_str_terminated(r->dst.device, sizeof(r->dst.device)) && mx_str_terminated(r->src.mem, sizeof(r->src.mem)) &&
 	       mx_str_terminated(r->dst.mem, sizeof(r->dst.mem)) && mx_str_terminated(r->src.mem_reg, sizeof(r->src.mem_reg)) &&
 	       mx_str_terminated(r->dst.mem_reg, sizeof(r->dst.mem_reg)) && ctr_ok(&r->counters.src) &&
-	       ctr_ok(&r->counters.dst);
+	       ctr_ok(&r->counters.dst) && rp_pair_reverse_valid(&r->reverse);
 }
