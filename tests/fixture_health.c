@@ -180,3 +180,20 @@ int rp_fxh_machine_clean(struct rp_fx *fx)
 	closedir(d);
 	return rc ? rc : rp_fxh_peermem(fx);
 }
+
+int rp_fxh_machine_vf(struct rp_fx *fx)
+{
+	static const char *const bridges[] = { "0000:00:01.0", "0000:01:00.0", "0000:02:00.0", "0000:02:01.0",
+					       "0000:02:02.0" };
+	int rc = rp_fx_gpu(fx, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:04:00.0", 0);
+
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_vf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:03:1e.0", 0,
+				 "1.0", NULL);
+	rc = rc ? rc : rp_fx_port(fx, "mlx5_vf", 1, &rp_fx_port_ib_ndr_active);
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_pf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.0", 0,
+				 "1.0", NULL);
+	rc = rc ? rc : rp_fx_port(fx, "mlx5_pf", 1, &rp_fx_port_ib_ndr_active);
+	for (size_t i = 0; i < sizeof(bridges) / sizeof(bridges[0]) && !rc; i++)
+		rc = rp_fxh_config(fx, bridges[i], 0, 4096);
+	return rc;
+}

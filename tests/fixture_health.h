@@ -44,6 +44,12 @@ int rp_fxh_pma_counters(struct rp_fx *fx, const char *hca);
  * maximum, every bridge's config space readable (4096 bytes) with ACS present and control 0, no
  * IOMMU, nvidia-peermem loaded. */
 int rp_fxh_machine_clean(struct rp_fx *fx);
+/* A GPU at 0000:04:00.0 behind switch 0000:01:00.0, a VF mlx5_vf at 0000:03:1e.0 on the same switch
+ * (its own downstream port 0000:02:01.0) and a PF mlx5_pf at 0000:05:00.0 (port 0000:02:02.0), NDR
+ * ports, every bridge's config space readable without ACS. NCCL's bus-id merge decides the nearest
+ * adapter: 2.24.3 to 2.26.6 keep the VF's real bus id (PIX to the GPU, nearest); 2.27.3 on zero its
+ * device and function digits (0000:03:00.0, which does not exist: not on PCI) and only the PF is. */
+int rp_fxh_machine_vf(struct rp_fx *fx);
 
 /* BDFs of that machine (switch A, socket 0): */
 #define FXH_RP_A  "0000:00:01.0"   /* root port */

@@ -366,19 +366,11 @@ static void test_acs_not_on_root_complex_paths(void **state)
  * is a warning; under 2.30.7 the VF merges into 0000:03:00.0, which does not exist, and only the PF
  * is nearest: no warning. Failed before health_pci.c took the release's merge (2.30.7's always: no
  * warning under 2.24.3). */
+/* the tree: tests/fixture_health.h (rp_fxh_machine_vf), ACS redirect on the VF's downstream port */
 static int machine_vf_acs(struct rp_fx *fx)
 {
-	static const char *const bridges[] = { "0000:00:01.0", "0000:01:00.0", "0000:02:00.0", "0000:02:02.0" };
-	int rc = rp_fx_gpu(fx, "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:04:00.0", 0);
+	int rc = rp_fxh_machine_vf(fx);
 
-	rc = rc ? rc : rp_fx_hca(fx, "mlx5_vf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:03:1e.0", 0,
-				 "1.0", NULL);
-	rc = rc ? rc : rp_fx_port(fx, "mlx5_vf", 1, &rp_fx_port_ib_ndr_active);
-	rc = rc ? rc : rp_fx_hca(fx, "mlx5_pf", "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:02.0/0000:05:00.0", 0,
-				 "1.0", NULL);
-	rc = rc ? rc : rp_fx_port(fx, "mlx5_pf", 1, &rp_fx_port_ib_ndr_active);
-	for (size_t i = 0; i < sizeof(bridges) / sizeof(bridges[0]) && !rc; i++)
-		rc = rp_fxh_config(fx, bridges[i], 0, 4096);
 	return rc ? rc : rp_fxh_config(fx, "0000:02:01.0", RP_ACS_RR, 4096);
 }
 
@@ -521,7 +513,7 @@ static void test_soft_roce_machine(void **state)
  * unknown MTUs give no item. */
 static void test_mtu_mismatch_node(void **state)
 {
-	struct rp_health_opts hopts = { NULL, RP_TRI_FALSE, false };
+	struct rp_health_opts hopts = { .cmdline_path = NULL, .dmabuf = RP_TRI_FALSE, .probe_host = false };
 	const struct rp_health_item *it;
 	struct rp_node node;
 	struct rp_health h;
@@ -571,7 +563,7 @@ static void test_mtu_mismatch_node(void **state)
  * at 2048 among 4096s; then a second odd one; a DOWN port's MTU does not count. */
 static void test_mtu_mismatch_majority(void **state)
 {
-	struct rp_health_opts hopts = { NULL, RP_TRI_TRUE, false };
+	struct rp_health_opts hopts = { .cmdline_path = NULL, .dmabuf = RP_TRI_TRUE, .probe_host = false };
 	struct rp_node node;
 	struct rp_health h;
 	struct rp_fx fx;

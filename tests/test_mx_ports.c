@@ -22,6 +22,7 @@
 #endif
 
 #include "fixture.h"
+#include "fixture_health.h"
 #include "mx_ports.h"
 #include "nccl_rules.h"
 #include "testutil.h"
@@ -172,6 +173,38 @@ static void test_ambiguous_or_missing_gpu(void **state)
 	assert_non_null(strstr(p.why, "0000:ee:00.0"));
 }
 
+/* The GPU's nearest adapters as the release merges bus ids (tests/fixture_health.h's VF machine):
+ * under 2.24.3 the VF keeps its real bus id and is nearest to the GPU beside it, so the rank offers
+ * it; under 2.30.7 its id merges into 0000:03:00.0, which does not exist, and only the PF is offered.
+ * (Release-blind code gives one answer for both.) */
+static void test_nearest_per_release(void **state)
+{
+	struct rp_fx vf;
+	struct mx_ports p;
+	struct mx_port_opts o = { .node_name = "nodeA", .per_gpu = true, .local_rank = 0, .local_size = 1 };
+	bool has_vf;
+
+	(void)state;
+	need_cuda();
+	assert_int_equal(rp_fx_create(&vf), 0);
+	assert_int_equal(rp_fxh_machine_vf(&vf), 0);
+	o.sysfs_root = vf.root;
+	visible[0] = "0000:04:00.0";
+	n_visible = 1;
+	o.nccl_version = RP_NCCL_V(2, 24, 3);
+	assert_int_equal(mx_ports_select(&o, &p), 0);
+	has_vf = false;
+	for (size_t i = 0; i < p.n; i++)
+		has_vf |= strcmp(p.eps[i].device, "mlx5_vf") == 0;
+	if (!has_vf)
+		fail_msg("2.24.3: the VF beside the GPU is not offered (%zu port(s), first %s)", p.n, p.n ? p.eps[0].device : "");
+	o.nccl_version = RP_NCCL_V(2, 30, 7);
+	assert_int_equal(mx_ports_select(&o, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(p.eps[0].device, "mlx5_pf");
+	rp_fx_destroy(&vf);
+}
+
 static void test_without_per_gpu(void **state)
 {
 	struct mx_port_opts o = opts(false, 3, 8);
@@ -199,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_every_gpu_visible),
 		cmocka_unit_test(test_ambiguous_or_missing_gpu),
 		cmocka_unit_test(test_without_per_gpu),
+		cmocka_unit_test(test_nearest_per_release),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
