@@ -42,6 +42,9 @@ struct rp_oob {
 
 /* Wrappers through oob->ops. */
 int rp_oob_send(struct rp_oob *oob, const void *buf, size_t len, double deadline);
+/* recv takes one whole message of exactly len bytes. A message of another size is consumed and
+ * gives -EMSGSIZE, with its first min(size, len) bytes in buf (the rest of buf untouched), so that
+ * a caller can still read a fixed header (a peer of another protocol version). */
 int rp_oob_recv(struct rp_oob *oob, void *buf, size_t len, double deadline);
 void rp_oob_close(struct rp_oob *oob);
 

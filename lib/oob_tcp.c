@@ -146,6 +146,9 @@ static int take_message(struct rp_oob *oob, void *buf, size_t len)
 	if (p->rx_len < 4 + (size_t)n)
 		return 0;
 	if (n != len) {
+		/* the start of it stays readable (oob.h): a peer of another protocol version sends another
+		 * size, and its header still says which version */
+		memcpy(buf, p->rx + 4, n < len ? n : len);
 		memmove(p->rx, p->rx + 4 + n, p->rx_len - 4 - n);
 		p->rx_len -= 4 + n;
 		return tcp_fail(oob, -EMSGSIZE, "message from %s of %u bytes, expected %zu", oob->peer, n, len);

@@ -29,12 +29,20 @@ static enum gate gate_client(struct rp_oob *oob, const struct rp_pair_auth *auth
 	int rc;
 
 	rp_oob_tcp_quiet(oob, true);
+	memset(&msg, 0, sizeof(msg));
 	rc = rp_oob_recv(oob, &msg, sizeof(msg), deadline);
 	if (rc == -EINTR)
 		return GATE_STOP;
 	if (rc == -ETIMEDOUT) {
 		rp_warn("pair listener: dropped %s: no valid hello within %.1f s", oob->peer, auth->timeout_s);
 		return GATE_SILENT;
+	}
+	if (rc == -EMSGSIZE && msg.magic == RP_PW_MAGIC && msg.version != RP_PW_VERSION) {
+		/* another release's hello has another size: its header still names the version */
+		rp_warn("pair listener: refused %s: protocol version %u, this side speaks %u", oob->peer, msg.version,
+			RP_PW_VERSION);
+		refuse(oob, RP_PW_BAD_VERSION, deadline);
+		return GATE_VERSION;
 	}
 	if (rc) {
 		rp_warn("pair listener: dropped %s: %s", oob->peer,
@@ -140,6 +148,9 @@ int rp_pairsrv_hello(struct rp_oob *oob, const struct rp_pw_hello *hello, double
 	if (rc == -ECONNRESET)
 		return rp_error(rc, "listener %s closed the connection without an answer (is this host on "
 				"its --allow list?)", oob->peer);
+	if (rc == -EMSGSIZE && msg.magic == RP_PW_MAGIC && msg.version != RP_PW_VERSION)
+		return rp_error(-EPROTONOSUPPORT, "listener %s speaks pair protocol version %u, this writer %u: "
+				"run the same rdmaprobe release on both sides", oob->peer, msg.version, RP_PW_VERSION);
 	if (rc)
 		return rc;
 	rc = rp_pw_validate(&msg, sizeof(msg), RP_PW_ACK, why, sizeof(why));

@@ -4,8 +4,10 @@
  * let in; the writer's side learns why it was refused. Assertions are on statuses, never on time. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -167,7 +169,7 @@ static void test_hostile_then_valid(void **state)
 	struct rp_pw_hello got;
 	struct rp_oob oob;
 	pthread_t th;
-	int fds[8], n = 0, rc;
+	int fds[9], n = 0, rc;
 
 	(void)state;
 	memset(&ref, 0, sizeof(ref));
@@ -186,6 +188,10 @@ static void test_hostile_then_valid(void **state)
 	m.version = RP_PW_VERSION + 1;
 	fds[n] = raw_connect(l.port);                                     /* another version */
 	raw_frame(fds[n++], &m, sizeof(m), sizeof(m));
+	m = hello_msg(TOKEN);
+	m.version = RP_PW_VERSION - 1;
+	fds[n] = raw_connect(l.port);                                     /* an older release: a shorter hello */
+	raw_frame(fds[n++], &m, sizeof(m) - 8, sizeof(m) - 8);
 	m = hello_msg("wrong-token-99");
 	fds[n] = raw_connect(l.port);                                     /* wrong token */
 	raw_frame(fds[n++], &m, sizeof(m), sizeof(m));
@@ -199,7 +205,7 @@ static void test_hostile_then_valid(void **state)
 	expect_let_in(&oob, &g, th);
 	assert_int_equal(ref.silent, 1);
 	assert_int_equal(ref.garbage, 3);
-	assert_int_equal(ref.version, 1);
+	assert_int_equal(ref.version, 2);
 	assert_int_equal(ref.token, 2);
 	assert_int_equal(ref.not_allowed, 0);
 	/* what was let through is the valid client's hello, without the token */
@@ -246,6 +252,52 @@ static void test_writer_learns_refusal(void **state)
 	expect_let_in(&oob, &w.good, th);
 	assert_int_equal(w.bad.hello_rc, -EACCES);
 	assert_int_equal(ref.token, 1);
+	close(l.lfd);
+}
+
+/* A writer against a listener of another release: the listener's answer has another size, and its
+ * header names the version: the writer says so (-EPROTONOSUPPORT), not "invalid message". */
+static void test_writer_hears_other_release(void **state)
+{
+	struct listener l;
+	struct good_client g = { .token = TOKEN };
+	struct rp_pw_msg m;
+	pthread_t th;
+	char buf[4 + sizeof(m)];
+	size_t got = 0;
+	int fd;
+
+	(void)state;
+	listener_open(&l);
+	g.port = l.port;
+	assert_int_equal(pthread_create(&th, NULL, good_client_main, &g), 0);
+	{
+		struct pollfd pfd = { .fd = l.lfd, .events = POLLIN };
+
+		assert_int_equal(poll(&pfd, 1, (int)(CLIENT_WAIT_S * 1000)), 1);   /* the socket is non-blocking */
+	}
+	fd = accept(l.lfd, NULL, NULL);
+	assert_true(fd >= 0);
+	fcntl(fd, F_SETFL, 0);
+	while (got < sizeof(buf)) {
+		ssize_t r = recv(fd, buf + got, sizeof(buf) - got, 0);
+
+		assert_true(r > 0);
+		got += (size_t)r;
+	}
+	rp_pw_init(&m, RP_PW_ACK);
+	m.version = RP_PW_VERSION + 1;   /* a newer listener, whose messages are 8 bytes longer */
+	m.length = sizeof(m) + 8;
+	{
+		char big[sizeof(m) + 8];
+
+		memset(big, 0, sizeof(big));
+		memcpy(big, &m, sizeof(m));
+		raw_frame(fd, big, sizeof(big), sizeof(big));
+	}
+	pthread_join(th, NULL);
+	assert_int_equal(g.hello_rc, -EPROTONOSUPPORT);
+	close(fd);
 	close(l.lfd);
 }
 
@@ -329,6 +381,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostile_then_valid),
 		cmocka_unit_test(test_writer_learns_refusal),
+		cmocka_unit_test(test_writer_hears_other_release),
 		cmocka_unit_test(test_allow_list),
 		cmocka_unit_test(test_deadline_with_only_silence),
 		cmocka_unit_test(test_stop),

@@ -3,7 +3,8 @@
 # timeout: 240
 # The pair listener is a trust boundary. 1) `pair --listen --serve` with a token and an allow-list:
 # hostile clients (silence, garbage, a huge frame length, a frame that never completes, a hello of
-# another version, a wrong token, an rdmaprobe writer with the wrong token) are each dropped within
+# another version, the shorter hello of an older release (told "another version", not dropped as
+# garbage), a wrong token, an rdmaprobe writer with the wrong token) are each dropped within
 # --timeout with one log line, and a real writer queued behind them is served and passes; SIGTERM
 # then ends the listener with 143 and its JSON holds the served pair. 2) `--once` (the default)
 # keeps waiting past a silent client and exits 0 after serving one real writer. 3) SIGINT to a
@@ -26,10 +27,14 @@ def conn():
     s = socket.create_connection(("127.0.0.1", port))
     s.settimeout(60)   # a hang guard only: the listener must close us long before
     return s
-def hello(version=1, token=b"e2e-token-0123"):
-    # struct rp_pw_msg (lib/pairwire.h): magic, version, type HELLO, length 104, reserved,
-    # retest, min_bw_absolute, min_bw, outlier, token[64]
-    body = struct.pack("<IHHII IIdd64s", 0x5250484c, version, 1, 104, 0, 1, 0, 0.0, 0.0, token)
+def hello(version=2, token=b"e2e-token-0123"):
+    # struct rp_pw_msg (lib/pairwire.h, version 2): magic, version, type HELLO, length 112, reserved,
+    # retest, min_bw_absolute, min_bw, outlier, interval_drop, token[64]
+    body = struct.pack("<IHHII IIddd64s", 0x5250484c, version, 1, 112, 0, 1, 0, 0.0, 0.0, 0.1, token)
+    return struct.pack("!I", len(body)) + body
+def hello_v1(token=b"e2e-token-0123"):
+    # an older release: version 1, 104 bytes (no interval_drop)
+    body = struct.pack("<IHHII IIdd64s", 0x5250484c, 1, 1, 104, 0, 1, 0, 0.0, 0.0, token)
     return struct.pack("!I", len(body)) + body
 clients = {
     "silent": (conn(), b""),
@@ -37,6 +42,7 @@ clients = {
     "huge length": (conn(), struct.pack("!I", 0xFFFFFFF0) + b"x" * 64),
     "never completes": (conn(), struct.pack("!I", 8000) + b"y" * 100),
     "other version": (conn(), hello(version=99)),
+    "older release": (conn(), hello_v1()),
     "wrong token": (conn(), hello(token=b"not-the-token")),
 }
 for name, (s, data) in clients.items():
@@ -59,10 +65,10 @@ for name, (s, _) in clients.items():
         else:
             print(f"ok: {name}: reset by the listener")
     # the refusals that deserve an answer get one: an ACK (type 2) with the reason
-    if name in ("other version", "wrong token"):
+    if name in ("other version", "older release", "wrong token"):
         ok = len(got) >= 4 + 24 and struct.unpack("<IHHIII", got[4:24])[2] == 2
         verdict = struct.unpack("<I", got[20:24])[0] if ok else None
-        want = 2 if name == "other version" else 1
+        want = 1 if name == "wrong token" else 2
         if verdict != want:
             print(f"FAIL: {name}: answer verdict {verdict}, wanted {want}"); bad = 1
 sys.exit(bad)
@@ -90,9 +96,11 @@ cat "$RP_RESULTS/serve.err" "$RP_RESULTS/wrong.err"
 [ $hrc -eq 0 ] || fail "a hostile client was not dropped"
 [ $crc -eq 0 ] || fail "the real writer: exit $crc"
 [ $lrc -eq 143 ] || fail "listener after SIGTERM: exit $lrc, wanted 143"
-# one log line per refused client (6 raw ones and the wrong-token writer), and never the token
+# one log line per refused client (7 raw ones and the wrong-token writer), and never the token
 n=$(grep -cE "pair listener: (dropped|refused) 127\.0\.0\.1:[0-9]+: " "$RP_RESULTS/serve.err")
-[ "$n" -eq 7 ] || fail "$n refusal lines, wanted 7"
+[ "$n" -eq 8 ] || fail "$n refusal lines, wanted 8"
+grep -q "refused 127.0.0.1:[0-9]*: protocol version 1, this side speaks 2" "$RP_RESULTS/serve.err" ||
+	fail "the older release was not told its version"
 grep -q "e2e-token-0123\|wrong-token-99\|not-the-token" "$RP_RESULTS/serve.err" && fail "a token was logged"
 grep -q "e2e-token-0123" "$RP_RESULTS/writer.json" "$RP_RESULTS/writer.err" && fail "the token is in the writer's report"
 jq -e '.command_line | test("--token [*]+ ")' "$RP_RESULTS/writer.json" >/dev/null || fail "command line not blanked"
@@ -100,7 +108,7 @@ for f in serve writer; do
 	[ "$(jq -r '[(.pairs|length), .pairs[0].status, .pairs[0].verified] | map(tostring) | join(" ")' \
 		"$RP_RESULTS/$f.json")" = "1 ok true" ] || fail "$f.json: $(jq -c '.pairs' "$RP_RESULTS/$f.json")"
 done
-echo "ok: 7 hostile clients dropped, the real writer served and verified, listener stopped with 143"
+echo "ok: 8 hostile clients dropped, the real writer served and verified, listener stopped with 143"
 
 # --- 2. --once: past a silent client, one real writer, exit 0 ----------------------------------------
 P=18632
