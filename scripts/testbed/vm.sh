@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # vm.sh: run one command as root inside a throw-away Soft-RoCE VM (stock Debian kernel, QEMU TCG).
 #
-#   vm.sh run [--fabric SPEC] [--results DIR] [--timeout S] -- CMD [ARGS...]
+#   vm.sh run [--fabric SPEC] [--results DIR] [--timeout S] [--console FILE] -- CMD [ARGS...]
 #       Boots the VM with the host's root shared read-only (every host path is visible at the same
 #       path inside), DIR shared read-write at the same path, sets up the fabric SPEC (fabric.sh up),
 #       runs CMD as root in the host root (cwd kept when it exists). CMD's stdout and stderr come
 #       back on vm.sh's stdout and stderr; vm.sh exits with CMD's status.
 #       vm.sh's own failures: 124 the guest did not finish within S seconds (QEMU killed),
-#       125 the test bed failed (cannot fetch/boot, fabric setup failed); always with a message.
+#       125 the test bed failed (cannot fetch/boot, fabric setup failed), 126 the guest kernel
+#       crashed (a panic, an oops, or a soft lockup: the guest panics on one rather than spin until
+#       the timeout); always with a message. --console FILE keeps the guest's whole console log
+#       (kernel messages included) in FILE, however the run ended.
 #   vm.sh prepare      fetch the kernel and build the initrd into the cache (run does it on demand)
 #   vm.sh check        exit 0 when the test bed can run here, else print why and exit 1
 #
@@ -28,6 +31,7 @@ CACHE=${RP_TESTBED_CACHE:-$REPO/build/testbed}
 QEMU=${RP_TESTBED_QEMU:-qemu-system-x86_64}
 EXIT_TIMEOUT=124
 EXIT_TESTBED=125
+EXIT_KERNEL=126
 
 # Loaded in this order by the initrd (../../../shared/notes/rxe-testbed.md). crc32_generic first:
 # without it `rdma link add` fails with "failed to init crc32".
@@ -255,12 +259,16 @@ filter_console() {
 
 RUN_DIR=
 QEMU_PID=
+CONSOLE_OUT=
 cleanup() {
 	local rc=$?
 	if [ -n "$QEMU_PID" ] && kill -0 "$QEMU_PID" 2>/dev/null; then
 		kill -TERM "$QEMU_PID" 2>/dev/null || true
 		sleep 1
 		kill -KILL "$QEMU_PID" 2>/dev/null || true
+	fi
+	if [ -n "$CONSOLE_OUT" ] && [ -n "$RUN_DIR" ] && [ -f "$RUN_DIR/console.log" ]; then
+		tr -d '\r' <"$RUN_DIR/console.log" >"$CONSOLE_OUT" || note "cannot write the console log to $CONSOLE_OUT"
 	fi
 	if [ -n "$RUN_DIR" ]; then
 		if [ "${RP_TESTBED_KEEP:-0}" = 1 ]; then
@@ -279,6 +287,7 @@ run() {
 		--fabric) fabric=${2?--fabric needs a value}; shift 2 ;;
 		--results) results=${2?--results needs a value}; shift 2 ;;
 		--timeout) timeout_s=${2?--timeout needs a value}; shift 2 ;;
+		--console) CONSOLE_OUT=${2?--console needs a file}; shift 2 ;;
 		--) shift; break ;;
 		-h | --help) usage ;;
 		*) echo "vm.sh run: unknown option '$1' (CMD goes after --)" >&2; exit 2 ;;
@@ -333,7 +342,9 @@ EOF
 	: >"$RUN_DIR/console.log"
 	: >"$RUN_DIR/stderr.log"
 
-	local append="console=ttyS0 panic=-1 rp_nonce=$nonce"
+	# A kernel stuck in a loop (a soft lockup: seen once with rxe in CI, 3,000 s on one CPU until the
+	# CI's limit) panics at once; panic=-1 reboots and -no-reboot turns that into QEMU's exit.
+	local append="console=ttyS0 panic=-1 softlockup_panic=1 oops=panic rp_nonce=$nonce"
 	if [ "${RP_TESTBED_VERBOSE:-0}" = 1 ]; then append+=" rp_verbose"; else append+=" quiet"; fi
 	local share="security_model=none,multidevs=remap"
 	local qemu_args=(-accel tcg -cpu max -m "${RP_TESTBED_MEM:-3072}" -smp "${RP_TESTBED_SMP:-2}"
@@ -358,6 +369,8 @@ EOF
 	QEMU_PID=
 	wait $err_pid || true
 
+	local crash
+	crash=$(tr -d '\r' <"$RUN_DIR/console.log" | grep -m 1 -E 'BUG: soft lockup|Kernel panic|BUG: unable to handle|general protection fault|Oops:' || true)
 	local status=
 	[ -f "$RUN_DIR/status" ] && status=$(tr -dc 0-9 <"$RUN_DIR/status")
 	if [ -z "$status" ]; then
@@ -367,6 +380,11 @@ EOF
 		note "TIMEOUT: the guest did not finish within $timeout_s s; QEMU was killed. Console tail:"
 		tr -d '\r' <"$RUN_DIR/console.log" | tail -n 20 | sed 's/^/  | /' >&2
 		exit $EXIT_TIMEOUT
+	fi
+	if [ -z "$status" ] && [ -n "$crash" ]; then
+		note "the guest kernel crashed: ${crash#*] }. Console tail:"
+		tr -d '\r' <"$RUN_DIR/console.log" | grep -A 25 -m 1 -F "$crash" | sed 's/^/  | /' >&2
+		exit $EXIT_KERNEL
 	fi
 	if [ -z "$status" ]; then
 		note "the guest stopped without reporting a status (QEMU exit $qrc). QEMU said:"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# selftest.sh: the suite runner's own check, by hand (not part of `make test`: five VM boots, ~4 min).
+# It runs five throw-away cases through run-suite.sh: one that passes, one whose first run crashes
+# the guest kernel (sysrq c) and whose second passes, one that crashes it every time, one whose first
+# run freezes the guest's harness (no progress: the host must end the VM), one after all of them.
+# Expected: the crashes and the hang each end their boot with the reason, the cases after them run
+# in a fresh boot, the always-crashing case fails, the others pass, and the closing line says
+# "4 passed, 1 failed, 0 skipped". Exit 0 when all of that holds.
+set -euo pipefail
+TB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$TB_DIR/../.." && pwd)
+dir=$ROOT/build/testbed-selftest
+rm -rf "$dir"
+mkdir -p "$dir/cases"
+
+head() { printf '#!/usr/bin/env bash\n# selftest case\n# timeout: %s\n' "$1"; }
+{ head 30; echo 'exit 0'; } >"$dir/cases/a-ok.sh"
+{ head 30; echo 'm=$RP_RESULTS/../marker-$RP_CASE; [ -e "$m" ] && exit 0; : >"$m"; sync; echo c >/proc/sysrq-trigger; sleep 30'; } >"$dir/cases/b-crash-once.sh"
+{ head 30; echo 'sync; echo c >/proc/sysrq-trigger; sleep 30'; } >"$dir/cases/c-crash-always.sh"
+{ head 5; echo 'm=$RP_RESULTS/../marker-$RP_CASE; [ -e "$m" ] && exit 0; : >"$m"; sync; pkill -STOP -f "run-suite.sh --inside"; sleep 60'; } >"$dir/cases/d-hang-once.sh"
+{ head 30; echo 'exit 0'; } >"$dir/cases/e-ok.sh"
+
+out=$dir/out.log
+rc=0
+RP_E2E_HANG_GRACE=20 RP_E2E_RESULTS=$dir/results CI=true bash "$TB_DIR/run-suite.sh" "$dir"/cases/*.sh 2>&1 | tee "$out" || rc=$?
+fail=0
+want() { grep -qE "$1" "$out" || { echo "selftest: MISSING: $1"; fail=1; }; }
+want '^e2e: PASS a-ok'
+want '^e2e: RERUN b-crash-once: the guest kernel crashed'
+want '^e2e: PASS b-crash-once'
+want '^e2e: RERUN c-crash-always: the guest kernel crashed'
+want '^e2e: FAIL c-crash-always \(the guest kernel crashed.*the second time'
+want '^e2e: the guest made no progress for [0-9]+ s in d-hang-once'
+want '^e2e: RERUN d-hang-once: the guest stopped responding'
+want '^e2e: PASS d-hang-once'
+want '^e2e: PASS e-ok'
+want '^e2e: note: ran twice .*b-crash-once c-crash-always d-hang-once'
+want '^e2e: 4 passed, 1 failed, 0 skipped$'
+[ "${PIPESTATUS[0]:-$rc}" != 0 ] || true
+[ $fail -eq 0 ] && echo "selftest: OK" || { echo "selftest: FAILED (log: $out)"; exit 1; }
