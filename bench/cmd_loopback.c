@@ -371,6 +371,7 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 static int lb_setup(struct lb_run *lb, int argc, char **argv)
 {
 	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 6];
+	struct rp_node node = { 0 };
 	size_t k, n, per_pass;
 	int rc, status;
 
@@ -404,7 +405,10 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	if (!status)
 		status = rp_cli_select_ports("loopback", lb->spec, 0, lb->e.gid_seen ? lb->e.gid_index : -1,
 					     lb->e.ver.version, &lb->ports,
-					     &lb->n_ports);
+					     &lb->n_ports, &node);
+	if (!status)   /* fails the run at the end (exit 1), as 'nccl' does */
+		rp_cli_nccl_crash(&lb->e, "loopback", &node);
+	rp_node_fini(&node);
 	if (!status && rp_diff_drop_parse(lb->conc_drop_s, &lb->conc_drop) != 0) {
 		fprintf(stderr, "rdmaprobe loopback: --concurrent-drop %s: a percentage (25%%) or a fraction (0.25) below 1\n",
 			lb->conc_drop_s);
@@ -416,7 +420,6 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 		fprintf(stderr, "rdmaprobe loopback: --concurrent needs two ports or more (%zu selected)\n", lb->n_ports);
 		return RP_EXIT_USAGE;
 	}
-	rp_cli_nccl_crash(&lb->e, "loopback");   /* fails the run at the end (exit 1), as 'nccl' does */
 	rp_cli_warn_gdr(&lb->e, lb->ports, lb->n_ports, true, true);
 	n = lb->n_ports;
 	if (lb->no_self && n < 2) {

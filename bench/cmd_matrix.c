@@ -284,7 +284,7 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	/* One rank per node checks whether the job's NCCL would crash there (warning on stderr; the rank
 	 * exits 1 at the end, so the launcher's status fails: a job setting, not an adapter to drain). */
 	if (comm->local_rank == 0)
-		rp_cli_nccl_crash(&o->eng, "matrix");
+		rp_cli_nccl_crash(&o->eng, "matrix", NULL);
 	if (!err && local.gpu >= 0) {
 		o->eng.cfg.src_mem.kind = o->eng.cfg.dst_mem.kind = "cuda";
 		o->eng.cfg.src_mem.device = o->eng.cfg.dst_mem.device = local.gpu;

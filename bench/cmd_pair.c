@@ -372,6 +372,7 @@ int cmd_pair(int argc, char **argv)
 	size_t n_ports = 0;
 	struct rp_engine_port local;
 	struct rp_engine_cfg cfg;
+	struct rp_node node;
 	int status;
 
 	status = parse_opts(&o, argc, argv);
@@ -386,12 +387,14 @@ int cmd_pair(int argc, char **argv)
 	if (status)
 		return status;
 	status = rp_cli_select_ports("pair", o.spec, o.ib_port, o.e.gid_seen ? o.e.gid_index : -1, o.e.ver.version,
-				     &ports, &n_ports);
+				     &ports, &n_ports, &node);
+	if (!status)   /* fails the run at the end (exit 1), as 'nccl' does */
+		rp_cli_nccl_crash(&o.e, "pair", &node);
+	rp_node_fini(&node);
 	if (status)
 		return status;
 	local = (struct rp_engine_port){ NULL, ports[0].device, ports[0].port, ports[0].gid_index };
 	rp_cli_pair_cfg(&o.e, o.listen ? NULL : &ports[0], o.listen ? &ports[0] : NULL, &cfg);
-	rp_cli_nccl_crash(&o.e, "pair");   /* fails the run at the end (exit 1), as 'nccl' does */
 	rp_cli_warn_gdr(&o.e, &ports[0], 1, !o.listen, o.listen);
 	if (o.listen)
 		status = run_listener(&o, &local, &cfg, argc, argv);

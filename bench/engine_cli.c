@@ -339,7 +339,7 @@ size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *
 }
 
 int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override, uint32_t nccl_version,
-			struct rp_cli_port **ports_p, size_t *n_p)
+			struct rp_cli_port **ports_p, size_t *n_p, struct rp_node *keep)
 {
 	struct rp_node node;
 	struct rp_nccl_env env;
@@ -351,6 +351,8 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 
 	*ports_p = NULL;
 	*n_p = 0;
+	if (keep)
+		memset(keep, 0, sizeof(*keep));
 	memset(&sel, 0, sizeof(sel));
 	rc = rp_nccl_env_load(&env);
 	if (rc) {
@@ -415,27 +417,38 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 	*n_p = n;
 out:
 	rp_nccl_result_fini(&sel);
-	rp_node_fini(&node);
+	if (keep)
+		*keep = node;
+	else
+		rp_node_fini(&node);
 	return status;
 }
 
-bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd)
+bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd, const struct rp_node *known)
 {
 	struct rp_nccl_env env;
-	struct rp_node node;
+	struct rp_node own;
+	const struct rp_node *node = known;
 	char rel[RP_PATHBUF + 320];
 
 	e->nccl_crash[0] = '\0';
 	if (rp_nccl_env_load(&env) != 0)
 		return false;   /* rp_cli_select_ports() says what is wrong */
 	env.version = e->ver.version;
-	if (rp_node_discover(&node, &(struct rp_discover_opts){ .skip_gpus = true }) == 0 && node.n_hcas &&
-	    rp_nccl_crash_check(&node, &env, e->nccl_crash, sizeof(e->nccl_crash)) == 1) {
+	if (!known) {
+		if (rp_node_discover(&own, &(struct rp_discover_opts){ .skip_gpus = true }) != 0) {
+			rp_node_fini(&own);
+			return false;
+		}
+		node = &own;
+	}
+	if (node->n_hcas && rp_nccl_crash_check(node, &env, e->nccl_crash, sizeof(e->nccl_crash)) == 1) {
 		rp_nccl_version_describe(&e->ver, rel, sizeof(rel));
 		fprintf(stderr, "rdmaprobe %s: WARNING nccl_crash: NCCL %s would crash on this node: %s\n", cmd, rel,
 			e->nccl_crash);
 	}
-	rp_node_fini(&node);
+	if (!known)
+		rp_node_fini(&own);
 	return e->nccl_crash[0] != '\0';
 }
 

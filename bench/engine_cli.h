@@ -60,16 +60,18 @@ struct rp_cli_port {
 /* The ports NCCL release nccl_version (e->ver.version) would select under spec (NULL: NCCL_IB_HCA
  * from the environment). Prints the reason and returns 2 (bad spec, nothing matches a given spec)
  * or 3 (no device at all); 0 with *ports_p (malloc'd) and *n_p set. gid_override >= 0 replaces the
- * GID rule. */
+ * GID rule. keep (may be NULL) receives the node as discovered, for rp_cli_nccl_crash() to use
+ * rather than discover it again; the caller calls rp_node_fini() on it whatever the return. */
 int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override, uint32_t nccl_version,
-			struct rp_cli_port **ports_p, size_t *n_p);
+			struct rp_cli_port **ports_p, size_t *n_p, struct rp_node *keep);
 
 /* Whether NCCL release e->ver would crash on this node under this process's NCCL variables (the
  * job's NCCL_IB_HCA, not -d, which only picks what rdmaprobe measures): rp_nccl_crash_check(). When
  * it would, e->nccl_crash gets the reason, stderr a warning, and the JSON report a top-level
  * warning "nccl_crash" (rp_cli_write_reports). A node or environment that cannot be read is left
- * to rp_cli_select_ports() to report: false. */
-bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd);
+ * to rp_cli_select_ports() to report: false. node: the node as rp_cli_select_ports() kept it, or
+ * NULL to discover it here. */
+bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd, const struct rp_node *node);
 /* The exit status once e->nccl_crash is known: a crash turns a pass (0) into 1, as 'rdmaprobe nccl'
  * exits 1, and prints a line on stdout after the verdict saying why no adapter is drained for it;
  * any other status is kept (a stop, a report not written, a failed pair). */

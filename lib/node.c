@@ -1,8 +1,9 @@
 /* node.c: discovery of the node's adapters, ports, GIDs and GPUs; see node.h.
  *
  * The real /sys: ibv_get_device_list() decides which adapters are usable; sysfs fills in the rest
- * (GID table with types and netdevs, rate text, PCI address, NUMA node, firmware); ibv_query_port()
- * overrides the port state, LIDs and link layer and adds the active MTU when verbs answers. Every
+ * (rate text, PCI address, NUMA node, firmware); ibv_query_port() overrides the port state, LIDs and
+ * link layer and adds the active MTU when verbs answers, and the GID tables come from one
+ * ibv_query_gid_table() per device (node_gids.h; sysfs when verbs cannot answer). Every
  * class/infiniband entry verbs does not list is kept with in_verbs FALSE and the likely reason.
  * A fixture root: sysfs only, in_verbs UNKNOWN, verbs_consulted false.
  */
@@ -22,6 +23,7 @@
 
 #include "gpu.h"
 #include "log.h"
+#include "node_gids.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -279,7 +281,8 @@ static void port_mtu_from_netdev(const char *root, struct rp_port *port)
 }
 
 /* Fill one port from ports/<num>/ files. */
-static int port_read_sysfs(const char *root, const char *hca, struct rp_port *port)
+/* gids: read the GID table from sysfs too (not for a device verbs lists: hca_query_verbs reads it). */
+static int port_read_sysfs(const char *root, const char *hca, struct rp_port *port, bool gids)
 {
 	char buf[128];
 	int rc;
@@ -307,6 +310,8 @@ static int port_read_sysfs(const char *root, const char *hca, struct rp_port *po
 	if (attr_read(root, buf, sizeof(buf), "class/infiniband/%s/ports/%d/sm_lid", hca, port->num) == 0 &&
 	    rp_sysfs_parse_lid(buf, &port->sm_lid))
 		warn_malformed(root, hca, port->num, "sm_lid", buf);
+	if (!gids)
+		return 0;
 	rc = port_read_gids(root, hca, port);
 	if (!rc)
 		port_mtu_from_netdev(root, port);
@@ -314,7 +319,7 @@ static int port_read_sysfs(const char *root, const char *hca, struct rp_port *po
 }
 
 /* Ports listed under class/infiniband/<hca>/ports. */
-static int hca_read_ports(const char *root, struct rp_hca *hca)
+static int hca_read_ports(const char *root, struct rp_hca *hca, bool gids)
 {
 	char rel[PATH_MAX];
 	char **names = NULL;
@@ -343,7 +348,7 @@ static int hca_read_ports(const char *root, struct rp_hca *hca)
 			continue;
 		}
 		hca->n_ports++;
-		rc = port_read_sysfs(root, hca->name, port);
+		rc = port_read_sysfs(root, hca->name, port, gids);
 	}
 	rp_sysfs_free_names(names);
 	return rc;
@@ -451,26 +456,71 @@ static void rate_from_verbs(const struct ibv_port_attr *pa, struct rp_port *port
 					    sizeof(port->rate_text));
 }
 
-/* Ports as verbs reports them: state, LIDs, link layer and active MTU override sysfs. A port verbs
- * knows but sysfs lacks is added. Returns 0, or -ENOMEM; an open/query failure is the reason. */
-static int hca_query_verbs(struct ibv_device *dev, struct rp_hca *hca)
+/* The GID tables of every port in one ibv_query_gid_table() call (tbl_len[p - 1]: port p's length);
+ * a port verbs gave no answer for, or a device that cannot answer (a kernel without the ioctl),
+ * reads its table from sysfs instead. 0 or -ENOMEM. */
+static int hca_read_gids(const char *root, struct ibv_context *ctx, struct rp_hca *hca, const size_t *tbl_len,
+			 int n_ports)
+{
+	struct ibv_gid_entry *entries = NULL;
+	size_t total = 0;
+	ssize_t n = -1;
+	int rc = 0;
+
+	for (int p = 0; p < n_ports; p++)
+		total += tbl_len[p];
+	if (total) {
+		entries = calloc(total, sizeof(*entries));
+		if (!entries)
+			return rp_error(-ENOMEM, "allocate the GID tables of %s: out of memory", hca->name);
+		n = ibv_query_gid_table(ctx, entries, total, 0);
+		if (n < 0)
+			rp_debug("%s: ibv_query_gid_table: %s; reading the GID tables from sysfs", hca->name,
+				 strerror((int)-n));
+	}
+	for (size_t i = 0; i < hca->n_ports && !rc; i++) {
+		struct rp_port *port = &hca->ports[i];
+		size_t len = port->num >= 1 && port->num <= n_ports ? tbl_len[port->num - 1] : 0;
+
+		if (n >= 0 && len) {
+			rc = rp_port_gids_from_verbs(port, len, entries, (size_t)n, root, hca->name);
+		} else {
+			rc = port_read_gids(root, hca->name, port);
+			if (!rc)
+				port_mtu_from_netdev(root, port);
+		}
+	}
+	free(entries);
+	return rc;
+}
+
+/* Ports as verbs reports them: state, LIDs, link layer and active MTU override sysfs; the GID tables
+ * come from verbs too (hca_read_gids). A port verbs knows but sysfs lacks is added. Returns 0, or
+ * -ENOMEM; an open/query failure is the reason. */
+static int hca_query_verbs(const char *root, struct ibv_device *dev, struct rp_hca *hca)
 {
 	struct ibv_device_attr da;
 	struct ibv_context *ctx;
+	size_t *tbl_len;
 	int rc;
 
 	ctx = ibv_open_device(dev);
 	if (!ctx) {
 		snprintf(hca->unusable_reason, sizeof(hca->unusable_reason), "ibv_open_device failed: %s",
 			 strerror(errno ? errno : EIO));
-		return 0;
+		return hca_read_gids(root, NULL, hca, NULL, 0);
 	}
 	rc = ibv_query_device(ctx, &da);
 	if (rc) {
 		snprintf(hca->unusable_reason, sizeof(hca->unusable_reason), "ibv_query_device failed: %s",
 			 strerror(rc));
 		ibv_close_device(ctx);
-		return 0;
+		return hca_read_gids(root, NULL, hca, NULL, 0);
+	}
+	tbl_len = calloc(da.phys_port_cnt ? da.phys_port_cnt : 1, sizeof(*tbl_len));
+	if (!tbl_len) {
+		ibv_close_device(ctx);
+		return rp_error(-ENOMEM, "allocate the ports of %s: out of memory", hca->name);
 	}
 	for (int pn = 1; pn <= da.phys_port_cnt; pn++) {
 		struct ibv_port_attr pa;
@@ -488,6 +538,7 @@ static int hca_query_verbs(struct ibv_device *dev, struct rp_hca *hca)
 			struct rp_port *np = realloc(hca->ports, (hca->n_ports + 1) * sizeof(*np));
 
 			if (!np) {
+				free(tbl_len);
 				ibv_close_device(ctx);
 				return rp_error(-ENOMEM, "allocate a port of %s: out of memory", hca->name);
 			}
@@ -496,6 +547,7 @@ static int hca_query_verbs(struct ibv_device *dev, struct rp_hca *hca)
 			memset(port, 0, sizeof(*port));
 			port->num = pn;
 		}
+		tbl_len[pn - 1] = (size_t)pa.gid_tbl_len;
 		port->state = pa.state;
 		port->phys_state = pa.phys_state;
 		port->lid = pa.lid;
@@ -506,8 +558,10 @@ static int hca_query_verbs(struct ibv_device *dev, struct rp_hca *hca)
 		if (port->rate_gbps == 0)
 			rate_from_verbs(&pa, port);
 	}
+	rc = hca_read_gids(root, ctx, hca, tbl_len, da.phys_port_cnt);
+	free(tbl_len);
 	ibv_close_device(ctx);
-	return 0;
+	return rc;
 }
 
 /* ---- building the list ---- */
@@ -650,9 +704,9 @@ static int node_find_hcas(struct rp_node *node, bool fixture)
 		}
 		hca->in_verbs = RP_TRI_TRUE;
 		hca_read_attrs(node->sysfs_root, hca);
-		rc = hca_read_ports(node->sysfs_root, hca);
+		rc = hca_read_ports(node->sysfs_root, hca, false);
 		if (!rc)
-			rc = hca_query_verbs(list[i], hca);
+			rc = hca_query_verbs(node->sysfs_root, list[i], hca);
 	}
 	n_listed = node->n_hcas;
 	for (size_t i = 0; i < n_names && !rc; i++) {
@@ -671,7 +725,7 @@ static int node_find_hcas(struct rp_node *node, bool fixture)
 		}
 		hca->in_verbs = fixture ? RP_TRI_UNKNOWN : RP_TRI_FALSE;
 		hca_read_attrs(node->sysfs_root, hca);
-		rc = hca_read_ports(node->sysfs_root, hca);
+		rc = hca_read_ports(node->sysfs_root, hca, true);
 		if (!fixture)
 			explain_not_in_verbs(node->sysfs_root, hca);
 	}

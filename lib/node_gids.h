@@ -1,0 +1,30 @@
+/* node_gids.h: a port's GID table from verbs' one-call answer (ibv_query_gid_table), checked
+ * against sysfs for the entries in use.
+ *
+ * Reading the table from sysfs costs three system calls per entry, valid or not: 1,024 entries per
+ * rxe port, 255 per mlx5 port, for every adapter at every start. Verbs returns only the valid
+ * entries, with their type and netdev, in one call per device; this module turns that answer into
+ * the same struct rp_gid table the sysfs reader builds (every index below the table length, empty
+ * ones all zero with type NONE) and reads sysfs only for the valid entries, to cross-check: where
+ * the two disagree verbs is the authority (it is what the engine and NCCL use) and a warning names
+ * the entry and both values.
+ */
+#ifndef RP_NODE_GIDS_H
+#define RP_NODE_GIDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "node.h"
+
+/* Fill port->gids (replacing none: port->gids must be NULL) from the n entries of a device's
+ * table; only those with entry.port_num == port->num are taken. tbl_len is the port's table length
+ * (ibv_port_attr.gid_tbl_len); an entry at or past it lengthens the table (up to max_index + 1).
+ * root/hca name the sysfs tree for the cross-check and the netdev names (gid_attrs/ndevs/<i>; root
+ * NULL: none, names from the entries' ifindex here). 0 or -ENOMEM. */
+int rp_port_gids_from_verbs(struct rp_port *port, size_t tbl_len, const struct ibv_gid_entry *entries,
+			    size_t n, const char *root, const char *hca);
+
+#endif
