@@ -112,7 +112,11 @@ static void test_mtu_blackhole(void **state)
 			 t.reason);
 	assert_string_equal(rp_status_code(RP_ST_MTU_BLACKHOLE), "mtu_blackhole");
 	assert_non_null(strstr(w.reason, "a 64-byte write arrives, a 1024-byte one"));
-	assert_non_null(strstr(w.reason, "first: no completion"));
+	/* The original time-out is kept: the writer's (no completion) or the target's (no progress),
+	 * whichever deadline fired first; under load either side can be first. */
+	if (!strstr(w.reason, "first: no completion on") &&
+	    !(strstr(w.reason, "first: ") && strstr(w.reason, ": no progress for ")))
+		fail_msg("reason: %s", w.reason);
 	assert_string_equal(w.reason, t.reason);
 	assert_int_equal(w.n_attempts, 1);
 	assert_int_equal(w.attempts[0].status, RP_ST_MTU_BLACKHOLE);
