@@ -404,7 +404,8 @@ static void print_conc(const struct mx_out *o, const struct rp_pair_result *judg
 		snprintf(name, sizeof(name), "%s/%s:%d -> %s/%s:%d", c->src.node, c->src.device, c->src.port, c->dst.node,
 			 c->dst.device, c->dst.port);
 		if (c->status != RP_ST_OK)
-			printf("  round %u  %s FAILED under load: %s: %s\n", cj.view.round[k] + 1, name,
+			printf("  round %u  %s %s: %s: %s\n", cj.view.round[k] + 1, name,
+			       c->status == RP_ST_NO_PORT ? "not measured" : "FAILED under load",
 			       rp_status_code(c->status), c->reason);
 		else if (cj.ratio[k] > 0)
 			printf("  round %u  %s %9.3f Gb/s, solo %9.3f Gb/s (%5.1f%%)%s\n", cj.view.round[k] + 1, name, c->gbps,

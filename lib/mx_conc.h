@@ -10,7 +10,8 @@
  * The judgement is loopback --concurrent's, the one rule of lib/pairset.h: rp_pairset_compare()
  * sets concurrent_drop (RP_PW_CONCURRENT_DROP) on a concurrent pair whose rate falls below
  * (1 - max_drop) x its solo rate (default RP_PAIRSET_DROP_DEFAULT), both measured ok. A drop is a
- * warning; a concurrent pair that failed (not interrupted) fails the run, as in loopback.
+ * warning; a concurrent pair that failed (not interrupted, not an endpoint without a port, whose solo
+ * pairs fail already) fails the run, as in loopback.
  */
 #ifndef RP_MX_CONC_H
 #define RP_MX_CONC_H
@@ -35,7 +36,7 @@ void mx_conc_fini(struct mx_conc *mc);
 
 struct mx_conc_sum {
 	size_t n;                     /* concurrent pairs */
-	size_t n_failed;              /* not ok under load */
+	size_t n_failed;              /* not ok under load (no_usable_port is not: the solo pairs fail for it) */
 	size_t n_compared;            /* ok, with a solo figure to compare */
 	size_t n_drop;                /* concurrent_drop */
 };

@@ -70,7 +70,8 @@ static void summary_section(const struct rp_html_layout *lo, struct rp_sb *sb)
 		unconfirmed += mv->res[i].confirm == RP_CONFIRM_UNCONFIRMED;
 	}
 	for (size_t i = 0; mv->conc && i < mv->conc->n; i++)
-		conc_failed += mv->conc->res[i].status != RP_ST_OK;   /* a pair that fails under load fails the run */
+		conc_failed += mv->conc->res[i].status != RP_ST_OK &&   /* a pair that fails under load fails the run */
+			       mv->conc->res[i].status != RP_ST_NO_PORT;  /* (a missing port fails its solo pairs) */
 	rp_sb_puts(sb, "<h1>rdmaprobe matrix</h1>\n<p id=\"summary\">");
 	rp_sb_printf(sb, "<span class=\"%s\">%s</span>: %zu pairs measured, %zu failed (%zu not confirmed), %zu flaky; ",
 		     failed || conc_failed ? "bad" : "good", failed || conc_failed ? "FAIL" : "PASS", mv->n, failed,

@@ -116,7 +116,8 @@ static void conc_row(const struct rp_matrix_view *mv, struct rp_sb *sb, size_t k
 		rp_sb_printf(sb, "%.1f%%", 100.0 * mc->ratio[k]);
 	rp_sb_puts(sb, "</td><td>");
 	if (c->status != RP_ST_OK) {
-		rp_sb_printf(sb, "<span class=\"bad\">%s</span> under load: ", rp_status_code(c->status));
+		rp_sb_printf(sb, "<span class=\"bad\">%s</span> %s: ", rp_status_code(c->status),
+			     c->status == RP_ST_NO_PORT ? "not measured" : "under load");
 		rp_sb_xmln(sb, c->reason, sizeof(c->reason));
 	} else {
 		rp_sb_puts(sb, "ok");

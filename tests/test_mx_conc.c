@@ -72,6 +72,10 @@ static void test_drop_against_own_solo(void **state)
 	/* a stricter threshold (--concurrent-drop 2%) marks the 97.5% pair too */
 	mx_conc_judge(&mc, solo, 3, 0.02, out, ratio, NULL);
 	assert_true(out[2].warnings & (1u << RP_PW_CONCURRENT_DROP));
+	/* an endpoint with no port is no failure under load (its solo pairs fail for it) */
+	rp_pair_result_fail(&mc.res[4], RP_ST_NO_PORT, "n/x: no ACTIVE port");
+	mx_conc_judge(&mc, solo, 3, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
+	assert_int_equal(sum.n_failed, 1);
 	/* a solo index past the solo results compares with nothing */
 	mc.solo[0] = 3;
 	mx_conc_judge(&mc, solo, 3, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
