@@ -7,6 +7,8 @@
  * to --retest sets of extra rounds). Rank 0 rewrites the reports after rounds (matrix_out.c, from
  * mx_run's round_done hook, before the ranks go on) and prints the verdict. A signal on any rank
  * stops every rank at the end of the round in progress; the exit status is then 128 + the signal.
+ * --concurrent-rails (--pattern rail only): each round rail by rail, then whole (lib/mx_conc.h); a
+ * pair that fails under load fails the run, a concurrent_drop is a warning.
  */
 #include <errno.h>
 #include <limits.h>
