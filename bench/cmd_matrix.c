@@ -7,6 +7,8 @@
  * to --retest sets of extra rounds). Rank 0 rewrites the reports after rounds (matrix_out.c, from
  * mx_run's round_done hook, before the ranks go on) and prints the verdict. A signal on any rank
  * stops every rank at the end of the round in progress; the exit status is then 128 + the signal.
+ * --concurrent-rails (--pattern rail only): each round rail by rail, then whole (lib/mx_conc.h); a
+ * pair that fails under load fails the run, a concurrent_drop is a warning.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "diff.h"
 #include "engine_cli.h"
 #include "log.h"
 #include "matrix.h"
@@ -51,7 +54,7 @@ static int opts_check(struct mx_opts *o);
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 24];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 26];
 	size_t n;
 	int rc;
 
@@ -62,6 +65,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	o->seed = 1;
 	o->rate = 400;
 	o->nodes = 1;
+	o->conc_drop_s = "25%";
 	rp_cli_verdict_init(&o->vc);
 	n = rp_cli_engine_opts(&o->eng, table);
 	n += rp_cli_verdict_opts(&o->vc, table + n);
@@ -78,6 +82,8 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
+		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
+		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
 	};
 
@@ -105,6 +111,20 @@ static int opts_check(struct mx_opts *o)
 		return RP_EXIT_USAGE;
 	}
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
+	if (o->concurrent_rails && o->pattern.kind != RP_PATTERN_RAIL) {
+		fprintf(stderr, "rdmaprobe matrix: --concurrent-rails loads every rail of a node at once, so it needs "
+				"--pattern rail (got %s)\n", o->pattern_text);
+		return RP_EXIT_USAGE;
+	}
+	if (o->conc_drop_seen && !o->concurrent_rails) {
+		fprintf(stderr, "rdmaprobe matrix: --concurrent-drop goes with --concurrent-rails\n");
+		return RP_EXIT_USAGE;
+	}
+	if (rp_diff_drop_parse(o->conc_drop_s, &o->conc_drop) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --concurrent-drop %s: a percentage (25%%) or a fraction (0.25) below 1\n",
+			o->conc_drop_s);
+		return RP_EXIT_USAGE;
+	}
 	if (o->eng.all) {
 		fprintf(stderr, "rdmaprobe matrix: -a/--all is for loopback and pair; give one -s\n");
 		return RP_EXIT_USAGE;
@@ -180,7 +200,7 @@ static int run_plan(struct mx_opts *o)
 	return mx_plan_print(&(struct mx_plan_in){ .cfg = &o->eng.cfg, .pattern = &o->pattern,
 						   .pattern_text = o->pattern_text, .seed = o->seed, .nodes = o->nodes,
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
-						   .rate = o->rate });
+						   .rate = o->rate, .concurrent_rails = o->concurrent_rails });
 }
 
 /* --- the run --------------------------------------------------------------------------------------- */
@@ -334,13 +354,15 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 	F->run.vcfg = &F->o->vc.cfg;
 	F->run.rep_eps = F->rep_eps;
 	F->run.retest = (unsigned)F->o->retest;
+	F->run.concurrent_rails = F->o->concurrent_rails;
 	if (mx_run_init(&F->run) != 0)
 		return RP_EXIT_ENV;
 	if (comm->rank == 0)
-		fprintf(stderr, "rdmaprobe matrix: %zu endpoints on %zu nodes, %d ranks, pattern %s: %zu rounds, %llu pairs "
+		fprintf(stderr, "rdmaprobe matrix: %zu endpoints on %zu nodes, %d ranks, pattern %s%s: %zu rounds, %llu pairs "
 				"(both directions), round deadline %.0f s, retest %llu\n", n_eps, n_nodes, comm->size,
-			F->o->pattern_text, rp_sched_n_rounds(F->sched), (unsigned long long)rp_sched_n_pairs(F->sched),
-			c->budget, (unsigned long long)F->o->retest);
+			F->o->pattern_text, F->o->concurrent_rails ? " (each round's rails alone, then all at once)" : "",
+			F->run.n_planned, (unsigned long long)rp_sched_n_pairs(F->sched), c->budget,
+			(unsigned long long)F->o->retest);
 	return -1;
 }
 
@@ -362,7 +384,8 @@ static int run_finish(struct mx_front *F, int status)
 		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
 			status = RP_EXIT_FAIL;
 		if (!status)
-			status = v.pass && F->out.rounds_done == F->out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
+			status = v.pass && F->out.rounds_done == F->out.n_rounds && !F->out.conc_sum.n_failed ? RP_EXIT_OK
+															       : RP_EXIT_FAIL;
 		rp_verdict_fini(&v);
 		free(judged);
 	}
@@ -402,10 +425,11 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 	F->out = (struct mx_out){
 		.cmd_line = cmd_line, .argc = argc, .argv = argv, .cfg = &o->eng.cfg, .pattern = o->pattern_text,
 		.seed = o->seed, .vcfg = &o->vc.cfg, .eps = F->table.eps, .n_eps = F->table.n_eps, .results = &F->run.mr,
-		.n_rounds = rp_sched_n_rounds(F->sched), .started_wall = (double)time(NULL), .json = o->eng.json,
+		.n_rounds = F->run.n_planned, .started_wall = (double)time(NULL), .json = o->eng.json,
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops,
+		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 	};
 	if (F->run.ctx.rank == 0) {
 		F->run.ctx.flush = files_flush;

@@ -9,6 +9,7 @@
 
 #include "engine.h"
 #include "engine_cli.h"
+#include "mx_conc.h"
 #include "mx_results.h"
 #include "mx_table.h"
 #include "ops_cli.h"
@@ -42,6 +43,9 @@ struct mx_out {
 	size_t n_rank_ver;
 	const struct rp_drift *drift; /* rank 0: drift across the endpoints (mx_table); NULL none */
 	struct rp_cli_ops *ops;       /* --prom, --baseline (ops_cli.h) */
+	const struct mx_conc *conc;   /* --concurrent-rails: the concurrent pairs; NULL without it */
+	double conc_drop;             /* --concurrent-drop */
+	struct mx_conc_sum conc_sum;  /* set by mx_write_files: the concurrent pairs as judged */
 };
 
 /* The matrix's options (cmd_matrix.c parses them). */
@@ -50,11 +54,15 @@ struct mx_opts {
 	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
 	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
 	bool per_gpu, plan, summary;
+	bool concurrent_rails;        /* --concurrent-rails */
+	const char *conc_drop_s;      /* --concurrent-drop */
+	bool conc_drop_seen;
 	uint64_t seed, nodes, hcas, retest;
 	double rate, round_timeout;
 	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
 	/* derived */
 	struct rp_pattern pattern;
+	double conc_drop;             /* --concurrent-drop as a fraction */
 	struct rp_cli_verdict vc;     /* --min-bw, --outlier, --interval-drop (bench/verdict_cli.h); .cfg derived */
 	char pattern_text[32];
 };
@@ -67,6 +75,7 @@ struct mx_plan_in {
 	uint64_t seed, nodes, hcas;
 	const double *rail_gbps;      /* this node's port rates, one per rail; NULL: rate for all */
 	double rate;
+	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail before each round */
 };
 int mx_plan_print(const struct mx_plan_in *in);
 

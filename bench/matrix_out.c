@@ -2,6 +2,7 @@
  * and "nodes"), CSV, HTML, JUnit and the text for a person. */
 #include <errno.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,12 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(m, "elapsed_s", json_real(o->elapsed_s), &bad);
 	jset(m, "endpoints", eps, &bad);
 	eps = NULL;
-	jset(vj, "pass", json_boolean(v->pass && o->rounds_done == o->n_rounds && !o->stop_sig), &bad);
+	jset(vj, "pass", json_boolean(v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed),
+	     &bad);
+	if (o->conc) {
+		jset(vj, "concurrent_failed", json_integer((json_int_t)o->conc_sum.n_failed), &bad);
+		jset(vj, "concurrent_drop", json_integer((json_int_t)o->conc_sum.n_drop), &bad);
+	}
 	jset(vj, "pairs", json_integer((json_int_t)v->n_pairs), &bad);
 	jset(vj, "ok", json_integer((json_int_t)v->n_ok), &bad);
 	jset(vj, "failed", json_integer((json_int_t)v->n_failed), &bad);
@@ -91,6 +97,31 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(root, "verdict", vj, &bad);
 	jset(root, "nodes", nodes, &bad);
 	json_decref(eps);
+	return bad ? -ENOMEM : 0;
+}
+
+/* --concurrent-rails: "concurrent_rails": {"max_drop", "pairs": [{"round", "solo_gbps", "ratio",
+ * "pair"}]}, each pair measured with every rail busy, beside the same pair measured alone. */
+static int conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct rp_pair_result *solo)
+{
+	json_t *o = json_object(), *a = json_array();
+	bool bad = !o || !a;
+
+	for (size_t k = 0; !bad && k < mc->n; k++) {
+		const struct rp_pair_result *sr = mc->solo[k] >= 0 ? &solo[mc->solo[k]] : NULL;
+		json_t *e = json_pack("{s:I, s:o, s:o, s:o}", "round", (json_int_t)mc->round[k], "solo_gbps",
+				      sr && sr->status == RP_ST_OK ? json_real(sr->gbps) : json_null(), "ratio",
+				      mc->ratio[k] > 0 ? json_real(mc->ratio[k]) : json_null(), "pair",
+				      rp_report_pair_json(&mc->res[k]));
+
+		if (!e || json_array_append_new(a, e) != 0)
+			bad = true;
+	}
+	jset(o, "max_drop", json_real(mc->max_drop), &bad);
+	jset(o, "pairs", a, &bad);
+	a = NULL;
+	jset(root, "concurrent_rails", o, &bad);
+	json_decref(a);
 	return bad ? -ENOMEM : 0;
 }
 
@@ -172,7 +203,7 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 			json_decref(bl);
 
 		if (!root || bad || json_extend(root, o, v) != 0 || nccl_json(root, o) != 0 ||
-		    rp_report_write_json(root, o->json) != 0) {
+		    (mv->conc && conc_json(root, mv->conc, judged) != 0) || rp_report_write_json(root, o->json) != 0) {
 			write_failed(o, o->json, final);
 			status = RP_EXIT_ENV;
 		}
@@ -193,6 +224,40 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 	if (o->ops && prom_write(o, mv, v, final) != 0)
 		status = RP_EXIT_ENV;
 	return status;
+}
+
+/* The concurrent pairs judged against the solo results as the verdict judged them. */
+struct mx_conc_judged {
+	struct rp_matrix_conc view;
+	struct rp_pair_result *res;
+	double *ratio;
+};
+
+static int conc_judge(struct mx_out *o, const struct rp_pair_result *judged, size_t n, struct mx_conc_judged *cj)
+{
+	size_t m = o->conc ? o->conc->n : 0;
+
+	memset(cj, 0, sizeof(*cj));
+	memset(&o->conc_sum, 0, sizeof(o->conc_sum));
+	if (!o->conc)
+		return 0;
+	cj->res = malloc((m ? m : 1) * sizeof(*cj->res));
+	cj->ratio = malloc((m ? m : 1) * sizeof(*cj->ratio));
+	if (!cj->res || !cj->ratio) {
+		free(cj->res);
+		free(cj->ratio);
+		return -ENOMEM;
+	}
+	mx_conc_judge(o->conc, judged, n, o->conc_drop, cj->res, cj->ratio, &o->conc_sum);
+	cj->view = (struct rp_matrix_conc){ .res = cj->res, .solo = o->conc->solo, .ratio = cj->ratio,
+					    .round = o->conc->round, .n = m, .max_drop = o->conc_drop };
+	return 0;
+}
+
+static void conc_judged_fini(struct mx_conc_judged *cj)
+{
+	free(cj->res);
+	free(cj->ratio);
 }
 
 int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, struct rp_pair_result **judged_p)
@@ -227,11 +292,23 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, struct rp_pair_re
 		.title = o->cmd_line, .version = rp_version_string(), .pattern = o->pattern, .eps = eps,
 		.n_eps = o->n_eps, .pair_eps = mr->pair_eps, .res = judged, .n = mr->n, .verdict = &v,
 		.rounds_done = o->rounds_done, .n_rounds = o->n_rounds, .elapsed_s = o->elapsed_s,
+		.drift = o->drift,
 	};
+	struct mx_conc_judged cj;
+
+	if (conc_judge(o, judged, mr->n, &cj) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
+		rp_verdict_fini(&v);
+		free(judged);
+		free(eps);
+		return RP_EXIT_ENV;
+	}
+	mv.conc = o->conc ? &cj.view : NULL;
 
 	if (v_out && o->ops && rp_cli_ops_baseline_judge(o->ops, "matrix", o->cfg, judged, mr->n) != 0)
 		status = RP_EXIT_ENV;
 	status = files_write(o, &mv, judged, &v, v_out != NULL) ? RP_EXIT_ENV : status;
+	conc_judged_fini(&cj);
 	if (v_out) {
 		*v_out = v;
 		*judged_p = judged;
@@ -302,6 +379,47 @@ static void print_grid(const struct mx_out *o, const struct rp_pair_result *judg
 	}
 }
 
+/* --concurrent-rails: each concurrent pair against its solo figure (small runs: every pair; larger
+ * ones: those that failed or dropped, at most 20). */
+static void print_conc(const struct mx_out *o, const struct rp_pair_result *judged)
+{
+	struct mx_out copy = *o;
+	struct mx_conc_judged cj;
+	size_t shown = 0;
+	bool all = o->n_eps <= MX_GRID_MAX;
+
+	if (!o->conc || conc_judge(&copy, judged, o->results->n, &cj) != 0)
+		return;
+	printf("concurrent rails (each round's rails at once) against solo, concurrent_drop below %.0f%%:\n",
+	       100.0 * (1.0 - o->conc_drop));
+	for (size_t k = 0; k < cj.view.n && shown < (all ? SIZE_MAX : 20); k++) {
+		const struct rp_pair_result *c = &cj.res[k];
+		const struct rp_pair_result *solo = o->conc->solo[k] >= 0 ? &judged[o->conc->solo[k]] : NULL;
+		bool drop = c->warnings & (1u << RP_PW_CONCURRENT_DROP);
+		char name[4 * RP_NAME_MAX + 40];
+
+		if (!all && c->status == RP_ST_OK && !drop)
+			continue;
+		shown++;
+		snprintf(name, sizeof(name), "%s/%s:%d -> %s/%s:%d", c->src.node, c->src.device, c->src.port, c->dst.node,
+			 c->dst.device, c->dst.port);
+		if (c->status != RP_ST_OK)
+			printf("  round %u  %s %s: %s: %s\n", cj.view.round[k] + 1, name,
+			       c->status == RP_ST_NO_PORT ? "not measured" : "FAILED under load",
+			       rp_status_code(c->status), c->reason);
+		else if (cj.ratio[k] > 0)
+			printf("  round %u  %s %9.3f Gb/s, solo %9.3f Gb/s (%5.1f%%)%s\n", cj.view.round[k] + 1, name, c->gbps,
+			       solo->gbps, 100.0 * cj.ratio[k], drop ? "  warning: concurrent_drop" : "");
+		else
+			printf("  round %u  %s %9.3f Gb/s, no solo figure to compare\n", cj.view.round[k] + 1, name, c->gbps);
+	}
+	if (copy.conc_sum.n_failed + copy.conc_sum.n_drop > shown && !all)
+		printf("  ... see the reports for every concurrent pair\n");
+	printf("concurrent rails: %zu pairs, %zu failed under load, %zu with concurrent_drop\n", copy.conc_sum.n,
+	       copy.conc_sum.n_failed, copy.conc_sum.n_drop);
+	conc_judged_fini(&cj);
+}
+
 void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pair_result *judged)
 {
 	const struct mx_results *mr = o->results;
@@ -351,6 +469,7 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 		printf("  %s/%s:%d -> %s/%s:%d: first %s, then ok at %.2f Gb/s\n", r->src.node, r->src.device, r->src.port,
 		       r->dst.node, r->dst.device, r->dst.port, rp_status_code(r->attempts[0].status), r->gbps);
 	}
+	print_conc(o, judged);
 	if (rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)))
 		printf("warning nccl_version_mismatch: the nodes run different NCCL releases, so the same NCCL_IB_HCA "
 		       "selects different ports on them: %s\n", msg);
@@ -361,7 +480,7 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 	if (o->rounds_done < o->n_rounds)
 		printf("INCOMPLETE: %zu of %zu rounds ran\n", o->rounds_done, o->n_rounds);
 	printf("%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds",
-	       v->pass && o->rounds_done == o->n_rounds && !o->stop_sig ? "PASS" : "FAIL", v->n_ok, v->n_pairs, v->n_failed,
+	       v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed ? "PASS" : "FAIL", v->n_ok, v->n_pairs, v->n_failed,
 	       v->n_below, o->n_eps, o->rounds_done);
 	if (o->retest_rounds)
 		printf(" and %zu retest round%s", o->retest_rounds, o->retest_rounds == 1 ? "" : "s");

@@ -4,6 +4,7 @@
 
 #include "cmds.h"
 #include "matrix.h"
+#include "mx_run.h"
 #include "util.h"
 
 #define MX_PLAN_SETUP_S 0.05   /* assumed set-up cost of one direction of a pair */
@@ -61,6 +62,9 @@ int mx_plan_print(const struct mx_plan_in *o)
 	       (unsigned long long)o->nodes, (unsigned long long)o->hcas, (unsigned long long)o->seed);
 	printf("rounds: %zu; pairs: %llu (each measured both ways: %llu measurements); at most %zu pairs per round\n",
 	       rp_sched_n_rounds(s), (unsigned long long)rp_sched_n_pairs(s), 2ULL * rp_sched_n_pairs(s), max_pairs);
+	if (o->concurrent_rails)
+		printf("concurrent rails: each round is played rail by rail alone, then with every rail at once: %zu "
+		       "rounds in all, every pair measured twice\n", mx_run_planned_rounds(s, true));
 	for (size_t r = 0; r < rp_sched_n_rounds(s); r++) {
 		double worst = 0;
 
@@ -74,6 +78,8 @@ int mx_plan_print(const struct mx_plan_in *o)
 		}
 		worst = 2 * (worst + MX_PLAN_SETUP_S);
 		total_s += worst;
+		for (size_t g = 0; o->concurrent_rails && g < rp_sched_n_groups(s); g++)
+			total_s += rp_sched_group_round_size(s, r, g) ? worst : 0;   /* each rail alone first */
 		if (rp_sched_n_rounds(s) <= 32 || r < 3 || r + 1 == rp_sched_n_rounds(s)) {
 			printf("  round %zu: %zu pairs, ~%.2f s", r + 1, got, worst);
 			if (n_eps <= 16) {
@@ -90,7 +96,7 @@ int mx_plan_print(const struct mx_plan_in *o)
 		printf("bytes: each measurement runs %.2f s\n", c->meas.duration_s);
 	} else {
 		human_bytes(bytes_dir, b1, sizeof(b1));
-		human_bytes(bytes_dir * 2.0 * (double)rp_sched_n_pairs(s), b2, sizeof(b2));
+		human_bytes(bytes_dir * 2.0 * (o->concurrent_rails ? 2.0 : 1.0) * (double)rp_sched_n_pairs(s), b2, sizeof(b2));
 		printf("bytes: %s per measurement (%llu x %zu B, %llu warm-up), %s in all\n", b1,
 		       (unsigned long long)c->meas.iters, c->meas.msg_size, (unsigned long long)c->meas.warmup_iters, b2);
 	}

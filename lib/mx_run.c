@@ -8,17 +8,34 @@
 #include "matrix_retest.h"
 #include "util.h"
 
+size_t mx_run_planned_rounds(const struct rp_sched *sched, bool concurrent_rails)
+{
+	size_t n = rp_sched_n_rounds(sched), total = n;
+
+	if (!concurrent_rails)
+		return n;
+	for (size_t r = 0; r < n; r++)
+		for (size_t g = 0; g < rp_sched_n_groups(sched); g++)
+			total += rp_sched_group_round_size(sched, r, g) > 0;
+	return total;
+}
+
 int mx_run_init(struct mx_run *R)
 {
 	size_t n_eps = R->ctx.n_eps;
 
+	if (R->concurrent_rails && rp_sched_n_groups(R->sched) == 0)
+		return -EINVAL;
 	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
 	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
+	R->n_planned = mx_run_planned_rounds(R->sched, R->concurrent_rails);
 	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
 	R->jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->jobs));
 	R->got = calloc(2 * (R->ctx.max_pairs + n_eps + 1), sizeof(*R->got));
 	R->pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pairs));
-	return R->jobs && R->got && R->pairs ? 0 : -ENOMEM;
+	R->kept = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->kept));
+	R->solo = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->solo));
+	return R->jobs && R->got && R->pairs && R->kept && R->solo ? 0 : -ENOMEM;
 }
 
 void mx_run_fini(struct mx_run *R)
@@ -26,58 +43,113 @@ void mx_run_fini(struct mx_run *R)
 	free(R->jobs);
 	free(R->got);
 	free(R->pairs);
+	free(R->kept);
+	free(R->solo);
 	R->jobs = NULL;
 	R->got = NULL;
 	R->pairs = NULL;
+	R->kept = NULL;
+	R->solo = NULL;
 	mx_results_fini(&R->mr);
+	mx_conc_fini(&R->conc);
 }
 
-/* Rank 0: keep a planned round's results (not the interrupted ones: not measured, never a drain). */
-static int planned_keep(struct mx_run *R, size_t got)
+/* Rank 0: keep a planned round's results (not the interrupted ones: not measured, never a drain);
+ * R->kept[i] says where direction i went (-1: not kept). */
+static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got)
 {
 	for (size_t i = 0; i < 2 * got; i++) {
-		const struct rp_sched_pair *p = &R->pairs[i / 2];
+		const struct rp_sched_pair *p = &pairs[i / 2];
 
+		R->kept[i] = -1;
 		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || R->got[i].status == RP_ST_INTERRUPTED)
 			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
 		R->failed += R->got[i].status != RP_ST_OK;
+		R->kept[i] = (int64_t)R->mr.n;
 		if (mx_results_add(&R->mr, &R->got[i], i % 2 ? p->b : p->a, i % 2 ? p->a : p->b) != 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
+/* Rank 0: keep a concurrent round's results, each with its solo result (R->solo, by place). */
+static int conc_keep(struct mx_run *R, size_t r, size_t got)
+{
+	for (size_t i = 0; i < 2 * got; i++) {
+		const struct rp_sched_pair *p = &R->pairs[i / 2];
+
+		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || R->got[i].status == RP_ST_INTERRUPTED)
+			continue;
+		if (mx_conc_add(&R->conc, &R->got[i], i % 2 ? p->b : p->a, i % 2 ? p->a : p->b, R->solo[i], (uint32_t)r) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One planned round over pairs[0..got): every rank measures; rank 0 keeps the results (solo or
+ * concurrent), calls the hook and releases the ranks. 0 go on, 1 stop, negative errno. */
+static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc)
+{
+	struct mx_ctx *c = &R->ctx;
+	int rc;
+
+	for (size_t i = 0; i < got; i++)
+		/* --bidir: one job per unordered pair, a -> b, whose engine runs b -> a at the same
+		 * time (the result carries it as its reverse); else both directions, one by one */
+		R->jobs[i] = (struct mx_job){ .a = pairs[i].a, .b = pairs[i].b, .dirs = c->cfg->meas.bidir ? 1u : 3u };
+	rc = mx_round(c, R->next_round++, R->jobs, got, R->got);
+	if (rc < 0 || c->rank != 0)
+		return rc;
+	if ((conc ? conc_keep(R, r, got) : planned_keep(R, pairs, got)) != 0) {
+		mx_round_go(c, R->next_round - 1);
+		return -ENOMEM;
+	}
+	R->rounds_done++;
+	if (R->hooks.round_done)
+		R->hooks.round_done(R->hooks.arg, false, R->rounds_done - 1, R->n_planned);
+	return mx_round_go(c, R->next_round - 1);
+}
+
+/* concurrent_rails, round r: each rail's pairs alone (their results' places kept in R->solo, at the
+ * rail's place in the whole round), then the whole round. 0, 1 stop, negative errno. */
+static int rails_round(struct mx_run *R, size_t r)
+{
+	size_t cap = R->ctx.max_pairs, off = 0, got = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 * (cap + 1); i++)
+		R->solo[i] = -1;
+	for (size_t g = 0; g < rp_sched_n_groups(R->sched) && rc == 0; g++) {
+		if (rp_sched_group_round(R->sched, r, g, R->pairs + off, cap - off, &got) != 0 || got == 0)
+			continue;
+		rc = planned_step(R, R->pairs + off, got, r, false);
+		if (R->ctx.rank == 0)
+			memcpy(R->solo + 2 * off, R->kept, 2 * got * sizeof(*R->solo));
+		off += got;
+	}
+	if (rc)
+		return rc;
+	rp_sched_round(R->sched, r, R->pairs, cap, &got);
+	return planned_step(R, R->pairs, got, r, true);
+}
+
 /* The planned rounds. 0 all ran, 1 stopped, negative errno as mx_round. */
 static int planned_rounds(struct mx_run *R)
 {
-	struct mx_ctx *c = &R->ctx;
 	size_t n_rounds = rp_sched_n_rounds(R->sched);
 
 	for (size_t r = 0; r < n_rounds; r++) {
 		size_t got = 0;
 		int rc;
 
-		rp_sched_round(R->sched, r, R->pairs, c->max_pairs, &got);
-		for (size_t i = 0; i < got; i++)
-			/* --bidir: one job per unordered pair, a -> b, whose engine runs b -> a at the same
-			 * time (the result carries it as its reverse); else both directions, one by one */
-			R->jobs[i] = (struct mx_job){ .a = R->pairs[i].a, .b = R->pairs[i].b,
-						      .dirs = c->cfg->meas.bidir ? 1u : 3u };
-		rc = mx_round(c, R->next_round++, R->jobs, got, R->got);
-		if (rc < 0)
-			return rc;
-		if (c->rank == 0) {
-			if (planned_keep(R, got) != 0) {
-				mx_round_go(c, R->next_round - 1);
-				return -ENOMEM;
-			}
-			R->rounds_done = r + 1;
-			if (R->hooks.round_done)
-				R->hooks.round_done(R->hooks.arg, false, r, n_rounds);
-			rc = mx_round_go(c, R->next_round - 1);
+		if (R->concurrent_rails) {
+			rc = rails_round(R, r);
+		} else {
+			rp_sched_round(R->sched, r, R->pairs, R->ctx.max_pairs, &got);
+			rc = planned_step(R, R->pairs, got, r, false);
 		}
-		if (rc == 1)
-			return 1;
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -6,6 +6,12 @@
  * round's results folded in and before any rank is released into the next round (mx_round_go): the
  * front end writes its files there, so a rank never waits on rank 0 while it writes, and the files
  * on disk always hold every finished round before the next one starts.
+ *
+ * concurrent_rails (matrix --concurrent-rails, the rail pattern only: lib/mx_conc.h): each planned
+ * round r becomes one solo round per rail (rail g's pairs of round r alone), then round r whole (all
+ * rails at once); the solo results are mr's, the concurrent ones conc's, each naming its solo
+ * result. Without it, a rail round already runs every rail's pairs at once (one thread a job), with
+ * no solo figure beside them.
  */
 #ifndef RP_MX_RUN_H
 #define RP_MX_RUN_H
@@ -13,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "mx_conc.h"
 #include "mx_results.h"
 #include "mx_round.h"
 #include "schedule.h"
@@ -33,10 +40,13 @@ struct mx_run {
 	const struct rp_verdict_cfg *vcfg;   /* rank 0: the verdict that picks what to retest */
 	const struct rp_endpoint *rep_eps;   /* the endpoints as the verdict sees them (n_eps) */
 	unsigned retest;              /* --retest: sets of extra rounds at most */
+	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail, then each round whole */
 	struct mx_run_hooks hooks;
 	/* the run's (rank 0's results; read them in the hooks and after): */
 	struct mx_results mr;
 	size_t failed;                /* rank 0: results not ok so far */
+	struct mx_conc conc;          /* rank 0: concurrent_rails's concurrent results */
+	size_t n_planned;             /* planned rounds (concurrent_rails: solo and concurrent rounds) */
 	size_t rounds_done;           /* planned rounds finished */
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
@@ -44,13 +54,18 @@ struct mx_run {
 	struct mx_job *jobs;
 	struct rp_pair_result *got;
 	struct rp_sched_pair *pairs;
+	int64_t *kept;                /* per direction of a round's jobs: its index in mr, -1 not kept */
+	int64_t *solo;                /* concurrent_rails: per direction of round r's pairs, its solo result */
 };
 
-/* Allocate what the rounds need (after ctx and sched are set; sets ctx.max_pairs, and ctx.hold_go on
- * rank 0). 0 or -ENOMEM. */
+/* Allocate what the rounds need (after ctx and sched are set; sets ctx.max_pairs, n_planned, and
+ * ctx.hold_go on rank 0). 0, -EINVAL (concurrent_rails with a pattern that has no groups; not
+ * logged: the front end refuses it first) or -ENOMEM. */
 int mx_run_init(struct mx_run *R);
 /* Every round. 0 all ran, 1 stopped (a signal: R->ctx.stop_sig), or mx_round's negative errno. */
 int mx_run_rounds(struct mx_run *R);
+/* The planned rounds sched and concurrent_rails make (what mx_run_init sets n_planned to). */
+size_t mx_run_planned_rounds(const struct rp_sched *sched, bool concurrent_rails);
 void mx_run_fini(struct mx_run *R);
 
 #endif

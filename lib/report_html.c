@@ -62,18 +62,24 @@ static void page_head(const struct rp_matrix_view *mv, const struct rp_html_opts
 static void summary_section(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
 	const struct rp_matrix_view *mv = lo->mv;
-	size_t failed = 0, flaky = 0, unconfirmed = 0;
+	size_t failed = 0, flaky = 0, unconfirmed = 0, conc_failed = 0;
 
 	for (size_t i = 0; i < mv->n; i++) {
 		failed += mv->res[i].status != RP_ST_OK;
 		flaky += mv->res[i].confirm == RP_CONFIRM_FLAKY;
 		unconfirmed += mv->res[i].confirm == RP_CONFIRM_UNCONFIRMED;
 	}
+	for (size_t i = 0; mv->conc && i < mv->conc->n; i++)
+		conc_failed += mv->conc->res[i].status != RP_ST_OK &&   /* a pair that fails under load fails the run */
+			       mv->conc->res[i].status != RP_ST_NO_PORT;  /* (a missing port fails its solo pairs) */
 	rp_sb_puts(sb, "<h1>rdmaprobe matrix</h1>\n<p id=\"summary\">");
-	rp_sb_printf(sb, "<span class=\"%s\">%s</span>: %zu pairs measured, %zu failed (%zu not confirmed), %zu flaky; "
-		     "%zu endpoints on %zu nodes; round %zu of %zu; pattern <code>", failed ? "bad" : "good",
-		     failed ? "FAIL" : "PASS", mv->n, failed, unconfirmed, flaky, mv->n_eps, lo->n_nodes, mv->rounds_done,
-		     mv->n_rounds);
+	rp_sb_printf(sb, "<span class=\"%s\">%s</span>: %zu pairs measured, %zu failed (%zu not confirmed), %zu flaky; ",
+		     failed || conc_failed ? "bad" : "good", failed || conc_failed ? "FAIL" : "PASS", mv->n, failed,
+		     unconfirmed, flaky);
+	if (mv->conc)
+		rp_sb_printf(sb, "%zu concurrent rail pairs, %zu failed under load; ", mv->conc->n, conc_failed);
+	rp_sb_printf(sb, "%zu endpoints on %zu nodes; round %zu of %zu; pattern <code>", mv->n_eps, lo->n_nodes,
+		     mv->rounds_done, mv->n_rounds);
 	rp_sb_xml(sb, mv->pattern ? mv->pattern : "");
 	rp_sb_printf(sb, "</code>; %.1f s.<br>\n<small>", mv->elapsed_s);
 	rp_sb_xml(sb, mv->version ? mv->version : "");
@@ -393,6 +399,8 @@ void rp_report_html_build_opts(const struct rp_matrix_view *mv, const struct rp_
 		causes_section(&lo, sb, fail, n_fail);
 		rp_html_pictures(&lo, sb);
 		nodes_section(&lo, sb);
+		rp_html_node_warnings(&lo, sb);
+		rp_html_conc(&lo, sb);
 		failures_section(&lo, sb, fail, n_fail);
 		warnings_section(&lo, sb);
 	}

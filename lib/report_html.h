@@ -9,7 +9,10 @@
  * script from compact embedded data, hover for the cell and click for its adapter pairs: when there
  * is more than one node and either more than one adapter on a node or too many endpoints for the
  * tables; up to RP_HTML_HEATMAP_NODES nodes); "rails" (adapter i on every node against adapter j, when
- * a node has more than one adapter); "nodes" (drains, recommended NCCL_IB_HCA); "failures" and
+ * a node has more than one adapter); "nodes" (drains, recommended NCCL_IB_HCA); "node-warnings" (the
+ * `drift` warnings across the endpoints and each node's ports in pairs with mtu_mismatch, when there
+ * is one); "concurrent-rails" (matrix --concurrent-rails: each pair with every rail busy beside its
+ * solo rate, its share and concurrent_drop; a pair failed under load fails the summary); "failures" and
  * "warnings" (only when some pair has one), each pair with its confirm state, warnings and attempts,
  * at most RP_HTML_LIST_MAX entries each (the JSON report has every pair).
  *

@@ -83,6 +83,11 @@ void rp_html_node_data(const struct rp_html_layout *lo, struct rp_sb *sb);
 /* A JSON string (quoted) of at most max bytes of s, safe inside a <script> element: invalid UTF-8 and
  * control characters become '?', < > & are \u escapes. */
 void rp_html_json_str(struct rp_sb *sb, const char *s, size_t max);
+/* "node-warnings": drift across the endpoints and each node's ports in pairs with mtu_mismatch (only
+ * when there is one), and "concurrent-rails": matrix --concurrent-rails's pairs beside their solo
+ * figures (only with mv->conc); report_html_warn.c. */
+void rp_html_node_warnings(const struct rp_html_layout *lo, struct rp_sb *sb);
+void rp_html_conc(const struct rp_html_layout *lo, struct rp_sb *sb);
 /* The page's script. */
 extern const char rp_html_script[];
 

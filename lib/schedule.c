@@ -422,6 +422,39 @@ int rp_sched_round(const struct rp_sched *s, size_t r, struct rp_sched_pair *pai
 	return 0;
 }
 
+size_t rp_sched_n_groups(const struct rp_sched *s)
+{
+	if (s->pat.kind == RP_PATTERN_SHIFT || s->pat.kind == RP_PATTERN_SAMPLE)
+		return 0;
+	return s->n_groups;
+}
+
+size_t rp_sched_group_round_size(const struct rp_sched *s, size_t r, size_t g)
+{
+	size_t m;
+
+	if (g >= rp_sched_n_groups(s) || r >= s->n_rounds)
+		return 0;
+	m = s->start[g + 1] - s->start[g];
+	return r < tour_rounds(m) ? m / 2 : 0;
+}
+
+int rp_sched_group_round(const struct rp_sched *s, size_t r, size_t g, struct rp_sched_pair *pairs, size_t cap,
+			 size_t *n_p)
+{
+	size_t n = 0, m;
+
+	if (g >= rp_sched_n_groups(s) || r >= s->n_rounds)
+		return -EINVAL;
+	if (cap < rp_sched_group_round_size(s, r, g))
+		return -ENOSPC;
+	m = s->start[g + 1] - s->start[g];
+	if (r < tour_rounds(m))
+		tour_round(s->members + s->start[g], m, r, pairs, &n);
+	*n_p = n;
+	return 0;
+}
+
 /* busy[r] is a bitmap of the endpoints round r already holds; rounds are added as needed. */
 int rp_sched_pack(const struct rp_sched_pair *pairs, size_t n, size_t n_eps, uint32_t *round_of, size_t *n_rounds_p)
 {

@@ -69,6 +69,20 @@ size_t rp_sched_round_size(const struct rp_sched *sched, size_t r);
  * range, -ENOSPC when cap is too small (neither logs: both are programming errors the caller sees). */
 int rp_sched_round(const struct rp_sched *sched, size_t r, struct rp_sched_pair *pairs, size_t cap, size_t *n_p);
 
+/* Groups: the players of one tournament. rail has one per rail (index within the node), intra one per
+ * node, full one; shift and sample have none (0: their rounds are not played per group). For full,
+ * rail and intra, round r is the union of its groups' round r: rp_sched_round() lists the pairs of
+ * rp_sched_group_round(r, 0), then (r, 1), ..., in that order, so the k-th pair of a group's round
+ * has a known place in the round (matrix --concurrent-rails measures each rail's round alone, then
+ * the whole round, and matches the pairs by that place). */
+size_t rp_sched_n_groups(const struct rp_sched *sched);
+/* Pairs of group g in round r (0 when r or g is out of range). */
+size_t rp_sched_group_round_size(const struct rp_sched *sched, size_t r, size_t g);
+/* The pairs of group g in round r, as rp_sched_round(). -EINVAL when r or g is out of range or the
+ * pattern has no groups, -ENOSPC when cap is too small (neither logs). */
+int rp_sched_group_round(const struct rp_sched *sched, size_t r, size_t g, struct rp_sched_pair *pairs, size_t cap,
+			 size_t *n_p);
+
 /* Pack arbitrary pairs (a != b, both < n_eps) into contention-free rounds, first fit in the given
  * order: round_of[i] gets pair i's round (0-based), *n_rounds_p their number (at most 2 x the
  * largest number of pairs one endpoint is in, minus 1). For extra rounds over a set the patterns do

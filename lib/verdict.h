@@ -49,6 +49,9 @@
 
 #include "result.h"
 
+struct rp_drift;
+struct rp_matrix_conc;
+
 struct rp_verdict_cfg {
 	bool min_bw_absolute;         /* min_bw is Gb/s (else a fraction of link rate) */
 	double min_bw;                /* 0 = none */
@@ -120,6 +123,19 @@ struct rp_matrix_view {
 	const struct rp_verdict *verdict;  /* NULL when none (yet) */
 	size_t rounds_done, n_rounds;
 	double elapsed_s;
+	const struct rp_drift *drift; /* `drift` warnings across the endpoints (lib/drift.h); NULL none */
+	const struct rp_matrix_conc *conc;   /* matrix --concurrent-rails; NULL none */
+};
+
+/* matrix --concurrent-rails (lib/mx_conc.h) as the reports see it: each pair measured with every
+ * rail busy, judged (concurrent_drop set by rp_pairset_compare), beside its solo result. */
+struct rp_matrix_conc {
+	const struct rp_pair_result *res;
+	const int64_t *solo;          /* per pair: its solo result in the view's res, -1 none */
+	const double *ratio;          /* per pair: its rate over the solo one, 0 nothing to compare */
+	const uint32_t *round;        /* per pair: the schedule round, from 0 */
+	size_t n;
+	double max_drop;              /* concurrent_drop below (1 - max_drop) x solo */
 };
 
 /* One line on warning w of r, for a person: what was seen and what it means. Returns buf. */

@@ -89,7 +89,18 @@ static void test_usage_errors(void **state)
 	assert_non_null(strstr(out, "latency mode"));
 	assert_int_equal(matrix("--retest 4"), 2);
 	assert_non_null(strstr(out, "--retest"));
+	/* --concurrent-rails loads every rail at once: only the rail pattern has rails (before: no such
+	 * option, exit 2 for an unknown one without this message) */
+	assert_int_equal(matrix("--concurrent-rails"), 2);
+	assert_non_null(strstr(out, "--concurrent-rails loads every rail of a node at once, so it needs --pattern rail (got full)"));
+	assert_int_equal(matrix("--concurrent-rails --pattern sample:2"), 2);
+	assert_non_null(strstr(out, "needs --pattern rail (got sample:2)"));
+	assert_int_equal(matrix("--pattern rail --concurrent-drop 30%"), 2);
+	assert_non_null(strstr(out, "--concurrent-drop goes with --concurrent-rails"));
+	assert_int_equal(matrix("--pattern rail --concurrent-rails --concurrent-drop 100%"), 2);
+	assert_non_null(strstr(out, "--concurrent-drop 100%: a percentage"));
 	assert_int_equal(matrix("--help"), 0);
+	assert_non_null(strstr(out, "--concurrent-rails"));
 	assert_non_null(strstr(out, "--per-gpu"));
 	assert_non_null(strstr(out, "--interval-drop F"));
 	assert_non_null(strstr(out, "soft devices: absolute only"));

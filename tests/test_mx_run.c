@@ -24,14 +24,19 @@
 #include "util.h"
 
 #define MAX_RANKS 4
+#define MAX_EPS 8
 #define MAX_EV 256
 
 struct world {
 	struct mxt_world *w;
 	int n;
 	struct mxt_fake fake;
-	struct mx_ep eps[MAX_RANKS];
-	struct rp_endpoint rep_eps[MAX_RANKS];
+	struct mx_ep eps[MAX_EPS];
+	struct rp_endpoint rep_eps[MAX_EPS];
+	size_t n_eps;
+	bool concurrent_rails;
+	struct mx_run *run0;          /* rank 0's run, for the hook */
+	size_t kept_mr[MAX_EV], kept_conc[MAX_EV];   /* rank 0's result counts after each round */
 	struct rp_engine_cfg cfg;
 	struct rp_verdict_cfg vcfg;
 	struct rp_sched *sched;
@@ -77,8 +82,11 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	(void)retest;
 	(void)k;
 	(void)n_rounds;
-	if (W->n_done < MAX_EV)
+	if (W->n_done < MAX_EV) {
+		W->kept_mr[W->n_done] = W->run0 ? W->run0->mr.n : 0;
+		W->kept_conc[W->n_done] = W->run0 ? W->run0->conc.n : 0;
 		W->done_seq[W->n_done++] = mxt_seq(W->w);
+	}
 }
 
 static void *rank_main(void *arg)
@@ -96,6 +104,7 @@ static void world_init(struct world *W, int n)
 
 	memset(W, 0, sizeof(*W));
 	W->n = n;
+	W->n_eps = (size_t)n;
 	W->silent_rank = -1;
 	W->w = mxt_world_new(n, 1, 32767);
 	assert_non_null(W->w);
@@ -125,15 +134,18 @@ static void ranks_run(struct world *W, struct rank *ranks)
 		R->W = W;
 		mxt_comm(W->w, r, &R->comm);
 		mx_comm_set_run(&R->comm, 0x5eed);
-		R->run.ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &W->cfg, .eps = W->eps, .n_eps = (size_t)W->n,
+		R->run.ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &W->cfg, .eps = W->eps, .n_eps = W->n_eps,
 					      .rank = r, .n_ranks = W->n, .dead = R->dead, .budget = 1.0, .go_slack = 0.5,
 					      .measure = &W->fake.measure };
 		R->run.sched = W->sched;
 		R->run.vcfg = &W->vcfg;
 		R->run.rep_eps = W->rep_eps;
 		R->run.retest = 1;
-		if (r == 0)
+		R->run.concurrent_rails = W->concurrent_rails;
+		if (r == 0) {
 			R->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .arg = W };
+			W->run0 = &R->run;
+		}
 		assert_int_equal(mx_run_init(&R->run), 0);
 	}
 	for (int r = 0; r < W->n; r++)
@@ -210,11 +222,117 @@ static void test_silent_rank_pairs_end_peer_lost(void **state)
 	world_fini(&W, ranks);
 }
 
+/* The endpoints' rail: index within the node (rails_world: two per node). */
+static uint32_t rail_of(uint32_t e)
+{
+	return e % 2;
+}
+
+/* 3 nodes x 2 rails, one rank per node driving both of its adapters, pattern rail. */
+static void rails_world(struct world *W, bool concurrent)
+{
+	struct rp_sched_ep se[6];
+	struct rp_pattern pat;
+
+	world_init(W, 3);
+	rp_sched_destroy(W->sched);
+	W->n_eps = 6;
+	W->concurrent_rails = concurrent;
+	mxt_eps(W->eps, 6);
+	for (uint32_t e = 0; e < 6; e++) {
+		snprintf(W->eps[e].ep.node, sizeof(W->eps[e].ep.node), "n%u", e / 2);
+		W->eps[e].owner = (int)(e / 2);
+		W->rep_eps[e] = W->eps[e].ep;
+		se[e] = (struct rp_sched_ep){ .node = e / 2, .rail = rail_of(e) };
+	}
+	assert_int_equal(rp_pattern_parse("rail", &pat), 0);
+	assert_int_equal(rp_sched_create(se, 6, &pat, 1, &W->sched), 0);
+}
+
+/* --concurrent-rails: each rail round is played rail by rail (a solo round holds one rail's pairs:
+ * each node has one adapter busy), then whole (every rail at once); the solo rounds' results are the
+ * matrix's, the concurrent round's are kept apart, each naming the solo result of the same directed
+ * pair. Without it a rail round runs every rail at once and there is no solo figure. Before, the run
+ * had no such mode (concurrent_rails, conc and n_planned did not exist). */
+static void test_concurrent_rails_solo_then_all(void **state)
+{
+	struct world W;
+	struct rank ranks[3];
+	size_t n_rounds, steps, prev_mr = 0, prev_conc = 0;
+
+	(void)state;
+	rails_world(&W, true);
+	n_rounds = rp_sched_n_rounds(W.sched);
+	steps = mx_run_planned_rounds(W.sched, true);
+	assert_int_equal(n_rounds, 3);
+	assert_int_equal(steps, 3 * (2 + 1));
+	assert_int_equal(mx_run_planned_rounds(W.sched, false), 3);
+	ranks_run(&W, ranks);
+	for (int r = 0; r < 3; r++)
+		assert_int_equal(ranks[r].rc, 0);
+	const struct mx_run *R = &ranks[0].run;
+
+	assert_int_equal(R->n_planned, steps);
+	assert_int_equal(R->rounds_done, steps);
+	assert_int_equal(W.n_done, steps);
+	assert_int_equal(R->mr.n, 2 * rp_sched_n_pairs(W.sched));
+	assert_int_equal(R->conc.n, 2 * rp_sched_n_pairs(W.sched));
+	for (size_t k = 0; k < steps; k++) {
+		bool conc = k % 3 == 2, rails[2] = { false, false };
+
+		if (conc) {
+			assert_int_equal(W.kept_mr[k], prev_mr);
+			for (size_t i = prev_conc; i < W.kept_conc[k]; i++)
+				rails[rail_of(R->conc.pair_eps[2 * i])] = true;
+		} else {
+			assert_int_equal(W.kept_conc[k], prev_conc);
+			for (size_t i = prev_mr; i < W.kept_mr[k]; i++)
+				rails[rail_of(R->mr.pair_eps[2 * i])] = true;
+			if (rails[0] == rails[1])
+				fail_msg("solo round %zu holds %s", k, rails[0] ? "both rails" : "no pair");
+		}
+		if (conc && !(rails[0] && rails[1]))
+			fail_msg("concurrent round %zu does not hold every rail", k);
+		prev_mr = W.kept_mr[k];
+		prev_conc = W.kept_conc[k];
+	}
+	for (size_t i = 0; i < R->conc.n; i++) {
+		int64_t s = R->conc.solo[i];
+
+		assert_true(s >= 0 && (size_t)s < R->mr.n);
+		assert_int_equal(R->mr.pair_eps[2 * s], R->conc.pair_eps[2 * i]);
+		assert_int_equal(R->mr.pair_eps[2 * s + 1], R->conc.pair_eps[2 * i + 1]);
+		assert_int_equal(rail_of(R->conc.pair_eps[2 * i]), rail_of(R->conc.pair_eps[2 * i + 1]));
+		assert_int_equal(R->conc.res[i].status, RP_ST_OK);
+		assert_int_equal(R->mr.res[s].status, RP_ST_OK);
+	}
+	world_fini(&W, ranks);
+}
+
+/* Without --concurrent-rails a rail round is played whole, once: nothing concurrent is kept. */
+static void test_rail_without_concurrent(void **state)
+{
+	struct world W;
+	struct rank ranks[3];
+
+	(void)state;
+	rails_world(&W, false);
+	ranks_run(&W, ranks);
+	for (int r = 0; r < 3; r++)
+		assert_int_equal(ranks[r].rc, 0);
+	assert_int_equal(ranks[0].run.rounds_done, 3);
+	assert_int_equal(ranks[0].run.mr.n, 2 * rp_sched_n_pairs(W.sched));
+	assert_int_equal(ranks[0].run.conc.n, 0);
+	world_fini(&W, ranks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_files_written_before_any_rank_goes_on),
 		cmocka_unit_test(test_silent_rank_pairs_end_peer_lost),
+		cmocka_unit_test(test_concurrent_rails_solo_then_all),
+		cmocka_unit_test(test_rail_without_concurrent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

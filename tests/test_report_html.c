@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "counters.h"
+#include "drift.h"
 #include "mx_view.h"
 #include "testutil.h"
 #include "report_html.h"
@@ -562,6 +563,90 @@ static void test_bidir_reverse_embedded(void **state)
 	mx_view_fini(&mx);
 }
 
+/* Per-node warnings: the `drift` warnings across the endpoints (escaped, with their field) and, per
+ * node, the ports in pairs with mtu_mismatch, with their MTU and the other end's, in "node-warnings";
+ * a clean run has no such section. Before, the page showed neither (drift only in the JSON and on
+ * stdout, mtu_mismatch only per pair). */
+static void test_node_warnings(void **state)
+{
+	static const char *const nodes[] = { "node1", "node2" }, *const ads[] = { "rxe0", "rxe1" };
+	struct small_view sv;
+	struct rp_verdict_cfg cfg = { .min_bw = 0, .outlier = 0 };
+	struct rp_drift_warning dw = { .field = RP_DF_FIRMWARE, .n_odd = 1, .n_majority = 3, .n_known = 4 };
+	struct rp_drift drift = { .warnings = &dw, .n_warnings = 1 };
+	char *text;
+
+	(void)state;
+	small_view_build(&sv, nodes, 2, ads, 2, false, 100, NULL);
+	text = build_text(&sv.v);
+	assert_null(strstr(text, "node-warnings"));
+	free(text);
+	/* node2/rxe1 (endpoint 3) at 1024, every other port at 4096: its two pairs each way mismatch */
+	for (size_t i = 0; i < sv.v.n; i++) {
+		sv.res[i].src.mtu = sv.pe[2 * i] == 3 ? 1024 : 4096;
+		sv.res[i].dst.mtu = sv.pe[2 * i + 1] == 3 ? 1024 : 4096;
+	}
+	rp_verdict_fini(&sv.verdict);
+	assert_int_equal(rp_verdict_apply(&cfg, sv.eps, 4, sv.pe, sv.res, sv.v.n, &sv.verdict), 0);
+	assert_int_equal(sv.verdict.n_mtu_mismatch, 4);
+	snprintf(dw.message, sizeof(dw.message), "firmware 9.9<b> on node2 (rxe1:1); the other 3 ports run 1.0");
+	sv.v.drift = &drift;
+	text = build_text(&sv.v);
+	assert_non_null(strstr(text, "<ol id=\"node-warnings\">"));
+	assert_non_null(strstr(text, "<li class=\"warning\"><b>drift</b> (firmware): firmware 9.9&lt;b&gt; on node2 (rxe1:1); "
+				     "the other 3 ports run 1.0</li>"));
+	/* the node with the odd port names it; its peers on node1 are named on node1's line */
+	assert_non_null(strstr(text, "<b>mtu_mismatch</b> on node2: rxe1:1 at an active MTU of 1024 in 4 pairs whose other "
+				     "end runs at 4096;</li>"));
+	assert_non_null(strstr(text, "<b>mtu_mismatch</b> on node1: rxe0:1 at an active MTU of 4096 in 2 pairs whose other "
+				     "end runs at 1024; rxe1:1 at an active MTU of 4096 in 2 pairs"));
+	assert_null(strstr(text, "9.9<b>"));
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+}
+
+/* --concurrent-rails: each concurrent pair in "concurrent-rails" beside its solo rate, its share and
+ * its warning (concurrent_drop, loopback --concurrent's code); a pair that failed under load fails
+ * the summary. Before, the page had no concurrent section. */
+static void test_concurrent_rails_section(void **state)
+{
+	static const char *const nodes[] = { "node1", "node2" }, *const ads[] = { "rxe0" };
+	struct small_view sv;
+	struct rp_pair_result conc[2];
+	int64_t solo[2] = { 0, 1 };
+	double ratio[2] = { 0.5, 0 };
+	uint32_t round[2] = { 0, 0 };
+	struct rp_matrix_conc mc = { .res = conc, .solo = solo, .ratio = ratio, .round = round, .n = 2, .max_drop = 0.25 };
+	char *text;
+
+	(void)state;
+	small_view_build(&sv, nodes, 2, ads, 1, false, 100, NULL);
+	sv.res[0].gbps = 80;
+	conc[0] = sv.res[0];
+	conc[0].gbps = 40;
+	conc[0].warnings = 1u << RP_PW_CONCURRENT_DROP;
+	conc[1] = sv.res[1];
+	rp_pair_result_fail(&conc[1], RP_ST_RETRY_EXCEEDED, "retry <exceeded>");
+	text = build_text(&sv.v);
+	assert_null(strstr(text, "concurrent-rails"));
+	assert_non_null(strstr(text, "<span class=\"good\">PASS</span>"));
+	free(text);
+	sv.v.conc = &mc;
+	text = build_text(&sv.v);
+	assert_non_null(strstr(text, "<table class=\"list\" id=\"concurrent-rails\">"));
+	assert_non_null(strstr(text, "below 75% of solo"));
+	assert_non_null(strstr(text, "<tr class=\"warning\"><td>1</td><td>node1/rxe0:1 &rarr; node2/rxe0:1</td><td>40.000</td>"
+				     "<td>80.000</td><td>50.0%</td><td>ok <span class=\"warn\">warnings: concurrent_drop</span>"
+				     "</td></tr>"));
+	assert_non_null(strstr(text, "<tr class=\"failure\"><td>1</td><td>node2/rxe0:1 &rarr; node1/rxe0:1</td><td></td>"
+				     "<td>1.000</td><td></td><td><span class=\"bad\">retry_exceeded</span> under load: "
+				     "retry &lt;exceeded&gt;</td></tr>"));
+	assert_non_null(strstr(text, "<span class=\"bad\">FAIL</span>"));
+	assert_non_null(strstr(text, "2 concurrent rail pairs, 1 failed under load"));
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +661,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_names_in_data),
 		cmocka_unit_test(test_renders_in_chromium),
 		cmocka_unit_test(test_bidir_reverse_embedded),
+		cmocka_unit_test(test_node_warnings),
+		cmocka_unit_test(test_concurrent_rails_section),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

@@ -370,6 +370,61 @@ static void test_pack_contention_free(void **state)
 	assert_int_equal(rp_sched_pack(&(struct rp_sched_pair){ 3, 3 }, 1, 80, round_of, &n_rounds), -EINVAL);
 }
 
+/* matrix --concurrent-rails's solo rounds: for rail, one group per rail, and round r of group g has
+ * only rail g's endpoints, each node at most once (a node has one adapter busy: nothing else on its
+ * adapters); the groups' round r pairs, in group order, are exactly round r's pairs in their places
+ * (the concurrent round's results are matched to the solo ones by place). Ragged rails included;
+ * shift and sample have no groups. Before, the schedule had no per-group rounds. */
+static void test_rail_group_rounds_make_the_round(void **state)
+{
+	unsigned ragged[] = { 3, 1, 3, 2, 3 };
+	const char *const none[] = { "shift", "sample:2" };
+	size_t n, got, gsz;
+	struct rp_sched_ep *eps = eps_make(ragged, 5, &n);
+	struct rp_pattern pat;
+	struct rp_sched *s;
+	struct rp_sched_pair round[16], part[16];
+
+	(void)state;
+	assert_int_equal(rp_pattern_parse("rail", &pat), 0);
+	assert_int_equal(rp_sched_create(eps, n, &pat, 1, &s), 0);
+	assert_int_equal(rp_sched_n_groups(s), 3);
+	for (size_t r = 0; r < rp_sched_n_rounds(s); r++) {
+		size_t off = 0;
+
+		assert_int_equal(rp_sched_round(s, r, round, 16, &got), 0);
+		for (size_t g = 0; g < 3; g++) {
+			bool node_busy[5] = { false };
+
+			assert_int_equal(rp_sched_group_round(s, r, g, part, 16, &gsz), 0);
+			assert_int_equal(gsz, rp_sched_group_round_size(s, r, g));
+			for (size_t i = 0; i < gsz; i++) {
+				assert_int_equal(eps[part[i].a].rail, g);
+				assert_int_equal(eps[part[i].b].rail, g);
+				assert_false(node_busy[eps[part[i].a].node] || node_busy[eps[part[i].b].node]);
+				node_busy[eps[part[i].a].node] = node_busy[eps[part[i].b].node] = true;
+				assert_true(off + i < got);
+				assert_int_equal(part[i].a, round[off + i].a);
+				assert_int_equal(part[i].b, round[off + i].b);
+			}
+			off += gsz;
+		}
+		assert_int_equal(off, got);
+	}
+	assert_int_equal(rp_sched_group_round(s, 0, 3, part, 16, &gsz), -EINVAL);
+	assert_int_equal(rp_sched_group_round(s, rp_sched_n_rounds(s), 0, part, 16, &gsz), -EINVAL);
+	assert_int_equal(rp_sched_group_round(s, 0, 0, part, 0, &gsz), -ENOSPC);
+	rp_sched_destroy(s);
+	for (size_t k = 0; k < 2; k++) {
+		assert_int_equal(rp_pattern_parse(none[k], &pat), 0);
+		assert_int_equal(rp_sched_create(eps, n, &pat, 1, &s), 0);
+		assert_int_equal(rp_sched_n_groups(s), 0);
+		assert_int_equal(rp_sched_group_round(s, 0, 0, part, 16, &gsz), -EINVAL);
+		rp_sched_destroy(s);
+	}
+	free(eps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_pattern_parse),
 		cmocka_unit_test(test_rail_1024x8_sizes),
 		cmocka_unit_test(test_pack_contention_free),
+		cmocka_unit_test(test_rail_group_rounds_make_the_round),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
