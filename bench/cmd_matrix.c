@@ -30,6 +30,7 @@
 #include "mpi_plugin.h"
 #include "oob_mpi.h"
 #include "opts.h"
+#include "report_jsonl.h"
 #include "schedule.h"
 #include "signals.h"
 #include "stop.h"
@@ -81,6 +82,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "rate", 0, RP_OPT_DOUBLE, &o->rate, 0.001, 1e6, "GBPS", "--plan with --hcas: link rate (default 400)", &o->rate_seen },
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
+		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every measured direction to FILE as JSON Lines, as it arrives", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
@@ -116,6 +118,12 @@ static int opts_check(struct mx_opts *o)
 				"--pattern rail (got %s)\n", o->pattern_text);
 		return RP_EXIT_USAGE;
 	}
+	if (o->jsonl && (!o->jsonl[0] || strcmp(o->jsonl, "-") == 0)) {
+		fprintf(stderr, "rdmaprobe matrix: --jsonl wants a file name (the stream is a record, not standard output)\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->jsonl && rp_report_path_check(o->jsonl) != 0)
+		return RP_EXIT_USAGE;   /* logged: what is wrong with the path */
 	if (o->conc_drop_seen && !o->concurrent_rails) {
 		fprintf(stderr, "rdmaprobe matrix: --concurrent-drop goes with --concurrent-rails\n");
 		return RP_EXIT_USAGE;
@@ -242,6 +250,7 @@ struct mx_front {
 	struct rp_sched *sched;
 	struct rp_endpoint *rep_eps;  /* the endpoints as the verdict sees them */
 	struct mx_out out;            /* rank 0 */
+	struct rp_jsonl jsonl;        /* rank 0, --jsonl; fd -1 without */
 	double t0, last_write, write_cost;
 	bool dirty;
 };
@@ -280,6 +289,10 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 			"~%.0f s left\n", retest ? "retest round" : "round", k + 1, n_rounds, F->run.mr.n, F->run.failed,
 		took, per * (double)(n_rounds - k - 1));
 	F->dirty = true;
+	/* Every result of the round on its line before anything else is written (an error is logged
+	 * once and ends the stream, not the run: the summary files still hold everything). */
+	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
+		rp_jsonl_pairs(&F->jsonl, &F->run.mr.res[F->run.touched[i]], 1, (unsigned)(F->run.next_round - 1), retest);
 	if (F->run.ctx.stop_sig || rp_stop_requested() || rp_now() - F->last_write >= 4 * F->write_cost)
 		files_write(F);
 }
@@ -378,6 +391,9 @@ static int run_finish(struct mx_front *F, int status)
 	F->out.stop_sig = F->run.ctx.stop_sig ? F->run.ctx.stop_sig : rp_stop_signal();
 	F->out.rounds_done = F->run.rounds_done;
 	F->out.retest_rounds = F->run.retest_rounds;
+	if (F->jsonl.fd >= 0 &&
+	    rp_jsonl_close(&F->jsonl, !F->out.stop_sig && F->out.rounds_done == F->out.n_rounds) != 0 && !status)
+		status = RP_EXIT_ENV;   /* the stream is a requested output: its loss is the run's error */
 	wrc = mx_write_files(&F->out, &v, &judged);
 	if (judged) {
 		mx_print(&F->out, &v, judged);
@@ -431,6 +447,15 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops,
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 	};
+	F->jsonl.fd = -1;
+	if (F->run.ctx.rank == 0 && o->jsonl) {
+		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = argc,
+					       .argv = argv, .started = F->out.started_wall };
+
+		if (rp_jsonl_open(&F->jsonl, o->jsonl, &info, false) != 0)
+			fprintf(stderr, "rdmaprobe matrix: --jsonl %s: not streaming (see above); the other reports are written\n",
+				o->jsonl);
+	}
 	if (F->run.ctx.rank == 0) {
 		F->run.ctx.flush = files_flush;
 		F->run.ctx.flush_arg = F;

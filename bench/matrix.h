@@ -53,6 +53,7 @@ struct mx_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
 	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
+	const char *jsonl;            /* --jsonl: every measured direction streamed (report_jsonl.h) */
 	bool per_gpu, plan, summary;
 	bool concurrent_rails;        /* --concurrent-rails */
 	const char *conc_drop_s;      /* --concurrent-drop */

@@ -35,7 +35,8 @@ int mx_run_init(struct mx_run *R)
 	R->pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pairs));
 	R->kept = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->kept));
 	R->solo = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->solo));
-	return R->jobs && R->got && R->pairs && R->kept && R->solo ? 0 : -ENOMEM;
+	R->touched = calloc(2 * (R->ctx.max_pairs + n_eps + 1), sizeof(*R->touched));
+	return R->jobs && R->got && R->pairs && R->kept && R->solo && R->touched ? 0 : -ENOMEM;
 }
 
 void mx_run_fini(struct mx_run *R)
@@ -45,6 +46,8 @@ void mx_run_fini(struct mx_run *R)
 	free(R->pairs);
 	free(R->kept);
 	free(R->solo);
+	free(R->touched);
+	R->touched = NULL;
 	R->jobs = NULL;
 	R->got = NULL;
 	R->pairs = NULL;
@@ -68,6 +71,7 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		R->kept[i] = (int64_t)R->mr.n;
 		if (mx_results_add(&R->mr, &R->got[i], i % 2 ? p->b : p->a, i % 2 ? p->a : p->b) != 0)
 			return -ENOMEM;
+		R->touched[R->n_touched++] = R->mr.n - 1;
 	}
 	return 0;
 }
@@ -100,6 +104,7 @@ static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 	rc = mx_round(c, R->next_round++, R->jobs, got, R->got);
 	if (rc < 0 || c->rank != 0)
 		return rc;
+	R->n_touched = 0;
 	if ((conc ? conc_keep(R, r, got) : planned_keep(R, pairs, got)) != 0) {
 		mx_round_go(c, R->next_round - 1);
 		return -ENOMEM;
@@ -200,6 +205,7 @@ static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const
 			rp_mx_retest_fold(&R->mr.res[p->res[d]], judged[p->res[d]].status, R->ctx.cfg->qp.qp_timeout,
 					  &R->got[2 * i + d], p->qp_timeout);
 			R->failed += R->mr.res[p->res[d]].status != RP_ST_OK;
+			R->touched[R->n_touched++] = p->res[d];
 		}
 	}
 }
@@ -225,6 +231,7 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 			}
 		rc = mx_round(&R->ctx, R->next_round++, R->jobs, m, R->got);
 		if (rc >= 0 && R->ctx.rank == 0) {
+			R->n_touched = 0;
 			retest_fold(R, plan, which, m, judged);
 			R->retest_rounds++;
 			if (R->hooks.round_done)

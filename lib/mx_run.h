@@ -50,6 +50,8 @@ struct mx_run {
 	size_t rounds_done;           /* planned rounds finished */
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
+	size_t *touched;              /* rank 0, in round_done: the indexes into mr of the results the */
+	size_t n_touched;             /* round added (planned) or changed (retest); none for concurrent */
 	/* scratch */
 	struct mx_job *jobs;
 	struct rp_pair_result *got;

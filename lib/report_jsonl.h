@@ -12,7 +12,9 @@
  *   last:   {"record": "end", "pairs": N, "complete": bool}   written by rp_jsonl_close(); missing
  *            when the run died, which is how a reader tells a cut-off file from a finished one.
  * A direction measured again (--retest) has a line for each measurement; its last line is its final
- * result, with every attempt in "attempts".
+ * measurement, with every attempt in "attempts". Lines are measurements as they ended: the run-wide
+ * judgement that needs every result (below_threshold from --min-bw/--outlier, "confirm") is made at
+ * the end and is in the summary reports, not here.
  */
 #ifndef RP_REPORT_JSONL_H
 #define RP_REPORT_JSONL_H

@@ -37,6 +37,7 @@ struct world {
 	bool concurrent_rails;
 	struct mx_run *run0;          /* rank 0's run, for the hook */
 	size_t kept_mr[MAX_EV], kept_conc[MAX_EV];   /* rank 0's result counts after each round */
+	unsigned touch_count[MAX_EV];     /* how often round_done saw each result index in run.touched */
 	struct rp_engine_cfg cfg;
 	struct rp_verdict_cfg vcfg;
 	struct rp_sched *sched;
@@ -82,6 +83,9 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	(void)retest;
 	(void)k;
 	(void)n_rounds;
+	for (size_t i = 0; W->run0 && i < W->run0->n_touched; i++)
+		if (W->run0->touched[i] < MAX_EV)
+			W->touch_count[W->run0->touched[i]]++;   /* what --jsonl streams */
 	if (W->n_done < MAX_EV) {
 		W->kept_mr[W->n_done] = W->run0 ? W->run0->mr.n : 0;
 		W->kept_conc[W->n_done] = W->run0 ? W->run0->conc.n : 0;
@@ -177,6 +181,11 @@ static void test_files_written_before_any_rank_goes_on(void **state)
 	assert_int_equal(ranks[0].run.rounds_done, n_rounds);
 	assert_int_equal(W.n_done, n_rounds);
 	assert_int_equal(W.n_go, 2 * n_rounds);
+	/* every kept result was announced to the hook once, in the round that added it */
+	assert_int_equal(ranks[0].run.mr.n, 6);
+	for (size_t i = 0; i < MAX_EV; i++)
+		if (W.touch_count[i] != (i < ranks[0].run.mr.n ? 1u : 0u))
+			fail_msg("result %zu announced %u times", i, W.touch_count[i]);
 	for (size_t k = 0; k < n_rounds; k++) {
 		for (int i = 0; i < 2; i++)
 			if (W.go_seq[2 * k + i] < W.done_seq[k])

@@ -2,14 +2,17 @@
 # fabric: br0:0,1,2,3
 # timeout: 170
 # 100% packet loss on rxe3's link: every pair with node 3 fails with a reason (transport retries or
-# address resolution), nodes 0-2 pass among themselves, rxe3 is to drain, exit 1.
+# address resolution), nodes 0-2 pass among themselves, rxe3 is to drain, exit 1. --jsonl streams
+# every measured direction: a run line, a pair line per measurement (retests again, with their
+# attempts), an end line; the last line of each direction is the JSON report's measurement (its
+# status and attempts; the run-wide judgement, confirm and below_threshold, is the summary's).
 set -uo pipefail
 . "$RP_ROOT/tests/e2e/lib/matrix.sh"
 mx_need
 out=$RP_RESULTS/32
 mkdir -p "$out"
 "$RP_FABRIC" fault loss rxe3 100% || { echo "FAIL: could not inject loss"; exit 1; }
-mx_mpirun 4 -s 4K -n 200 --timeout 2 --min-bw 0 --outlier 0 --json "$out/m.json" >"$out/stdout" 2>"$out/stderr"
+mx_mpirun 4 -s 4K -n 200 --timeout 2 --min-bw 0 --outlier 0 --json "$out/m.json" --jsonl "$out/m.jsonl" >"$out/stdout" 2>"$out/stderr"
 rc=$?
 cat "$out/stdout"
 [ $rc -eq 1 ] || { echo "FAIL: exit $rc, want 1"; tail -20 "$out/stderr"; exit 1; }
@@ -31,4 +34,24 @@ for p in pairs:
 assert nodes["node3"]["drain"] == ["rxe3:1"], nodes["node3"]
 assert all(nodes["node%d" % n]["drain"] == [] for n in range(3))
 ' || { echo "FAIL: JSON report"; exit 1; }
+python3 - "$out/m.json" "$out/m.jsonl" <<'PY' || { echo "FAIL: JSON Lines stream"; exit 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+lines = [json.loads(x) for x in open(sys.argv[2])]
+assert lines[0]["record"] == "run" and lines[0]["command"] == "matrix" and lines[0]["simulated"] is False, lines[0]
+assert lines[-1] == {"record": "end", "pairs": len(lines) - 2, "complete": True}, lines[-1]
+pl = lines[1:-1]
+assert all(x["record"] == "pair" for x in pl)
+key = lambda p: (p["src"]["node"], p["src"]["device"], p["dst"]["node"], p["dst"]["device"])
+last = {}
+for x in pl:
+    last[key(x)] = x
+assert len(last) == len(d["pairs"]) == 12, (len(last), len(d["pairs"]))
+retested = sum(1 for x in pl if x["retest"])
+assert retested >= 6 and len(pl) == 12 + retested, (len(pl), retested)
+for p in d["pairs"]:
+    x = last[key(p)]
+    assert x["status"] == p["status"], (x, p)
+    assert len(x.get("attempts", [])) == len(p.get("attempts", [])), (x, p)
+PY
 echo "PASS"
