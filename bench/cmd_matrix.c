@@ -82,6 +82,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "rate", 0, RP_OPT_DOUBLE, &o->rate, 0.001, 1e6, "GBPS", "--plan with --hcas: link rate (default 400)", &o->rate_seen },
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
+		{ "sweep", 0, RP_OPT_U64, &o->sweep, 1, 4096, "W", "reachability first: probe every pair, W of an endpoint's at once; the unreachable leave the bandwidth rounds", NULL },
 		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every measured direction to FILE as JSON Lines, as it arrives", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
@@ -162,6 +163,11 @@ static int opts_check(struct mx_opts *o)
 		rc = rp_cli_ops_finish(&o->ops, "matrix");
 	if (rc)
 		return rc;
+	if (o->sweep && (o->concurrent_rails || o->eng.cfg.meas.bidir)) {
+		fprintf(stderr, "rdmaprobe matrix: --sweep does not go with %s yet\n",
+			o->concurrent_rails ? "--concurrent-rails" : "--bidir");
+		return RP_EXIT_USAGE;
+	}
 	if (o->eng.cfg.run_limit_s <= 0)
 		o->eng.cfg.run_limit_s = o->eng.cfg.meas.duration_s > 0 ? o->eng.cfg.meas.duration_s + 2 * o->eng.cfg.timeout_s
 									   : 4 * o->eng.cfg.timeout_s;
@@ -297,6 +303,17 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 		files_write(F);
 }
 
+/* Rank 0 after a sweep round: the progress line, the round's failures on their lines. */
+static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
+{
+	struct mx_front *F = arg;
+
+	fprintf(stderr, "rdmaprobe matrix: reachability sweep%s %zu of %zu done: %zu direction%s failed so far, %.0f s in\n",
+		pass == 2 ? " retest" : "", k + 1, n_rounds, F->run.failed, F->run.failed == 1 ? "" : "s", rp_now() - F->t0);
+	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
+		rp_jsonl_pairs(&F->jsonl, &F->run.mr.res[F->run.touched[i]], 1, (unsigned)(F->run.next_round - 1), pass == 2);
+}
+
 static void retest_planned(void *arg, size_t n, size_t n_rounds)
 {
 	(void)arg;
@@ -368,6 +385,7 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 	F->run.rep_eps = F->rep_eps;
 	F->run.retest = (unsigned)F->o->retest;
 	F->run.concurrent_rails = F->o->concurrent_rails;
+	F->run.sweep.width = (unsigned)F->o->sweep;
 	if (mx_run_init(&F->run) != 0)
 		return RP_EXIT_ENV;
 	if (comm->rank == 0)
@@ -444,7 +462,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.n_rounds = F->run.n_planned, .started_wall = (double)time(NULL), .json = o->eng.json,
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
-		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops,
+		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops, .sweep = &F->run.sweep,
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 	};
 	F->jsonl.fd = -1;
@@ -459,7 +477,8 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 	if (F->run.ctx.rank == 0) {
 		F->run.ctx.flush = files_flush;
 		F->run.ctx.flush_arg = F;
-		F->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .retest_planned = retest_planned, .arg = F };
+		F->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .retest_planned = retest_planned,
+						    .sweep_done = sweep_done, .arg = F };
 	}
 }
 

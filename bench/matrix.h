@@ -11,6 +11,7 @@
 #include "engine_cli.h"
 #include "mx_conc.h"
 #include "mx_results.h"
+#include "mx_sweep.h"
 #include "mx_table.h"
 #include "ops_cli.h"
 #include "result.h"
@@ -36,6 +37,7 @@ struct mx_out {
 	bool summary_only;            /* per-node summary instead of the grid */
 	unsigned max_retest;          /* --retest */
 	size_t retest_rounds;         /* extra rounds run */
+	const struct mx_sweep *sweep; /* --sweep: its rounds and marks; NULL without */
 	int stop_sig;                 /* the run was interrupted by this signal; 0 not */
 	bool write_failed;            /* a file could not be written (named once on stderr) */
 	const struct rp_nccl_version_found *nccl_ver;   /* rank 0's release (--nccl-version, libnccl, default) */
@@ -54,6 +56,7 @@ struct mx_opts {
 	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
 	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
 	const char *jsonl;            /* --jsonl: every measured direction streamed (report_jsonl.h) */
+	uint64_t sweep;               /* --sweep W: reachability first, W of an endpoint's pairs at once; 0 none */
 	bool per_gpu, plan, summary;
 	bool concurrent_rails;        /* --concurrent-rails */
 	const char *conc_drop_s;      /* --concurrent-drop */

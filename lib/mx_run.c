@@ -35,8 +35,25 @@ int mx_run_init(struct mx_run *R)
 	R->pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pairs));
 	R->kept = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->kept));
 	R->solo = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->solo));
-	R->touched = calloc(2 * (R->ctx.max_pairs + n_eps + 1), sizeof(*R->touched));
-	return R->jobs && R->got && R->pairs && R->kept && R->solo && R->touched ? 0 : -ENOMEM;
+	R->touched_cap = 2 * (R->ctx.max_pairs + n_eps + 1);
+	R->touched = calloc(R->touched_cap, sizeof(*R->touched));
+	R->spairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->spairs));
+	return R->jobs && R->got && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
+}
+
+int mx_run_touch(struct mx_run *R, size_t idx)
+{
+	if (R->n_touched == R->touched_cap) {
+		size_t cap = R->touched_cap ? 2 * R->touched_cap : 16;
+		size_t *nt = realloc(R->touched, cap * sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		R->touched = nt;
+		R->touched_cap = cap;
+	}
+	R->touched[R->n_touched++] = idx;
+	return 0;
 }
 
 void mx_run_fini(struct mx_run *R)
@@ -47,7 +64,10 @@ void mx_run_fini(struct mx_run *R)
 	free(R->kept);
 	free(R->solo);
 	free(R->touched);
+	free(R->spairs);
 	R->touched = NULL;
+	R->spairs = NULL;
+	mx_sweep_fini(&R->sweep);
 	R->jobs = NULL;
 	R->got = NULL;
 	R->pairs = NULL;
@@ -67,11 +87,27 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		R->kept[i] = -1;
 		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || R->got[i].status == RP_ST_INTERRUPTED)
 			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
+		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
+
+		if (m && m->res[i % 2] != SIZE_MAX) {
+			/* the sweep failed this direction once: this measurement is its retest */
+			struct rp_pair_result *k = &R->mr.res[m->res[i % 2]];
+
+			R->failed -= k->status != RP_ST_OK;
+			rp_mx_retest_fold(k, k->status, R->ctx.cfg->qp.qp_timeout, &R->got[i],
+					  R->jobs[i / 2].qp_timeout ? R->jobs[i / 2].qp_timeout : R->ctx.cfg->qp.qp_timeout);
+			R->failed += k->status != RP_ST_OK;
+			R->kept[i] = (int64_t)m->res[i % 2];
+			if (mx_run_touch(R, m->res[i % 2]) != 0)
+				return -ENOMEM;
+			continue;
+		}
 		R->failed += R->got[i].status != RP_ST_OK;
 		R->kept[i] = (int64_t)R->mr.n;
 		if (mx_results_add(&R->mr, &R->got[i], i % 2 ? p->b : p->a, i % 2 ? p->a : p->b) != 0)
 			return -ENOMEM;
-		R->touched[R->n_touched++] = R->mr.n - 1;
+		if (mx_run_touch(R, R->mr.n - 1) != 0)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -101,6 +137,12 @@ static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		/* --bidir: one job per unordered pair, a -> b, whose engine runs b -> a at the same
 		 * time (the result carries it as its reverse); else both directions, one by one */
 		R->jobs[i] = (struct mx_job){ .a = pairs[i].a, .b = pairs[i].b, .dirs = c->cfg->meas.bidir ? 1u : 3u };
+	if (R->sweep.width && !conc) {
+		/* what the sweep found dead is not measured again; a flaky direction at NCCL's timeout */
+		memcpy(R->spairs, pairs, got * sizeof(*pairs));
+		got = mx_sweep_apply(&R->sweep, R->jobs, R->spairs, got);
+		pairs = R->spairs;
+	}
 	rc = mx_round(c, R->next_round++, R->jobs, got, R->got);
 	if (rc < 0 || c->rank != 0)
 		return rc;
@@ -205,7 +247,7 @@ static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const
 			rp_mx_retest_fold(&R->mr.res[p->res[d]], judged[p->res[d]].status, R->ctx.cfg->qp.qp_timeout,
 					  &R->got[2 * i + d], p->qp_timeout);
 			R->failed += R->mr.res[p->res[d]].status != RP_ST_OK;
-			R->touched[R->n_touched++] = p->res[d];
+			mx_run_touch(R, p->res[d]);   /* within the capacity mx_run_init gave */
 		}
 	}
 }
@@ -301,7 +343,10 @@ static int retest_rounds(struct mx_run *R)
 
 int mx_run_rounds(struct mx_run *R)
 {
-	int rc = planned_rounds(R);
+	int rc = R->sweep.width ? mx_run_sweep(R) : 0;
+
+	if (rc == 0)
+		rc = planned_rounds(R);
 
 	if (rc == 0)
 		rc = retest_rounds(R);

@@ -22,6 +22,7 @@
 #include "mx_conc.h"
 #include "mx_results.h"
 #include "mx_round.h"
+#include "mx_sweep.h"
 #include "schedule.h"
 #include "verdict.h"
 
@@ -30,6 +31,8 @@ struct mx_run_hooks {
 	void (*round_done)(void *arg, bool retest, size_t k, size_t n_rounds);
 	/* Rank 0: n pairs are measured again in n_rounds extra rounds. May be NULL. */
 	void (*retest_planned)(void *arg, size_t n, size_t n_rounds);
+	/* Rank 0, after sweep round k of n_rounds of pass 1 or 2 (mx_sweep.h), touched set. May be NULL. */
+	void (*sweep_done)(void *arg, int pass, size_t k, size_t n_rounds);
 	void *arg;
 };
 
@@ -41,6 +44,7 @@ struct mx_run {
 	const struct rp_endpoint *rep_eps;   /* the endpoints as the verdict sees them (n_eps) */
 	unsigned retest;              /* --retest: sets of extra rounds at most */
 	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail, then each round whole */
+	struct mx_sweep sweep;        /* --sweep: set .width (0: none) before mx_run_init; the marks after */
 	struct mx_run_hooks hooks;
 	/* the run's (rank 0's results; read them in the hooks and after): */
 	struct mx_results mr;
@@ -50,14 +54,16 @@ struct mx_run {
 	size_t rounds_done;           /* planned rounds finished */
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
-	size_t *touched;              /* rank 0, in round_done: the indexes into mr of the results the */
-	size_t n_touched;             /* round added (planned) or changed (retest); none for concurrent */
+	size_t *touched;              /* rank 0, in round_done/sweep_done: the indexes into mr of the */
+	size_t n_touched;             /* results the round added or changed; none for concurrent rounds */
+	size_t touched_cap;
 	/* scratch */
 	struct mx_job *jobs;
 	struct rp_pair_result *got;
 	struct rp_sched_pair *pairs;
 	int64_t *kept;                /* per direction of a round's jobs: its index in mr, -1 not kept */
 	int64_t *solo;                /* concurrent_rails: per direction of round r's pairs, its solo result */
+	struct rp_sched_pair *spairs; /* sweep: a planned round's pairs that are left */
 };
 
 /* Allocate what the rounds need (after ctx and sched are set; sets ctx.max_pairs, n_planned, and
@@ -66,6 +72,10 @@ struct mx_run {
 int mx_run_init(struct mx_run *R);
 /* Every round. 0 all ran, 1 stopped (a signal: R->ctx.stop_sig), or mx_round's negative errno. */
 int mx_run_rounds(struct mx_run *R);
+/* The sweep's two passes (mx_run_sweep.c), before the planned rounds: 0, 1 stopped, negative errno. */
+int mx_run_sweep(struct mx_run *R);
+/* Rank 0: note result idx as changed this round (grows touched). 0 or -ENOMEM. */
+int mx_run_touch(struct mx_run *R, size_t idx);
 /* The planned rounds sched and concurrent_rails make (what mx_run_init sets n_planned to). */
 size_t mx_run_planned_rounds(const struct rp_sched *sched, bool concurrent_rails);
 void mx_run_fini(struct mx_run *R);

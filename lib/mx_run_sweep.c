@@ -1,0 +1,243 @@
+/* mx_run_sweep.c: the reachability sweep's two passes on every rank (mx_sweep.h), before mx_run's
+ * planned rounds: pass 1 probes every scheduled pair, pass 2 (with --retest) probes the failed
+ * directions again with NCCL's ACK timeout, then rank 0 sends every rank the directions the
+ * bandwidth rounds leave out (dead) and those they measure at NCCL's timeout (flaky). */
+#include "mx_run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "matrix_retest.h"
+#include "retest.h"
+#include "util.h"
+
+static void sweep_reason(struct rp_pair_result *r)
+{
+	char buf[sizeof(r->reason)];
+
+	snprintf(buf, sizeof(buf), "reachability sweep: %s", r->reason);
+	rp_strlcpy(r->reason, buf, sizeof(r->reason));
+}
+
+/* Rank 0, pass 1: keep a failed probe as the direction's result and mark it. */
+static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp_pair_result *g)
+{
+	struct mx_sweep_mark *m;
+
+	sweep_reason(g);
+	m = mx_sweep_mark(&R->sweep, j->a, j->b);
+	if (!m || mx_results_add(&R->mr, g, d ? j->b : j->a, d ? j->a : j->b) != 0)
+		return -ENOMEM;
+	m->failed |= 1u << d;
+	m->res[d] = R->mr.n - 1;
+	R->failed++;
+	return mx_run_touch(R, R->mr.n - 1);
+}
+
+/* Rank 0, pass 2: fold the second probe into the first; dead or flaky from it. */
+static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct rp_pair_result *g,
+		       const struct rp_engine_cfg *probe)
+{
+	struct mx_sweep_mark *m = (struct mx_sweep_mark *)mx_sweep_find(&R->sweep, j->a, j->b);
+	struct rp_pair_result *k;
+	bool ok = g->status == RP_ST_OK;
+
+	if (!m || m->res[d] == SIZE_MAX)
+		return 0;   /* impossible: pass 2 is built from the marks */
+	if (!ok)
+		sweep_reason(g);
+	k = &R->mr.res[m->res[d]];
+	R->failed -= k->status != RP_ST_OK;
+	rp_mx_retest_fold(k, k->status, probe->qp.qp_timeout, g, j->qp_timeout);
+	R->failed += k->status != RP_ST_OK;
+	if (ok)
+		m->flaky |= 1u << d;
+	else
+		m->dead |= 1u << d;
+	return mx_run_touch(R, m->res[d]);
+}
+
+/* One sweep round over jobs[0..n) on every rank; rank 0 keeps what it must and releases the others.
+ * 0 go on, 1 stop, negative errno. */
+static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct rp_pair_result *got, int pass,
+		       size_t k, size_t n_rounds, const struct rp_engine_cfg *probe)
+{
+	struct mx_ctx *c = &R->ctx;
+	int rc = mx_round(c, R->next_round++, jobs, n, got), krc = 0;
+
+	if (rc < 0 || c->rank != 0)
+		return rc;
+	R->n_touched = 0;
+	for (size_t i = 0; i < n && !krc; i++) {
+		for (int d = 0; d < 2 && !krc; d++) {
+			struct rp_pair_result *g = &got[2 * i + d];
+
+			/* a probe a stop cut short says nothing: the direction stays in the bandwidth rounds */
+			if (!(jobs[i].dirs & (1u << d)) || g->status == RP_ST_INTERRUPTED)
+				continue;
+			if (pass == 1 && g->status != RP_ST_OK)
+				krc = keep_first(R, &jobs[i], d, g);
+			else if (pass == 2)
+				krc = keep_second(R, &jobs[i], d, g, probe);
+		}
+	}
+	R->sweep.rounds++;
+	if (!krc && R->hooks.sweep_done)
+		R->hooks.sweep_done(R->hooks.arg, pass, k, n_rounds);
+	rc = mx_round_go(c, R->next_round - 1);
+	return krc ? krc : rc;
+}
+
+/* Pass 1: every scheduled pair, W planned rounds at a time. */
+static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe)
+{
+	unsigned w = R->sweep.width;
+	size_t n_rounds = mx_sweep_n_rounds(R->sched, w), cap = (size_t)w * (R->ctx.max_pairs ? R->ctx.max_pairs : 1);
+	struct mx_job *jobs = calloc(cap, sizeof(*jobs));
+	struct rp_pair_result *got = calloc(2 * cap, sizeof(*got));
+	int rc = jobs && got ? 0 : -ENOMEM;
+
+	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
+		size_t n = 0;
+
+		rc = mx_sweep_round_jobs(R->sched, w, k, R->pairs, jobs, cap, &n);
+		if (rc == 0)
+			rc = sweep_round(R, jobs, n, got, 1, k, n_rounds, probe);
+	}
+	free(jobs);
+	free(got);
+	return rc;
+}
+
+/* Rank 0: pass 2's jobs, packed W per endpoint per round, to every rank. */
+static int pass_two_plan(struct mx_run *R, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
+{
+	size_t n = R->retest ? R->sweep.n : 0;
+	unsigned *count = calloc(R->ctx.n_eps ? R->ctx.n_eps : 1, sizeof(*count));
+	int rc = 0;
+
+	*jobs_p = calloc(n ? n : 1, sizeof(**jobs_p));
+	*round_of_p = calloc(n ? n : 1, sizeof(**round_of_p));
+	if (!count || !*jobs_p || !*round_of_p) {
+		rc = -ENOMEM;
+		n = 0;   /* the others are told there is nothing: rank 0 reports the error */
+	}
+	if (n)
+		mx_sweep_pack(&R->sweep, R->sweep.width, R->ctx.n_eps, *jobs_p, *round_of_p, count);
+	mx_plan_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
+	free(count);
+	*n_p = n;
+	return rc;
+}
+
+/* Pass 2 over jobs[0..n) (round_of[i]: its round). */
+static int pass_two(struct mx_run *R, const struct mx_job *jobs, const uint32_t *round_of, size_t n,
+		    const struct rp_engine_cfg *probe)
+{
+	size_t n_rounds = 0;
+	struct mx_job *batch = calloc(n ? n : 1, sizeof(*batch));
+	struct rp_pair_result *got = calloc(2 * (n ? n : 1), sizeof(*got));
+	int rc = batch && got ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < n; i++)
+		n_rounds = round_of[i] + 1 > n_rounds ? round_of[i] + 1 : n_rounds;
+	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (round_of[i] == k)
+				batch[m++] = jobs[i];
+		rc = sweep_round(R, batch, m, got, 2, k, n_rounds, probe);
+	}
+	free(batch);
+	free(got);
+	return rc;
+}
+
+/* Rank 0: what the bandwidth rounds leave out and what they measure at NCCL's timeout, as two plans
+ * (dirs: the dead, then the flaky directions); the others take them into their marks. */
+static int marks_share(struct mx_run *R)
+{
+	struct mx_ctx *c = &R->ctx;
+	int rc = 0;
+
+	for (int which = 0; which < 2 && rc == 0; which++) {
+		struct mx_job *jobs = NULL;
+		uint32_t *round_of = NULL;
+		size_t n = 0;
+
+		if (c->rank == 0) {
+			jobs = calloc(R->sweep.n ? R->sweep.n : 1, sizeof(*jobs));
+			round_of = calloc(R->sweep.n ? R->sweep.n : 1, sizeof(*round_of));
+			if (!jobs || !round_of)
+				rc = -ENOMEM;
+			for (size_t i = 0; !rc && i < R->sweep.n; i++) {
+				const struct mx_sweep_mark *m = &R->sweep.marks[i];
+				uint32_t dirs = which ? m->flaky : m->dead;
+
+				if (dirs)
+					jobs[n++] = (struct mx_job){ .a = m->a, .b = m->b, .dirs = dirs };
+			}
+			mx_plan_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
+		} else {
+			rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+			for (size_t i = 0; !rc && i < n; i++) {
+				struct mx_sweep_mark *m = mx_sweep_mark(&R->sweep, jobs[i].a, jobs[i].b);
+
+				if (!m)
+					rc = -ENOMEM;
+				else if (which)
+					m->flaky |= jobs[i].dirs;
+				else
+					m->dead |= jobs[i].dirs;
+			}
+		}
+		R->next_round++;
+		free(jobs);
+		free(round_of);
+	}
+	mx_sweep_sort(&R->sweep);
+	return rc;
+}
+
+int mx_run_sweep(struct mx_run *R)
+{
+	const struct rp_engine_cfg *saved = R->ctx.cfg;
+	struct rp_engine_cfg probe;
+	struct mx_job *jobs = NULL;
+	uint32_t *round_of = NULL;
+	size_t n = 0;
+	int rc;
+
+	mx_sweep_cfg(saved, &probe);
+	R->ctx.cfg = &probe;
+	rc = pass_one(R, &probe);
+	if (rc == 0 && R->ctx.rank == 0) {
+		mx_sweep_sort(&R->sweep);
+		rc = pass_two_plan(R, &jobs, &round_of, &n);
+	} else if (rc == 0) {
+		rc = mx_plan_wait(&R->ctx, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(&R->ctx));
+	}
+	R->next_round++;
+	if (rc == 0 && n)
+		rc = pass_two(R, jobs, round_of, n, &probe);
+	R->ctx.cfg = saved;
+	if (rc == 0 && R->ctx.rank == 0) {
+		for (size_t i = 0; i < R->sweep.n; i++) {
+			struct mx_sweep_mark *m = &R->sweep.marks[i];
+
+			if (!R->retest)
+				m->dead = m->failed;   /* not probed again: left out, unconfirmed */
+			R->sweep.n_dead += (size_t)__builtin_popcount(m->dead);
+			R->sweep.n_flaky += (size_t)__builtin_popcount(m->flaky);
+		}
+	}
+	if (rc == 0)
+		rc = marks_share(R);
+	free(jobs);
+	free(round_of);
+	return rc;
+}

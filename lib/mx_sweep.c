@@ -1,0 +1,171 @@
+/* mx_sweep.c: the reachability sweep's schedule and marks; see mx_sweep.h. The sweep's rounds
+ * themselves run in mx_run_sweep.c. */
+#include "mx_sweep.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retest.h"
+
+size_t mx_sweep_n_rounds(const struct rp_sched *sched, unsigned width)
+{
+	size_t n = rp_sched_n_rounds(sched);
+
+	return width ? (n + width - 1) / width : 0;
+}
+
+int mx_sweep_round_jobs(const struct rp_sched *sched, unsigned width, size_t k, struct rp_sched_pair *scratch,
+			struct mx_job *jobs, size_t cap, size_t *n_p)
+{
+	size_t n_rounds = rp_sched_n_rounds(sched), max = rp_sched_max_round_pairs(sched), n = 0;
+
+	*n_p = 0;
+	if (!width || k >= mx_sweep_n_rounds(sched, width))
+		return -EINVAL;
+	for (size_t r = k * width; r < n_rounds && r < (k + 1) * width; r++) {
+		size_t got = 0;
+
+		if (rp_sched_round(sched, r, scratch, max, &got) != 0)
+			return -EINVAL;
+		if (n + got > cap)
+			return -ENOBUFS;
+		for (size_t i = 0; i < got; i++)
+			jobs[n++] = (struct mx_job){ .a = scratch[i].a, .b = scratch[i].b, .dirs = 3 };
+	}
+	*n_p = n;
+	return 0;
+}
+
+void mx_sweep_cfg(const struct rp_engine_cfg *cfg, struct rp_engine_cfg *out)
+{
+	*out = *cfg;
+	out->meas.mode = RP_MODE_BW;
+	out->meas.msg_size = cfg->meas.msg_size < MX_SWEEP_MSG_MAX ? cfg->meas.msg_size : MX_SWEEP_MSG_MAX;
+	out->meas.iters = MX_SWEEP_ITERS;
+	out->meas.warmup_iters = 0;
+	out->meas.duration_s = 0;
+	out->meas.bidir = 0;
+	out->meas.verify = 1;
+	if (out->meas.tx_depth > MX_SWEEP_ITERS)
+		out->meas.tx_depth = MX_SWEEP_ITERS;
+	if (out->meas.cq_mod > out->meas.tx_depth)
+		out->meas.cq_mod = out->meas.tx_depth;
+	out->meas.n_qps = 1;
+}
+
+size_t mx_sweep_pack(const struct mx_sweep *s, unsigned width, size_t n_eps, struct mx_job *jobs, uint32_t *round_of,
+		     unsigned *count)
+{
+	size_t rounds = 0;
+
+	/* Round by round, greedily: a pair goes into the current round while both its endpoints have
+	 * fewer than width probes there; what does not fit waits for the next. */
+	for (size_t i = 0; i < s->n; i++)
+		round_of[i] = UINT32_MAX;
+	for (size_t placed = 0, r = 0; placed < s->n; r++) {
+		memset(count, 0, n_eps * sizeof(*count));
+		for (size_t i = 0; i < s->n; i++) {
+			const struct mx_sweep_mark *m = &s->marks[i];
+
+			if (round_of[i] != UINT32_MAX || count[m->a] >= width || count[m->b] >= width)
+				continue;
+			count[m->a]++;
+			count[m->b]++;
+			round_of[i] = (uint32_t)r;
+			jobs[i] = (struct mx_job){ .a = m->a, .b = m->b, .dirs = m->failed,
+						   .qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT };
+			placed++;
+		}
+		rounds = r + 1;
+	}
+	return rounds;
+}
+
+struct mx_sweep_mark *mx_sweep_mark(struct mx_sweep *s, uint32_t a, uint32_t b)
+{
+	struct mx_sweep_mark *m;
+
+	if (s->n && s->marks[s->n - 1].a == a && s->marks[s->n - 1].b == b)
+		return &s->marks[s->n - 1];
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct mx_sweep_mark *nm = realloc(s->marks, cap * sizeof(*nm));
+
+		if (!nm)
+			return NULL;
+		s->marks = nm;
+		s->cap = cap;
+	}
+	m = &s->marks[s->n++];
+	*m = (struct mx_sweep_mark){ .a = a, .b = b, .res = { SIZE_MAX, SIZE_MAX } };
+	return m;
+}
+
+static int mark_cmp(const void *x, const void *y)
+{
+	const struct mx_sweep_mark *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return p->b < q->b ? -1 : p->b > q->b;
+}
+
+void mx_sweep_sort(struct mx_sweep *s)
+{
+	size_t o = 0;
+
+	if (s->n > 1)
+		qsort(s->marks, s->n, sizeof(*s->marks), mark_cmp);
+	/* A pair a pattern scheduled twice (sample:K) has one mark: its bits together. */
+	for (size_t i = 0; i < s->n; i++) {
+		if (o && s->marks[o - 1].a == s->marks[i].a && s->marks[o - 1].b == s->marks[i].b) {
+			struct mx_sweep_mark *m = &s->marks[o - 1];
+
+			m->failed |= s->marks[i].failed;
+			m->dead |= s->marks[i].dead;
+			m->flaky |= s->marks[i].flaky;
+			for (int d = 0; d < 2; d++)
+				if (m->res[d] == SIZE_MAX)
+					m->res[d] = s->marks[i].res[d];
+			continue;
+		}
+		s->marks[o++] = s->marks[i];
+	}
+	s->n = o;
+}
+
+const struct mx_sweep_mark *mx_sweep_find(const struct mx_sweep *s, uint32_t a, uint32_t b)
+{
+	struct mx_sweep_mark key = { .a = a, .b = b };
+
+	return s->n ? bsearch(&key, s->marks, s->n, sizeof(*s->marks), mark_cmp) : NULL;
+}
+
+size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_sched_pair *pairs, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct mx_sweep_mark *m = mx_sweep_find(s, jobs[i].a, jobs[i].b);
+
+		if (m) {
+			jobs[i].dirs &= ~m->dead;
+			if (m->flaky & jobs[i].dirs)
+				jobs[i].qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT;
+		}
+		if (!jobs[i].dirs)
+			continue;
+		jobs[o] = jobs[i];
+		pairs[o] = pairs[i];
+		o++;
+	}
+	return o;
+}
+
+void mx_sweep_fini(struct mx_sweep *s)
+{
+	free(s->marks);
+	memset(s, 0, sizeof(*s));
+}

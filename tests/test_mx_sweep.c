@@ -1,0 +1,394 @@
+/* test_mx_sweep.c: the reachability sweep (lib/mx_sweep.h, lib/mx_run_sweep.c).
+ *
+ * Its schedule: sweep round k is planned rounds [k W, (k + 1) W) (every pair once, at most W of an
+ * endpoint's at once); the second pass packs at most W probes per endpoint per round; marks merge
+ * and apply to a planned round's jobs.
+ * Its run, ranks as threads over the in-process transport (tests/mx_tcomm) with a stand-in that
+ * fails every direction of one endpoint (dead) or only its first try (flaky):
+ * - dead: found in the sweep, probed again at NCCL's ACK timeout, kept with both attempts and the
+ *   "reachability sweep: " reason, never measured in a bandwidth round, not retested again; every
+ *   direction has exactly one result; the healthy pairs are measured once each;
+ * - flaky: the second probe passes, the bandwidth round measures it at NCCL's timeout and that
+ *   measurement is the direction's last attempt (ok, three attempts: never a plain pass);
+ * - --retest 0: no second pass, the failures are left out unconfirmed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mx_run.h"
+#include "mx_sweep.h"
+#include "mx_tcomm.h"
+#include "retest.h"
+#include "util.h"
+
+#define N 4
+
+/* ---- the schedule ---- */
+
+static struct rp_sched *full(size_t n)
+{
+	struct rp_sched_ep se[16];
+	struct rp_pattern pat;
+	struct rp_sched *s = NULL;
+
+	for (size_t e = 0; e < n; e++)
+		se[e] = (struct rp_sched_ep){ .node = (uint32_t)e, .rail = 0 };
+	assert_int_equal(rp_pattern_parse("full", &pat), 0);
+	assert_int_equal(rp_sched_create(se, n, &pat, 1, &s), 0);
+	return s;
+}
+
+static void test_rounds_cover_every_pair_once(void **state)
+{
+	struct rp_sched *s = full(9);   /* 9 rounds of 4 pairs */
+	struct rp_sched_pair scratch[8];
+	struct mx_job jobs[64];
+	unsigned seen[9][9] = { { 0 } };
+	size_t n;
+
+	(void)state;
+	assert_int_equal(mx_sweep_n_rounds(s, 4), 3);   /* 9 rounds, 4 at a time */
+	for (size_t k = 0; k < 3; k++) {
+		unsigned per_ep[9] = { 0 };
+
+		assert_int_equal(mx_sweep_round_jobs(s, 4, k, scratch, jobs, 64, &n), 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(jobs[i].a < jobs[i].b);
+			assert_int_equal(jobs[i].dirs, 3);
+			seen[jobs[i].a][jobs[i].b]++;
+			per_ep[jobs[i].a]++;
+			per_ep[jobs[i].b]++;
+		}
+		for (int e = 0; e < 9; e++)
+			assert_true(per_ep[e] <= 4);
+	}
+	for (int a = 0; a < 9; a++)
+		for (int b = a + 1; b < 9; b++)
+			assert_int_equal(seen[a][b], 1);
+	assert_int_equal(mx_sweep_round_jobs(s, 4, 3, scratch, jobs, 64, &n), -EINVAL);
+	assert_int_equal(mx_sweep_round_jobs(s, 4, 0, scratch, jobs, 5, &n), -ENOBUFS);
+	rp_sched_destroy(s);
+}
+
+static void test_pack_marks_apply(void **state)
+{
+	struct mx_sweep sw = { .width = 2 };
+	struct mx_job jobs[8];
+	uint32_t round_of[8];
+	unsigned count[N];
+	struct rp_sched_pair pairs[3] = { { 0, 1 }, { 1, 3 }, { 2, 3 } };
+	struct mx_job planned[3];
+
+	(void)state;
+	/* endpoint 3 failed with all three peers, 0-1 one way: 3's three probes need two rounds */
+	mx_sweep_mark(&sw, 2, 3)->failed = 3;
+	mx_sweep_mark(&sw, 0, 3)->failed = 3;
+	mx_sweep_mark(&sw, 1, 3)->failed = 1;
+	mx_sweep_mark(&sw, 1, 3)->failed |= 2;   /* the same mark (last added) */
+	mx_sweep_mark(&sw, 0, 1)->failed = 2;
+	mx_sweep_mark(&sw, 2, 3)->dead = 1;      /* added again: merged by the sort */
+	mx_sweep_sort(&sw);
+	assert_int_equal(sw.n, 4);
+	assert_int_equal(mx_sweep_find(&sw, 2, 3)->failed, 3);
+	assert_int_equal(mx_sweep_find(&sw, 2, 3)->dead, 1);
+	assert_null(mx_sweep_find(&sw, 0, 2));
+	assert_int_equal(mx_sweep_pack(&sw, 2, N, jobs, round_of, count), 2);
+	for (uint32_t r = 0; r < 2; r++) {
+		unsigned per3 = 0;
+
+		for (size_t i = 0; i < sw.n; i++)
+			per3 += round_of[i] == r && (jobs[i].a == 3 || jobs[i].b == 3);
+		assert_true(per3 >= 1 && per3 <= 2);
+	}
+	for (size_t i = 0; i < sw.n; i++) {
+		assert_int_equal(jobs[i].dirs, sw.marks[i].failed);
+		assert_int_equal(jobs[i].qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
+	}
+	/* apply: 2-3 both dead (dropped), 1-3 one way dead, 0-1 flaky one way */
+	((struct mx_sweep_mark *)mx_sweep_find(&sw, 2, 3))->dead = 3;
+	((struct mx_sweep_mark *)mx_sweep_find(&sw, 1, 3))->dead = 1;
+	((struct mx_sweep_mark *)mx_sweep_find(&sw, 0, 1))->flaky = 2;
+	for (int i = 0; i < 3; i++)
+		planned[i] = (struct mx_job){ .a = pairs[i].a, .b = pairs[i].b, .dirs = 3 };
+	assert_int_equal(mx_sweep_apply(&sw, planned, pairs, 3), 2);
+	assert_int_equal(planned[0].a, 0);
+	assert_int_equal(planned[0].dirs, 3);
+	assert_int_equal(planned[0].qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
+	assert_int_equal(planned[1].a, 1);
+	assert_int_equal(planned[1].b, 3);
+	assert_int_equal(pairs[1].b, 3);
+	assert_int_equal(planned[1].dirs, 2);
+	assert_int_equal(planned[1].qp_timeout, 0);
+	mx_sweep_fini(&sw);
+}
+
+static void test_probe_cfg(void **state)
+{
+	struct rp_engine_cfg c, p;
+
+	(void)state;
+	rp_engine_cfg_default(&c);
+	c.meas.msg_size = 1 << 20;
+	c.meas.iters = 5000;
+	c.meas.duration_s = 3;
+	c.meas.bidir = 1;
+	mx_sweep_cfg(&c, &p);
+	assert_int_equal(p.meas.msg_size, MX_SWEEP_MSG_MAX);
+	assert_int_equal(p.meas.iters, MX_SWEEP_ITERS);
+	assert_int_equal(p.meas.warmup_iters, 0);
+	assert_true(p.meas.duration_s == 0);
+	assert_int_equal(p.meas.bidir, 0);
+	assert_int_equal(p.meas.verify, 1);
+	assert_true(p.meas.tx_depth <= MX_SWEEP_ITERS);
+	assert_int_equal(p.qp.qp_timeout, c.qp.qp_timeout);
+	assert_true(p.timeout_s == c.timeout_s);
+	c.meas.msg_size = 64;
+	mx_sweep_cfg(&c, &p);
+	assert_int_equal(p.meas.msg_size, 64);
+}
+
+/* ---- the run ---- */
+
+/* The stand-in over mxt_fake: the writer's result fails for every direction touching `bad`, and
+ * for those touching `flaky` on their first try; it counts probes and bandwidth measurements per
+ * direction, and the ACK timeout of each bandwidth one. */
+struct bench {
+	struct mx_measure m;
+	struct mxt_fake fake;
+	int bad, flaky;
+	unsigned tries[N][N], probes[N][N], bw[N][N];
+	int bw_qp[N][N];
+};
+
+static int devnum(const char *d)
+{
+	int n = -1;
+
+	return sscanf(d, "dev%d", &n) == 1 && n >= 0 && n < N ? n : -1;
+}
+
+static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+		      const struct rp_engine_port *local, struct rp_oob *oob, struct rp_pair_result *res)
+{
+	struct bench *B = arg;
+	int rc = B->fake.measure.pair(B->fake.measure.arg, cfg, role, local, oob, res), s, d;
+	unsigned try;
+
+	if (role != RP_ROLE_WRITER)
+		return rc;
+	s = devnum(res->src.device);
+	d = devnum(res->dst.device);
+	if (s < 0 || d < 0)
+		return rc;
+	try = __atomic_add_fetch(&B->tries[s][d], 1, __ATOMIC_SEQ_CST);
+	if (cfg->meas.iters == MX_SWEEP_ITERS) {
+		__atomic_add_fetch(&B->probes[s][d], 1, __ATOMIC_SEQ_CST);
+	} else {
+		__atomic_add_fetch(&B->bw[s][d], 1, __ATOMIC_SEQ_CST);
+		B->bw_qp[s][d] = cfg->qp.qp_timeout;
+	}
+	if (res->status == RP_ST_OK && (s == B->bad || d == B->bad || ((s == B->flaky || d == B->flaky) && try == 1)))
+		rp_pair_result_fail(res, RP_ST_TIMEOUT, "stand-in: no completion on dev%d for 0.3 s", s);
+	return rc;
+}
+
+struct rank {
+	struct mx_comm comm;
+	struct mx_run run;
+	bool dead[N];
+	pthread_t thread;
+	int rc;
+};
+
+static void *rank_main(void *arg)
+{
+	struct rank *R = arg;
+
+	R->rc = mx_run_rounds(&R->run);
+	return NULL;
+}
+
+/* N ranks, one endpoint each, the full pattern (3 rounds of 2 pairs), sweep width 2. */
+static void run_world(struct bench *B, unsigned retest, struct rank *ranks, struct mxt_world **w_p,
+		      struct rp_sched **s_p)
+{
+	static struct mx_ep eps[N];
+	static struct rp_endpoint rep[N];
+	static struct rp_engine_cfg cfg;
+	static struct rp_verdict_cfg vcfg;
+	struct mxt_world *w = mxt_world_new(N, 1, 32767);
+
+	assert_non_null(w);
+	mxt_fake_init(&B->fake);
+	B->m = (struct mx_measure){ .pair = bench_pair, .arg = B };
+	mxt_eps(eps, N);
+	for (int e = 0; e < N; e++)
+		rep[e] = eps[e].ep;
+	rp_engine_cfg_default(&cfg);
+	cfg.timeout_s = 0.3;
+	rp_verdict_cfg_default(&vcfg);
+	vcfg.min_bw = 0;
+	vcfg.outlier = 0;
+	vcfg.interval_drop = 0;
+	*s_p = full(N);
+	for (int r = 0; r < N; r++) {
+		struct rank *R = &ranks[r];
+
+		memset(R, 0, sizeof(*R));
+		mxt_comm(w, r, &R->comm);
+		mx_comm_set_run(&R->comm, 0x5eed);
+		R->run.ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &cfg, .eps = eps, .n_eps = N, .rank = r,
+					      .n_ranks = N, .dead = R->dead, .budget = 1.0, .go_slack = 0.5,
+					      .measure = &B->m };
+		R->run.sched = *s_p;
+		R->run.vcfg = &vcfg;
+		R->run.rep_eps = rep;
+		R->run.retest = retest;
+		R->run.sweep.width = 2;
+		assert_int_equal(mx_run_init(&R->run), 0);
+	}
+	for (int r = 0; r < N; r++)
+		assert_int_equal(pthread_create(&ranks[r].thread, NULL, rank_main, &ranks[r]), 0);
+	for (int r = 0; r < N; r++)
+		pthread_join(ranks[r].thread, NULL);
+	for (int r = 0; r < N; r++)
+		assert_int_equal(ranks[r].rc, 0);
+	*w_p = w;
+}
+
+static void world_done(struct rank *ranks, struct mxt_world *w, struct rp_sched *s)
+{
+	for (int r = 0; r < N; r++)
+		mx_run_fini(&ranks[r].run);
+	rp_sched_destroy(s);
+	mxt_world_free(w);
+}
+
+/* Every direction has exactly one result (a sweep result and a bandwidth one would be two). */
+static void one_result_each(const struct mx_run *R)
+{
+	unsigned seen[N][N] = { { 0 } };
+
+	assert_int_equal(R->mr.n, N * (N - 1));
+	for (size_t i = 0; i < R->mr.n; i++)
+		seen[R->mr.pair_eps[2 * i]][R->mr.pair_eps[2 * i + 1]]++;
+	for (int s = 0; s < N; s++)
+		for (int d = 0; d < N; d++)
+			assert_int_equal(seen[s][d], s != d);
+}
+
+static void test_dead_endpoint_left_out(void **state)
+{
+	struct bench B = { .bad = 3, .flaky = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world(&B, 1, ranks, &w, &s);
+	one_result_each(R);
+	assert_int_equal(R->rounds_done, 3);
+	assert_int_equal(R->retest_rounds, 0);     /* the sweep's second probe was the retest */
+	assert_int_equal(R->sweep.rounds, 2 + 2);  /* pass 1: ceil(3 / 2); pass 2: 3's three pairs, 2 at a time */
+	assert_int_equal(R->sweep.n_dead, 6);
+	assert_int_equal(R->sweep.n_flaky, 0);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = &R->mr.res[i];
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (a == 3 || b == 3) {
+			assert_int_equal(r->status, RP_ST_TIMEOUT);
+			assert_int_equal(r->n_attempts, 2);
+			assert_int_equal(r->attempts[1].qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
+			assert_non_null(strstr(r->reason, "reachability sweep: stand-in: no completion"));
+			assert_int_equal(B.probes[a][b], 2);
+			assert_int_equal(B.bw[a][b], 0);   /* never in a bandwidth round */
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+			assert_true(r->n_attempts <= 1);
+			assert_int_equal(B.probes[a][b], 1);
+			assert_int_equal(B.bw[a][b], 1);
+		}
+	}
+	/* every rank left the same jobs out: no side channel went unanswered */
+	for (size_t i = 0; i < R->mr.n; i++)
+		assert_int_not_equal(R->mr.res[i].status, RP_ST_PEER_LOST);
+	world_done(ranks, w, s);
+}
+
+static void test_flaky_measured_and_folded(void **state)
+{
+	struct bench B = { .bad = -1, .flaky = 3 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world(&B, 1, ranks, &w, &s);
+	one_result_each(R);
+	assert_int_equal(R->sweep.n_dead, 0);
+	assert_int_equal(R->sweep.n_flaky, 6);
+	assert_int_equal(R->failed, 0);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = &R->mr.res[i];
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		assert_int_equal(r->status, RP_ST_OK);
+		assert_int_equal(B.bw[a][b], 1);
+		if (a == 3 || b == 3) {
+			assert_int_equal(r->n_attempts, 3);     /* probe failed, probe ok, the measurement */
+			assert_int_equal(r->attempts[0].status, RP_ST_TIMEOUT);
+			assert_int_equal(B.bw_qp[a][b], RP_RETEST_NCCL_QP_TIMEOUT);
+		}
+	}
+	world_done(ranks, w, s);
+}
+
+static void test_no_retest_leaves_out_unconfirmed(void **state)
+{
+	struct bench B = { .bad = 3, .flaky = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world(&B, 0, ranks, &w, &s);
+	one_result_each(R);
+	assert_int_equal(R->sweep.rounds, 2);
+	assert_int_equal(R->sweep.n_dead, 6);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (a == 3 || b == 3) {
+			assert_int_equal(B.probes[a][b], 1);
+			assert_int_equal(B.bw[a][b], 0);
+			assert_true(R->mr.res[i].n_attempts <= 1);
+		}
+	}
+	world_done(ranks, w, s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rounds_cover_every_pair_once),
+		cmocka_unit_test(test_pack_marks_apply),
+		cmocka_unit_test(test_probe_cfg),
+		cmocka_unit_test(test_dead_endpoint_left_out),
+		cmocka_unit_test(test_flaky_measured_and_folded),
+		cmocka_unit_test(test_no_retest_leaves_out_unconfirmed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
