@@ -42,6 +42,13 @@ struct mx_out {
 	size_t n_rank_ver;
 	const struct rp_drift *drift; /* rank 0: drift across the endpoints (mx_table); NULL none */
 	struct rp_cli_ops *ops;       /* --prom, --baseline (ops_cli.h) */
+	/* --transport sim (cmd_sim.c): the model file; NULL for a real run. Then the JSON has a top-level
+	 * "simulated": true and "fabric_model", the HTML sim_banner, the text SIMULATED lines, and
+	 * json_more adds its keys to the JSON root (a json_t *; 0 or -ENOMEM). */
+	const char *simulated;
+	const char *sim_banner;
+	int (*json_more)(void *root, void *arg);
+	void *json_more_arg;
 };
 
 /* The matrix's options (cmd_matrix.c parses them). */
@@ -69,6 +76,10 @@ struct mx_plan_in {
 	double rate;
 };
 int mx_plan_print(const struct mx_plan_in *in);
+
+/* matrix --transport ... (cmd_sim.c): whether the arguments ask for another transport, and that run. */
+bool mx_sim_requested(int argc, char **argv);
+int cmd_matrix_sim(int argc, char **argv);
 
 /* Write every requested file from the results so far (judged on a copy: rp_mx_judge). 0, or 3 when a
  * file could not be written (named on stderr the first time, and always when v_out is given) or the
