@@ -199,7 +199,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct sim_front *F = arg;
 
-	if (k + 1 == n_rounds || (k + 1) % 128 == 0)
+	if (k + 1 == n_rounds || (k + 1) % 64 == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s %zu of %zu done: %zu pairs, %zu failed, %.1f s projected\n",
 			retest ? "retest round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
 	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)
