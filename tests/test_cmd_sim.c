@@ -1,9 +1,9 @@
 /* test_cmd_sim.c: 'rdmaprobe matrix --transport sim' as a user meets it (the built binary,
  * RP_TEST_BIN): a simulated run cannot be taken for a real one (the JSON's top-level "simulated":
- * true and "fabric_model", the text's first and verdict lines, the HTML's title and banner all say
- * SIMULATED), the dead link's pair is retry_exceeded and the rest ok, the JSON's projected time is
- * its rounds' times plus rank 0's writes and each round's time is as the model says; bad models and
- * options exit 2 with a specific message. */
+ * true and "fabric_model", the text's first and verdict lines, the HTML's title and banner, the
+ * JUnit's command_line all say SIMULATED), the dead link's pair is retry_exceeded and the rest ok,
+ * the JSON's projected time is its rounds' times plus rank 0's writes and each round's time is as
+ * the model says; bad models and options exit 2 with a specific message. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -63,7 +63,7 @@ static void test_simulated_everywhere(void **state)
 	file_put("m.txt", model, mpath, sizeof(mpath));
 	snprintf(dir, sizeof(dir), "%s", d);
 	rc = rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --json '%s/a.json' "
-			     "--html '%s/a.html' --csv '%s/a.csv' 2>/dev/null", mpath, dir, dir, dir);
+			     "--html '%s/a.html' --csv '%s/a.csv' --junit '%s/a.xml' 2>/dev/null", mpath, dir, dir, dir, dir);
 	assert_int_equal(rc, 1);                                  /* a failed pair */
 	assert_true(strncmp(out, "SIMULATED run on the fabric model ", 34) == 0);
 	assert_non_null(strstr(out, "\nSIMULATED FAIL: 54 of 56 pairs ok, 2 failed"));
@@ -114,6 +114,10 @@ static void test_simulated_everywhere(void **state)
 	html = file_get(dir);
 	assert_non_null(strstr(html, "<title>SIMULATED: fabric model "));
 	assert_non_null(strstr(html, "<p id=\"banner\">SIMULATED: fabric model "));
+	free(html);
+	snprintf(dir, sizeof(dir), "%s/a.xml", d);
+	html = file_get(dir);
+	assert_non_null(strstr(html, "<property name=\"command_line\" value=\"SIMULATED rdmaprobe matrix --transport sim"));
 	free(html);
 }
 
