@@ -152,6 +152,16 @@ static long peak_rss_kib(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
+static double cpu_total_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return -1;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
 static long long file_size(const char *path)
 {
 	struct stat st;
@@ -169,11 +179,11 @@ static int sim_json(void *root, void *arg)
 	for (size_t i = 0; rounds && i < S->n_round_s; i++)
 		if (json_array_append_new(rounds, json_real(S->round_s[i])) != 0)
 			return -ENOMEM;
-	sim = json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:o}", "scheduler", "lock-step rounds",
+	sim = json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:o}", "scheduler", "lock-step rounds",
 			"projected_wall_s", S->vclock, "rounds_s", S->rounds_s, "report_writes_s", F->write_s,
 			"round_overhead_s", S->model->round_overhead_s, "rounds", (json_int_t)S->n_round_s,
 			"report_writes", (json_int_t)F->writes, "rank0_peak_rss_kib", (json_int_t)peak_rss_kib(),
-			"round_s", rounds);
+			"rank0_cpu_s", cpu_total_s(), "round_s", rounds);
 	return sim && json_object_set_new(root, "simulation", sim) == 0 ? 0 : -ENOMEM;
 }
 
@@ -209,12 +219,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)
 {
 	const struct rp_sim_run *S = &F->S;
-	struct rusage ru;
-	double cpu = 0;
-
-	if (getrusage(RUSAGE_SELF, &ru) == 0)
-		cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-		      (double)ru.ru_stime.tv_usec * 1e-6;
+	double cpu = cpu_total_s();
 	printf("SIMULATED (fabric model %s, lock-step rounds): projected wall time %.1f s = rounds %.1f s + rank 0 "
 	       "writing reports %.1f s (%zu writes) + final verdict and reports %.1f s; start-up not included\n",
 	       F->o->model, S->vclock + final_s, S->rounds_s, F->write_s, F->writes, final_s);

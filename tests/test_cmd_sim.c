@@ -76,6 +76,8 @@ static void test_simulated_everywhere(void **state)
 	assert_string_equal(json_string_value(rp_test_key(root, "fabric_model")), mpath);
 	sim = rp_test_key(root, "simulation");
 	assert_int_equal(json_integer_value(rp_test_key(sim, "rounds")), 7);
+	assert_true(json_integer_value(rp_test_key(sim, "rank0_peak_rss_kib")) > 0);
+	assert_true(json_real_value(rp_test_key(sim, "rank0_cpu_s")) > 0);
 	json_array_foreach(rp_test_key(sim, "round_s"), i, p)
 		sum += json_real_value(p);
 	assert_int_equal(i, 7);
