@@ -556,6 +556,8 @@ static int matrix_launch(struct mx_opts *o, int argc, char **argv)
 
 int cmd_matrix(int argc, char **argv)
 {
+	if (mx_sim_requested(argc, argv))
+		return cmd_matrix_sim(argc, argv);   /* --transport sim: cmd_sim.c */
 	struct mx_opts o;
 	int rc = opts_parse(&o, argc, argv);
 

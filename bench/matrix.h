@@ -48,6 +48,13 @@ struct mx_out {
 	const struct mx_conc *conc;   /* --concurrent-rails: the concurrent pairs; NULL without it */
 	double conc_drop;             /* --concurrent-drop */
 	struct mx_conc_sum conc_sum;  /* set by mx_write_files: the concurrent pairs as judged */
+	/* --transport sim (cmd_sim.c): the model file; NULL for a real run. Then the JSON has a top-level
+	 * "simulated": true and "fabric_model", the HTML sim_banner, the text SIMULATED lines, and
+	 * json_more adds its keys to the JSON root (a json_t *; 0 or -ENOMEM). */
+	const char *simulated;
+	const char *sim_banner;
+	int (*json_more)(void *root, void *arg);
+	void *json_more_arg;
 };
 
 /* The matrix's options (cmd_matrix.c parses them). */
@@ -82,6 +89,10 @@ struct mx_plan_in {
 	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail before each round */
 };
 int mx_plan_print(const struct mx_plan_in *in);
+
+/* matrix --transport ... (cmd_sim.c): whether the arguments ask for another transport, and that run. */
+bool mx_sim_requested(int argc, char **argv);
+int cmd_matrix_sim(int argc, char **argv);
 
 /* Write every requested file from the results so far (judged on a copy: rp_mx_judge). 0, or 3 when a
  * file could not be written (named on stderr the first time, and always when v_out is given) or the

@@ -188,6 +188,22 @@ static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 	return status;
 }
 
+/* The HTML page; a simulated run's with its banner (above everything and in the title). */
+static int html_write(const struct mx_out *o, const struct rp_matrix_view *mv)
+{
+	struct rp_html_opts hopts = { .banner = o->sim_banner };
+	struct rp_sb sb;
+	int rc;
+
+	if (!o->simulated)
+		return rp_report_html_write(mv, o->html);
+	rp_sb_init(&sb);
+	rp_report_html_build_opts(mv, &hopts, &sb);
+	rc = rp_sb_write_atomic(&sb, o->html);
+	rp_sb_fini(&sb);
+	return rc;
+}
+
 static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pair_result *judged,
 		       const struct rp_verdict *v, bool final)
 {
@@ -206,6 +222,10 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 		else
 			json_decref(bl);
 
+		if (root && o->simulated)
+			bad = bad || json_object_set_new(root, "simulated", json_true()) != 0 ||
+			      json_object_set_new(root, "fabric_model", json_string(o->simulated)) != 0 ||
+			      (o->json_more && o->json_more(root, o->json_more_arg) != 0);
 		if (!root || bad || json_extend(root, o, v) != 0 || nccl_json(root, o) != 0 ||
 		    (mv->conc && conc_json(root, mv->conc, judged) != 0) || rp_report_write_json(root, o->json) != 0) {
 			write_failed(o, o->json, final);
@@ -217,7 +237,7 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 		write_failed(o, o->csv, final);
 		status = RP_EXIT_ENV;
 	}
-	if (o->html && rp_report_html_write(mv, o->html) != 0) {
+	if (o->html && html_write(o, mv) != 0) {
 		write_failed(o, o->html, final);
 		status = RP_EXIT_ENV;
 	}
@@ -430,6 +450,8 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 	size_t shown = 0;
 	char name[RP_NAME_MAX + 16], msg[1024];
 
+	if (o->simulated)
+		printf("SIMULATED run on the fabric model %s: no adapter was measured\n", o->simulated);
 	if (!o->summary_only && o->n_eps <= MX_GRID_MAX)
 		print_grid(o, judged);
 	printf("nodes:\n");
@@ -483,8 +505,10 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 		printf("INTERRUPTED by signal %d: the pairs measured so far are above and in the reports\n", o->stop_sig);
 	if (o->rounds_done < o->n_rounds)
 		printf("INCOMPLETE: %zu of %zu rounds ran\n", o->rounds_done, o->n_rounds);
-	printf("%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds",
-	       v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed ? "PASS" : "FAIL", v->n_ok, v->n_pairs, v->n_failed,
+	printf("%s%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds",
+	       o->simulated ? "SIMULATED " : "",
+	       v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed ? "PASS" : "FAIL", v->n_ok,
+	       v->n_pairs, v->n_failed,
 	       v->n_below, o->n_eps, o->rounds_done);
 	if (o->retest_rounds)
 		printf(" and %zu retest round%s", o->retest_rounds, o->retest_rounds == 1 ? "" : "s");

@@ -1,0 +1,306 @@
+/* cmd_sim.c: 'rdmaprobe matrix --transport sim --fabric-model FILE': the matrix over a simulated
+ * fabric, in one process, no MPI and no hardware (lib/sim_run.h says what runs for real and what
+ * does not). A branch of matrix, not a command of its own: the same options, schedule, rounds,
+ * retest, verdict and report writers (matrix_out.c), so that a figure it gives is the matrix's.
+ *
+ * Everything it writes says SIMULATED: the JSON's top-level "simulated": true with "fabric_model"
+ * and "simulation" (the figures below), the HTML's banner and title, the text's first and last
+ * lines. The figures: the projected wall time of today's lock-step rounds (every round: its slowest
+ * endpoint plus the model's round overhead; plus rank 0's report writes, during which every rank
+ * waits for its go; start-up not included), the rounds, rank 0's peak memory and CPU time, and the
+ * reports' sizes. Reports are rewritten after rounds on the same rule as a real run, applied to the
+ * virtual clock (at most a fifth of the time spent writing).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cmds.h"
+#include "engine_cli.h"
+#include "matrix.h"
+#include "opts.h"
+#include "schedule.h"
+#include "sim_run.h"
+#include "util.h"
+#include "verdict_cli.h"
+
+static const char usage_text[] =
+	"--transport sim --fabric-model FILE [options]\n\n"
+	"The matrix over a simulated fabric (lib/sim_model.h documents the model file), in one process: the\n"
+	"real schedule, rounds, retest, verdict and reports, every side answered from the model on a virtual\n"
+	"clock. Every report says SIMULATED. Prints the projected wall time of the rounds, the rounds, and\n"
+	"this process's (rank 0's) peak memory and CPU time. Exit: 0 pass, 1 failures, 2 usage, 3 environment.";
+
+struct sim_opts {
+	struct rp_cli_engine eng;
+	struct rp_cli_verdict vc;
+	const char *transport, *model, *pattern_s, *html, *junit;
+	bool summary;
+	uint64_t seed;
+	struct rp_pattern pattern;
+	char pattern_text[32];
+};
+
+bool mx_sim_requested(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--transport") == 0 || strncmp(argv[i], "--transport=", 12) == 0)
+			return true;
+	return false;
+}
+
+/* Validate and derive. Returns -1 to go on, or an exit status. */
+static int sim_opts_check(struct sim_opts *o)
+{
+	int rc;
+
+	if (!o->transport || strcmp(o->transport, "sim") != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --transport %s: only 'sim' (leave the option out for MPI and the "
+				"real fabric)\n", o->transport ? o->transport : "");
+		return RP_EXIT_USAGE;
+	}
+	if (!o->model) {
+		fprintf(stderr, "rdmaprobe matrix: --transport sim needs --fabric-model FILE\n");
+		return RP_EXIT_USAGE;
+	}
+	if (rp_pattern_parse(o->pattern_s, &o->pattern) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n",
+			o->pattern_s);
+		return RP_EXIT_USAGE;
+	}
+	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
+	if (o->eng.bidir || o->eng.all) {
+		fprintf(stderr, "rdmaprobe matrix: --transport sim does not model %s\n", o->eng.bidir ? "--bidir" : "--all");
+		return RP_EXIT_USAGE;
+	}
+	o->vc.retest = o->eng.retest;
+	rc = rp_cli_verdict_finish(&o->vc, "matrix", o->eng.latency);
+	if (!rc)
+		rc = rp_cli_engine_finish(&o->eng, "matrix");
+	if (rc)
+		return rc;
+	if (strcmp(o->eng.cfg.src_mem.kind ? o->eng.cfg.src_mem.kind : "host", "host") != 0 ||
+	    strcmp(o->eng.cfg.dst_mem.kind ? o->eng.cfg.dst_mem.kind : "host", "host") != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --transport sim models host memory only\n");
+		return RP_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Parse, validate, derive. Returns -1 to go on, or an exit status. */
+static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
+{
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 12];
+	size_t n;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	rp_cli_engine_init(&o->eng);
+	rp_cli_verdict_init(&o->vc);
+	o->pattern_s = "full";
+	o->seed = 1;
+	n = rp_cli_engine_opts(&o->eng, table);
+	n += rp_cli_verdict_opts(&o->vc, table + n);
+	const struct rp_opt mine[] = {
+		{ "transport", 0, RP_OPT_STR, &o->transport, 0, 0, "T", "sim: a simulated fabric (--fabric-model)", NULL },
+		{ "fabric-model", 0, RP_OPT_STR, &o->model, 0, 0, "FILE", "the fabric model (lib/sim_model.h)", NULL },
+		{ "pattern", 'p', RP_OPT_STR, &o->pattern_s, 0, 0, "P", "full, rail, intra, shift, sample:K (default full)", NULL },
+		{ "seed", 0, RP_OPT_U64, &o->seed, 0, 1.8e19, "N", "seed of sample:K (default 1)", NULL },
+		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
+		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
+		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
+	};
+
+	memcpy(table + n, mine, sizeof(mine));
+	n += RP_ARRAY_SIZE(mine);
+	memset(table + n, 0, sizeof(table[0]));
+	rc = rp_opts_parse("matrix", usage_text, table, argc, argv, NULL, 0, NULL);
+	if (rc == 1)
+		return RP_EXIT_OK;
+	if (rc)
+		return RP_EXIT_USAGE;
+	return sim_opts_check(o);
+}
+
+/* The run's front-end state: the simulation, the outputs, the cost of writing them. */
+struct sim_front {
+	struct sim_opts *o;
+	struct rp_sim_run S;
+	struct mx_out out;
+	double v_last_write, write_cost, write_s, write_cpu_s;
+	size_t writes;
+	char banner[512], title[512];
+};
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+static double cpu_total_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return -1;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* "simulation": the figures so far (the JSON hook of matrix_out.c). */
+static int sim_json(void *root, void *arg)
+{
+	struct sim_front *F = arg;
+	const struct rp_sim_run *S = &F->S;
+	json_t *rounds = json_array(), *sim;
+
+	for (size_t i = 0; rounds && i < S->n_round_s; i++)
+		if (json_array_append_new(rounds, json_real(S->round_s[i])) != 0)
+			return -ENOMEM;
+	sim = json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:o}", "scheduler", "lock-step rounds",
+			"projected_wall_s", S->vclock, "rounds_s", S->rounds_s, "report_writes_s", F->write_s,
+			"round_overhead_s", S->model->round_overhead_s, "rounds", (json_int_t)S->n_round_s,
+			"report_writes", (json_int_t)F->writes, "rank0_peak_rss_kib", (json_int_t)peak_rss_kib(),
+			"rank0_cpu_s", cpu_total_s(), "round_s", rounds);
+	return sim && json_object_set_new(root, "simulation", sim) == 0 ? 0 : -ENOMEM;
+}
+
+static void files_write(struct sim_front *F)
+{
+	double w0 = rp_now(), c0 = cpu_now();
+
+	F->out.rounds_done = F->S.run.rounds_done;
+	F->out.retest_rounds = F->S.run.retest_rounds;
+	F->out.elapsed_s = F->S.vclock;
+	mx_write_files(&F->out, NULL, NULL);
+	F->write_cost = rp_now() - w0;
+	F->write_s += F->write_cost;
+	F->write_cpu_s += cpu_now() - c0;
+	F->writes++;
+	rp_sim_run_advance(&F->S, F->write_cost);   /* the ranks wait for the go meanwhile */
+	F->v_last_write = F->S.vclock;
+}
+
+/* After a round, as the real front end: write when the time since the last write is at least four
+ * times what it cost, on the virtual clock. */
+static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
+{
+	struct sim_front *F = arg;
+
+	if (k + 1 == n_rounds || (k + 1) % 64 == 0)
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s %zu of %zu done: %zu pairs, %zu failed, %.1f s projected\n",
+			retest ? "retest round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
+	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)
+		files_write(F);
+}
+
+static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)
+{
+	const struct rp_sim_run *S = &F->S;
+	double cpu = cpu_total_s();
+	printf("SIMULATED (fabric model %s, lock-step rounds): projected wall time %.1f s = rounds %.1f s + rank 0 "
+	       "writing reports %.1f s (%zu writes) + final verdict and reports %.1f s; start-up not included\n",
+	       F->o->model, S->vclock + final_s, S->rounds_s, F->write_s, F->writes, final_s);
+	printf("SIMULATED rounds: %zu planned + %zu retest, %zu endpoints on %zu nodes, %zu results kept, %zu sides "
+	       "answered by the model\n", S->run.rounds_done, S->run.retest_rounds, S->n_eps, S->n_nodes, S->run.mr.n,
+	       S->sides);
+	printf("SIMULATED rank 0: peak RSS %.1f MiB, CPU %.2f s (report writes %.2f s, final %.2f s, the rest the rounds "
+	       "with every rank's sides)\n", (double)peak_rss_kib() / 1024, cpu, F->write_cpu_s, final_cpu_s);
+	printf("SIMULATED report sizes (bytes): json %lld, csv %lld, html %lld, junit %lld\n",
+	       file_size(F->out.json), file_size(F->out.csv), file_size(F->out.html), file_size(F->out.junit));
+}
+
+/* The model, the simulation, the rounds, the verdict. */
+static int sim_run(struct sim_opts *o, int argc, char **argv)
+{
+	struct sim_front F = { .o = o };
+	struct rp_sim_model m;
+	struct rp_sim_error err;
+	struct rp_verdict v;
+	struct rp_pair_result *judged = NULL;
+	double f0, fc0;
+	int status, rc = rp_sim_model_load(o->model, &m, &err);
+
+	if (rc) {
+		fprintf(stderr, "rdmaprobe matrix: --fabric-model %s: %s\n", o->model, err.msg);
+		return rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
+	}
+	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
+				   .seed = o->seed, .retest = (unsigned)o->eng.retest,
+				   .hooks = { .round_done = round_done, .arg = &F } };
+	rc = rp_sim_run_init(&F.S);
+	if (rc) {
+		fprintf(stderr, "rdmaprobe matrix: the simulation could not start: %s\n", strerror(-rc));
+		status = rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
+		goto out;
+	}
+	snprintf(F.banner, sizeof(F.banner), "SIMULATED: fabric model %s, no adapter was measured", o->model);
+	snprintf(F.title, sizeof(F.title), "SIMULATED rdmaprobe matrix --transport sim --fabric-model %s", o->model);
+	F.out = (struct mx_out){
+		.cmd_line = F.title, .argc = argc, .argv = argv, .cfg = &o->eng.cfg,
+		.pattern = o->pattern_text, .seed = o->seed, .vcfg = &o->vc.cfg, .eps = F.S.eps, .n_eps = F.S.n_eps,
+		.results = &F.S.run.mr, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),
+		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
+		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
+		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F,
+	};
+	fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, pattern %s: %zu rounds, %llu pairs\n",
+		F.S.n_eps, F.S.n_nodes, o->pattern_text, rp_sched_n_rounds(F.S.sched),
+		(unsigned long long)rp_sched_n_pairs(F.S.sched));
+	rc = rp_sim_run_rounds(&F.S);
+	if (rc < 0) {
+		fprintf(stderr, "rdmaprobe matrix: the simulated rounds failed: %s\n", strerror(-rc));
+		status = RP_EXIT_ENV;
+		goto out;
+	}
+	f0 = rp_now();
+	fc0 = cpu_now();
+	F.out.rounds_done = F.S.run.rounds_done;
+	F.out.retest_rounds = F.S.run.retest_rounds;
+	F.out.elapsed_s = F.S.vclock;
+	rc = mx_write_files(&F.out, &v, &judged);
+	status = rc ? RP_EXIT_ENV : RP_EXIT_OK;
+	if (judged) {
+		mx_print(&F.out, &v, judged);
+		if (!status)
+			status = v.pass && F.out.rounds_done == F.out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
+		rp_verdict_fini(&v);
+		free(judged);
+	}
+	print_figures(&F, rp_now() - f0, cpu_now() - fc0);
+out:
+	rp_sim_run_fini(&F.S);
+	rp_sim_model_fini(&m);
+	fflush(stdout);
+	return status;
+}
+
+int cmd_matrix_sim(int argc, char **argv)
+{
+	struct sim_opts o;
+	int rc = sim_opts_parse(&o, argc, argv);
+
+	return rc < 0 ? sim_run(&o, argc, argv) : rc;
+}

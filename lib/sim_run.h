@@ -1,0 +1,74 @@
+/* sim_run.h: the matrix over a simulated fabric (matrix --transport sim), in one process.
+ *
+ * One simulated rank owns every endpoint of the model (lib/sim_model.h) and runs the REAL matrix
+ * code: the schedule (lib/schedule), lib/mx_run's planned rounds, retest plan (the verdict) and
+ * retest rounds, and lib/mx_round's rounds: a thread per job and its directions, the collection of
+ * every side into the round's results and the go. A communicator of one rank (mx_comm ops that
+ * carry nothing: with one rank no message is due) stands in for MPI, and an mx_measure answers
+ * every side from the model (rp_sim_dir) instead of the engine. 8,192 ranks as threads or
+ * processes do not fit one small machine (every round would create and join a thread per rank);
+ * with one rank the report/go messages, the start-up exchange (mx_table_gather), the per-rank
+ * message validation and the dead-rank handling are NOT exercised, while every other step of rank
+ * 0 is, on every pair (the sides' threads of all ranks run in this process: their CPU time is in
+ * rank 0's here, more than a real rank 0 spends).
+ *
+ * The clock is virtual: nothing sleeps. Rounds are lock-step as today's scheduler's: a round's
+ * virtual time is its slowest endpoint's (the sum of its directions in the round) plus the model's
+ * round overhead. Rank 0's own work between rounds (the caller's hook, e.g. writing the reports,
+ * during which the other ranks wait for the go) is added by the caller with rp_sim_run_advance.
+ */
+#ifndef RP_SIM_RUN_H
+#define RP_SIM_RUN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mx_run.h"
+#include "schedule.h"
+#include "sim_model.h"
+#include "verdict.h"
+
+struct rp_sim_run {
+	/* the caller's */
+	const struct rp_sim_model *model;
+	const struct rp_engine_cfg *cfg;
+	const struct rp_verdict_cfg *vcfg;
+	struct rp_pattern pattern;
+	uint64_t seed;
+	unsigned retest;
+	struct mx_run_hooks hooks;    /* called after the simulation's own (the round's time is known then) */
+	/* the run's */
+	struct mx_ep *eps;            /* the model's endpoints, in (node, device, port) order */
+	struct rp_endpoint *rep_eps;
+	size_t n_eps, n_nodes;
+	struct rp_sched *sched;
+	struct mx_comm comm;
+	bool dead[1];
+	struct mx_measure measure;
+	struct mx_run run;
+	/* the virtual clock */
+	pthread_mutex_t lock;
+	double *busy;                 /* per endpoint: its directions' time in the round in progress */
+	double round_max;             /* the slowest endpoint of the round in progress */
+	double vclock;                /* seconds: the rounds so far plus what rp_sim_run_advance added */
+	double rounds_s;              /* the rounds' share of vclock */
+	double *round_s;              /* every finished round's time (slowest + overhead) */
+	size_t n_round_s, cap_round_s;
+	size_t sides;                 /* directions answered from the model */
+};
+
+/* Build the endpoints, the schedule and the run (the caller's fields set). 0, -EINVAL (logged: the
+ * pattern cannot apply), -ENOMEM. */
+int rp_sim_run_init(struct rp_sim_run *S);
+/* Every round (mx_run_rounds). 0, or its status. */
+int rp_sim_run_rounds(struct rp_sim_run *S);
+/* Rank 0's work between rounds: the other ranks wait for it, so it adds to the projected time. */
+void rp_sim_run_advance(struct rp_sim_run *S, double seconds);
+void rp_sim_run_fini(struct rp_sim_run *S);
+
+/* The communicator of a single rank: rank 0 of 1; sends and takes fail (no peer exists), the
+ * start-up collective returns this rank's bytes. */
+void rp_sim_comm_init(struct mx_comm *c);
+
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# bench-sim-scale.sh: the matrix at cluster scale over a SIMULATED fabric (matrix --transport sim),
+# on this host, no VM, no MPI. A benchmark, not a test: it asserts nothing, it writes numbers.
+#
+#   scripts/bench-sim-scale.sh            writes results/sim-scale.md (models and logs in
+#                                         results/sim-scale-raw/; the reports themselves go to a
+#                                         scratch directory and only their sizes are kept)
+#   RP_SIM_RUNS="full:64:8:0 rail:256:8:0.01"   pattern:nodes:adapters:dead-fraction, in order
+#   RP_SIM_RSS_MAX_GIB=16                 a run whose RSS passes this is stopped (the machine is shared)
+#   RP_SIM_TIMEOUT=600                    seconds per run
+#
+# The model: NDR-like links (rate 400, bandwidth 390 Gb/s, 2 us, 15 ms set-up per direction, 5 ms
+# round overhead), default engine settings (64 KiB x 1000 writes per direction, --retest 1). The
+# figures describe TODAY's lock-step scheduler (every round waits for its slowest pair) and today's
+# rank 0 (every result kept, every report rewritten from all of them): they are the baseline the
+# sweep / event-driven scheduler of issue 12 is to be measured against.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RAW=$ROOT/results/sim-scale-raw
+OUT=$ROOT/results/sim-scale.md
+RUNS=${RP_SIM_RUNS:-"full:64:8:0 rail:64:8:0 rail:128:8:0 rail:256:8:0 rail:256:8:0.01 rail:1024:8:0 rail:1024:8:0.01"}
+RSS_MAX_KIB=$(( ${RP_SIM_RSS_MAX_GIB:-16} * 1024 * 1024 ))
+TIMEOUT=${RP_SIM_TIMEOUT:-600}
+RP=$ROOT/build/rdmaprobe
+SCRATCH=$(mktemp -d /tmp/rp-sim-scale.XXXXXX)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+[ -x "$RP" ] || make -C "$ROOT" -j2 >/dev/null || exit 1
+mkdir -p "$RAW"
+rm -f "$RAW"/*
+
+# Run "$@" with a watchdog on its RSS; prints "killed" on fd 3 when it had to stop it.
+watched() {
+	"$@" &
+	local pid=$! rss
+	while kill -0 "$pid" 2>/dev/null; do
+		rss=$(awk '/VmRSS/{print $2}' "/proc/$pid/status" 2>/dev/null)
+		if [ -n "$rss" ] && [ "$rss" -gt "$RSS_MAX_KIB" ]; then
+			echo "watchdog: RSS ${rss} KiB passed ${RSS_MAX_KIB} KiB: stopped" >&2
+			kill "$pid"
+		fi
+		sleep 0.5
+	done
+	wait "$pid"
+}
+
+model() {    # nodes adapters dead-fraction
+	printf '# bench-sim-scale.sh: NDR-like\nnodes %s\nadapters %s\nrate 400\nbandwidth 390\nlatency 2us\n' "$1" "$2"
+	printf 'setup 15ms\nround-overhead 5ms\n'
+	[ "$3" != 0 ] && printf 'random-dead %s 12\n' "$3"
+}
+
+rows=()
+for run in $RUNS; do
+	IFS=: read -r pat nodes ad dead <<<"$run"
+	name="$pat-${nodes}x$ad-dead$dead"
+	m="$RAW/$name.model"
+	model "$nodes" "$ad" "$dead" >"$m"
+	rm -f "$SCRATCH"/*
+	cmd="rdmaprobe matrix --transport sim --fabric-model $m --pattern $pat --summary --json r.json --csv r.csv --html r.html --junit r.xml"
+	echo "== $name: $cmd" >&2
+	( cd "$SCRATCH" && timeout "$TIMEOUT" /usr/bin/time -f 'time: wall %e s, user %U s, sys %S s, max RSS %M KiB' \
+		bash -c "$(declare -f watched); RSS_MAX_KIB=$RSS_MAX_KIB watched nice '$RP' matrix --transport sim \
+		--fabric-model '$m' --pattern $pat --summary --json r.json --csv r.csv --html r.html --junit r.xml" \
+		>"$RAW/$name.out" 2>"$RAW/$name.err" )
+	rc=$?
+	grep -v '^  node' "$RAW/$name.out" >"$RAW/$name.out.tmp"
+	mv "$RAW/$name.out.tmp" "$RAW/$name.out"
+	proj=$(sed -n 's/.*projected wall time \([0-9.]*\) s = rounds \([0-9.]*\) s + rank 0 writing reports \([0-9.]*\) s (\([0-9]*\) writes) + final verdict and reports \([0-9.]*\) s.*/\1|\2|\3 (\4)|\5/p' "$RAW/$name.out")
+	rounds=$(sed -n 's/^SIMULATED rounds: \([0-9]*\) planned + \([0-9]*\) retest.* \([0-9]*\) results kept.*/\1 + \2|\3/p' "$RAW/$name.out")
+	cpu=$(sed -n 's/^SIMULATED rank 0: peak RSS \([0-9.]*\) MiB, CPU \([0-9.]*\) s (report writes \([0-9.]*\) s, final \([0-9.]*\) s.*/\1|\2 (\3 writing, \4 final)/p' "$RAW/$name.out")
+	sizes=$(sed -n 's/^SIMULATED report sizes (bytes): json \(-*[0-9]*\), csv \(-*[0-9]*\), html \(-*[0-9]*\), junit \(-*[0-9]*\)/\1 \/ \2 \/ \3 \/ \4/p' "$RAW/$name.out")
+	verdict=$(grep -o '^SIMULATED \(PASS\|FAIL\): [0-9]* of [0-9]* pairs ok, [0-9]* failed' "$RAW/$name.out" | sed 's/^SIMULATED //')
+	wall=$(grep -o 'wall [0-9.]* s' "$RAW/$name.err" | tail -1)
+	if [ -z "$proj" ]; then
+		last=$(grep 'done:' "$RAW/$name.err" | tail -1 | sed 's/^rdmaprobe matrix (SIMULATED): //')
+		why=$(grep -o 'watchdog: .*' "$RAW/$name.err" | head -1)
+		[ -z "$why" ] && [ "$rc" = 124 ] && why="stopped at the ${TIMEOUT} s limit"
+		[ -z "$why" ] && why="exit $rc"
+		rows+=("| $name | DID NOT FINISH: $why; last progress: ${last:-none} | | | | | | $wall |")
+	else
+		rows+=("| $name | $proj | $rounds | $cpu | $sizes | $verdict | $wall |")
+	fi
+done
+
+{
+	echo "# Simulated matrix at scale (matrix --transport sim): today's lock-step scheduler"
+	echo
+	echo "Written by \`scripts/bench-sim-scale.sh\` (RP_SIM_RUNS=\"$RUNS\"), commit $(git -C "$ROOT" rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr); shared with other work, runs at nice 10."
+	echo
+	echo "SIMULATED figures, not a measurement of any fabric. One process runs the real schedule, rounds"
+	echo "(lib/mx_run, lib/mx_round), retest, verdict and the four report writers; every side is answered"
+	echo "from the model (lib/sim_model.h) on a virtual clock. Model: rate 400, bandwidth 390 Gb/s, latency"
+	echo "2 us, set-up 15 ms per direction, round overhead 5 ms, default engine settings (64 KiB x 1000"
+	echo "writes per direction, qp-timeout 14, retry-cnt 7, timeout 10 s, --retest 1); dead links by"
+	echo "\`random-dead P 12\` (each unordered pair with probability P). Each run's command:"
+	echo "\`rdmaprobe matrix --transport sim --fabric-model results/sim-scale-raw/NAME.model --pattern P --summary --json r.json --csv r.csv --html r.html --junit r.xml\`."
+	echo
+	echo "These figures are the BASELINE of today's lock-step scheduler (a round waits for its slowest"
+	echo "pair; rank 0 keeps every result and rewrites every report from all of them) against which the"
+	echo "sweep / event-driven scheduler and bounded rank 0 of issue 12 are to be measured."
+	echo
+	echo "Projected wall = the rounds (each its slowest endpoint + 5 ms) + rank 0's report writes between"
+	echo "rounds (measured here, real seconds: every rank waits for the go meanwhile; written on the real"
+	echo "front end's rule, at most a fifth of the time, on the virtual clock) + the final verdict and"
+	echo "reports. Start-up (discovery, the exchange) is not included. CPU and RSS are the whole process:"
+	echo "rank 0 plus every rank's sides (one thread per pair per round), so more than a real rank 0."
+	echo
+	echo "| run | projected wall s | rounds s | writes s (count) | final s | rounds planned + retest | results kept | rank-0 peak RSS MiB | CPU s | report bytes json / csv / html / junit | verdict | real wall |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for r in "${rows[@]}"; do echo "$r"; done
+	echo
+	echo "Logs: results/sim-scale-raw/NAME.out (stdout without the per-node lines) and NAME.err (progress, GNU time)."
+} >"$OUT"
+echo "wrote $OUT" >&2

@@ -1,0 +1,153 @@
+/* test_cmd_sim.c: 'rdmaprobe matrix --transport sim' as a user meets it (the built binary,
+ * RP_TEST_BIN): a simulated run cannot be taken for a real one (the JSON's top-level "simulated":
+ * true and "fabric_model", the text's first and verdict lines, the HTML's title and banner, the
+ * JUnit's command_line all say SIMULATED), the dead link's pair is retry_exceeded and the rest ok,
+ * the JSON's projected time is its rounds' times plus rank 0's writes and each round's time is as
+ * the model says; bad models and options exit 2 with a specific message. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "testutil.h"
+
+static char out[1 << 16];
+
+static void file_put(const char *name, const char *text, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", rp_test_tmpdir(), name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *file_get(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 22);
+	size_t n;
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	n = fread(buf, 1, (1 << 22) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static const char model[] = "# 4 x 2, one dead link\nnodes 4\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\n"
+			    "setup 10ms\nround-overhead 5ms\ndead node1/mlx5_0 node2/mlx5_0\n";
+
+static void test_simulated_everywhere(void **state)
+{
+	char mpath[512], dir[512];
+	const char *d = rp_test_tmpdir();
+	json_error_t jerr;
+	json_t *root, *sim, *pairs, *p;
+	size_t i, dead = 0, ok = 0;
+	double sum = 0;
+	char *html;
+	int rc;
+
+	(void)state;
+	file_put("m.txt", model, mpath, sizeof(mpath));
+	snprintf(dir, sizeof(dir), "%s", d);
+	rc = rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --json '%s/a.json' "
+			     "--html '%s/a.html' --csv '%s/a.csv' --junit '%s/a.xml' 2>/dev/null", mpath, dir, dir, dir, dir);
+	assert_int_equal(rc, 1);                                  /* a failed pair */
+	assert_true(strncmp(out, "SIMULATED run on the fabric model ", 34) == 0);
+	assert_non_null(strstr(out, "\nSIMULATED FAIL: 54 of 56 pairs ok, 2 failed"));
+	assert_non_null(strstr(out, "SIMULATED (fabric model "));
+
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/a.json");
+	root = json_load_file(dir, 0, &jerr);
+	assert_non_null(root);
+	assert_true(json_is_true(rp_test_key(root, "simulated")));
+	assert_string_equal(json_string_value(rp_test_key(root, "fabric_model")), mpath);
+	sim = rp_test_key(root, "simulation");
+	assert_int_equal(json_integer_value(rp_test_key(sim, "rounds")), 7);
+	assert_true(json_integer_value(rp_test_key(sim, "rank0_peak_rss_kib")) > 0);
+	assert_true(json_real_value(rp_test_key(sim, "rank0_cpu_s")) > 0);
+	json_array_foreach(rp_test_key(sim, "round_s"), i, p)
+		sum += json_real_value(p);
+	assert_int_equal(i, 7);
+	assert_true(fabs(sum - json_real_value(rp_test_key(sim, "rounds_s"))) < 1e-4);
+	assert_true(fabs(json_real_value(rp_test_key(sim, "projected_wall_s")) -
+			 (sum + json_real_value(rp_test_key(sim, "report_writes_s")))) < 1e-4);
+	/* each healthy round: both directions of 10 ms + 65536 x 1016 bytes at 100 Gb/s, plus 5 ms */
+	json_array_foreach(rp_test_key(sim, "round_s"), i, p)
+		ok += fabs(json_real_value(p) - (2 * (0.010 + 65536.0 * 1016 / 12.5e9) + 0.005)) < 1e-6;
+	assert_int_equal(ok, 6);
+	ok = 0;
+	pairs = rp_test_key(root, "pairs");
+	json_array_foreach(pairs, i, p) {
+		const char *st = json_string_value(rp_test_key(p, "status"));
+		const char *sn = json_string_value(rp_test_key(rp_test_key(p, "src"), "node"));
+		const char *dn = json_string_value(rp_test_key(rp_test_key(p, "dst"), "node"));
+		const char *sd = json_string_value(rp_test_key(rp_test_key(p, "src"), "device"));
+		const char *dd = json_string_value(rp_test_key(rp_test_key(p, "dst"), "device"));
+		bool is_dead = strcmp(sd, "mlx5_0") == 0 && strcmp(dd, "mlx5_0") == 0 &&
+			       ((strcmp(sn, "node1") == 0 && strcmp(dn, "node2") == 0) ||
+				(strcmp(sn, "node2") == 0 && strcmp(dn, "node1") == 0));
+
+		if (is_dead) {
+			assert_string_equal(st, "retry_exceeded");
+			dead++;
+		} else {
+			assert_string_equal(st, "ok");
+			ok++;
+		}
+	}
+	assert_int_equal(dead, 2);
+	assert_int_equal(ok, 54);
+	json_decref(root);
+
+	snprintf(dir, sizeof(dir), "%s/a.html", d);
+	html = file_get(dir);
+	assert_non_null(strstr(html, "<title>SIMULATED: fabric model "));
+	assert_non_null(strstr(html, "<p id=\"banner\">SIMULATED: fabric model "));
+	free(html);
+	snprintf(dir, sizeof(dir), "%s/a.xml", d);
+	html = file_get(dir);
+	assert_non_null(strstr(html, "<property name=\"command_line\" value=\"SIMULATED rdmaprobe matrix --transport sim"));
+	free(html);
+}
+
+static void test_bad_input(void **state)
+{
+	char mpath[512];
+
+	(void)state;
+	file_put("bad.txt", "nodes 4\nadapters 2\n\nslow node0/mlx5_0 node9/mlx5_0 10\n", mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' 2>&1", mpath), 2);
+	assert_non_null(strstr(out, "line 4: slow: no endpoint 'node9/mlx5_0'"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model /nonexistent 2>&1"), 3);
+	assert_non_null(strstr(out, "open /nonexistent"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim 2>&1"), 2);
+	assert_non_null(strstr(out, "--transport sim needs --fabric-model FILE"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport tcp --fabric-model x 2>&1"), 2);
+	assert_non_null(strstr(out, "--transport tcp: only 'sim'"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --bidir 2>&1",
+					 mpath), 2);
+	assert_non_null(strstr(out, "does not model --bidir"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_simulated_everywhere),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
+}

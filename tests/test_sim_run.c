@@ -1,0 +1,201 @@
+/* test_sim_run.c: the matrix over a simulated 4 x 2 fabric with one dead link, through the real
+ * schedule, mx_run and mx_round: every scheduled direction comes back once, the dead pair's two
+ * directions end retry_exceeded (the engine's status for an unreachable peer at the default ACK
+ * timeout) and every other one ok at the model's rate; the projected time equals the sum over the
+ * rounds of the slowest endpoint plus the round overhead, computed here from the schedule; a retest
+ * round measures the dead pair again, with the retest's ACK timeout, and adds its own time. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sim_run.h"
+
+static const char model_text[] = "nodes 4\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
+				 "round-overhead 5ms\ndead node1/mlx5_0 node2/mlx5_0\n";
+#define DEAD_A 2u   /* node1/mlx5_0 */
+#define DEAD_B 4u   /* node2/mlx5_0 */
+
+struct world {
+	struct rp_sim_model m;
+	struct rp_engine_cfg cfg;
+	struct rp_verdict_cfg vcfg;
+	struct rp_sim_run S;
+	size_t hook_calls;
+};
+
+static void hook(void *arg, bool retest, size_t k, size_t n_rounds)
+{
+	struct world *W = arg;
+
+	(void)retest, (void)k, (void)n_rounds;
+	W->hook_calls++;
+}
+
+static void world_run(struct world *W, const char *pattern, unsigned retest)
+{
+	struct rp_sim_error err;
+
+	memset(W, 0, sizeof(*W));
+	assert_int_equal(rp_sim_model_parse(model_text, strlen(model_text), &W->m, &err), 0);
+	rp_engine_cfg_default(&W->cfg);
+	W->cfg.meas.msg_size = 65536;
+	W->cfg.meas.iters = 1000;
+	W->cfg.meas.warmup_iters = 16;
+	W->cfg.meas.duration_s = 0;
+	rp_verdict_cfg_default(&W->vcfg);
+	W->vcfg.retest = retest;
+	W->S = (struct rp_sim_run){ .model = &W->m, .cfg = &W->cfg, .vcfg = &W->vcfg, .seed = 1, .retest = retest,
+				    .hooks = { .round_done = hook, .arg = W } };
+	assert_int_equal(rp_pattern_parse(pattern, &W->S.pattern), 0);
+	assert_int_equal(rp_sim_run_init(&W->S), 0);
+	assert_int_equal(rp_sim_run_rounds(&W->S), 0);
+}
+
+static void world_fini(struct world *W)
+{
+	rp_sim_run_fini(&W->S);
+	rp_sim_model_fini(&W->m);
+}
+
+static double t_ok(const struct world *W)
+{
+	return W->m.setup_s + 65536.0 * (1000 + 16) / (100e9 / 8);
+}
+
+static double t_dead(const struct world *W, int qp_timeout)
+{
+	struct rp_engine_cfg c = W->cfg;
+	enum rp_status st;
+
+	c.qp.qp_timeout = qp_timeout;
+	return rp_sim_dead_time(&W->m, &c, &st);
+}
+
+/* The planned rounds: each job measures a -> b then b -> a in one thread, so an endpoint's time in
+ * its round is both directions'. */
+static double planned_expected(const struct world *W)
+{
+	struct rp_sched_pair pairs[8];
+	double sum = 0;
+
+	for (size_t r = 0; r < rp_sched_n_rounds(W->S.sched); r++) {
+		size_t n = 0;
+		double slowest = 0;
+
+		assert_int_equal(rp_sched_round(W->S.sched, r, pairs, 8, &n), 0);
+		for (size_t i = 0; i < n; i++) {
+			bool dead = pairs[i].a == DEAD_A && pairs[i].b == DEAD_B;
+			double t = 2 * (dead ? t_dead(W, W->cfg.qp.qp_timeout) : t_ok(W));
+
+			slowest = t > slowest ? t : slowest;
+		}
+		sum += slowest + W->m.round_overhead_s;
+	}
+	return sum;
+}
+
+static void test_dead_link_full(void **state)
+{
+	struct world W;
+	const struct mx_results *mr;
+	bool seen[8][8] = { { false } };
+	size_t dead = 0;
+
+	(void)state;
+	world_run(&W, "full", 0);
+	mr = &W.S.run.mr;
+	assert_int_equal(rp_sched_n_rounds(W.S.sched), 7);
+	assert_int_equal(W.S.run.rounds_done, 7);
+	assert_int_equal(W.S.run.retest_rounds, 0);
+	assert_int_equal(W.hook_calls, 7);
+	assert_int_equal(mr->n, 56);                    /* 28 pairs, both directions */
+	for (size_t i = 0; i < mr->n; i++) {
+		uint32_t s = mr->pair_eps[2 * i], d = mr->pair_eps[2 * i + 1];
+		const struct rp_pair_result *r = &mr->res[i];
+		bool is_dead = (s == DEAD_A && d == DEAD_B) || (s == DEAD_B && d == DEAD_A);
+
+		assert_false(seen[s][d]);
+		seen[s][d] = true;
+		assert_string_equal(r->src.node, W.S.eps[s].ep.node);
+		assert_string_equal(r->dst.device, W.S.eps[d].ep.device);
+		if (is_dead) {
+			assert_int_equal(r->status, RP_ST_RETRY_EXCEEDED);
+			dead++;
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+			assert_true(r->gbps == 100 && r->verified);
+		}
+	}
+	assert_int_equal(dead, 2);
+	assert_int_equal(W.S.run.failed, 2);
+	assert_int_equal(W.S.n_round_s, 7);
+	assert_true(fabs(W.S.rounds_s - planned_expected(&W)) < 1e-9);
+	assert_true(fabs(W.S.vclock - W.S.rounds_s) < 1e-12);   /* nothing else advanced the clock */
+	/* the dead pair's round is the slow one */
+	assert_true(fabs(W.S.rounds_s - (6 * (2 * t_ok(&W) + 0.005) + 2 * t_dead(&W, 14) + 0.005)) < 1e-9);
+	rp_sim_run_advance(&W.S, 1.5);
+	assert_true(fabs(W.S.vclock - W.S.rounds_s - 1.5) < 1e-12);
+	world_fini(&W);
+}
+
+static void test_dead_link_retest(void **state)
+{
+	struct world W;
+	const struct mx_results *mr;
+	int qpt = -1;
+
+	(void)state;
+	world_run(&W, "full", 1);
+	mr = &W.S.run.mr;
+	assert_int_equal(W.S.run.rounds_done, 7);
+	assert_int_equal(W.S.run.retest_rounds, 1);
+	assert_int_equal(W.S.n_round_s, 8);
+	for (size_t i = 0; i < mr->n; i++) {
+		if (mr->res[i].status == RP_ST_OK)
+			continue;
+		assert_int_equal(mr->res[i].n_attempts, 2);
+		assert_int_equal(mr->res[i].attempts[0].status, RP_ST_RETRY_EXCEEDED);
+		qpt = mr->res[i].attempts[1].qp_timeout;
+	}
+	assert_true(qpt > W.cfg.qp.qp_timeout);          /* the retest waits longer per try */
+	assert_true(fabs(W.S.round_s[7] - (2 * t_dead(&W, qpt) + 0.005)) < 1e-9);
+	assert_true(fabs(W.S.rounds_s - (planned_expected(&W) + W.S.round_s[7])) < 1e-9);
+	world_fini(&W);
+}
+
+/* rail over 4 x 2: only same-rail pairs, and the dead one among them. */
+static void test_rail(void **state)
+{
+	struct world W;
+	size_t dead = 0;
+
+	(void)state;
+	world_run(&W, "rail", 0);
+	assert_int_equal(W.S.run.mr.n, 2 * 2 * 6);      /* 2 rails x 6 node pairs x 2 directions */
+	for (size_t i = 0; i < W.S.run.mr.n; i++) {
+		assert_int_equal(W.S.run.mr.pair_eps[2 * i] % 2, W.S.run.mr.pair_eps[2 * i + 1] % 2);
+		dead += W.S.run.mr.res[i].status == RP_ST_RETRY_EXCEEDED;
+	}
+	assert_int_equal(dead, 2);
+	assert_true(fabs(W.S.rounds_s - planned_expected(&W)) < 1e-9);
+	world_fini(&W);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dead_link_full),
+		cmocka_unit_test(test_dead_link_retest),
+		cmocka_unit_test(test_rail),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
