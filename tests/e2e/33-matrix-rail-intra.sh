@@ -50,8 +50,9 @@ for e in conc:
     p = e["pair"]
     s = solo[(p["src"]["device"], p["dst"]["device"])]
     assert p["status"] == "ok" and p["verified"], p
-    assert e["round"] == 0 and abs(e["solo_gbps"] - s["gbps"]) < 1e-9, e
-    assert abs(e["ratio"] - p["gbps"] / s["gbps"]) < 1e-6, e
+    assert e["round"] == 0 and abs(e["solo_gbps"] - s["gbps"]) <= 1e-6 * s["gbps"], e
+    # the report writes 6 significant digits: the ratio of the written rates agrees to about 1e-5
+    assert abs(e["ratio"] - p["gbps"] / s["gbps"]) < 1e-4 * max(1.0, e["ratio"]), e
     assert ("concurrent_drop" in p["warnings"]) == (e["ratio"] < 0.6), e
     assert "concurrent_drop" not in s["warnings"], s
     drops += "concurrent_drop" in p["warnings"]
