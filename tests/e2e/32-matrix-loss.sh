@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # fabric: br0:0,1,2,3
-# timeout: 170
+# timeout: 260
 # 100% packet loss on rxe3's link: every pair with node 3 fails with a reason (transport retries or
 # address resolution), nodes 0-2 pass among themselves, rxe3 is to drain, exit 1. --jsonl streams
 # every measured direction: a run line, a pair line per measurement (retests again, with their
 # attempts), an end line; the last line of each direction is the JSON report's measurement (its
 # status and attempts; the run-wide judgement, confirm and below_threshold, is the summary's).
+# Then --sweep 2: the same verdict, found by the reachability sweep (two probe rounds, node3's three
+# pairs probed again at NCCL's ACK timeout two at a time), node3's directions left out of the
+# bandwidth rounds with both attempts, no retest round after them.
 set -uo pipefail
 . "$RP_ROOT/tests/e2e/lib/matrix.sh"
 mx_need
@@ -54,4 +57,27 @@ for p in d["pairs"]:
     assert x["status"] == p["status"], (x, p)
     assert len(x.get("attempts", [])) == len(p.get("attempts", [])), (x, p)
 PY
+mx_mpirun 4 -s 4K -n 100 --timeout 2 --min-bw 0 --outlier 0 --sweep 2 --json "$out/s.json" >"$out/s.stdout" 2>"$out/s.stderr"
+rc=$?
+cat "$out/s.stdout"
+[ $rc -eq 1 ] || { echo "FAIL: --sweep: exit $rc, want 1"; tail -20 "$out/s.stderr"; exit 1; }
+grep -q "after a reachability sweep of 4 rounds (6 directions unreachable, 0 flaky)" "$out/s.stdout" ||
+	{ echo "FAIL: --sweep: the summary line"; exit 1; }
+mx_check "$out/s.json" '
+m = d["matrix"]
+assert len(pairs) == 12 and m["complete"] and m["retest_rounds"] == 0, m
+assert m["sweep"] == {"width": 2, "rounds": 4, "unreachable": 6, "flaky": 0}, m["sweep"]
+for p in pairs:
+    a, b = idx(p["src"]), idx(p["dst"])
+    if 3 in (a, b):
+        # as above; found by the sweep, probed again at NCCL timeout, never measured for bandwidth
+        assert p["status"] in ("timed_out", "retry_exceeded", "resolve_failed"), p
+        assert p["reason"].startswith("reachability sweep: "), p["reason"]
+        assert p["confirm"] == "confirmed" and len(p["attempts"]) == 2, p
+        assert p["attempts"][1]["qp_timeout"] == 20, p["attempts"]
+    else:
+        assert p["status"] == "ok" and p["verified"] and p["iters"] == 100 and p["confirm"] is None, p
+assert nodes["node3"]["drain"] == ["rxe3:1"], nodes["node3"]
+assert all(nodes["node%d" % n]["drain"] == [] for n in range(3))
+' || { echo "FAIL: --sweep JSON report"; exit 1; }
 echo "PASS"
