@@ -41,7 +41,7 @@ struct sim_opts {
 	struct rp_cli_verdict vc;
 	const char *transport, *model, *pattern_s, *html, *junit;
 	bool summary;
-	uint64_t seed;
+	uint64_t seed, sweep;
 	struct rp_pattern pattern;
 	char pattern_text[32];
 };
@@ -114,6 +114,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
+		{ "sweep", 0, RP_OPT_U64, &o->sweep, 1, 4096, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once", NULL },
 	};
 
 	memcpy(table + n, mine, sizeof(mine));
@@ -226,6 +227,10 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	printf("SIMULATED rounds: %zu planned + %zu retest, %zu endpoints on %zu nodes, %zu results kept, %zu sides "
 	       "answered by the model\n", S->run.rounds_done, S->run.retest_rounds, S->n_eps, S->n_nodes, S->run.mr.n,
 	       S->sides);
+	if (S->run.sweep.width)
+		printf("SIMULATED reachability sweep (width %u): %zu rounds, %.1f s of the rounds' time (probes of an "
+		       "endpoint taken to run at once); %zu directions left out as unreachable, %zu flaky\n",
+		       S->run.sweep.width, S->run.sweep.rounds, S->sweep_s, S->run.sweep.n_dead, S->run.sweep.n_flaky);
 	printf("SIMULATED rank 0: peak RSS %.1f MiB, CPU %.2f s (report writes %.2f s, final %.2f s, the rest the rounds "
 	       "with every rank's sides)\n", (double)peak_rss_kib() / 1024, cpu, F->write_cpu_s, final_cpu_s);
 	printf("SIMULATED report sizes (bytes): json %lld, csv %lld, html %lld, junit %lld\n",
@@ -248,7 +253,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		return rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
 	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
-				   .seed = o->seed, .retest = (unsigned)o->eng.retest,
+				   .seed = o->seed, .retest = (unsigned)o->eng.retest, .sweep = (unsigned)o->sweep,
 				   .hooks = { .round_done = round_done, .arg = &F } };
 	rc = rp_sim_run_init(&F.S);
 	if (rc) {

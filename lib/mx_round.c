@@ -231,7 +231,7 @@ static void slot_put(struct mx_wire_res *slot, bool *have, const struct mx_wire_
 	have[k] = true;
 }
 
-/* The table's description of an endpoint, with what the engine learned (MTU, memory) kept. */
+/* The table's description of an endpoint, with what the engine learned (MTU, memory, soft) kept. */
 static void ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
 {
 	struct rp_endpoint e = *table;
@@ -242,6 +242,10 @@ static void ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
 		memcpy(e.mem, dst->mem, sizeof(e.mem));
 	if (dst->mem_reg[0])
 		memcpy(e.mem_reg, dst->mem_reg, sizeof(e.mem_reg));
+	/* the engine found it a software device (rxe, siw): its link rate is nominal, and the verdict
+	 * must not hold the pair to a fraction of it (before: lost here, and every rxe pair of a matrix
+	 * without --min-bw 0 failed below_threshold) */
+	e.soft = e.soft || dst->soft;
 	*dst = e;
 }
 

@@ -81,6 +81,15 @@ static int sim_loopback(void *arg, const struct rp_engine_cfg *cfg, const struct
 	}
 	t = rp_sim_dir(S->model, cfg, s, d, &S->rep_eps[s], &S->rep_eps[d], res);
 	pthread_mutex_lock(&S->lock);
+	if (S->run.ctx.cfg != S->cfg) {
+		/* a sweep probe (mx_run_sweep swaps in the probe's configuration): an endpoint's probes run
+		 * at the same time, so the round lasts its slowest job (two directions in turn) */
+		if (t > S->probe_max)
+			S->probe_max = t;
+		S->sides++;
+		pthread_mutex_unlock(&S->lock);
+		return 0;
+	}
 	S->busy[s] += t;
 	S->busy[d] += t;
 	if (S->busy[s] > S->round_max)
@@ -128,6 +137,21 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	memset(S->busy, 0, S->n_eps * sizeof(*S->busy));
 	if (S->hooks.round_done)
 		S->hooks.round_done(S->hooks.arg, retest, k, n_rounds);
+}
+
+/* mx_run's hook after a sweep round: its time is its slowest probe job (two directions in turn:
+ * taken as twice the slowest direction) plus the round overhead. */
+static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
+{
+	struct rp_sim_run *S = arg;
+	double t = 2 * S->probe_max + S->model->round_overhead_s;
+
+	S->vclock += t;
+	S->rounds_s += t;
+	S->sweep_s += t;
+	S->probe_max = 0;
+	if (S->hooks.sweep_done)
+		S->hooks.sweep_done(S->hooks.arg, pass, k, n_rounds);
 }
 
 static void sim_retest_planned(void *arg, size_t n, size_t n_rounds)
@@ -192,8 +216,9 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	S->run.vcfg = S->vcfg;
 	S->run.rep_eps = S->rep_eps;
 	S->run.retest = S->retest;
+	S->run.sweep.width = S->sweep;
 	S->run.hooks = (struct mx_run_hooks){ .round_done = sim_round_done, .retest_planned = sim_retest_planned,
-					      .arg = S };
+					      .sweep_done = sim_sweep_done, .arg = S };
 	return mx_run_init(&S->run);
 }
 

@@ -37,6 +37,7 @@ struct rp_sim_run {
 	struct rp_pattern pattern;
 	uint64_t seed;
 	unsigned retest;
+	unsigned sweep;               /* --sweep W (mx_sweep.h); 0 none */
 	struct mx_run_hooks hooks;    /* called after the simulation's own (the round's time is known then) */
 	/* the run's */
 	struct mx_ep *eps;            /* the model's endpoints, in (node, device, port) order */
@@ -51,8 +52,10 @@ struct rp_sim_run {
 	pthread_mutex_t lock;
 	double *busy;                 /* per endpoint: its directions' time in the round in progress */
 	double round_max;             /* the slowest endpoint of the round in progress */
+	double probe_max;             /* a sweep round: its slowest probe direction (probes run at once) */
 	double vclock;                /* seconds: the rounds so far plus what rp_sim_run_advance added */
-	double rounds_s;              /* the rounds' share of vclock */
+	double rounds_s;              /* the rounds' share of vclock (sweep rounds included) */
+	double sweep_s;               /* the sweep rounds' share of rounds_s */
 	double *round_s;              /* every finished round's time (slowest + overhead) */
 	size_t n_round_s, cap_round_s;
 	size_t sides;                 /* directions answered from the model */

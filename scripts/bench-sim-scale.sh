@@ -5,9 +5,10 @@
 #   scripts/bench-sim-scale.sh            writes results/sim-scale.md (models and logs in
 #                                         results/sim-scale-raw/; the reports themselves go to a
 #                                         scratch directory and only their sizes are kept)
-#   RP_SIM_RUNS="full:64:8:0 rail:256:8:0.01"   pattern:nodes:adapters:dead-fraction, in order
+#   RP_SIM_RUNS="full:64:8:0 rail:256:8:0.01:16"   pattern:nodes:adapters:dead-fraction[:sweep W], in order
 #   RP_SIM_RSS_MAX_GIB=16                 a run whose RSS passes this is stopped (the machine is shared)
 #   RP_SIM_TIMEOUT=600                    seconds per run
+#   RP_SIM_NAME=sim-scale                 the results' name (results/NAME.md, results/NAME-raw/)
 #
 # The model: NDR-like links (rate 400, bandwidth 390 Gb/s, 2 us, 15 ms set-up per direction, 5 ms
 # round overhead), default engine settings (64 KiB x 1000 writes per direction, --retest 1). The
@@ -17,8 +18,9 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RAW=$ROOT/results/sim-scale-raw
-OUT=$ROOT/results/sim-scale.md
+NAME=${RP_SIM_NAME:-sim-scale}   # results/NAME.md and results/NAME-raw/
+RAW=$ROOT/results/$NAME-raw
+OUT=$ROOT/results/$NAME.md
 RUNS=${RP_SIM_RUNS:-"full:64:8:0 rail:64:8:0 rail:128:8:0 rail:256:8:0 rail:256:8:0.01 rail:1024:8:0 rail:1024:8:0.01"}
 RSS_MAX_KIB=$(( ${RP_SIM_RSS_MAX_GIB:-16} * 1024 * 1024 ))
 TIMEOUT=${RP_SIM_TIMEOUT:-600}
@@ -53,16 +55,17 @@ model() {    # nodes adapters dead-fraction
 
 rows=()
 for run in $RUNS; do
-	IFS=: read -r pat nodes ad dead <<<"$run"
-	name="$pat-${nodes}x$ad-dead$dead"
+	IFS=: read -r pat nodes ad dead sw <<<"$run"
+	name="$pat-${nodes}x$ad-dead$dead${sw:+-sweep$sw}"
+	extra=${sw:+--sweep $sw}
 	m="$RAW/$name.model"
 	model "$nodes" "$ad" "$dead" >"$m"
 	rm -f "$SCRATCH"/*
-	cmd="rdmaprobe matrix --transport sim --fabric-model $m --pattern $pat --summary --json r.json --csv r.csv --html r.html --junit r.xml"
+	cmd="rdmaprobe matrix --transport sim --fabric-model $m --pattern $pat $extra --summary --json r.json --csv r.csv --html r.html --junit r.xml"
 	echo "== $name: $cmd" >&2
 	( cd "$SCRATCH" && timeout "$TIMEOUT" /usr/bin/time -f 'time: wall %e s, user %U s, sys %S s, max RSS %M KiB' \
 		bash -c "$(declare -f watched); RSS_MAX_KIB=$RSS_MAX_KIB watched nice '$RP' matrix --transport sim \
-		--fabric-model '$m' --pattern $pat --summary --json r.json --csv r.csv --html r.html --junit r.xml" \
+		--fabric-model '$m' --pattern $pat $extra --summary --json r.json --csv r.csv --html r.html --junit r.xml" \
 		>"$RAW/$name.out" 2>"$RAW/$name.err" )
 	rc=$?
 	grep -v '^  node' "$RAW/$name.out" >"$RAW/$name.out.tmp"
@@ -85,7 +88,7 @@ for run in $RUNS; do
 done
 
 {
-	echo "# Simulated matrix at scale (matrix --transport sim): today's lock-step scheduler"
+	echo "# Simulated matrix at scale (matrix --transport sim): the lock-step scheduler${RP_SIM_TITLE:+, $RP_SIM_TITLE}"
 	echo
 	echo "Written by \`scripts/bench-sim-scale.sh\` (RP_SIM_RUNS=\"$RUNS\"), commit $(git -C "$ROOT" rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr); shared with other work, runs at nice 10."
@@ -96,9 +99,11 @@ done
 	echo "2 us, set-up 15 ms per direction, round overhead 5 ms, default engine settings (64 KiB x 1000"
 	echo "writes per direction, qp-timeout 14, retry-cnt 7, timeout 10 s, --retest 1); dead links by"
 	echo "\`random-dead P 12\` (each unordered pair with probability P). Each run's command:"
-	echo "\`rdmaprobe matrix --transport sim --fabric-model results/sim-scale-raw/NAME.model --pattern P --summary --json r.json --csv r.csv --html r.html --junit r.xml\`."
+	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P [--sweep W] --summary --json r.json --csv r.csv --html r.html --junit r.xml\`"
+	echo "(a run named ...-sweepW ran with \`--sweep W\`: the reachability sweep of lib/mx_sweep.h, its probes of"
+	echo "one endpoint taken to run at once, a sweep round lasting twice its slowest probe direction)."
 	echo
-	echo "These figures are the BASELINE of today's lock-step scheduler (a round waits for its slowest"
+	echo "Runs without -sweep are the BASELINE of the lock-step scheduler (a round waits for its slowest"
 	echo "pair; rank 0 keeps every result and rewrites every report from all of them) against which the"
 	echo "sweep / event-driven scheduler and bounded rank 0 of issue 12 are to be measured."
 	echo
@@ -112,6 +117,6 @@ done
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for r in "${rows[@]}"; do echo "$r"; done
 	echo
-	echo "Logs: results/sim-scale-raw/NAME.out (stdout without the per-node lines) and NAME.err (progress, GNU time)."
+	echo "Logs: results/$NAME-raw/RUN.out (stdout without the per-node lines) and RUN.err (progress, GNU time)."
 } >"$OUT"
 echo "wrote $OUT" >&2

@@ -184,6 +184,7 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 
 	if (role != RP_ROLE_WRITER)
 		return rc;
+	res->src.soft = res->dst.soft = true;   /* as the engine says of rxe: the collection must keep it */
 	s = devnum(res->src.device);
 	d = devnum(res->dst.device);
 	if (s < 0 || d < 0)
@@ -322,6 +323,9 @@ static void test_dead_endpoint_left_out(void **state)
 	/* every rank left the same jobs out: no side channel went unanswered */
 	for (size_t i = 0; i < R->mr.n; i++)
 		assert_int_not_equal(R->mr.res[i].status, RP_ST_PEER_LOST);
+	/* what the engine learned of the endpoints survives rank 0's collection (mx_round ep_merge) */
+	for (size_t i = 0; i < R->mr.n; i++)
+		assert_true(R->mr.res[i].src.soft && R->mr.res[i].dst.soft);
 	world_done(ranks, w, s);
 }
 
