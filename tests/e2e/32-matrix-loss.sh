@@ -77,9 +77,9 @@ for p in pairs:
         assert p["confirm"] == "confirmed" and len(p["attempts"]) == 2, p
         assert p["attempts"][1]["qp_timeout"] == 20, p["attempts"]
     else:
-        # the default --min-bw (a fraction of the link rate) is not applied to soft devices: rxe's rate
+        # the default --min-bw (a fraction of the link rate) is not applied to soft devices: the rate of rxe
         # is nominal, so the pair passes with the nominal_link_rate warning (before: soft was lost in
-        # rank 0's collection and every pair failed below_threshold)
+        # the collection on rank 0 and every pair failed below_threshold)
         assert p["status"] == "ok" and p["verified"] and p["iters"] == 100 and p["confirm"] is None, p
         assert p["src"]["soft"] and p["dst"]["soft"] and "nominal_link_rate" in p["warnings"], p
 assert nodes["node3"]["drain"] == ["rxe3:1"], nodes["node3"]
