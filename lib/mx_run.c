@@ -41,6 +41,17 @@ int mx_run_init(struct mx_run *R)
 	return R->jobs && R->got && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
 }
 
+int mx_run_fold(struct mx_run *R, size_t k, enum rp_status judged, int kept_qp, struct rp_pair_result *again,
+		int again_qp)
+{
+	struct rp_pair_result *kept = &R->mr.res[k];
+
+	R->failed -= kept->status != RP_ST_OK;
+	rp_mx_retest_fold(kept, judged, kept_qp, again, again_qp);
+	R->failed += kept->status != RP_ST_OK;
+	return mx_run_touch(R, k);
+}
+
 int mx_run_touch(struct mx_run *R, size_t idx)
 {
 	if (R->n_touched == R->touched_cap) {
@@ -91,14 +102,12 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 
 		if (m && m->res[i % 2] != SIZE_MAX) {
 			/* the sweep failed this direction once: this measurement is its retest */
-			struct rp_pair_result *k = &R->mr.res[m->res[i % 2]];
+			size_t k = m->res[i % 2];
+			int qp = R->ctx.cfg->qp.qp_timeout;
 
-			R->failed -= k->status != RP_ST_OK;
-			rp_mx_retest_fold(k, k->status, R->ctx.cfg->qp.qp_timeout, &R->got[i],
-					  R->jobs[i / 2].qp_timeout ? R->jobs[i / 2].qp_timeout : R->ctx.cfg->qp.qp_timeout);
-			R->failed += k->status != RP_ST_OK;
-			R->kept[i] = (int64_t)m->res[i % 2];
-			if (mx_run_touch(R, m->res[i % 2]) != 0)
+			R->kept[i] = (int64_t)k;
+			if (mx_run_fold(R, k, R->mr.res[k].status, qp, &R->got[i],
+					R->jobs[i / 2].qp_timeout ? R->jobs[i / 2].qp_timeout : qp) != 0)
 				return -ENOMEM;
 			continue;
 		}
@@ -243,11 +252,9 @@ static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const
 		for (int d = 0; d < 2; d++) {
 			if (!(p->dirs & (1u << d)) || R->got[2 * i + d].status == RP_ST_INTERRUPTED)
 				continue;         /* not measured again: the pair stays unconfirmed */
-			R->failed -= R->mr.res[p->res[d]].status != RP_ST_OK;
-			rp_mx_retest_fold(&R->mr.res[p->res[d]], judged[p->res[d]].status, R->ctx.cfg->qp.qp_timeout,
+			/* within the capacity mx_run_init gave: the touch cannot fail */
+			(void)mx_run_fold(R, p->res[d], judged[p->res[d]].status, R->ctx.cfg->qp.qp_timeout,
 					  &R->got[2 * i + d], p->qp_timeout);
-			R->failed += R->mr.res[p->res[d]].status != RP_ST_OK;
-			mx_run_touch(R, p->res[d]);   /* within the capacity mx_run_init gave */
 		}
 	}
 }

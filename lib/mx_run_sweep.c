@@ -42,22 +42,17 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 		       const struct rp_engine_cfg *probe)
 {
 	struct mx_sweep_mark *m = (struct mx_sweep_mark *)mx_sweep_find(&R->sweep, j->a, j->b);
-	struct rp_pair_result *k;
 	bool ok = g->status == RP_ST_OK;
 
 	if (!m || m->res[d] == SIZE_MAX)
 		return 0;   /* impossible: pass 2 is built from the marks */
 	if (!ok)
 		sweep_reason(g);
-	k = &R->mr.res[m->res[d]];
-	R->failed -= k->status != RP_ST_OK;
-	rp_mx_retest_fold(k, k->status, probe->qp.qp_timeout, g, j->qp_timeout);
-	R->failed += k->status != RP_ST_OK;
 	if (ok)
 		m->flaky |= 1u << d;
 	else
 		m->dead |= 1u << d;
-	return mx_run_touch(R, m->res[d]);
+	return mx_run_fold(R, m->res[d], R->mr.res[m->res[d]].status, probe->qp.qp_timeout, g, j->qp_timeout);
 }
 
 /* One sweep round over jobs[0..n) on every rank; rank 0 keeps what it must and releases the others.
