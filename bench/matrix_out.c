@@ -213,7 +213,8 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 	if (o->json) {
 		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
 					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
-		json_t *root = rp_report_json(&info, judged, mr->n);
+		/* the pairs are streamed into the file, never all in one tree (a run keeps millions) */
+		json_t *root = rp_report_json_head(&info, judged, mr->n);
 		json_t *bl = final && o->ops ? rp_cli_ops_baseline_json(o->ops) : NULL;
 		bool bad = false;
 
@@ -227,7 +228,8 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 			      json_object_set_new(root, "fabric_model", json_string(o->simulated)) != 0 ||
 			      (o->json_more && o->json_more(root, o->json_more_arg) != 0);
 		if (!root || bad || json_extend(root, o, v) != 0 || nccl_json(root, o) != 0 ||
-		    (mv->conc && conc_json(root, mv->conc, judged) != 0) || rp_report_write_json(root, o->json) != 0) {
+		    (mv->conc && conc_json(root, mv->conc, judged) != 0) ||
+		    rp_report_write_json_pairs(root, judged, mr->n, o->json) != 0) {
 			write_failed(o, o->json, final);
 			status = RP_EXIT_ENV;
 		}

@@ -382,12 +382,12 @@ static json_t *summary_json(const struct rp_pair_result *pairs, size_t n, const 
 	return o;
 }
 
-json_t *rp_report_json(const struct rp_report_info *info, const struct rp_pair_result *pairs, size_t n)
+json_t *rp_report_json_head(const struct rp_report_info *info, const struct rp_pair_result *pairs, size_t n)
 {
-	json_t *root = json_object(), *arr = json_array();
+	json_t *root = json_object();
 	time_t t = info->started > 0 ? (time_t)info->started : time(NULL);
 	char when[32], *cmdline = join_argv(info->argc, info->argv);
-	const char *bad = cmdline ? NULL : "command_line";
+	const char *bad = cmdline && root ? NULL : "command_line";
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
@@ -400,11 +400,27 @@ json_t *rp_report_json(const struct rp_report_info *info, const struct rp_pair_r
 	set(root, "started", json_string(when), &bad);
 	if (info->cfg)
 		set(root, "config", cfg_json(info->cfg, &bad), &bad);
+	set(root, "summary", summary_json(pairs, n, &bad), &bad);
+	free(cmdline);
+	if (bad) {
+		json_decref(root);
+		rp_error(-ENOMEM, "report: out of memory adding \"%s\"", bad);
+		return NULL;
+	}
+	return root;
+}
+
+json_t *rp_report_json(const struct rp_report_info *info, const struct rp_pair_result *pairs, size_t n)
+{
+	json_t *root = rp_report_json_head(info, pairs, n), *arr = root ? json_array() : NULL;
+	const char *bad = arr ? NULL : "pairs";
+
+	if (!root)
+		return NULL;          /* logged */
+
 	for (size_t i = 0; i < n && !bad; i++)
 		push(arr, "pairs", pair_json(&pairs[i], &bad), &bad);
-	set(root, "summary", summary_json(pairs, n, &bad), &bad);
 	set(root, "pairs", arr, &bad);
-	free(cmdline);
 	if (bad) {
 		json_decref(root);
 		rp_error(-ENOMEM, "report: out of memory adding \"%s\"", bad);
@@ -427,6 +443,8 @@ static int dump_to_file(const char *buf, size_t size, void *data)
 	return af->err ? -1 : 0;
 }
 
+#define RP_REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6))
+
 int rp_report_write_json(const json_t *root, const char *path)
 {
 	struct rp_atomic_file af;
@@ -434,13 +452,69 @@ int rp_report_write_json(const json_t *root, const char *path)
 
 	if (rc)
 		return rc;
-	if (json_dump_callback(root, dump_to_file, &af, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0 &&
-	    !af.err) {
+	if (json_dump_callback(root, dump_to_file, &af, RP_REPORT_JSON_FLAGS) != 0 && !af.err) {
 		/* not a write error: jansson would not encode the document (out of memory, a foreign value) */
 		rp_atomic_file_abort(&af);
 		return rp_error(-ENOMEM, "write %s: jansson could not encode the report (out of memory?)", path);
 	}
 	rp_atomic_file_write(&af, "\n", 1);
+	return rp_atomic_file_commit(&af);
+}
+
+/* Each pair encoded alone (one line, compact) into af, "," between them. 0 or -ENOMEM. */
+static int pairs_stream(struct rp_atomic_file *af, const struct rp_pair_result *pairs, size_t n)
+{
+	for (size_t i = 0; i < n && !af->err; i++) {
+		const char *bad = NULL;
+		json_t *p = pair_json(&pairs[i], &bad);
+		char *text = p && !bad ? json_dumps(p, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
+
+		json_decref(p);
+		if (!text)
+			return -ENOMEM;
+		rp_atomic_file_write(af, i ? ",\n    " : "\n    ", i ? 6 : 5);
+		rp_atomic_file_write(af, text, strlen(text));
+		free(text);
+	}
+	return 0;
+}
+
+int rp_report_write_json_pairs(const json_t *root, const struct rp_pair_result *pairs, size_t n, const char *path)
+{
+	struct rp_atomic_file af;
+	char *head;
+	size_t len;
+	int rc;
+
+	if (!json_is_object(root) || json_object_get(root, "pairs"))
+		return rp_error(-EINVAL, "write %s: the report to stream its pairs into must be an object without them", path);
+	head = json_dumps(root, RP_REPORT_JSON_FLAGS);
+	if (!head)
+		return rp_error(-ENOMEM, "write %s: jansson could not encode the report (out of memory?)", path);
+	rc = rp_atomic_file_open(&af, path);
+	if (rc) {
+		free(head);
+		return rc;
+	}
+	/* head is "{...}": all of it but the closing brace, then "pairs" as the last member */
+	len = strlen(head);
+	while (len > 1 && head[len - 1] != '}')
+		len--;
+	len--;
+	while (len > 1 && (head[len - 1] == '\n' || head[len - 1] == ' '))
+		len--;
+	rp_atomic_file_write(&af, head, len);
+	free(head);
+	if (json_object_size(root))
+		rp_atomic_file_write(&af, ",", 1);
+	rp_atomic_file_write(&af, "\n  \"pairs\": [", 13);
+	if (pairs_stream(&af, pairs, n) != 0) {
+		rp_atomic_file_abort(&af);
+		return rp_error(-ENOMEM, "write %s: out of memory encoding a pair", path);
+	}
+	if (n)
+		rp_atomic_file_write(&af, "\n  ", 3);
+	rp_atomic_file_write(&af, "]\n}\n", 4);
 	return rp_atomic_file_commit(&af);
 }
 
@@ -637,19 +711,29 @@ static void csv_pair(struct rp_sb *sb, const struct rp_pair_result *r)
 	csv_reverse(sb, r);
 }
 
+#define RP_REPORT_CHUNK 65536   /* a streaming writer moves its text into the file this often */
+
 int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char *path)
 {
+	struct rp_atomic_file af;
 	struct rp_sb sb;
-	int rc;
+	int rc = rp_atomic_file_open(&af, path);
 
-	rc = rp_report_path_check(path);
 	if (rc)
 		return rc;
 	rp_sb_init(&sb);
 	rp_sb_puts(&sb, csv_header);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		csv_pair(&sb, &pairs[i]);
-	rc = rp_sb_write_atomic(&sb, path);
+		if (sb.len >= RP_REPORT_CHUNK || i + 1 == n)
+			rc = rp_sb_drain(&sb, &af);
+	}
+	if (rc == 0)
+		rc = rp_sb_drain(&sb, &af);
 	rp_sb_fini(&sb);
-	return rc;
+	if (rc) {
+		rp_atomic_file_abort(&af);
+		return rp_error(rc, "write %s: out of memory while building it", path);
+	}
+	return rp_atomic_file_commit(&af);
 }

@@ -73,10 +73,20 @@ json_t *rp_report_pair_json(const struct rp_pair_result *r);
 json_t *rp_report_cfg_json(const struct rp_engine_cfg *cfg);
 /* The whole report (new reference): run info, config, summary and pairs. NULL when out of memory. */
 json_t *rp_report_json(const struct rp_report_info *info, const struct rp_pair_result *pairs, size_t n);
+/* The same report without "pairs" (run info, config, the summary of pairs[0..n)): for a caller with
+ * many pairs, who extends it and writes it with rp_report_write_json_pairs(). NULL when out of memory. */
+json_t *rp_report_json_head(const struct rp_report_info *info, const struct rp_pair_result *pairs, size_t n);
 /* Write root to path atomically (indent 2, sorted keys off, trailing newline). 0 or negative errno
  * (logged once with the real cause: the path refused, the write's errno, or jansson's refusal). */
 int rp_report_write_json(const json_t *root, const char *path);
-/* Write pairs as CSV (one header line, one line per pair; fields quoted when needed) atomically. */
+/* Write root with "pairs": [pairs[0..n)] added as its last member, each pair encoded on its own (one
+ * compact line each) while it is written, so the document never exists in memory as a whole: memory
+ * is root's and one pair's, whatever n. The file parses to what rp_report_write_json() writes for the
+ * same root with the pairs in it (a member order aside). Same file rules and errors; -EINVAL (logged)
+ * when root is not an object or already has "pairs". */
+int rp_report_write_json_pairs(const json_t *root, const struct rp_pair_result *pairs, size_t n, const char *path);
+/* Write pairs as CSV (one header line, one line per pair; fields quoted when needed) atomically, streamed
+ * (memory: one chunk of lines, whatever n). */
 int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char *path);
 /* Write text produced by the caller to path atomically (for HTML/JUnit writers). */
 int rp_report_write_text(const char *text, size_t len, const char *path);

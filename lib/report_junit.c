@@ -1,10 +1,15 @@
 /* report_junit.c: JUnit XML of a matrix; see report_junit.h. */
 #include "report_junit.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 
+#include "atomic_file.h"
+#include "log.h"
 #include "report.h"
+
+#define RP_JUNIT_CHUNK 65536   /* test cases move into the file this often */
 
 /* "node/dev:port" escaped. */
 static void ep_xml(struct rp_sb *sb, const struct rp_endpoint *ep)
@@ -152,7 +157,9 @@ static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const s
 	rp_sb_puts(sb, "</system-out>\n    </testcase>\n");
 }
 
-void rp_report_junit_build(const struct rp_matrix_view *mv, struct rp_sb *sb)
+/* The document into sb; with af, moved into af after every chunk of test cases (streamed). 0 or
+ * -ENOMEM (sb ran out of memory). */
+static int junit_emit(const struct rp_matrix_view *mv, struct rp_sb *sb, struct rp_atomic_file *af)
 {
 	size_t failures = 0, tests = mv->n, node_fail = 0;
 
@@ -176,21 +183,36 @@ void rp_report_junit_build(const struct rp_matrix_view *mv, struct rp_sb *sb)
 	rp_sb_xml(sb, mv->pattern ? mv->pattern : "");
 	rp_sb_printf(sb, "\"/>\n      <property name=\"rounds\" value=\"%zu/%zu\"/>\n    </properties>\n",
 		     mv->rounds_done, mv->n_rounds);
-	for (size_t i = 0; i < mv->n; i++)
+	for (size_t i = 0; i < mv->n; i++) {
 		pair_case(sb, &mv->res[i]);
+		if (af && sb->len >= RP_JUNIT_CHUNK && rp_sb_drain(sb, af) != 0)
+			return -ENOMEM;
+	}
 	for (size_t k = 0; mv->verdict && k < mv->verdict->n_nodes; k++)
 		node_case(sb, mv, &mv->verdict->nodes[k]);
 	rp_sb_puts(sb, "  </testsuite>\n</testsuites>\n");
+	return af ? rp_sb_drain(sb, af) : rp_sb_failed(sb) ? -ENOMEM : 0;
+}
+
+void rp_report_junit_build(const struct rp_matrix_view *mv, struct rp_sb *sb)
+{
+	(void)junit_emit(mv, sb, NULL);       /* an out-of-memory stays in sb */
 }
 
 int rp_report_junit_write(const struct rp_matrix_view *mv, const char *path)
 {
+	struct rp_atomic_file af;
 	struct rp_sb sb;
-	int rc;
+	int rc = rp_atomic_file_open(&af, path);
 
+	if (rc)
+		return rc;
 	rp_sb_init(&sb);
-	rp_report_junit_build(mv, &sb);
-	rc = rp_sb_write_atomic(&sb, path);
+	rc = junit_emit(mv, &sb, &af);
 	rp_sb_fini(&sb);
-	return rc;
+	if (rc) {
+		rp_atomic_file_abort(&af);
+		return rp_error(rc, "write %s: out of memory while building it", path);
+	}
+	return rp_atomic_file_commit(&af);
 }

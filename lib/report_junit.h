@@ -12,7 +12,8 @@
 
 /* Append the document to sb. */
 void rp_report_junit_build(const struct rp_matrix_view *mv, struct rp_sb *sb);
-/* Build and write atomically. 0 or a negative errno (logged). */
+/* Build and write atomically, streamed (memory: one chunk of test cases, whatever mv->n). 0 or a
+ * negative errno (logged). */
 int rp_report_junit_write(const struct rp_matrix_view *mv, const char *path);
 
 #endif

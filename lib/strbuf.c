@@ -120,3 +120,13 @@ int rp_sb_write_atomic(const struct rp_sb *sb, const char *path)
 	return rp_atomic_write(path, sb->buf, sb->len);
 }
 
+int rp_sb_drain(struct rp_sb *sb, struct rp_atomic_file *af)
+{
+	if (sb->oom)
+		return -ENOMEM;
+	rp_atomic_file_write(af, sb->buf, sb->len);
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+	return 0;
+}

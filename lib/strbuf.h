@@ -33,4 +33,10 @@ void rp_sb_xmln(struct rp_sb *sb, const char *s, size_t max);
  * negative errno (logged, naming the file and the real cause). */
 int rp_sb_write_atomic(const struct rp_sb *sb, const char *path);
 
+struct rp_atomic_file;
+/* A writer that streams (one pair after another) builds a piece in sb, then moves it into af: the
+ * buffer is emptied (len 0) and kept for the next piece. -ENOMEM when sb ran out of memory (nothing
+ * written; the caller aborts af), else 0 (a write error stays in af->err for the commit). */
+int rp_sb_drain(struct rp_sb *sb, struct rp_atomic_file *af);
+
 #endif

@@ -674,11 +674,135 @@ static void test_bidir_reports(void **state)
 	unlink(path);
 }
 
+/* rp_report_write_json_pairs(): the report the matrix writes without ever holding its pairs in one
+ * tree parses to exactly what rp_report_json() and rp_report_write_json() make (so every reader and
+ * `diff` see the same document), with zero, one and many pairs and members after the summary; a root
+ * that already has "pairs", or is not an object, is refused and nothing is written. */
+static void streamed_matches(const struct rp_pair_result *r, size_t n, bool extra)
+{
+	struct rp_report_info info = { .command = "matrix", .version = "rdmaprobe test", .started = 1e9 };
+	char tree[] = "/tmp/rp_tree_XXXXXX", streamed[] = "/tmp/rp_stream_XXXXXX";
+	json_t *whole = rp_report_json(&info, r, n), *head = rp_report_json_head(&info, r, n), *a, *b;
+	json_error_t jerr;
+	int fd1 = mkstemp(tree), fd2 = mkstemp(streamed);
+
+	assert_true(fd1 >= 0 && fd2 >= 0);
+	close(fd1);
+	close(fd2);
+	assert_non_null(whole);
+	assert_non_null(head);
+	assert_null(json_object_get(head, "pairs"));
+	if (extra) {
+		assert_int_equal(json_object_set_new(whole, "nodes", json_pack("[{s:s}]", "node", "n1")), 0);
+		assert_int_equal(json_object_set_new(head, "nodes", json_pack("[{s:s}]", "node", "n1")), 0);
+	}
+	assert_int_equal(rp_report_write_json(whole, tree), 0);
+	assert_int_equal(rp_report_write_json_pairs(head, r, n, streamed), 0);
+	a = json_load_file(tree, 0, &jerr);
+	b = json_load_file(streamed, 0, &jerr);
+	assert_non_null(a);
+	if (!b)
+		fail_msg("the streamed report does not parse: %s (line %d)", jerr.text, jerr.line);
+	assert_true(json_equal(a, b));
+	assert_int_equal(json_array_size(json_object_get(b, "pairs")), n);
+	json_decref(a);
+	json_decref(b);
+	json_decref(whole);
+	json_decref(head);
+	unlink(tree);
+	unlink(streamed);
+}
+
+static void test_json_streamed_pairs(void **state)
+{
+	struct rp_pair_result two[2], *many = calloc(300, sizeof(*many));
+	struct rp_report_info info = { .command = "matrix", .version = "v" };
+	char path[] = "/tmp/rp_stream_bad_XXXXXX";
+	json_t *root, *arr;
+	struct stat st;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_non_null(many);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	two_pairs(two);
+	for (size_t i = 0; i < 300; i++) {
+		many[i] = two[i % 2];
+		many[i].gbps = 0.5 + (double)i / 7;      /* every pair different */
+		many[i].iters = i;
+	}
+	streamed_matches(two, 0, false);
+	streamed_matches(two, 0, true);
+	streamed_matches(two, 1, false);
+	streamed_matches(two, 2, true);
+	streamed_matches(many, 300, true);
+
+	root = rp_report_json(&info, two, 2);
+	rp_log_set_sink(capture_log, NULL);
+	last_error[0] = '\0';
+	assert_int_equal(rp_report_write_json_pairs(root, two, 2, path), -EINVAL);
+	assert_non_null(strstr(last_error, "without them"));
+	assert_int_equal(stat(path, &st), -1);
+	json_decref(root);
+	arr = json_array();
+	assert_int_equal(rp_report_write_json_pairs(arr, two, 2, path), -EINVAL);
+	assert_int_equal(stat(path, &st), -1);
+	json_decref(arr);
+	rp_log_set_sink(NULL, NULL);
+	free(many);
+}
+
+/* The CSV is streamed in chunks: with thousands of pairs (several chunks) every pair is one line,
+ * in order, and the header comes once. */
+static void test_csv_streamed_many(void **state)
+{
+	size_t n = 3000;
+	struct rp_pair_result two[2], *many = calloc(n, sizeof(*many));
+	char path[] = "/tmp/rp_csv_many_XXXXXX", line[4096];
+	int fd = mkstemp(path);
+	size_t lines = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(many);
+	assert_true(fd >= 0);
+	close(fd);
+	two_pairs(two);
+	for (size_t i = 0; i < n; i++) {
+		many[i] = two[0];
+		many[i].iters = i;
+	}
+	assert_int_equal(rp_report_write_csv(many, n, path), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char want[64];
+
+		if (lines == 0) {
+			assert_non_null(strstr(line, "src_node"));
+		} else {
+			/* bytes,iters: "4096000,<i>," */
+			snprintf(want, sizeof(want), ",4096000,%zu,", lines - 1);
+			if (!strstr(line, want))
+				fail_msg("line %zu is not pair %zu: %s", lines, lines - 1, line);
+		}
+		lines++;
+	}
+	fclose(f);
+	assert_int_equal(lines, n + 1);
+	unlink(path);
+	free(many);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_json_streamed_pairs),
+		cmocka_unit_test(test_csv_streamed_many),
 		cmocka_unit_test(test_counters_and_new_warnings),
 		cmocka_unit_test(test_atomic),
 		cmocka_unit_test(test_planted_tmp_symlink_not_followed),

@@ -148,6 +148,32 @@ static void test_bidir_reverse(void **state)
 	mx_view_fini(&mx);
 }
 
+/* A file streamed in chunks is the document rp_report_junit_build() makes in one piece, also when it
+ * spans many chunks (a synthetic 64 x 4 matrix: 16,128 pairs, megabytes of XML). */
+static void test_streamed_equals_built(void **state)
+{
+	struct mx_synth syn;
+	struct rp_sb sb;
+	char path[256], *text;
+
+	(void)state;
+	assert_int_equal(mx_synth_build(&syn, 64, 4, SIZE_MAX, true), 0);
+	assert_true(syn.n > 10000);
+	rp_sb_init(&sb);
+	rp_report_junit_build(&syn.view, &sb);
+	assert_false(rp_sb_failed(&sb));
+	assert_true(sb.len > 4 * 65536);
+	snprintf(path, sizeof(path), "%s/streamed.xml", rp_test_tmpdir());
+	assert_int_equal(rp_report_junit_write(&syn.view, path), 0);
+	text = mx_slurp(path);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), sb.len);
+	assert_memory_equal(text, sb.buf, sb.len);
+	free(text);
+	rp_sb_fini(&sb);
+	mx_synth_fini(&syn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_flaky_confirmed_unconfirmed),
 		cmocka_unit_test(test_atomic_replace),
 		cmocka_unit_test(test_bidir_reverse),
+		cmocka_unit_test(test_streamed_equals_built),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
