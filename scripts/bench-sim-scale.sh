@@ -8,6 +8,7 @@
 #   RP_SIM_RUNS="full:64:8:0 rail:256:8:0.01:16"   pattern:nodes:adapters:dead-fraction[:sweep W], in order
 #   RP_SIM_RSS_MAX_GIB=16                 a run whose RSS passes this is stopped (the machine is shared)
 #   RP_SIM_TIMEOUT=600                    seconds per run
+#   RP_BIN=build/rdmaprobe                 the binary measured
 #   RP_SIM_NAME=sim-scale                 the results' name (results/NAME.md, results/NAME-raw/)
 #
 # The model: NDR-like links (rate 400, bandwidth 390 Gb/s, 2 us, 15 ms set-up per direction, 5 ms
@@ -24,7 +25,7 @@ OUT=$ROOT/results/$NAME.md
 RUNS=${RP_SIM_RUNS:-"full:64:8:0 rail:64:8:0 rail:128:8:0 rail:256:8:0 rail:256:8:0.01 rail:1024:8:0 rail:1024:8:0.01"}
 RSS_MAX_KIB=$(( ${RP_SIM_RSS_MAX_GIB:-16} * 1024 * 1024 ))
 TIMEOUT=${RP_SIM_TIMEOUT:-600}
-RP=$ROOT/build/rdmaprobe
+RP=${RP_BIN:-$ROOT/build/rdmaprobe}   # RP_BIN: another build (a before/after comparison)
 SCRATCH=$(mktemp -d /tmp/rp-sim-scale.XXXXXX)
 trap 'rm -rf "$SCRATCH"' EXIT
 
@@ -90,7 +91,7 @@ done
 {
 	echo "# Simulated matrix at scale (matrix --transport sim): the lock-step scheduler${RP_SIM_TITLE:+, $RP_SIM_TITLE}"
 	echo
-	echo "Written by \`scripts/bench-sim-scale.sh\` (RP_SIM_RUNS=\"$RUNS\"), commit $(git -C "$ROOT" rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "Written by \`scripts/bench-sim-scale.sh\` (RP_SIM_RUNS=\"$RUNS\"), binary \`$("$RP" --version 2>&1 | head -1)\`, $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr); shared with other work, runs at nice 10."
 	echo
 	echo "SIMULATED figures, not a measurement of any fabric. One process runs the real schedule, rounds"
