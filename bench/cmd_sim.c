@@ -10,9 +10,15 @@
  * waits for its go; start-up not included), the rounds, rank 0's peak memory and CPU time, and the
  * reports' sizes. Reports are rewritten after rounds on the same rule as a real run, applied to the
  * virtual clock (at most a fifth of the time spent writing).
+ *
+ * Under mpirun/srun the ranks are the job's (lib/sim_run.h: rank r drives the model's nodes k with
+ * k % ranks == r): the start-up exchange, every round's reports and go, and the pairs' side channels
+ * go over MPI as in a real run; rank 0 alone writes and prints, and its peak memory and CPU time are
+ * then its own.
  */
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +29,8 @@
 #include "cmds.h"
 #include "engine_cli.h"
 #include "matrix.h"
+#include "mpi_plugin.h"
+#include "oob_mpi.h"
 #include "opts.h"
 #include "schedule.h"
 #include "sim_run.h"
@@ -34,7 +42,8 @@ static const char usage_text[] =
 	"The matrix over a simulated fabric (lib/sim_model.h documents the model file), in one process: the\n"
 	"real schedule, rounds, retest, verdict and reports, every side answered from the model on a virtual\n"
 	"clock. Every report says SIMULATED. Prints the projected wall time of the rounds, the rounds, and\n"
-	"this process's (rank 0's) peak memory and CPU time. Exit: 0 pass, 1 failures, 2 usage, 3 environment.";
+	"this process's (rank 0's) peak memory and CPU time. Under mpirun/srun the job's ranks share the\n"
+	"model's nodes and talk over MPI as a real run does. Exit: 0 pass, 1 failures, 2 usage, 3 environment.";
 
 struct sim_opts {
 	struct rp_cli_engine eng;
@@ -180,7 +189,8 @@ static int sim_json(void *root, void *arg)
 	for (size_t i = 0; rounds && i < S->n_round_s; i++)
 		if (json_array_append_new(rounds, json_real(S->round_s[i])) != 0)
 			return -ENOMEM;
-	sim = json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:o}", "scheduler", "lock-step rounds",
+	sim = json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:o}", "scheduler", "lock-step rounds",
+			"ranks", S->c ? S->c->size : 1,
 			"projected_wall_s", S->vclock, "rounds_s", S->rounds_s, "report_writes_s", F->write_s,
 			"round_overhead_s", S->model->round_overhead_s, "rounds", (json_int_t)S->n_round_s,
 			"report_writes", (json_int_t)F->writes, "rank0_peak_rss_kib", (json_int_t)peak_rss_kib(),
@@ -224,9 +234,9 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	printf("SIMULATED (fabric model %s, lock-step rounds): projected wall time %.1f s = rounds %.1f s + rank 0 "
 	       "writing reports %.1f s (%zu writes) + final verdict and reports %.1f s; start-up not included\n",
 	       F->o->model, S->vclock + final_s, S->rounds_s, F->write_s, F->writes, final_s);
-	printf("SIMULATED rounds: %zu planned + %zu retest, %zu endpoints on %zu nodes, %zu results kept, %zu sides "
-	       "answered by the model\n", S->run.rounds_done, S->run.retest_rounds, S->n_eps, S->n_nodes, S->run.mr.n,
-	       S->sides);
+	printf("SIMULATED rounds: %zu planned + %zu retest, %zu endpoints on %zu nodes, %d rank%s, %zu results kept, %zu "
+	       "sides answered by the model on rank 0\n", S->run.rounds_done, S->run.retest_rounds, S->n_eps, S->n_nodes,
+	       S->c->size, S->c->size == 1 ? "" : "s (MPI)", S->run.mr.n, S->sides);
 	if (S->run.sweep.width)
 		printf("SIMULATED reachability sweep (width %u): %zu rounds, %.1f s of the rounds' time (probes of an "
 		       "endpoint taken to run at once); %zu directions left out as unreachable, %zu flaky\n",
@@ -237,24 +247,72 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	       file_size(F->out.json), file_size(F->out.csv), file_size(F->out.html), file_size(F->out.junit));
 }
 
+/* Under mpirun/srun: the MPI plugin and the job's communicator. 0 (*on says whether), or an exit status. */
+static int sim_mpi_start(int *argc, char ***argv, const struct rp_mpi_plugin **mpi_p, struct mx_comm *comm, bool *on)
+{
+	char why[PATH_MAX * 2 + 64] = "";
+
+	*on = rp_mpi_compiled() && rp_mpi_launched();
+	if (!*on)
+		return 0;
+	if (rp_mpi_plugin_load(mpi_p, why, sizeof(why)) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --transport sim under an MPI launcher needs the MPI plugin: %s\n", why);
+		return RP_EXIT_ENV;
+	}
+	if ((*mpi_p)->init(argc, argv, comm) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: MPI did not start (see above)\n");
+		return RP_EXIT_ENV;
+	}
+	return 0;
+}
+
+/* Rank 0 after the rounds: the final reports, the person's view, the figures. The exit status. */
+static int sim_finish(struct sim_front *F)
+{
+	struct rp_verdict v;
+	struct rp_pair_result *judged = NULL;
+	double f0 = rp_now(), fc0 = cpu_now();
+	int status;
+
+	F->out.rounds_done = F->S.run.rounds_done;
+	F->out.retest_rounds = F->S.run.retest_rounds;
+	F->out.elapsed_s = F->S.vclock;
+	status = mx_write_files(&F->out, &v, &judged) ? RP_EXIT_ENV : RP_EXIT_OK;
+	if (judged) {
+		mx_print(&F->out, &v, judged);
+		if (!status)
+			status = v.pass && F->out.rounds_done == F->out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
+		rp_verdict_fini(&v);
+		free(judged);
+	}
+	print_figures(F, rp_now() - f0, cpu_now() - fc0);
+	return status;
+}
+
 /* The model, the simulation, the rounds, the verdict. */
 static int sim_run(struct sim_opts *o, int argc, char **argv)
 {
 	struct sim_front F = { .o = o };
+	const struct rp_mpi_plugin *mpi = NULL;
 	struct rp_sim_model m;
 	struct rp_sim_error err;
-	struct rp_verdict v;
-	struct rp_pair_result *judged = NULL;
-	double f0, fc0;
+	struct mx_comm comm;
+	bool on_mpi, any_dead = false;
 	int status, rc = rp_sim_model_load(o->model, &m, &err);
 
 	if (rc) {
 		fprintf(stderr, "rdmaprobe matrix: --fabric-model %s: %s\n", o->model, err.msg);
 		return rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
 	}
+	status = sim_mpi_start(&argc, &argv, &mpi, &comm, &on_mpi);
+	if (status) {
+		rp_sim_model_fini(&m);
+		return status;
+	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
 				   .seed = o->seed, .retest = (unsigned)o->eng.retest, .sweep = (unsigned)o->sweep,
-				   .hooks = { .round_done = round_done, .arg = &F } };
+				   .hooks = { .round_done = round_done, .arg = &F }, .c = on_mpi ? &comm : NULL,
+				   .nccl_version = o->eng.ver.version };
 	rc = rp_sim_run_init(&F.S);
 	if (rc) {
 		fprintf(stderr, "rdmaprobe matrix: the simulation could not start: %s\n", strerror(-rc));
@@ -271,34 +329,27 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F,
 	};
-	fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, pattern %s: %zu rounds, %llu pairs\n",
-		F.S.n_eps, F.S.n_nodes, o->pattern_text, rp_sched_n_rounds(F.S.sched),
-		(unsigned long long)rp_sched_n_pairs(F.S.sched));
+	if (F.S.c->rank == 0)
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, %d rank%s, pattern %s: %zu rounds, "
+			"%llu pairs\n", F.S.n_eps, F.S.n_nodes, F.S.c->size, F.S.c->size == 1 ? "" : "s", o->pattern_text,
+			rp_sched_n_rounds(F.S.sched), (unsigned long long)rp_sched_n_pairs(F.S.sched));
 	rc = rp_sim_run_rounds(&F.S);
 	if (rc < 0) {
-		fprintf(stderr, "rdmaprobe matrix: the simulated rounds failed: %s\n", strerror(-rc));
+		fprintf(stderr, "rdmaprobe matrix: rank %d: the simulated rounds failed: %s\n", F.S.c->rank, strerror(-rc));
 		status = RP_EXIT_ENV;
 		goto out;
 	}
-	f0 = rp_now();
-	fc0 = cpu_now();
-	F.out.rounds_done = F.S.run.rounds_done;
-	F.out.retest_rounds = F.S.run.retest_rounds;
-	F.out.elapsed_s = F.S.vclock;
-	rc = mx_write_files(&F.out, &v, &judged);
-	status = rc ? RP_EXIT_ENV : RP_EXIT_OK;
-	if (judged) {
-		mx_print(&F.out, &v, judged);
-		if (!status)
-			status = v.pass && F.out.rounds_done == F.out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
-		rp_verdict_fini(&v);
-		free(judged);
-	}
-	print_figures(&F, rp_now() - f0, cpu_now() - fc0);
+	status = F.S.c->rank == 0 ? sim_finish(&F) : RP_EXIT_OK;
 out:
+	for (int r = 0; F.S.dead && r < F.S.c->size; r++)
+		any_dead |= F.S.dead[r];
 	rp_sim_run_fini(&F.S);
 	rp_sim_model_fini(&m);
 	fflush(stdout);
+	fflush(stderr);
+	/* MPI_Finalize synchronises with every rank; with one gone it could wait forever */
+	if (on_mpi && !any_dead)
+		mpi->finalize();
 	return status;
 }
 

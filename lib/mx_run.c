@@ -161,6 +161,9 @@ static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		return -ENOMEM;
 	}
 	R->rounds_done++;
+	R->round_jobs = R->jobs;
+	R->round_got = R->got;
+	R->round_n = got;
 	if (R->hooks.round_done)
 		R->hooks.round_done(R->hooks.arg, false, R->rounds_done - 1, R->n_planned);
 	return mx_round_go(c, R->next_round - 1);
@@ -283,6 +286,9 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 			R->n_touched = 0;
 			retest_fold(R, plan, which, m, judged);
 			R->retest_rounds++;
+			R->round_jobs = R->jobs;
+			R->round_got = R->got;
+			R->round_n = m;
 			if (R->hooks.round_done)
 				R->hooks.round_done(R->hooks.arg, true, k, n_rounds);
 			rc = mx_round_go(&R->ctx, R->next_round - 1);

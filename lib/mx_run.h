@@ -54,6 +54,11 @@ struct mx_run {
 	size_t rounds_done;           /* planned rounds finished */
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
+	/* rank 0, in round_done/sweep_done: the round that just ended, every job and both directions' raw
+	 * results (round_got[2 * i + d]; a direction the job did not ask for is not meaningful) */
+	const struct mx_job *round_jobs;
+	const struct rp_pair_result *round_got;
+	size_t round_n;
 	size_t *touched;              /* rank 0, in round_done/sweep_done: the indexes into mr of the */
 	size_t n_touched;             /* results the round added or changed; none for concurrent rounds */
 	size_t touched_cap;

@@ -80,6 +80,9 @@ static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 		}
 	}
 	R->sweep.rounds++;
+	R->round_jobs = jobs;
+	R->round_got = got;
+	R->round_n = n;
 	if (!krc && R->hooks.sweep_done)
 		R->hooks.sweep_done(R->hooks.arg, pass, k, n_rounds);
 	rc = mx_round_go(c, R->next_round - 1);

@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "mx_table.h"
+#include "oob.h"
 #include "util.h"
 
 /* --- a communicator of one rank ---------------------------------------------------------------- */
@@ -62,64 +63,98 @@ void rp_sim_comm_init(struct mx_comm *c)
 
 /* --- the measurement from the model ------------------------------------------------------------ */
 
-/* A direction between two endpoints of this one rank: the model's answer; the endpoints' time in
- * the round grows by it. */
+/* One direction src -> dst (model numbers) as the engine would have ended it. */
+static void sim_dir(struct rp_sim_run *S, const struct rp_engine_cfg *cfg, uint32_t s, uint32_t d,
+		    struct rp_pair_result *res)
+{
+	(void)rp_sim_dir(S->model, cfg, s, d, &S->rep_eps[S->table_of[s]], &S->rep_eps[S->table_of[d]], res);
+	__atomic_add_fetch(&S->sides, 1, __ATOMIC_RELAXED);
+}
+
+/* A side result that names what went wrong with the simulation itself (never a fabric finding). */
+static int sim_fail(struct rp_pair_result *res, int err, const char *what, const char *node, const char *dev)
+{
+	struct rp_endpoint none = { .port = 1 };
+
+	rp_pair_result_init(res, &none, &none);
+	rp_pair_result_fail(res, RP_ST_SETUP, "simulated transport: %s/%s: %s", node, dev, what);
+	return err;
+}
+
+/* A direction between two endpoints this rank drives: the model's answer. */
 static int sim_loopback(void *arg, const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
 			const struct rp_engine_port *dst, struct rp_pair_result *res)
 {
 	struct rp_sim_run *S = arg;
 	uint32_t s, d;
-	double t;
 
-	if (rp_sim_ep_find(S->model, src->node, src->device, &s) || rp_sim_ep_find(S->model, dst->node, dst->device, &d)) {
-		struct rp_endpoint none = { .port = 1 };
-
-		rp_pair_result_init(res, &none, &none);
-		rp_pair_result_fail(res, RP_ST_SETUP, "simulated transport: %s/%s or %s/%s is not in the model", src->node,
-				    src->device, dst->node, dst->device);
-		return -ENOENT;
-	}
-	t = rp_sim_dir(S->model, cfg, s, d, &S->rep_eps[s], &S->rep_eps[d], res);
-	pthread_mutex_lock(&S->lock);
-	if (S->run.ctx.cfg != S->cfg) {
-		/* a sweep probe (mx_run_sweep swaps in the probe's configuration): an endpoint's probes run
-		 * at the same time, so the round lasts its slowest job (two directions in turn) */
-		if (t > S->probe_max)
-			S->probe_max = t;
-		S->sides++;
-		pthread_mutex_unlock(&S->lock);
-		return 0;
-	}
-	S->busy[s] += t;
-	S->busy[d] += t;
-	if (S->busy[s] > S->round_max)
-		S->round_max = S->busy[s];
-	if (S->busy[d] > S->round_max)
-		S->round_max = S->busy[d];
-	S->sides++;
-	pthread_mutex_unlock(&S->lock);
+	if (rp_sim_ep_find(S->model, src->node, src->device, &s) || rp_sim_ep_find(S->model, dst->node, dst->device, &d))
+		return sim_fail(res, -ENOENT, "an endpoint of this direction is not in the model", src->node, src->device);
+	sim_dir(S, cfg, s, d, res);
 	return 0;
 }
 
-/* A side whose peer is another rank: there is none in this transport. */
+/* A side whose peer another rank drives (MPI): the two sides tell each other their endpoint over the
+ * pair's side channel (4 bytes each way, checked against the model), then both answer the direction
+ * from the model, so the results rank 0 merges agree. */
 static int sim_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
 		    const struct rp_engine_port *local, struct rp_oob *oob, struct rp_pair_result *res)
 {
-	struct rp_endpoint none = { .port = 1 };
+	struct rp_sim_run *S = arg;
+	double deadline = rp_now() + (cfg->timeout_s > 0 ? cfg->timeout_s : 10);
+	uint32_t me, peer = 0, wire;
 
-	(void)arg, (void)cfg, (void)role, (void)oob;
-	rp_pair_result_init(res, &none, &none);
-	rp_pair_result_fail(res, RP_ST_SETUP, "simulated transport: %s/%s has a peer on another rank", local->node,
-			    local->device);
-	return -ENOTCONN;
+	if (rp_sim_ep_find(S->model, local->node, local->device, &me) != 0)
+		return sim_fail(res, -ENOENT, "not in the model", local->node, local->device);
+	wire = me;
+	if (rp_oob_send(oob, &wire, sizeof(wire), deadline) != 0 || rp_oob_recv(oob, &peer, sizeof(peer), deadline) != 0)
+		return sim_fail(res, -EPIPE, "the peer rank did not answer on the side channel", local->node, local->device);
+	if (peer >= rp_sim_n_eps(S->model) || peer == me)
+		return sim_fail(res, -EPROTO, "the peer named an endpoint that is not in the model", local->node,
+				local->device);
+	if (role == RP_ROLE_WRITER)
+		sim_dir(S, cfg, me, peer, res);
+	else
+		sim_dir(S, cfg, peer, me, res);
+	return 0;
+}
+
+/* --- the virtual clock: rank 0, from the round's results ----------------------------------------- */
+
+/* The round's jobs as time: each endpoint's directions one after the other (busy), the round its
+ * slowest endpoint; a sweep round's probes of an endpoint run at once: its slowest direction (max). */
+static void round_time(struct rp_sim_run *S, double *busy_max, double *dir_max)
+{
+	const struct mx_run *R = &S->run;
+
+	*busy_max = *dir_max = 0;
+	memset(S->busy, 0, S->n_eps * sizeof(*S->busy));
+	for (size_t i = 0; i < R->round_n; i++) {
+		const struct mx_job *j = &R->round_jobs[i];
+
+		for (int d = 0; d < 2; d++) {
+			const struct rp_pair_result *g = &R->round_got[2 * i + d];
+			double t = g->elapsed_s > 0 ? g->elapsed_s : 0;
+
+			if (!(j->dirs & (1u << d)) || g->status == RP_ST_INTERRUPTED)
+				continue;
+			S->busy[j->a] += t;
+			S->busy[j->b] += t;
+			*dir_max = t > *dir_max ? t : *dir_max;
+			*busy_max = S->busy[j->a] > *busy_max ? S->busy[j->a] : *busy_max;
+			*busy_max = S->busy[j->b] > *busy_max ? S->busy[j->b] : *busy_max;
+		}
+	}
 }
 
 /* mx_run's hook: the round's virtual time, then the caller's hook. */
 static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
-	double t = S->round_max + S->model->round_overhead_s;
+	double busy, dir, t;
 
+	round_time(S, &busy, &dir);
+	t = busy + S->model->round_overhead_s;
 	if (S->n_round_s == S->cap_round_s) {
 		size_t cap = S->cap_round_s ? 2 * S->cap_round_s : 256;
 		double *n = realloc(S->round_s, cap * sizeof(*n));
@@ -133,8 +168,6 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 		S->round_s[S->n_round_s++] = t;
 	S->vclock += t;
 	S->rounds_s += t;
-	S->round_max = 0;
-	memset(S->busy, 0, S->n_eps * sizeof(*S->busy));
 	if (S->hooks.round_done)
 		S->hooks.round_done(S->hooks.arg, retest, k, n_rounds);
 }
@@ -144,12 +177,13 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
-	double t = 2 * S->probe_max + S->model->round_overhead_s;
+	double busy, dir, t;
 
+	round_time(S, &busy, &dir);
+	t = 2 * dir + S->model->round_overhead_s;
 	S->vclock += t;
 	S->rounds_s += t;
 	S->sweep_s += t;
-	S->probe_max = 0;
 	if (S->hooks.sweep_done)
 		S->hooks.sweep_done(S->hooks.arg, pass, k, n_rounds);
 }
@@ -164,29 +198,68 @@ static void sim_retest_planned(void *arg, size_t n, size_t n_rounds)
 
 /* --- the run ------------------------------------------------------------------------------------ */
 
-/* The model's endpoints as the matrix's table: one owner (rank 0), port 1, the model's rate. */
-static int eps_build(struct rp_sim_run *S)
+/* This rank's offer: every adapter of the model's nodes k with k % ranks == rank, port 1. */
+static int offer_build(struct rp_sim_run *S, struct mx_wire_ep **w_p, size_t *n_p)
 {
 	const struct rp_sim_model *m = S->model;
+	int rank = S->c->rank, size = S->c->size;
+	size_t n = 0, mine = (m->nodes / (uint32_t)size + 1) * m->adapters;
+	struct mx_wire_ep *w = calloc(mine ? mine : 1, sizeof(*w));
 
-	S->n_eps = rp_sim_n_eps(m);
-	S->eps = calloc(S->n_eps, sizeof(*S->eps));
+	if (!w)
+		return -ENOMEM;
+	for (uint32_t k = (uint32_t)rank; k < m->nodes; k += (uint32_t)size)
+		for (uint32_t a = 0; a < m->adapters; a++) {
+			struct mx_wire_ep *x = &w[n++];
+
+			rp_sim_ep_names(m, k * m->adapters + a, x->node, sizeof(x->node), x->device, sizeof(x->device));
+			x->port = 1;
+			x->gid_index = -1;
+			x->mtu = 4096;
+			x->link_gbps = m->rate_gbps;
+		}
+	*w_p = w;
+	*n_p = n;
+	return 0;
+}
+
+/* The start-up exchange of the real matrix (mx_table_gather) over this run's communicator, and the
+ * maps between the table's order and the model's. */
+static int eps_build(struct rp_sim_run *S)
+{
+	struct mx_wire_ep *w = NULL;
+	size_t n = 0;
+	int rc = offer_build(S, &w, &n);
+
+	if (rc)
+		return rc;
+	rc = mx_table_gather(S->c, &(struct mx_offer){ .eps = w, .n = n, .why = "", .nccl_version = S->nccl_version },
+			     rp_now() + 60, &S->table);
+	free(w);
+	if (rc)
+		return rc;
+	if (S->table.err)
+		return -EINVAL;
+	S->eps = S->table.eps;
+	S->n_eps = S->table.n_eps;
+	if (S->n_eps != rp_sim_n_eps(S->model))
+		return rp_error(-EPROTO, "simulated transport: the ranks offered %zu endpoints, the model has %u", S->n_eps,
+				rp_sim_n_eps(S->model));
 	S->rep_eps = calloc(S->n_eps, sizeof(*S->rep_eps));
 	S->busy = calloc(S->n_eps, sizeof(*S->busy));
-	if (!S->eps || !S->rep_eps || !S->busy)
+	S->table_of = calloc(S->n_eps, sizeof(*S->table_of));
+	if (!S->rep_eps || !S->busy || !S->table_of)
 		return -ENOMEM;
-	for (uint32_t e = 0; e < S->n_eps; e++) {
-		struct rp_endpoint *x = &S->eps[e].ep;
+	for (size_t e = 0; e < S->n_eps; e++) {
+		struct rp_endpoint *x = &S->table.eps[e].ep;
+		uint32_t mi;
 
-		rp_sim_ep_names(m, e, x->node, sizeof(x->node), x->device, sizeof(x->device));
-		x->port = 1;
-		x->gid_index = -1;
-		x->mtu = 4096;
-		x->link_gbps = m->rate_gbps;
+		if (rp_sim_ep_find(S->model, x->node, x->device, &mi) != 0)
+			return rp_error(-EPROTO, "simulated transport: endpoint %s/%s is not in the model", x->node, x->device);
 		snprintf(x->mem, sizeof(x->mem), "host");
 		snprintf(x->mem_reg, sizeof(x->mem_reg), "host");
-		S->eps[e].owner = 0;
 		S->rep_eps[e] = *x;
+		S->table_of[mi] = (uint32_t)e;
 	}
 	return 0;
 }
@@ -197,6 +270,13 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	int rc;
 
 	pthread_mutex_init(&S->lock, NULL);
+	if (!S->c) {
+		rp_sim_comm_init(&S->comm);
+		S->c = &S->comm;
+	}
+	S->dead = calloc((size_t)S->c->size, sizeof(*S->dead));
+	if (!S->dead)
+		return -ENOMEM;
 	rc = eps_build(S);
 	if (rc)
 		return rc;
@@ -207,11 +287,9 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	free(se);
 	if (rc)
 		return rc;
-	rp_sim_comm_init(&S->comm);
-	S->dead[0] = false;
 	S->measure = (struct mx_measure){ .pair = sim_pair, .loopback = sim_loopback, .arg = S };
-	S->run.ctx = (struct mx_ctx){ .comm = &S->comm, .cfg = S->cfg, .eps = S->eps, .n_eps = S->n_eps, .rank = 0,
-				      .n_ranks = 1, .dead = S->dead, .budget = 3600, .measure = &S->measure };
+	S->run.ctx = (struct mx_ctx){ .comm = S->c, .cfg = S->cfg, .eps = S->eps, .n_eps = S->n_eps, .rank = S->c->rank,
+				      .n_ranks = S->c->size, .dead = S->dead, .budget = 3600, .measure = &S->measure };
 	S->run.sched = S->sched;
 	S->run.vcfg = S->vcfg;
 	S->run.rep_eps = S->rep_eps;
@@ -236,14 +314,18 @@ void rp_sim_run_fini(struct rp_sim_run *S)
 {
 	mx_run_fini(&S->run);
 	rp_sched_destroy(S->sched);
-	free(S->eps);
+	mx_table_fini(&S->table);
 	free(S->rep_eps);
 	free(S->busy);
 	free(S->round_s);
+	free(S->table_of);
+	free(S->dead);
 	S->sched = NULL;
 	S->eps = NULL;
 	S->rep_eps = NULL;
 	S->busy = NULL;
 	S->round_s = NULL;
+	S->table_of = NULL;
+	S->dead = NULL;
 	pthread_mutex_destroy(&S->lock);
 }

@@ -1,20 +1,24 @@
 /* sim_run.h: the matrix over a simulated fabric (matrix --transport sim), in one process.
  *
- * One simulated rank owns every endpoint of the model (lib/sim_model.h) and runs the REAL matrix
- * code: the schedule (lib/schedule), lib/mx_run's planned rounds, retest plan (the verdict) and
+ * The ranks are one process (no communicator given: one rank owns every endpoint of the model) or
+ * the ranks of an MPI job (the caller's communicator, lib/oob_mpi.h: rank r owns the adapters of the
+ * model's nodes k with k % ranks == r). Either way the REAL matrix code runs: the start-up exchange
+ * (mx_table_gather: each rank offers its endpoints, the table and the run's nonce come back),  the schedule (lib/schedule), lib/mx_run's planned rounds, retest plan (the verdict) and
  * retest rounds, and lib/mx_round's rounds: a thread per job and its directions, the collection of
  * every side into the round's results and the go. A communicator of one rank (mx_comm ops that
  * carry nothing: with one rank no message is due) stands in for MPI, and an mx_measure answers
  * every side from the model (rp_sim_dir) instead of the engine. 8,192 ranks as threads or
  * processes do not fit one small machine (every round would create and join a thread per rank);
- * with one rank the report/go messages, the start-up exchange (mx_table_gather), the per-rank
- * message validation and the dead-rank handling are NOT exercised, while every other step of rank
- * 0 is, on every pair (the sides' threads of all ranks run in this process: their CPU time is in
- * rank 0's here, more than a real rank 0 spends).
+ * with one rank the report/go messages, the per-rank message validation, the side channels and the
+ * dead-rank handling are NOT exercised (under MPI they are: a side whose peer is on another rank
+ * tells it its endpoint over the pair's side channel, and both answer from the model), while every
+ * other step of rank 0 is, on every pair (in one process the sides' threads of all ranks run there:
+ * their CPU time is in rank 0's, more than a real rank 0 spends).
  *
  * The clock is virtual: nothing sleeps. Rounds are lock-step as today's scheduler's: a round's
- * virtual time is its slowest endpoint's (the sum of its directions in the round) plus the model's
- * round overhead. Rank 0's own work between rounds (the caller's hook, e.g. writing the reports,
+ * virtual time is its slowest endpoint's (the sum of its directions in the round, from the elapsed
+ * times of the round's results as rank 0 collected them: mx_run's round_got) plus the model's round
+ * overhead. Rank 0's own work between rounds (the caller's hook, e.g. writing the reports,
  * during which the other ranks wait for the go) is added by the caller with rp_sim_run_advance.
  */
 #ifndef RP_SIM_RUN_H
@@ -39,26 +43,28 @@ struct rp_sim_run {
 	unsigned retest;
 	unsigned sweep;               /* --sweep W (mx_sweep.h); 0 none */
 	struct mx_run_hooks hooks;    /* called after the simulation's own (the round's time is known then) */
+	struct mx_comm *c;            /* the ranks (MPI); NULL: one rank (comm below) */
+	uint32_t nccl_version;        /* offered at start-up, as a real rank's release */
 	/* the run's */
-	struct mx_ep *eps;            /* the model's endpoints, in (node, device, port) order */
+	struct mx_table table;        /* the start-up exchange's */
+	struct mx_ep *eps;            /* = table.eps: the model's endpoints, in (node, device, port) order */
 	struct rp_endpoint *rep_eps;
+	uint32_t *table_of;           /* the model's endpoint number -> the table's */
 	size_t n_eps, n_nodes;
 	struct rp_sched *sched;
 	struct mx_comm comm;
-	bool dead[1];
+	bool *dead;                   /* per rank */
 	struct mx_measure measure;
 	struct mx_run run;
 	/* the virtual clock */
 	pthread_mutex_t lock;
-	double *busy;                 /* per endpoint: its directions' time in the round in progress */
-	double round_max;             /* the slowest endpoint of the round in progress */
-	double probe_max;             /* a sweep round: its slowest probe direction (probes run at once) */
+	double *busy;                 /* rank 0, per endpoint: its directions' time in the round just ended */
 	double vclock;                /* seconds: the rounds so far plus what rp_sim_run_advance added */
 	double rounds_s;              /* the rounds' share of vclock (sweep rounds included) */
 	double sweep_s;               /* the sweep rounds' share of rounds_s */
 	double *round_s;              /* every finished round's time (slowest + overhead) */
 	size_t n_round_s, cap_round_s;
-	size_t sides;                 /* directions answered from the model */
+	size_t sides;                 /* __atomic: directions answered from the model by this rank's sides */
 };
 
 /* Build the endpoints, the schedule and the run (the caller's fields set). 0, -EINVAL (logged: the

@@ -4,6 +4,7 @@
  * JUnit's command_line all say SIMULATED), the dead link's pair is retry_exceeded and the rest ok,
  * the JSON's projected time is its rounds' times plus rank 0's writes and each round's time is as
  * the model says; bad models and options exit 2 with a specific message. */
+#include <ctype.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,11 +143,88 @@ static void test_bad_input(void **state)
 	assert_non_null(strstr(out, "does not model --bidir"));
 }
 
+/* What a run says about the fabric, without what differs from run to run (times, memory, the
+ * rank count, sides answered here, mpirun's own lines after it): the grid, the nodes, the failures
+ * and the verdict, in order, up to the verdict line. */
+static void findings(const char *text, char *buf, size_t len)
+{
+	const char *p = text;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if ((l >= 2 && (isdigit((unsigned char)p[0]) || strncmp(p, "  ", 2) == 0 || strncmp(p, "nodes:", 6) == 0 ||
+				strncmp(p, "failures:", 9) == 0 || strncmp(p, "Gb/s", 4) == 0 ||
+				strncmp(p, "SIMULATED PASS", 14) == 0 || strncmp(p, "SIMULATED FAIL", 14) == 0)) &&
+		    n + l + 2 < len) {
+			memcpy(buf + n, p, l);
+			n += l;
+			buf[n++] = '\n';
+			buf[n] = '\0';
+		}
+		if (strncmp(p, "SIMULATED PASS", 14) == 0 || strncmp(p, "SIMULATED FAIL", 14) == 0)
+			break;
+		p += l + (e != NULL);
+	}
+}
+
+/* Under mpirun the job's ranks share the model's nodes (3 ranks over 4 nodes: one drives two) and
+ * talk over MPI as a real run does (start-up exchange, reports and go, the pairs' side channels):
+ * the findings are those of the one-process run of the same model, line for line, rank 0 alone
+ * prints and writes, and the JSON says how many ranks ran. Failed before the simulation took MPI's
+ * ranks: every process ran the whole simulation alone and printed it (three verdict lines), and the
+ * JSON had no "ranks". Skipped loudly without mpirun or an MPI build. */
+static void test_mpi_ranks_same_findings(void **state)
+{
+	static char one[1 << 16], three[1 << 16], cmd[4096];
+	static const char slow[] = "# 4 x 2: a dead adapter, a slow link\nnodes 4\nadapters 2\nrate 100\nbandwidth 100\n"
+				   "latency 0\nsetup 10ms\nround-overhead 5ms\ndead-endpoint node1/mlx5_1\n"
+				   "slow node2/mlx5_0 node3/mlx5_0 40\n";
+	char mpath[512], jpath[512];
+	json_error_t jerr;
+	json_t *root;
+	const char *v;
+
+	(void)state;
+	if (system("command -v mpirun >/dev/null 2>&1") != 0 || rp_test_run_bin(out, sizeof(out), "--version") != 0 ||
+	    !strstr(out, "mpi")) {
+		fprintf(stderr, "SKIP: mpirun (openmpi-bin) or an MPI build of rdmaprobe is missing\n");
+		skip();
+	}
+	file_put("mpi.model", slow, mpath, sizeof(mpath));
+	snprintf(jpath, sizeof(jpath), "%s/mpi.json", rp_test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "matrix --transport sim --fabric-model '%s' --nccl-version 2.28.9 --retest 1", mpath);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), cmd), 1);
+	findings(out, one, sizeof(one));
+	snprintf(cmd, sizeof(cmd),
+		 "ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS -np 3 "
+		 "'%s' matrix --transport sim --fabric-model '%s' --nccl-version 2.28.9 --retest 1 --json '%s' 2>&1",
+		 rp_test_bin(), mpath, jpath);
+	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 1);
+	findings(out, three, sizeof(three));
+	assert_non_null(strstr(one, "SIMULATED FAIL: "));
+	assert_non_null(strstr(one, "drain: mlx5_1:1"));
+	assert_string_equal(three, one);
+	assert_non_null(strstr(out, "3 ranks (MPI)"));
+	assert_null(strstr(strstr(out, "SIMULATED FAIL") + 1, "SIMULATED FAIL"));   /* rank 0 alone prints */
+	root = json_load_file(jpath, 0, &jerr);
+	assert_non_null(root);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "simulation"), "ranks")), 3);
+	assert_true(json_is_true(json_object_get(root, "simulated")));
+	v = json_string_value(json_object_get(json_object_get(root, "matrix"), "pattern"));
+	assert_non_null(v);
+	json_decref(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulated_everywhere),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_mpi_ranks_same_findings),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
