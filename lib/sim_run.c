@@ -107,7 +107,11 @@ static int sim_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_r
 	if (rp_sim_ep_find(S->model, local->node, local->device, &me) != 0)
 		return sim_fail(res, -ENOENT, "not in the model", local->node, local->device);
 	wire = me;
-	if (rp_oob_send(oob, &wire, sizeof(wire), deadline) != 0 || rp_oob_recv(oob, &peer, sizeof(peer), deadline) != 0)
+	/* the writer speaks first, the target answers: no order in which both wait to send */
+	if (role == RP_ROLE_WRITER ? rp_oob_send(oob, &wire, sizeof(wire), deadline) != 0 ||
+					     rp_oob_recv(oob, &peer, sizeof(peer), deadline) != 0
+				   : rp_oob_recv(oob, &peer, sizeof(peer), deadline) != 0 ||
+					     rp_oob_send(oob, &wire, sizeof(wire), deadline) != 0)
 		return sim_fail(res, -EPIPE, "the peer rank did not answer on the side channel", local->node, local->device);
 	if (peer >= rp_sim_n_eps(S->model) || peer == me)
 		return sim_fail(res, -EPROTO, "the peer named an endpoint that is not in the model", local->node,
@@ -223,8 +227,23 @@ static int offer_build(struct rp_sim_run *S, struct mx_wire_ep **w_p, size_t *n_
 	return 0;
 }
 
+/* One rank's table from its own offer (mx_table_build, as the exchange does with every rank's). */
+static int claims_table(struct rp_sim_run *S, const struct mx_wire_ep *w, size_t n)
+{
+	struct mx_claim *cl = calloc(n ? n : 1, sizeof(*cl));
+	int rc;
+
+	if (!cl)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		cl[i] = (struct mx_claim){ .w = w[i], .rank = 0, .why = "" };
+	rc = mx_table_build(cl, n, 1, &S->table.eps, &S->table.n_eps);
+	free(cl);
+	return rc;
+}
+
 /* The start-up exchange of the real matrix (mx_table_gather) over this run's communicator, and the
- * maps between the table's order and the model's. */
+ * maps between the table's order and the model's; with one rank, its own offer is the table. */
 static int eps_build(struct rp_sim_run *S)
 {
 	struct mx_wire_ep *w = NULL;
@@ -233,18 +252,23 @@ static int eps_build(struct rp_sim_run *S)
 
 	if (rc)
 		return rc;
-	rc = mx_table_gather(S->c, &(struct mx_offer){ .eps = w, .n = n, .why = "", .nccl_version = S->nccl_version },
-			     rp_now() + 60, &S->table);
+	if (S->c->size == 1) {
+		/* one rank: the table straight from its offer (what the exchange would hand back; an offer
+		 * on the wire is bounded by MX_MAX_LOCAL ports, one process here drives them all) */
+		rc = claims_table(S, w, n);
+	} else {
+		rc = mx_table_gather(S->c, &(struct mx_offer){ .eps = w, .n = n, .why = "", .nccl_version = S->nccl_version },
+				     rp_now() + 60, &S->table);
+		rc = rc ? rc : S->table.err ? -EINVAL : 0;
+	}
 	free(w);
 	if (rc)
 		return rc;
-	if (S->table.err)
-		return -EINVAL;
 	S->eps = S->table.eps;
 	S->n_eps = S->table.n_eps;
 	if (S->n_eps != rp_sim_n_eps(S->model))
-		return rp_error(-EPROTO, "simulated transport: the ranks offered %zu endpoints, the model has %u", S->n_eps,
-				rp_sim_n_eps(S->model));
+		return rp_error(-EPROTO, "simulated transport: the ranks offered %zu endpoints, the model has %u (a rank drives "
+				"at most %d: use more ranks)", S->n_eps, rp_sim_n_eps(S->model), MX_MAX_LOCAL);
 	S->rep_eps = calloc(S->n_eps, sizeof(*S->rep_eps));
 	S->busy = calloc(S->n_eps, sizeof(*S->busy));
 	S->table_of = calloc(S->n_eps, sizeof(*S->table_of));

@@ -1,9 +1,11 @@
-/* sim_run.h: the matrix over a simulated fabric (matrix --transport sim), in one process.
+/* sim_run.h: the matrix over a simulated fabric (matrix --transport sim).
  *
  * The ranks are one process (no communicator given: one rank owns every endpoint of the model) or
  * the ranks of an MPI job (the caller's communicator, lib/oob_mpi.h: rank r owns the adapters of the
- * model's nodes k with k % ranks == r). Either way the REAL matrix code runs: the start-up exchange
- * (mx_table_gather: each rank offers its endpoints, the table and the run's nonce come back),  the schedule (lib/schedule), lib/mx_run's planned rounds, retest plan (the verdict) and
+ * model's nodes k with k % ranks == r, at most MX_MAX_LOCAL endpoints a rank). Either way the REAL
+ * matrix code runs: under MPI the start-up exchange (mx_table_gather: each rank offers its
+ * endpoints, the table and the run's nonce come back; one rank builds the table from its own
+ * offer), the schedule (lib/schedule), lib/mx_run's planned rounds, retest plan (the verdict) and
  * retest rounds, and lib/mx_round's rounds: a thread per job and its directions, the collection of
  * every side into the round's results and the go. A communicator of one rank (mx_comm ops that
  * carry nothing: with one rank no message is due) stands in for MPI, and an mx_measure answers
