@@ -71,8 +71,8 @@ int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbp
 			c->requested_s);
 	else
 		fprintf(stderr, "rdmaprobe matrix: --budget %s: --pattern %s needs ~%.1f s; %s is the largest sample that "
-				"fits (~%.1f s): each endpoint against %u random peers instead\n", budget_text, pat_text,
-			c->requested_s, chosen, c->est.total_s, c->pattern.k);
+				"fits (~%.1f s): each endpoint against %u random peer%s instead\n", budget_text, pat_text,
+			c->requested_s, chosen, c->est.total_s, c->pattern.k, c->pattern.k == 1 ? "" : "s");
 	return -1;
 }
 
@@ -80,12 +80,12 @@ void mx_coverage_print(const struct mx_coverage *c, const char *requested, const
 {
 	printf("coverage: %s", ran);
 	if (budget_s > 0)
-		printf(" (--budget %.0f s; requested %s)", budget_s, requested);
+		printf(" (--budget %g s; requested %s)", budget_s, requested);
 	printf(": every endpoint against %u", c->peers_min);
 	if (c->peers_max != c->peers_min)
 		printf(" to %u", c->peers_max);
-	printf(" peers; %llu of %llu (rail, rail) combinations%s; %llu of %llu ordered pairs %s allows (%.1f%%)\n",
-	       (unsigned long long)c->combos_covered, (unsigned long long)c->combos_allowed,
+	printf(" peer%s; %llu of %llu (rail, rail) combinations%s; %llu of %llu ordered pairs %s allows (%.1f%%)\n",
+	       c->peers_max == 1 ? "" : "s", (unsigned long long)c->combos_covered, (unsigned long long)c->combos_allowed,
 	       c->combos_covered == c->combos_allowed ? " (all)" : "", (unsigned long long)c->ordered_measured,
 	       (unsigned long long)c->ordered_allowed, requested, 100.0 * c->fraction);
 }
