@@ -89,8 +89,11 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
  *   setup_s           median over its ok directions of elapsed_s - the bytes moved (warm-up
  *                     included) at the measured rate (-D: elapsed_s - duration_s), at least 0;
  *   rate_frac         median over the same directions of gbps / the lower link rate of the two;
- *   round_overhead_s  (matrix.elapsed_s - the sum over its rounds of the slowest pair's two measured
- *                     directions) / rounds, the rounds rebuilt from its endpoints, pattern and seed;
+ *   round_overhead_s  (matrix.elapsed_s - the sum over its rounds of the model's slowest pair, from
+ *                     the two figures above and each direction's bytes and link rate) / rounds, at
+ *                     least 0: what its rounds took beyond the model (collection, report writes, and
+ *                     the slowest pair's distance from the median), so the model reproduces the
+ *                     report's own rounds; the rounds rebuilt from its endpoints, pattern and seed;
  *                     only from a complete run without retest, sweep or concurrent rounds (else kept,
  *                     and its source says why);
  *   startup_per_ep_s  matrix.startup_s / its endpoints (assumed proportional to the endpoints;

@@ -19,8 +19,8 @@
 /* One measured direction of the report. */
 struct cal_dir {
 	uint32_t a, b;                /* endpoint numbers, a -> b */
-	double elapsed_s;
-	bool ok;
+	double bytes;                 /* moved, warm-up included */
+	double link_gbps;             /* the lower of its endpoints'; 0 unknown */
 };
 
 struct cal_key {
@@ -189,15 +189,15 @@ static int fit_dirs(struct cal_in *in, struct mx_plan_model *m)
 	for (size_t i = 0; i < n; i++) {
 		const json_t *p = json_array_get(in->pairs, i);
 		struct cal_dir *d = &in->dirs[in->n_dirs];
-		double f;
+		double f, ls = num(json_object_get(p, "src"), "link_gbps", 0), ld = num(json_object_get(p, "dst"), "link_gbps", 0);
 
-		d->ok = dir_fit(in, p, &setup[n_setup], &f);
-		if (d->ok) {
+		if (dir_fit(in, p, &setup[n_setup], &f)) {
 			n_setup++;
 			if (f > 0)
 				frac[n_frac++] = f;
 		}
-		d->elapsed_s = num(p, "elapsed_s", 0);
+		d->bytes = num(p, "bytes", 0) + in->warmup * num(p, "msg_size", 0);
+		d->link_gbps = ls < ld ? ls : ld;
 		if (ep_find(in, json_object_get(p, "src"), &d->a) == 0 && ep_find(in, json_object_get(p, "dst"), &d->b) == 0)
 			in->n_dirs++;
 	}
@@ -227,12 +227,17 @@ static int dir_cmp(const void *x, const void *y)
 	return p->a != q->a ? (p->a < q->a ? -1 : 1) : p->b != q->b ? (p->b < q->b ? -1 : 1) : 0;
 }
 
-/* The measured time of direction a -> b (dirs sorted by dir_cmp); -1 when the report has none. */
-static double dir_elapsed(const struct cal_in *in, uint32_t a, uint32_t b)
+/* The model's time for direction a -> b of the report (dirs sorted by dir_cmp): its bytes at the
+ * fitted rate of its link; 0 when the report has no such direction. */
+static double dir_model_s(const struct cal_in *in, const struct mx_plan_model *m, uint32_t a, uint32_t b)
 {
 	struct cal_dir k = { .a = a, .b = b }, *hit = bsearch(&k, in->dirs, in->n_dirs, sizeof(k), dir_cmp);
 
-	return hit ? hit->elapsed_s : -1;
+	if (!hit)
+		return 0;
+	if (in->duration_s > 0)
+		return m->setup_s + in->duration_s;
+	return m->setup_s + (hit->link_gbps > 0 ? hit->bytes * 8 / (m->rate_frac * hit->link_gbps * 1e9) : 0);
 }
 
 /* Why the report's rounds cannot give the per-round overhead, or NULL when they can. */
@@ -274,8 +279,8 @@ static int sched_eps(const struct cal_in *in, struct rp_sched_ep **se_p)
 	return 0;
 }
 
-/* Sum over the rounds of the slowest pair's measured time (both directions; --bidir the longer). */
-static int slowest_sum(const struct cal_in *in, const struct rp_sched *s, double *sum_p)
+/* Sum over the report's rounds of the model's slowest pair (both directions; --bidir the longer). */
+static int model_sum(const struct cal_in *in, const struct mx_plan_model *m, const struct rp_sched *s, double *sum_p)
 {
 	size_t cap = rp_sched_max_round_pairs(s), got;
 	struct rp_sched_pair *pairs = calloc(cap ? cap : 1, sizeof(*pairs));
@@ -287,8 +292,8 @@ static int slowest_sum(const struct cal_in *in, const struct rp_sched *s, double
 
 		rc = rp_sched_round(s, r, pairs, cap, &got);
 		for (size_t i = 0; !rc && i < got; i++) {
-			double ab = dir_elapsed(in, pairs[i].a, pairs[i].b), ba = dir_elapsed(in, pairs[i].b, pairs[i].a);
-			double t = in->bidir ? (ab > ba ? ab : ba) : (ab > 0 ? ab : 0) + (ba > 0 ? ba : 0);
+			double ab = dir_model_s(in, m, pairs[i].a, pairs[i].b), ba = dir_model_s(in, m, pairs[i].b, pairs[i].a);
+			double t = in->bidir ? (ab > ba ? ab : ba) : ab + ba;
 
 			worst = t > worst ? t : worst;
 		}
@@ -322,13 +327,13 @@ static int fit_rounds(struct cal_in *in, struct mx_plan_model *m)
 	}
 	qsort(in->dirs, in->n_dirs, sizeof(*in->dirs), dir_cmp);
 	if (!rc)
-		rc = slowest_sum(in, s, &sum);
+		rc = model_sum(in, m, s, &sum);
 	if (!rc) {
 		size_t n = rp_sched_n_rounds(s);
 
 		m->round_overhead_s = elapsed > sum ? (elapsed - sum) / (double)n : 0;
-		snprintf(m->round_src, sizeof(m->round_src), "mean over %zu rounds in %s (elapsed %.2f s - slowest pairs "
-			 "%.2f s, / %zu)", n, in->path, elapsed, sum, n);
+		snprintf(m->round_src, sizeof(m->round_src), "mean over %zu rounds in %s (its elapsed %.2f s - the model's "
+			 "slowest pairs %.2f s, / %zu%s)", n, in->path, elapsed, sum, n, elapsed > sum ? "" : ", at least 0");
 	}
 	rp_sched_destroy(s);
 	free(se);

@@ -273,10 +273,11 @@ static json_t *dir_json(int a, int b, const char *status, double gbps, double el
 }
 
 /* full over 4 endpoints n0..n3, rounds {0-3, 1-2}, {1-3, 0-2}, {2-3, 0-1}. Pair times (both ways):
- * 0-3 2, 1-2 3 (0.5 Gb/s), 1-3 2, 0-2 4 (0.25 Gb/s), 2-3 2 (2->3 timed out), 0-1 2: the slowest
- * per round 3 + 4 + 2 = 9 s; elapsed 9.75 s: 0.25 s per round. The ok directions' set-up (elapsed -
- * transfer): 0.5 s x 9 (1 s at 1 Gb/s, 1.5 s at 0.5), 0 s x 2 (2 s at 0.25): median 0.5. Their rate
- * fractions: 0.1 x 7, 0.05 x 2, 0.025 x 2: median 0.1. Start-up 6 s at 4 endpoints: 1.5 each. */
+ * 0-3 2, 1-2 3 (0.5 Gb/s), 1-3 2, 0-2 4 (0.25 Gb/s), 2-3 2 (2->3 timed out), 0-1 2. The ok
+ * directions' set-up (elapsed - transfer): 0.5 s x 9 (1 s at 1 Gb/s, 1.5 s at 0.5), 0 s x 2 (2 s at
+ * 0.25): median 0.5. Their rate fractions: 0.1 x 7, 0.05 x 2, 0.025 x 2: median 0.1. The model's
+ * direction: 0.5 + 6.25e7 bytes at 0.1 x 10 Gb/s = 1 s, a pair 2 s, 3 rounds 6 s; elapsed 9.75 s:
+ * 1.25 s per round beyond the model. Start-up 6 s at 4 endpoints: 1.5 each. */
 static const char *write_report(const char *name, void (*edit)(json_t *root))
 {
 	static char path[512];
@@ -324,7 +325,7 @@ static void test_calibrate(void **state)
 	assert_non_null(strstr(m.setup_src, "m.json"));
 	assert_true(m.rate_frac == 0.1);
 	assert_non_null(strstr(m.rate_src, "median of 11 ok directions"));
-	assert_true(m.round_overhead_s == 0.25);
+	assert_true(m.round_overhead_s == 1.25);
 	assert_non_null(strstr(m.round_src, "mean over 3 rounds"));
 	assert_true(m.startup_s == 0 && m.startup_per_ep_s == 1.5);
 	assert_non_null(strstr(m.startup_src, "6.00 s at the 4 endpoints"));
@@ -348,7 +349,7 @@ static void test_calibrate_partial(void **state)
 	(void)state;
 	mx_plan_model_default(&m);
 	assert_int_equal(mx_plan_calibrate(write_report("old.json", no_startup), &m), 0);
-	assert_true(m.setup_s == 0.5 && m.round_overhead_s == 0.25);
+	assert_true(m.setup_s == 0.5 && m.round_overhead_s == 1.25);
 	assert_true(m.startup_s == MX_PLAN_STARTUP_S && m.startup_per_ep_s == 0);
 	assert_non_null(strstr(m.startup_src, "has no matrix.startup_s"));
 	mx_plan_model_default(&m);
