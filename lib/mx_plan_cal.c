@@ -332,8 +332,9 @@ static int fit_rounds(struct cal_in *in, struct mx_plan_model *m)
 		size_t n = rp_sched_n_rounds(s);
 
 		m->round_overhead_s = elapsed > sum ? (elapsed - sum) / (double)n : 0;
-		snprintf(m->round_src, sizeof(m->round_src), "mean over %zu rounds in %s (its elapsed %.2f s - the model's "
-			 "slowest pairs %.2f s, / %zu%s)", n, in->path, elapsed, sum, n, elapsed > sum ? "" : ", at least 0");
+		snprintf(m->round_src, sizeof(m->round_src), "mean over %zu round%s in %s (its elapsed %.2f s - the model's "
+			 "slowest pairs %.2f s, / %zu%s)", n, n == 1 ? "" : "s", in->path, elapsed, sum, n,
+			 elapsed > sum ? "" : ", at least 0");
 	}
 	rp_sched_destroy(s);
 	free(se);
