@@ -387,7 +387,9 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 }
 
 /* --budget, on every rank from the same table and model: the pattern that fits replaces the one asked
- * for (rank 0 says which and why). Returns -1 to go on, or a status (nothing fits: 2, not run). */
+ * for (rank 0 says which and why). Returns -1 to go on, or a status (nothing fits: 2, not run). The
+ * choice is not exchanged: a --calibrate-from file that differs between nodes would make ranks choose
+ * differently (README: the same file on every node). */
 static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct rp_sched_ep *se)
 {
 	struct mx_opts *o = F->o;
