@@ -55,7 +55,7 @@ static int opts_check(struct mx_opts *o);
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 26];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 28];
 	size_t n;
 	int rc;
 
@@ -87,6 +87,8 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
+		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits: the pattern, else the largest sample:K the plan fits in DURATION (90s, 10m, 1h); the report states the coverage", &o->budget_seen },
+		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
 	};
 
@@ -114,6 +116,12 @@ static int opts_check(struct mx_opts *o)
 		return RP_EXIT_USAGE;
 	}
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
+	o->pattern_req = o->pattern;
+	memcpy(o->pattern_req_text, o->pattern_text, sizeof(o->pattern_req_text));
+	if (o->calibrate_from && !o->plan && !o->budget_seen) {
+		fprintf(stderr, "rdmaprobe matrix: --calibrate-from fits the plan's model: it goes with --plan or --budget\n");
+		return RP_EXIT_USAGE;
+	}
 	if (o->concurrent_rails && o->pattern.kind != RP_PATTERN_RAIL) {
 		fprintf(stderr, "rdmaprobe matrix: --concurrent-rails loads every rail of a node at once, so it needs "
 				"--pattern rail (got %s)\n", o->pattern_text);
@@ -189,6 +197,15 @@ static int err_status(int err)
 	return err == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
 }
 
+/* --budget as given on the command line (for messages). */
+static const char *budget_text(const struct mx_opts *o)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%g s", o->budget);
+	return buf;
+}
+
 /* --plan: the cluster described by --nodes/--hcas/--rate, or this node's selection. */
 static int run_plan(struct mx_opts *o)
 {
@@ -214,7 +231,9 @@ static int run_plan(struct mx_opts *o)
 	return mx_plan_print(&(struct mx_plan_in){ .cfg = &o->eng.cfg, .pattern = &o->pattern,
 						   .pattern_text = o->pattern_text, .seed = o->seed, .nodes = o->nodes,
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
-						   .rate = o->rate, .concurrent_rails = o->concurrent_rails });
+						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
+						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
+						   .budget_s = o->budget_seen ? o->budget : 0, .budget_text = budget_text(o) });
 }
 
 /* --- the run --------------------------------------------------------------------------------------- */
@@ -259,6 +278,9 @@ struct mx_front {
 	struct rp_jsonl jsonl;        /* rank 0, --jsonl; fd -1 without */
 	double t0, last_write, write_cost;
 	bool dirty;
+	struct mx_plan_model model;   /* --budget: the plan's model (calibrated on every rank) */
+	struct mx_coverage coverage;  /* rank 0, at the end */
+	struct rp_sched_ep *sched_eps;   /* the schedule's view of the table */
 };
 
 static void files_write(struct mx_front *F)
@@ -330,6 +352,14 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	int err = mx_ports_select(&po, &local);
 	struct mx_offer mine = { .eps = local.eps, .n = local.n, .err = err, .why = local.why,
 				 .nccl_version = o->eng.ver.version };
+	/* --budget: every rank fits the same model and so makes the same choice; one that cannot read
+	 * the file fails the start-up exchange for all (its reason on its stderr) */
+	int cal = o->budget_seen ? mx_plan_model_load(o->calibrate_from, &F->model) : -1;
+
+	if (cal >= 0 && !err) {
+		mine.err = cal == RP_EXIT_USAGE ? -EINVAL : -ENOMEM;
+		mine.why = "--calibrate-from: the file cannot be used (see this rank's stderr)";
+	}
 
 	/* One rank per node checks whether the job's NCCL would crash there (warning on stderr; the rank
 	 * exits 1 at the end, so the launcher's status fails: a job setting, not an adapter to drain). */
@@ -356,6 +386,37 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	return -1;
 }
 
+/* --budget, on every rank from the same table and model: the pattern that fits replaces the one asked
+ * for (rank 0 says which and why). Returns -1 to go on, or a status (nothing fits: 2, not run). The
+ * choice is not exchanged: a --calibrate-from file that differs between nodes would make ranks choose
+ * differently (README: the same file on every node). */
+static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct rp_sched_ep *se)
+{
+	struct mx_opts *o = F->o;
+	size_t n_eps = F->table.n_eps;
+	double *gbps;
+	struct mx_plan_run run;
+	struct mx_plan_choice choice;
+	int status;
+
+	if (!o->budget_seen || !se)
+		return -1;
+	gbps = calloc(n_eps, sizeof(*gbps));
+	if (!gbps)
+		return RP_EXIT_ENV;
+	for (size_t e = 0; e < n_eps; e++)
+		gbps[e] = F->table.eps[e].ep.link_gbps > 0 ? F->table.eps[e].ep.link_gbps : o->rate;
+	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &F->model, &run, o->budget,
+				budget_text(o), comm->rank == 0, &choice);
+	free(gbps);
+	if (status < 0) {
+		o->pattern = choice.pattern;
+		rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
+	}
+	return status;
+}
+
 /* The table, the schedule and the context every rank agrees on. Returns -1 to go on, or a status. */
 static int run_setup(struct mx_front *F, struct mx_comm *comm)
 {
@@ -367,15 +428,14 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 	if (status >= 0)
 		return status;
 	n_eps = F->table.n_eps;
-	se = mx_sched_eps(F->table.eps, n_eps, &n_nodes);
+	se = F->sched_eps = mx_sched_eps(F->table.eps, n_eps, &n_nodes);   /* kept: the coverage at the end */
 	c->dead = calloc((size_t)comm->size, sizeof(bool));
 	F->rep_eps = calloc(n_eps, sizeof(*F->rep_eps));
-	if (!se || !c->dead || !F->rep_eps || rp_sched_create(se, n_eps, &F->o->pattern, F->o->seed, &F->sched) != 0) {
-		status = se && c->dead && F->rep_eps ? RP_EXIT_USAGE : RP_EXIT_ENV;
-		free(se);
+	status = budget_choose(F, comm, se);
+	if (status >= 0)
 		return status;
-	}
-	free(se);
+	if (!se || !c->dead || !F->rep_eps || rp_sched_create(se, n_eps, &F->o->pattern, F->o->seed, &F->sched) != 0)
+		return se && c->dead && F->rep_eps ? RP_EXIT_USAGE : RP_EXIT_ENV;
 	for (size_t e = 0; e < n_eps; e++)
 		F->rep_eps[e] = F->table.eps[e].ep;
 	*c = (struct mx_ctx){ .comm = comm, .cfg = &F->o->eng.cfg, .eps = F->table.eps, .n_eps = n_eps,
@@ -412,9 +472,15 @@ static int run_finish(struct mx_front *F, int status)
 	if (F->jsonl.fd >= 0 &&
 	    rp_jsonl_close(&F->jsonl, !F->out.stop_sig && F->out.rounds_done == F->out.n_rounds) != 0 && !status)
 		status = RP_EXIT_ENV;   /* the stream is a requested output: its loss is the run's error */
+	if (mx_coverage_compute(F->sched_eps, F->table.n_eps, &F->o->pattern_req, F->sched,
+				mx_coverage_sched_rounds(F->sched, F->o->concurrent_rails, F->out.rounds_done),
+				&F->coverage) == 0)
+		F->out.coverage = &F->coverage;
 	wrc = mx_write_files(&F->out, &v, &judged);
 	if (judged) {
 		mx_print(&F->out, &v, judged);
+		if (F->out.coverage)
+			mx_coverage_print(&F->coverage, F->o->pattern_req_text, F->o->pattern_text, F->out.budget_s);
 		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
 			status = RP_EXIT_FAIL;
 		if (!status)
@@ -464,6 +530,8 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops, .sweep = &F->run.sweep,
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
+		.startup_s = F->t0 - o->t_start, .pattern_requested = o->pattern_req_text,
+		.budget_s = o->budget_seen ? o->budget : 0,
 	};
 	F->jsonl.fd = -1;
 	if (F->run.ctx.rank == 0 && o->jsonl) {
@@ -516,6 +584,7 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 	status = rp_cli_nccl_crash_status(&o->eng, status);
 out:
 	rp_sched_destroy(F.sched);
+	free(F.sched_eps);
 	mx_table_fini(&F.table);
 	free(F.run.ctx.dead);
 	free(F.rep_eps);
@@ -559,8 +628,10 @@ int cmd_matrix(int argc, char **argv)
 	if (mx_sim_requested(argc, argv))
 		return cmd_matrix_sim(argc, argv);   /* --transport sim: cmd_sim.c */
 	struct mx_opts o;
+	double t_start = rp_now();
 	int rc = opts_parse(&o, argc, argv);
 
+	o.t_start = t_start;
 	if (rc < 0)
 		rc = o.plan ? run_plan(&o) : matrix_launch(&o, argc, argv);
 	rp_cli_ops_fini(&o.ops);

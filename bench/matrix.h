@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "engine_cli.h"
 #include "mx_conc.h"
+#include "mx_plan.h"
 #include "mx_results.h"
 #include "mx_sweep.h"
 #include "mx_table.h"
@@ -55,6 +56,10 @@ struct mx_out {
 	const char *sim_banner;
 	int (*json_more)(void *root, void *arg);
 	void *json_more_arg;
+	double startup_s;             /* rank 0's start-up: from its start to the first round */
+	const struct mx_coverage *coverage;   /* the final write's "coverage" (mx_plan_json.h); NULL before */
+	const char *pattern_requested; /* --budget may have chosen a smaller sample than this */
+	double budget_s;              /* --budget; 0 none */
 };
 
 /* The matrix's options (cmd_matrix.c parses them). */
@@ -71,8 +76,14 @@ struct mx_opts {
 	uint64_t seed, nodes, hcas, retest;
 	double rate, round_timeout;
 	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
+	const char *calibrate_from;   /* --calibrate-from: a previous run's JSON report for the plan's model */
+	double budget;                /* --budget: seconds; 0 none */
+	bool budget_seen;
+	double t_start;               /* rp_now() when the command started (the report's startup_s) */
 	/* derived */
-	struct rp_pattern pattern;
+	struct rp_pattern pattern;    /* the pattern that runs (--budget may make it a smaller sample) */
+	struct rp_pattern pattern_req;   /* the pattern asked for */
+	char pattern_req_text[32];
 	double conc_drop;             /* --concurrent-drop as a fraction */
 	struct rp_cli_verdict vc;     /* --min-bw, --outlier, --interval-drop (bench/verdict_cli.h); .cfg derived */
 	char pattern_text[32];
@@ -87,8 +98,24 @@ struct mx_plan_in {
 	const double *rail_gbps;      /* this node's port rates, one per rail; NULL: rate for all */
 	double rate;
 	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail before each round */
+	unsigned sweep;               /* --sweep W */
+	const char *calibrate_from;   /* --calibrate-from FILE; NULL: the assumed figures */
+	double budget_s;              /* --budget: pick what fits; 0 none */
+	const char *budget_text;      /* as given */
 };
 int mx_plan_print(const struct mx_plan_in *in);
+/* What the run measures, for the model. */
+void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
+/* --calibrate-from: the model, calibrated when path is given. Returns -1 to go on, or an exit status
+ * (the file's problem logged by lib/). */
+int mx_plan_model_load(const char *path, struct mx_plan_model *m);
+/* --budget over the endpoints: the pattern that fits into *choice, its line printed on stderr when
+ * say is set. Returns -1 to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
+int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
+		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
+		   double budget_s, const char *budget_text, bool say, struct mx_plan_choice *choice);
+/* One line: what the run covered (stdout). */
+void mx_coverage_print(const struct mx_coverage *c, const char *requested, const char *ran, double budget_s);
 
 /* matrix --transport ... (cmd_sim.c): whether the arguments ask for another transport, and that run. */
 bool mx_sim_requested(int argc, char **argv);

@@ -11,6 +11,7 @@
 #include "drift.h"
 #include "matrix.h"
 #include "matrix_retest.h"
+#include "mx_plan_json.h"
 #include "nccl_rules.h"
 #include "report.h"
 #include "report_html.h"
@@ -58,6 +59,8 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(m, "interrupted", json_boolean(o->stop_sig != 0), &bad);
 	jset(m, "signal", o->stop_sig ? json_integer(o->stop_sig) : json_null(), &bad);
 	jset(m, "elapsed_s", json_real(o->elapsed_s), &bad);
+	if (o->startup_s > 0)
+		jset(m, "startup_s", json_real(o->startup_s), &bad);
 	jset(m, "endpoints", eps, &bad);
 	eps = NULL;
 	jset(vj, "pass", json_boolean(v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed),
@@ -100,6 +103,8 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(root, "matrix", m, &bad);
 	jset(root, "verdict", vj, &bad);
 	jset(root, "nodes", nodes, &bad);
+	if (o->coverage)   /* the final write's: what the run covered (mx_plan_json.h) */
+		jset(root, "coverage", mx_coverage_json(o->coverage, o->pattern_requested, o->pattern, o->budget_s), &bad);
 	json_decref(eps);
 	return bad ? -ENOMEM : 0;
 }

@@ -66,6 +66,47 @@ static void test_plan_sample_is_seeded(void **state)
 	assert_non_null(strstr(out, "sample:4"));
 }
 
+/* --plan states every figure of its model and where it came from; --budget picks what fits or says
+ * nothing does (exit 2); a file that is not a matrix report is named with its problem (exit 2). */
+static void test_plan_model_budget(void **state)
+{
+	static const char foreign[] = "{\"tool\": \"rdmaprobe\", \"command\": \"loopback\"}";
+	char path[512], args[700];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 4K -n 10 --rate 100"), 0);
+	assert_non_null(strstr(out, "set-up 0.050 s per direction: assumed, no calibration"));
+	assert_non_null(strstr(out, "start-up 5.0 s: assumed, no calibration"));
+	assert_non_null(strstr(out, "uncalibrated"));
+	/* start-up 5 s + 0.15 s a round: full (7 rounds) 6.05 s; 5.5 s fits sample:3 (5.45 s) */
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 4K -n 10 --rate 100 --budget 5.5s"), 0);
+	assert_non_null(strstr(out, "sample:3 is the largest sample that fits"));
+	assert_non_null(strstr(out, "plan: pattern sample:3, 8 endpoints"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 4K -n 10 --rate 100 --budget 1m"), 0);
+	assert_non_null(strstr(out, "--pattern full fits"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --budget 5s"), 2);
+	assert_non_null(strstr(out, "nothing fits"));
+	assert_null(strstr(out, "plan: pattern"));
+	assert_int_equal(matrix("--plan --nodes 64 --hcas 8 --pattern rail --budget 6s"), 2);
+	assert_non_null(strstr(out, "--pattern rail needs"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --budget 0"), 2);
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --budget 10parsecs"), 2);
+	assert_non_null(strstr(out, "--budget 10parsecs: not a valid duration"));
+	assert_int_equal(matrix("--calibrate-from x.json"), 2);
+	assert_non_null(strstr(out, "--calibrate-from fits the plan's model: it goes with --plan or --budget"));
+	assert_int_equal(matrix("--plan --nodes 4 --hcas 1 --calibrate-from /nonexistent/m.json"), 2);
+	assert_non_null(strstr(out, "/nonexistent/m.json: cannot read it"));
+	snprintf(path, sizeof(path), "%s/loopback.json", rp_test_tmpdir());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(foreign, f);
+	fclose(f);
+	snprintf(args, sizeof(args), "--plan --nodes 4 --hcas 1 --calibrate-from %s", path);
+	assert_int_equal(matrix(args), 2);
+	assert_non_null(strstr(out, "a report of rdmaprobe loopback, not of a matrix run"));
+}
+
 static void test_usage_errors(void **state)
 {
 	(void)state;
@@ -183,6 +224,48 @@ static void test_no_port_is_the_finding(void **state)
 	assert_non_null(strstr(json, "\"complete\": true"));
 }
 
+/* --budget in a run: every rank makes the same choice after the start-up exchange; nothing fits is
+ * exit 2 on every rank with no report written; what ran, the report states its coverage; a
+ * calibration file a rank cannot read fails the start-up for all (exit 2), naming it. */
+static void test_budget_in_a_run(void **state)
+{
+	char args[1024], path[512];
+	FILE *f;
+
+	(void)state;
+	if (!mpi_usable())
+		skip();
+	snprintf(path, sizeof(path), "%s/budget-none.json", rp_test_tmpdir());
+	snprintf(args, sizeof(args), "-n 10 --timeout 1 --budget 1ms --json '%s'", path);
+	assert_int_equal(matrix_mpirun(3, args), 2);
+	assert_non_null(strstr(out, "--budget 0.001 s: nothing fits: --pattern full needs"));
+	assert_null(strstr(out, "pairs ok"));
+	f = fopen(path, "r");
+	assert_null(f);
+	snprintf(path, sizeof(path), "%s/budget.json", rp_test_tmpdir());
+	snprintf(args, sizeof(args), "-n 10 --timeout 1 --budget 1h --json '%s'", path);
+	assert_int_equal(matrix_mpirun(3, args), 1);   /* no port anywhere: every pair fails, as without */
+	assert_non_null(strstr(out, "--budget 3600 s: --pattern full fits"));
+	assert_non_null(strstr(out, "coverage: full (--budget 3600 s; requested full): every endpoint against 2 peers; "
+				    "1 of 1 (rail, rail) combinations (all); 6 of 6 ordered pairs full allows (100.0%)"));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	{
+		json_error_t jerr;
+		json_t *root = json_loadf(f, 0, &jerr), *cov = json_object_get(root, "coverage");
+
+		assert_non_null(cov);
+		assert_int_equal(json_integer_value(json_object_get(cov, "ordered_pairs_measured")), 6);
+		assert_true(json_real_value(json_object_get(cov, "budget_s")) == 3600);
+		assert_true(json_number_value(json_object_get(json_object_get(root, "matrix"), "startup_s")) > 0);
+		json_decref(root);
+	}
+	fclose(f);
+	assert_int_equal(matrix_mpirun(3, "-n 10 --timeout 1 --budget 1h --calibrate-from /nonexistent/m.json"), 2);
+	assert_non_null(strstr(out, "/nonexistent/m.json: cannot read it"));
+	assert_null(strstr(out, "pairs ok"));
+}
+
 static void test_unwritable_json_still_prints_the_verdict(void **state)
 {
 	(void)state;
@@ -250,9 +333,11 @@ int main(void)
 		cmocka_unit_test(test_ops_options),
 		cmocka_unit_test(test_plan_rail_1024x8),
 		cmocka_unit_test(test_plan_sample_is_seeded),
+		cmocka_unit_test(test_plan_model_budget),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_needs_a_launcher),
 		cmocka_unit_test(test_no_port_is_the_finding),
+		cmocka_unit_test(test_budget_in_a_run),
 		cmocka_unit_test(test_unwritable_json_still_prints_the_verdict),
 		cmocka_unit_test(test_nccl_version_mismatch),
 	};

@@ -3,6 +3,10 @@
 # timeout: 150
 # sample:2 on four nodes: each endpoint gets two distinct peers, exactly the pairs --plan prints for
 # that seed (the schedule is a pure function of endpoints, pattern and seed).
+# Then the plan's model: --plan --calibrate-from that run's JSON states its figures and their source;
+# --budget in a run picks what the (uncalibrated, so deterministic) model fits, sample:1 instead of
+# full, and the report states the coverage (a budget nothing fits: test_cmd_matrix, under mpirun on the
+# host).
 set -uo pipefail
 . "$RP_ROOT/tests/e2e/lib/matrix.sh"
 mx_need
@@ -25,4 +29,28 @@ for e in range(4):
     peers = {idx(p['dst']) for p in pairs if idx(p['src']) == e}
     assert len(peers) == 2 and e not in peers, (e, peers)
 " || { echo "FAIL: sample pair set"; exit 1; }
+
+"$RP_BIN" matrix --plan --nodes 8 --hcas 1 "${common[@]}" --calibrate-from "$out/sample.json" >"$out/cal.plan" 2>&1 ||
+	{ echo "FAIL: calibrated plan"; cat "$out/cal.plan"; exit 1; }
+grep -q "set-up .* per direction: median of 8 ok directions in $out/sample.json" "$out/cal.plan" &&
+	grep -q "start-up .*: matrix.startup_s .* at the 4 endpoints of" "$out/cal.plan" &&
+	grep -q "estimated time: .*, calibrated" "$out/cal.plan" || { echo "FAIL: calibrated plan"; cat "$out/cal.plan"; exit 1; }
+
+# the model, uncalibrated over 4 rxe ports at 10 Gb/s: start-up 5 s + ~0.15 s a round: full (3 rounds)
+# ~5.45 s, sample:1 ~5.15 s, sample:2 ~5.30 s; 5.2 s fits sample:1 only
+mx_mpirun 4 "${common[@]}" --budget 5.2s --json "$out/budget.json" >"$out/budget.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: budget exit $rc"; tail -20 "$out/budget.out"; exit 1; }
+grep -q "sample:1 is the largest sample that fits" "$out/budget.out" &&
+	grep -q "^coverage: sample:1 (--budget 5.2 s; requested full): every endpoint against 1 peer; .* 4 of 12 ordered pairs full allows (33.3%)" \
+		"$out/budget.out" || { echo "FAIL: budget lines"; cat "$out/budget.out"; exit 1; }
+mx_check "$out/budget.json" "
+c = d['coverage']
+assert d['matrix']['pattern'] == 'sample:1', d['matrix']['pattern']
+assert c['pattern_requested'] == 'full' and c['pattern_run'] == 'sample:1', c
+assert c['budget_s'] == 5.2 and c['peers_min'] == 1 and c['peers_max'] == 1, c
+assert c['ordered_pairs'] == 12 and c['ordered_pairs_measured'] == 4 and len(pairs) == 4, c
+assert abs(c['fraction'] - 1 / 3) < 1e-5 and c['rail_combinations'] == 1 and c['all_rail_combinations'], c
+assert d['matrix']['startup_s'] > 0
+" || { echo "FAIL: budget JSON"; exit 1; }
 echo "PASS"

@@ -1,0 +1,178 @@
+/* mx_plan.c: the matrix's time model and the budget's choice; see mx_plan.h. */
+#include "mx_plan.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void mx_plan_model_default(struct mx_plan_model *m)
+{
+	static const char assumed[] = "assumed, no calibration";
+
+	memset(m, 0, sizeof(*m));
+	m->setup_s = MX_PLAN_SETUP_S;
+	m->rate_frac = MX_PLAN_RATE_FRAC;
+	m->round_overhead_s = MX_PLAN_ROUND_S;
+	m->startup_s = MX_PLAN_STARTUP_S;
+	m->startup_per_ep_s = 0;
+	rp_strlcpy(m->setup_src, assumed, sizeof(m->setup_src));
+	rp_strlcpy(m->rate_src, assumed, sizeof(m->rate_src));
+	rp_strlcpy(m->round_src, assumed, sizeof(m->round_src));
+	rp_strlcpy(m->startup_src, assumed, sizeof(m->startup_src));
+}
+
+double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *run, double gbps)
+{
+	double bytes = (double)run->msg_size * (double)(run->iters + run->warmup_iters);
+
+	if (run->duration_s > 0)
+		return m->setup_s + run->duration_s;
+	return m->setup_s + bytes * 8 / (m->rate_frac * gbps * 1e9);
+}
+
+double mx_plan_round_s(const struct mx_plan_model *m, const struct mx_plan_run *run, const double *ep_gbps,
+		       const struct rp_sched_pair *pairs, size_t n)
+{
+	double worst = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double ga = ep_gbps[pairs[i].a], gb = ep_gbps[pairs[i].b];
+		double t = mx_plan_dir_s(m, run, ga < gb ? ga : gb) * (run->bidir ? 1 : 2);
+
+		if (t > worst)
+			worst = t;
+	}
+	return worst + m->round_overhead_s;
+}
+
+/* Round r's solo rounds (one per rail with pairs in it), as mx_run plays them before the round. */
+static int solo_rounds_s(const struct rp_sched *sched, size_t r, const double *ep_gbps, const struct mx_plan_model *m,
+			 const struct mx_plan_run *run, struct rp_sched_pair *pairs, size_t cap, size_t *n_solo_p,
+			 double *s_p)
+{
+	*n_solo_p = 0;
+	*s_p = 0;
+	for (size_t g = 0; g < rp_sched_n_groups(sched); g++) {
+		size_t got;
+
+		if (!rp_sched_group_round_size(sched, r, g))
+			continue;
+		if (rp_sched_group_round(sched, r, g, pairs, cap, &got) != 0)
+			return -EINVAL;
+		*s_p += mx_plan_round_s(m, run, ep_gbps, pairs, got);
+		(*n_solo_p)++;
+	}
+	return 0;
+}
+
+int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t n_eps, const struct mx_plan_model *m,
+		     const struct mx_plan_run *run, struct mx_plan_est *est_p)
+{
+	struct mx_plan_est e = { 0 };
+	struct rp_sched_pair *pairs;
+	size_t cap;
+	int rc = 0;
+
+	if (run->concurrent_rails && rp_sched_n_groups(sched) == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n_eps; i++)
+		if (!(ep_gbps[i] > 0) || !isfinite(ep_gbps[i]))
+			return -EINVAL;
+	cap = rp_sched_max_round_pairs(sched);
+	pairs = calloc(cap ? cap : 1, sizeof(*pairs));
+	if (!pairs)
+		return -ENOMEM;
+	e.pairs = rp_sched_n_pairs(sched);
+	e.max_round_pairs = cap;
+	for (size_t r = 0; !rc && r < rp_sched_n_rounds(sched); r++) {
+		size_t got, n_solo = 0;
+		double solo = 0;
+
+		rc = rp_sched_round(sched, r, pairs, cap, &got);
+		if (!rc)
+			e.rounds_s += mx_plan_round_s(m, run, ep_gbps, pairs, got);
+		if (!rc && run->concurrent_rails)
+			rc = solo_rounds_s(sched, r, ep_gbps, m, run, pairs, cap, &n_solo, &solo);
+		e.rounds_s += solo;
+		e.rounds += 1 + n_solo;
+	}
+	free(pairs);
+	if (rc)
+		return rc;
+	if (run->sweep) {
+		e.sweep_rounds = (rp_sched_n_rounds(sched) + run->sweep - 1) / run->sweep;
+		e.sweep_s = (double)e.sweep_rounds * (2 * m->setup_s + m->round_overhead_s);
+	}
+	e.startup_s = m->startup_s + m->startup_per_ep_s * (double)n_eps;
+	e.total_s = e.startup_s + e.sweep_s + e.rounds_s;
+	*est_p = e;
+	return 0;
+}
+
+/* The estimate of pattern pat over the endpoints. */
+static int pattern_est(const struct rp_sched_ep *eps, size_t n_eps, const double *ep_gbps, const struct rp_pattern *pat,
+		       uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
+		       struct mx_plan_est *est_p)
+{
+	struct rp_sched *s = NULL;
+	int rc = rp_sched_create(eps, n_eps, pat, seed, &s);
+
+	if (rc)
+		return rc;
+	rc = mx_plan_estimate(s, ep_gbps, n_eps, m, run, est_p);
+	rp_sched_destroy(s);
+	return rc;
+}
+
+int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep_gbps, const struct rp_pattern *pat,
+		   uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run, double budget_s,
+		   struct mx_plan_choice *c)
+{
+	struct mx_plan_est est;
+	uint32_t lo = 1, hi;
+	int rc;
+
+	if (!(budget_s > 0) || n_eps < 2)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	rc = pattern_est(eps, n_eps, ep_gbps, pat, seed, m, run, &c->est);
+	if (rc)
+		return rc;
+	c->pattern = *pat;
+	c->requested_s = c->est.total_s;
+	if (c->est.total_s <= budget_s)
+		return 0;
+	if (pat->kind == RP_PATTERN_RAIL || pat->kind == RP_PATTERN_INTRA)
+		return -EDOM;
+	/* sample:K for K in [1, hi]: any two endpoints, as the requested pattern's pairs */
+	hi = pat->kind == RP_PATTERN_SAMPLE ? pat->k - 1 : (uint32_t)(n_eps - 1 < UINT32_MAX ? n_eps - 1 : UINT32_MAX);
+	c->pattern = (struct rp_pattern){ .kind = RP_PATTERN_SAMPLE, .k = 1 };
+	c->reduced = true;
+	if (hi < 1)
+		return -ENOSPC;
+	rc = pattern_est(eps, n_eps, ep_gbps, &c->pattern, seed, m, run, &c->est);
+	if (rc)
+		return rc;
+	if (c->est.total_s > budget_s)
+		return -ENOSPC;
+	/* invariant: sample:lo fits (c->est is its estimate); find the largest K <= hi that fits */
+	while (lo < hi) {
+		struct rp_pattern p = { .kind = RP_PATTERN_SAMPLE, .k = lo + (hi - lo + 1) / 2 };
+
+		rc = pattern_est(eps, n_eps, ep_gbps, &p, seed, m, run, &est);
+		if (rc)
+			return rc;
+		if (est.total_s <= budget_s) {
+			lo = p.k;
+			c->est = est;
+		} else {
+			hi = p.k - 1;
+		}
+	}
+	c->pattern.k = lo;
+	return 0;
+}

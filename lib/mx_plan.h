@@ -1,0 +1,148 @@
+/* mx_plan.h: the matrix's time model (matrix --plan, --budget, --calibrate-from): how long a schedule
+ * takes and why, what fits a time budget, and what a run covered.
+ *
+ * The model (struct mx_plan_model; every figure carries where it came from, so the plan can say what
+ * it assumed):
+ *   wall        = start-up + planned rounds + sweep rounds
+ *   start-up    = startup_s + startup_per_ep_s x E (every rank's discovery and the start-up exchange)
+ *   a round     = its slowest pair + round_overhead_s (lock-step rounds wait for their slowest pair;
+ *                 the overhead is rank 0's collection, its report writes and the "go")
+ *   a pair      = its two directions one after the other (--bidir: both at once, one direction's time)
+ *   a direction = setup_s + the bytes (iters + warm-up, x msg_size) at rate_frac x the lower link rate
+ *                 of its two endpoints; with a duration (-D) setup_s + the duration
+ *   --concurrent-rails: each round is also played rail by rail first (a rail's solo round lasts its
+ *                 slowest pair + the overhead), then whole
+ *   --sweep W:  ceil(rounds / W) probe rounds first, each 2 x setup_s + the overhead (a probe moves a
+ *                 few KiB: its set-up is its cost)
+ *   --retest:   no extra rounds: they measure again what failed or was slow, and the plan assumes a
+ *                 healthy fabric (the text says so)
+ * Uncalibrated figures are assumptions (mx_plan_model_default); mx_plan_calibrate() fits them from a
+ * previous run's JSON report (lib/mx_plan_cal.c).
+ *
+ * Nothing here prints or exits; errors are 0 or a negative errno.
+ */
+#ifndef RP_MX_PLAN_H
+#define RP_MX_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
+
+#define MX_PLAN_SRC 192           /* room for a figure's provenance */
+
+/* The default assumptions (no calibration). */
+#define MX_PLAN_SETUP_S 0.05      /* set-up of one direction: QPs, connection, exchange */
+#define MX_PLAN_RATE_FRAC 1.0     /* transfers at the link rate */
+#define MX_PLAN_ROUND_S 0.05      /* per-round overhead beyond the slowest pair */
+#define MX_PLAN_STARTUP_S 5.0     /* start-up, whatever the size */
+
+struct mx_plan_model {
+	double setup_s;               /* per direction */
+	double rate_frac;             /* fraction of the lower link rate a transfer runs at, (0, 1] or more */
+	double round_overhead_s;      /* per round */
+	double startup_s;             /* start-up, fixed part */
+	double startup_per_ep_s;      /* start-up, per endpoint */
+	char setup_src[MX_PLAN_SRC];  /* "assumed, no calibration", "median of 56 directions in m.json" */
+	char rate_src[MX_PLAN_SRC];
+	char round_src[MX_PLAN_SRC];
+	char startup_src[MX_PLAN_SRC];
+	bool calibrated;              /* any figure came from a file */
+};
+
+/* The default assumptions above, each with its source "assumed, no calibration". */
+void mx_plan_model_default(struct mx_plan_model *m);
+
+/* What a run measures (from the engine's configuration and the matrix's options). */
+struct mx_plan_run {
+	uint64_t msg_size, iters, warmup_iters;
+	double duration_s;            /* > 0: each direction runs this long (-D) */
+	bool bidir;                   /* both directions at once */
+	bool concurrent_rails;        /* solo rounds per rail before each round (groups needed) */
+	unsigned sweep;               /* --sweep W; 0 none */
+};
+
+struct mx_plan_est {
+	size_t rounds;                /* planned rounds (concurrent_rails: solo and whole) */
+	size_t sweep_rounds;
+	uint64_t pairs;               /* unordered; each measured both ways */
+	size_t max_round_pairs;
+	double startup_s, rounds_s, sweep_s, total_s;
+};
+
+/* One direction at gbps (the lower link rate of its endpoints, Gb/s > 0). */
+double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *run, double gbps);
+/* A round of pairs[0..n) over endpoints at ep_gbps[]: its slowest pair plus the overhead (n == 0:
+ * the overhead alone). */
+double mx_plan_round_s(const struct mx_plan_model *m, const struct mx_plan_run *run, const double *ep_gbps,
+		       const struct rp_sched_pair *pairs, size_t n);
+/* Walk every round of sched (E = n_eps endpoints at ep_gbps[], each > 0) under the model into *est.
+ * 0, -EINVAL (a rate not > 0, concurrent_rails on a pattern without groups; not logged: the caller
+ * checks its input) or -ENOMEM. */
+int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t n_eps, const struct mx_plan_model *m,
+		     const struct mx_plan_run *run, struct mx_plan_est *est_p);
+
+/* --- calibration (mx_plan_cal.c) ------------------------------------------------------------------ */
+
+/* Fit m from a previous matrix run's JSON report at path (the one rdmaprobe matrix --json wrote):
+ *   setup_s           median over its ok directions of elapsed_s - the bytes moved (warm-up
+ *                     included) at the measured rate (-D: elapsed_s - duration_s), at least 0;
+ *   rate_frac         median over the same directions of gbps / the lower link rate of the two;
+ *   round_overhead_s  (matrix.elapsed_s - the sum over its rounds of the model's slowest pair, from
+ *                     the two figures above and each direction's bytes and link rate) / rounds, at
+ *                     least 0: what its rounds took beyond the model (collection, report writes, and
+ *                     the slowest pair's distance from the median), so the model reproduces the
+ *                     report's own rounds; the rounds rebuilt from its endpoints, pattern and seed;
+ *                     only from a complete run without retest, sweep or concurrent rounds (else kept,
+ *                     and its source says why);
+ *   startup_per_ep_s  matrix.startup_s / its endpoints (assumed proportional to the endpoints;
+ *                     startup_s 0); kept when the report has no startup_s (older writers).
+ * Each source names the file and how many directions or rounds the figure comes from. 0; -ENOENT or
+ * -EACCES (cannot read it), -EINVAL (not JSON, not a matrix report, or no ok direction to fit from),
+ * -ENOMEM; every error logged once naming the file and what is wrong, m left untouched. */
+int mx_plan_calibrate(const char *path, struct mx_plan_model *m);
+
+/* --- the budget ------------------------------------------------------------------------------------ */
+
+struct mx_plan_choice {
+	struct rp_pattern pattern;    /* what fits: the requested pattern, or sample:K */
+	bool reduced;                 /* pattern is a smaller sample than the one requested */
+	double requested_s;           /* the requested pattern's estimate */
+	struct mx_plan_est est;       /* the chosen pattern's */
+};
+
+/* The pattern that fits budget_s over eps[0..n_eps) (canonical order, as rp_sched_create) at
+ * ep_gbps[]: the requested one if its estimate fits, else (full, shift and sample:K, whose pairs are
+ * any two endpoints) sample:K with the largest K that fits (below the requested K for sample:K;
+ * searched by halving: the estimate grows with K). 0 with *c; -ENOSPC nothing fits, not even
+ * sample:1 (c->requested_s and c->est are the requested pattern's and sample:1's); -EDOM rail or intra
+ * does not fit (their pairs are restricted; a sample is not: c->requested_s set); -EINVAL a bad
+ * input (not logged), -ENOMEM. */
+int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep_gbps, const struct rp_pattern *pat,
+		   uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run, double budget_s,
+		   struct mx_plan_choice *c);
+
+/* --- coverage (mx_plan_cov.c) ---------------------------------------------------------------------- */
+
+/* What a run measured against what its requested pattern allows. The pairs the requested pattern
+ * allows: full, shift and sample:K any two endpoints; rail two endpoints of the same rail (index
+ * within the node) on different nodes; intra two endpoints of the same node. A (rail, rail)
+ * combination is unordered, (r, s) with r <= s. */
+struct mx_coverage {
+	uint32_t peers_min, peers_max;          /* distinct peers measured per endpoint */
+	uint64_t ordered_allowed, ordered_measured;
+	uint64_t combos_allowed, combos_covered;
+	double fraction;                        /* ordered_measured / ordered_allowed (1 when none allowed) */
+};
+
+/* Coverage of the first sched_rounds_done rounds of sched (the schedule that ran) over eps[0..n_eps),
+ * against the pairs `requested` allows (only those count). 0, -EINVAL (n_eps 0, rounds out of range)
+ * or -ENOMEM. */
+int mx_coverage_compute(const struct rp_sched_ep *eps, size_t n_eps, const struct rp_pattern *requested,
+			const struct rp_sched *sched, size_t sched_rounds_done, struct mx_coverage *cov);
+/* The schedule's rounds whose pairs are measured after planned_done planned rounds (concurrent_rails:
+ * a round's pairs are measured once its solo rounds are, mx_run.h). */
+size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_rails, size_t planned_done);
+
+#endif

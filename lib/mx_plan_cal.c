@@ -1,0 +1,385 @@
+/* mx_plan_cal.c: the plan's model fitted from a previous matrix run's JSON report; see mx_plan.h.
+ *
+ * Robust figures: medians over the report's ok directions (a slow or stalled pair does not move
+ * them); the per-round overhead is what the rounds took beyond their slowest pairs, rebuilt from the
+ * report's endpoints, pattern and seed (the schedule is a pure function of them).
+ */
+#include "mx_plan.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+/* One measured direction of the report. */
+struct cal_dir {
+	uint32_t a, b;                /* endpoint numbers, a -> b */
+	double bytes;                 /* moved, warm-up included */
+	double link_gbps;             /* the lower of its endpoints'; 0 unknown */
+};
+
+struct cal_key {
+	char *key;
+	uint32_t idx;                 /* the endpoint's number in matrix.endpoints */
+};
+
+/* What the report holds, borrowed from its JSON. */
+struct cal_in {
+	const char *path;
+	json_t *root, *matrix, *pairs, *eps;
+	double duration_s, warmup;
+	bool bidir;
+	size_t n_eps;
+	struct cal_key *keys;         /* "node/device:port" of each endpoint, sorted by key */
+	struct cal_dir *dirs;
+	size_t n_dirs;
+};
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double num(const json_t *obj, const char *key, double dflt)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) && isfinite(json_number_value(v)) ? json_number_value(v) : dflt;
+}
+
+/* An endpoint object's key "node/device:port"; NULL when it is not one. */
+static char *ep_key(const json_t *ep)
+{
+	const char *node = json_string_value(json_object_get(ep, "node"));
+	const char *dev = json_string_value(json_object_get(ep, "device"));
+	json_t *port = json_object_get(ep, "port");
+	char buf[512];
+
+	if (!node || !dev || !json_is_integer(port))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s/%s:%lld", node, dev, (long long)json_integer_value(port));
+	return strdup(buf);
+}
+
+static int key_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct cal_key *)x)->key, ((const struct cal_key *)y)->key);
+}
+
+/* The endpoint number of an endpoint object (by its key, in the sorted keys). */
+static int ep_find(const struct cal_in *in, const json_t *ep, uint32_t *idx_p)
+{
+	struct cal_key k = { .key = ep_key(ep) }, *hit;
+
+	if (!k.key)
+		return -ENOENT;
+	hit = bsearch(&k, in->keys, in->n_eps, sizeof(*in->keys), key_cmp);
+	free(k.key);
+	if (!hit)
+		return -ENOENT;
+	*idx_p = hit->idx;
+	return 0;
+}
+
+/* The report's top level: an rdmaprobe matrix report with pairs and endpoints. */
+static int open_report(struct cal_in *in)
+{
+	json_error_t jerr;
+	FILE *f = fopen(in->path, "r");
+	const char *tool, *cmd;
+
+	if (!f) {
+		int err = errno;
+
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: cannot read it: %s", in->path, strerror(err));
+		return err == ENOENT || err == EACCES ? -err : -EIO;
+	}
+	in->root = json_loadf(f, 0, &jerr);
+	fclose(f);
+	if (!in->root) {
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: not JSON (line %d: %s)", in->path, jerr.line, jerr.text);
+		return -EINVAL;
+	}
+	tool = json_string_value(json_object_get(in->root, "tool"));
+	cmd = json_string_value(json_object_get(in->root, "command"));
+	if (!tool || strcmp(tool, "rdmaprobe") != 0) {
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: not an rdmaprobe report (no \"tool\": \"rdmaprobe\")", in->path);
+		return -EINVAL;
+	}
+	if (!cmd || strcmp(cmd, "matrix") != 0) {
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: a report of rdmaprobe %s, not of a matrix run", in->path,
+		       cmd ? cmd : "(no command)");
+		return -EINVAL;
+	}
+	in->matrix = json_object_get(in->root, "matrix");
+	in->pairs = json_object_get(in->root, "pairs");
+	in->eps = json_object_get(in->matrix, "endpoints");
+	if (!json_is_object(in->matrix) || !json_is_array(in->pairs) || !json_is_array(in->eps)) {
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: a matrix report without its %s", in->path,
+		       !json_is_object(in->matrix) ? "\"matrix\" object" : !json_is_array(in->pairs) ? "\"pairs\" array"
+										       : "\"matrix.endpoints\" array");
+		return -EINVAL;
+	}
+	in->duration_s = num(json_object_get(in->root, "config"), "duration_s", 0);
+	in->warmup = num(json_object_get(in->root, "config"), "warmup_iters", 0);
+	in->bidir = json_is_true(json_object_get(json_object_get(in->root, "config"), "bidir"));
+	return 0;
+}
+
+/* The endpoint keys, sorted for ep_find. */
+static int load_eps(struct cal_in *in)
+{
+	in->n_eps = json_array_size(in->eps);
+	in->keys = calloc(in->n_eps ? in->n_eps : 1, sizeof(*in->keys));
+	if (!in->keys)
+		return -ENOMEM;
+	for (size_t e = 0; e < in->n_eps; e++) {
+		in->keys[e] = (struct cal_key){ .key = ep_key(json_array_get(in->eps, e)), .idx = (uint32_t)e };
+		if (!in->keys[e].key) {
+			rp_log(RP_LOG_ERROR, "--calibrate-from %s: matrix.endpoints[%zu] is not an endpoint (node, device, port)",
+			       in->path, e);
+			return -EINVAL;
+		}
+	}
+	qsort(in->keys, in->n_eps, sizeof(*in->keys), key_cmp);
+	return 0;
+}
+
+/* One pair object's set-up and rate fraction, when it is an ok direction that moved bytes. */
+static bool dir_fit(const struct cal_in *in, const json_t *p, double *setup_p, double *frac_p)
+{
+	const char *st = json_string_value(json_object_get(p, "status"));
+	double gbps = num(p, "gbps", 0), el = num(p, "elapsed_s", 0), bytes = num(p, "bytes", 0);
+	double msg = num(p, "msg_size", 0), ls = num(json_object_get(p, "src"), "link_gbps", 0);
+	double ld = num(json_object_get(p, "dst"), "link_gbps", 0), link = ls < ld ? ls : ld, xfer;
+
+	if (!st || strcmp(st, "ok") != 0 || !(gbps > 0) || !(el > 0) || !(bytes > 0))
+		return false;
+	xfer = in->duration_s > 0 ? in->duration_s : (bytes + in->warmup * msg) * 8 / (gbps * 1e9);
+	*setup_p = el > xfer ? el - xfer : 0;
+	*frac_p = link > 0 ? gbps / link : -1;
+	return true;
+}
+
+/* Set-up and rate from the ok directions; every direction with both endpoints known kept in dirs. */
+static int fit_dirs(struct cal_in *in, struct mx_plan_model *m)
+{
+	size_t n = json_array_size(in->pairs), n_setup = 0, n_frac = 0;
+	double *setup = calloc(n ? n : 1, sizeof(*setup)), *frac = calloc(n ? n : 1, sizeof(*frac));
+	int rc = 0;
+
+	in->dirs = calloc(n ? n : 1, sizeof(*in->dirs));
+	if (!setup || !frac || !in->dirs) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const json_t *p = json_array_get(in->pairs, i);
+		struct cal_dir *d = &in->dirs[in->n_dirs];
+		double f, ls = num(json_object_get(p, "src"), "link_gbps", 0), ld = num(json_object_get(p, "dst"), "link_gbps", 0);
+
+		if (dir_fit(in, p, &setup[n_setup], &f)) {
+			n_setup++;
+			if (f > 0)
+				frac[n_frac++] = f;
+		}
+		d->bytes = num(p, "bytes", 0) + in->warmup * num(p, "msg_size", 0);
+		d->link_gbps = ls < ld ? ls : ld;
+		if (ep_find(in, json_object_get(p, "src"), &d->a) == 0 && ep_find(in, json_object_get(p, "dst"), &d->b) == 0)
+			in->n_dirs++;
+	}
+	if (!n_setup) {
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: no ok direction to fit from (%zu pair results, none ok with bytes "
+		       "moved)", in->path, n);
+		rc = -EINVAL;
+		goto out;
+	}
+	m->setup_s = median(setup, n_setup);
+	snprintf(m->setup_src, sizeof(m->setup_src), "median of %zu ok directions in %s", n_setup, in->path);
+	if (n_frac) {
+		m->rate_frac = median(frac, n_frac);
+		snprintf(m->rate_src, sizeof(m->rate_src), "median of %zu ok directions in %s (measured / link rate)",
+			 n_frac, in->path);
+	}
+out:
+	free(setup);
+	free(frac);
+	return rc;
+}
+
+static int dir_cmp(const void *x, const void *y)
+{
+	const struct cal_dir *p = x, *q = y;
+
+	return p->a != q->a ? (p->a < q->a ? -1 : 1) : p->b != q->b ? (p->b < q->b ? -1 : 1) : 0;
+}
+
+/* The model's time for direction a -> b of the report (dirs sorted by dir_cmp): its bytes at the
+ * fitted rate of its link; 0 when the report has no such direction. */
+static double dir_model_s(const struct cal_in *in, const struct mx_plan_model *m, uint32_t a, uint32_t b)
+{
+	struct cal_dir k = { .a = a, .b = b }, *hit = bsearch(&k, in->dirs, in->n_dirs, sizeof(k), dir_cmp);
+
+	if (!hit)
+		return 0;
+	if (in->duration_s > 0)
+		return m->setup_s + in->duration_s;
+	return m->setup_s + (hit->link_gbps > 0 ? hit->bytes * 8 / (m->rate_frac * hit->link_gbps * 1e9) : 0);
+}
+
+/* Why the report's rounds cannot give the per-round overhead, or NULL when they can. */
+static const char *rounds_unfit(const struct cal_in *in, struct rp_pattern *pat)
+{
+	const json_t *mx = in->matrix;
+	const char *ps = json_string_value(json_object_get(mx, "pattern"));
+
+	if (!json_is_true(json_object_get(mx, "complete")))
+		return "its run is not complete";
+	if (num(mx, "retest_rounds", -1) != 0)
+		return "its run has retest rounds";
+	if (json_is_object(json_object_get(mx, "sweep")) || json_object_get(in->root, "concurrent_rails"))
+		return "its run has sweep or concurrent rounds";
+	if (!ps || rp_pattern_parse(ps, pat) != 0 || !json_is_integer(json_object_get(mx, "seed")))
+		return "its pattern or seed is missing";
+	if (!(num(mx, "elapsed_s", -1) > 0))
+		return "it has no matrix.elapsed_s";
+	return NULL;
+}
+
+/* The rebuilt schedule's endpoints: a node number per change of node name, rails in order. */
+static int sched_eps(const struct cal_in *in, struct rp_sched_ep **se_p)
+{
+	struct rp_sched_ep *se = calloc(in->n_eps ? in->n_eps : 1, sizeof(*se));
+	const char *prev = NULL;
+
+	if (!se)
+		return -ENOMEM;
+	for (size_t e = 0; e < in->n_eps; e++) {
+		const char *node = json_string_value(json_object_get(json_array_get(in->eps, e), "node"));
+		bool same = prev && strcmp(prev, node) == 0;
+
+		se[e].node = e == 0 ? 0 : se[e - 1].node + !same;
+		se[e].rail = same ? se[e - 1].rail + 1 : 0;
+		prev = node;
+	}
+	*se_p = se;
+	return 0;
+}
+
+/* Sum over the report's rounds of the model's slowest pair (both directions; --bidir the longer). */
+static int model_sum(const struct cal_in *in, const struct mx_plan_model *m, const struct rp_sched *s, double *sum_p)
+{
+	size_t cap = rp_sched_max_round_pairs(s), got;
+	struct rp_sched_pair *pairs = calloc(cap ? cap : 1, sizeof(*pairs));
+	int rc = pairs ? 0 : -ENOMEM;
+
+	*sum_p = 0;
+	for (size_t r = 0; !rc && r < rp_sched_n_rounds(s); r++) {
+		double worst = 0;
+
+		rc = rp_sched_round(s, r, pairs, cap, &got);
+		for (size_t i = 0; !rc && i < got; i++) {
+			double ab = dir_model_s(in, m, pairs[i].a, pairs[i].b), ba = dir_model_s(in, m, pairs[i].b, pairs[i].a);
+			double t = in->bidir ? (ab > ba ? ab : ba) : ab + ba;
+
+			worst = t > worst ? t : worst;
+		}
+		*sum_p += worst;
+	}
+	free(pairs);
+	return rc;
+}
+
+/* The per-round overhead, when the report's rounds are the schedule's alone. */
+static int fit_rounds(struct cal_in *in, struct mx_plan_model *m)
+{
+	struct rp_pattern pat;
+	const char *why = rounds_unfit(in, &pat);
+	struct rp_sched_ep *se = NULL;
+	struct rp_sched *s = NULL;
+	double sum, elapsed = num(in->matrix, "elapsed_s", 0);
+	int rc;
+
+	if (why) {
+		snprintf(m->round_src, sizeof(m->round_src), "assumed: not fitted from %s (%s)", in->path, why);
+		return 0;
+	}
+	rc = sched_eps(in, &se);
+	if (!rc && rp_sched_create(se, in->n_eps, &pat, (uint64_t)json_integer_value(json_object_get(in->matrix, "seed")),
+				   &s) != 0) {
+		snprintf(m->round_src, sizeof(m->round_src), "assumed: not fitted from %s (its schedule cannot be rebuilt)",
+			 in->path);
+		free(se);
+		return 0;
+	}
+	qsort(in->dirs, in->n_dirs, sizeof(*in->dirs), dir_cmp);
+	if (!rc)
+		rc = model_sum(in, m, s, &sum);
+	if (!rc) {
+		size_t n = rp_sched_n_rounds(s);
+
+		m->round_overhead_s = elapsed > sum ? (elapsed - sum) / (double)n : 0;
+		snprintf(m->round_src, sizeof(m->round_src), "mean over %zu round%s in %s (its elapsed %.2f s - the model's "
+			 "slowest pairs %.2f s, / %zu%s)", n, n == 1 ? "" : "s", in->path, elapsed, sum, n,
+			 elapsed > sum ? "" : ", at least 0");
+	}
+	rp_sched_destroy(s);
+	free(se);
+	return rc;
+}
+
+/* Start-up: matrix.startup_s over the report's endpoints, assumed proportional to the endpoints. */
+static void fit_startup(const struct cal_in *in, struct mx_plan_model *m)
+{
+	double st = num(in->matrix, "startup_s", -1);
+
+	if (st < 0 || !in->n_eps) {
+		snprintf(m->startup_src, sizeof(m->startup_src), "assumed: %s has no matrix.startup_s (an older writer)",
+			 in->path);
+		return;
+	}
+	m->startup_s = 0;
+	m->startup_per_ep_s = st / (double)in->n_eps;
+	snprintf(m->startup_src, sizeof(m->startup_src), "matrix.startup_s %.2f s at the %zu endpoints of %s, assumed "
+		 "proportional to the endpoints", st, in->n_eps, in->path);
+}
+
+int mx_plan_calibrate(const char *path, struct mx_plan_model *m)
+{
+	struct cal_in in = { .path = path };
+	struct mx_plan_model fit = *m;
+	int rc = open_report(&in);
+
+	if (!rc)
+		rc = load_eps(&in);
+	if (!rc)
+		rc = fit_dirs(&in, &fit);
+	if (!rc)
+		rc = fit_rounds(&in, &fit);
+	if (!rc) {
+		fit_startup(&in, &fit);
+		fit.calibrated = true;
+		*m = fit;
+	}
+	if (rc == -ENOMEM)
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: out of memory", path);
+	for (size_t e = 0; in.keys && e < in.n_eps; e++)
+		free(in.keys[e].key);
+	free(in.keys);
+	free(in.dirs);
+	json_decref(in.root);
+	return rc;
+}

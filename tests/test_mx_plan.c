@@ -1,0 +1,443 @@
+/* test_mx_plan.c: the matrix's time model (lib/mx_plan.h): exact estimates of small hand-computed
+ * schedules, the budget's choice, coverage, and the calibration from a report written here (each
+ * figure computed by hand from the fixture's numbers), with its error paths. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <jansson.h>
+
+#include "log.h"
+#include "mx_plan.h"
+#include "testutil.h"
+
+static char logged[4096];
+
+static void capture(enum rp_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	snprintf(logged + strlen(logged), sizeof(logged) - strlen(logged), "%s\n", msg);
+}
+
+/* A model whose numbers are exact in binary: set-up 0.25 s, overhead 0.25 s, start-up 1 s. */
+static void model_exact(struct mx_plan_model *m)
+{
+	mx_plan_model_default(m);
+	m->setup_s = 0.25;
+	m->round_overhead_s = 0.25;
+	m->startup_s = 1;
+	m->rate_frac = 1;
+}
+
+/* 1.25e8 bytes a direction (99 iterations of 1.25 MB and 1 warm-up): 1e9 bits, 0.125 s at 8 Gb/s. */
+static const struct mx_plan_run run_8g = { .msg_size = 1250000, .iters = 99, .warmup_iters = 1 };
+
+static void eps_grid(struct rp_sched_ep *se, size_t nodes, size_t hcas)
+{
+	for (size_t e = 0; e < nodes * hcas; e++)
+		se[e] = (struct rp_sched_ep){ .node = (uint32_t)(e / hcas), .rail = (uint32_t)(e % hcas) };
+}
+
+static void test_dir_and_round(void **state)
+{
+	struct mx_plan_model m;
+	struct mx_plan_run run = run_8g;
+	double gbps[4] = { 8, 8, 4, 8 };
+	struct rp_sched_pair pairs[2] = { { 0, 1 }, { 2, 3 } };
+
+	(void)state;
+	model_exact(&m);
+	assert_true(mx_plan_dir_s(&m, &run, 8) == 0.375);
+	m.rate_frac = 0.5;                                  /* half the link rate: twice the transfer */
+	assert_true(mx_plan_dir_s(&m, &run, 8) == 0.5);
+	m.rate_frac = 1;
+	/* the slower pair (2 at 4 Gb/s: 0.25 + 0.25 a direction) sets the round: 2 x 0.5 + 0.25 */
+	assert_true(mx_plan_round_s(&m, &run, gbps, pairs, 2) == 1.25);
+	assert_true(mx_plan_round_s(&m, &run, gbps, pairs, 1) == 1.0);   /* 2 x 0.375 + 0.25 */
+	assert_true(mx_plan_round_s(&m, &run, gbps, pairs, 0) == 0.25);
+	run.bidir = true;                                   /* both directions at once */
+	assert_true(mx_plan_round_s(&m, &run, gbps, pairs, 2) == 0.75);
+	run.bidir = false;
+	run.duration_s = 2;                                 /* -D: the duration, whatever the rate */
+	assert_true(mx_plan_round_s(&m, &run, gbps, pairs, 2) == 2 * 2.25 + 0.25);
+}
+
+static void test_estimate_full_sweep(void **state)
+{
+	struct rp_sched_ep se[4];
+	struct rp_sched *s = NULL;
+	struct mx_plan_model m;
+	struct mx_plan_run run = run_8g;
+	struct mx_plan_est e;
+	double gbps[4] = { 8, 8, 8, 4 };
+
+	(void)state;
+	model_exact(&m);
+	m.startup_per_ep_s = 0.5;
+	eps_grid(se, 4, 1);
+	assert_int_equal(rp_sched_create(se, 4, &(struct rp_pattern){ RP_PATTERN_FULL, 0 }, 1, &s), 0);
+	/* endpoint 3 (4 Gb/s) is in every one of the 3 rounds: each 2 x 0.5 + 0.25 */
+	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), 0);
+	assert_int_equal(e.rounds, 3);
+	assert_int_equal(e.pairs, 6);
+	assert_int_equal(e.max_round_pairs, 2);
+	assert_true(e.rounds_s == 3.75);
+	assert_true(e.startup_s == 3.0);                    /* 1 + 0.5 x 4 */
+	assert_true(e.sweep_s == 0 && e.sweep_rounds == 0);
+	assert_true(e.total_s == 6.75);
+	run.sweep = 2;                                      /* ceil(3 / 2) probe rounds of 2 x 0.25 + 0.25 */
+	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), 0);
+	assert_int_equal(e.sweep_rounds, 2);
+	assert_true(e.sweep_s == 1.5);
+	assert_true(e.total_s == 8.25);
+	gbps[1] = 0;                                        /* a rate that is not > 0 */
+	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), -EINVAL);
+	run.concurrent_rails = true;                        /* full has one group: allowed */
+	gbps[1] = 8;
+	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), 0);
+	rp_sched_destroy(s);
+	assert_int_equal(rp_sched_create(se, 4, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 2 }, 1, &s), 0);
+	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), -EINVAL);   /* sample has no rails */
+	rp_sched_destroy(s);
+}
+
+static void test_estimate_concurrent_rails(void **state)
+{
+	struct rp_sched_ep se[4];
+	struct rp_sched *s = NULL;
+	struct mx_plan_model m;
+	struct mx_plan_run run = run_8g;
+	struct mx_plan_est e;
+	double gbps[4] = { 8, 4, 8, 8 };   /* rail 1 of node 0 is slower */
+
+	(void)state;
+	model_exact(&m);
+	eps_grid(se, 2, 2);
+	assert_int_equal(rp_sched_create(se, 4, &(struct rp_pattern){ RP_PATTERN_RAIL, 0 }, 1, &s), 0);
+	run.concurrent_rails = true;
+	/* one round {0-2, 1-3}: rail 0 alone (2 x 0.375 + 0.25 = 1), rail 1 alone (1.25), whole (1.25) */
+	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), 0);
+	assert_int_equal(e.rounds, 3);
+	assert_true(e.rounds_s == 3.5);
+	run.concurrent_rails = false;
+	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), 0);
+	assert_int_equal(e.rounds, 1);
+	assert_true(e.rounds_s == 1.25);
+	rp_sched_destroy(s);
+}
+
+/* Over 8 equal endpoints every round costs 1 s (2 x 0.375 + 0.25), start-up 1 s: full is 8 s and
+ * sample:K is 1 + K s. */
+static void test_budget(void **state)
+{
+	struct rp_sched_ep se[8];
+	double gbps[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
+	struct mx_plan_model m;
+	struct mx_plan_choice c;
+	const struct rp_pattern full = { RP_PATTERN_FULL, 0 }, rail = { RP_PATTERN_RAIL, 0 };
+
+	(void)state;
+	model_exact(&m);
+	eps_grid(se, 8, 1);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 8.0, &c), 0);   /* exactly fits */
+	assert_int_equal(c.pattern.kind, RP_PATTERN_FULL);
+	assert_false(c.reduced);
+	assert_true(c.requested_s == 8.0 && c.est.total_s == 8.0);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 7.99, &c), 0);
+	assert_int_equal(c.pattern.kind, RP_PATTERN_SAMPLE);
+	assert_int_equal(c.pattern.k, 6);
+	assert_true(c.reduced);
+	assert_true(c.requested_s == 8.0 && c.est.total_s == 7.0);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 4.5, &c), 0);
+	assert_int_equal(c.pattern.k, 3);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 2.0, &c), 0);
+	assert_int_equal(c.pattern.k, 1);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 1.99, &c), -ENOSPC);
+	assert_true(c.requested_s == 8.0 && c.est.total_s == 2.0);   /* what sample:1 would need */
+	/* a requested sample is reduced below its K */
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 5 }, 1, &m, &run_8g, 100,
+					&c), 0);
+	assert_int_equal(c.pattern.k, 5);
+	assert_false(c.reduced);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 5 }, 1, &m, &run_8g, 5.5,
+					&c), 0);
+	assert_int_equal(c.pattern.k, 4);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 1 }, 1, &m, &run_8g, 1.5,
+					&c), -ENOSPC);
+	/* rail over 4 nodes x 2: 3 rounds, 4 s; it does not fit 3 s and is not reduced to a sample */
+	eps_grid(se, 4, 2);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &rail, 1, &m, &run_8g, 4.0, &c), 0);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &rail, 1, &m, &run_8g, 3.0, &c), -EDOM);
+	assert_true(c.requested_s == 4.0);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 0, &c), -EINVAL);
+	assert_int_equal(mx_plan_budget(se, 1, gbps, &full, 1, &m, &run_8g, 10, &c), -EINVAL);
+}
+
+static void cov_of(const struct rp_sched_ep *se, size_t n, const struct rp_pattern *req, const struct rp_pattern *ran,
+		   size_t done, struct mx_coverage *cov)
+{
+	struct rp_sched *s = NULL;
+
+	assert_int_equal(rp_sched_create(se, n, ran, 1, &s), 0);
+	assert_int_equal(mx_coverage_compute(se, n, req, s, done, cov), 0);
+	rp_sched_destroy(s);
+}
+
+static void test_coverage(void **state)
+{
+	struct rp_sched_ep se[6];
+	struct rp_sched *s = NULL;
+	struct mx_coverage c;
+	const struct rp_pattern full = { RP_PATTERN_FULL, 0 }, rail = { RP_PATTERN_RAIL, 0 };
+	const struct rp_pattern intra = { RP_PATTERN_INTRA, 0 }, s1 = { RP_PATTERN_SAMPLE, 1 };
+
+	(void)state;
+	eps_grid(se, 2, 2);                  /* 2 nodes x 2 rails: full's 3 rounds of 2 pairs */
+	cov_of(se, 4, &full, &full, 3, &c);
+	assert_int_equal(c.peers_min, 3);
+	assert_int_equal(c.peers_max, 3);
+	assert_int_equal(c.ordered_allowed, 12);
+	assert_int_equal(c.ordered_measured, 12);
+	assert_int_equal(c.combos_allowed, 3);  /* (0,0) (0,1) (1,1) */
+	assert_int_equal(c.combos_covered, 3);
+	assert_true(c.fraction == 1.0);
+	cov_of(se, 4, &full, &full, 1, &c);     /* the first round only */
+	assert_int_equal(c.peers_min, 1);
+	assert_int_equal(c.ordered_measured, 4);
+	assert_true(c.fraction == 4.0 / 12);
+	cov_of(se, 4, &full, &s1, 1, &c);       /* a budget's sample:1 against full */
+	assert_int_equal(c.peers_min, 1);
+	assert_int_equal(c.peers_max, 1);
+	assert_int_equal(c.ordered_allowed, 12);
+	assert_int_equal(c.ordered_measured, 4);
+	/* rail asked, full run: only same-rail pairs across nodes count (2 of the 6 pairs) */
+	cov_of(se, 4, &rail, &full, 3, &c);
+	assert_int_equal(c.ordered_allowed, 4);
+	assert_int_equal(c.ordered_measured, 4);
+	assert_int_equal(c.combos_allowed, 2);  /* (0,0) (1,1) */
+	assert_int_equal(c.combos_covered, 2);
+	assert_int_equal(c.peers_min, 1);
+	eps_grid(se, 3, 2);                     /* rail over 3 nodes x 2: 2 x 3 x 2 ordered pairs */
+	cov_of(se, 6, &rail, &rail, 3, &c);
+	assert_int_equal(c.ordered_allowed, 12);
+	assert_int_equal(c.ordered_measured, 12);
+	assert_int_equal(c.peers_min, 2);
+	eps_grid(se, 2, 3);                     /* intra over 2 nodes x 3: (0,1) (0,2) (1,2), 12 ordered */
+	cov_of(se, 6, &intra, &intra, 3, &c);
+	assert_int_equal(c.ordered_allowed, 12);
+	assert_int_equal(c.ordered_measured, 12);
+	assert_int_equal(c.combos_allowed, 3);
+	assert_int_equal(c.combos_covered, 3);
+	assert_int_equal(rp_sched_create(se, 6, &intra, 1, &s), 0);
+	assert_int_equal(mx_coverage_compute(se, 6, &intra, s, 4, &c), -EINVAL);   /* past the last round */
+	assert_int_equal(mx_coverage_compute(se, 0, &intra, s, 0, &c), -EINVAL);
+	rp_sched_destroy(s);
+}
+
+static void test_coverage_sched_rounds(void **state)
+{
+	struct rp_sched_ep se[4];
+	struct rp_sched *s = NULL;
+
+	(void)state;
+	eps_grid(se, 2, 2);                     /* rail: one round, two rails: solo, solo, whole */
+	assert_int_equal(rp_sched_create(se, 4, &(struct rp_pattern){ RP_PATTERN_RAIL, 0 }, 1, &s), 0);
+	assert_int_equal(mx_coverage_sched_rounds(s, true, 0), 0);
+	assert_int_equal(mx_coverage_sched_rounds(s, true, 1), 0);
+	assert_int_equal(mx_coverage_sched_rounds(s, true, 2), 1);
+	assert_int_equal(mx_coverage_sched_rounds(s, true, 3), 1);
+	assert_int_equal(mx_coverage_sched_rounds(s, false, 1), 1);
+	assert_int_equal(mx_coverage_sched_rounds(s, false, 5), 1);
+	rp_sched_destroy(s);
+}
+
+/* --- calibration --------------------------------------------------------------------------------- */
+
+/* A direction of the fixture: 6.25e7 bytes, so 0.5 s at 1 Gb/s. */
+static json_t *dir_json(int a, int b, const char *status, double gbps, double elapsed)
+{
+	char na[8], nb[8];
+
+	snprintf(na, sizeof(na), "n%d", a);
+	snprintf(nb, sizeof(nb), "n%d", b);
+	return json_pack("{s:{s:s, s:s, s:i, s:f}, s:{s:s, s:s, s:i, s:f}, s:s, s:f, s:f, s:i, s:f}", "src", "node", na,
+			 "device", "d", "port", 1, "link_gbps", 10.0, "dst", "node", nb, "device", "d", "port", 1,
+			 "link_gbps", 10.0, "status", status, "gbps", gbps, "bytes", 6.25e7, "msg_size", 62500,
+			 "elapsed_s", elapsed);
+}
+
+/* full over 4 endpoints n0..n3, rounds {0-3, 1-2}, {1-3, 0-2}, {2-3, 0-1}. Pair times (both ways):
+ * 0-3 2, 1-2 3 (0.5 Gb/s), 1-3 2, 0-2 4 (0.25 Gb/s), 2-3 2 (2->3 timed out), 0-1 2. The ok
+ * directions' set-up (elapsed - transfer): 0.5 s x 9 (1 s at 1 Gb/s, 1.5 s at 0.5), 0 s x 2 (2 s at
+ * 0.25): median 0.5. Their rate fractions: 0.1 x 7, 0.05 x 2, 0.025 x 2: median 0.1. The model's
+ * direction: 0.5 + 6.25e7 bytes at 0.1 x 10 Gb/s = 1 s, a pair 2 s, 3 rounds 6 s; elapsed 9.75 s:
+ * 1.25 s per round beyond the model. Start-up 6 s at 4 endpoints: 1.5 each. */
+static const char *write_report(const char *name, void (*edit)(json_t *root))
+{
+	static char path[512];
+	json_t *pairs = json_array(), *eps = json_array();
+	static const struct { int a, b; const char *st; double gbps, el; } d[] = {
+		{ 0, 3, "ok", 1, 1 }, { 3, 0, "ok", 1, 1 }, { 1, 2, "ok", 0.5, 1.5 }, { 2, 1, "ok", 0.5, 1.5 },
+		{ 1, 3, "ok", 1, 1 }, { 3, 1, "ok", 1, 1 }, { 0, 2, "ok", 0.25, 2 }, { 2, 0, "ok", 0.25, 2 },
+		{ 2, 3, "timed_out", 0, 1 }, { 3, 2, "ok", 1, 1 }, { 0, 1, "ok", 1, 1 }, { 1, 0, "ok", 1, 1 },
+	};
+	json_t *root;
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		json_array_append_new(pairs, dir_json(d[i].a, d[i].b, d[i].st, d[i].gbps, d[i].el));
+	for (int e = 0; e < 4; e++) {
+		char n[8];
+
+		snprintf(n, sizeof(n), "n%d", e);
+		json_array_append_new(eps, json_pack("{s:s, s:s, s:i, s:f}", "node", n, "device", "d", "port", 1,
+						     "link_gbps", 10.0));
+	}
+	root = json_pack("{s:s, s:s, s:{s:f, s:i}, s:o, s:{s:s, s:i, s:i, s:i, s:b, s:i, s:n, s:f, s:f, s:o}}", "tool",
+			 "rdmaprobe", "command", "matrix", "config", "duration_s", 0.0, "warmup_iters", 0, "pairs", pairs,
+			 "matrix", "pattern", "full", "seed", 1, "rounds", 3, "rounds_done", 3, "complete", 1,
+			 "retest_rounds", 0, "sweep", "elapsed_s", 9.75, "startup_s", 6.0, "endpoints", eps);
+	assert_non_null(root);
+	if (edit)
+		edit(root);
+	snprintf(path, sizeof(path), "%s/%s", rp_test_tmpdir(), name);
+	assert_int_equal(json_dump_file(root, path, 0), 0);
+	json_decref(root);
+	return path;
+}
+
+static void test_calibrate(void **state)
+{
+	struct mx_plan_model m;
+	const char *path = write_report("m.json", NULL);
+
+	(void)state;
+	mx_plan_model_default(&m);
+	assert_int_equal(mx_plan_calibrate(path, &m), 0);
+	assert_true(m.calibrated);
+	assert_true(m.setup_s == 0.5);
+	assert_non_null(strstr(m.setup_src, "median of 11 ok directions in "));
+	assert_non_null(strstr(m.setup_src, "m.json"));
+	assert_true(m.rate_frac == 0.1);
+	assert_non_null(strstr(m.rate_src, "median of 11 ok directions"));
+	assert_true(m.round_overhead_s == 1.25);
+	assert_non_null(strstr(m.round_src, "mean over 3 rounds"));
+	assert_true(m.startup_s == 0 && m.startup_per_ep_s == 1.5);
+	assert_non_null(strstr(m.startup_src, "6.00 s at the 4 endpoints"));
+}
+
+static void no_startup(json_t *root)
+{
+	json_object_del(json_object_get(root, "matrix"), "startup_s");
+}
+
+static void with_retest(json_t *root)
+{
+	json_object_set_new(json_object_get(root, "matrix"), "retest_rounds", json_integer(2));
+}
+
+/* An older report (no startup_s), a run with retest rounds: those figures stay assumed, and say why. */
+static void test_calibrate_partial(void **state)
+{
+	struct mx_plan_model m;
+
+	(void)state;
+	mx_plan_model_default(&m);
+	assert_int_equal(mx_plan_calibrate(write_report("old.json", no_startup), &m), 0);
+	assert_true(m.setup_s == 0.5 && m.round_overhead_s == 1.25);
+	assert_true(m.startup_s == MX_PLAN_STARTUP_S && m.startup_per_ep_s == 0);
+	assert_non_null(strstr(m.startup_src, "has no matrix.startup_s"));
+	mx_plan_model_default(&m);
+	assert_int_equal(mx_plan_calibrate(write_report("retest.json", with_retest), &m), 0);
+	assert_true(m.setup_s == 0.5);
+	assert_true(m.round_overhead_s == MX_PLAN_ROUND_S);
+	assert_non_null(strstr(m.round_src, "its run has retest rounds"));
+}
+
+static void pair_report(json_t *root)
+{
+	json_object_set_new(root, "command", json_string("pair"));
+}
+
+static void foreign(json_t *root)
+{
+	json_object_del(root, "tool");
+}
+
+static void none_ok(json_t *root)
+{
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(root, "pairs"), i, p)
+		json_object_set_new(p, "status", json_string("retry_exceeded"));
+}
+
+static void no_endpoints(json_t *root)
+{
+	json_object_del(json_object_get(root, "matrix"), "endpoints");
+}
+
+/* Each bad file: its error, its message naming the file and the problem, and the model untouched. */
+static void expect_bad(const char *path, int err, const char *msg)
+{
+	struct mx_plan_model m, before;
+
+	mx_plan_model_default(&m);
+	before = m;
+	logged[0] = '\0';
+	assert_int_equal(mx_plan_calibrate(path, &m), err);
+	assert_memory_equal(&m, &before, sizeof(m));
+	assert_non_null(strstr(logged, path));
+	if (!strstr(logged, msg))
+		fail_msg("logged '%s', want '%s'", logged, msg);
+}
+
+static void test_calibrate_bad(void **state)
+{
+	char path[512];
+	FILE *f;
+
+	(void)state;
+	rp_log_set_sink(capture, NULL);
+	snprintf(path, sizeof(path), "%s/absent.json", rp_test_tmpdir());
+	expect_bad(path, -ENOENT, "cannot read it: No such file or directory");
+	snprintf(path, sizeof(path), "%s/text.json", rp_test_tmpdir());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# not json\n", f);
+	fclose(f);
+	expect_bad(path, -EINVAL, "not JSON (line 1");
+	snprintf(path, sizeof(path), "%s/empty.json", rp_test_tmpdir());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	expect_bad(path, -EINVAL, "not JSON");
+	expect_bad(write_report("pair.json", pair_report), -EINVAL, "a report of rdmaprobe pair, not of a matrix run");
+	expect_bad(write_report("foreign.json", foreign), -EINVAL, "not an rdmaprobe report");
+	expect_bad(write_report("none.json", none_ok), -EINVAL, "no ok direction to fit from (12 pair results");
+	expect_bad(write_report("noeps.json", no_endpoints), -EINVAL, "without its \"matrix.endpoints\" array");
+	rp_log_set_sink(NULL, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dir_and_round),
+		cmocka_unit_test(test_estimate_full_sweep),
+		cmocka_unit_test(test_estimate_concurrent_rails),
+		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_coverage),
+		cmocka_unit_test(test_coverage_sched_rounds),
+		cmocka_unit_test(test_calibrate),
+		cmocka_unit_test(test_calibrate_partial),
+		cmocka_unit_test(test_calibrate_bad),
+	};
+
+	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
+}
