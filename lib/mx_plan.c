@@ -176,3 +176,53 @@ int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep
 	c->pattern.k = lo;
 	return 0;
 }
+
+/* FNV-1a over bytes, for mx_plan_digest. */
+static uint32_t fnv(uint32_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+static uint32_t fnv_u64(uint32_t h, uint64_t v)
+{
+	unsigned char b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));   /* the same bytes on every host, whatever its order */
+	return fnv(h, b, sizeof(b));
+}
+
+static uint32_t fnv_dbl(uint32_t h, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	return fnv_u64(h, bits);
+}
+
+uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan_run *run, double budget_s,
+			const struct mx_plan_model *m)
+{
+	uint32_t h = 2166136261u;
+
+	h = fnv(h, pattern, strlen(pattern) + 1);
+	h = fnv_u64(h, seed);
+	h = fnv_u64(h, run->msg_size);
+	h = fnv_u64(h, run->iters);
+	h = fnv_u64(h, run->warmup_iters);
+	h = fnv_dbl(h, run->duration_s);
+	h = fnv_u64(h, (uint64_t)run->bidir | (uint64_t)run->concurrent_rails << 1 | (uint64_t)run->sweep << 2);
+	if (budget_s > 0) {
+		h = fnv_dbl(h, budget_s);
+		h = fnv_dbl(h, m->setup_s);
+		h = fnv_dbl(h, m->rate_frac);
+		h = fnv_dbl(h, m->round_overhead_s);
+		h = fnv_dbl(h, m->startup_s);
+		h = fnv_dbl(h, m->startup_per_ep_s);
+	}
+	return h;
+}

@@ -145,4 +145,12 @@ int mx_coverage_compute(const struct rp_sched_ep *eps, size_t n_eps, const struc
  * a round's pairs are measured once its solo rounds are, mx_run.h). */
 size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_rails, size_t planned_done);
 
+/* What makes a rank's schedule (every rank must run the same one, or pairs meet no peer): the
+ * requested pattern and seed, what each direction measures (run), and with --budget (budget_s > 0)
+ * the budget and the model that chooses within it (m: a --calibrate-from file read on each node).
+ * A digest of them for the start-up exchange, which refuses a rank whose digest is not rank 0's:
+ * equal inputs give equal digests on every host; any input changed changes it. */
+uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan_run *run, double budget_s,
+			const struct mx_plan_model *m);
+
 #endif

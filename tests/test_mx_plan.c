@@ -425,6 +425,54 @@ static void test_calibrate_bad(void **state)
 	rp_log_set_sink(NULL, NULL);
 }
 
+/* The schedule digest: equal inputs, equal digests; every input changed on its own changes it
+ * (the start-up then refuses the rank); the model counts only with a budget. */
+static void test_digest(void **state)
+{
+	struct mx_plan_run run = { .msg_size = 65536, .iters = 1000, .warmup_iters = 16 }, r2;
+	struct mx_plan_model m, m2;
+	uint32_t base;
+
+	(void)state;
+	mx_plan_model_default(&m);
+	base = mx_plan_digest("full", 1, &run, 0, &m);
+	assert_int_equal(mx_plan_digest("full", 1, &run, 0, &m), base);
+	assert_int_not_equal(mx_plan_digest("rail", 1, &run, 0, &m), base);
+	assert_int_not_equal(mx_plan_digest("full", 2, &run, 0, &m), base);
+	r2 = run;
+	r2.msg_size = 4096;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.iters = 999;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.duration_s = 1;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.sweep = 8;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.bidir = true;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	/* without --budget the model chooses nothing: it does not count */
+	m2 = m;
+	m2.setup_s = 0.4;
+	assert_int_equal(mx_plan_digest("full", 1, &run, 0, &m2), base);
+	/* with it, the budget and every figure of the model do */
+	base = mx_plan_digest("full", 1, &run, 600, &m);
+	assert_int_not_equal(mx_plan_digest("full", 1, &run, 601, &m), base);
+	assert_int_not_equal(mx_plan_digest("full", 1, &run, 600, &m2), base);
+	m2 = m;
+	m2.rate_frac = 0.5;
+	assert_int_not_equal(mx_plan_digest("full", 1, &run, 600, &m2), base);
+	m2 = m;
+	m2.round_overhead_s = 1;
+	assert_int_not_equal(mx_plan_digest("full", 1, &run, 600, &m2), base);
+	m2 = m;
+	m2.startup_per_ep_s = 1;
+	assert_int_not_equal(mx_plan_digest("full", 1, &run, 600, &m2), base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_calibrate),
 		cmocka_unit_test(test_calibrate_partial),
 		cmocka_unit_test(test_calibrate_bad),
+		cmocka_unit_test(test_digest),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);
