@@ -19,10 +19,10 @@ static int one_send(struct mx_comm *c, enum mx_chan chan, int dst, int tag, void
 	return rp_error(-ENOTCONN, "simulated transport: no rank %d to send to (one rank drives every endpoint)", dst);
 }
 
-static int one_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, void **msg_p, size_t *len_p,
-		    int *src_p, double deadline)
+static int one_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, size_t max_len, void **msg_p,
+		    size_t *len_p, int *src_p, double deadline)
 {
-	(void)c, (void)chan, (void)tag, (void)msg_p, (void)len_p, (void)src_p, (void)deadline;
+	(void)c, (void)chan, (void)tag, (void)max_len, (void)msg_p, (void)len_p, (void)src_p, (void)deadline;
 	return rp_error(-ENOTCONN, "simulated transport: no rank %d to receive from (one rank drives every endpoint)",
 			src);
 }
