@@ -331,16 +331,21 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	struct mx_opts *o = F->o;
 	struct mx_port_opts po = port_opts(o, comm->local_rank, comm->local_size);
 	struct mx_ports local;
+	struct rp_node node;
 	double t0 = rp_now();
-	int err = mx_ports_select(&po, &local);
+	/* One rank per node reads the whole node: it also checks whether the job's NCCL would crash there
+	 * (warning on stderr; the rank exits 1 at the end, so the launcher's status fails: a job setting,
+	 * not an adapter to drain). The others read only what their selection names. */
+	int err = comm->local_rank == 0 ? mx_ports_select_node(&po, &local, &node) : mx_ports_select(&po, &local);
 	struct mx_offer mine = { .eps = local.eps, .n = local.n, .err = err, .why = local.why,
-				 .nccl_version = o->eng.ver.version, .setup_s = rp_now() - t0 };
+				 .nccl_version = o->eng.ver.version };
 	double t1;
 
-	/* One rank per node checks whether the job's NCCL would crash there (warning on stderr; the rank
-	 * exits 1 at the end, so the launcher's status fails: a job setting, not an adapter to drain). */
-	if (comm->local_rank == 0)
-		rp_cli_nccl_crash(&o->eng, "matrix", NULL);
+	if (comm->local_rank == 0) {
+		rp_cli_nccl_crash(&o->eng, "matrix", &node);
+		rp_node_fini(&node);
+	}
+	mine.setup_s = rp_now() - t0;
 	if (!err && local.gpu >= 0) {
 		o->eng.cfg.src_mem.kind = o->eng.cfg.dst_mem.kind = "cuda";
 		o->eng.cfg.src_mem.device = o->eng.cfg.dst_mem.device = local.gpu;

@@ -147,14 +147,14 @@ static size_t exact_names(const struct rp_nccl_spec *spec, bool per_gpu, const c
 
 /* Discover the node: only the named adapters when the selection names them exactly; when none of
  * those exists, the whole node (so that the reason names what there is). */
-static int node_read(struct rp_node *node, const struct rp_nccl_env *env, const struct mx_port_opts *o)
+static int node_read(struct rp_node *node, const struct rp_nccl_env *env, const struct mx_port_opts *o, bool whole)
 {
 	struct rp_discover_opts d = { .sysfs_root = o->sysfs_root, .skip_gpus = !o->per_gpu };
 	struct rp_nccl_spec spec;     /* names[] point into it */
 	const char *names[RP_NCCL_MAX_ENTRIES];
 	int rc;
 
-	if (env->ib_hca && rp_nccl_spec_parse_v(env->ib_hca, o->nccl_version, &spec) == 0) {
+	if (!whole && env->ib_hca && rp_nccl_spec_parse_v(env->ib_hca, o->nccl_version, &spec) == 0) {
 		d.n_only = exact_names(&spec, o->per_gpu, names, RP_ARRAY_SIZE(names));
 		d.only = d.n_only ? names : NULL;
 	}
@@ -167,7 +167,7 @@ static int node_read(struct rp_node *node, const struct rp_nccl_env *env, const 
 	return rp_node_discover(node, &d);
 }
 
-int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out)
+static int select_on(const struct mx_port_opts *o, struct mx_ports *out, struct rp_node *nodep, bool whole)
 {
 	struct rp_node node;
 	struct rp_nccl_env env;
@@ -179,6 +179,8 @@ int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out)
 	memset(out, 0, sizeof(*out));
 	memset(&sel, 0, sizeof(sel));
 	memset(&node, 0, sizeof(node));
+	if (nodep)
+		memset(nodep, 0, sizeof(*nodep));   /* rp_node_fini-able on every path */
 	out->gpu = -1;
 	host_name(o, host, sizeof(host));
 	if (rp_nccl_env_load(&env) != 0) {
@@ -188,7 +190,7 @@ int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out)
 	if (o->dev_spec)
 		env.ib_hca = o->dev_spec;
 	env.version = o->nccl_version;
-	if (node_read(&node, &env, o) != 0 || node.n_hcas == 0) {
+	if (node_read(&node, &env, o, whole) != 0 || node.n_hcas == 0) {
 		snprintf(out->why, sizeof(out->why), "no RDMA adapter: %.200s",
 			 node.no_device_reason[0] ? node.no_device_reason : "none found");
 		goto out;      /* the endpoint is the finding: a placeholder below */
@@ -208,6 +210,19 @@ out:
 	if (!rc && out->n == 0)
 		no_port_entry(o, host, &out->eps[out->n++]);
 	rp_nccl_result_fini(&sel);
-	rp_node_fini(&node);
+	if (nodep)
+		*nodep = node;
+	else
+		rp_node_fini(&node);
 	return rc;
+}
+
+int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out)
+{
+	return select_on(o, out, NULL, false);
+}
+
+int mx_ports_select_node(const struct mx_port_opts *o, struct mx_ports *out, struct rp_node *node)
+{
+	return select_on(o, out, node, true);
 }
