@@ -42,7 +42,8 @@ struct mx_comm_ops {
 	/* Take the next message of (chan, tag) from src (any rank when src < 0), waiting until the
 	 * deadline: 0 with *msg_p (malloc'd, the caller frees), *len_p and *src_p; -ETIMEDOUT with nothing
 	 * consumed; -EMSGSIZE when the message is longer than max_len (0: no bound): it is consumed and
-	 * dropped without allocating its length, *len_p and *src_p say how long and whose; another
+	 * dropped, never handed over (MPI takes it whole into a buffer freed at once: Open MPI cannot
+	 * truncate a large message safely), *len_p and *src_p say how long and whose; another
 	 * negative errno with nothing allocated (a message matched and then lost is gone: the transport
 	 * freed it). */
 	int (*take)(struct mx_comm *c, enum mx_chan chan, int src, int tag, size_t max_len, void **msg_p, size_t *len_p,

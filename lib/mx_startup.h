@@ -5,8 +5,8 @@
  * - Gather: every rank sends its bytes to rank 0 (tag MX_TAG_STARTUP_IN). Rank 0 waits for them
  *   with a window that starts again at every new rank's arrival (window_s of silence ends the wait),
  *   and with an overall ceiling (ceiling_s from rank 0's start) so that a trickle cannot hold the
- *   job forever. A rank whose message is over max_len is rejected on arrival (consumed, nothing of
- *   its length allocated: its slot stays empty, lens[r] = 0, and the log says why); a second
+ *   job forever. A rank whose message is over max_len is rejected on arrival (consumed and freed,
+ *   never kept: its slot stays empty, lens[r] = 0, and the log says why); a second
  *   message from a rank that already arrived, or one from outside the job's envelope, is dropped.
  * - Give-up: rank 0 names the ranks that did not report ("rank 5 did not report within 60 s of the
  *   last arrival (31 of 32 arrived)"), sends every rank that did arrive an abort (so that none waits
@@ -16,8 +16,8 @@
  *   that bit; every rank forwards what it got before it reads it. Rank 0 sends log2(ranks) messages,
  *   not ranks - 1. A rank waits for the set (or rank 0's abort, which comes from rank 0 directly)
  *   until ceiling_s + window_s after its own start; rank 0 gone for good is the launcher's to end.
- * - Input from a peer is bounded before it is allocated: max_len per rank, and the set at most
- *   ranks x (max_len + 4) plus its header; a set that does not add up is -EPROTO on that rank.
+ * - Input from a peer is bounded before it is kept: max_len per rank, and the set at most
+ *   ranks x (max_len + 8) plus its header; a set that does not add up is -EPROTO on that rank.
  * Messages travel in the envelope of the start-up (run 0, round MX_STARTUP_ROUND): nothing of a
  * later round or another run's can be taken for them.
  */
