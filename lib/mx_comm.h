@@ -48,8 +48,8 @@ struct mx_comm_ops {
 	 * freed it). */
 	int (*take)(struct mx_comm *c, enum mx_chan chan, int src, int tag, size_t max_len, void **msg_p, size_t *len_p,
 		    int *src_p, double deadline);
-	/* Collective, every rank once at start-up: every rank's bytes, rank r's at all[offs[r]], lens[r]
-	 * long (the caller frees the three). 0, -ETIMEDOUT (a rank died or hangs: the buffers the
+	/* Collective (the matrix's start-up no longer uses it: lib/mx_startup.h): every rank's bytes,
+	 * rank r's at all[offs[r]], lens[r] long (the caller frees the three). 0, -ETIMEDOUT (a rank died or hangs: the buffers the
 	 * transport may still write are kept, and the job is to end) or another negative errno. */
 	int (*allgather)(struct mx_comm *c, const void *mine, size_t len, double deadline, char **all_p,
 			 size_t **lens_p, size_t **offs_p);
