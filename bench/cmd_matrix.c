@@ -25,6 +25,7 @@
 #include "matrix.h"
 #include "mx_ports.h"
 #include "mx_run.h"
+#include "mx_startup.h"
 #include "mx_table.h"
 #include "nccl.h"
 #include "mpi_plugin.h"
@@ -55,7 +56,7 @@ static int opts_check(struct mx_opts *o);
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 28];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 29];
 	size_t n;
 	int rc;
 
@@ -67,6 +68,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	o->rate = 400;
 	o->nodes = 1;
 	o->conc_drop_s = "25%";
+	o->startup_timeout = MX_STARTUP_WINDOW_S;
 	rp_cli_verdict_init(&o->vc);
 	n = rp_cli_engine_opts(&o->eng, table);
 	n += rp_cli_verdict_opts(&o->vc, table + n);
@@ -90,6 +92,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits: the pattern, else the largest sample:K the plan fits in DURATION (90s, 10m, 1h); the report states the coverage", &o->budget_seen },
 		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
+		{ "startup-timeout", 0, RP_OPT_SECONDS, &o->startup_timeout, 0.1, 86400, "S", "start-up: give up when no rank's ports arrive for S (default 60 s; at most 10 x S in all)", NULL },
 	};
 
 	memcpy(table + n, mine, sizeof(mine));
@@ -277,6 +280,7 @@ struct mx_front {
 	struct mx_out out;            /* rank 0 */
 	struct rp_jsonl jsonl;        /* rank 0, --jsonl; fd -1 without */
 	double t0, last_write, write_cost;
+	double t_launch;              /* before MPI_Init: the start-up's clock */
 	bool dirty;
 	struct mx_plan_model model;   /* --budget: the plan's model (calibrated on every rank) */
 	struct mx_coverage coverage;  /* rank 0, at the end */
@@ -349,7 +353,12 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	struct mx_opts *o = F->o;
 	struct mx_port_opts po = port_opts(o, comm->local_rank, comm->local_size);
 	struct mx_ports local;
-	int err = mx_ports_select(&po, &local);
+	struct rp_node node;
+	double t0 = rp_now();
+	/* One rank per node reads the whole node: it also checks whether the job's NCCL would crash there
+	 * (warning on stderr; the rank exits 1 at the end, so the launcher's status fails: a job setting,
+	 * not an adapter to drain). The others read only what their selection names. */
+	int err = comm->local_rank == 0 ? mx_ports_select_node(&po, &local, &node) : mx_ports_select(&po, &local);
 	struct mx_offer mine = { .eps = local.eps, .n = local.n, .err = err, .why = local.why,
 				 .nccl_version = o->eng.ver.version };
 	/* --budget: every rank fits the same model and so makes the same choice; one that cannot read
@@ -360,22 +369,30 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 		mine.err = cal == RP_EXIT_USAGE ? -EINVAL : -ENOMEM;
 		mine.why = "--calibrate-from: the file cannot be used (see this rank's stderr)";
 	}
+	double t1;
 
-	/* One rank per node checks whether the job's NCCL would crash there (warning on stderr; the rank
-	 * exits 1 at the end, so the launcher's status fails: a job setting, not an adapter to drain). */
-	if (comm->local_rank == 0)
-		rp_cli_nccl_crash(&o->eng, "matrix", NULL);
+	if (comm->local_rank == 0) {
+		rp_cli_nccl_crash(&o->eng, "matrix", &node);
+		rp_node_fini(&node);
+	}
+	mine.setup_s = rp_now() - t0;
 	if (!err && local.gpu >= 0) {
 		o->eng.cfg.src_mem.kind = o->eng.cfg.dst_mem.kind = "cuda";
 		o->eng.cfg.src_mem.device = o->eng.cfg.dst_mem.device = local.gpu;
 	}
-	/* Discovery on every node has had its time; the exchange itself waits a generous minute. */
-	if (mx_table_gather(comm, &mine, rp_now() + 60 + o->eng.cfg.timeout_s, &F->table) != 0) {
+	/* Rank 0 waits while ranks keep arriving: --startup-timeout of silence ends it (naming who is
+	 * missing), and so does ten times that in all. */
+	t1 = rp_now();
+	if (mx_table_gather(comm, &mine, o->startup_timeout, 0, &F->table) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: rank %d: start-up exchange failed (see above): stopping the job\n",
 			comm->rank);
 		mx_comm_abort(comm, RP_EXIT_ENV);
 		exit(RP_EXIT_ENV);
 	}
+	if (comm->rank == 0)
+		fprintf(stderr, "rdmaprobe matrix: start-up %.1f s: MPI %.1f s, ports %.1f s here and %.1f s on the slowest "
+				"rank (%d), exchange %.1f s\n", rp_now() - F->t_launch, t0 - F->t_launch, mine.setup_s,
+			F->table.setup_max_s, F->table.setup_max_rank, rp_now() - t1);
 	if (F->table.err)
 		return err_status(F->table.err);
 	if (F->table.n_eps < 2) {
@@ -553,7 +570,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int argc, char **argv)
 {
 	struct mx_comm comm;
-	struct mx_front F = { .o = o };
+	struct mx_front F = { .o = o, .t_launch = rp_now() };
 	bool any_dead = false;
 	char *cmd_line = cmd_line_join(argc, argv);
 	int status, rc;

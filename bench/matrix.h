@@ -74,7 +74,7 @@ struct mx_opts {
 	const char *conc_drop_s;      /* --concurrent-drop */
 	bool conc_drop_seen;
 	uint64_t seed, nodes, hcas, retest;
-	double rate, round_timeout;
+	double rate, round_timeout, startup_timeout;
 	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
 	const char *calibrate_from;   /* --calibrate-from: a previous run's JSON report for the plan's model */
 	double budget;                /* --budget: seconds; 0 none */

@@ -110,13 +110,18 @@ static bool env_matches(struct mx_comm *c, const char *msg, size_t len, const st
 /* The next message of (chan, src, tag) that belongs to addr, until the deadline; others are dropped.
  * On 0, *msg_p (malloc'd) holds envelope + payload and *last_seq (when given) is its sequence. */
 static int recv_addressed(struct mx_comm *c, enum mx_chan chan, int src, int tag, const struct mx_addr *addr,
-			  uint64_t *last_seq, char **msg_p, size_t *len_p, int *src_p, double deadline)
+			  uint64_t *last_seq, size_t max, char **msg_p, size_t *len_p, int *src_p, double deadline)
 {
 	for (;;) {
 		void *msg = NULL;
 		size_t len = 0;
-		int from = -1, rc = c->ops->take(c, chan, src, tag, &msg, &len, &from, deadline);
+		int from = -1, rc = c->ops->take(c, chan, src, tag, max ? max + sizeof(struct envelope) : 0, &msg, &len,
+						 &from, deadline);
 
+		if (rc == -EMSGSIZE) {
+			*len_p = len > sizeof(struct envelope) ? len - sizeof(struct envelope) : 0;
+			*src_p = from;
+		}
 		if (rc)
 			return rc;
 		if (env_matches(c, msg, len, addr, last_seq, from, tag)) {
@@ -141,12 +146,23 @@ int mx_comm_send(struct mx_comm *c, int dst, int tag, uint32_t round, const void
 int mx_comm_recv(struct mx_comm *c, int src, int tag, uint32_t round, void **buf_p, size_t *len_p, int *src_p,
 		 double deadline)
 {
+	return mx_comm_recv_max(c, src, tag, round, 0, buf_p, len_p, src_p, deadline);
+}
+
+int mx_comm_recv_max(struct mx_comm *c, int src, int tag, uint32_t round, size_t max, void **buf_p, size_t *len_p,
+		     int *src_p, double deadline)
+{
 	char *msg = NULL;
 	size_t len = 0, payload;
 	int from = -1, rc;
 
-	rc = recv_addressed(c, MX_CHAN_CTL, src, tag, &(struct mx_addr){ .round = round }, NULL, &msg, &len, &from,
+	rc = recv_addressed(c, MX_CHAN_CTL, src, tag, &(struct mx_addr){ .round = round }, NULL, max, &msg, &len, &from,
 			    deadline);
+	if (rc == -EMSGSIZE) {
+		*len_p = len;
+		if (src_p)
+			*src_p = from;
+	}
 	if (rc)
 		return rc;
 	payload = len - sizeof(struct envelope);
@@ -195,7 +211,7 @@ static int comm_oob_recv(struct rp_oob *oob, void *buf, size_t len, double deadl
 	size_t got = 0;
 	int from = -1, rc;
 
-	rc = recv_addressed(m->c, MX_CHAN_PAIR, m->peer, m->tag, &m->addr, &m->seen, &msg, &got, &from, deadline);
+	rc = recv_addressed(m->c, MX_CHAN_PAIR, m->peer, m->tag, &m->addr, &m->seen, 0, &msg, &got, &from, deadline);
 	if (rc)
 		return rc;
 	got -= sizeof(struct envelope);

@@ -41,12 +41,15 @@ struct mx_comm_ops {
 	int (*send)(struct mx_comm *c, enum mx_chan chan, int dst, int tag, void *msg, size_t len, double deadline);
 	/* Take the next message of (chan, tag) from src (any rank when src < 0), waiting until the
 	 * deadline: 0 with *msg_p (malloc'd, the caller frees), *len_p and *src_p; -ETIMEDOUT with nothing
-	 * consumed; another negative errno with nothing allocated (a message matched and then lost is
-	 * gone: the transport freed it). */
-	int (*take)(struct mx_comm *c, enum mx_chan chan, int src, int tag, void **msg_p, size_t *len_p, int *src_p,
-		    double deadline);
-	/* Collective, every rank once at start-up: every rank's bytes, rank r's at all[offs[r]], lens[r]
-	 * long (the caller frees the three). 0, -ETIMEDOUT (a rank died or hangs: the buffers the
+	 * consumed; -EMSGSIZE when the message is longer than max_len (0: no bound): it is consumed and
+	 * dropped, never handed over (MPI takes it whole into a buffer freed at once: Open MPI cannot
+	 * truncate a large message safely), *len_p and *src_p say how long and whose; another
+	 * negative errno with nothing allocated (a message matched and then lost is gone: the transport
+	 * freed it). */
+	int (*take)(struct mx_comm *c, enum mx_chan chan, int src, int tag, size_t max_len, void **msg_p, size_t *len_p,
+		    int *src_p, double deadline);
+	/* Collective (the matrix's start-up no longer uses it: lib/mx_startup.h): every rank's bytes,
+	 * rank r's at all[offs[r]], lens[r] long (the caller frees the three). 0, -ETIMEDOUT (a rank died or hangs: the buffers the
 	 * transport may still write are kept, and the job is to end) or another negative errno. */
 	int (*allgather)(struct mx_comm *c, const void *mine, size_t len, double deadline, char **all_p,
 			 size_t **lens_p, size_t **offs_p);
@@ -87,6 +90,11 @@ int mx_comm_send(struct mx_comm *c, int dst, int tag, uint32_t round, const void
  * by the deadline, or the transport's error. */
 int mx_comm_recv(struct mx_comm *c, int src, int tag, uint32_t round, void **buf_p, size_t *len_p, int *src_p,
 		 double deadline);
+/* mx_comm_recv for a payload of at most max (a peer's input, bounded before anything is allocated):
+ * a longer message is consumed and dropped and the call returns -EMSGSIZE with *len_p (its payload
+ * length) and *src_p (whose) set. */
+int mx_comm_recv_max(struct mx_comm *c, int src, int tag, uint32_t round, size_t max, void **buf_p, size_t *len_p,
+		     int *src_p, double deadline);
 /* Every rank's bytes (see mx_comm_ops.allgather). */
 int mx_comm_allgather(struct mx_comm *c, const void *mine, size_t len, double deadline, char **all_p,
 		      size_t **lens_p, size_t **offs_p);

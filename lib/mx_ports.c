@@ -130,7 +130,44 @@ static int near_gpu(struct rp_node *node, const struct rp_nccl_env *env, const s
 	return 0;
 }
 
-int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out)
+/* The adapters a rank needs to read: an exact selection ("=rxe3", "=mlx5_0:1,mlx5_1") names them
+ * all, and nothing else can be selected (NCCL filters by name before it merges or orders devices).
+ * Anything else (unset, prefixes, '^', --per-gpu, which needs the topology): every adapter. The
+ * names into names[] (pointing into spec); their number, 0 for every adapter. */
+static size_t exact_names(const struct rp_nccl_spec *spec, bool per_gpu, const char **names, size_t max)
+{
+	size_t n = 0;
+
+	if (per_gpu || !spec->set || spec->exclude || !spec->exact || spec->n_entries == 0)
+		return 0;
+	for (size_t i = 0; i < spec->n_entries && n < max; i++)
+		names[n++] = spec->entries[i].name;
+	return n == spec->n_entries ? n : 0;
+}
+
+/* Discover the node: only the named adapters when the selection names them exactly; when none of
+ * those exists, the whole node (so that the reason names what there is). */
+static int node_read(struct rp_node *node, const struct rp_nccl_env *env, const struct mx_port_opts *o, bool whole)
+{
+	struct rp_discover_opts d = { .sysfs_root = o->sysfs_root, .skip_gpus = !o->per_gpu };
+	struct rp_nccl_spec spec;     /* names[] point into it */
+	const char *names[RP_NCCL_MAX_ENTRIES];
+	int rc;
+
+	if (!whole && env->ib_hca && rp_nccl_spec_parse_v(env->ib_hca, o->nccl_version, &spec) == 0) {
+		d.n_only = exact_names(&spec, o->per_gpu, names, RP_ARRAY_SIZE(names));
+		d.only = d.n_only ? names : NULL;
+	}
+	rc = rp_node_discover(node, &d);
+	if (rc || node->n_hcas || !d.only)
+		return rc;
+	rp_node_fini(node);
+	d.only = NULL;
+	d.n_only = 0;
+	return rp_node_discover(node, &d);
+}
+
+static int select_on(const struct mx_port_opts *o, struct mx_ports *out, struct rp_node *nodep, bool whole)
 {
 	struct rp_node node;
 	struct rp_nccl_env env;
@@ -142,6 +179,8 @@ int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out)
 	memset(out, 0, sizeof(*out));
 	memset(&sel, 0, sizeof(sel));
 	memset(&node, 0, sizeof(node));
+	if (nodep)
+		memset(nodep, 0, sizeof(*nodep));   /* rp_node_fini-able on every path */
 	out->gpu = -1;
 	host_name(o, host, sizeof(host));
 	if (rp_nccl_env_load(&env) != 0) {
@@ -151,8 +190,7 @@ int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out)
 	if (o->dev_spec)
 		env.ib_hca = o->dev_spec;
 	env.version = o->nccl_version;
-	if (rp_node_discover(&node, &(struct rp_discover_opts){ .sysfs_root = o->sysfs_root, .skip_gpus = !o->per_gpu }) != 0 ||
-	    node.n_hcas == 0) {
+	if (node_read(&node, &env, o, whole) != 0 || node.n_hcas == 0) {
 		snprintf(out->why, sizeof(out->why), "no RDMA adapter: %.200s",
 			 node.no_device_reason[0] ? node.no_device_reason : "none found");
 		goto out;      /* the endpoint is the finding: a placeholder below */
@@ -172,6 +210,19 @@ out:
 	if (!rc && out->n == 0)
 		no_port_entry(o, host, &out->eps[out->n++]);
 	rp_nccl_result_fini(&sel);
-	rp_node_fini(&node);
+	if (nodep)
+		*nodep = node;
+	else
+		rp_node_fini(&node);
 	return rc;
+}
+
+int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out)
+{
+	return select_on(o, out, NULL, false);
+}
+
+int mx_ports_select_node(const struct mx_port_opts *o, struct mx_ports *out, struct rp_node *node)
+{
+	return select_on(o, out, node, true);
 }

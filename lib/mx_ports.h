@@ -45,6 +45,10 @@ struct mx_ports {
  * negative errno (--per-gpu without CUDA or without a GPU to take); the reason in out->why. Logs
  * nothing of its own. */
 int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out);
+/* The same, reading every adapter of the node (also under an exact selection) and leaving the
+ * discovered node in *node for the caller's other checks (one discovery, not two); rp_node_fini(node)
+ * in every case. */
+int mx_ports_select_node(const struct mx_port_opts *o, struct mx_ports *out, struct rp_node *node);
 
 /* The --per-gpu rule above: which of n_visible GPUs local rank local_rank (of local_size) takes.
  * Its position, or -ENODEV with the reason in why. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mx_startup.h"
 #include "sanitize.h"
 #include "util.h"
 
@@ -96,20 +97,49 @@ static int err_worse(int a, int b)
 	return a;
 }
 
-/* Check every rank's header: counts the claims, gathers the worst error. Rank 0 logs the problems. */
+/* What is wrong with rank r's ports message, or NULL. */
+static const char *offer_bad(const void *buf, size_t len, int r, char *why, size_t n)
+{
+	const struct mx_hdr *h = buf;
+
+	if (len < sizeof(*h))
+		snprintf(why, n, "%zu bytes, too short for a ports message (%zu)", len, sizeof(*h));
+	else if (h->magic != MX_MAGIC)
+		snprintf(why, n, "not an rdmaprobe ports message (magic %08x)", h->magic);
+	else if (h->version != MX_VERSION || h->kind != MX_KIND_EPS)
+		snprintf(why, n, "protocol version %u kind %u, this rdmaprobe speaks %u (another rdmaprobe version?)",
+			 h->version, h->kind, MX_VERSION);
+	else if (h->rank != r)
+		snprintf(why, n, "a message that claims to be rank %d's", h->rank);
+	else if (h->n > MX_MAX_LOCAL || !mx_msg_ok(h, len, MX_KIND_EPS, sizeof(struct mx_wire_ep)))
+		snprintf(why, n, "%zu bytes for %u endpoints (at most %d), or an unterminated reason", len, h->n,
+			 MX_MAX_LOCAL);
+	else
+		return NULL;
+	return why;
+}
+
+/* Check every rank's header: counts the claims, gathers the worst error. Rank 0 logs the problems
+ * (a rank whose message the exchange rejected, lens[r] == 0, was logged there). */
 static size_t offers_check(const struct mx_comm *c, const char *all, const size_t *lens, const size_t *offs,
-			   int *err_p)
+			   struct mx_table *t)
 {
 	size_t n_cl = 0;
+	int *err_p = &t->err;
+	char why[160];
 
 	for (int r = 0; r < c->size; r++) {
 		const struct mx_hdr *h = (const void *)(all + offs[r]);
 
-		if (!mx_msg_ok(h, lens[r], MX_KIND_EPS, sizeof(struct mx_wire_ep))) {
-			if (c->rank == 0)
-				rp_warn("matrix: rank %d sent malformed endpoints (another rdmaprobe version?)", r);
+		if (offer_bad(all + offs[r], lens[r], r, why, sizeof(why))) {
+			if (c->rank == 0 && lens[r])
+				rp_warn("matrix: rank %d sent %s: rejected", r, why);
 			*err_p = err_worse(*err_p, -EPROTO);
 			continue;
+		}
+		if (h->setup_ms / 1e3 >= t->setup_max_s) {
+			t->setup_max_s = h->setup_ms / 1e3;
+			t->setup_max_rank = r;
 		}
 		if (h->status) {
 			if (c->rank == 0)
@@ -139,7 +169,7 @@ static void ep_clean(struct mx_wire_ep *w)
 	}
 }
 
-/* Every rank's claims and release, from checked headers. */
+/* Every rank's claims and release, from checked headers (only called when every one passed). */
 static void claims_fill(const struct mx_comm *c, const char *all, const size_t *offs, struct mx_claim *cl,
 			struct mx_table *t)
 {
@@ -190,8 +220,11 @@ static void drift_find(const struct mx_claim *cl, size_t n_cl, struct rp_drift *
 	free(eps);
 }
 
-int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double deadline, struct mx_table *t)
+int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double window_s, double ceiling_s,
+		    struct mx_table *t)
 {
+	const struct mx_startup_cfg cfg = { .window_s = window_s, .ceiling_s = ceiling_s,
+					    .max_len = sizeof(struct mx_hdr) + MX_MAX_LOCAL * sizeof(struct mx_wire_ep) };
 	struct { struct mx_hdr h; struct mx_wire_ep e[MX_MAX_LOCAL]; } msg;
 	size_t *lens = NULL, *offs = NULL, n_cl, n = mine->err ? 0 : mine->n;
 	char *all = NULL;
@@ -206,13 +239,18 @@ int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double deadl
 	msg.h.status = mine->err;
 	msg.h.run = mx_comm_nonce_new();
 	msg.h.nccl_version = mine->nccl_version;
+	msg.h.setup_ms = mine->setup_s > 0 ? (uint32_t)(mine->setup_s * 1e3 < 4e9 ? mine->setup_s * 1e3 : 4e9) : 0;
 	rp_strlcpy(msg.h.error, mine->why ? mine->why : "", sizeof(msg.h.error));
-	rc = mx_comm_allgather(c, &msg, msg.h.length, deadline, &all, &lens, &offs);
+	rc = mx_startup_exchange(c, &msg, msg.h.length, &cfg, &all, &lens, &offs);
 	if (rc)
 		return rc;
-	if (c->size > 0 && lens[0] >= sizeof(struct mx_hdr))
-		mx_comm_set_run(c, ((const struct mx_hdr *)(const void *)all)->run);   /* rank 0's names the run */
-	n_cl = offers_check(c, all, lens, offs, &t->err);
+	if (c->size > 0 && lens[0] >= sizeof(struct mx_hdr)) {
+		struct mx_hdr h0;
+
+		memcpy(&h0, all + offs[0], sizeof(h0));
+		mx_comm_set_run(c, h0.run);   /* rank 0's names the run */
+	}
+	n_cl = offers_check(c, all, lens, offs, t);
 	cl = calloc(n_cl ? n_cl : 1, sizeof(*cl));
 	t->rank_ver = calloc(c->size > 0 ? (size_t)c->size : 1, sizeof(*t->rank_ver));
 	if (!t->err && (!cl || !t->rank_ver))

@@ -1,7 +1,8 @@
 /* mx_table.h: the matrix's endpoint table: every rank's ports, exchanged once at start-up (which also
  * agrees on the run's nonce and tells every rank each rank's NCCL release), sorted into (node,
  * device, port) order, one owner per endpoint. Every rank builds the same table from the same
- * exchanged bytes, or all of them fail the same way.
+ * exchanged bytes, or all of them fail the same way. The exchange is lib/mx_startup.h's: rank 0
+ * gathers with a window that restarts at every arrival, then hands every rank the set.
  */
 #ifndef RP_MX_TABLE_H
 #define RP_MX_TABLE_H
@@ -31,6 +32,7 @@ struct mx_offer {
 	int err;                      /* 0, or this rank fails the run: -EINVAL a usage error, else the environment */
 	const char *why;              /* the reason (NO_PORT or err); "" none */
 	uint32_t nccl_version;        /* the release whose rules selected the ports */
+	double setup_s;               /* how long this rank took to select them (for rank 0's start-up line) */
 };
 
 struct mx_table {
@@ -40,13 +42,18 @@ struct mx_table {
 	size_t n_rank_ver;
 	struct rp_drift drift;        /* rank 0: `drift` warnings across the endpoints (lib/drift.h) */
 	int err;                      /* 0, or the worst rank's err (an environment error beats a usage one) */
+	double setup_max_s;           /* the slowest rank's port selection */
+	int setup_max_rank;
 };
 
-/* The start-up exchange (collective) and the table. Rank 0's nonce becomes the run's
- * (mx_comm_set_run on every rank). Returns 0 with *t filled (t->err says whether the run can go on;
- * rank 0 logs every rank's problem), or the exchange's negative errno (a rank died or hangs: end the
- * job). Free with mx_table_fini. */
-int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double deadline, struct mx_table *t);
+/* The start-up exchange (collective) and the table. window_s: rank 0 gives up after this long
+ * without a new rank's ports (ceiling_s overall; 0: MX_STARTUP_CEILING_X windows), naming the ranks
+ * that did not report. Rank 0's nonce becomes the run's (mx_comm_set_run on every rank). Returns 0
+ * with *t filled (t->err says whether the run can go on; rank 0 logs every rank's problem, a
+ * malformed message with its reason), or the exchange's negative errno (a rank died or hangs, or
+ * rank 0 gave up: end the job). Free with mx_table_fini. */
+int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double window_s, double ceiling_s,
+		    struct mx_table *t);
 void mx_table_fini(struct mx_table *t);
 
 /* One claim of an endpoint by a rank (the exchanged records), for mx_table_build. */

@@ -14,9 +14,11 @@
 #include "result.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 4           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+#define MX_VERSION 5           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
                                 * 3: EPS carries the sender's NCCL release;
-                                * 4: EPS carries each endpoint's drift description */
+                                * 4: EPS carries each endpoint's drift description;
+                                * 5: EPS goes to rank 0 alone (lib/mx_startup.h), with the sender's
+                                *    port selection time */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -35,7 +37,7 @@ struct mx_hdr {
 	                               * GO: 0 go on, else the signal that stops the run */
 	uint64_t run;                 /* EPS: the sender's nonce for the run (rank 0's is the run's) */
 	uint32_t nccl_version;        /* EPS: the NCCL release whose rules selected the sender's ports */
-	uint32_t pad;
+	uint32_t setup_ms;            /* EPS: how long the sender took to select its ports (ms) */
 	char error[236];              /* EPS: why this rank cannot take part */
 };
 

@@ -667,7 +667,17 @@ static void explain_no_device(struct rp_node *node, bool fixture, int verbs_err)
 }
 
 /* Adapters: verbs first (real /sys), then every class/infiniband entry. */
-static int node_find_hcas(struct rp_node *node, bool fixture)
+static bool hca_wanted(const struct rp_discover_opts *o, const char *name)
+{
+	if (!o || !o->only)
+		return true;
+	for (size_t i = 0; i < o->n_only; i++)
+		if (strcmp(o->only[i], name) == 0)
+			return true;
+	return false;
+}
+
+static int node_find_hcas(struct rp_node *node, bool fixture, const struct rp_discover_opts *opts)
 {
 	struct ibv_device **list = NULL;
 	char **names = NULL;
@@ -697,6 +707,8 @@ static int node_find_hcas(struct rp_node *node, bool fixture)
 			rp_warn("verbs device name '%.64s...' is too long, ignored", name ? name : "(null)");
 			continue;
 		}
+		if (!hca_wanted(opts, name))
+			continue;
 		hca = node_add_hca(node, name);
 		if (!hca) {
 			rc = rp_error(-ENOMEM, "allocate adapter %s: out of memory", name);
@@ -716,7 +728,7 @@ static int node_find_hcas(struct rp_node *node, bool fixture)
 			rp_warn("%s/class/infiniband/%.64s...: name too long, ignored", node->sysfs_root, names[i]);
 			continue;
 		}
-		if (rp_node_find_hca(node, names[i]))
+		if (rp_node_find_hca(node, names[i]) || !hca_wanted(opts, names[i]))
 			continue;
 		hca = node_add_hca(node, names[i]);
 		if (!hca) {
@@ -844,7 +856,7 @@ int rp_node_discover(struct rp_node *node, const struct rp_discover_opts *opts)
 	if (access(node->sysfs_root, R_OK | X_OK) != 0)
 		return rp_error(-errno, "sysfs root %s: %s", node->sysfs_root, strerror(errno));
 
-	rc = node_find_hcas(node, fixture);
+	rc = node_find_hcas(node, fixture, opts);
 	if (!rc && !(opts && opts->skip_gpus))
 		rc = node_find_gpus(node, fixture);
 	return rc;

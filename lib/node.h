@@ -94,6 +94,10 @@ struct rp_node {
 struct rp_discover_opts {
 	const char *sysfs_root;       /* NULL: the real /sys, and verbs is consulted */
 	bool skip_gpus;
+	/* Non-NULL: read only the adapters of these n_only names; the others are neither opened nor
+	 * listed (a matrix rank whose -d names its adapters exactly reads nothing else). */
+	const char *const *only;
+	size_t n_only;
 };
 
 /* Fill *node (caller storage) from verbs and sysfs. Returns 0, also when no adapter exists (then

@@ -20,10 +20,10 @@ static int one_send(struct mx_comm *c, enum mx_chan chan, int dst, int tag, void
 	return rp_error(-ENOTCONN, "simulated transport: no rank %d to send to (one rank drives every endpoint)", dst);
 }
 
-static int one_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, void **msg_p, size_t *len_p,
-		    int *src_p, double deadline)
+static int one_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, size_t max_len, void **msg_p,
+		    size_t *len_p, int *src_p, double deadline)
 {
-	(void)c, (void)chan, (void)tag, (void)msg_p, (void)len_p, (void)src_p, (void)deadline;
+	(void)c, (void)chan, (void)tag, (void)max_len, (void)msg_p, (void)len_p, (void)src_p, (void)deadline;
 	return rp_error(-ENOTCONN, "simulated transport: no rank %d to receive from (one rank drives every endpoint)",
 			src);
 }
@@ -258,7 +258,7 @@ static int eps_build(struct rp_sim_run *S)
 		rc = claims_table(S, w, n);
 	} else {
 		rc = mx_table_gather(S->c, &(struct mx_offer){ .eps = w, .n = n, .why = "", .nccl_version = S->nccl_version },
-				     rp_now() + 60, &S->table);
+				     60, 0, &S->table);
 		rc = rc ? rc : S->table.err ? -EINVAL : 0;
 	}
 	free(w);

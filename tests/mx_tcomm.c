@@ -229,8 +229,8 @@ static void cond_wait_until(struct mxt_world *w, double until)
 	pthread_cond_timedwait(&w->cond, &w->lock, &ts);
 }
 
-static int t_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, void **msg_p, size_t *len_p, int *src_p,
-		  double deadline)
+static int t_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, size_t max_len, void **msg_p,
+		  size_t *len_p, int *src_p, double deadline)
 {
 	struct mxt_world *w = c->priv;
 	struct tmsg *m = NULL;
@@ -259,6 +259,13 @@ static int t_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, void *
 		free(m->bytes);        /* taken off the queue, then lost */
 		free(m);
 		return -EIO;
+	}
+	if (max_len && m->len > max_len) {   /* consumed, never handed over */
+		*len_p = m->len;
+		*src_p = m->src;
+		free(m->bytes);
+		free(m);
+		return -EMSGSIZE;
 	}
 	*msg_p = m->bytes;
 	*len_p = m->len;

@@ -222,6 +222,19 @@ static void test_without_per_gpu(void **state)
 	assert_int_equal(p.eps[0].flags, MX_EP_NO_PORT);
 	assert_string_equal(p.eps[0].device, "mlx5_9");
 	assert_non_null(strstr(p.why, "selects no active port"));
+	/* an exact selection reads only its adapters; the order is still the node's (NCCL's) */
+	o.dev_spec = "=mlx5_3,mlx5_1";
+	assert_int_equal(mx_ports_select(&o, &p), 0);
+	assert_devices(&p, "mlx5_1", "mlx5_3");
+	/* the node's one whole read (the node-local leader's, for its other checks): every adapter */
+	{
+		struct rp_node node;
+
+		assert_int_equal(mx_ports_select_node(&o, &p, &node), 0);
+		assert_devices(&p, "mlx5_1", "mlx5_3");
+		assert_true(node.n_hcas >= 8);
+		rp_node_fini(&node);
+	}
 }
 
 int main(void)

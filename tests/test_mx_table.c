@@ -6,6 +6,9 @@
  * - Rank 0 compares the endpoints for drift (lib/drift.h) once per endpoint: two ranks that share a
  *   node's adapter (both offer it) do not count its firmware twice, and a port-less entry takes no
  *   part.
+ * - A peer's start-up message that is not a ports message (too short) fails the table on every rank
+ *   with the reason logged by rank 0; one from outside the run's envelope (another run's nonce) is
+ *   dropped and does not count as the rank's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +21,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "log.h"
+#include "mx_startup.h"
 #include "mx_table.h"
 #include "mx_tcomm.h"
 #include "util.h"
@@ -36,6 +41,9 @@ struct rank {
 	struct mx_table t;
 	pthread_t thread;
 	int rc;
+	size_t junk;                  /* first send this many bytes as its ports message */
+	uint64_t junk_run;            /* ... in the envelope of this run (0: the start-up's) */
+	unsigned long dropped;        /* mx_comm_dropped after the exchange */
 };
 
 static void ep_set(struct offer *x, const char *node, const char *dev, const char *fw, uint32_t flags)
@@ -67,25 +75,106 @@ static void *rank_main(void *arg)
 	struct mx_comm c;
 
 	mxt_comm(k->w, k->r, &c);
-	k->rc = mx_table_gather(&c, &k->off->o, rp_now() + 10, &k->t);
+	if (k->junk) {
+		char *junk = calloc(1, k->junk);
+
+		assert_non_null(junk);
+		if (k->junk >= sizeof(struct mx_hdr))
+			mx_hdr_init((struct mx_hdr *)(void *)junk, MX_KIND_EPS, k->r, 0, 0, sizeof(struct mx_wire_ep));
+		mx_comm_set_run(&c, k->junk_run);
+		mx_comm_send(&c, 0, MX_TAG_STARTUP_IN, MX_STARTUP_ROUND, junk, k->junk, rp_now() + 5);
+		mx_comm_set_run(&c, 0);
+		free(junk);
+	}
+	k->rc = mx_table_gather(&c, &k->off->o, 10, 0, &k->t);
+	k->dropped = mx_comm_dropped(&c);
 	return NULL;
 }
 
-static void gather(struct offer *off, struct rank *ranks)
+static void fini(struct rank *ranks);
+
+/* The exchange among NR ranks (ranks[] preset by the caller: junk); every rank's t.err must be err. */
+static void gather_err(struct offer *off, struct rank *ranks, int err)
 {
 	struct mxt_world *w = mxt_world_new(NR, 1, 1 << 15);
 
 	assert_non_null(w);
 	for (int r = 0; r < NR; r++) {
-		ranks[r] = (struct rank){ .w = w, .r = r, .off = &off[r] };
+		ranks[r].w = w;
+		ranks[r].r = r;
+		ranks[r].off = &off[r];
 		assert_int_equal(pthread_create(&ranks[r].thread, NULL, rank_main, &ranks[r]), 0);
 	}
 	for (int r = 0; r < NR; r++) {
 		pthread_join(ranks[r].thread, NULL);
 		assert_int_equal(ranks[r].rc, 0);
-		assert_int_equal(ranks[r].t.err, 0);
+		assert_int_equal(ranks[r].t.err, err);
 	}
 	mxt_world_free(w);
+}
+
+static void gather(struct offer *off, struct rank *ranks)
+{
+	memset(ranks, 0, NR * sizeof(*ranks));
+	gather_err(off, ranks, 0);
+}
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char logged[8192];
+
+static void sink(enum rp_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	(void)level;
+	pthread_mutex_lock(&log_lock);
+	strncat(logged, msg, sizeof(logged) - strlen(logged) - 2);
+	strcat(logged, "\n");
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void four_nodes(struct offer *off)
+{
+	for (int r = 0; r < NR; r++) {
+		char node[16];
+
+		snprintf(node, sizeof(node), "node%d", r);
+		ep_set(&off[r], node, "mlx5_0", "28.39.1002", 0);
+	}
+}
+
+/* Rank 3's first message is 10 bytes: rejected with the reason (rank 0 says it once), and the table
+ * fails on every rank alike; its real message after that is a second one and dropped. */
+static void test_short_message_rejected(void **state)
+{
+	struct offer off[NR];
+	struct rank ranks[NR] = { 0 };
+
+	(void)state;
+	four_nodes(off);
+	ranks[3].junk = 10;
+	logged[0] = '\0';
+	rp_log_set_sink(sink, NULL);
+	gather_err(off, ranks, -EPROTO);
+	rp_log_set_sink(NULL, NULL);
+	assert_non_null(strstr(logged, "matrix: rank 3 sent 10 bytes, too short for a ports message"));
+	fini(ranks);
+}
+
+/* Rank 1 first sends a well-formed ports message in another run's envelope: dropped (counted on
+ * rank 0), and the rank's own message counts: the table is whole. */
+static void test_foreign_envelope_dropped(void **state)
+{
+	struct offer off[NR];
+	struct rank ranks[NR] = { 0 };
+
+	(void)state;
+	four_nodes(off);
+	ranks[1].junk = sizeof(struct mx_hdr);
+	ranks[1].junk_run = 0x1234;
+	gather_err(off, ranks, 0);
+	assert_int_equal(ranks[0].dropped, 1);
+	assert_int_equal(ranks[0].t.n_eps, NR);
+	fini(ranks);
 }
 
 static void fini(struct rank *ranks)
@@ -172,6 +261,8 @@ int main(void)
 		cmocka_unit_test(test_drift_once_per_endpoint),
 		cmocka_unit_test(test_no_port_entry_takes_no_part),
 		cmocka_unit_test(test_peer_strings_sanitised),
+		cmocka_unit_test(test_short_message_rejected),
+		cmocka_unit_test(test_foreign_envelope_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,10 +24,11 @@
 
 /* ---- verbs, wrapped (tests/test_node.wrap) ---- */
 
-enum fake_mode { FAKE_OFF, FAKE_ONE_UNOPENABLE, FAKE_LIST_FAILS };
+enum fake_mode { FAKE_OFF, FAKE_ONE_UNOPENABLE, FAKE_LIST_FAILS, FAKE_TWO };
 static enum fake_mode fake_mode;
-static struct ibv_device fake_dev;
-static struct ibv_device *fake_list[2];
+static struct ibv_device fake_dev, fake_dev2;
+static struct ibv_device *fake_list[3];
+static int fake_opens[2];         /* ibv_open_device calls on fake_dev, fake_dev2 */
 
 struct ibv_device **__real_ibv_get_device_list(int *num_devices);
 void __real_ibv_free_device_list(struct ibv_device **list);
@@ -49,6 +50,15 @@ struct ibv_device **__wrap_ibv_get_device_list(int *num_devices)
 	case FAKE_LIST_FAILS:
 		errno = ENOSYS;
 		return NULL;
+	case FAKE_TWO:
+		snprintf(fake_dev.name, sizeof(fake_dev.name), "mlx5_8");
+		snprintf(fake_dev2.name, sizeof(fake_dev2.name), "mlx5_9");
+		fake_list[0] = &fake_dev;
+		fake_list[1] = &fake_dev2;
+		fake_list[2] = NULL;
+		if (num_devices)
+			*num_devices = 2;
+		return fake_list;
 	default:
 		return __real_ibv_get_device_list(num_devices);
 	}
@@ -62,7 +72,8 @@ void __wrap_ibv_free_device_list(struct ibv_device **list)
 
 struct ibv_context *__wrap_ibv_open_device(struct ibv_device *device)
 {
-	if (device == &fake_dev) {
+	if (device == &fake_dev || device == &fake_dev2) {
+		fake_opens[device == &fake_dev2]++;
 		errno = EACCES;
 		return NULL;
 	}
@@ -374,6 +385,36 @@ static void test_verbs_lists_unopenable(void **state)
 	rp_node_fini(&node);
 }
 
+/* Only the named adapters are read: verbs lists mlx5_8 and mlx5_9, the caller wants mlx5_9: mlx5_8
+ * is never opened and not in the node (a matrix rank with -d =mlx5_9 reads nothing else). */
+static void test_only_named_adapters(void **state)
+{
+	const char *only[] = { "mlx5_9" };
+	struct rp_discover_opts opts = { .skip_gpus = true, .only = only, .n_only = 1 };
+	struct rp_node node;
+
+	(void)state;
+	fake_mode = FAKE_TWO;
+	memset(fake_opens, 0, sizeof(fake_opens));
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	fake_mode = FAKE_OFF;
+	assert_int_equal(fake_opens[0], 0);
+	assert_int_equal(fake_opens[1], 1);
+	assert_null(rp_node_find_hca(&node, "mlx5_8"));
+	hca(&node, "mlx5_9");
+	rp_node_fini(&node);
+	/* without the list both are read */
+	fake_mode = FAKE_TWO;
+	memset(fake_opens, 0, sizeof(fake_opens));
+	opts.only = NULL;
+	opts.n_only = 0;
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	fake_mode = FAKE_OFF;
+	assert_int_equal(fake_opens[0], 1);
+	assert_int_equal(fake_opens[1], 1);
+	rp_node_fini(&node);
+}
+
 static void test_verbs_list_fails(void **state)
 {
 	struct rp_discover_opts opts = { .skip_gpus = true };
@@ -524,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_real_sys),
 		cmocka_unit_test(test_verbs_lists_unopenable),
 		cmocka_unit_test(test_verbs_list_fails),
+		cmocka_unit_test(test_only_named_adapters),
 		cmocka_unit_test(test_cmd_json_dgx),
 		cmocka_unit_test(test_cmd_json_roce),
 		cmocka_unit_test(test_cmd_text_and_exit_codes),

@@ -5,7 +5,9 @@
  * late answer of a pair that timed out; tags wrap) are dropped, on the side channel and on the
  * control channel alike, and the receiver gets the message that is its own. An MPI call that fails in
  * the middle of a receive (MPI_Mrecv after the match) or a send (MPI_Isend) leaves nothing allocated
- * (a counting allocator: -Wl,--wrap=malloc/free). The test starts itself under "mpirun -np 2"
+ * (a counting allocator: -Wl,--wrap=malloc/free). A control message over the receiver's bound is
+ * consumed as -EMSGSIZE (its length and sender said) and nothing of it is kept, and the point-to-point
+ * start-up exchange (lib/mx_startup) hands both ranks the set. The test starts itself under "mpirun -np 2"
  * (skips loudly without MPI or mpirun). */
 #include <errno.h>
 #include <setjmp.h>
@@ -24,6 +26,7 @@
 #endif
 
 #include "mx_comm.h"
+#include "mx_startup.h"
 #include "oob_mpi.h"
 #include "util.h"
 
@@ -155,6 +158,21 @@ static int ranks_main(int argc, char **argv)
 					__atomic_load_n(&live_allocs, __ATOMIC_RELAXED) - before);
 				bad = 1;
 			}
+			/* 5b. 5,000 bytes where at most 100 may come: consumed and said, nothing kept */
+			{
+				int who = -1;
+
+				m = NULL;
+				mlen = 0;
+				before = __atomic_load_n(&live_allocs, __ATOMIC_RELAXED);
+				rc = mx_comm_recv_max(&c, -1, 9, 0, 100, &m, &mlen, &who, rp_now() + 10);
+				if (rc != -EMSGSIZE || m != NULL || mlen != 5000 || who != 1 ||
+				    __atomic_load_n(&live_allocs, __ATOMIC_RELAXED) != before) {
+					fprintf(stderr, "rank 0: an oversized message gave %d (%zu bytes from %d), %ld allocations\n",
+						rc, mlen, who, __atomic_load_n(&live_allocs, __ATOMIC_RELAXED) - before);
+					bad = 1;
+				}
+			}
 		}
 	} else {
 		void *go = NULL;
@@ -184,12 +202,29 @@ static int ranks_main(int argc, char **argv)
 		mx_comm_send(&c, 0, 6, 6, "old", 4, rp_now() + 5);
 		mx_comm_send(&c, 0, 6, 7, "new", 4, rp_now() + 5);
 		mx_comm_send(&c, 0, 8, 0, "taken", 6, rp_now() + 5);   /* the one whose receive fails */
+		{
+			char *big = calloc(1, 5000);
+
+			mx_comm_send(&c, 0, 9, 0, big, 5000, rp_now() + 10);   /* over rank 0's bound */
+			free(big);
+		}
 	}
 	/* 6. the start-up exchange: every rank's bytes, in rank order */
 	snprintf(buf, sizeof(buf), "rank-%d%s", c.rank, c.rank ? "-longer" : "");
 	rc = mx_comm_allgather(&c, buf, strlen(buf) + 1, rp_now() + 20, &all, &lens, &offs);
 	if (rc != 0 || strcmp(all + offs[0], "rank-0") != 0 || strcmp(all + offs[1], "rank-1-longer") != 0 || lens[1] != 14) {
 		fprintf(stderr, "rank %d: allgather gave %d\n", c.rank, rc);
+		bad = 1;
+	}
+	free(all);
+	free(lens);
+	free(offs);
+	/* 7. the start-up exchange over point-to-point messages */
+	mx_comm_set_run(&c, 0);
+	rc = mx_startup_exchange(&c, buf, strlen(buf) + 1, &(struct mx_startup_cfg){ .window_s = 20, .max_len = 64 }, &all,
+				 &lens, &offs);
+	if (rc != 0 || strcmp(all + offs[0], "rank-0") != 0 || strcmp(all + offs[1], "rank-1-longer") != 0 || lens[1] != 14) {
+		fprintf(stderr, "rank %d: the start-up exchange gave %d\n", c.rank, rc);
 		bad = 1;
 	}
 	free(all);
