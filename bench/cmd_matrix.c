@@ -365,11 +365,18 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	 * the file fails the start-up exchange for all (its reason on its stderr) */
 	int cal = o->budget_seen ? mx_plan_model_load(o->calibrate_from, &F->model) : -1;
 
+	struct mx_plan_run run;
+	double t1;
+
 	if (cal >= 0 && !err) {
 		mine.err = cal == RP_EXIT_USAGE ? -EINVAL : -ENOMEM;
 		mine.why = "--calibrate-from: the file cannot be used (see this rank's stderr)";
 	}
-	double t1;
+	/* every rank must run rank 0's schedule (and so, with --budget, make its choice): the start-up
+	 * refuses a rank started with other settings, naming it, rather than pairs waiting for a peer
+	 * that runs other rounds */
+	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	mine.sched_digest = mx_plan_digest(o->pattern_text, o->seed, &run, o->budget_seen ? o->budget : 0, &F->model);
 
 	if (comm->local_rank == 0) {
 		rp_cli_nccl_crash(&o->eng, "matrix", &node);
@@ -405,8 +412,8 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 
 /* --budget, on every rank from the same table and model: the pattern that fits replaces the one asked
  * for (rank 0 says which and why). Returns -1 to go on, or a status (nothing fits: 2, not run). The
- * choice is not exchanged: a --calibrate-from file that differs between nodes would make ranks choose
- * differently (README: the same file on every node). */
+ * choice is not exchanged: the start-up already refused a rank whose budget or model (its
+ * --calibrate-from file) is not rank 0's (mx_plan_digest), so every rank chooses the same. */
 static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct rp_sched_ep *se)
 {
 	struct mx_opts *o = F->o;

@@ -2,6 +2,7 @@
 #include "mx_table.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,9 @@ static size_t offers_check(const struct mx_comm *c, const char *all, const size_
 	int *err_p = &t->err;
 	char why[160];
 
+	uint32_t digest0 = 0;
+	bool have0 = false;
+
 	for (int r = 0; r < c->size; r++) {
 		const struct mx_hdr *h = (const void *)(all + offs[r]);
 
@@ -136,6 +140,17 @@ static size_t offers_check(const struct mx_comm *c, const char *all, const size_
 				rp_warn("matrix: rank %d sent %s: rejected", r, why);
 			*err_p = err_worse(*err_p, -EPROTO);
 			continue;
+		}
+		if (!have0) {
+			digest0 = h->sched_digest;      /* rank 0's, or the first sound offer when rank 0's is not */
+			have0 = true;
+		} else if (h->sched_digest != digest0) {
+			/* its rounds would not be rank 0's: pairs would wait for peers that never come */
+			if (c->rank == 0)
+				rp_warn("matrix: rank %d was started with other schedule settings than rank 0 (--pattern, "
+					"--seed, -s/-n/-w/-D, --bidir, --sweep, --concurrent-rails, --budget or the "
+					"--calibrate-from file differ): every rank must be given the same", r);
+			*err_p = err_worse(*err_p, -EINVAL);
 		}
 		if (h->setup_ms / 1e3 >= t->setup_max_s) {
 			t->setup_max_s = h->setup_ms / 1e3;
@@ -239,6 +254,7 @@ int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double windo
 	msg.h.status = mine->err;
 	msg.h.run = mx_comm_nonce_new();
 	msg.h.nccl_version = mine->nccl_version;
+	msg.h.sched_digest = mine->sched_digest;
 	msg.h.setup_ms = mine->setup_s > 0 ? (uint32_t)(mine->setup_s * 1e3 < 4e9 ? mine->setup_s * 1e3 : 4e9) : 0;
 	rp_strlcpy(msg.h.error, mine->why ? mine->why : "", sizeof(msg.h.error));
 	rc = mx_startup_exchange(c, &msg, msg.h.length, &cfg, &all, &lens, &offs);

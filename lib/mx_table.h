@@ -33,6 +33,8 @@ struct mx_offer {
 	const char *why;              /* the reason (NO_PORT or err); "" none */
 	uint32_t nccl_version;        /* the release whose rules selected the ports */
 	double setup_s;               /* how long this rank took to select them (for rank 0's start-up line) */
+	uint32_t sched_digest;        /* what makes this rank's schedule (mx_plan_digest): a rank whose digest
+	                               * is not rank 0's fails the table on every rank (a usage error) */
 };
 
 struct mx_table {

@@ -18,7 +18,7 @@
                                 * 3: EPS carries the sender's NCCL release;
                                 * 4: EPS carries each endpoint's drift description;
                                 * 5: EPS goes to rank 0 alone (lib/mx_startup.h), with the sender's
-                                *    port selection time */
+                                *    port selection time and its schedule digest */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -38,7 +38,8 @@ struct mx_hdr {
 	uint64_t run;                 /* EPS: the sender's nonce for the run (rank 0's is the run's) */
 	uint32_t nccl_version;        /* EPS: the NCCL release whose rules selected the sender's ports */
 	uint32_t setup_ms;            /* EPS: how long the sender took to select its ports (ms) */
-	char error[236];              /* EPS: why this rank cannot take part */
+	uint32_t sched_digest;        /* EPS: the sender's schedule settings (mx_plan_digest); all must be rank 0's */
+	char error[232];              /* EPS: why this rank cannot take part */
 };
 
 #define MX_EP_NO_PORT 1u           /* mx_wire_ep.flags: the rank's selection has no ACTIVE port */

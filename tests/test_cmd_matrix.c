@@ -326,6 +326,26 @@ static void test_nccl_version_mismatch(void **state)
 	json_decref(j);
 }
 
+/* Under a real mpirun, rank 1 started with another --seed than rank 0: the start-up refuses the
+ * run on every rank (exit 2, nothing measured) and names rank 1. Failed before the start-up
+ * compared the ranks' schedule settings: the ranks ran (sample patterns would have paired
+ * endpoints into rounds the other rank does not run). */
+static void test_ranks_with_other_settings_refused(void **state)
+{
+	char cmd[2048];
+
+	(void)state;
+	if (!mpi_usable())
+		skip();
+	snprintf(cmd, sizeof(cmd),
+		 "ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS -np 2 "
+		 "sh -c 'exec \"$0\" matrix --node node$OMPI_COMM_WORLD_RANK -d =rp_no_such_dev$OMPI_COMM_WORLD_RANK "
+		 "-n 10 --timeout 1 --pattern sample:1 --seed $((OMPI_COMM_WORLD_RANK + 1))' '%s' 2>&1", rp_test_bin());
+	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "rank 1 was started with other schedule settings than rank 0"));
+	assert_null(strstr(out, "pairs ok"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_budget_in_a_run),
 		cmocka_unit_test(test_unwritable_json_still_prints_the_verdict),
 		cmocka_unit_test(test_nccl_version_mismatch),
+		cmocka_unit_test(test_ranks_with_other_settings_refused),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

@@ -177,6 +177,35 @@ static void test_foreign_envelope_dropped(void **state)
 	fini(ranks);
 }
 
+/* Rank 2 was started with other schedule settings (its digest is not rank 0's): the table fails on
+ * every rank alike as a usage error, and rank 0 names rank 2 once. Failed before the offer carried
+ * the digest: the table was whole and rank 2 would have run other rounds than the rest. */
+static void test_other_schedule_refused(void **state)
+{
+	struct offer off[NR];
+	struct rank ranks[NR] = { 0 };
+
+	(void)state;
+	four_nodes(off);
+	for (int r = 0; r < NR; r++)
+		off[r].o.sched_digest = 0x5eed;
+	off[2].o.sched_digest = 0x5eee;
+	logged[0] = '\0';
+	rp_log_set_sink(sink, NULL);
+	gather_err(off, ranks, -EINVAL);
+	rp_log_set_sink(NULL, NULL);
+	assert_non_null(strstr(logged, "matrix: rank 2 was started with other schedule settings than rank 0"));
+	assert_null(strstr(logged, "rank 1 was started"));
+	assert_null(strstr(logged, "rank 3 was started"));
+	fini(ranks);
+	/* the same digest everywhere: the table is whole */
+	off[2].o.sched_digest = 0x5eed;
+	memset(ranks, 0, sizeof(ranks));
+	gather_err(off, ranks, 0);
+	assert_int_equal(ranks[3].t.n_eps, NR);
+	fini(ranks);
+}
+
 static void fini(struct rank *ranks)
 {
 	for (int r = 0; r < NR; r++)
@@ -263,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_peer_strings_sanitised),
 		cmocka_unit_test(test_short_message_rejected),
 		cmocka_unit_test(test_foreign_envelope_dropped),
+		cmocka_unit_test(test_other_schedule_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
