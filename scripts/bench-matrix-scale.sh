@@ -8,6 +8,7 @@
 #   RP_BENCH_SCENARIOS="healthy bridge loss"
 #   RP_BENCH_ARGS="-s 64K -n 200"         matrix options for every run
 #   RP_BENCH_VARIANTS="plain sweep:8"      per variant every scenario again: plain, or sweep:W (--sweep W)
+#   RP_BENCH_NAME=matrix-scale             results/NAME.md and results/NAME-raw/
 #
 # Scenarios, each on E endpoints rxe0..rxe(E-1), rank N = node N on rxeN:
 #   healthy  every device on one bridge;
@@ -21,8 +22,9 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RAW=$ROOT/results/matrix-scale-raw
-OUT=$ROOT/results/matrix-scale.md
+NAME=${RP_BENCH_NAME:-matrix-scale}
+RAW=$ROOT/results/$NAME-raw
+OUT=$ROOT/results/$NAME.md
 EPS=${RP_BENCH_EPS:-"4 8"}
 SCENARIOS=${RP_BENCH_SCENARIOS:-"healthy bridge loss"}
 ARGS=${RP_BENCH_ARGS:-"-s 64K -n 200"}
@@ -35,7 +37,7 @@ if [ "${1:-}" != --inside ]; then
 	max=0
 	for e in $EPS; do [ "$e" -gt "$max" ] && max=$e; done
 	RP_BENCH_EPS=$EPS RP_BENCH_SCENARIOS=$SCENARIOS RP_BENCH_ARGS=$ARGS RP_BENCH_MAX=$max RP_BENCH_VARIANTS=$VARIANTS \
-		RP_BENCH_CMD="$0 $*" exec "$ROOT/scripts/testbed/vm.sh" run --results "$ROOT/results" \
+		RP_BENCH_NAME=$NAME RP_BENCH_CMD="RP_BENCH_NAME=$NAME RP_BENCH_EPS=\"$EPS\" RP_BENCH_SCENARIOS=\"$SCENARIOS\" RP_BENCH_VARIANTS=\"$VARIANTS\" $0 $*" exec "$ROOT/scripts/testbed/vm.sh" run --results "$ROOT/results" \
 		--timeout "${RP_BENCH_TIMEOUT:-3000}" -- "$ROOT/scripts/bench-matrix-scale.sh" --inside
 fi
 
