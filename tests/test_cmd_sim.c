@@ -197,7 +197,7 @@ static void test_mpi_ranks_same_findings(void **state)
 	file_put("mpi.model", slow, mpath, sizeof(mpath));
 	snprintf(jpath, sizeof(jpath), "%s/mpi.json", rp_test_tmpdir());
 	snprintf(cmd, sizeof(cmd), "matrix --transport sim --fabric-model '%s' --nccl-version 2.28.9 --retest 1", mpath);
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), cmd), 1);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "%s", cmd), 1);
 	findings(out, one, sizeof(one));
 	snprintf(cmd, sizeof(cmd),
 		 "ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS -np 3 "

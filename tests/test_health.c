@@ -44,7 +44,7 @@ static void hx_start(struct hx *x)
 
 static void hx_check_opts(struct hx *x, enum rp_tri dmabuf)
 {
-	struct rp_discover_opts dopts = { x->fx.root, false };
+	struct rp_discover_opts dopts = { .sysfs_root = x->fx.root };
 	struct rp_health_opts hopts = { NULL, dmabuf, false, NULL };
 
 	assert_int_equal(rp_node_discover(&x->node, &dopts), 0);
@@ -529,7 +529,7 @@ static void test_mtu_mismatch_node(void **state)
 
 	assert_int_equal(rp_fx_write(&fx, "class/net/eth0/mtu", "9000\n"), 0);
 	assert_int_equal(rp_fx_write(&fx, "class/net/eth1/mtu", "9000\n"), 0);
-	assert_int_equal(rp_node_discover(&node, &(struct rp_discover_opts){ fx.root, false }), 0);
+	assert_int_equal(rp_node_discover(&node, &(struct rp_discover_opts){ .sysfs_root = fx.root }), 0);
 	assert_int_equal(node.hcas[0].ports[0].active_mtu, 4096);
 	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
 	assert_items(&h, 0);
@@ -537,7 +537,7 @@ static void test_mtu_mismatch_node(void **state)
 	rp_node_fini(&node);
 
 	assert_int_equal(rp_fx_write(&fx, "class/net/eth1/mtu", "1500\n"), 0);
-	assert_int_equal(rp_node_discover(&node, &(struct rp_discover_opts){ fx.root, false }), 0);
+	assert_int_equal(rp_node_discover(&node, &(struct rp_discover_opts){ .sysfs_root = fx.root }), 0);
 	assert_int_equal(node.hcas[1].ports[0].active_mtu, 1024);
 	assert_int_equal(rp_health_check(&node, &hopts, &h), 0);
 	assert_items(&h, 1);
