@@ -16,22 +16,34 @@
 # recovers a lost packet, by an immediate NAK or by the ACK timeout, varies per run), so the set of
 # slow pairs is read from the results, not asserted. Under TCG contention a clean pair may need its
 # retest (then it is ok and flaky), so the clean pairs' confirmation is not asserted.
+# Two verdicts are right, and the run decides which: rxe sometimes recovers its lost packets fast
+# enough that no pair across the link is half as fast as its row (seen in CI: 0.060 against 0.116
+# Gb/s, one outlier that passed its retest). Then the run passes (exit 0), but never silently: every
+# pair across rxe1's link carries the `lossy` warning (its port counters moved: retransmissions),
+# the verdict line counts them, and nothing is drained. A pair across the link that is a plain,
+# unwarned pass fails this case either way: that was the issue's silent pass.
 set -u
 "$RP_FABRIC" fault loss rxe1 5% || exit 1
 "$RP_BIN" loopback -d rxe0,rxe1,rxe2 -s 4K -n 1000 --timeout 10 --json "$RP_RESULTS/loss5.json" \
 	--csv "$RP_RESULTS/loss5.csv" >"$RP_RESULTS/stdout" 2>"$RP_RESULTS/stderr"
 rc=$?
 cat "$RP_RESULTS/stdout"
-[ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; tail -20 "$RP_RESULTS/stderr"; exit 1; }
+[ "$rc" -eq 1 ] || [ "$rc" -eq 0 ] || { echo "FAIL: exit $rc, expected 1 (or 0 with every pair across the link lossy)"; tail -20 "$RP_RESULTS/stderr"; exit 1; }
 out=$RP_RESULTS/stdout
-grep -Eq '^verdict: FAIL \(([1234]) of 9 pairs failed: below_threshold \1; \1 confirmed, 0 unconfirmed;' "$out" ||
-	{ echo "FAIL: verdict line"; exit 1; }
+if [ "$rc" -eq 1 ]; then
+	grep -Eq '^verdict: FAIL \(([1234]) of 9 pairs failed: below_threshold \1; \1 confirmed, 0 unconfirmed;' "$out" ||
+		{ echo "FAIL: verdict line"; exit 1; }
+else
+	grep -Eq '^verdict: PASS \(9 of 9 pairs ok and verified; .*, [4-9] lossy,' "$out" ||
+		{ echo "FAIL: a pass must count the lossy pairs on its verdict line"; exit 1; }
+fi
 grep -q '^note: 9 pairs on soft devices (rxe, siw) whose link rate is nominal' "$out" ||
 	{ echo "FAIL: the verdict does not say the fraction of the nominal rate was not applied"; exit 1; }
 # every lossy pair: its result line, then how it held up
-python3 - "$RP_RESULTS/loss5.json" "$out" <<'PY'
+python3 - "$RP_RESULTS/loss5.json" "$out" "$rc" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
+rc = int(sys.argv[3])
 lines = open(sys.argv[2]).read().splitlines()
 assert len(r["pairs"]) == 9, len(r["pairs"])
 bad = []
@@ -43,6 +55,8 @@ for p in r["pairs"]:
     if not p["verified"] or p["bytes"] != 1000 * 4096:
         bad.append("%s->%s: verified=%s bytes=%d" % (s, d, p["verified"], p["bytes"]))
     if p["status"] == "ok":
+        if across and "lossy" not in p.get("warnings", []):
+            bad.append("%s->%s: a plain pass across the lossy link, no lossy warning: the silent pass of the issue" % (s, d))
         continue
     if not across or p["status"] != "below_threshold" or "outlier" not in p["reason"]:
         bad.append("%s->%s: %s %r (only pairs across rxe1's link may fail, as outliers)" % (s, d, p["status"], p["reason"]))
@@ -54,8 +68,10 @@ for p in r["pairs"]:
         bad.append("%s->%s: not confirmed: %r" % (s, d, below))
     if below.count("--qp-timeout 14") != 2:
         bad.append("%s->%s: a slow pair is retested with the probe's ACK timeout: %r" % (s, d, below))
-if not failed:
-    bad.append("no pair across the lossy link failed: the silent pass of the issue")
+if rc == 1 and not failed:
+    bad.append("exit 1 without a failed pair")
+if rc == 0 and failed:
+    bad.append("exit 0 with failed pairs %s" % failed)
 # the cover rule on these failures: the endpoint in most of them is drained (ties to the later
 # one), unless a peer it failed with failed as often: then those failures blame nobody
 drained = sorted(l.split()[1] for l in lines if l.startswith("drain: "))
@@ -81,5 +97,5 @@ assert len(csv) == 10, len(csv)
 if bad:
     print("FAIL:\n  " + "\n  ".join(bad))
     sys.exit(1)
-print("ok: %d pairs across the lossy link are confirmed outliers (%s), the pairs off it ok; drained %s" % (len(failed), failed, drained))
+print("ok: %d pairs across the lossy link are confirmed outliers (%s), the others across it lossy, the pairs off it ok; drained %s" % (len(failed), failed, drained))
 PY
