@@ -296,6 +296,21 @@ static void set_forward(struct mx_comm *c, const char *msg, size_t len, const st
 	}
 }
 
+/* The set this rank ends with: parsed into lens_p and offs_p and kept as all_p, or freed. 0 or
+ * set_parse's error. */
+static int set_keep(struct mx_comm *c, char *set, size_t len, const struct mx_startup_cfg *cfg, char **all_p,
+		    size_t **lens_p, size_t **offs_p)
+{
+	int rc = set_parse(c, set, len, cfg, lens_p, offs_p);
+
+	if (rc) {
+		free(set);
+		return rc;
+	}
+	*all_p = set;
+	return 0;
+}
+
 /* A rank other than 0: its bytes to rank 0, then the set from its parent (or rank 0's abort). */
 static int exchange_leaf(struct mx_comm *c, const void *mine, size_t len, const struct mx_startup_cfg *cfg,
 			 double t0, char **all_p, size_t **lens_p, size_t **offs_p)
@@ -326,13 +341,7 @@ static int exchange_leaf(struct mx_comm *c, const void *mine, size_t len, const 
 	}
 	if (src == parent && is_table(msg, got))
 		set_forward(c, msg, got, cfg);
-	rc = set_parse(c, msg, got, cfg, lens_p, offs_p);
-	if (rc) {
-		free(msg);
-		return rc;
-	}
-	*all_p = msg;
-	return 0;
+	return set_keep(c, msg, got, cfg, all_p, lens_p, offs_p);
 }
 
 int mx_startup_exchange(struct mx_comm *c, const void *mine, size_t len, const struct mx_startup_cfg *cfg,
@@ -357,11 +366,5 @@ int mx_startup_exchange(struct mx_comm *c, const void *mine, size_t len, const s
 	if (rc)
 		return rc;
 	set_forward(c, set, set_len, cfg);
-	rc = set_parse(c, set, set_len, cfg, lens_p, offs_p);
-	if (rc) {
-		free(set);
-		return rc;
-	}
-	*all_p = set;
-	return 0;
+	return set_keep(c, set, set_len, cfg, all_p, lens_p, offs_p);
 }
