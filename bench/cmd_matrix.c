@@ -296,6 +296,7 @@ static void files_write(struct mx_front *F)
 	F->out.rounds_done = F->run.rounds_done;
 	F->out.retest_rounds = F->run.retest_rounds;
 	mx_write_files(&F->out, NULL, NULL);
+	F->run.failed = mx_results_failed(&F->run.mr);   /* as the verdict judged them */
 	F->last_write = rp_now();
 	F->write_cost = F->last_write - w0;
 	F->dirty = false;
@@ -315,6 +316,7 @@ static void files_flush(void *arg)
 static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct mx_front *F = arg;
+	struct rp_pair_result tmp;
 	double took = rp_now() - F->t0, per = took / (double)(F->run.next_round ? F->run.next_round : 1);
 
 	fprintf(stderr, "rdmaprobe matrix: %s %zu of %zu done: %zu pairs measured, %zu failed so far, %.0f s in, "
@@ -324,7 +326,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	/* Every result of the round on its line before anything else is written (an error is logged
 	 * once and ends the stream, not the run: the summary files still hold everything). */
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
-		rp_jsonl_pairs(&F->jsonl, &F->run.mr.res[F->run.touched[i]], 1, (unsigned)(F->run.next_round - 1), retest);
+		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), retest);
 	if (F->run.ctx.stop_sig || rp_stop_requested() || rp_now() - F->last_write >= 4 * F->write_cost)
 		files_write(F);
 }
@@ -333,11 +335,12 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
 	struct mx_front *F = arg;
+	struct rp_pair_result tmp;
 
 	fprintf(stderr, "rdmaprobe matrix: reachability sweep%s %zu of %zu done: %zu direction%s failed so far, %.0f s in\n",
 		pass == 2 ? " retest" : "", k + 1, n_rounds, F->run.failed, F->run.failed == 1 ? "" : "s", rp_now() - F->t0);
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
-		rp_jsonl_pairs(&F->jsonl, &F->run.mr.res[F->run.touched[i]], 1, (unsigned)(F->run.next_round - 1), pass == 2);
+		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), pass == 2);
 }
 
 static void retest_planned(void *arg, size_t n, size_t n_rounds)
@@ -486,7 +489,7 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 static int run_finish(struct mx_front *F, int status)
 {
 	struct rp_verdict v;
-	struct rp_pair_result *judged = NULL;
+	bool judged = false;
 	int wrc;
 
 	F->out.elapsed_s = rp_now() - F->t0;
@@ -502,7 +505,7 @@ static int run_finish(struct mx_front *F, int status)
 		F->out.coverage = &F->coverage;
 	wrc = mx_write_files(&F->out, &v, &judged);
 	if (judged) {
-		mx_print(&F->out, &v, judged);
+		mx_print(&F->out, &v);
 		if (F->out.coverage)
 			mx_coverage_print(&F->coverage, F->o->pattern_req_text, F->o->pattern_text, F->out.budget_s);
 		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
@@ -511,7 +514,6 @@ static int run_finish(struct mx_front *F, int status)
 			status = v.pass && F->out.rounds_done == F->out.n_rounds && !F->out.conc_sum.n_failed ? RP_EXIT_OK
 															       : RP_EXIT_FAIL;
 		rp_verdict_fini(&v);
-		free(judged);
 	}
 	if (wrc)
 		return RP_EXIT_ENV;

@@ -190,11 +190,12 @@ static int sim_json(void *root, void *arg)
 	for (size_t i = 0; rounds && i < S->n_round_s; i++)
 		if (json_array_append_new(rounds, json_real(S->round_s[i])) != 0)
 			return -ENOMEM;
-	sim = json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:o}", "scheduler", "lock-step rounds",
+	sim = json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:f, s:o}", "scheduler", "lock-step rounds",
 			"ranks", S->c ? S->c->size : 1, "real_rounds_s", F->real_rounds_s,
 			"projected_wall_s", S->vclock, "rounds_s", S->rounds_s, "report_writes_s", F->write_s,
 			"round_overhead_s", S->model->round_overhead_s, "rounds", (json_int_t)S->n_round_s,
-			"report_writes", (json_int_t)F->writes, "rank0_peak_rss_kib", (json_int_t)peak_rss_kib(),
+			"report_writes", (json_int_t)F->writes, "results_whole", (json_int_t)mx_results_n_whole(&S->run.mr),
+			"results_bytes", (json_int_t)mx_results_bytes(&S->run.mr), "rank0_peak_rss_kib", (json_int_t)peak_rss_kib(),
 			"rank0_cpu_s", cpu_total_s(), "round_s", rounds);
 	return sim && json_object_set_new(root, "simulation", sim) == 0 ? 0 : -ENOMEM;
 }
@@ -207,6 +208,7 @@ static void files_write(struct sim_front *F)
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
 	mx_write_files(&F->out, NULL, NULL);
+	F->S.run.failed = mx_results_failed(&F->S.run.mr);   /* as the verdict judged them */
 	F->write_cost = rp_now() - w0;
 	F->write_s += F->write_cost;
 	F->write_cpu_s += cpu_now() - c0;
@@ -235,9 +237,10 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	printf("SIMULATED (fabric model %s, lock-step rounds): projected wall time %.1f s = rounds %.1f s + rank 0 "
 	       "writing reports %.1f s (%zu writes) + final verdict and reports %.1f s; start-up not included\n",
 	       F->o->model, S->vclock + final_s, S->rounds_s, F->write_s, F->writes, final_s);
-	printf("SIMULATED rounds: %zu planned + %zu retest, %zu endpoints on %zu nodes, %d rank%s, %zu results kept, %zu "
-	       "sides answered by the model on rank 0\n", S->run.rounds_done, S->run.retest_rounds, S->n_eps, S->n_nodes,
-	       S->c->size, S->c->size == 1 ? "" : "s (MPI)", S->run.mr.n, S->sides);
+	printf("SIMULATED rounds: %zu planned + %zu retest, %zu endpoints on %zu nodes, %d rank%s, %zu results kept (%zu "
+	       "whole, %.1f MiB in all), %zu sides answered by the model on rank 0\n", S->run.rounds_done,
+	       S->run.retest_rounds, S->n_eps, S->n_nodes, S->c->size, S->c->size == 1 ? "" : "s (MPI)", S->run.mr.n,
+	       mx_results_n_whole(&S->run.mr), (double)mx_results_bytes(&S->run.mr) / (1024.0 * 1024.0), S->sides);
 	if (S->run.sweep.width)
 		printf("SIMULATED reachability sweep (width %u): %zu rounds, %.1f s of the rounds' time (probes of an "
 		       "endpoint taken to run at once); %zu directions left out as unreachable, %zu flaky\n",
@@ -274,7 +277,7 @@ static int sim_mpi_start(int *argc, char ***argv, const struct rp_mpi_plugin **m
 static int sim_finish(struct sim_front *F)
 {
 	struct rp_verdict v;
-	struct rp_pair_result *judged = NULL;
+	bool judged = false;
 	double f0 = rp_now(), fc0 = cpu_now();
 	int status;
 
@@ -283,11 +286,10 @@ static int sim_finish(struct sim_front *F)
 	F->out.elapsed_s = F->S.vclock;
 	status = mx_write_files(&F->out, &v, &judged) ? RP_EXIT_ENV : RP_EXIT_OK;
 	if (judged) {
-		mx_print(&F->out, &v, judged);
+		mx_print(&F->out, &v);
 		if (!status)
 			status = v.pass && F->out.rounds_done == F->out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
 		rp_verdict_fini(&v);
-		free(judged);
 	}
 	print_figures(F, rp_now() - f0, cpu_now() - fc0);
 	return status;

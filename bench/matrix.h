@@ -31,7 +31,7 @@ struct mx_out {
 	const struct rp_verdict_cfg *vcfg;
 	const struct mx_ep *eps;
 	size_t n_eps;
-	const struct mx_results *results;
+	struct mx_results *results;   /* judged in place by mx_write_files */
 	size_t rounds_done, n_rounds;
 	double started_wall, elapsed_s;
 	const char *json, *csv, *html, *junit;
@@ -121,13 +121,14 @@ void mx_coverage_print(const struct mx_coverage *c, const char *requested, const
 bool mx_sim_requested(int argc, char **argv);
 int cmd_matrix_sim(int argc, char **argv);
 
-/* Write every requested file from the results so far (judged on a copy: rp_mx_judge). 0, or 3 when a
+/* Write every requested file from the results so far, judged in place (rp_mx_judge: the verdict
+ * judges afresh every time, so the kept results carry the latest verdict's statuses). 0, or 3 when a
  * file could not be written (named on stderr the first time, and always when v_out is given) or the
  * verdict could not be computed. If v_out is not NULL and the verdict was computed, it is kept there
- * even when a file failed (the caller prints it and calls rp_verdict_fini), and the judged results
- * copy into *judged_p (caller frees; NULL when there is no verdict). */
-int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, struct rp_pair_result **judged_p);
-/* The person's view on stdout: a grid for small runs, per-node lines always, failures, a verdict line. */
-void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pair_result *judged);
+ * even when a file failed (the caller prints it and calls rp_verdict_fini) and *judged_p is true. */
+int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p);
+/* The person's view on stdout, from the results as the last mx_write_files judged them: a grid for
+ * small runs, per-node lines always, failures, a verdict line. */
+void mx_print(const struct mx_out *o, const struct rp_verdict *v);
 
 #endif

@@ -111,13 +111,14 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 
 /* --concurrent-rails: "concurrent_rails": {"max_drop", "pairs": [{"round", "solo_gbps", "ratio",
  * "pair"}]}, each pair measured with every rail busy, beside the same pair measured alone. */
-static int conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct rp_pair_result *solo)
+static int conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct rp_pairs *solo)
 {
 	json_t *o = json_object(), *a = json_array();
 	bool bad = !o || !a;
+	struct rp_pair_result tmp;
 
 	for (size_t k = 0; !bad && k < mc->n; k++) {
-		const struct rp_pair_result *sr = mc->solo[k] >= 0 ? &solo[mc->solo[k]] : NULL;
+		const struct rp_pair_result *sr = mc->solo[k] >= 0 ? rp_pairs_get(solo, (size_t)mc->solo[k], &tmp) : NULL;
 		json_t *e = json_pack("{s:I, s:o, s:o, s:o}", "round", (json_int_t)mc->round[k], "solo_gbps",
 				      sr && sr->status == RP_ST_OK ? json_real(sr->gbps) : json_null(), "ratio",
 				      mc->ratio[k] > 0 ? json_real(mc->ratio[k]) : json_null(), "pair",
@@ -209,17 +210,16 @@ static int html_write(const struct mx_out *o, const struct rp_matrix_view *mv)
 	return rc;
 }
 
-static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pair_result *judged,
+static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pairs *judged,
 		       const struct rp_verdict *v, bool final)
 {
-	const struct mx_results *mr = o->results;
 	int status = 0;
 
 	if (o->json) {
 		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
 					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
 		/* the pairs are streamed into the file, never all in one tree (a run keeps millions) */
-		json_t *root = rp_report_json_head(&info, judged, mr->n);
+		json_t *root = rp_report_json_head_of(&info, judged);
 		json_t *bl = final && o->ops ? rp_cli_ops_baseline_json(o->ops) : NULL;
 		bool bad = false;
 
@@ -234,13 +234,13 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 			      (o->json_more && o->json_more(root, o->json_more_arg) != 0);
 		if (!root || bad || json_extend(root, o, v) != 0 || nccl_json(root, o) != 0 ||
 		    (mv->conc && conc_json(root, mv->conc, judged) != 0) ||
-		    rp_report_write_json_pairs(root, judged, mr->n, o->json) != 0) {
+		    rp_report_write_json_of(root, judged, o->json) != 0) {
 			write_failed(o, o->json, final);
 			status = RP_EXIT_ENV;
 		}
 		json_decref(root);
 	}
-	if (o->csv && rp_report_write_csv(judged, mr->n, o->csv) != 0) {
+	if (o->csv && rp_report_write_csv_of(judged, o->csv) != 0) {
 		write_failed(o, o->csv, final);
 		status = RP_EXIT_ENV;
 	}
@@ -264,7 +264,7 @@ struct mx_conc_judged {
 	double *ratio;
 };
 
-static int conc_judge(struct mx_out *o, const struct rp_pair_result *judged, size_t n, struct mx_conc_judged *cj)
+static int conc_judge(struct mx_out *o, const struct rp_pairs *judged, struct mx_conc_judged *cj)
 {
 	size_t m = o->conc ? o->conc->n : 0;
 
@@ -279,7 +279,7 @@ static int conc_judge(struct mx_out *o, const struct rp_pair_result *judged, siz
 		free(cj->ratio);
 		return -ENOMEM;
 	}
-	mx_conc_judge(o->conc, judged, n, o->conc_drop, cj->res, cj->ratio, &o->conc_sum);
+	mx_conc_judge(o->conc, judged, o->conc_drop, cj->res, cj->ratio, &o->conc_sum);
 	cj->view = (struct rp_matrix_conc){ .res = cj->res, .solo = o->conc->solo, .ratio = cj->ratio,
 					    .round = o->conc->round, .n = m, .max_drop = o->conc_drop };
 	return 0;
@@ -291,63 +291,80 @@ static void conc_judged_fini(struct mx_conc_judged *cj)
 	free(cj->ratio);
 }
 
-int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, struct rp_pair_result **judged_p)
+/* --html, --prom and --baseline read every pair at once: they get a whole copy for their write
+ * (O(pairs) while it lasts; the JSON, CSV, JUnit and the text build one pair at a time). NULL when
+ * none of them is asked for, or out of memory (*oom). */
+static struct rp_pair_result *whole_copy(const struct mx_out *o, const struct rp_pairs *ps, bool final, bool *oom)
 {
-	const struct mx_results *mr = o->results;
-	struct rp_pair_result *judged = malloc((mr->n ? mr->n : 1) * sizeof(*judged));
+	bool want = o->html || (o->ops && (o->ops->prom || (final && o->ops->baseline)));
+	struct rp_pair_result *all = want ? malloc((ps->n ? ps->n : 1) * sizeof(*all)) : NULL;
+
+	*oom = want && !all;
+	for (size_t i = 0; all && i < ps->n; i++) {
+		struct rp_pair_result *r = rp_pairs_get(ps, i, &all[i]);
+
+		if (r != &all[i])
+			all[i] = *r;
+	}
+	return all;
+}
+
+int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
+{
+	struct mx_results *mr = o->results;
+	struct rp_pairs judged = mx_results_pairs(mr);
 	struct rp_endpoint *eps = malloc((o->n_eps ? o->n_eps : 1) * sizeof(*eps));
+	struct rp_pair_result *all = NULL;
 	struct rp_verdict v;
+	bool oom = false;
 	int status = 0;
 
 	memset(&v, 0, sizeof(v));
 	if (judged_p)
-		*judged_p = NULL;
-	if (!judged || !eps) {
+		*judged_p = false;
+	if (!eps) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
-		free(judged);
-		free(eps);
 		return RP_EXIT_ENV;
 	}
-	if (mr->n)
-		memcpy(judged, mr->res, mr->n * sizeof(*judged));
 	for (size_t e = 0; e < o->n_eps; e++)
 		eps[e] = o->eps[e].ep;
-	if (rp_mx_judge(o->vcfg, eps, o->n_eps, mr->pair_eps, judged, mr->n, o->max_retest, &v) != 0) {
+	/* judged in place: the verdict judges afresh every time (verdict.h), so rank 0 never holds a
+	 * second copy of every result */
+	if (rp_mx_judge(o->vcfg, eps, o->n_eps, mr->pair_eps, &judged, o->max_retest, &v) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: could not compute the verdict (see above)\n");
 		rp_verdict_fini(&v);
-		free(judged);
 		free(eps);
 		return RP_EXIT_ENV;
 	}
+	all = whole_copy(o, &judged, v_out != NULL, &oom);
 	struct rp_matrix_view mv = {
 		.title = o->cmd_line, .version = rp_version_string(), .pattern = o->pattern, .eps = eps,
-		.n_eps = o->n_eps, .pair_eps = mr->pair_eps, .res = judged, .n = mr->n, .verdict = &v,
+		.n_eps = o->n_eps, .pair_eps = mr->pair_eps, .res = all, .pairs = &judged, .n = mr->n, .verdict = &v,
 		.rounds_done = o->rounds_done, .n_rounds = o->n_rounds, .elapsed_s = o->elapsed_s,
 		.drift = o->drift,
 	};
 	struct mx_conc_judged cj;
 
-	if (conc_judge(o, judged, mr->n, &cj) != 0) {
+	if (oom || conc_judge(o, &judged, &cj) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
 		rp_verdict_fini(&v);
-		free(judged);
+		free(all);
 		free(eps);
 		return RP_EXIT_ENV;
 	}
 	mv.conc = o->conc ? &cj.view : NULL;
 
-	if (v_out && o->ops && rp_cli_ops_baseline_judge(o->ops, "matrix", o->cfg, judged, mr->n) != 0)
+	if (v_out && all && o->ops && rp_cli_ops_baseline_judge(o->ops, "matrix", o->cfg, all, mr->n) != 0)
 		status = RP_EXIT_ENV;
-	status = files_write(o, &mv, judged, &v, v_out != NULL) ? RP_EXIT_ENV : status;
+	status = files_write(o, &mv, &judged, &v, v_out != NULL) ? RP_EXIT_ENV : status;
 	conc_judged_fini(&cj);
 	if (v_out) {
 		*v_out = v;
-		*judged_p = judged;
-		judged = NULL;
+		*judged_p = true;
 	} else {
 		rp_verdict_fini(&v);
 	}
-	free(judged);
+	free(all);
 	free(eps);
 	return status;
 }
@@ -374,8 +391,9 @@ static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
 		snprintf(buf, len, "%s", short_codes[r->status] ? short_codes[r->status] : "FAIL");
 }
 
-static void print_grid(const struct mx_out *o, const struct rp_pair_result *judged)
+static void print_grid(const struct mx_out *o, const struct rp_pairs *judged)
 {
+	struct rp_pair_result tmp;
 	const struct mx_results *mr = o->results;
 	size_t n = o->n_eps;
 	int32_t idx[MX_GRID_MAX * MX_GRID_MAX];
@@ -386,7 +404,7 @@ static void print_grid(const struct mx_out *o, const struct rp_pair_result *judg
 		idx[mr->pair_eps[2 * i] * n + mr->pair_eps[2 * i + 1]] = (int32_t)i;
 	/* --bidir: one result per unordered pair; its reverse fills the other cell */
 	for (size_t i = 0; i < mr->n; i++)
-		if (judged[i].reverse.measured && idx[mr->pair_eps[2 * i + 1] * n + mr->pair_eps[2 * i]] < 0)
+		if (rp_pairs_get(judged, i, &tmp)->reverse.measured && idx[mr->pair_eps[2 * i + 1] * n + mr->pair_eps[2 * i]] < 0)
 			idx[mr->pair_eps[2 * i + 1] * n + mr->pair_eps[2 * i]] = -2 - (int32_t)i;
 	printf("Gb/s, rows write into columns (! below threshold):\n%-28s", "");
 	for (size_t d = 0; d < n; d++)
@@ -402,8 +420,8 @@ static void print_grid(const struct mx_out *o, const struct rp_pair_result *judg
 			struct rp_pair_result rev;
 
 			if (k <= -2)
-				rp_pair_reverse_view(&judged[-2 - k], &rev);
-			grid_cell(k >= 0 ? &judged[k] : k <= -2 ? &rev : NULL, cell, sizeof(cell));
+				rp_pair_reverse_view(rp_pairs_get(judged, (size_t)(-2 - k), &tmp), &rev);
+			grid_cell(k >= 0 ? rp_pairs_get(judged, (size_t)k, &tmp) : k <= -2 ? &rev : NULL, cell, sizeof(cell));
 			printf(" %7s", s == d ? "" : cell);
 		}
 		printf("\n");
@@ -412,20 +430,22 @@ static void print_grid(const struct mx_out *o, const struct rp_pair_result *judg
 
 /* --concurrent-rails: each concurrent pair against its solo figure (small runs: every pair; larger
  * ones: those that failed or dropped, at most 20). */
-static void print_conc(const struct mx_out *o, const struct rp_pair_result *judged)
+static void print_conc(const struct mx_out *o, const struct rp_pairs *judged)
 {
+	struct rp_pair_result tmp;
 	struct mx_out copy = *o;
 	struct mx_conc_judged cj;
 	size_t shown = 0;
 	bool all = o->n_eps <= MX_GRID_MAX;
 
-	if (!o->conc || conc_judge(&copy, judged, o->results->n, &cj) != 0)
+	if (!o->conc || conc_judge(&copy, judged, &cj) != 0)
 		return;
 	printf("concurrent rails (each round's rails at once) against solo, concurrent_drop below %.0f%%:\n",
 	       100.0 * (1.0 - o->conc_drop));
 	for (size_t k = 0; k < cj.view.n && shown < (all ? SIZE_MAX : 20); k++) {
 		const struct rp_pair_result *c = &cj.res[k];
-		const struct rp_pair_result *solo = o->conc->solo[k] >= 0 ? &judged[o->conc->solo[k]] : NULL;
+		const struct rp_pair_result *solo = o->conc->solo[k] >= 0 ? rp_pairs_get(judged, (size_t)o->conc->solo[k], &tmp)
+									  : NULL;
 		bool drop = c->warnings & (1u << RP_PW_CONCURRENT_DROP);
 		char name[4 * RP_NAME_MAX + 40];
 
@@ -451,9 +471,11 @@ static void print_conc(const struct mx_out *o, const struct rp_pair_result *judg
 	conc_judged_fini(&cj);
 }
 
-void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pair_result *judged)
+void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 {
-	const struct mx_results *mr = o->results;
+	struct mx_results *mr = o->results;
+	struct rp_pairs ps = mx_results_pairs(mr), *judged = &ps;
+	struct rp_pair_result tmp;
 	size_t shown = 0;
 	char name[RP_NAME_MAX + 16], msg[1024];
 
@@ -480,7 +502,7 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 		printf("; NCCL_IB_HCA=%s\n", nd->recommended ? nd->recommended : "(none: no adapter passed)");
 	}
 	for (size_t i = 0; i < mr->n && shown < 20; i++) {
-		const struct rp_pair_result *r = &judged[i];
+		const struct rp_pair_result *r = rp_pairs_get(judged, i, &tmp);
 
 		if (r->status == RP_ST_OK)
 			continue;
@@ -493,7 +515,7 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v, const struct r
 		printf("  ... and %zu more (see the reports)\n", v->n_failed - shown);
 	shown = 0;
 	for (size_t i = 0; i < mr->n && shown < 20; i++) {
-		const struct rp_pair_result *r = &judged[i];
+		const struct rp_pair_result *r = rp_pairs_get(judged, i, &tmp);
 
 		if (r->confirm != RP_CONFIRM_FLAKY)
 			continue;

@@ -605,7 +605,8 @@ static bool terminated(const char *s, size_t n)
 
 int rp_ctr_side_validate(struct rp_pair_ctr_side *s, char *why, size_t why_len)
 {
-	if (s->measured > 1 || s->verdict > RP_CV_FAIL || s->cls >= RP_CC_COUNT_ || s->unattributable > 1 ||
+	/* brief is rank 0's own mark (lib/mx_results.h), never a peer's */
+	if (s->measured > 1 || s->brief != 0 || s->verdict > RP_CV_FAIL || s->cls >= RP_CC_COUNT_ || s->unattributable > 1 ||
 	    s->n > RP_PAIR_CTR_MAX || s->n > s->n_moved || s->n_moved > RP_CTR_MAX || s->n_unknown > RP_CTR_MAX ||
 	    !terminated(s->reason, sizeof(s->reason)) || (!s->measured && (s->n || s->verdict))) {
 		snprintf(why, why_len, "port counters out of range (%u kept of %u, verdict %u, class %u)", s->n,

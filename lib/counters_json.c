@@ -92,6 +92,12 @@ json_t *rp_ctr_side_to_json(const struct rp_pair_ctr_side *s)
 			      "reason", s->reason[0] ? json_string(s->reason) : json_null());
 	json_decref(moved);
 	json_decref(at_least);
+	/* rank 0 of a matrix kept a plain pass's judgement, not its informational counters' names
+	 * (lib/mx_results.h): say so rather than list none; --jsonl has them */
+	if (o && s->brief && json_object_set_new(o, "listed", json_false()) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
 	if (!o)
 		rp_error(-ENOMEM, "a pair's port counters as JSON: out of memory");
 	return o;

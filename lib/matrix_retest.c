@@ -26,10 +26,12 @@ static int want_cmp(const void *x, const void *y)
 }
 
 /* The retested directed pairs, sorted by unordered pair. */
-static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pair_result *res,
-		  size_t n, const bool *unavailable, size_t n_eps, unsigned max_retest, struct want **w_p, size_t *n_p)
+static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pairs *res,
+		  const bool *unavailable, size_t n_eps, unsigned max_retest, struct want **w_p, size_t *n_p)
 {
+	size_t n = res->n;
 	struct want *w = calloc(n ? n : 1, sizeof(*w));
+	struct rp_pair_result tmp;
 	size_t k = 0;
 
 	(void)base;
@@ -42,7 +44,9 @@ static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, co
 			free(w);
 			return -EINVAL;
 		}
-		if (res[i].status == RP_ST_NO_PORT || !rp_retest_wanted(&res[i], max_retest))
+		const struct rp_pair_result *r = rp_pairs_get(res, i, &tmp);
+
+		if (r->status == RP_ST_NO_PORT || !rp_retest_wanted(r, max_retest))
 			continue;
 		if (unavailable && (unavailable[s] || unavailable[d]))
 			continue;
@@ -54,8 +58,8 @@ static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, co
 	return 0;
 }
 
-int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pair_result *res,
-		      size_t n, const bool *unavailable, size_t n_eps, unsigned max_retest,
+int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pairs *res,
+		      const bool *unavailable, size_t n_eps, unsigned max_retest,
 		      struct rp_mx_retest **plan_p, size_t *n_plan_p, size_t *n_rounds_p)
 {
 	struct want *w = NULL;
@@ -67,7 +71,7 @@ int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps
 
 	*plan_p = NULL;
 	*n_plan_p = *n_rounds_p = 0;
-	rc = wanted(base, pair_eps, res, n, unavailable, n_eps, max_retest, &w, &n_w);
+	rc = wanted(base, pair_eps, res, unavailable, n_eps, max_retest, &w, &n_w);
 	if (rc || n_w == 0)
 		goto out;
 	plan = calloc(n_w, sizeof(*plan));
@@ -79,6 +83,7 @@ int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps
 	}
 	for (size_t i = 0; i < n_w; i++) {
 		struct rp_engine_cfg next;
+		struct rp_pair_result tmp;
 		struct rp_mx_retest *p;
 
 		if (!n_plan || plan[n_plan - 1].a != w[i].a || plan[n_plan - 1].b != w[i].b) {
@@ -86,7 +91,7 @@ int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps
 			n_plan++;
 		}
 		p = &plan[n_plan - 1];
-		rp_retest_cfg(base, &res[w[i].idx], &next);
+		rp_retest_cfg(base, rp_pairs_get(res, w[i].idx, &tmp), &next);
 		p->dirs |= 1u << w[i].dir;
 		p->res[w[i].dir] = w[i].idx;
 		if (next.qp.qp_timeout > p->qp_timeout)
@@ -122,13 +127,12 @@ void rp_mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status
 }
 
 int rp_mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
-		const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, unsigned max_retest,
-		struct rp_verdict *v)
+		const uint32_t *pair_eps, const struct rp_pairs *res, unsigned max_retest, struct rp_verdict *v)
 {
 	struct rp_verdict_cfg c = *cfg;
 
 	/* rp_verdict_apply() judges afresh and classifies every pair (rp_retest_classify) before its
 	 * drain cover, so one call sees how each failure held up */
 	c.retest = max_retest;
-	return rp_verdict_apply(&c, eps, n_eps, pair_eps, res, n, v);
+	return rp_verdict_judge(&c, eps, n_eps, pair_eps, res, v);
 }

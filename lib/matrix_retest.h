@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "pairs.h"
 #include "result.h"
 #include "verdict.h"
 
@@ -28,12 +29,12 @@ struct rp_mx_retest {
 	size_t res[2];                /* index in res[] of a->b and b->a; SIZE_MAX when not retested */
 };
 
-/* Plan the next retest rounds over res[0..n) as judged by rp_verdict_apply (pair_eps[2i], [2i+1]:
+/* Plan the next retest rounds over the pairs res (lib/pairs.h) as judged by rp_verdict_apply (pair_eps[2i], [2i+1]:
  * src and dst endpoint of res[i]); unavailable[e] marks endpoints that cannot be measured (NULL:
  * none). *plan_p (malloc'd, caller frees; NULL when empty), *n_plan_p pairs, *n_rounds_p rounds.
  * 0, -EINVAL (an endpoint out of range), -ENOMEM. */
-int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pair_result *res,
-		      size_t n, const bool *unavailable, size_t n_eps, unsigned max_retest,
+int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pairs *res,
+		      const bool *unavailable, size_t n_eps, unsigned max_retest,
 		      struct rp_mx_retest **plan_p, size_t *n_plan_p, size_t *n_rounds_p);
 
 /* Fold a retest measurement into the kept (unjudged) result: the earlier attempt keeps the status
@@ -42,11 +43,10 @@ int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps
 void rp_mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status, int kept_qp_timeout,
 		       struct rp_pair_result *again, int again_qp_timeout);
 
-/* The final judgement of res[0..n) (a copy the caller owns): rp_verdict_apply with cfg's retest set
+/* The final judgement of the pairs res, in place: rp_verdict_judge with cfg's retest set
  * to max_retest, which classifies every pair (rp_retest_classify: NO_PORT is CONFIRMED) before its
  * drain decisions, so they see how each failure held up. Arguments as rp_verdict_apply's; *v filled (call rp_verdict_fini). */
 int rp_mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
-		const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, unsigned max_retest,
-		struct rp_verdict *v);
+		const uint32_t *pair_eps, const struct rp_pairs *res, unsigned max_retest, struct rp_verdict *v);
 
 #endif

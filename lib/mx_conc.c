@@ -56,9 +56,10 @@ void mx_conc_fini(struct mx_conc *mc)
 	memset(mc, 0, sizeof(*mc));
 }
 
-void mx_conc_judge(const struct mx_conc *mc, const struct rp_pair_result *solo, size_t n_solo, double max_drop,
+void mx_conc_judge(const struct mx_conc *mc, const struct rp_pairs *solo, double max_drop,
 		   struct rp_pair_result *out, double *ratio, struct mx_conc_sum *sum)
 {
+	struct rp_pair_result tmp;
 	struct mx_conc_sum s = { .n = mc->n };
 
 	for (size_t i = 0; i < mc->n; i++) {
@@ -67,8 +68,8 @@ void mx_conc_judge(const struct mx_conc *mc, const struct rp_pair_result *solo, 
 		out[i] = mc->res[i];
 		out[i].warnings &= ~(1u << RP_PW_CONCURRENT_DROP);
 		ratio[i] = 0;
-		if (k >= 0 && (size_t)k < n_solo)
-			ratio[i] = rp_pairset_compare(&solo[k], &out[i], max_drop);
+		if (k >= 0 && (size_t)k < solo->n)
+			ratio[i] = rp_pairset_compare(rp_pairs_get(solo, (size_t)k, &tmp), &out[i], max_drop);
 		/* an endpoint without a port fails its solo pairs already: not a failure under load */
 		s.n_failed += out[i].status != RP_ST_OK && out[i].status != RP_ST_NO_PORT;
 		s.n_compared += ratio[i] > 0;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pairs.h"
 #include "result.h"
 
 struct mx_conc {
@@ -41,11 +42,11 @@ struct mx_conc_sum {
 	size_t n_drop;                /* concurrent_drop */
 };
 
-/* Judge mc against the solo results solo[0..n_solo) (as the verdict judged them): out[i] is a copy
+/* Judge mc against the solo results (lib/pairs.h; as the verdict judged them): out[i] is a copy
  * of mc->res[i] with RP_PW_CONCURRENT_DROP set or cleared by rp_pairset_compare(), ratio[i] its
  * rate over the solo one (0: nothing to compare: no solo result, or either not ok). out and ratio
  * hold mc->n entries; sum may be NULL. */
-void mx_conc_judge(const struct mx_conc *mc, const struct rp_pair_result *solo, size_t n_solo, double max_drop,
+void mx_conc_judge(const struct mx_conc *mc, const struct rp_pairs *solo, double max_drop,
 		   struct rp_pair_result *out, double *ratio, struct mx_conc_sum *sum);
 
 #endif

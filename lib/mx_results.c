@@ -1,36 +1,270 @@
-/* mx_results.c: the results rank 0 keeps; see mx_results.h. */
+/* mx_results.c: the results rank 0 keeps, as records or whole; see mx_results.h. */
 #include "mx_results.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
+
+int mx_results_init(struct mx_results *mr, size_t n_eps)
+{
+	memset(mr, 0, sizeof(*mr));
+	mr->ep = calloc(n_eps ? n_eps : 1, sizeof(*mr->ep));
+	mr->ep_seen = calloc(n_eps ? n_eps : 1, sizeof(*mr->ep_seen));
+	if (!mr->ep || !mr->ep_seen) {
+		mx_results_fini(mr);
+		return -ENOMEM;
+	}
+	mr->n_eps = n_eps;
+	return 0;
+}
+
+/* The record of r (meaningful only when rec_plain says r is one). */
+static void rec_build(const struct rp_pair_result *r, struct mx_rec *rec)
+{
+	const struct rp_pair_ctr_side *side[2] = { &r->counters.src, &r->counters.dst };
+
+	memset(rec, 0, sizeof(*rec));
+	rec->gbps = r->gbps;
+	rec->gbps_min = r->gbps_min;
+	rec->gbps_min_at_s = r->gbps_min_at_s;
+	rec->elapsed_s = r->elapsed_s;
+	rec->bytes = r->bytes;
+	rec->iters = r->iters;
+	rec->msg_size = (uint32_t)r->msg_size;
+	rec->whole = MX_REC_WHOLE_NONE;
+	rec->warnings = (uint16_t)r->warnings;
+	rec->qp_timeout = (uint8_t)r->attempts[0].qp_timeout;
+	for (int k = 0; k < 2; k++) {
+		rec->ctr_measured |= (uint8_t)((side[k]->measured ? 1u : 0u) << k);
+		rec->n_moved[k] = (uint16_t)side[k]->n_moved;
+	}
+}
+
+/* The result a record stands for, between endpoints s and d. */
+static void rec_expand(const struct mx_results *mr, const struct mx_rec *rec, uint32_t s, uint32_t d,
+		       struct rp_pair_result *out)
+{
+	struct rp_pair_ctr_side *side[2] = { &out->counters.src, &out->counters.dst };
+	struct rp_attempt *a = &out->attempts[0];
+
+	rp_pair_result_init(out, &mr->ep[s], &mr->ep[d]);
+	out->status = RP_ST_OK;
+	out->gbps = rec->gbps;
+	out->gbps_min = rec->gbps_min;
+	out->gbps_min_at_s = rec->gbps_min_at_s;
+	out->elapsed_s = rec->elapsed_s;
+	out->bytes = rec->bytes;
+	out->iters = rec->iters;
+	out->msg_size = rec->msg_size;
+	out->verified = true;
+	out->warnings = rec->warnings;
+	out->n_attempts = 1;
+	a->status = RP_ST_OK;
+	a->gbps = rec->gbps;
+	a->gbps_min = rec->gbps_min;
+	a->qp_timeout = rec->qp_timeout;
+	a->elapsed_s = rec->elapsed_s;
+	for (int k = 0; k < 2; k++) {
+		if (!(rec->ctr_measured & (1u << k)))
+			continue;
+		side[k]->measured = 1;
+		side[k]->n_moved = rec->n_moved[k];
+		side[k]->brief = 1;
+	}
+}
+
+/* A side as its record keeps it: judged ok with only informational counters moved (listed or not),
+ * or not measured. false when the side holds more than that. */
+static bool side_brief(const struct rp_pair_ctr_side *s, struct rp_pair_ctr_side *out)
+{
+	*out = *s;
+	if (!s->measured)
+		return true;
+	for (uint32_t i = 0; i < s->n && i < RP_PAIR_CTR_MAX; i++)
+		if (s->c[i].cls != RP_CC_OTHER && s->c[i].cls != RP_CC_TRAFFIC)
+			return false;
+	memset(out->c, 0, sizeof(out->c));
+	out->n = 0;
+	out->brief = 1;
+	return true;
+}
+
+/* Whether r (src s, dst d) is a plain pass its record rebuilds (mx_results.h): built, expanded and
+ * compared byte for byte, so a field the record does not hold keeps r whole. */
+static bool rec_plain(const struct mx_results *mr, const struct rp_pair_result *r, uint32_t s, uint32_t d,
+		      struct mx_rec *rec)
+{
+	struct rp_pair_result m, c;
+
+	if (r->status != RP_ST_OK || r->n_attempts != 1 || r->reason[0] || r->secondary.reason[0] ||
+	    r->attempts[0].reason[0])
+		return false;
+	/* an emptied string may keep old bytes past its terminator (the verdict clears a reason by its
+	 * first byte): they mean nothing, so they are not compared */
+	c = *r;
+	memset(c.reason, 0, sizeof(c.reason));
+	memset(c.secondary.reason, 0, sizeof(c.secondary.reason));
+	memset(c.attempts[0].reason, 0, sizeof(c.attempts[0].reason));
+	if (!side_brief(&r->counters.src, &c.counters.src) || !side_brief(&r->counters.dst, &c.counters.dst))
+		return false;
+	rec_build(r, rec);
+	rec_expand(mr, rec, s, d, &m);
+	return memcmp(&m, &c, sizeof(m)) == 0;
+}
+
+/* A free slot for a whole result (free_slot always has room for every slot). 0 or -ENOMEM. */
+static int slot_alloc(struct mx_results *mr, uint32_t *slot)
+{
+	if (mr->n_free) {
+		*slot = mr->free_slot[--mr->n_free];
+		return 0;
+	}
+	if (mr->n_whole == mr->whole_cap) {
+		size_t cap = mr->whole_cap ? 2 * mr->whole_cap : 64;
+		struct rp_pair_result *nw;
+		uint32_t *nf;
+
+		if (cap >= MX_REC_WHOLE_NONE)
+			return -ENOMEM;
+		nf = realloc(mr->free_slot, cap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		mr->free_slot = nf;
+		nw = realloc(mr->whole, cap * sizeof(*nw));
+		if (!nw)
+			return -ENOMEM;
+		mr->whole = nw;
+		mr->whole_cap = cap;
+	}
+	*slot = (uint32_t)mr->n_whole++;
+	return 0;
+}
+
 int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst)
 {
+	uint32_t slot;
+
+	if (src >= mr->n_eps || dst >= mr->n_eps)
+		return -EINVAL;
 	if (mr->n == mr->cap) {
 		size_t cap = mr->cap ? 2 * mr->cap : 64;
-		struct rp_pair_result *nr = realloc(mr->res, cap * sizeof(*nr));
+		struct mx_rec *nr = realloc(mr->rec, cap * sizeof(*nr));
 		uint32_t *np;
 
 		if (!nr)
 			return -ENOMEM;
-		mr->res = nr;
+		mr->rec = nr;
 		np = realloc(mr->pair_eps, 2 * cap * sizeof(*np));
 		if (!np)
 			return -ENOMEM;
 		mr->pair_eps = np;
 		mr->cap = cap;
 	}
-	mr->res[mr->n] = *r;
+	if (slot_alloc(mr, &slot) != 0)
+		return -ENOMEM;
+	mr->whole[slot] = *r;
+	memset(&mr->rec[mr->n], 0, sizeof(mr->rec[mr->n]));
+	mr->rec[mr->n].whole = slot;
 	mr->pair_eps[2 * mr->n] = src;
 	mr->pair_eps[2 * mr->n + 1] = dst;
 	mr->n++;
+	if (!mr->ep_seen[src])
+		mr->ep[src] = r->src;
+	if (!mr->ep_seen[dst])
+		mr->ep[dst] = r->dst;
+	mr->ep_seen[src] = mr->ep_seen[dst] = true;
 	return 0;
+}
+
+struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp)
+{
+	const struct mx_rec *rec = &mr->rec[i];
+
+	if (rec->whole != MX_REC_WHOLE_NONE)
+		return &mr->whole[rec->whole];
+	rec_expand(mr, rec, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], tmp);
+	return tmp;
+}
+
+int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result *r)
+{
+	uint32_t slot = mr->rec[i].whole;
+	struct mx_rec rec;
+
+	if (i < mr->settled && rec_plain(mr, r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
+		if (slot != MX_REC_WHOLE_NONE)
+			mr->free_slot[mr->n_free++] = slot;
+		mr->rec[i] = rec;
+		return 0;
+	}
+	if (slot == MX_REC_WHOLE_NONE && slot_alloc(mr, &slot) != 0)
+		return -ENOMEM;
+	if (&mr->whole[slot] != r)
+		mr->whole[slot] = *r;
+	mr->rec[i].whole = slot;
+	return 0;
+}
+
+void mx_results_settle(struct mx_results *mr)
+{
+	for (size_t i = mr->settled; i < mr->n; i++) {
+		uint32_t slot = mr->rec[i].whole;
+		struct mx_rec rec;
+
+		if (slot != MX_REC_WHOLE_NONE &&
+		    rec_plain(mr, &mr->whole[slot], mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
+			mr->free_slot[mr->n_free++] = slot;
+			mr->rec[i] = rec;
+		}
+	}
+	mr->settled = mr->n;
+}
+
+static struct rp_pair_result *pairs_get(const struct rp_pairs *ps, size_t i, struct rp_pair_result *tmp)
+{
+	return mx_results_get(ps->arg, i, tmp);
+}
+
+static int pairs_put(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r)
+{
+	return mx_results_put(ps->arg, i, r);
+}
+
+struct rp_pairs mx_results_pairs(struct mx_results *mr)
+{
+	return (struct rp_pairs){ .n = mr->n, .get = pairs_get, .put = pairs_put, .arg = mr };
+}
+
+size_t mx_results_failed(const struct mx_results *mr)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < mr->n; i++)
+		n += mr->rec[i].whole != MX_REC_WHOLE_NONE && mr->whole[mr->rec[i].whole].status != RP_ST_OK;
+	return n;
+}
+
+size_t mx_results_n_whole(const struct mx_results *mr)
+{
+	return mr->n_whole - mr->n_free;
+}
+
+size_t mx_results_bytes(const struct mx_results *mr)
+{
+	return mr->cap * (sizeof(*mr->rec) + 2 * sizeof(*mr->pair_eps)) +
+	       mr->whole_cap * (sizeof(*mr->whole) + sizeof(*mr->free_slot)) +
+	       mr->n_eps * (sizeof(*mr->ep) + sizeof(*mr->ep_seen));
 }
 
 void mx_results_fini(struct mx_results *mr)
 {
-	free(mr->res);
+	free(mr->rec);
 	free(mr->pair_eps);
+	free(mr->whole);
+	free(mr->free_slot);
+	free(mr->ep);
+	free(mr->ep_seen);
 	memset(mr, 0, sizeof(*mr));
 }

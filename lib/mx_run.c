@@ -26,6 +26,8 @@ int mx_run_init(struct mx_run *R)
 
 	if (R->concurrent_rails && rp_sched_n_groups(R->sched) == 0)
 		return -EINVAL;
+	if (mx_results_init(&R->mr, n_eps) != 0)
+		return -ENOMEM;
 	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
 	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
 	R->n_planned = mx_run_planned_rounds(R->sched, R->concurrent_rails);
@@ -44,12 +46,22 @@ int mx_run_init(struct mx_run *R)
 int mx_run_fold(struct mx_run *R, size_t k, enum rp_status judged, int kept_qp, struct rp_pair_result *again,
 		int again_qp)
 {
-	struct rp_pair_result *kept = &R->mr.res[k];
+	struct rp_pair_result tmp, *kept = mx_results_get(&R->mr, k, &tmp);
+	bool was_failed = kept->status != RP_ST_OK;
 
-	R->failed -= kept->status != RP_ST_OK;
 	rp_mx_retest_fold(kept, judged, kept_qp, again, again_qp);
+	if (mx_results_put(&R->mr, k, kept) != 0)
+		return -ENOMEM;
+	R->failed -= was_failed;
 	R->failed += kept->status != RP_ST_OK;
 	return mx_run_touch(R, k);
+}
+
+enum rp_status mx_run_status(const struct mx_run *R, size_t k)
+{
+	struct rp_pair_result tmp;
+
+	return mx_results_get(&R->mr, k, &tmp)->status;
 }
 
 int mx_run_touch(struct mx_run *R, size_t idx)
@@ -106,7 +118,7 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 			int qp = R->ctx.cfg->qp.qp_timeout;
 
 			R->kept[i] = (int64_t)k;
-			if (mx_run_fold(R, k, R->mr.res[k].status, qp, &R->got[i],
+			if (mx_run_fold(R, k, mx_run_status(R, k), qp, &R->got[i],
 					R->jobs[i / 2].qp_timeout ? R->jobs[i / 2].qp_timeout : qp) != 0)
 				return -ENOMEM;
 			continue;
@@ -166,6 +178,7 @@ static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 	R->round_n = got;
 	if (R->hooks.round_done)
 		R->hooks.round_done(R->hooks.arg, false, R->rounds_done - 1, R->n_planned);
+	mx_results_settle(&R->mr);   /* after the hook: it streamed the round's results whole */
 	return mx_round_go(c, R->next_round - 1);
 }
 
@@ -213,41 +226,33 @@ static int planned_rounds(struct mx_run *R)
 	return 0;
 }
 
-/* Rank 0: the pairs to measure again, from the results as the verdict judges them now. */
-static int retest_plan(struct mx_run *R, struct rp_mx_retest **plan_p, size_t *n_p, size_t *n_rounds_p,
-		       struct rp_pair_result **judged_p)
+/* Rank 0: the pairs to measure again, from the results as the verdict judges them now. The verdict
+ * judges the kept results in place (it judges afresh every time: verdict.h), never a copy of them all. */
+static int retest_plan(struct mx_run *R, struct rp_mx_retest **plan_p, size_t *n_p, size_t *n_rounds_p)
 {
 	struct mx_ctx *c = &R->ctx;
-	struct rp_pair_result *judged = malloc((R->mr.n ? R->mr.n : 1) * sizeof(*judged));
 	bool *gone = calloc(c->n_eps ? c->n_eps : 1, sizeof(*gone));
 	struct rp_verdict v;
-	int rc = -ENOMEM;
+	int rc;
 
-	if (!judged || !gone)
-		goto out;
-	if (R->mr.n)
-		memcpy(judged, R->mr.res, R->mr.n * sizeof(*judged));
-	rc = rp_verdict_apply(R->vcfg, R->rep_eps, c->n_eps, R->mr.pair_eps, judged, R->mr.n, &v);
+	if (!gone)
+		return -ENOMEM;
+	struct rp_pairs ps = mx_results_pairs(&R->mr);
+
+	rc = rp_verdict_judge(R->vcfg, R->rep_eps, c->n_eps, R->mr.pair_eps, &ps, &v);
 	rp_verdict_fini(&v);
-	if (rc)
-		goto out;
-	for (size_t e = 0; e < c->n_eps; e++)
+	R->failed = mx_results_failed(&R->mr);
+	for (size_t e = 0; !rc && e < c->n_eps; e++)
 		gone[e] = c->dead[c->eps[e].owner] || c->eps[e].no_port[0];
-	rc = rp_mx_retest_plan(c->cfg, R->mr.pair_eps, judged, R->mr.n, gone, c->n_eps, R->retest, plan_p, n_p,
-			       n_rounds_p);
-out:
+	if (!rc)
+		rc = rp_mx_retest_plan(c->cfg, R->mr.pair_eps, &ps, gone, c->n_eps, R->retest, plan_p, n_p,
+				       n_rounds_p);
 	free(gone);
-	if (rc) {
-		free(judged);
-		judged = NULL;
-	}
-	*judged_p = judged;
 	return rc;
 }
 
 /* Rank 0: fold one retest round's results into the kept ones. */
-static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const size_t *which, size_t n,
-			const struct rp_pair_result *judged)
+static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const size_t *which, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_mx_retest *p = &plan[which[i]];
@@ -255,8 +260,9 @@ static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const
 		for (int d = 0; d < 2; d++) {
 			if (!(p->dirs & (1u << d)) || R->got[2 * i + d].status == RP_ST_INTERRUPTED)
 				continue;         /* not measured again: the pair stays unconfirmed */
-			/* within the capacity mx_run_init gave: the touch cannot fail */
-			(void)mx_run_fold(R, p->res[d], judged[p->res[d]].status, R->ctx.cfg->qp.qp_timeout,
+			/* within the capacity mx_run_init gave, the touch cannot fail, nor the put: a
+			 * result measured again failed, so it is kept whole already (mx_results.h) */
+			(void)mx_run_fold(R, p->res[d], mx_run_status(R, p->res[d]), R->ctx.cfg->qp.qp_timeout,
 					  &R->got[2 * i + d], p->qp_timeout);
 		}
 	}
@@ -264,7 +270,7 @@ static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const
 
 /* One set of retest rounds over a plan every rank has. 0, 1 stopped, negative errno. */
 static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_t *round_of, size_t n,
-		      const struct rp_mx_retest *plan, const struct rp_pair_result *judged)
+		      const struct rp_mx_retest *plan)
 {
 	size_t n_rounds = 0, *which = calloc(n ? n : 1, sizeof(*which));
 	int rc = 0;
@@ -284,13 +290,14 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 		rc = mx_round(&R->ctx, R->next_round++, R->jobs, m, R->got);
 		if (rc >= 0 && R->ctx.rank == 0) {
 			R->n_touched = 0;
-			retest_fold(R, plan, which, m, judged);
+			retest_fold(R, plan, which, m);
 			R->retest_rounds++;
 			R->round_jobs = R->jobs;
 			R->round_got = R->got;
 			R->round_n = m;
 			if (R->hooks.round_done)
 				R->hooks.round_done(R->hooks.arg, true, k, n_rounds);
+			mx_results_settle(&R->mr);
 			rc = mx_round_go(&R->ctx, R->next_round - 1);
 		}
 	}
@@ -299,11 +306,10 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 }
 
 /* Rank 0: the next retest plan as jobs, sent to every rank. */
-static int retest_plan_send(struct mx_run *R, struct rp_mx_retest **plan_p, struct rp_pair_result **judged_p,
-			    struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
+static int retest_plan_send(struct mx_run *R, struct rp_mx_retest **plan_p, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
 {
 	size_t n = 0, n_rounds = 0;
-	int rc = retest_plan(R, plan_p, &n, &n_rounds, judged_p);
+	int rc = retest_plan(R, plan_p, &n, &n_rounds);
 
 	*jobs_p = calloc(n ? n : 1, sizeof(**jobs_p));
 	*round_of_p = calloc(n ? n : 1, sizeof(**round_of_p));
@@ -333,19 +339,17 @@ static int retest_rounds(struct mx_run *R)
 
 	for (unsigned phase = 0; phase < R->retest && rc == 0; phase++) {
 		struct rp_mx_retest *plan = NULL;
-		struct rp_pair_result *judged = NULL;
 		struct mx_job *jobs = NULL;
 		uint32_t *round_of = NULL;
 		size_t n = 0;
 
 		if (c->rank == 0)
-			rc = retest_plan_send(R, &plan, &judged, &jobs, &round_of, &n);
+			rc = retest_plan_send(R, &plan, &jobs, &round_of, &n);
 		else
 			rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
 		if (!rc && n)
-			rc = retest_run(R, jobs, round_of, n, plan, judged);
+			rc = retest_run(R, jobs, round_of, n, plan);
 		free(plan);
-		free(judged);
 		free(jobs);
 		free(round_of);
 		if (!rc && n == 0)

@@ -83,6 +83,8 @@ int mx_run_sweep(struct mx_run *R);
  * keeps `judged`), the failed count kept right, k touched. 0 or -ENOMEM (the touch). */
 int mx_run_fold(struct mx_run *R, size_t k, enum rp_status judged, int kept_qp, struct rp_pair_result *again,
 		int again_qp);
+/* Rank 0: result k's status now. */
+enum rp_status mx_run_status(const struct mx_run *R, size_t k);
 /* Rank 0: note result idx as changed this round (grows touched). 0 or -ENOMEM. */
 int mx_run_touch(struct mx_run *R, size_t idx);
 /* The planned rounds sched and concurrent_rails make (what mx_run_init sets n_planned to). */

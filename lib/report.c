@@ -10,6 +10,7 @@
 
 #include "atomic_file.h"
 #include "counters_json.h"
+#include "pairs.h"
 #include "log.h"
 #include "strbuf.h"
 #include "util.h"
@@ -361,16 +362,19 @@ static char *join_argv(int argc, char **argv)
 }
 
 /* "pairs", "ok", "failed" (as before), and how the failures held up on retest. */
-static json_t *summary_json(const struct rp_pair_result *pairs, size_t n, const char **bad)
+static json_t *summary_json(const struct rp_pairs *ps, const char **bad)
 {
-	size_t ok = 0, counts[RP_CONFIRM_COUNT_] = { 0 }, warned = 0;
+	size_t ok = 0, counts[RP_CONFIRM_COUNT_] = { 0 }, warned = 0, n = ps->n;
 	json_t *o = json_object();
+	struct rp_pair_result tmp;
 
 	for (size_t i = 0; i < n; i++) {
-		ok += pairs[i].status == RP_ST_OK;
-		if ((unsigned)pairs[i].confirm < RP_CONFIRM_COUNT_)
-			counts[pairs[i].confirm]++;
-		warned += pairs[i].warnings != 0;
+		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
+
+		ok += r->status == RP_ST_OK;
+		if ((unsigned)r->confirm < RP_CONFIRM_COUNT_)
+			counts[r->confirm]++;
+		warned += r->warnings != 0;
 	}
 	set(o, "pairs", json_integer((json_int_t)n), bad);
 	set(o, "ok", json_integer((json_int_t)ok), bad);
@@ -383,6 +387,13 @@ static json_t *summary_json(const struct rp_pair_result *pairs, size_t n, const 
 }
 
 json_t *rp_report_json_head(const struct rp_report_info *info, const struct rp_pair_result *pairs, size_t n)
+{
+	struct rp_pairs ps = rp_pairs_const(pairs, n);
+
+	return rp_report_json_head_of(info, &ps);
+}
+
+json_t *rp_report_json_head_of(const struct rp_report_info *info, const struct rp_pairs *ps)
 {
 	json_t *root = json_object();
 	time_t t = info->started > 0 ? (time_t)info->started : time(NULL);
@@ -400,7 +411,7 @@ json_t *rp_report_json_head(const struct rp_report_info *info, const struct rp_p
 	set(root, "started", json_string(when), &bad);
 	if (info->cfg)
 		set(root, "config", cfg_json(info->cfg, &bad), &bad);
-	set(root, "summary", summary_json(pairs, n, &bad), &bad);
+	set(root, "summary", summary_json(ps, &bad), &bad);
 	free(cmdline);
 	if (bad) {
 		json_decref(root);
@@ -462,11 +473,13 @@ int rp_report_write_json(const json_t *root, const char *path)
 }
 
 /* Each pair encoded alone (one line, compact) into af, "," between them. 0 or -ENOMEM. */
-static int pairs_stream(struct rp_atomic_file *af, const struct rp_pair_result *pairs, size_t n)
+static int pairs_stream(struct rp_atomic_file *af, const struct rp_pairs *ps)
 {
-	for (size_t i = 0; i < n && !af->err; i++) {
+	struct rp_pair_result tmp;
+
+	for (size_t i = 0; i < ps->n && !af->err; i++) {
 		const char *bad = NULL;
-		json_t *p = pair_json(&pairs[i], &bad);
+		json_t *p = pair_json(rp_pairs_get(ps, i, &tmp), &bad);
 		char *text = p && !bad ? json_dumps(p, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
 
 		json_decref(p);
@@ -480,6 +493,13 @@ static int pairs_stream(struct rp_atomic_file *af, const struct rp_pair_result *
 }
 
 int rp_report_write_json_pairs(const json_t *root, const struct rp_pair_result *pairs, size_t n, const char *path)
+{
+	struct rp_pairs ps = rp_pairs_const(pairs, n);
+
+	return rp_report_write_json_of(root, &ps, path);
+}
+
+int rp_report_write_json_of(const json_t *root, const struct rp_pairs *ps, const char *path)
 {
 	struct rp_atomic_file af;
 	char *head;
@@ -508,11 +528,11 @@ int rp_report_write_json_pairs(const json_t *root, const struct rp_pair_result *
 	if (json_object_size(root))
 		rp_atomic_file_write(&af, ",", 1);
 	rp_atomic_file_write(&af, "\n  \"pairs\": [", 13);
-	if (pairs_stream(&af, pairs, n) != 0) {
+	if (pairs_stream(&af, ps) != 0) {
 		rp_atomic_file_abort(&af);
 		return rp_error(-ENOMEM, "write %s: out of memory encoding a pair", path);
 	}
-	if (n)
+	if (ps->n)
 		rp_atomic_file_write(&af, "\n  ", 3);
 	rp_atomic_file_write(&af, "]\n}\n", 4);
 	return rp_atomic_file_commit(&af);
@@ -715,6 +735,15 @@ static void csv_pair(struct rp_sb *sb, const struct rp_pair_result *r)
 
 int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char *path)
 {
+	struct rp_pairs ps = rp_pairs_const(pairs, n);
+
+	return rp_report_write_csv_of(&ps, path);
+}
+
+int rp_report_write_csv_of(const struct rp_pairs *ps, const char *path)
+{
+	struct rp_pair_result tmp;
+	size_t n = ps->n;
 	struct rp_atomic_file af;
 	struct rp_sb sb;
 	int rc = rp_atomic_file_open(&af, path);
@@ -724,7 +753,7 @@ int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char
 	rp_sb_init(&sb);
 	rp_sb_puts(&sb, csv_header);
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		csv_pair(&sb, &pairs[i]);
+		csv_pair(&sb, rp_pairs_get(ps, i, &tmp));
 		if (sb.len >= RP_REPORT_CHUNK || i + 1 == n)
 			rc = rp_sb_drain(&sb, &af);
 	}

@@ -88,6 +88,12 @@ int rp_report_write_json_pairs(const json_t *root, const struct rp_pair_result *
 /* Write pairs as CSV (one header line, one line per pair; fields quoted when needed) atomically, streamed
  * (memory: one chunk of lines, whatever n). */
 int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char *path);
+/* rp_report_json_head, rp_report_write_json_pairs and rp_report_write_csv over pairs that need not
+ * be one array (lib/pairs.h: rank 0's matrix results), one pair built at a time. */
+struct rp_pairs;
+json_t *rp_report_json_head_of(const struct rp_report_info *info, const struct rp_pairs *ps);
+int rp_report_write_json_of(const json_t *root, const struct rp_pairs *ps, const char *path);
+int rp_report_write_csv_of(const struct rp_pairs *ps, const char *path);
 /* Write text produced by the caller to path atomically (for HTML/JUnit writers). */
 int rp_report_write_text(const char *text, size_t len, const char *path);
 

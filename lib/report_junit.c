@@ -162,9 +162,10 @@ static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const s
 static int junit_emit(const struct rp_matrix_view *mv, struct rp_sb *sb, struct rp_atomic_file *af)
 {
 	size_t failures = 0, tests = mv->n, node_fail = 0;
+	struct rp_pair_result tmp;
 
 	for (size_t i = 0; i < mv->n; i++)
-		failures += mv->res[i].status != RP_ST_OK;
+		failures += rp_matrix_view_pair(mv, i, &tmp)->status != RP_ST_OK;
 	if (mv->verdict) {
 		tests += mv->verdict->n_nodes;
 		for (size_t k = 0; k < mv->verdict->n_nodes; k++)
@@ -184,7 +185,7 @@ static int junit_emit(const struct rp_matrix_view *mv, struct rp_sb *sb, struct 
 	rp_sb_printf(sb, "\"/>\n      <property name=\"rounds\" value=\"%zu/%zu\"/>\n    </properties>\n",
 		     mv->rounds_done, mv->n_rounds);
 	for (size_t i = 0; i < mv->n; i++) {
-		pair_case(sb, &mv->res[i]);
+		pair_case(sb, rp_matrix_view_pair(mv, i, &tmp));
 		if (af && sb->len >= RP_JUNIT_CHUNK && rp_sb_drain(sb, af) != 0)
 			return -ENOMEM;
 	}

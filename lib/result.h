@@ -113,7 +113,7 @@ struct rp_pair_ctr_side {
 	uint32_t n_moved;             /* counters that moved in all (n of them are kept below) */
 	uint32_t n_unknown;           /* counters that could not be compared (missing, unreadable, saturated) */
 	uint32_t n;
-	uint32_t pad_;
+	uint32_t brief;                /* 1: rank 0 kept the judgement and n_moved, not the list (lib/mx_results.h) */
 	struct rp_pair_ctr c[RP_PAIR_CTR_MAX];
 	char reason[192];             /* the judgement's reason, "" when ok */
 };

@@ -10,6 +10,7 @@
 
 #include "counters.h"
 #include "log.h"
+#include "pairs.h"
 #include "retest.h"
 #include "util.h"
 
@@ -91,9 +92,11 @@ static bool rev_judged(const struct rp_pair_result *r)
 }
 
 /* Median of the judged rates of msg_size per endpoint, by source (side 0) or destination (side 1). */
-static int medians_compute(const uint32_t *pair_eps, const struct rp_pair_result *res, size_t n, size_t n_eps,
-			   size_t msg_size, int side, double *med)
+static int medians_compute(const uint32_t *pair_eps, const struct rp_pairs *ps, size_t n_eps, size_t msg_size,
+			   int side, double *med)
 {
+	size_t n = ps->n;
+	struct rp_pair_result tmp;
 	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
 	double *vals = calloc(n ? n : 1, sizeof(*vals));
 
@@ -103,16 +106,20 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_pair_result
 		free(vals);
 		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (bw_judged(&res[i]) && res[i].msg_size == msg_size)
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
+
+		if (bw_judged(r) && r->msg_size == msg_size)
 			start[pair_eps[2 * i + side] + 1]++;
+	}
 	for (size_t e = 0; e < n_eps; e++)
 		start[e + 1] += start[e];
 	for (size_t i = 0; i < n; i++) {
 		size_t e = pair_eps[2 * i + side];
+		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
 
-		if (bw_judged(&res[i]) && res[i].msg_size == msg_size)
-			vals[start[e] + fill[e]++] = res[i].gbps;
+		if (bw_judged(r) && r->msg_size == msg_size)
+			vals[start[e] + fill[e]++] = r->gbps;
 	}
 	for (size_t e = 0; e < n_eps; e++) {
 		size_t m = start[e + 1] - start[e];
@@ -169,23 +176,24 @@ static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_res
 
 /* --min-bw, --outlier and --interval-drop on the judged pairs of one message size (both directions
  * of a --bidir pair, each on its own). */
-static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, struct rp_pair_result *res,
-		      size_t n, size_t n_eps, size_t msg_size, double *row, double *col)
+static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_pairs *ps,
+		      size_t n_eps, size_t msg_size, double *row, double *col)
 {
-	int rc;
+	struct rp_pair_result tmp;
+	int rc = 0;
 
 	if (row) {
-		rc = medians_compute(pair_eps, res, n, n_eps, msg_size, 0, row);
+		rc = medians_compute(pair_eps, ps, n_eps, msg_size, 0, row);
 		if (!rc)
-			rc = medians_compute(pair_eps, res, n, n_eps, msg_size, 1, col);
+			rc = medians_compute(pair_eps, ps, n_eps, msg_size, 1, col);
 		if (rc)
 			return rc;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct rp_pair_result *r = &res[i], rev;
+	for (size_t i = 0; i < ps->n && !rc; i++) {
+		struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp), rev;
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
-		if (r->msg_size != msg_size)
+		if (r->msg_size != msg_size || (!bw_judged(r) && !rev_judged(r)))
 			continue;
 		if (bw_judged(r))
 			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1);
@@ -195,8 +203,9 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 			direction_judge(cfg, &rev, row ? (row[d] > col[s] ? row[d] : col[s]) : -1);
 			rp_pair_reverse_store(r, &rev);
 		}
+		rc = rp_pairs_put(ps, i, r);
 	}
-	return 0;
+	return rc;
 }
 
 /* The port counters of both ends (lib/counters.h, judged by the engine with --max-errors): a flap or
@@ -224,9 +233,11 @@ static void counters_judge(struct rp_pair_result *r)
 
 /* Judge afresh: BELOW_THRESHOLD and LINK_ERRORS back to measured ok, the verdict's warnings cleared;
  * the port counters; then every message size in turn (medians never mix sizes). */
-static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, struct rp_pair_result *res,
-			    size_t n, size_t n_eps)
+static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_pairs *ps,
+			    size_t n_eps)
 {
+	size_t n = ps->n;
+	struct rp_pair_result tmp;
 	const uint32_t mine = (1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_INTERVAL_DROP) | (1u << RP_PW_LOSSY) |
 			      (1u << RP_PW_MTU_MISMATCH);
 	double *row = NULL, *col = NULL;
@@ -235,23 +246,25 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 
 	if (!done)
 		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", n);
-	for (size_t i = 0; i < n; i++) {
-		struct rp_pair_reverse *rv = &res[i].reverse;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
+		struct rp_pair_reverse *rv = &r->reverse;
 
-		rp_pair_reverse_unfold(&res[i]);
-		res[i].warnings &= ~mine;
-		if (res[i].status == RP_ST_BELOW_THRESHOLD || res[i].status == RP_ST_LINK_ERRORS) {
-			res[i].status = RP_ST_OK;
-			res[i].reason[0] = '\0';
+		rp_pair_reverse_unfold(r);
+		r->warnings &= ~mine;
+		if (r->status == RP_ST_BELOW_THRESHOLD || r->status == RP_ST_LINK_ERRORS) {
+			r->status = RP_ST_OK;
+			r->reason[0] = '\0';
 		}
 		rv->warnings &= ~mine;
 		if (rv->measured && rv->status == RP_ST_BELOW_THRESHOLD) {
 			rv->status = RP_ST_OK;
 			rv->reason[0] = '\0';
 		}
-		counters_judge(&res[i]);
+		counters_judge(r);
+		rc = rp_pairs_put(ps, i, r);
 	}
-	if (cfg->outlier > 0) {
+	if (!rc && cfg->outlier > 0) {
 		row = calloc(n_eps ? n_eps : 1, sizeof(*row));
 		col = calloc(n_eps ? n_eps : 1, sizeof(*col));
 		if (!row || !col) {
@@ -260,15 +273,23 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 		}
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (done[i] || (!bw_judged(&res[i]) && !rev_judged(&res[i])))
+		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
+		size_t size = r->msg_size;
+
+		if (done[i] || (!bw_judged(r) && !rev_judged(r)))
 			continue;
 		for (size_t k = i; k < n; k++)
-			done[k] |= res[k].msg_size == res[i].msg_size;
-		rc = size_judge(cfg, pair_eps, res, n, n_eps, res[i].msg_size, row, col);
+			done[k] |= rp_pairs_get(ps, k, &tmp)->msg_size == size;
+		rc = size_judge(cfg, pair_eps, ps, n_eps, size, row, col);
 	}
-	/* a --bidir pair whose reverse failed fails as a pair */
-	for (size_t i = 0; i < n && !rc; i++)
-		rp_pair_reverse_fold(&res[i]);
+	/* a --bidir pair whose reverse failed fails as a pair; then how each failure held up on retest */
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
+
+		rp_pair_reverse_fold(r);
+		rp_retest_classify(r, cfg->retest);
+		rc = rp_pairs_put(ps, i, r);
+	}
 out:
 	free(done);
 	free(row);
@@ -287,9 +308,9 @@ static uint32_t uf_find(uint32_t *parent, uint32_t x)
 
 /* Components of the "moved data" graph; fabric = smallest member; coverage = distinct nodes. */
 static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const uint32_t *pair_eps,
-			   const struct rp_pair_result *res, size_t n, struct rp_verdict *v, size_t *cov,
-			   const size_t *ep_node)
+			   const struct rp_pairs *ps, struct rp_verdict *v, size_t *cov, const size_t *ep_node)
 {
+	struct rp_pair_result tmp;
 	uint32_t *parent = calloc(n_eps ? n_eps : 1, sizeof(*parent));
 	size_t *last_node = calloc(n_eps ? n_eps : 1, sizeof(*last_node));
 
@@ -301,8 +322,10 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	}
 	for (size_t e = 0; e < n_eps; e++)
 		parent[e] = (uint32_t)e;
-	for (size_t i = 0; i < n; i++) {
-		if (res[i].status != RP_ST_OK && res[i].status != RP_ST_BELOW_THRESHOLD && res[i].status != RP_ST_LINK_ERRORS)
+	for (size_t i = 0; i < ps->n; i++) {
+		enum rp_status st = rp_pairs_get(ps, i, &tmp)->status;
+
+		if (st != RP_ST_OK && st != RP_ST_BELOW_THRESHOLD && st != RP_ST_LINK_ERRORS)
 			continue;
 		uint32_t a = uf_find(parent, pair_eps[2 * i]), b = uf_find(parent, pair_eps[2 * i + 1]);
 
@@ -326,10 +349,11 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 
 /* Greedy vertex cover of the blamable failures: drain the endpoint with the most, repeat. Each
  * endpoint's failed pairs are indexed (adj), so draining one costs its own pairs, not all pairs. */
-static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
-			  const struct rp_pair_result *res, size_t n, struct rp_verdict *v, const size_t *cov,
-			  size_t max_cov)
+static int cover_failures(size_t n_eps, const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v,
+			  const size_t *cov, size_t max_cov)
 {
+	size_t n = ps->n;
+	struct rp_pair_result tmp;
 	uint32_t *deg = calloc(n_eps ? n_eps : 1, sizeof(*deg));
 	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
 	size_t *adj = NULL, n_live = 0;
@@ -343,8 +367,9 @@ static int cover_failures(size_t n_eps, const uint32_t *pair_eps,
 	for (size_t i = 0; i < n; i++) {
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
 		uint32_t fa = v->eps[a].fabric, fb = v->eps[b].fabric;
+		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
 
-		if (res[i].status == RP_ST_OK || res[i].confirm != RP_CONFIRM_CONFIRMED || v->eps[a].drain ||
+		if (r->status == RP_ST_OK || r->confirm != RP_CONFIRM_CONFIRMED || v->eps[a].drain ||
 		    v->eps[b].drain)
 			continue;   /* only a confirmed failure blames anyone */
 		if (fa != fb && cov[fa] == max_cov && cov[fb] == max_cov)
@@ -453,11 +478,14 @@ static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_ver
 }
 
 /* The run's and each endpoint's counts, from the judged and classified pairs. */
-static void counts_fill(const uint32_t *pair_eps, const struct rp_pair_result *res, size_t n, struct rp_verdict *v)
+static void counts_fill(const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v)
 {
+	size_t n = ps->n;
+	struct rp_pair_result tmp;
+
 	v->n_pairs = n;
 	for (size_t i = 0; i < n; i++) {
-		const struct rp_pair_result *r = &res[i];
+		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
 		bool ok = r->status == RP_ST_OK;
 		bool moved = ok || r->status == RP_ST_BELOW_THRESHOLD || r->status == RP_ST_LINK_ERRORS;
 		bool confirmed = !ok && r->confirm == RP_CONFIRM_CONFIRMED;
@@ -490,6 +518,15 @@ static void counts_fill(const uint32_t *pair_eps, const struct rp_pair_result *r
 int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		     const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, struct rp_verdict *v)
 {
+	struct rp_pairs ps = rp_pairs_array(res, n);
+
+	return rp_verdict_judge(cfg, eps, n_eps, pair_eps, &ps, v);
+}
+
+int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+		     const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v)
+{
+	size_t n = ps->n;
 	size_t *cov = NULL, *ep_node = NULL, max_cov = 0;
 	int rc;
 
@@ -507,13 +544,11 @@ int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	v->n_eps = n_eps;
 	for (size_t e = 1; e < n_eps; e++)
 		ep_node[e] = ep_node[e - 1] + (strcmp(eps[e].node, eps[e - 1].node) != 0);
-	rc = thresholds_apply(cfg, pair_eps, res, n, n_eps);
+	rc = thresholds_apply(cfg, pair_eps, ps, n_eps);
 	if (rc)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		rp_retest_classify(&res[i], cfg->retest);
-	counts_fill(pair_eps, res, n, v);
-	rc = fabrics_compute(eps, n_eps, pair_eps, res, n, v, cov, ep_node);
+	counts_fill(pair_eps, ps, v);
+	rc = fabrics_compute(eps, n_eps, pair_eps, ps, v, cov, ep_node);
 	if (rc)
 		goto out;
 	for (size_t e = 0; e < n_eps; e++) {
@@ -526,7 +561,7 @@ int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 			max_cov = cov[ve->fabric];
 		}
 	}
-	rc = cover_failures(n_eps, pair_eps, res, n, v, cov, max_cov);
+	rc = cover_failures(n_eps, pair_eps, ps, v, cov, max_cov);
 	if (!rc)
 		rc = nodes_fill(eps, n_eps, v);
 out:
@@ -565,6 +600,11 @@ const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair
 		snprintf(buf, len, "%s", rp_pair_warning_code(w));
 		return buf;
 	}
+}
+
+const struct rp_pair_result *rp_matrix_view_pair(const struct rp_matrix_view *mv, size_t i, struct rp_pair_result *tmp)
+{
+	return mv->pairs ? rp_pairs_get(mv->pairs, i, tmp) : &mv->res[i];
 }
 
 void rp_verdict_fini(struct rp_verdict *v)

@@ -108,6 +108,12 @@ struct rp_verdict {
  * 0, -EINVAL (an endpoint number out of range; logged) or -ENOMEM. Call rp_verdict_fini() always. */
 int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		     const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, struct rp_verdict *v);
+/* The same over pairs that need not be one array (lib/pairs.h): every pair the verdict changes is
+ * stored back with rp_pairs_put (a failed put is the call's -ENOMEM). rp_verdict_apply is this over
+ * res[0..n). */
+struct rp_pairs;
+int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+		     const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v);
 void rp_verdict_fini(struct rp_verdict *v);
 
 /* Everything the report writers (HTML, JUnit, the "nodes" JSON, text) read: the matrix so far. */
@@ -118,7 +124,9 @@ struct rp_matrix_view {
 	const struct rp_endpoint *eps;
 	size_t n_eps;
 	const uint32_t *pair_eps;     /* 2 per result: src, dst endpoint numbers */
-	const struct rp_pair_result *res;
+	const struct rp_pair_result *res;   /* the n results as one array; NULL when only pairs has them */
+	const struct rp_pairs *pairs; /* the same, one at a time (lib/pairs.h); NULL: res. JUnit reads
+	                               * rp_matrix_view_pair(); the HTML page reads res */
 	size_t n;
 	const struct rp_verdict *verdict;  /* NULL when none (yet) */
 	size_t rounds_done, n_rounds;
@@ -126,6 +134,9 @@ struct rp_matrix_view {
 	const struct rp_drift *drift; /* `drift` warnings across the endpoints (lib/drift.h); NULL none */
 	const struct rp_matrix_conc *conc;   /* matrix --concurrent-rails; NULL none */
 };
+
+/* Pair i (< mv->n) of a view: from mv->pairs when set, else mv->res; built in tmp when it must be. */
+const struct rp_pair_result *rp_matrix_view_pair(const struct rp_matrix_view *mv, size_t i, struct rp_pair_result *tmp);
 
 /* matrix --concurrent-rails (lib/mx_conc.h) as the reports see it: each pair measured with every
  * rail busy, judged (concurrent_drop set by rp_pairset_compare), beside its solo result. */

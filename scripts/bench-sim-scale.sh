@@ -10,6 +10,8 @@
 #   RP_SIM_TIMEOUT=600                    seconds per run
 #   RP_BIN=build/rdmaprobe                 the binary measured
 #   RP_SIM_NAME=sim-scale                 the results' name (results/NAME.md, results/NAME-raw/)
+#   RP_SIM_OUTPUTS="--json r.json ..."    the reports written (default: JSON, CSV, HTML and JUnit; the
+#                                         HTML page needs every result whole while it is written)
 #
 # The model: NDR-like links (rate 400, bandwidth 390 Gb/s, 2 us, 15 ms set-up per direction, 5 ms
 # round overhead), default engine settings (64 KiB x 1000 writes per direction, --retest 1). The
@@ -22,6 +24,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NAME=${RP_SIM_NAME:-sim-scale}   # results/NAME.md and results/NAME-raw/
 RAW=$ROOT/results/$NAME-raw
 OUT=$ROOT/results/$NAME.md
+OUTPUTS=${RP_SIM_OUTPUTS:-"--json r.json --csv r.csv --html r.html --junit r.xml"}
 RUNS=${RP_SIM_RUNS:-"full:64:8:0 rail:64:8:0 rail:128:8:0 rail:256:8:0 rail:256:8:0.01 rail:1024:8:0 rail:1024:8:0.01"}
 RSS_MAX_KIB=$(( ${RP_SIM_RSS_MAX_GIB:-16} * 1024 * 1024 ))
 TIMEOUT=${RP_SIM_TIMEOUT:-600}
@@ -62,11 +65,11 @@ for run in $RUNS; do
 	m="$RAW/$name.model"
 	model "$nodes" "$ad" "$dead" >"$m"
 	rm -f "$SCRATCH"/*
-	cmd="rdmaprobe matrix --transport sim --fabric-model $m --pattern $pat $extra --summary --json r.json --csv r.csv --html r.html --junit r.xml"
+	cmd="rdmaprobe matrix --transport sim --fabric-model $m --pattern $pat $extra --summary $OUTPUTS"
 	echo "== $name: $cmd" >&2
 	( cd "$SCRATCH" && timeout "$TIMEOUT" /usr/bin/time -f 'time: wall %e s, user %U s, sys %S s, max RSS %M KiB' \
 		bash -c "$(declare -f watched); RSS_MAX_KIB=$RSS_MAX_KIB watched nice '$RP' matrix --transport sim \
-		--fabric-model '$m' --pattern $pat $extra --summary --json r.json --csv r.csv --html r.html --junit r.xml" \
+		--fabric-model '$m' --pattern $pat $extra --summary $OUTPUTS" \
 		>"$RAW/$name.out" 2>"$RAW/$name.err" )
 	rc=$?
 	grep -v '^  node' "$RAW/$name.out" >"$RAW/$name.out.tmp"
@@ -100,7 +103,7 @@ done
 	echo "2 us, set-up 15 ms per direction, round overhead 5 ms, default engine settings (64 KiB x 1000"
 	echo "writes per direction, qp-timeout 14, retry-cnt 7, timeout 10 s, --retest 1); dead links by"
 	echo "\`random-dead P 12\` (each unordered pair with probability P). Each run's command:"
-	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P [--sweep W] --summary --json r.json --csv r.csv --html r.html --junit r.xml\`"
+	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P [--sweep W] --summary $OUTPUTS\`"
 	echo "(a run named ...-sweepW ran with \`--sweep W\`: the reachability sweep of lib/mx_sweep.h, its probes of"
 	echo "one endpoint taken to run at once, a sweep round lasting twice its slowest probe direction)."
 	echo

@@ -64,7 +64,7 @@ static void test_plan_groups_packs_and_skips(void **state)
 	set(&res[6], &pe[12], 2, 1, RP_ST_NO_PORT, 0);              /* no port: never retested */
 	set(&res[7], &pe[14], 1, 2, RP_ST_SETUP, 0);
 	res[7].n_attempts = 2;                                       /* already retested once */
-	assert_int_equal(rp_mx_retest_plan(&base, pe, res, 8, gone, N_EPS, 1, &plan, &n_plan, &n_rounds), 0);
+	assert_int_equal(rp_mx_retest_plan(&base, pe, &(struct rp_pairs){ .n = 8, .arr = res }, gone, N_EPS, 1, &plan, &n_plan, &n_rounds), 0);
 	assert_int_equal(n_plan, 2);
 	assert_int_equal(n_rounds, 2);                               /* both pairs hold endpoint 0 */
 	assert_int_equal(plan[0].a, 0);
@@ -84,13 +84,13 @@ static void test_plan_groups_packs_and_skips(void **state)
 	assert_true(plan[0].round != plan[1].round);
 	free(plan);
 	/* --retest 0: one sample decides */
-	assert_int_equal(rp_mx_retest_plan(&base, pe, res, 8, gone, N_EPS, 0, &plan, &n_plan, &n_rounds), 0);
+	assert_int_equal(rp_mx_retest_plan(&base, pe, &(struct rp_pairs){ .n = 8, .arr = res }, gone, N_EPS, 0, &plan, &n_plan, &n_rounds), 0);
 	assert_int_equal(n_plan, 0);
 	assert_int_equal(n_rounds, 0);
 	assert_null(plan);
 	/* an endpoint number out of range */
 	pe[15] = N_EPS;
-	assert_int_equal(rp_mx_retest_plan(&base, pe, res, 8, gone, N_EPS, 1, &plan, &n_plan, &n_rounds), -EINVAL);
+	assert_int_equal(rp_mx_retest_plan(&base, pe, &(struct rp_pairs){ .n = 8, .arr = res }, gone, N_EPS, 1, &plan, &n_plan, &n_rounds), -EINVAL);
 }
 
 /* Full mesh over 3 endpoints plus 3 -> 0: 1->2 failed first and passed on retest; 3's pairs failed
@@ -122,7 +122,7 @@ static void test_judge_flaky_unconfirmed_confirmed(void **state)
 	assert_int_equal(res[3].attempts[0].qp_timeout, 14);
 	assert_int_equal(res[3].attempts[1].qp_timeout, 20);
 	assert_int_equal(res[3].status, RP_ST_OK);
-	assert_int_equal(rp_mx_judge(&cfg, eps, N_EPS, pe, res, 8, 1, &v), 0);
+	assert_int_equal(rp_mx_judge(&cfg, eps, N_EPS, pe, &(struct rp_pairs){ .n = 8, .arr = res }, 1, &v), 0);
 	assert_int_equal(res[3].confirm, RP_CONFIRM_FLAKY);
 	assert_true(res[3].warnings & (1u << RP_PW_FLAKY));
 	assert_int_equal(res[0].confirm, RP_CONFIRM_NONE);

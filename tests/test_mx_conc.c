@@ -49,7 +49,7 @@ static void test_drop_against_own_solo(void **state)
 	rp_pair_result_fail(&r, RP_ST_RETRY_EXCEEDED, "under load");
 	assert_int_equal(mx_conc_add(&mc, &r, 5, 4, 0, 1), 0);
 	assert_int_equal(mc.n, 6);
-	mx_conc_judge(&mc, solo, 3, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
+	mx_conc_judge(&mc, &(struct rp_pairs){ .n = 3, .arr = solo }, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
 	assert_true(out[0].warnings & (1u << RP_PW_CONCURRENT_DROP));
 	assert_string_equal(rp_pair_warning_code(RP_PW_CONCURRENT_DROP), "concurrent_drop");
 	assert_false(out[1].warnings & (1u << RP_PW_CONCURRENT_DROP));
@@ -70,15 +70,15 @@ static void test_drop_against_own_solo(void **state)
 	assert_int_equal(mc.pair_eps[2 * 2], 1);
 	assert_int_equal(mc.round[2], 1);
 	/* a stricter threshold (--concurrent-drop 2%) marks the 97.5% pair too */
-	mx_conc_judge(&mc, solo, 3, 0.02, out, ratio, NULL);
+	mx_conc_judge(&mc, &(struct rp_pairs){ .n = 3, .arr = solo }, 0.02, out, ratio, NULL);
 	assert_true(out[2].warnings & (1u << RP_PW_CONCURRENT_DROP));
 	/* an endpoint with no port is no failure under load (its solo pairs fail for it) */
 	rp_pair_result_fail(&mc.res[4], RP_ST_NO_PORT, "n/x: no ACTIVE port");
-	mx_conc_judge(&mc, solo, 3, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
+	mx_conc_judge(&mc, &(struct rp_pairs){ .n = 3, .arr = solo }, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
 	assert_int_equal(sum.n_failed, 1);
 	/* a solo index past the solo results compares with nothing */
 	mc.solo[0] = 3;
-	mx_conc_judge(&mc, solo, 3, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
+	mx_conc_judge(&mc, &(struct rp_pairs){ .n = 3, .arr = solo }, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
 	assert_false(out[0].warnings & (1u << RP_PW_CONCURRENT_DROP));
 	assert_true(ratio[0] == 0);
 	mx_conc_fini(&mc);

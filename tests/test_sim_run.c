@@ -18,6 +18,9 @@
 
 #include "sim_run.h"
 
+/* scratch for results rank 0 keeps as records (lib/mx_results.h) */
+static struct rp_pair_result rtmp_;
+
 static const char model_text[] = "nodes 4\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
 				 "round-overhead 5ms\ndead node1/mlx5_0 node2/mlx5_0\n";
 #define DEAD_A 2u   /* node1/mlx5_0 */
@@ -119,7 +122,7 @@ static void test_dead_link_full(void **state)
 	assert_int_equal(mr->n, 56);                    /* 28 pairs, both directions */
 	for (size_t i = 0; i < mr->n; i++) {
 		uint32_t s = mr->pair_eps[2 * i], d = mr->pair_eps[2 * i + 1];
-		const struct rp_pair_result *r = &mr->res[i];
+		const struct rp_pair_result *r = mx_results_get(mr, i, &rtmp_);
 		bool is_dead = (s == DEAD_A && d == DEAD_B) || (s == DEAD_B && d == DEAD_A);
 
 		assert_false(seen[s][d]);
@@ -159,11 +162,11 @@ static void test_dead_link_retest(void **state)
 	assert_int_equal(W.S.run.retest_rounds, 1);
 	assert_int_equal(W.S.n_round_s, 8);
 	for (size_t i = 0; i < mr->n; i++) {
-		if (mr->res[i].status == RP_ST_OK)
+		if (mx_results_get(mr, i, &rtmp_)->status == RP_ST_OK)
 			continue;
-		assert_int_equal(mr->res[i].n_attempts, 2);
-		assert_int_equal(mr->res[i].attempts[0].status, RP_ST_RETRY_EXCEEDED);
-		qpt = mr->res[i].attempts[1].qp_timeout;
+		assert_int_equal(mx_results_get(mr, i, &rtmp_)->n_attempts, 2);
+		assert_int_equal(mx_results_get(mr, i, &rtmp_)->attempts[0].status, RP_ST_RETRY_EXCEEDED);
+		qpt = mx_results_get(mr, i, &rtmp_)->attempts[1].qp_timeout;
 	}
 	assert_true(qpt > W.cfg.qp.qp_timeout);          /* the retest waits longer per try */
 	assert_true(fabs(W.S.round_s[7] - (2 * t_dead(&W, qpt) + 0.005)) < 1e-9);
@@ -182,7 +185,7 @@ static void test_rail(void **state)
 	assert_int_equal(W.S.run.mr.n, 2 * 2 * 6);      /* 2 rails x 6 node pairs x 2 directions */
 	for (size_t i = 0; i < W.S.run.mr.n; i++) {
 		assert_int_equal(W.S.run.mr.pair_eps[2 * i] % 2, W.S.run.mr.pair_eps[2 * i + 1] % 2);
-		dead += W.S.run.mr.res[i].status == RP_ST_RETRY_EXCEEDED;
+		dead += mx_results_get(&W.S.run.mr, i, &rtmp_)->status == RP_ST_RETRY_EXCEEDED;
 	}
 	assert_int_equal(dead, 2);
 	assert_true(fabs(W.S.rounds_s - planned_expected(&W)) < 1e-9);

@@ -1,0 +1,285 @@
+/* test_mx_results.c: the results rank 0 keeps (lib/mx_results): a plain pass becomes a 64-byte
+ * record once settled and is rebuilt exactly (its informational counters' list aside, marked), every
+ * other result stays whole, a judged change moves a result between the two forms, and the verdict
+ * over the store judges as it does over an array. Before, every result was kept whole (3.4 KB). */
+#include <errno.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "counters.h"
+#include "counters_json.h"
+#include "mx_results.h"
+#include "verdict.h"
+
+#define N_EPS 4
+
+static struct rp_endpoint eps[N_EPS];
+
+static void eps_init(void)
+{
+	memset(eps, 0, sizeof(eps));
+	for (int e = 0; e < N_EPS; e++) {
+		snprintf(eps[e].node, sizeof(eps[e].node), "node%d", e);
+		snprintf(eps[e].device, sizeof(eps[e].device), "mlx5_%d", e);
+		eps[e].port = 1;
+		eps[e].gid_index = 3;
+		eps[e].mtu = 4096;
+		eps[e].link_gbps = 400;
+		snprintf(eps[e].mem, sizeof(eps[e].mem), "host");
+		snprintf(eps[e].mem_reg, sizeof(eps[e].mem_reg), "host");
+	}
+}
+
+/* A pass as the engine records it: one attempt, verified, both sides' counters judged ok with the
+ * packet counters (class "other") moved. */
+static void pass_at(struct rp_pair_result *r, uint32_t s, uint32_t d, double gbps)
+{
+	struct rp_pair_ctr_side *side[2] = { &r->counters.src, &r->counters.dst };
+
+	rp_pair_result_init(r, &eps[s], &eps[d]);
+	r->status = RP_ST_OK;
+	r->gbps = gbps;
+	r->gbps_min = gbps * 0.9;
+	r->gbps_min_at_s = 0.125;
+	r->msg_size = 65536;
+	r->iters = 1000;
+	r->bytes = 65536000;
+	r->verified = true;
+	r->elapsed_s = 0.04 + gbps / 1e6;
+	for (int k = 0; k < 2; k++) {
+		side[k]->measured = 1;
+		side[k]->n_moved = 3;
+		side[k]->n = 2;
+		snprintf(side[k]->c[0].name, sizeof(side[k]->c[0].name), "sent_pkts");
+		side[k]->c[0].cls = RP_CC_OTHER;
+		side[k]->c[0].delta = 16000;
+		snprintf(side[k]->c[1].name, sizeof(side[k]->c[1].name), "port_xmit_data");
+		side[k]->c[1].cls = RP_CC_TRAFFIC;
+		side[k]->c[1].delta = 16384000;
+	}
+	rp_pair_result_record_attempt(r, 14);
+}
+
+/* r as its record rebuilds it: the informational counters' list gone, brief set. */
+static void briefed(const struct rp_pair_result *r, struct rp_pair_result *out)
+{
+	struct rp_pair_ctr_side *side[2] = { &out->counters.src, &out->counters.dst };
+
+	*out = *r;
+	for (int k = 0; k < 2; k++) {
+		if (!side[k]->measured)
+			continue;
+		memset(side[k]->c, 0, sizeof(side[k]->c));
+		side[k]->n = 0;
+		side[k]->brief = 1;
+	}
+}
+
+static void test_plain_pass_rebuilt(void **state)
+{
+	struct mx_results mr;
+	struct rp_pair_result r, want, tmp, *got;
+	json_t *j;
+
+	(void)state;
+	eps_init();
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	pass_at(&r, 0, 1, 390.5);
+	assert_int_equal(mx_results_add(&mr, &r, 0, 1), 0);
+	/* whole until settled: the stream reads it with its counters listed */
+	got = mx_results_get(&mr, 0, &tmp);
+	assert_memory_equal(got, &r, sizeof(r));
+	assert_int_equal(mx_results_n_whole(&mr), 1);
+	mx_results_settle(&mr);
+	assert_int_equal(mx_results_n_whole(&mr), 0);
+	assert_int_equal(sizeof(struct mx_rec), 64);
+	got = mx_results_get(&mr, 0, &tmp);
+	assert_ptr_equal(got, &tmp);
+	briefed(&r, &want);
+	assert_memory_equal(got, &want, sizeof(want));
+	/* the JSON says the list was not kept, rather than listing nothing */
+	j = rp_ctr_side_to_json(&got->counters.src);
+	assert_non_null(j);
+	assert_true(json_is_false(json_object_get(j, "listed")));
+	assert_int_equal(json_integer_value(json_object_get(j, "n_moved")), 3);
+	assert_int_equal(json_object_size(json_object_get(j, "moved")), 0);
+	json_decref(j);
+	/* a side a peer sends can never carry rank 0's mark */
+	{
+		char why[128];
+
+		assert_int_equal(rp_ctr_side_validate(&got->counters.src, why, sizeof(why)), -EBADMSG);
+	}
+	assert_int_equal(mx_results_failed(&mr), 0);
+	mx_results_fini(&mr);
+}
+
+/* Everything that is not a plain pass stays whole, bit for bit. */
+static void test_others_stay_whole(void **state)
+{
+	struct mx_results mr;
+	struct rp_pair_result r[8], tmp;
+	size_t n = 0;
+
+	(void)state;
+	eps_init();
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	pass_at(&r[n], 0, 1, 100);                    /* a failure */
+	rp_pair_result_fail(&r[n++], RP_ST_RETRY_EXCEEDED, "retry exceeded");
+	pass_at(&r[n], 1, 0, 100);                    /* a retransmission counter moved (under the rate) */
+	r[n].counters.dst.c[1].cls = RP_CC_RETRANS;
+	n++;
+	pass_at(&r[n], 0, 2, 100);                    /* latency */
+	r[n].lat.measured = true;
+	r[n++].lat.median_us = 2.5;
+	pass_at(&r[n], 2, 0, 100);                    /* --bidir */
+	r[n].reverse.measured = true;
+	r[n++].reverse.gbps = 99;
+	pass_at(&r[n], 1, 2, 100);                    /* retested: two attempts */
+	rp_pair_result_record_attempt(&r[n++], 20);
+	pass_at(&r[n], 2, 1, 100);                    /* flaky */
+	r[n++].confirm = RP_CONFIRM_FLAKY;
+	pass_at(&r[n], 0, 3, 100);                    /* the destination seen with another MTU than before */
+	r[n++].dst.mtu = 1024;
+	pass_at(&r[n], 3, 0, 100);                    /* a secondary reason */
+	snprintf(r[n++].secondary.reason, sizeof(r[0].secondary.reason), "peer saw a flush");
+	static const uint32_t src[8] = { 0, 1, 0, 2, 1, 2, 0, 3 }, dst[8] = { 1, 0, 2, 0, 2, 1, 3, 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		if (i == 6) {
+			/* endpoint 3 first seen as pass_at makes it; r[6]'s view of it differs */
+			struct rp_pair_result first;
+
+			pass_at(&first, 1, 3, 100);
+			assert_int_equal(mx_results_add(&mr, &first, 1, 3), 0);
+		}
+		assert_int_equal(mx_results_add(&mr, &r[i], src[i], dst[i]), 0);
+	}
+	mx_results_settle(&mr);
+	assert_int_equal(mr.n, n + 1);
+	assert_int_equal(mx_results_n_whole(&mr), n);   /* all but the plain 1 -> 3 */
+	for (size_t i = 0, k = 0; i < mr.n; i++) {
+		if (mr.pair_eps[2 * i] == 1 && mr.pair_eps[2 * i + 1] == 3)
+			continue;
+		assert_memory_equal(mx_results_get(&mr, i, &tmp), &r[k], sizeof(r[k]));
+		k++;
+	}
+	assert_int_equal(mx_results_failed(&mr), 1);
+	assert_int_equal(mx_results_add(&mr, &r[0], 0, N_EPS), -EINVAL);
+	mx_results_fini(&mr);
+}
+
+/* A settled record the verdict judges slow becomes whole (its reason kept); judged ok again it is
+ * a record again and its slot is reused. A result not yet settled stays whole when put. */
+static void test_put_moves_between_forms(void **state)
+{
+	struct mx_results mr;
+	struct rp_pair_result r, tmp, *got;
+	size_t bytes;
+
+	(void)state;
+	eps_init();
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		pass_at(&r, i, i + 1, 100 + i);
+		assert_int_equal(mx_results_add(&mr, &r, i, i + 1), 0);
+	}
+	mx_results_settle(&mr);
+	bytes = mx_results_bytes(&mr);
+	got = mx_results_get(&mr, 1, &tmp);
+	rp_pair_result_fail(got, RP_ST_BELOW_THRESHOLD, "outlier: slow");
+	assert_int_equal(mx_results_put(&mr, 1, got), 0);
+	assert_int_equal(mx_results_n_whole(&mr), 1);
+	got = mx_results_get(&mr, 1, &tmp);
+	assert_ptr_not_equal(got, &tmp);
+	assert_int_equal(got->status, RP_ST_BELOW_THRESHOLD);
+	assert_string_equal(got->reason, "outlier: slow");
+	assert_int_equal(mx_results_failed(&mr), 1);
+	got->status = RP_ST_OK;
+	got->reason[0] = '\0';
+	got->warnings = 1u << RP_PW_NOMINAL_RATE;      /* warning bits are a record's */
+	assert_int_equal(mx_results_put(&mr, 1, got), 0);
+	assert_int_equal(mx_results_n_whole(&mr), 0);
+	assert_int_equal(mx_results_get(&mr, 1, &tmp)->warnings, 1u << RP_PW_NOMINAL_RATE);
+	assert_int_equal(mx_results_bytes(&mr), bytes);  /* the slot stays for the next one */
+	/* not settled yet: whole, whatever it is */
+	pass_at(&r, 3, 0, 100);
+	assert_int_equal(mx_results_add(&mr, &r, 3, 0), 0);
+	got = mx_results_get(&mr, 3, &tmp);
+	got->warnings = 1u << RP_PW_NOMINAL_RATE;
+	assert_int_equal(mx_results_put(&mr, 3, got), 0);
+	assert_int_equal(mx_results_n_whole(&mr), 1);
+	assert_memory_equal(mx_results_get(&mr, 3, &tmp)->counters.src.c[0].name, "sent_pkts", 10);
+	mx_results_fini(&mr);
+}
+
+/* The verdict over the store (rp_verdict_judge with puts) decides what it decides over the same
+ * results as an array: an adapter that writes slowly is an outlier in its row and drained. A put
+ * the verdict forgot would leave the store's copy ok. */
+static void test_verdict_over_store(void **state)
+{
+	static struct rp_pair_result arr[N_EPS * N_EPS];
+	struct rp_verdict_cfg cfg;
+	struct rp_verdict va, vs;
+	struct mx_results mr;
+	struct rp_pairs ps;
+	struct rp_pair_result tmp;
+	uint32_t pe[2 * N_EPS * N_EPS];
+	size_t n = 0;
+
+	(void)state;
+	eps_init();
+	rp_verdict_cfg_default(&cfg);
+	cfg.retest = 0;
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	for (uint32_t s = 0; s < N_EPS; s++)
+		for (uint32_t d = 0; d < N_EPS; d++) {
+			if (s == d)
+				continue;
+			pass_at(&arr[n], s, d, s == 2 ? 60 : 380);
+			pe[2 * n] = s;
+			pe[2 * n + 1] = d;
+			assert_int_equal(mx_results_add(&mr, &arr[n], s, d), 0);
+			n++;
+		}
+	mx_results_settle(&mr);
+	ps = mx_results_pairs(&mr);
+	assert_int_equal(rp_verdict_apply(&cfg, eps, N_EPS, pe, arr, n, &va), 0);
+	assert_int_equal(rp_verdict_judge(&cfg, eps, N_EPS, mr.pair_eps, &ps, &vs), 0);
+	assert_int_equal(va.n_below, 3);
+	assert_int_equal(vs.n_below, va.n_below);
+	assert_int_equal(vs.n_ok, va.n_ok);
+	assert_int_equal(vs.n_confirmed, va.n_confirmed);
+	for (int e = 0; e < N_EPS; e++)
+		assert_int_equal(vs.eps[e].drain, va.eps[e].drain);
+	assert_true(va.eps[2].drain);
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&mr, i, &tmp);
+
+		assert_int_equal(r->status, arr[i].status);
+		assert_string_equal(r->reason, arr[i].reason);
+		assert_int_equal(r->confirm, arr[i].confirm);
+	}
+	assert_int_equal(mx_results_n_whole(&mr), 3);   /* only the slow ones */
+	rp_verdict_fini(&va);
+	rp_verdict_fini(&vs);
+	mx_results_fini(&mr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain_pass_rebuilt),
+		cmocka_unit_test(test_others_stay_whole),
+		cmocka_unit_test(test_put_moves_between_forms),
+		cmocka_unit_test(test_verdict_over_store),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
