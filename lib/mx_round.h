@@ -24,12 +24,20 @@
  *  - The rule for a rank that dies or stops answering (interior or leaf): its subtree's reports do
  *    not come up. Rank 0 waits for the tree until all of its children sent or the round's deadline
  *    (its start + budget, as before), then asks every live rank whose sides it does not have to send
- *    them directly (an ASK on the go's tag; a rank waiting for its go answers with its own report
- *    at once), and waits go_slack / 2 (5 s by default) for the answers. A rank is dead only when
+ *    them directly (an ASK, carrying the dead ranks; a rank waiting for its go answers with its own
+ *    report at once), and waits go_slack / 2 (5 s by default) for the answers. A rank is dead only when
  *    neither the tree nor the direct ask brought its report: the healthy ranks under a dead interior
  *    rank answer and stay alive, their pairs kept; only the dead rank's pairs end RP_ST_PEER_LOST.
  *    Only rank 0, here, declares a rank dead (a failed send does not), so that the dead set and the
  *    tree stay the same on every rank.
+ *  - A rank that dies after it forwarded its subtree's reports leaves its subtree without the go:
+ *    they are still waiting for the go of round k when rank 0, missing them in round k + 1, asks
+ *    them. A rank waiting for go k takes an ask of round k + 1 as its go (the round it names
+ *    ended: the ask carries the dead ranks, and the go of k said go on, or there would be no round
+ *    k + 1), does not measure round k + 1 (its peers have given up on it: its sides end
+ *    RP_ST_PEER_LOST, "not measured") and answers at once: its pairs of that one round are lost,
+ *    it is not. (A rank dying so after the last round leaves its subtree to time out: the run's
+ *    results are all in by then.)
  *  - Down: the go (and the retest plan) goes to each child, which passes it on to its own children
  *    in the tree of the ranks alive after it; a child the send fails to is passed over for its
  *    children, so its subtree still gets it. A rank takes the go from whichever rank sends it (it is
@@ -47,10 +55,6 @@
 #include "mx_table.h"
 #include "mx_wire.h"
 #include "result.h"
-
-#define MX_TAG_REPORT 11
-#define MX_TAG_GO 12
-#define MX_TAG_PLAN 13
 
 /* How a side is measured: the engine (rp_engine_pair_run, rp_engine_loopback_run) unless a test
  * stands in. */
@@ -78,6 +82,8 @@ struct mx_ctx {
 	void *flush_arg;
 	bool hold_go;                 /* rank 0: mx_round() leaves the go to mx_round_go(), so that the
 	                               * files are written before the ranks start the next round */
+	size_t late_round;            /* the others: 1 + the round this rank does not measure (its previous
+	                               * go came by rank 0's ask at that round's end); 0 none */
 	const struct mx_measure *measure;   /* NULL: the engine */
 };
 

@@ -255,27 +255,55 @@ static int gather_loop(struct gather *g, size_t round, double deadline, bool kid
 
 /* --- rank 0 ------------------------------------------------------------------------------------- */
 
+/* Rank 0's go of round (or its ask: kind): the dead ranks and the stop signal. malloc'd, NULL when
+ * out of memory. */
+static char *go_build(const struct mx_ctx *c, enum mx_kind kind, size_t round, int stop_sig, size_t *len_p)
+{
+	size_t n_dead = 0, len;
+	char *buf;
+	int32_t *dead;
+
+	for (int r = 0; r < c->n_ranks; r++)
+		n_dead += c->dead[r];
+	len = sizeof(struct mx_hdr) + n_dead * sizeof(int32_t);
+	buf = calloc(1, len);
+	if (!buf)
+		return NULL;
+	mx_hdr_init((struct mx_hdr *)buf, kind, 0, round, n_dead, sizeof(int32_t));
+	((struct mx_hdr *)buf)->status = stop_sig;
+	dead = (int32_t *)(buf + sizeof(struct mx_hdr));
+	for (int r = 0, k = 0; r < c->n_ranks; r++)
+		if (c->dead[r])
+			dead[k++] = r;
+	*len_p = len;
+	return buf;
+}
+
+
 /* Rank 0: ask every rank whose report the tree did not bring to send it directly, and take the
  * answers (and anything the tree still brings) until the ask's window closes. */
 static int ask_missing(struct gather *g, size_t round)
 {
 	struct mx_ctx *c = g->c;
-	struct mx_hdr ask;
 	double until = rp_now() + ask_window(c);
+	size_t len = 0;
+	char *ask = go_build(c, MX_KIND_ASK, round, 0, &len);   /* the previous go said go on */
 	int asked = 0;
 
-	mx_hdr_init(&ask, MX_KIND_ASK, 0, round, 0, sizeof(int32_t));
+	if (!ask)
+		return -ENOMEM;
 	for (int p = 1; p < g->v.n; p++) {
 		int r = g->v.rank[p];
 
 		if (g->in[r])
 			continue;
 		asked++;
-		if (mx_comm_send(c->comm, r, MX_TAG_GO, (uint32_t)round, &ask, sizeof(ask), until) != 0)
+		if (mx_comm_send(c->comm, r, MX_TAG_ASK, MX_ASK_ROUND, ask, len, until) != 0)
 			rp_debug("matrix: the ask for round %zu did not reach rank %d", round + 1, r);
 	}
-	rp_warn("matrix: %d rank%s' round %zu report%s did not come up the tree by the round's deadline: asked "
-		"directly, %.3g s to answer", asked, asked == 1 ? "" : "s", round + 1, asked == 1 ? "" : "s",
+	free(ask);
+	rp_warn("matrix: %d %s round %zu report%s did not come up the tree by the round's deadline: asked "
+		"directly, %.3g s to answer", asked, asked == 1 ? "rank's" : "ranks'", round + 1, asked == 1 ? "" : "s",
 		ask_window(c));
 	return gather_loop(g, round, until, false);
 }
@@ -342,22 +370,11 @@ void mx_tree_bcast_now(struct mx_ctx *c, int tag, size_t round, const void *buf,
 
 void mx_tree_go(struct mx_ctx *c, size_t round)
 {
-	size_t n_dead = 0, len;
-	char *buf;
-	int32_t *dead;
+	size_t len = 0;
+	char *buf = go_build(c, MX_KIND_GO, round, c->stop_sig, &len);
 
-	for (int r = 0; r < c->n_ranks; r++)
-		n_dead += c->dead[r];
-	len = sizeof(struct mx_hdr) + n_dead * sizeof(int32_t);
-	buf = calloc(1, len);
 	if (!buf)
 		return;               /* the ranks time out waiting and stop: rank 0 is out of memory */
-	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_GO, 0, round, n_dead, sizeof(int32_t));
-	((struct mx_hdr *)buf)->status = c->stop_sig;
-	dead = (int32_t *)(buf + sizeof(struct mx_hdr));
-	for (int r = 0, k = 0; r < c->n_ranks; r++)
-		if (c->dead[r])
-			dead[k++] = r;
 	mx_tree_bcast_now(c, MX_TAG_GO, round, buf, len);
 	free(buf);
 }
@@ -404,10 +421,9 @@ static int own_add(struct gather *g, const struct mx_task *tasks, size_t n_tasks
 	return rc;
 }
 
-/* Apply rank 0's go (dead ranks, stop) and pass it on down the tree. 0 go on, 1 stop, -ECANCELED. */
-static int go_apply(struct mx_ctx *c, size_t round, const void *buf, size_t len)
+/* Rank 0's dead ranks and stop signal from a go or an ask. */
+static void dead_apply(struct mx_ctx *c, const struct mx_hdr *h)
 {
-	const struct mx_hdr *h = buf;
 	const int32_t *dead = (const void *)(h + 1);
 
 	for (uint32_t i = 0; i < h->n; i++)
@@ -415,15 +431,55 @@ static int go_apply(struct mx_ctx *c, size_t round, const void *buf, size_t len)
 			c->dead[dead[i]] = true;
 	if (h->status > 0 && h->status < 128)
 		c->stop_sig = h->status;
+}
+
+/* Apply rank 0's go and pass it on down the tree. 0 go on, 1 stop, -ECANCELED. */
+static int go_apply(struct mx_ctx *c, size_t round, const void *buf, size_t len)
+{
+	dead_apply(c, buf);
 	mx_tree_bcast_now(c, MX_TAG_GO, round, buf, len);
 	if (c->dead[c->rank])
 		return -ECANCELED;
 	return c->stop_sig ? 1 : 0;
 }
 
+/* Rank 0's asks that came while waiting for the go of round: answer one of this round with mine; one
+ * of the next round is this round's go (the parent that was to pass it on stopped answering). 1
+ * when it was, else 0. */
+static int asks_take(struct mx_ctx *c, size_t round, const char *mine, size_t mine_len, size_t max)
+{
+	for (;;) {
+		void *buf = NULL;
+		size_t len = 0;
+		int src = -1, rc = mx_comm_recv_max(c->comm, 0, MX_TAG_ASK, MX_ASK_ROUND, max, &buf, &len, &src, rp_now());
+		const struct mx_hdr *h = buf;
+
+		if (rc == -EMSGSIZE)
+			continue;
+		if (rc)
+			return 0;
+		if (!mx_msg_ok(buf, len, MX_KIND_ASK, sizeof(int32_t))) {
+			rp_warn("matrix: rank %d: rank 0 sent a malformed ask (%zu bytes): ignored", c->rank, len);
+		} else if (h->round == round) {
+			if (mine && mx_comm_send(c->comm, 0, MX_TAG_REPORT, (uint32_t)round, mine, mine_len,
+						 rp_now() + ask_window(c)) != 0)
+				rp_debug("matrix: rank %d: the answer to rank 0's ask did not go out", c->rank);
+		} else if (h->round == round + 1) {
+			rp_warn("matrix: rank %d: the go of round %zu came only as rank 0's ask at the end of round %zu (the "
+				"rank to pass it on stopped answering): round %zu is not measured here", c->rank, round + 1,
+				round + 2, round + 2);
+			dead_apply(c, h);
+			c->late_round = round + 2;
+			free(buf);
+			return 1;
+		}
+		free(buf);                /* an earlier round's: stale */
+	}
+}
+
 /* Wait for the go (from any rank: it is rank 0's wherever it comes from), answering rank 0's ask with
- * this rank's own report. 0 go on, 1 stop, -ETIMEDOUT rank 0 is gone, -ECANCELED rank 0 counts
- * this rank as dead. */
+ * this rank's own report meanwhile. 0 go on, 1 stop, -ETIMEDOUT rank 0 is gone, -ECANCELED rank 0
+ * counts this rank as dead. */
 static int go_wait(struct mx_ctx *c, size_t round, const char *mine, size_t mine_len, double deadline)
 {
 	size_t max = sizeof(struct mx_hdr) + (size_t)c->n_ranks * sizeof(int32_t);
@@ -431,22 +487,22 @@ static int go_wait(struct mx_ctx *c, size_t round, const char *mine, size_t mine
 	for (;;) {
 		void *buf = NULL;
 		size_t len = 0;
-		int src = -1, rc = mx_comm_recv_max(c->comm, -1, MX_TAG_GO, (uint32_t)round, max, &buf, &len, &src, deadline);
+		double until = rp_now() + 0.25;
+		int src = -1, rc = mx_comm_recv_max(c->comm, -1, MX_TAG_GO, (uint32_t)round, max, &buf, &len, &src,
+						    until < deadline ? until : deadline);
 
-		if (rc == -EMSGSIZE) {
-			rp_warn("matrix: rank %d: rank %d sent a go for round %zu of %zu bytes, more than %d ranks fill: refused",
-				c->rank, src, round + 1, len, c->n_ranks);
+		if (rc == -ETIMEDOUT || rc == -EMSGSIZE) {
+			if (rc == -EMSGSIZE)
+				rp_warn("matrix: rank %d: rank %d sent a go for round %zu of %zu bytes, more than %d ranks fill: "
+					"refused", c->rank, src, round + 1, len, c->n_ranks);
+			if (asks_take(c, round, mine, mine_len, max))
+				return c->dead[c->rank] ? -ECANCELED : c->stop_sig ? 1 : 0;
+			if (rc == -ETIMEDOUT && rp_now() >= deadline)
+				return rc;
 			continue;
 		}
 		if (rc)
 			return rc;
-		if (src == 0 && mx_msg_ok(buf, len, MX_KIND_ASK, sizeof(int32_t))) {
-			free(buf);
-			if (mine && mx_comm_send(c->comm, 0, MX_TAG_REPORT, (uint32_t)round, mine, mine_len,
-						 rp_now() + ask_window(c)) != 0)
-				rp_debug("matrix: rank %d: the answer to rank 0's ask did not go out", c->rank);
-			continue;
-		}
 		if (!mx_msg_ok(buf, len, MX_KIND_GO, sizeof(int32_t))) {
 			rp_warn("matrix: rank %d: rank %d sent a malformed go for round %zu (%zu bytes): ignored", c->rank, src,
 				round + 1, len);
@@ -472,6 +528,16 @@ int mx_tree_follow(struct mx_ctx *c, size_t round, const struct mx_job *jobs, si
 	rc = own_add(&g, tasks, n_tasks);
 	if (!rc)
 		rc = report_pack(c, round, g.rec, g.n_rec, g.rk, g.n_rk, &mine, &mine_len);
+	if (!rc && c->late_round == round + 1) {
+		/* rank 0 asked for this round before this rank began it: the answer, at once */
+		c->late_round = 0;
+		if (mx_comm_send(c->comm, 0, MX_TAG_REPORT, (uint32_t)round, mine, mine_len, rp_now() + ask_window(c)) != 0)
+			rp_debug("matrix: rank %d: the answer to rank 0's ask did not go out", c->rank);
+		gather_fini(&g);
+		rc = go_wait(c, round, mine, mine_len, start + mx_ctx_go_wait(c));
+		free(mine);
+		return rc;
+	}
 	if (!rc && g.n_kids)
 		rc = gather_loop(&g, round, start + c->budget - mx_tree_depth(g.v.pos[c->rank]) * hop_margin(c), true);
 	if (!rc)

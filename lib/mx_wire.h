@@ -24,6 +24,9 @@
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
+#define MX_TAG_ASK 16              /* rank 0's direct ask (mx_round.h), in the envelope of MX_ASK_ROUND */
+#define MX_ASK_ROUND 0xfffffff1u   /* the ask names its round in its header: a rank still waiting for
+                                    * the previous round's go takes it too */
 
 enum mx_kind { MX_KIND_EPS = 1, MX_KIND_REPORT, MX_KIND_GO, MX_KIND_PLAN, MX_KIND_ASK };
 
