@@ -11,7 +11,11 @@
  * The tree (lib/mx_tree.h): the binomial tree over the ranks still alive, in rank order, as the last
  * go named them (every rank that got that go computes the same tree). Rank 0 receives one message
  * a round from each of its children and sends one to each: ceil(log2(live ranks)) each way, not
- * ranks - 1; no rank sends or receives more.
+ * ranks - 1; no rank sends or receives more. Why not per-node leaders: a leader per node still
+ * leaves rank 0 one message per node (1,024) unless the leaders form a tree, which is this one;
+ * and with mpirun's and srun's block placement the binomial tree's small aligned subtrees are a
+ * node's own ranks already, with no node map to agree on (a rank that dies reshapes one tree, not
+ * two levels).
  *  - Up: a rank takes its children's reports (each one message carrying its whole subtree's sides,
  *    rank by rank, mx_wire.h's REPORT) until every child has sent or its own deadline, start +
  *    budget - depth x hop (hop = min(budget / 64, 0.25 s), depth = hops to rank 0, so that what a
