@@ -1,6 +1,6 @@
 /* mx_round.c: one round of the matrix on every rank, and the retest plan's distribution; see
  * mx_round.h. */
-#include "mx_round.h"
+#include "mx_round_int.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -13,17 +13,6 @@
 #include "log.h"
 #include "stop.h"
 #include "util.h"
-
-struct mx_task {
-	const struct mx_ctx *ctx;
-	size_t round, idx;
-	struct mx_job job;
-	pthread_t thread;
-	bool threaded;
-	int done;                     /* __atomic: the thread is finished */
-	bool have[2];
-	struct mx_wire_res out[2];
-};
 
 /* Tags only spread the traffic (they wrap on long runs): the envelope's round and pair decide. */
 static int pair_tag(const struct mx_ctx *c, size_t round, size_t idx, int dir)
@@ -85,6 +74,27 @@ static void side_pair(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, e
 		c->measure->pair(c->measure->arg, cfg, role, local, oob, r);
 	else
 		rp_engine_pair_run(cfg, role, local, oob, 0, r);
+}
+
+/* A round this rank does not measure (mx_round.h: its go came late): every side it drives is lost. */
+static void task_skip(struct mx_task *t)
+{
+	const struct mx_ctx *c = t->ctx;
+
+	for (int dir = 0; dir < 2; dir++) {
+		uint32_t src = dir ? t->job.b : t->job.a, dst = dir ? t->job.a : t->job.b;
+		struct rp_pair_result *r = &t->out[dir].r;
+
+		if (!(t->job.dirs & (1u << dir)))
+			continue;
+		t->have[dir] = true;
+		t->out[dir].idx = (uint32_t)t->idx;
+		t->out[dir].dir = (uint32_t)dir;
+		t->out[dir].writer = c->eps[src].owner == c->rank;
+		rp_pair_result_init(r, &c->eps[src].ep, &c->eps[dst].ep);
+		rp_pair_result_fail(r, RP_ST_PEER_LOST, "not measured: rank %d got the go of round %zu only at the end of "
+				    "round %zu (the rank to pass it on stopped answering)", c->rank, t->round, t->round + 1);
+	}
 }
 
 /* The job's directions, this rank's side(s). */
@@ -179,6 +189,10 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 		if (c->eps[jobs[i].a].owner != c->rank && c->eps[jobs[i].b].owner != c->rank)
 			continue;
 		tasks[n] = (struct mx_task){ .ctx = c, .round = round, .idx = i, .job = jobs[i] };
+		if (c->late_round == round + 1) {
+			task_skip(&tasks[n++]);
+			continue;
+		}
 		tasks[n].threaded = pthread_create(&tasks[n].thread, NULL, task_run, &tasks[n]) == 0;
 		if (!tasks[n].threaded)
 			task_run(&tasks[n]);        /* no thread to be had: run it here, still within deadlines */
@@ -191,35 +205,9 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 	return 0;
 }
 
-/* The round's report of a non-zero rank: every side it ran, and its stop signal. */
-static int report_send(const struct mx_ctx *c, size_t round, const struct mx_task *tasks, size_t n, double deadline)
-{
-	size_t n_rec = 0, len, k = 0;
-	char *buf;
-	struct mx_wire_res *rec;
-	int rc;
-
-	for (size_t i = 0; i < n; i++)
-		n_rec += (size_t)tasks[i].have[0] + tasks[i].have[1];
-	len = sizeof(struct mx_hdr) + n_rec * sizeof(struct mx_wire_res);
-	buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
-	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_REPORT, c->rank, round, n_rec, sizeof(*rec));
-	((struct mx_hdr *)buf)->status = rp_stop_signal();
-	rec = (struct mx_wire_res *)(buf + sizeof(struct mx_hdr));
-	for (size_t i = 0; i < n; i++)
-		for (int d = 0; d < 2; d++)
-			if (tasks[i].have[d])
-				rec[k++] = tasks[i].out[d];
-	rc = mx_comm_send(c->comm, 0, MX_TAG_REPORT, (uint32_t)round, buf, len, deadline);
-	free(buf);
-	return rc;
-}
-
 /* Keep a received or local side in slot[idx*2+dir]: the writer's view, unless the other side says
  * the pair was interrupted (then it was not measured, whatever the writer saw after). */
-static void slot_put(struct mx_wire_res *slot, bool *have, const struct mx_wire_res *w)
+void mx_slot_put(struct mx_wire_res *slot, bool *have, const struct mx_wire_res *w)
 {
 	size_t k = (size_t)w->idx * 2 + w->dir;
 
@@ -249,80 +237,20 @@ static void ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
 	*dst = e;
 }
 
-/* Rank 0: take reports of the round until every live rank sent one or the deadline passed. */
-static int reports_take(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
-			struct mx_wire_res *slot, bool *have, bool *reported, double deadline)
-{
-	size_t waiting = 0;
-	bool flushed = false;
-
-	for (int r = 1; r < c->n_ranks; r++)
-		waiting += !c->dead[r];
-	while (waiting > 0) {
-		void *buf = NULL;
-		size_t len = 0;
-		int src = -1, rc;
-		const struct mx_hdr *h;
-		double until = rp_now() + 0.25;
-
-		rc = mx_comm_recv(c->comm, -1, MX_TAG_REPORT, (uint32_t)round, &buf, &len, &src, until < deadline ? until : deadline);
-		if (rc == -ETIMEDOUT) {
-			if (c->flush && !flushed && rp_stop_requested()) {
-				c->flush(c->flush_arg);
-				flushed = true;
-			}
-			if (rp_now() < deadline)
-				continue;
-			return 0;
-		}
-		if (rc)
-			return rc;
-		h = buf;
-		if (!mx_msg_ok(buf, len, MX_KIND_REPORT, sizeof(struct mx_wire_res)) || h->rank != src || src <= 0 ||
-		    src >= c->n_ranks) {
-			rp_warn("matrix: rank %d sent a malformed round report (%zu bytes): ignored", src, len);
-		} else if (!reported[src] && !c->dead[src]) {
-			const struct mx_wire_res *rec = (const void *)(h + 1);
-
-			for (uint32_t i = 0; i < h->n; i++)
-				if (mx_wire_res_ok(&rec[i], jobs, n_jobs))
-					slot_put(slot, have, &rec[i]);
-			if (h->status > 0 && h->status < 128 && !c->stop_sig)
-				c->stop_sig = h->status;
-			reported[src] = true;
-			waiting--;
-		}
-		free(buf);
-	}
-	return 0;
-}
-
-/* Rank 0: collect the round's reports; ranks that sent none are dead from now on. Every asked-for
- * direction of every job ends up in got[2*i+dir]. */
+/* Rank 0: collect the round's reports (mx_tree_collect); ranks that sent none are dead from now on.
+ * Every asked-for direction of every job ends up in got[2*i+dir]. */
 static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
-			 const struct mx_task *tasks, size_t n_tasks, double deadline, struct rp_pair_result *got)
+			 const struct mx_task *tasks, size_t n_tasks, double start, struct rp_pair_result *got)
 {
 	struct mx_wire_res *slot = calloc(2 * n_jobs + 1, sizeof(*slot));
 	bool *have = calloc(2 * n_jobs + 1, sizeof(*have));
-	bool *reported = calloc((size_t)c->n_ranks, sizeof(*reported));
 	int rc = -ENOMEM;
 
-	if (!slot || !have || !reported)
+	if (!slot || !have)
 		goto out;
-	for (size_t k = 0; k < n_tasks; k++)
-		for (int d = 0; d < 2; d++)
-			if (tasks[k].have[d])
-				slot_put(slot, have, &tasks[k].out[d]);
-	rc = reports_take(c, round, jobs, n_jobs, slot, have, reported, deadline);
+	rc = mx_tree_collect(c, round, jobs, n_jobs, tasks, n_tasks, start, slot, have);
 	if (rc)
 		goto out;
-	for (int r = 1; r < c->n_ranks; r++) {
-		if (!c->dead[r] && !reported[r]) {
-			rp_warn("matrix: rank %d sent no report for round %zu before the deadline: its pairs are lost "
-				"from now on", r, round + 1);
-			c->dead[r] = true;
-		}
-	}
 	for (size_t i = 0; i < n_jobs; i++) {
 		for (int d = 0; d < 2; d++) {
 			uint32_t src = d ? jobs[i].b : jobs[i].a, dst = d ? jobs[i].a : jobs[i].b;
@@ -344,64 +272,7 @@ static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jo
 out:
 	free(slot);
 	free(have);
-	free(reported);
 	return rc;
-}
-
-/* Rank 0 to every live rank: round done; who is dead; whether to stop (the signal). */
-static void go_send(const struct mx_ctx *c, size_t round)
-{
-	size_t n_dead = 0, len;
-	char *buf;
-	int32_t *dead;
-
-	for (int r = 0; r < c->n_ranks; r++)
-		n_dead += c->dead[r];
-	len = sizeof(struct mx_hdr) + n_dead * sizeof(int32_t);
-	buf = calloc(1, len);
-	if (!buf)
-		return;
-	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_GO, 0, round, n_dead, sizeof(int32_t));
-	((struct mx_hdr *)buf)->status = c->stop_sig;
-	dead = (int32_t *)(buf + sizeof(struct mx_hdr));
-	for (int r = 0, k = 0; r < c->n_ranks; r++)
-		if (c->dead[r])
-			dead[k++] = r;
-	for (int r = 1; r < c->n_ranks; r++)
-		if (!c->dead[r] && mx_comm_send(c->comm, r, MX_TAG_GO, (uint32_t)round, buf, len, rp_now() + 5) != 0)
-			c->dead[r] = true;
-	free(buf);
-}
-
-/* Non-zero ranks: wait for rank 0's go. 0 go on, 1 stop (c->stop_sig), -ETIMEDOUT rank 0 is gone,
- * -ECANCELED rank 0 counts this rank as dead. */
-static int go_wait(struct mx_ctx *c, size_t round, double deadline)
-{
-	for (;;) {
-		void *buf = NULL;
-		size_t len = 0;
-		int rc = mx_comm_recv(c->comm, 0, MX_TAG_GO, (uint32_t)round, &buf, &len, NULL, deadline);
-		const struct mx_hdr *h = buf;
-
-		if (rc)
-			return rc;
-		if (!mx_msg_ok(buf, len, MX_KIND_GO, sizeof(int32_t))) {
-			rp_warn("matrix: rank 0 sent a malformed go for round %zu (%zu bytes): ignored", round + 1, len);
-			free(buf);
-			continue;
-		}
-		const int32_t *dead = (const void *)(h + 1);
-
-		for (uint32_t i = 0; i < h->n; i++)
-			if (dead[i] >= 0 && dead[i] < c->n_ranks)
-				c->dead[dead[i]] = true;
-		if (h->status > 0 && h->status < 128)
-			c->stop_sig = h->status;
-		free(buf);
-		if (c->dead[c->rank])
-			return -ECANCELED;
-		return c->stop_sig ? 1 : 0;
-	}
 }
 
 double mx_ctx_go_wait(const struct mx_ctx *c)
@@ -418,19 +289,17 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 
 	if (rc)
 		return rc;
-	if (c->rank != 0) {
-		report_send(c, round, tasks, n_tasks, start + c->budget);
-		free(tasks);
-		return go_wait(c, round, start + mx_ctx_go_wait(c));
-	}
-	rc = round_collect(c, round, jobs, n, tasks, n_tasks, start + c->budget, got);
+	if (c->rank != 0)
+		rc = mx_tree_follow(c, round, jobs, n, tasks, n_tasks, start);
+	else
+		rc = round_collect(c, round, jobs, n, tasks, n_tasks, start, got);
 	free(tasks);
-	if (rc)
+	if (rc || c->rank != 0)
 		return rc;
 	if (!c->stop_sig && rp_stop_requested())
 		c->stop_sig = rp_stop_signal();
 	if (!c->hold_go)
-		go_send(c, round);
+		mx_tree_go(c, round);
 	return c->stop_sig ? 1 : 0;
 }
 
@@ -438,7 +307,7 @@ int mx_round_go(struct mx_ctx *c, size_t round)
 {
 	if (!c->stop_sig && rp_stop_requested())
 		c->stop_sig = rp_stop_signal();
-	go_send(c, round);
+	mx_tree_go(c, round);
 	return c->stop_sig ? 1 : 0;
 }
 
@@ -455,9 +324,7 @@ void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, con
 	for (size_t i = 0; i < n; i++)
 		rec[i] = (struct mx_wire_job){ .a = jobs[i].a, .b = jobs[i].b, .dirs = jobs[i].dirs, .round = round_of[i],
 					       .qp_timeout = jobs[i].qp_timeout };
-	for (int r = 1; r < c->n_ranks; r++)
-		if (!c->dead[r] && mx_comm_send(c->comm, r, MX_TAG_PLAN, (uint32_t)round, buf, len, rp_now() + 5) != 0)
-			c->dead[r] = true;
+	mx_tree_bcast_now(c, MX_TAG_PLAN, round, buf, len);
 	free(buf);
 }
 
@@ -468,7 +335,7 @@ int mx_plan_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_
 	size_t len = 0;
 	const struct mx_hdr *h;
 	const struct mx_wire_job *rec;
-	int rc = mx_comm_recv(c->comm, 0, MX_TAG_PLAN, (uint32_t)round, &buf, &len, NULL, deadline);
+	int rc = mx_comm_recv(c->comm, -1, MX_TAG_PLAN, (uint32_t)round, &buf, &len, NULL, deadline);
 
 	*jobs_p = NULL;
 	*round_of_p = NULL;
@@ -481,6 +348,7 @@ int mx_plan_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_
 		free(buf);
 		return rp_error(-EPROTO, "matrix: rank 0 sent a malformed retest plan (%zu bytes)", len);
 	}
+	mx_tree_bcast_now(c, MX_TAG_PLAN, round, buf, len);    /* on down the tree before it is read */
 	*jobs_p = calloc(h->n ? h->n : 1, sizeof(**jobs_p));
 	*round_of_p = calloc(h->n ? h->n : 1, sizeof(**round_of_p));
 	if (!*jobs_p || !*round_of_p) {

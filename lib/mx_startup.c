@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mx_tree.h"
 #include "util.h"
 
 #define SET_MAGIC 0x52505355u   /* "RPSU" */
@@ -30,27 +31,6 @@ struct set_hdr {
 	uint32_t pad;
 	uint64_t total;               /* the whole message */
 };
-
-int mx_startup_parent(int r)
-{
-	return r > 0 ? r & (r - 1) : -1;
-}
-
-size_t mx_startup_children(int r, int size, int *kids, size_t max)
-{
-	size_t n = 0;
-	int top = 1;
-
-	while (top < size && top <= (1 << 29))
-		top <<= 1;
-	for (int bit = top; bit >= 1 && n < max; bit >>= 1) {
-		bool below = r == 0 || bit < (r & -r);
-
-		if (below && (long)r + bit < size)
-			kids[n++] = r + bit;
-	}
-	return n;
-}
 
 static double ceiling_of(const struct mx_startup_cfg *cfg)
 {
@@ -283,8 +263,8 @@ static bool is_table(const char *msg, size_t len)
 /* Send the set to this rank's children (each its own copy: mx_comm_send copies). */
 static void set_forward(struct mx_comm *c, const char *msg, size_t len, const struct mx_startup_cfg *cfg)
 {
-	int kids[32];
-	size_t n = mx_startup_children(c->rank, c->size, kids, RP_ARRAY_SIZE(kids));
+	int kids[MX_TREE_MAX_KIDS];
+	size_t n = mx_tree_children(c->rank, c->size, kids, RP_ARRAY_SIZE(kids));
 
 	for (size_t i = 0; i < n; i++) {
 		int rc = mx_comm_send(c, kids[i], MX_TAG_STARTUP_OUT, MX_STARTUP_ROUND, msg, len,
@@ -317,7 +297,7 @@ static int exchange_leaf(struct mx_comm *c, const void *mine, size_t len, const 
 {
 	double until = t0 + ceiling_of(cfg) + cfg->window_s;
 	size_t bound = set_bound(cfg, c->size);
-	int parent = mx_startup_parent(c->rank);
+	int parent = mx_tree_parent(c->rank);
 	void *msg = NULL;
 	size_t got = 0;
 	int src = -1, rc = mx_comm_send(c, 0, MX_TAG_STARTUP_IN, MX_STARTUP_ROUND, mine, len, t0 + ceiling_of(cfg));

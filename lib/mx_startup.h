@@ -11,9 +11,9 @@
  * - Give-up: rank 0 names the ranks that did not report ("rank 5 did not report within 60 s of the
  *   last arrival (31 of 32 arrived)"), sends every rank that did arrive an abort (so that none waits
  *   out a timer) and returns -ETIMEDOUT; the caller ends the job (mx_comm_abort).
- * - Fan-out: rank 0 sends the set (one message: every rank's length, then the bytes) down a binomial
- *   tree: rank r's parent is r with its lowest set bit cleared, its children r + 2^k for 2^k below
- *   that bit; every rank forwards what it got before it reads it. Rank 0 sends log2(ranks) messages,
+ * - Fan-out: rank 0 sends the set (one message: every rank's length, then the bytes) down the
+ *   binomial tree of lib/mx_tree.h over rank numbers (every rank is alive at start-up); every rank
+ *   forwards what it got before it reads it. Rank 0 sends log2(ranks) messages,
  *   not ranks - 1. A rank waits for the set (or rank 0's abort, which comes from rank 0 directly)
  *   until ceiling_s + window_s after its own start; rank 0 gone for good is the launcher's to end.
  * - Input from a peer is bounded before it is kept: max_len per rank, and the set at most
@@ -47,10 +47,5 @@ struct mx_startup_cfg {
  * (mine longer than max_len); -ENOMEM or the transport's error. Logged once, where detected. */
 int mx_startup_exchange(struct mx_comm *c, const void *mine, size_t len, const struct mx_startup_cfg *cfg,
 			char **all_p, size_t **lens_p, size_t **offs_p);
-
-/* The tree: rank r's parent (-1 for rank 0) and its children into kids[0..max) (largest subtree
- * first). Returns the number of children. */
-int mx_startup_parent(int r);
-size_t mx_startup_children(int r, int size, int *kids, size_t max);
 
 #endif

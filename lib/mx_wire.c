@@ -25,3 +25,18 @@ bool mx_wire_res_ok(const struct mx_wire_res *w, const struct mx_job *jobs, size
 	       mx_str_terminated(r->dst.mem_reg, sizeof(r->dst.mem_reg)) && ctr_ok(&r->counters.src) &&
 	       ctr_ok(&r->counters.dst) && rp_pair_reverse_valid(&r->reverse);
 }
+
+bool mx_report_ok(const void *buf, size_t len)
+{
+	const struct mx_hdr *h = buf;
+	const struct mx_wire_rank *rk;
+	uint64_t sum = 0;
+
+	if (len < sizeof(*h) || h->magic != MX_MAGIC || h->version != MX_VERSION || h->kind != MX_KIND_REPORT ||
+	    h->length != len || len != mx_report_len(h->n, h->n_ranks))
+		return false;
+	rk = mx_report_ranks(buf);
+	for (uint32_t i = 0; i < h->n_ranks; i++)
+		sum += rk[i].n_rec;
+	return sum == h->n;
+}

@@ -14,16 +14,21 @@
 #include "result.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 5           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+#define MX_VERSION 6           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
                                 * 3: EPS carries the sender's NCCL release;
                                 * 4: EPS carries each endpoint's drift description;
                                 * 5: EPS goes to rank 0 alone (lib/mx_startup.h), with the sender's
-                                *    port selection time and its schedule digest */
+                                *    port selection time and its schedule digest;
+                                * 6: REPORT carries a subtree's sides, rank by rank (n_ranks entries),
+                                *    up the tree of lib/mx_round.h; ASK; GO and PLAN down the tree */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
+#define MX_TAG_ASK 16              /* rank 0's direct ask (mx_round.h), in the envelope of MX_ASK_ROUND */
+#define MX_ASK_ROUND 0xfffffff1u   /* the ask names its round in its header: a rank still waiting for
+                                    * the previous round's go takes it too */
 
-enum mx_kind { MX_KIND_EPS = 1, MX_KIND_REPORT, MX_KIND_GO, MX_KIND_PLAN };
+enum mx_kind { MX_KIND_EPS = 1, MX_KIND_REPORT, MX_KIND_GO, MX_KIND_PLAN, MX_KIND_ASK };
 
 struct mx_hdr {
 	uint32_t magic;
@@ -33,13 +38,14 @@ struct mx_hdr {
 	int32_t rank;
 	uint32_t round;
 	uint32_t n;                   /* records after the header */
-	int32_t status;               /* EPS: 0 or an exit status; REPORT: the sender's stop signal;
-	                               * GO: 0 go on, else the signal that stops the run */
+	int32_t status;               /* EPS: 0 or an exit status; GO: 0 go on, else the signal that
+	                               * stops the run */
 	uint64_t run;                 /* EPS: the sender's nonce for the run (rank 0's is the run's) */
 	uint32_t nccl_version;        /* EPS: the NCCL release whose rules selected the sender's ports */
 	uint32_t setup_ms;            /* EPS: how long the sender took to select its ports (ms) */
 	uint32_t sched_digest;        /* EPS: the sender's schedule settings (mx_plan_digest); all must be rank 0's */
-	char error[232];              /* EPS: why this rank cannot take part */
+	uint32_t n_ranks;             /* REPORT: the ranks whose sides it carries (struct mx_wire_rank) */
+	char error[228];              /* EPS: why this rank cannot take part */
 };
 
 #define MX_EP_NO_PORT 1u           /* mx_wire_ep.flags: the rank's selection has no ACTIVE port */
@@ -62,6 +68,15 @@ struct mx_wire_res {
 	uint32_t writer;              /* 1 when the sender drove the writing side */
 	uint32_t pad;
 	struct rp_pair_result r;
+};
+
+/* REPORT: hdr, n records (struct mx_wire_res), then n_ranks of these, each naming the next n_rec of
+ * the records in order: a rank's sides stay together however many ranks forwarded them. */
+struct mx_wire_rank {
+	int32_t rank;
+	uint32_t n_rec;
+	int32_t stop_sig;             /* that rank's stop signal (0 none) */
+	uint32_t pad;
 };
 
 struct mx_wire_job {
@@ -103,6 +118,27 @@ static inline void mx_hdr_init(struct mx_hdr *h, enum mx_kind kind, int rank, si
 	h->round = (uint32_t)round;
 	h->n = (uint32_t)n;
 	h->length = (uint32_t)(sizeof(*h) + n * rec_size);
+}
+
+/* A received REPORT: header, sizes, and the ranks' record counts adding up to n. */
+bool mx_report_ok(const void *buf, size_t len);
+/* The ranks of a REPORT that passed mx_report_ok, and its records. */
+static inline const struct mx_wire_rank *mx_report_ranks(const void *buf)
+{
+	const struct mx_hdr *h = buf;
+
+	return (const struct mx_wire_rank *)((const char *)buf + sizeof(*h) + (size_t)h->n * sizeof(struct mx_wire_res));
+}
+
+static inline const struct mx_wire_res *mx_report_recs(const void *buf)
+{
+	return (const struct mx_wire_res *)((const char *)buf + sizeof(struct mx_hdr));
+}
+
+/* A REPORT's size: header, n_rec records, n_ranks ranks. */
+static inline size_t mx_report_len(size_t n_rec, size_t n_ranks)
+{
+	return sizeof(struct mx_hdr) + n_rec * sizeof(struct mx_wire_res) + n_ranks * sizeof(struct mx_wire_rank);
 }
 
 /* A received result record of a round over jobs[0..n_jobs): names an asked-for direction of a job,

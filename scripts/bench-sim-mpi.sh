@@ -8,6 +8,8 @@
 #   RP_SIM_MPI_RANKS="8 16 32 64 128"     the rank counts (one model node, 8 adapters, per rank)
 #   RP_SIM_MPI_PATTERN=rail               the pattern
 #   RP_BIN=build/rdmaprobe                the binary measured
+#   RP_SIM_MPI_NAME=sim-mpi               results/NAME.md and results/NAME-raw/ (e.g. a before/after pair)
+#   RP_SIM_MPI_MODES="one mpi"            which runs: one process, mpirun, or both
 #
 # Every figure but "real" is SIMULATED (the virtual clock of the model, lib/sim_run.h). The real
 # times are this 2-core host's, oversubscribed: every rank is a process and every job of a round a
@@ -18,8 +20,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RP=${RP_BIN:-$ROOT/build/rdmaprobe}
 RANKS=${RP_SIM_MPI_RANKS:-"8 16 32 64 128"}
 PAT=${RP_SIM_MPI_PATTERN:-rail}
-RAW=$ROOT/results/sim-mpi-raw
-OUT=$ROOT/results/sim-mpi.md
+NAME=${RP_SIM_MPI_NAME:-sim-mpi}
+MODES=${RP_SIM_MPI_MODES:-"one mpi"}
+RAW=$ROOT/results/$NAME-raw
+OUT=$ROOT/results/$NAME.md
 SCRATCH=$(mktemp -d /tmp/rp-sim-mpi.XXXXXX)
 trap 'rm -rf "$SCRATCH"' EXIT
 command -v mpirun >/dev/null || { echo "bench-sim-mpi: mpirun (openmpi-bin) is needed" >&2; exit 1; }
@@ -31,11 +35,12 @@ field() {   # file sed-expression
 }
 
 rows=()
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for r in $RANKS; do
 	m="$RAW/r$r.model"
 	printf '# bench-sim-mpi.sh: NDR-like, one node per rank\nnodes %s\nadapters 8\nrate 400\nbandwidth 390\n' "$r" >"$m"
 	printf 'latency 2us\nsetup 15ms\nround-overhead 5ms\n' >>"$m"
-	for mode in one mpi; do
+	for mode in $MODES; do
 		name="r$r-$mode"
 		args="matrix --transport sim --fabric-model $m --pattern $PAT --nccl-version 2.28.9 --summary --json $SCRATCH/$name.json"
 		if [ "$mode" = one ]; then
@@ -52,8 +57,12 @@ for r in $RANKS; do
 		real=$(field "$RAW/$name.out" 's/^SIMULATED real time of the rounds on this host: \([0-9.]*\) s (\([0-9.]*\) ms a round.*/\1 | \2/p')
 		proj=$(field "$RAW/$name.out" 's/.*projected wall time \([0-9.]*\) s = rounds \([0-9.]*\) s.*/\1 | \2/p')
 		rss=$(field "$RAW/$name.out" 's/^SIMULATED rank 0: peak RSS \([0-9.]*\) MiB, CPU \([0-9.]*\) s.*/\1 | \2/p')
+		# rank 0's CPU in the rounds: its CPU less the report writes and the final verdict, a round
+		r0=$(sed -n 's/^SIMULATED rank 0: peak RSS [0-9.]* MiB, CPU \([0-9.]*\) s (report writes \([0-9.]*\) s, final \([0-9.]*\) s.*/\1 \2 \3/p' "$RAW/$name.out" | head -1)
+		nr=$(sed -n 's/^SIMULATED \(PASS\|FAIL\): .* in \([0-9]*\) rounds.*/\2/p' "$RAW/$name.out" | head -1)
+		cpu_round=$(echo "$r0 ${nr:-0}" | awk 'NF == 4 && $4 > 0 { printf "%.2f | %.1f", $1 - $2 - $3, 1000 * ($1 - $2 - $3) / $4 }')
 		verdict=$(grep -o '^SIMULATED \(PASS\|FAIL\): [0-9]* of [0-9]* pairs ok' "$RAW/$name.out" | sed 's/^SIMULATED //')
-		rows+=("| $r | $mode | ${wall:-?} | ${real:-? | ?} | ${proj:-? | ?} | ${rss:-? | ?} | ${verdict:-no verdict: see $name.err} |")
+		rows+=("| $r | $mode | ${wall:-?} | ${real:-? | ?} | ${proj:-? | ?} | ${rss:-? | ?} | ${cpu_round:-? | ?} | ${verdict:-no verdict: see $name.err} |")
 	done
 done
 
@@ -66,10 +75,12 @@ done
 	echo "Each model: R nodes x 8 adapters (NDR-like: 400 Gb/s, 15 ms set-up a direction, 5 ms round overhead), healthy."
 	echo "\`one\`: one process drives every endpoint. \`mpi\`: \`mpirun -np R\`, rank r drives node r; the start-up"
 	echo "exchange, every round's reports and go and the pairs' side channels go over Open MPI (shared memory)."
-	echo "Commands: results/sim-mpi-raw/NAME.cmd; outputs NAME.out, NAME.err."
+	echo "Commands: results/$NAME-raw/NAME.cmd; outputs NAME.out, NAME.err. Rank 0's CPU in the rounds: its CPU less"
+	echo "its report writes and the final verdict (the NAME.out line \`SIMULATED rank 0: ... CPU\`), and that over the rounds."
+	echo "Host load when it started: $LOAD0; when it ended: $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
-	echo "| ranks | mode | real wall s | real rounds s | real ms a round | SIMULATED projected wall s | SIMULATED rounds s | rank-0 peak RSS MiB | rank-0 CPU s | verdict |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| ranks | mode | real wall s | real rounds s | real ms a round | SIMULATED projected wall s | SIMULATED rounds s | rank-0 peak RSS MiB | rank-0 CPU s | rank-0 CPU in the rounds s | rank-0 CPU ms a round | verdict |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 } >"$OUT"
 echo "wrote $OUT" >&2

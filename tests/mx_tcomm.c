@@ -29,6 +29,8 @@ struct mxt_world {
 	mxt_fault_fn fault;
 	void *fault_arg;
 	unsigned long seq;
+	size_t grow;                  /* MXT_GROW's bytes */
+	unsigned long refused;        /* __atomic: takes over max_len */
 	/* the one start-up allgather */
 	void **gather;
 	size_t *gather_len;
@@ -87,6 +89,16 @@ void mxt_set_fault(struct mxt_world *w, mxt_fault_fn fn, void *arg)
 unsigned long mxt_seq(struct mxt_world *w)
 {
 	return __atomic_add_fetch(&w->seq, 1, __ATOMIC_SEQ_CST);
+}
+
+void mxt_set_grow(struct mxt_world *w, size_t bytes)
+{
+	w->grow = bytes;
+}
+
+unsigned long mxt_refused(struct mxt_world *w)
+{
+	return __atomic_load_n(&w->refused, __ATOMIC_SEQ_CST);
 }
 
 size_t mxt_queued(struct mxt_world *w)
@@ -161,6 +173,18 @@ static int t_send(struct mx_comm *c, enum mx_chan chan, int dst, int tag, void *
 	}
 	if (act & MXT_CORRUPT && len > MX_COMM_ENVELOPE)
 		((unsigned char *)msg)[MX_COMM_ENVELOPE] ^= 0x5a;   /* the payload's first byte */
+	if (act & MXT_GROW && w->grow) {
+		void *big = calloc(1, len + w->grow);
+
+		if (!big) {
+			free(msg);
+			return -ENOMEM;
+		}
+		memcpy(big, msg, len);
+		free(msg);
+		msg = big;
+		len += w->grow;
+	}
 	m = tmsg_new(chan, c->rank, dst, tag, msg, len, rp_now() + delay);
 	free(msg);
 	if (!m)
@@ -261,6 +285,7 @@ static int t_take(struct mx_comm *c, enum mx_chan chan, int src, int tag, size_t
 		return -EIO;
 	}
 	if (max_len && m->len > max_len) {   /* consumed, never handed over */
+		__atomic_add_fetch(&w->refused, 1, __ATOMIC_SEQ_CST);
 		*len_p = m->len;
 		*src_p = m->src;
 		free(m->bytes);

@@ -5,8 +5,10 @@
  * deadline. A fault hook sees every send and every take that found a message and decides what
  * happens to it: delivered (after an optional delay), dropped, duplicated, preceded by a replay of
  * the sender's previous message on the same (chan, dst, tag) (a stale message: an earlier round's or
- * pair's), corrupted (the payload's first byte flipped), or the call fails with -EIO (a take fails after the
+ * pair's), corrupted (the payload's first byte flipped), grown (mxt_set_grow's bytes appended: a
+ * peer sending more than it may), or the call fails with -EIO (a take fails after the
  * message was matched and taken off the queue: a transport failing in the middle of a receive).
+ * A take that refuses a message over its max_len is counted (mxt_refused).
  * Every event gets a number from one counter (mxt_seq), so tests can check the order of events.
  */
 #ifndef RP_TESTS_MX_TCOMM_H
@@ -29,6 +31,7 @@ enum mxt_action {
 	MXT_STALE_FIRST = 4,
 	MXT_CORRUPT = 8,
 	MXT_FAIL = 16,
+	MXT_GROW = 32,
 };
 
 struct mxt_event {
@@ -54,12 +57,16 @@ void mxt_comm(struct mxt_world *w, int r, struct mx_comm *c);
 unsigned long mxt_seq(struct mxt_world *w);
 /* Messages still queued. */
 size_t mxt_queued(struct mxt_world *w);
+/* How many bytes MXT_GROW appends (zeros; the envelope's length is not changed). */
+void mxt_set_grow(struct mxt_world *w, size_t bytes);
+/* Takes that refused a message longer than their max_len. */
+unsigned long mxt_refused(struct mxt_world *w);
 
 /* --- a stand-in measurement (struct mx_measure) and endpoint table for the protocol's tests ------- */
 
 #include "mx_round.h"
 
-#define MXT_MAX_EPS 16
+#define MXT_MAX_EPS 72
 
 /* Writer: sends a fresh value V, then 2V+1, over the pair's side channel; the target answers V (0
  * when the second is not 2V+1: a duplicate or stale message was taken) and its device;

@@ -241,32 +241,6 @@ static void test_corrupt_set_rejected(void **state)
 	mxt_world_free(w);
 }
 
-/* Every rank of every size up to 70 is reached once: its parent lists it; rank 0 sends log2. */
-static void test_tree_reaches_every_rank(void **state)
-{
-	(void)state;
-	for (int size = 1; size <= 70; size++) {
-		int seen[70] = { 0 }, kids[32];
-		size_t n0 = mx_startup_children(0, size, kids, 32), want0 = 0;
-
-		while ((1 << want0) < size)
-			want0++;
-		assert_int_equal(n0, want0);
-		assert_int_equal(mx_startup_parent(0), -1);
-		for (int r = 0; r < size; r++) {
-			size_t n = mx_startup_children(r, size, kids, 32);
-
-			for (size_t i = 0; i < n; i++) {
-				assert_true(kids[i] > r && kids[i] < size);
-				assert_int_equal(mx_startup_parent(kids[i]), r);
-				seen[kids[i]]++;
-			}
-		}
-		for (int r = 1; r < size; r++)
-			assert_int_equal(seen[r], 1);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,7 +249,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ceiling_ends_the_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oversized_rejected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_set_rejected, setup, teardown),
-		cmocka_unit_test(test_tree_reaches_every_rank),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
