@@ -89,7 +89,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
-		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits: the pattern, else the largest sample:K the plan fits in DURATION (90s, 10m, 1h); the report states the coverage", &o->budget_seen },
+		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (90s, 10m, 1h): the pattern at -s, else at a smaller -s (down to 1M), else the largest sample:K; the report states the coverage", &o->budget_seen },
 		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
 		{ "startup-timeout", 0, RP_OPT_SECONDS, &o->startup_timeout, 0.1, 86400, "S", "start-up: give up when no rank's ports arrive for S (default 60 s; at most 10 x S in all)", NULL },
@@ -156,6 +156,11 @@ static int opts_check(struct mx_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --nodes, --hcas and --rate describe a cluster for --plan only\n");
 		return RP_EXIT_USAGE;
 	}
+	if (o->plan && (o->eng.csv || o->html || o->junit || o->jsonl)) {
+		fprintf(stderr, "rdmaprobe matrix: --plan writes the plan (--json FILE) and nothing else: --%s is a run's "
+				"report\n", o->eng.csv ? "csv" : o->html ? "html" : o->junit ? "junit" : "jsonl");
+		return RP_EXIT_USAGE;
+	}
 	if (o->rate_seen && !o->hcas_seen) {
 		fprintf(stderr, "rdmaprobe matrix: --rate goes with --hcas (without it the plan uses this node's ports and rates)\n");
 		return RP_EXIT_USAGE;
@@ -215,8 +220,10 @@ static int run_plan(struct mx_opts *o)
 	struct mx_port_opts po = port_opts(o, 0, 1);
 	struct mx_ports local;
 	double rail_gbps[MX_MAX_LOCAL];
-	int rc;
+	int rc = rp_cli_check_outputs(&o->eng, "matrix");
 
+	if (rc)
+		return rc;
 	if (!o->hcas_seen) {
 		rc = mx_ports_select(&po, &local);
 		int status = rc ? err_status(rc) : 0;
@@ -236,7 +243,8 @@ static int run_plan(struct mx_opts *o)
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
 						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
-						   .budget_s = o->budget_seen ? o->budget : 0, .budget_text = budget_text(o) });
+						   .budget_s = o->budget_seen ? o->budget : 0, .budget_text = budget_text(o),
+						   .json = o->eng.json });
 }
 
 /* --- the run --------------------------------------------------------------------------------------- */
@@ -283,6 +291,8 @@ struct mx_front {
 	double t_launch;              /* before MPI_Init: the start-up's clock */
 	bool dirty;
 	struct mx_plan_model model;   /* --budget: the plan's model (calibrated on every rank) */
+	struct mx_plan_choice choice; /* --budget: what it chose (pattern, message size) and why */
+	uint64_t msg_size_req;        /* -s as given (--budget may measure with a smaller size) */
 	struct mx_coverage coverage;  /* rank 0, at the end */
 	struct rp_sched_ep *sched_eps;   /* the schedule's view of the table */
 };
@@ -413,9 +423,9 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	return -1;
 }
 
-/* --budget, on every rank from the same table and model: the pattern that fits replaces the one asked
- * for (rank 0 says which and why). Returns -1 to go on, or a status (nothing fits: 2, not run). The
- * choice is not exchanged: the start-up already refused a rank whose budget or model (its
+/* --budget, on every rank from the same table and model: the pattern and message size that fit
+ * replace the ones asked for (rank 0 says which and why). Returns -1 to go on, or a status (nothing
+ * fits: 2, not run). The choice is not exchanged: the start-up already refused a rank whose budget or model (its
  * --calibrate-from file) is not rank 0's (mx_plan_digest), so every rank chooses the same. */
 static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct rp_sched_ep *se)
 {
@@ -423,9 +433,9 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 	size_t n_eps = F->table.n_eps;
 	double *gbps;
 	struct mx_plan_run run;
-	struct mx_plan_choice choice;
 	int status;
 
+	F->msg_size_req = o->eng.cfg.meas.msg_size;
 	if (!o->budget_seen || !se)
 		return -1;
 	gbps = calloc(n_eps, sizeof(*gbps));
@@ -435,11 +445,12 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 		gbps[e] = F->table.eps[e].ep.link_gbps > 0 ? F->table.eps[e].ep.link_gbps : o->rate;
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &F->model, &run, o->budget,
-				budget_text(o), comm->rank == 0, &choice);
+				budget_text(o), comm->rank == 0, &F->choice);
 	free(gbps);
 	if (status < 0) {
-		o->pattern = choice.pattern;
+		o->pattern = F->choice.pattern;
 		rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
+		o->eng.cfg.meas.msg_size = F->choice.msg_size;   /* what this rank measures (and rank 0 reports) with */
 	}
 	return status;
 }
@@ -501,8 +512,11 @@ static int run_finish(struct mx_front *F, int status)
 		status = RP_EXIT_ENV;   /* the stream is a requested output: its loss is the run's error */
 	if (mx_coverage_compute(F->sched_eps, F->table.n_eps, &F->o->pattern_req, F->sched,
 				mx_coverage_sched_rounds(F->sched, F->o->concurrent_rails, F->out.rounds_done),
-				&F->coverage) == 0)
+				&F->coverage) == 0) {
+		mx_coverage_set_run(&F->coverage, F->msg_size_req, F->o->eng.cfg.meas.msg_size,
+				    F->o->budget_seen ? &F->choice : NULL, &F->o->pattern_req);
 		F->out.coverage = &F->coverage;
+	}
 	wrc = mx_write_files(&F->out, &v, &judged);
 	if (judged) {
 		mx_print(&F->out, &v);

@@ -102,6 +102,7 @@ struct mx_plan_in {
 	const char *calibrate_from;   /* --calibrate-from FILE; NULL: the assumed figures */
 	double budget_s;              /* --budget: pick what fits; 0 none */
 	const char *budget_text;      /* as given */
+	const char *json;             /* --json FILE: the plan as a document ("-": stdout, the text then on stderr) */
 };
 int mx_plan_print(const struct mx_plan_in *in);
 /* What the run measures, for the model. */
@@ -109,8 +110,8 @@ void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsi
 /* --calibrate-from: the model, calibrated when path is given. Returns -1 to go on, or an exit status
  * (the file's problem logged by lib/). */
 int mx_plan_model_load(const char *path, struct mx_plan_model *m);
-/* --budget over the endpoints: the pattern that fits into *choice, its line printed on stderr when
- * say is set. Returns -1 to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
+/* --budget over the endpoints: the pattern and message size that fit into *choice, its line (what
+ * changed and why) printed on stderr when say is set. Returns -1 to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
 int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
 		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
 		   double budget_s, const char *budget_text, bool say, struct mx_plan_choice *choice);

@@ -3,10 +3,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmds.h"
 #include "matrix.h"
+#include "mx_plan_json.h"
 #include "mx_run.h"
+#include "report.h"
 #include "util.h"
 
 static void human_bytes(double b, char *buf, size_t len)
@@ -25,7 +28,8 @@ void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsi
 {
 	*run = (struct mx_plan_run){ .msg_size = cfg->meas.msg_size, .iters = cfg->meas.iters,
 				     .warmup_iters = cfg->meas.warmup_iters, .duration_s = cfg->meas.duration_s,
-				     .bidir = cfg->meas.bidir, .concurrent_rails = concurrent_rails, .sweep = sweep };
+				     .bidir = cfg->meas.bidir, .concurrent_rails = concurrent_rails, .sweep = sweep,
+				     .latency = cfg->meas.mode == RP_MODE_LAT };
 }
 
 int mx_plan_model_load(const char *path, struct mx_plan_model *m)
@@ -41,22 +45,35 @@ int mx_plan_model_load(const char *path, struct mx_plan_model *m)
 	return rc == -ENOMEM || rc == -EIO ? RP_EXIT_ENV : RP_EXIT_USAGE;
 }
 
+/* --budget's "does not fit" line. */
+static void choose_fail(int rc, const struct mx_plan_choice *c, const char *pat_text, const char *budget_text)
+{
+	char s0[24], fl[24], at_floor[128] = "";
+
+	mx_plan_size_str(c->msg_size_requested, s0, sizeof(s0));
+	mx_plan_size_str(c->floor_size, fl, sizeof(fl));
+	if (c->floor_size != c->msg_size_requested)
+		snprintf(at_floor, sizeof(at_floor), " (~%.1f s at %s, the smallest size it chooses)", c->floor_s, fl);
+	if (rc == -EDOM)
+		fprintf(stderr, "rdmaprobe matrix: --budget %s: --pattern %s needs ~%.1f s at -s %s%s and does not fit; a "
+				"smaller sample would pair any two endpoints, not only those %s allows: use --pattern full or "
+				"sample:K, or a larger budget\n", budget_text, pat_text, c->requested_s, s0, at_floor, pat_text);
+	else
+		fprintf(stderr, "rdmaprobe matrix: --budget %s: nothing fits: --pattern %s needs ~%.1f s at -s %s%s, and even "
+				"sample:1 (one round) ~%.1f s at -s %s (start-up ~%.1f s); not running\n", budget_text, pat_text,
+			c->requested_s, s0, at_floor, c->est.total_s, fl, c->est.startup_s);
+}
+
 int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
 		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
 		   double budget_s, const char *budget_text, bool say, struct mx_plan_choice *c)
 {
-	char chosen[32];
+	char why[320];
 	int rc = mx_plan_budget(se, n_eps, gbps, pat, seed, m, run, budget_s, c);
 
 	if (rc == -ENOSPC || rc == -EDOM) {
-		if (say && rc == -EDOM)
-			fprintf(stderr, "rdmaprobe matrix: --budget %s: --pattern %s needs ~%.1f s and does not fit; a smaller "
-					"sample would pair any two endpoints, not only those %s allows: use --pattern full or "
-					"sample:K, or a larger budget\n", budget_text, pat_text, c->requested_s, pat_text);
-		else if (say)
-			fprintf(stderr, "rdmaprobe matrix: --budget %s: nothing fits: --pattern %s needs ~%.1f s, and even "
-					"sample:1 (one round) ~%.1f s (start-up ~%.1f s); not running\n", budget_text, pat_text,
-				c->requested_s, c->est.total_s, c->est.startup_s);
+		if (say)
+			choose_fail(rc, c, pat_text, budget_text);
 		return RP_EXIT_USAGE;
 	}
 	if (rc) {
@@ -65,22 +82,30 @@ int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbp
 	}
 	if (!say)
 		return -1;
-	rp_pattern_str(&c->pattern, chosen, sizeof(chosen));
-	if (!c->reduced)
+	if (!c->reduced && c->msg_size == c->msg_size_requested) {
 		fprintf(stderr, "rdmaprobe matrix: --budget %s: --pattern %s fits (~%.1f s)\n", budget_text, pat_text,
 			c->requested_s);
-	else
-		fprintf(stderr, "rdmaprobe matrix: --budget %s: --pattern %s needs ~%.1f s; %s is the largest sample that "
-				"fits (~%.1f s): each endpoint against %u random peer%s instead\n", budget_text, pat_text,
-			c->requested_s, chosen, c->est.total_s, c->pattern.k, c->pattern.k == 1 ? "" : "s");
+		return -1;
+	}
+	mx_plan_choice_str(c, pat, why, sizeof(why));
+	fprintf(stderr, "rdmaprobe matrix: --budget %s: %s\n", budget_text, why);
 	return -1;
 }
 
 void mx_coverage_print(const struct mx_coverage *c, const char *requested, const char *ran, double budget_s)
 {
+	char s0[24], s1[24];
+
 	printf("coverage: %s", ran);
-	if (budget_s > 0)
+	if (c->msg_size_run && c->msg_size_run != c->msg_size_requested) {
+		mx_plan_size_str(c->msg_size_run, s1, sizeof(s1));
+		mx_plan_size_str(c->msg_size_requested, s0, sizeof(s0));
+		printf(" at -s %s", s1);
+		if (budget_s > 0)
+			printf(" (--budget %g s; requested %s at -s %s)", budget_s, requested, s0);
+	} else if (budget_s > 0) {
 		printf(" (--budget %g s; requested %s)", budget_s, requested);
+	}
 	printf(": every endpoint against %u", c->peers_min);
 	if (c->peers_max != c->peers_min)
 		printf(" to %u", c->peers_max);
@@ -91,26 +116,26 @@ void mx_coverage_print(const struct mx_coverage *c, const char *requested, const
 }
 
 /* The model's figures and where each came from. */
-static void model_print(const struct mx_plan_model *m, const struct mx_plan_run *run, const struct mx_plan_est *e,
-			size_t n_eps)
+static void model_print(FILE *out, const struct mx_plan_model *m, const struct mx_plan_run *run,
+			const struct mx_plan_est *e, size_t n_eps)
 {
-	printf("model:\n  set-up %.3f s per direction: %s\n", m->setup_s, m->setup_src);
-	printf("  transfer at %.3g%% of the lower link rate of a pair: %s\n", 100 * m->rate_frac, m->rate_src);
-	printf("  per-round overhead %.3f s beyond the slowest pair: %s\n", m->round_overhead_s, m->round_src);
+	fprintf(out, "model:\n  set-up %.3f s per direction: %s\n", m->setup_s, m->setup_src);
+	fprintf(out, "  transfer at %.3g%% of the lower link rate of a pair: %s\n", 100 * m->rate_frac, m->rate_src);
+	fprintf(out, "  per-round overhead %.3f s beyond the slowest pair: %s\n", m->round_overhead_s, m->round_src);
 	if (m->startup_per_ep_s > 0)
-		printf("  start-up %.1f s (%.3f s per endpoint x %zu): %s\n", e->startup_s, m->startup_per_ep_s, n_eps,
-		       m->startup_src);
+		fprintf(out, "  start-up %.1f s (%.3f s per endpoint x %zu): %s\n", e->startup_s, m->startup_per_ep_s, n_eps,
+			m->startup_src);
 	else
-		printf("  start-up %.1f s: %s\n", e->startup_s, m->startup_src);
+		fprintf(out, "  start-up %.1f s: %s\n", e->startup_s, m->startup_src);
 	if (run->sweep)
-		printf("  sweep: %zu probe round%s of 2 x set-up + overhead: %.1f s\n", e->sweep_rounds,
-		       e->sweep_rounds == 1 ? "" : "s", e->sweep_s);
-	printf("  retest: no extra rounds (they measure again only what fails or is slow: a healthy fabric assumed)\n");
+		fprintf(out, "  sweep: %zu probe round%s of 2 x set-up + overhead: %.1f s\n", e->sweep_rounds,
+			e->sweep_rounds == 1 ? "" : "s", e->sweep_s);
+	fprintf(out, "  retest: no extra rounds (they measure again only what fails or is slow: a healthy fabric assumed)\n");
 }
 
 /* The rounds, each with its estimate: all of them up to 32, else the first three and the last. */
-static int rounds_print(const struct rp_sched *s, const double *rate, size_t n_eps, const struct mx_plan_model *m,
-			const struct mx_plan_run *run)
+static int rounds_print(FILE *out, const struct rp_sched *s, const double *rate, size_t n_eps,
+			const struct mx_plan_model *m, const struct mx_plan_run *run)
 {
 	size_t max_pairs = rp_sched_max_round_pairs(s), got, n = rp_sched_n_rounds(s);
 	struct rp_sched_pair *pairs = calloc(max_pairs ? max_pairs : 1, sizeof(*pairs));
@@ -120,60 +145,112 @@ static int rounds_print(const struct rp_sched *s, const double *rate, size_t n_e
 	for (size_t r = 0; r < n; r++) {
 		if (n > 32 && r >= 3 && r + 1 != n) {
 			if (r == 3)
-				printf("  ...\n");
+				fprintf(out, "  ...\n");
 			continue;
 		}
 		rp_sched_round(s, r, pairs, max_pairs, &got);
-		printf("  round %zu: %zu pairs, ~%.2f s", r + 1, got, mx_plan_round_s(m, run, rate, pairs, got));
+		fprintf(out, "  round %zu: %zu pairs, ~%.2f s", r + 1, got, mx_plan_round_s(m, run, rate, pairs, got));
 		if (n_eps <= 16) {
-			printf(":");
+			fprintf(out, ":");
 			for (size_t i = 0; i < got; i++)
-				printf(" %u<->%u", pairs[i].a, pairs[i].b);
+				fprintf(out, " %u<->%u", pairs[i].a, pairs[i].b);
 		}
-		printf("\n");
+		fprintf(out, "\n");
 	}
 	free(pairs);
 	return -1;
 }
 
-/* The plan of one pattern over the endpoints. */
-static int plan_print(const struct mx_plan_in *o, const struct rp_sched_ep *se, const double *rate, size_t n_eps,
-		      const struct rp_pattern *pat, const struct mx_plan_model *m, const struct mx_plan_run *run)
-{
-	const struct rp_engine_cfg *c = o->cfg;
-	struct rp_sched *s = NULL;
+/* What the plan is of: the schedule, its estimate, the model and what each direction measures. */
+struct plan_view {
+	const struct mx_plan_in *o;
+	FILE *out;                    /* the text: stdout, stderr when the JSON goes to stdout */
+	const struct rp_sched_ep *se;
+	const double *rate;
+	size_t n_eps;
+	const struct rp_pattern *pat; /* planned (the budget's choice) */
+	const struct rp_sched *s;
+	const struct mx_plan_model *m;
+	const struct mx_plan_run *run;   /* the budget's size */
 	struct mx_plan_est e;
-	double bytes_dir = (double)c->meas.msg_size * (double)(c->meas.iters + c->meas.warmup_iters);
-	char b1[32], b2[32], pt[32];
-	int status, rc;
+};
 
-	if (rp_sched_create(se, n_eps, pat, o->seed, &s) != 0)
-		return RP_EXIT_USAGE;
-	rc = mx_plan_estimate(s, rate, n_eps, m, run, &e);
-	if (rc) {
-		rp_sched_destroy(s);
-		return rc == -ENOMEM ? RP_EXIT_ENV : RP_EXIT_USAGE;
-	}
-	printf("plan: pattern %s, %zu endpoints on %llu nodes (%llu per node), seed %llu\n", rp_pattern_str(pat, pt, sizeof(pt)),
-	       n_eps, (unsigned long long)o->nodes, (unsigned long long)o->hcas, (unsigned long long)o->seed);
-	printf("rounds: %zu; pairs: %llu (each measured both ways: %llu measurements); at most %zu pairs per round\n",
-	       rp_sched_n_rounds(s), (unsigned long long)e.pairs, 2ULL * e.pairs, e.max_round_pairs);
+/* The plan of one pattern over the endpoints, as text. */
+static int plan_print(const struct plan_view *v)
+{
+	const struct mx_plan_in *o = v->o;
+	const struct mx_plan_run *run = v->run;
+	const struct mx_plan_est *e = &v->e;
+	double bytes_dir = (double)run->msg_size * (double)(run->iters + run->warmup_iters);
+	char b1[32], b2[32], pt[32];
+	int status;
+
+	fprintf(v->out, "plan: pattern %s, %zu endpoints on %llu nodes (%llu per node), seed %llu\n",
+		rp_pattern_str(v->pat, pt, sizeof(pt)), v->n_eps, (unsigned long long)o->nodes, (unsigned long long)o->hcas,
+		(unsigned long long)o->seed);
+	fprintf(v->out, "rounds: %zu; pairs: %llu (each measured both ways: %llu measurements); at most %zu pairs per "
+		"round\n", rp_sched_n_rounds(v->s), (unsigned long long)e->pairs, 2ULL * e->pairs, e->max_round_pairs);
 	if (o->concurrent_rails)
-		printf("concurrent rails: each round is played rail by rail alone, then with every rail at once: %zu "
-		       "rounds in all, every pair measured twice\n", e.rounds);
-	status = rounds_print(s, rate, n_eps, m, run);
-	if (c->meas.duration_s > 0) {
-		printf("bytes: each measurement runs %.2f s\n", c->meas.duration_s);
+		fprintf(v->out, "concurrent rails: each round is played rail by rail alone, then with every rail at once: %zu "
+			"rounds in all, every pair measured twice\n", e->rounds);
+	status = rounds_print(v->out, v->s, v->rate, v->n_eps, v->m, run);
+	if (run->duration_s > 0) {
+		fprintf(v->out, "bytes: each measurement runs %.2f s\n", run->duration_s);
 	} else {
 		human_bytes(bytes_dir, b1, sizeof(b1));
-		human_bytes(bytes_dir * 2.0 * (o->concurrent_rails ? 2.0 : 1.0) * (double)e.pairs, b2, sizeof(b2));
-		printf("bytes: %s per measurement (%llu x %zu B, %llu warm-up), %s in all\n", b1,
-		       (unsigned long long)c->meas.iters, c->meas.msg_size, (unsigned long long)c->meas.warmup_iters, b2);
+		human_bytes(bytes_dir * 2.0 * (o->concurrent_rails ? 2.0 : 1.0) * (double)e->pairs, b2, sizeof(b2));
+		fprintf(v->out, "bytes: %s per measurement (%llu x %llu B, %llu warm-up), %s in all\n", b1,
+			(unsigned long long)run->iters, (unsigned long long)run->msg_size, (unsigned long long)run->warmup_iters,
+			b2);
 	}
-	model_print(m, run, &e, n_eps);
-	printf("estimated time: %.1f s = start-up %.1f s + %s%.1f s of rounds, at the ports' rates (%s), %s\n", e.total_s,
-	       e.startup_s, run->sweep ? "sweep " : "", e.rounds_s + e.sweep_s, o->rail_gbps ? "this node's ports" : "--rate",
-	       m->calibrated ? "calibrated (see model)" : "uncalibrated: assumed figures (--calibrate-from FILE fits them)");
+	model_print(v->out, v->m, run, e, v->n_eps);
+	fprintf(v->out, "estimated time: %.1f s = start-up %.1f s + %s%.1f s of rounds, at the ports' rates (%s), %s\n",
+		e->total_s, e->startup_s, run->sweep ? "sweep " : "", e->rounds_s + e->sweep_s,
+		o->rail_gbps ? "this node's ports" : "--rate",
+		v->m->calibrated ? "calibrated (see model)" : "uncalibrated: assumed figures (--calibrate-from FILE fits them)");
+	return status;
+}
+
+/* --json FILE: the plan as a document (lib/mx_plan_json.h), with the coverage the run would report. */
+static int plan_json(const struct plan_view *v, const struct mx_plan_choice *choice)
+{
+	const struct mx_plan_in *o = v->o;
+	struct mx_coverage cov;
+	json_t *root;
+	int rc = mx_coverage_compute(v->se, v->n_eps, o->pattern, v->s, rp_sched_n_rounds(v->s), &cov);
+
+	if (rc)
+		return rc == -ENOMEM ? RP_EXIT_ENV : RP_EXIT_USAGE;
+	mx_coverage_set_run(&cov, o->cfg->meas.msg_size, v->run->msg_size, choice, o->pattern);
+	root = mx_plan_json(&(struct mx_plan_doc){ .version = rp_version_string(), .requested = o->pattern,
+						   .sched = v->s, .pattern = v->pat, .seed = o->seed, .nodes = o->nodes,
+						   .per_node = o->hcas, .ep_gbps = v->rate,
+						   .rates_src = o->rail_gbps ? "this node's ports" : "--rate", .m = v->m,
+						   .run = v->run, .est = &v->e, .choice = choice, .cov = &cov });
+	if (!root) {
+		fprintf(stderr, "rdmaprobe matrix: --plan --json %s: out of memory\n", o->json);
+		return RP_EXIT_ENV;
+	}
+	rc = rp_report_write_json(root, o->json);   /* logged: the file and what failed */
+	json_decref(root);
+	if (rc)
+		fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->json);
+	return rc ? RP_EXIT_ENV : -1;
+}
+
+/* The planned schedule, its estimate, the text and the document. */
+static int plan_out(struct plan_view *v, const struct mx_plan_choice *choice)
+{
+	struct rp_sched *s = NULL;
+	int status, rc;
+
+	if (rp_sched_create(v->se, v->n_eps, v->pat, v->o->seed, &s) != 0)
+		return RP_EXIT_USAGE;
+	v->s = s;
+	rc = mx_plan_estimate(s, v->rate, v->n_eps, v->m, v->run, &v->e);
+	status = rc ? (rc == -ENOMEM ? RP_EXIT_ENV : RP_EXIT_USAGE) : plan_print(v);
+	if (status < 0 && v->o->json)
+		status = plan_json(v, choice);
 	rp_sched_destroy(s);
 	return status;
 }
@@ -186,6 +263,8 @@ int mx_plan_print(const struct mx_plan_in *o)
 	struct mx_plan_model m;
 	struct mx_plan_run run;
 	struct mx_plan_choice choice;
+	struct plan_view v = { .o = o, .out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout, .se = se,
+			       .rate = rate, .n_eps = n_eps, .pat = o->pattern, .m = &m, .run = &run };
 	int status;
 
 	if (!se || !rate) {
@@ -204,7 +283,6 @@ int mx_plan_print(const struct mx_plan_in *o)
 	status = mx_plan_model_load(o->calibrate_from, &m);
 	if (status >= 0)
 		goto out;
-	choice.pattern = *o->pattern;
 	if (o->budget_s > 0) {
 		if (n_eps < 2) {
 			fprintf(stderr, "rdmaprobe matrix: --budget: %zu endpoint(s): nothing to pair\n", n_eps);
@@ -215,8 +293,10 @@ int mx_plan_print(const struct mx_plan_in *o)
 					o->budget_text, true, &choice);
 		if (status >= 0)
 			goto out;
+		v.pat = &choice.pattern;
+		run.msg_size = choice.msg_size;
 	}
-	status = plan_print(o, se, rate, n_eps, &choice.pattern, &m, &run);
+	status = plan_out(&v, o->budget_s > 0 ? &choice : NULL);
 	if (status < 0)
 		status = RP_EXIT_OK;
 out:

@@ -1,4 +1,4 @@
-/* mx_plan.c: the matrix's time model and the budget's choice; see mx_plan.h. */
+/* mx_plan.c: the matrix's time model and the schedule digest; see mx_plan.h. */
 #include "mx_plan.h"
 
 #include <errno.h>
@@ -113,70 +113,6 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
 	return 0;
 }
 
-/* The estimate of pattern pat over the endpoints. */
-static int pattern_est(const struct rp_sched_ep *eps, size_t n_eps, const double *ep_gbps, const struct rp_pattern *pat,
-		       uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
-		       struct mx_plan_est *est_p)
-{
-	struct rp_sched *s = NULL;
-	int rc = rp_sched_create(eps, n_eps, pat, seed, &s);
-
-	if (rc)
-		return rc;
-	rc = mx_plan_estimate(s, ep_gbps, n_eps, m, run, est_p);
-	rp_sched_destroy(s);
-	return rc;
-}
-
-int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep_gbps, const struct rp_pattern *pat,
-		   uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run, double budget_s,
-		   struct mx_plan_choice *c)
-{
-	struct mx_plan_est est;
-	uint32_t lo = 1, hi;
-	int rc;
-
-	if (!(budget_s > 0) || n_eps < 2)
-		return -EINVAL;
-	memset(c, 0, sizeof(*c));
-	rc = pattern_est(eps, n_eps, ep_gbps, pat, seed, m, run, &c->est);
-	if (rc)
-		return rc;
-	c->pattern = *pat;
-	c->requested_s = c->est.total_s;
-	if (c->est.total_s <= budget_s)
-		return 0;
-	if (pat->kind == RP_PATTERN_RAIL || pat->kind == RP_PATTERN_INTRA)
-		return -EDOM;
-	/* sample:K for K in [1, hi]: any two endpoints, as the requested pattern's pairs */
-	hi = pat->kind == RP_PATTERN_SAMPLE ? pat->k - 1 : (uint32_t)(n_eps - 1 < UINT32_MAX ? n_eps - 1 : UINT32_MAX);
-	c->pattern = (struct rp_pattern){ .kind = RP_PATTERN_SAMPLE, .k = 1 };
-	c->reduced = true;
-	if (hi < 1)
-		return -ENOSPC;
-	rc = pattern_est(eps, n_eps, ep_gbps, &c->pattern, seed, m, run, &c->est);
-	if (rc)
-		return rc;
-	if (c->est.total_s > budget_s)
-		return -ENOSPC;
-	/* invariant: sample:lo fits (c->est is its estimate); find the largest K <= hi that fits */
-	while (lo < hi) {
-		struct rp_pattern p = { .kind = RP_PATTERN_SAMPLE, .k = lo + (hi - lo + 1) / 2 };
-
-		rc = pattern_est(eps, n_eps, ep_gbps, &p, seed, m, run, &est);
-		if (rc)
-			return rc;
-		if (est.total_s <= budget_s) {
-			lo = p.k;
-			c->est = est;
-		} else {
-			hi = p.k - 1;
-		}
-	}
-	c->pattern.k = lo;
-	return 0;
-}
-
 /* FNV-1a over bytes, for mx_plan_digest. */
 static uint32_t fnv(uint32_t h, const void *p, size_t n)
 {
@@ -215,7 +151,8 @@ uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan
 	h = fnv_u64(h, run->iters);
 	h = fnv_u64(h, run->warmup_iters);
 	h = fnv_dbl(h, run->duration_s);
-	h = fnv_u64(h, (uint64_t)run->bidir | (uint64_t)run->concurrent_rails << 1 | (uint64_t)run->sweep << 2);
+	h = fnv_u64(h, (uint64_t)run->bidir | (uint64_t)run->concurrent_rails << 1 | (uint64_t)run->latency << 2 |
+			(uint64_t)run->sweep << 3);
 	if (budget_s > 0) {
 		h = fnv_dbl(h, budget_s);
 		h = fnv_dbl(h, m->setup_s);

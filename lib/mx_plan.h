@@ -16,6 +16,7 @@
  *                 few KiB: its set-up is its cost)
  *   --retest:   no extra rounds: they measure again what failed or was slow, and the plan assumes a
  *                 healthy fabric (the text says so)
+ *   --budget:   the pattern and message size that fit (mx_plan_budget below)
  * Uncalibrated figures are assumptions (mx_plan_model_default); mx_plan_calibrate() fits them from a
  * previous run's JSON report (lib/mx_plan_cal.c).
  *
@@ -61,6 +62,7 @@ struct mx_plan_run {
 	bool bidir;                   /* both directions at once */
 	bool concurrent_rails;        /* solo rounds per rail before each round (groups needed) */
 	unsigned sweep;               /* --sweep W; 0 none */
+	bool latency;                 /* -l: the size is what is measured; the budget keeps it */
 };
 
 struct mx_plan_est {
@@ -103,25 +105,55 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
  * -ENOMEM; every error logged once naming the file and what is wrong, m left untouched. */
 int mx_plan_calibrate(const char *path, struct mx_plan_model *m);
 
-/* --- the budget ------------------------------------------------------------------------------------ */
+/* --- the budget (mx_plan_budget.c) ---------------------------------------------------------------- */
+
+/* The smallest message size the budget chooses: 1 MiB, or the requested size when that is smaller
+ * (the budget never makes a message larger). The model has no per-message cost (a direction is its
+ * set-up plus its bytes at a fraction of the link rate, whatever the size), so it cannot say where a
+ * link stops reaching its rate; 1 MiB is where it still does on any adapter: one write lasts 21 us
+ * even at 400 Gb/s, many times the per-write cost of posting and completing it, and a pair moves
+ * at least tens of MiB (-n writes of it) at each interval of the minimum Gb/s. Below the floor a
+ * bandwidth figure would measure the per-write cost, not the link, so the budget samples instead. */
+#define MX_PLAN_MSG_FLOOR (1ULL << 20)
 
 struct mx_plan_choice {
 	struct rp_pattern pattern;    /* what fits: the requested pattern, or sample:K */
 	bool reduced;                 /* pattern is a smaller sample than the one requested */
-	double requested_s;           /* the requested pattern's estimate */
-	struct mx_plan_est est;       /* the chosen pattern's */
+	uint64_t msg_size;            /* the size that fits: the requested one, or a smaller one */
+	uint64_t msg_size_requested;
+	uint64_t floor_size;          /* the smallest size it may choose (the requested one: none smaller) */
+	double requested_s;           /* the requested pattern's estimate at the requested size */
+	double floor_s;               /* the requested pattern's estimate at floor_size, when floor_tried */
+	bool floor_tried;             /* it was needed: the requested pattern did not fit above the floor */
+	double budget_s;
+	struct mx_plan_est est;       /* the chosen pattern's, at the chosen size */
 };
 
-/* The pattern that fits budget_s over eps[0..n_eps) (canonical order, as rp_sched_create) at
- * ep_gbps[]: the requested one if its estimate fits, else (full, shift and sample:K, whose pairs are
- * any two endpoints) sample:K with the largest K that fits (below the requested K for sample:K;
- * searched by halving: the estimate grows with K). 0 with *c; -ENOSPC nothing fits, not even
- * sample:1 (c->requested_s and c->est are the requested pattern's and sample:1's); -EDOM rail or intra
- * does not fit (their pairs are restricted; a sample is not: c->requested_s set); -EINVAL a bad
- * input (not logged), -ENOMEM. */
+/* What fits budget_s over eps[0..n_eps) (canonical order, as rp_sched_create) at ep_gbps[], in the
+ * order an operator gives things up: coverage before message size, message size before nothing.
+ *   1. the requested pattern at the requested size (run->msg_size), when its estimate fits;
+ *   2. else the requested pattern at the largest of the sizes size/2, size/4, ... down to the floor
+ *      (MX_PLAN_MSG_FLOOR; the floor itself the last one tried) that fits; no smaller sizes with -D
+ *      (the duration, not the size, sets a direction's time) or -l (the size is what is measured);
+ *   3. else (full, shift and sample:K, whose pairs are any two endpoints) sample:K with the largest
+ *      K that fits at the floor (below the requested K for sample:K; searched by halving: the estimate
+ *      grows with K), then at the largest size of step 2's that still fits with that K.
+ * 0 with *c (c->msg_size what every rank then measures with); -ENOSPC nothing fits, not even sample:1
+ * at the floor (c->requested_s, c->floor_s set; c->est is sample:1's at the floor); -EDOM rail or
+ * intra does not fit even at the floor (their pairs are restricted; a sample is not: c->requested_s
+ * and c->floor_s set); -EINVAL a bad input (not logged), -ENOMEM. */
 int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep_gbps, const struct rp_pattern *pat,
 		   uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run, double budget_s,
 		   struct mx_plan_choice *c);
+
+/* What the budget changed and why, one line (no newline) for stderr and the reports, e.g.
+ * "-s 8M -> 2M to fit 10m: full needs ~812.0 s at -s 8M; ~540.1 s at 2M" or
+ * "full at -s 64K fits 10m (~412.3 s)". requested: the pattern asked for. Cut to len. */
+void mx_plan_choice_str(const struct mx_plan_choice *c, const struct rp_pattern *requested, char *buf, size_t len);
+/* A size as -s takes it: "8M", "64K", "1G", else bytes ("1250000"). */
+void mx_plan_size_str(uint64_t bytes, char *buf, size_t len);
+/* A duration as --budget takes it: "10m", "1h", "90s", "5.5s". */
+void mx_plan_dur_str(double s, char *buf, size_t len);
 
 /* --- coverage (mx_plan_cov.c) ---------------------------------------------------------------------- */
 
@@ -134,6 +166,9 @@ struct mx_coverage {
 	uint64_t ordered_allowed, ordered_measured;
 	uint64_t combos_allowed, combos_covered;
 	double fraction;                        /* ordered_measured / ordered_allowed (1 when none allowed) */
+	/* what was measured with (mx_coverage_set_run; mx_coverage_compute leaves them 0: not stated) */
+	uint64_t msg_size_requested, msg_size_run;
+	char budget_choice[320];                /* --budget: mx_plan_choice_str; "" without */
 };
 
 /* Coverage of the first sched_rounds_done rounds of sched (the schedule that ran) over eps[0..n_eps),
@@ -141,6 +176,10 @@ struct mx_coverage {
  * or -ENOMEM. */
 int mx_coverage_compute(const struct rp_sched_ep *eps, size_t n_eps, const struct rp_pattern *requested,
 			const struct rp_sched *sched, size_t sched_rounds_done, struct mx_coverage *cov);
+/* The sizes the run was asked for and measured with, and with --budget (c not NULL) its choice and
+ * why (mx_plan_choice_str against requested). */
+void mx_coverage_set_run(struct mx_coverage *cov, uint64_t msg_size_requested, uint64_t msg_size_run,
+			 const struct mx_plan_choice *c, const struct rp_pattern *requested);
 /* The schedule's rounds whose pairs are measured after planned_done planned rounds (concurrent_rails:
  * a round's pairs are measured once its solo rounds are, mx_run.h). */
 size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_rails, size_t planned_done);

@@ -133,3 +133,13 @@ size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_ra
 	}
 	return n;
 }
+
+void mx_coverage_set_run(struct mx_coverage *cov, uint64_t msg_size_requested, uint64_t msg_size_run,
+			 const struct mx_plan_choice *c, const struct rp_pattern *requested)
+{
+	cov->msg_size_requested = msg_size_requested;
+	cov->msg_size_run = msg_size_run;
+	cov->budget_choice[0] = '\0';
+	if (c)
+		mx_plan_choice_str(c, requested, cov->budget_choice, sizeof(cov->budget_choice));
+}

@@ -107,6 +107,78 @@ static void test_plan_model_budget(void **state)
 	assert_non_null(strstr(out, "a report of rdmaprobe loopback, not of a matrix run"));
 }
 
+/* "rdmaprobe matrix ARGS" with its stdout alone in out (stderr to errf); returns the exit status. */
+static int matrix_stdout(const char *args, const char *errf)
+{
+	char cmd[2560];
+
+	snprintf(cmd, sizeof(cmd),
+		 "env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK -u PMI_SIZE -u MPI_LOCALNRANKS -u SLURM_PROCID "
+		 "'%s' matrix %s 2>'%s'", rp_test_bin(), args, errf);
+	return rp_test_run(cmd, out, sizeof(out));
+}
+
+/* --plan --json -: stdout is one JSON document and nothing else (the text plan and the budget's line
+ * on stderr); --json FILE writes the same document and leaves the text on stdout; the budget makes
+ * -s smaller before it samples and says so. At 100 Gb/s (start-up 5 s, set-up and overhead 0.05 s),
+ * 116 writes of 8M move in 0.078 s, a round is 0.15 s + 2 x that: full (7 rounds) 7.14 s at 8M, 6.19
+ * at 1M; 5.5 s fits sample:2 at 1M (5.34 s; sample:3 5.51), and sample:2 still fits at 4M (5.46 s). Failed before: --json had no effect on --plan, and the budget kept -s 8M. */
+static void test_plan_json(void **state)
+{
+	char errf[512], path[512], args[1024];
+	static char err[1 << 14];
+	json_t *doc, *b, *cov;
+	json_error_t jerr;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	snprintf(errf, sizeof(errf), "%s/plan.err", rp_test_tmpdir());
+	assert_int_equal(matrix_stdout("--plan --nodes 8 --hcas 1 -s 8M -n 100 --rate 100 --budget 5.5s --json -", errf), 0);
+	doc = json_loads(out, 0, &jerr);   /* the whole of stdout: anything else and it does not parse */
+	if (!doc)
+		fail_msg("stdout is not one JSON document (%s): %s", jerr.text, out);
+	assert_string_equal(json_string_value(json_object_get(doc, "command")), "matrix --plan");
+	assert_string_equal(json_string_value(json_object_get(doc, "pattern")), "sample:2");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "endpoints"), "count")), 8);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "measurement"), "msg_size")), 4 << 20);
+	b = json_object_get(doc, "budget");
+	assert_int_equal(json_integer_value(json_object_get(b, "msg_size_requested")), 8 << 20);
+	assert_non_null(strstr(json_string_value(json_object_get(b, "choice")), "full -> sample:2, -s 8M -> 4M to fit 5.5s"));
+	cov = json_object_get(doc, "coverage");
+	assert_int_equal(json_integer_value(json_object_get(cov, "ordered_pairs_measured")), 16);
+	assert_int_equal(json_integer_value(json_object_get(cov, "msg_size_run")), 4 << 20);
+	json_decref(doc);
+	f = fopen(errf, "r");
+	assert_non_null(f);
+	n = fread(err, 1, sizeof(err) - 1, f);
+	fclose(f);
+	err[n] = '\0';
+	assert_non_null(strstr(err, "--budget 5.5 s: full -> sample:2, -s 8M -> 4M to fit 5.5s"));
+	assert_non_null(strstr(err, "plan: pattern sample:2, 8 endpoints"));
+	/* --json FILE: the document there, the text on stdout */
+	snprintf(path, sizeof(path), "%s/plan.json", rp_test_tmpdir());
+	snprintf(args, sizeof(args), "--plan --nodes 4 --hcas 2 --pattern rail --json '%s'", path);
+	assert_int_equal(matrix_stdout(args, errf), 0);
+	assert_non_null(strstr(out, "plan: pattern rail, 8 endpoints"));
+	doc = json_load_file(path, 0, &jerr);
+	assert_non_null(doc);
+	assert_int_equal(json_integer_value(json_object_get(doc, "rounds")), 3);
+	assert_true(json_is_null(json_object_get(doc, "budget")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "coverage"), "ordered_pairs")), 24);
+	json_decref(doc);
+	/* the budget: a smaller size when the pattern fits there (full 7.14 s at 8M, 6.60 at 4M, 6.32 at 2M) */
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 8M -n 100 --rate 100 --budget 6.5s"), 0);
+	assert_non_null(strstr(out, "--budget 6.5 s: -s 8M -> 2M to fit 6.5s: full needs ~7.1 s at -s 8M, ~6.3 s at 2M"));
+	assert_non_null(strstr(out, "plan: pattern full, 8 endpoints"));
+	assert_non_null(strstr(out, "(100 x 2097152 B, 16 warm-up)"));
+	/* --plan writes no run report; a --json path that cannot be written is refused before anything */
+	assert_int_equal(matrix("--plan --nodes 4 --hcas 1 --csv x.csv"), 2);
+	assert_non_null(strstr(out, "--plan writes the plan (--json FILE) and nothing else: --csv is a run's report"));
+	assert_int_equal(matrix("--plan --nodes 4 --hcas 1 --json /nonexistent-dir/p.json"), 2);
+	assert_non_null(strstr(out, "--json /nonexistent-dir/p.json: cannot write the report there"));
+}
+
 static void test_usage_errors(void **state)
 {
 	(void)state;
@@ -261,6 +333,27 @@ static void test_budget_in_a_run(void **state)
 		json_decref(root);
 	}
 	fclose(f);
+	/* a budget-chosen size: 3 endpoints at 400 Gb/s (no port: the default rate), full (3 rounds of
+	 * 0.15 s + 2 x 116 writes) 5.57 s at 8M, 5.51 at 4M, 5.48 at 2M: 5.5 s runs full at -s 2M. Every
+	 * rank chooses it from the same table and model (the digest of the start-up exchange covers
+	 * -s, the budget and the model); rank 0's report states it. Failed before: -s 8M was kept and
+	 * the pattern sampled. */
+	snprintf(path, sizeof(path), "%s/budget-size.json", rp_test_tmpdir());
+	snprintf(args, sizeof(args), "-s 8M -n 100 --timeout 1 --budget 5.5s --json '%s'", path);
+	assert_int_equal(matrix_mpirun(3, args), 1);
+	assert_non_null(strstr(out, "--budget 5.5 s: -s 8M -> 2M to fit 5.5s: full needs ~5.6 s at -s 8M, ~5.5 s at 2M"));
+	assert_non_null(strstr(out, "coverage: full at -s 2M (--budget 5.5 s; requested full at -s 8M): every endpoint "
+				    "against 2 peers"));
+	{
+		json_t *root = json_load_file(path, 0, NULL), *cov = json_object_get(root, "coverage");
+
+		assert_non_null(root);
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "config"), "msg_size")), 2 << 20);
+		assert_int_equal(json_integer_value(json_object_get(cov, "msg_size_run")), 2 << 20);
+		assert_int_equal(json_integer_value(json_object_get(cov, "msg_size_requested")), 8 << 20);
+		assert_non_null(strstr(json_string_value(json_object_get(cov, "budget_choice")), "-s 8M -> 2M"));
+		json_decref(root);
+	}
 	assert_int_equal(matrix_mpirun(3, "-n 10 --timeout 1 --budget 1h --calibrate-from /nonexistent/m.json"), 2);
 	assert_non_null(strstr(out, "/nonexistent/m.json: cannot read it"));
 	assert_null(strstr(out, "pairs ok"));
@@ -354,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_plan_rail_1024x8),
 		cmocka_unit_test(test_plan_sample_is_seeded),
 		cmocka_unit_test(test_plan_model_budget),
+		cmocka_unit_test(test_plan_json),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_needs_a_launcher),
 		cmocka_unit_test(test_no_port_is_the_finding),

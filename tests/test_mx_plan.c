@@ -11,9 +11,11 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 
 #include "log.h"
 #include "mx_plan.h"
+#include "mx_plan_json.h"
 #include "testutil.h"
 
 static char logged[4096];
@@ -37,6 +39,16 @@ static void model_exact(struct mx_plan_model *m)
 
 /* 1.25e8 bytes a direction (99 iterations of 1.25 MB and 1 warm-up): 1e9 bits, 0.125 s at 8 Gb/s. */
 static const struct mx_plan_run run_8g = { .msg_size = 1250000, .iters = 99, .warmup_iters = 1 };
+/* The same bytes in writes below the budget's smallest size (1000 of 125 kB): the budget samples. */
+static const struct mx_plan_run run_8g_small = { .msg_size = 125000, .iters = 999, .warmup_iters = 1 };
+/* 125 writes of 8 MiB: 1.048576 s at 8 Gb/s; 4M 0.524288, 2M 0.262144, 1M 0.131072. */
+static const struct mx_plan_run run_8m = { .msg_size = 8 << 20, .iters = 124, .warmup_iters = 1 };
+
+static void near(double got, double want)
+{
+	if (!(fabs(got - want) < 1e-9))
+		fail_msg("got %.9f, want %.9f", got, want);
+}
 
 static void eps_grid(struct rp_sched_ep *se, size_t nodes, size_t hcas)
 {
@@ -133,7 +145,7 @@ static void test_estimate_concurrent_rails(void **state)
 }
 
 /* Over 8 equal endpoints every round costs 1 s (2 x 0.375 + 0.25), start-up 1 s: full is 8 s and
- * sample:K is 1 + K s. */
+ * sample:K is 1 + K s. Writes of 125 kB are below the budget's smallest size: it only samples. */
 static void test_budget(void **state)
 {
 	struct rp_sched_ep se[8];
@@ -145,38 +157,235 @@ static void test_budget(void **state)
 	(void)state;
 	model_exact(&m);
 	eps_grid(se, 8, 1);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 8.0, &c), 0);   /* exactly fits */
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g_small, 8.0, &c), 0);   /* exactly fits */
 	assert_int_equal(c.pattern.kind, RP_PATTERN_FULL);
 	assert_false(c.reduced);
 	assert_true(c.requested_s == 8.0 && c.est.total_s == 8.0);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 7.99, &c), 0);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g_small, 7.99, &c), 0);
 	assert_int_equal(c.pattern.kind, RP_PATTERN_SAMPLE);
 	assert_int_equal(c.pattern.k, 6);
 	assert_true(c.reduced);
 	assert_true(c.requested_s == 8.0 && c.est.total_s == 7.0);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 4.5, &c), 0);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g_small, 4.5, &c), 0);
 	assert_int_equal(c.pattern.k, 3);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 2.0, &c), 0);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g_small, 2.0, &c), 0);
 	assert_int_equal(c.pattern.k, 1);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 1.99, &c), -ENOSPC);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g_small, 1.99, &c), -ENOSPC);
 	assert_true(c.requested_s == 8.0 && c.est.total_s == 2.0);   /* what sample:1 would need */
 	/* a requested sample is reduced below its K */
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 5 }, 1, &m, &run_8g, 100,
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 5 }, 1, &m, &run_8g_small, 100,
 					&c), 0);
 	assert_int_equal(c.pattern.k, 5);
 	assert_false(c.reduced);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 5 }, 1, &m, &run_8g, 5.5,
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 5 }, 1, &m, &run_8g_small, 5.5,
 					&c), 0);
 	assert_int_equal(c.pattern.k, 4);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 1 }, 1, &m, &run_8g, 1.5,
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &(struct rp_pattern){ RP_PATTERN_SAMPLE, 1 }, 1, &m, &run_8g_small, 1.5,
 					&c), -ENOSPC);
 	/* rail over 4 nodes x 2: 3 rounds, 4 s; it does not fit 3 s and is not reduced to a sample */
 	eps_grid(se, 4, 2);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &rail, 1, &m, &run_8g, 4.0, &c), 0);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &rail, 1, &m, &run_8g, 3.0, &c), -EDOM);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &rail, 1, &m, &run_8g_small, 4.0, &c), 0);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &rail, 1, &m, &run_8g_small, 3.0, &c), -EDOM);
 	assert_true(c.requested_s == 4.0);
-	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g, 0, &c), -EINVAL);
-	assert_int_equal(mx_plan_budget(se, 1, gbps, &full, 1, &m, &run_8g, 10, &c), -EINVAL);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8g_small, 0, &c), -EINVAL);
+	assert_int_equal(mx_plan_budget(se, 1, gbps, &full, 1, &m, &run_8g_small, 10, &c), -EINVAL);
+}
+
+/* The budget's message size, over 8 equal endpoints at 8 Gb/s (model_exact): a direction is 0.25 s
+ * + t(size), a round 0.75 + 2 t, full (7 rounds) 6.25 + 14 t: at 8M 20.930064 s, 4M 13.590032,
+ * 2M 9.920016, 1M 8.085008; sample:K (K rounds) 1 + K (0.75 + 2 t). Failed before the budget chose a
+ * size: it kept -s 8M and sampled (or gave up) at once. */
+static void test_budget_size(void **state)
+{
+	struct rp_sched_ep se[8];
+	double gbps[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
+	struct mx_plan_model m;
+	struct mx_plan_choice c;
+	const struct rp_pattern full = { RP_PATTERN_FULL, 0 };
+	char text[320];
+
+	(void)state;
+	model_exact(&m);
+	eps_grid(se, 8, 1);
+	/* fits at the requested size: nothing changed */
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8m, 21, &c), 0);
+	assert_int_equal(c.pattern.kind, RP_PATTERN_FULL);
+	assert_false(c.reduced);
+	assert_int_equal(c.msg_size, 8 << 20);
+	near(c.est.total_s, 20.930064);
+	assert_int_equal(c.floor_size, 1 << 20);
+	assert_false(c.floor_tried);
+	mx_plan_choice_str(&c, &full, text, sizeof(text));
+	assert_string_equal(text, "full at -s 8M fits 21s (~20.9 s)");
+	/* fits only at a smaller size: the pattern stays, -s halves to the largest that fits */
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8m, 14, &c), 0);
+	assert_int_equal(c.pattern.kind, RP_PATTERN_FULL);
+	assert_false(c.reduced);
+	assert_int_equal(c.msg_size, 4 << 20);
+	assert_int_equal(c.msg_size_requested, 8 << 20);
+	near(c.requested_s, 20.930064);
+	near(c.est.total_s, 13.590032);
+	mx_plan_choice_str(&c, &full, text, sizeof(text));
+	assert_string_equal(text, "-s 8M -> 4M to fit 14s: full needs ~20.9 s at -s 8M, ~13.6 s at 4M");
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8m, 9, &c), 0);   /* 2M 9.92 s: no */
+	assert_int_equal(c.msg_size, 1 << 20);
+	near(c.est.total_s, 8.085008);
+	/* not even at the floor: the largest sample at the floor (sample:3, 4.036432 s; sample:4 5.048576),
+	 * then the largest size that K still fits: 2M (4.822864; 4M 6.395728) */
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8m, 5, &c), 0);
+	assert_int_equal(c.pattern.kind, RP_PATTERN_SAMPLE);
+	assert_int_equal(c.pattern.k, 3);
+	assert_true(c.reduced);
+	assert_int_equal(c.msg_size, 2 << 20);
+	near(c.est.total_s, 4.822864);
+	assert_true(c.floor_tried);
+	near(c.floor_s, 8.085008);
+	mx_plan_choice_str(&c, &full, text, sizeof(text));
+	assert_string_equal(text, "full -> sample:3, -s 8M -> 2M to fit 5s: full needs ~20.9 s at -s 8M and ~8.1 s at 1M "
+				  "(the smallest size it chooses); sample:3 is the largest sample that fits (~4.8 s at -s "
+				  "2M): each endpoint against 3 random peers");
+	/* nothing fits: sample:1 at the floor needs 2.012144 s */
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8m, 2, &c), -ENOSPC);
+	near(c.requested_s, 20.930064);
+	near(c.floor_s, 8.085008);
+	near(c.est.total_s, 2.012144);
+	assert_int_equal(c.floor_size, 1 << 20);
+}
+
+/* rail (4 nodes x 2, 3 rounds: 1 + 3 (0.75 + 2 t)) is made smaller but never a sample; -D and -l keep
+ * the size (with -D it sets no time; with -l it is what is measured). */
+static void test_budget_size_kept(void **state)
+{
+	struct rp_sched_ep se[8];
+	double gbps[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
+	struct mx_plan_model m;
+	struct mx_plan_choice c;
+	struct mx_plan_run run = run_8m;
+	const struct rp_pattern full = { RP_PATTERN_FULL, 0 }, rail = { RP_PATTERN_RAIL, 0 };
+
+	(void)state;
+	model_exact(&m);
+	eps_grid(se, 4, 2);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &rail, 1, &m, &run, 5, &c), 0);
+	assert_int_equal(c.pattern.kind, RP_PATTERN_RAIL);
+	assert_int_equal(c.msg_size, 2 << 20);
+	near(c.est.total_s, 4.822864);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &rail, 1, &m, &run, 4, &c), -EDOM);
+	near(c.requested_s, 9.541456);
+	near(c.floor_s, 4.036432);
+	eps_grid(se, 8, 1);
+	run.duration_s = 1;                  /* full: 1 + 7 x 2.75 = 20.25 s; sample:6 17.5 s */
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run, 20, &c), 0);
+	assert_int_equal(c.pattern.k, 6);
+	assert_int_equal(c.msg_size, 8 << 20);
+	assert_int_equal(c.floor_size, 8 << 20);
+	near(c.est.total_s, 17.5);
+	run = run_8m;
+	run.latency = true;                  /* sample:K at 8M: 1 + 2.847152 K; 14 s fits K = 4 */
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run, 14, &c), 0);
+	assert_int_equal(c.pattern.k, 4);
+	assert_int_equal(c.msg_size, 8 << 20);
+	near(c.est.total_s, 12.388608);
+}
+
+static void test_size_dur_str(void **state)
+{
+	char b[32];
+
+	(void)state;
+	mx_plan_size_str(8 << 20, b, sizeof(b));
+	assert_string_equal(b, "8M");
+	mx_plan_size_str(65536, b, sizeof(b));
+	assert_string_equal(b, "64K");
+	mx_plan_size_str(1ULL << 30, b, sizeof(b));
+	assert_string_equal(b, "1G");
+	mx_plan_size_str(1250000, b, sizeof(b));
+	assert_string_equal(b, "1250000");
+	mx_plan_dur_str(600, b, sizeof(b));
+	assert_string_equal(b, "10m");
+	mx_plan_dur_str(7200, b, sizeof(b));
+	assert_string_equal(b, "2h");
+	mx_plan_dur_str(90, b, sizeof(b));
+	assert_string_equal(b, "90s");
+	mx_plan_dur_str(5.5, b, sizeof(b));
+	assert_string_equal(b, "5.5s");
+}
+
+/* The plan document of the budget case above (sample:3 at 2M over 8 endpoints): it parses, and has
+ * the pattern, endpoints, rounds, pairs, every figure with its source, the estimate, the choice and
+ * the coverage object a run's report carries. Failed before: there was no plan document. */
+static void test_plan_json(void **state)
+{
+	struct rp_sched_ep se[8];
+	double gbps[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
+	struct mx_plan_model m;
+	struct mx_plan_choice c;
+	struct mx_plan_run run = run_8m;
+	struct mx_plan_est e;
+	struct mx_coverage cov;
+	struct rp_sched *s = NULL;
+	const struct rp_pattern full = { RP_PATTERN_FULL, 0 };
+	json_t *doc, *again, *b, *cv, *mo;
+	char *text;
+
+	(void)state;
+	model_exact(&m);
+	eps_grid(se, 8, 1);
+	assert_int_equal(mx_plan_budget(se, 8, gbps, &full, 1, &m, &run_8m, 5, &c), 0);
+	run.msg_size = c.msg_size;
+	assert_int_equal(rp_sched_create(se, 8, &c.pattern, 1, &s), 0);
+	assert_int_equal(mx_plan_estimate(s, gbps, 8, &m, &run, &e), 0);
+	assert_int_equal(mx_coverage_compute(se, 8, &full, s, rp_sched_n_rounds(s), &cov), 0);
+	mx_coverage_set_run(&cov, run_8m.msg_size, run.msg_size, &c, &full);
+	doc = mx_plan_json(&(struct mx_plan_doc){ .version = "test", .requested = &full, .sched = s, .pattern = &c.pattern,
+						  .seed = 1, .nodes = 8, .per_node = 1, .ep_gbps = gbps, .rates_src = "--rate",
+						  .m = &m, .run = &run, .est = &e, .choice = &c, .cov = &cov });
+	assert_non_null(doc);
+	text = json_dumps(doc, 0);
+	again = json_loads(text, 0, NULL);   /* a document, as a reader gets it */
+	assert_non_null(again);
+	assert_string_equal(json_string_value(json_object_get(again, "command")), "matrix --plan");
+	assert_string_equal(json_string_value(json_object_get(again, "pattern")), "sample:3");
+	assert_string_equal(json_string_value(json_object_get(again, "pattern_requested")), "full");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(again, "endpoints"), "count")), 8);
+	assert_int_equal(json_integer_value(json_object_get(again, "rounds")), 3);
+	assert_int_equal(json_integer_value(json_object_get(again, "pairs")), 12);
+	assert_int_equal(json_array_size(json_object_get(again, "round_s")), 3);
+	near(json_real_value(json_array_get(json_object_get(again, "round_s"), 0)), 1.274288);
+	near(json_real_value(json_object_get(json_object_get(again, "estimate"), "total_s")), 4.822864);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(again, "measurement"), "msg_size")), 2 << 20);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(again, "measurement"), "bytes_per_direction")),
+			 125 * (2 << 20));
+	mo = json_object_get(again, "model");
+	near(json_real_value(json_object_get(json_object_get(mo, "setup_s"), "value")), 0.25);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(mo, "setup_s"), "source")),
+			    "assumed, no calibration");
+	assert_non_null(json_object_get(json_object_get(mo, "startup_per_endpoint_s"), "source"));
+	b = json_object_get(again, "budget");
+	assert_int_equal(json_integer_value(json_object_get(b, "msg_size")), 2 << 20);
+	assert_int_equal(json_integer_value(json_object_get(b, "msg_size_requested")), 8 << 20);
+	assert_true(json_is_true(json_object_get(b, "reduced")));
+	assert_non_null(strstr(json_string_value(json_object_get(b, "choice")), "-s 8M -> 2M to fit 5s"));
+	cv = json_object_get(again, "coverage");
+	assert_string_equal(json_string_value(json_object_get(cv, "pattern_run")), "sample:3");
+	assert_int_equal(json_integer_value(json_object_get(cv, "ordered_pairs")), 56);
+	assert_int_equal(json_integer_value(json_object_get(cv, "ordered_pairs_measured")), 24);
+	assert_int_equal(json_integer_value(json_object_get(cv, "peers_min")), 3);
+	assert_int_equal(json_integer_value(json_object_get(cv, "msg_size_run")), 2 << 20);
+	assert_true(json_real_value(json_object_get(cv, "budget_s")) == 5);
+	assert_string_equal(json_string_value(json_object_get(cv, "budget_choice")),
+			    json_string_value(json_object_get(b, "choice")));
+	json_decref(again);
+	free(text);
+	json_decref(doc);
+	/* without --budget: "budget" null, the coverage's choice null, its sizes the run's */
+	mx_coverage_set_run(&cov, 65536, 65536, NULL, &full);
+	cv = mx_coverage_json(&cov, "full", "full", 0);
+	assert_true(json_is_null(json_object_get(cv, "budget_choice")));
+	assert_true(json_is_null(json_object_get(cv, "budget_s")));
+	assert_int_equal(json_integer_value(json_object_get(cv, "msg_size_run")), 65536);
+	json_decref(cv);
+	rp_sched_destroy(s);
 }
 
 static void cov_of(const struct rp_sched_ep *se, size_t n, const struct rp_pattern *req, const struct rp_pattern *ran,
@@ -454,6 +663,9 @@ static void test_digest(void **state)
 	r2 = run;
 	r2.bidir = true;
 	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.latency = true;                  /* -l keeps -s under --budget: another choice */
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
 	/* without --budget the model chooses nothing: it does not count */
 	m2 = m;
 	m2.setup_s = 0.4;
@@ -480,6 +692,10 @@ int main(void)
 		cmocka_unit_test(test_estimate_full_sweep),
 		cmocka_unit_test(test_estimate_concurrent_rails),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_budget_size),
+		cmocka_unit_test(test_budget_size_kept),
+		cmocka_unit_test(test_size_dur_str),
+		cmocka_unit_test(test_plan_json),
 		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_coverage_sched_rounds),
 		cmocka_unit_test(test_calibrate),

@@ -5,8 +5,9 @@
 # that seed (the schedule is a pure function of endpoints, pattern and seed).
 # Then the plan's model: --plan --calibrate-from that run's JSON states its figures and their source;
 # --budget in a run picks what the (uncalibrated, so deterministic) model fits, sample:1 instead of
-# full, and the report states the coverage (a budget nothing fits: test_cmd_matrix, under mpirun on the
-# host).
+# full (-s 4K is below the 1 MiB the budget may shrink to: it samples at once), and the report states
+# the coverage and why (a budget nothing fits, and one that shrinks -s: test_cmd_matrix, under mpirun
+# on the host; 1 MiB writes over rxe under TCG stall past the case's deadlines).
 set -uo pipefail
 . "$RP_ROOT/tests/e2e/lib/matrix.sh"
 mx_need
@@ -51,6 +52,8 @@ assert c['pattern_requested'] == 'full' and c['pattern_run'] == 'sample:1', c
 assert c['budget_s'] == 5.2 and c['peers_min'] == 1 and c['peers_max'] == 1, c
 assert c['ordered_pairs'] == 12 and c['ordered_pairs_measured'] == 4 and len(pairs) == 4, c
 assert abs(c['fraction'] - 1 / 3) < 1e-5 and c['rail_combinations'] == 1 and c['all_rail_combinations'], c
+assert c['msg_size_requested'] == 4096 and c['msg_size_run'] == 4096, c
+assert c['budget_choice'].startswith('full -> sample:1 to fit 5.2s: full needs ~5.'), c
 assert d['matrix']['startup_s'] > 0
 " || { echo "FAIL: budget JSON"; exit 1; }
 echo "PASS"
