@@ -43,25 +43,19 @@ int mx_run_init(struct mx_run *R)
 	return R->jobs && R->got && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
 }
 
-int mx_run_fold(struct mx_run *R, size_t k, enum rp_status judged, int kept_qp, struct rp_pair_result *again,
+int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *again,
 		int again_qp)
 {
 	struct rp_pair_result tmp, *kept = mx_results_get(&R->mr, k, &tmp);
 	bool was_failed = kept->status != RP_ST_OK;
 
-	rp_mx_retest_fold(kept, judged, kept_qp, again, again_qp);
+	/* kept carries the latest verdict's status (judged in place): its earlier attempt keeps it */
+	rp_mx_retest_fold(kept, kept->status, kept_qp, again, again_qp);
 	if (mx_results_put(&R->mr, k, kept) != 0)
 		return -ENOMEM;
 	R->failed -= was_failed;
 	R->failed += kept->status != RP_ST_OK;
 	return mx_run_touch(R, k);
-}
-
-enum rp_status mx_run_status(const struct mx_run *R, size_t k)
-{
-	struct rp_pair_result tmp;
-
-	return mx_results_get(&R->mr, k, &tmp)->status;
 }
 
 int mx_run_touch(struct mx_run *R, size_t idx)
@@ -118,7 +112,7 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 			int qp = R->ctx.cfg->qp.qp_timeout;
 
 			R->kept[i] = (int64_t)k;
-			if (mx_run_fold(R, k, mx_run_status(R, k), qp, &R->got[i],
+			if (mx_run_fold(R, k, qp, &R->got[i],
 					R->jobs[i / 2].qp_timeout ? R->jobs[i / 2].qp_timeout : qp) != 0)
 				return -ENOMEM;
 			continue;
@@ -262,7 +256,7 @@ static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const
 				continue;         /* not measured again: the pair stays unconfirmed */
 			/* within the capacity mx_run_init gave, the touch cannot fail, nor the put: a
 			 * result measured again failed, so it is kept whole already (mx_results.h) */
-			(void)mx_run_fold(R, p->res[d], mx_run_status(R, p->res[d]), R->ctx.cfg->qp.qp_timeout,
+			(void)mx_run_fold(R, p->res[d], R->ctx.cfg->qp.qp_timeout,
 					  &R->got[2 * i + d], p->qp_timeout);
 		}
 	}

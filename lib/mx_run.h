@@ -80,11 +80,9 @@ int mx_run_rounds(struct mx_run *R);
 /* The sweep's two passes (mx_run_sweep.c), before the planned rounds: 0, 1 stopped, negative errno. */
 int mx_run_sweep(struct mx_run *R);
 /* Rank 0: fold `again` into result k as its next attempt (rp_mx_retest_fold: k's earlier attempt
- * keeps `judged`), the failed count kept right, k touched. 0 or -ENOMEM (the touch). */
-int mx_run_fold(struct mx_run *R, size_t k, enum rp_status judged, int kept_qp, struct rp_pair_result *again,
-		int again_qp);
-/* Rank 0: result k's status now. */
-enum rp_status mx_run_status(const struct mx_run *R, size_t k);
+ * keeps the status k has now, the last verdict's: results are judged in place), the failed count
+ * kept right, k touched. 0 or -ENOMEM (the touch, or keeping k). */
+int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *again, int again_qp);
 /* Rank 0: note result idx as changed this round (grows touched). 0 or -ENOMEM. */
 int mx_run_touch(struct mx_run *R, size_t idx);
 /* The planned rounds sched and concurrent_rails make (what mx_run_init sets n_planned to). */

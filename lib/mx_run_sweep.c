@@ -52,7 +52,7 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 		m->flaky |= 1u << d;
 	else
 		m->dead |= 1u << d;
-	return mx_run_fold(R, m->res[d], mx_run_status(R, m->res[d]), probe->qp.qp_timeout, g, j->qp_timeout);
+	return mx_run_fold(R, m->res[d], probe->qp.qp_timeout, g, j->qp_timeout);
 }
 
 /* One sweep round over jobs[0..n) on every rank; rank 0 keeps what it must and releases the others.
