@@ -346,9 +346,12 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
 	struct mx_front *F = arg;
 	struct rp_pair_result tmp;
+	size_t failed = F->run.sweep.screen_s > 0 && pass == 1 ? F->run.sweep.n_pending : F->run.failed;
 
-	fprintf(stderr, "rdmaprobe matrix: reachability sweep%s %zu of %zu done: %zu direction%s failed so far, %.0f s in\n",
-		pass == 2 ? " retest" : "", k + 1, n_rounds, F->run.failed, F->run.failed == 1 ? "" : "s", rp_now() - F->t0);
+	fprintf(stderr, "rdmaprobe matrix: reachability %s %zu of %zu done: %zu direction%s failed %s, %.0f s in\n",
+		pass == 2 ? "sweep retest" : F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
+		failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
+		rp_now() - F->t0);
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
 		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), pass == 2);
 }

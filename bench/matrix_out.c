@@ -53,9 +53,10 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(m, "retest", json_integer((json_int_t)o->max_retest), &bad);
 	jset(m, "retest_rounds", json_integer((json_int_t)o->retest_rounds), &bad);
 	jset(m, "sweep", o->sweep && o->sweep->width ?
-		 json_pack("{s:I, s:I, s:I, s:I}", "width", (json_int_t)o->sweep->width, "rounds",
+		 json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "width", (json_int_t)o->sweep->width, "rounds",
 			   (json_int_t)o->sweep->rounds, "unreachable", (json_int_t)o->sweep->n_dead, "flaky",
-			   (json_int_t)o->sweep->n_flaky) : json_null(), &bad);
+			   (json_int_t)o->sweep->n_flaky, "cleared", (json_int_t)o->sweep->n_cleared, "screen_s",
+			   o->sweep->screen_s > 0 ? json_real(o->sweep->screen_s) : json_null()) : json_null(), &bad);
 	jset(m, "interrupted", json_boolean(o->stop_sig != 0), &bad);
 	jset(m, "signal", o->stop_sig ? json_integer(o->stop_sig) : json_null(), &bad);
 	jset(m, "elapsed_s", json_real(o->elapsed_s), &bad);
@@ -541,10 +542,14 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 	       v->n_below, o->n_eps, o->rounds_done);
 	if (o->retest_rounds)
 		printf(" and %zu retest round%s", o->retest_rounds, o->retest_rounds == 1 ? "" : "s");
-	if (o->sweep && o->sweep->width)
-		printf(", after a reachability sweep of %zu round%s (%zu direction%s unreachable, %zu flaky)",
+	if (o->sweep && o->sweep->width) {
+		printf(", after a reachability sweep of %zu round%s (%zu direction%s unreachable, %zu flaky",
 		       o->sweep->rounds, o->sweep->rounds == 1 ? "" : "s", o->sweep->n_dead, o->sweep->n_dead == 1 ? "" : "s",
 		       o->sweep->n_flaky);
+		if (o->sweep->n_cleared)
+			printf(", %zu whose screen failed passed the full probe", o->sweep->n_cleared);
+		printf(")");
+	}
 	printf("\n");
 	fflush(stdout);
 }

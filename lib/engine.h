@@ -90,6 +90,9 @@ struct rp_engine_cfg {
 	                              * times out, however long it takes */
 	double run_limit_s;          /* not used by the engine (deadlines follow progress); front ends may
 	                              * use it to size their own budgets */
+	bool no_mtu_probe;           /* never run the MTU probe below (both sides of a pair must agree: set
+	                              * from the same options on every rank; a screening probe whose
+	                              * failure is confirmed later, lib/mx_sweep.h) */
 	struct rp_mem_spec src_mem;  /* buffer of the writer */
 	struct rp_mem_spec dst_mem;  /* buffer of the target */
 	/* Port counters around the measured run (lib/counters.h): each side snapshots its own port under
@@ -242,7 +245,8 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
  * RP_ST_MTU_BLACKHOLE, the original reason kept; otherwise the original status stays (with what the
  * probe saw in the reason). The probe's time counts in the pair's elapsed_s (at most about 2 x
  * (RP_ENGINE_PROBE_TIMEOUT_S + set-up) more). A pair that moved anything is never probed. Retry exceeded is included:
- * on a real black hole the transport gives up (retry_cnt x the ACK timeout) before --timeout. */
+ * on a real black hole the transport gives up (retry_cnt x the ACK timeout) before --timeout.
+ * cfg.no_mtu_probe turns it off. */
 #define RP_ENGINE_PROBE_SMALL 64
 #define RP_ENGINE_PROBE_TIMEOUT_S 2.0   /* a healthy path moves one small write in milliseconds */
 

@@ -634,7 +634,7 @@ static int pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role 
 	double t0 = rp_now();
 	int rc = rp_engine_side_run(cfg, role, local, oob, pass, res, &info);
 
-	if (rp_engine_probe_wanted(res, &info)) {
+	if (!cfg->no_mtu_probe && rp_engine_probe_wanted(res, &info)) {
 		rc = rp_engine_probe_run(cfg, role, local, oob, pass, res);
 		res->elapsed_s = rp_now() - t0;   /* the probe is part of the pair's time */
 	}

@@ -14,45 +14,121 @@
 #include "retest.h"
 #include "util.h"
 
-static void sweep_reason(struct rp_pair_result *r)
+static void sweep_reason(struct rp_pair_result *r, double screen_s)
 {
 	char buf[sizeof(r->reason)];
+	int n = screen_s > 0 ? snprintf(buf, sizeof(buf), "reachability screen (%.0f s): %s", screen_s, r->reason)
+			     : snprintf(buf, sizeof(buf), "reachability sweep: %s", r->reason);
 
-	snprintf(buf, sizeof(buf), "reachability sweep: %s", r->reason);
-	rp_strlcpy(r->reason, buf, sizeof(r->reason));
+	if (n > 0)   /* a long reason loses its end, never the prefix */
+		rp_strlcpy(r->reason, buf, sizeof(r->reason));
 }
 
-/* Rank 0, pass 1: keep a failed probe as the direction's result and mark it. */
+/* Rank 0: result g of direction d of (a, b) into the store, its index in the mark; touched (for
+ * the round's hook) unless a fold that touches it follows. */
+static int keep_result(struct mx_run *R, struct mx_sweep_mark *m, int d, const struct rp_pair_result *g, bool touch)
+{
+	if (mx_results_add(&R->mr, g, d ? m->b : m->a, d ? m->a : m->b) != 0)
+		return -ENOMEM;
+	m->res[d] = R->mr.n - 1;
+	R->failed += g->status != RP_ST_OK;
+	return touch ? mx_run_touch(R, R->mr.n - 1) : 0;
+}
+
+/* Rank 0, pass 1: mark a failed probe; a screen's waits for pass 2 (pending), any other is the
+ * direction's result at once. */
 static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp_pair_result *g)
 {
-	struct mx_sweep_mark *m;
+	struct mx_sweep *S = &R->sweep;
+	struct mx_sweep_mark *m = mx_sweep_mark(S, j->a, j->b);
 
-	sweep_reason(g);
-	m = mx_sweep_mark(&R->sweep, j->a, j->b);
-	if (!m || mx_results_add(&R->mr, g, d ? j->b : j->a, d ? j->a : j->b) != 0)
+	if (!m)
 		return -ENOMEM;
+	sweep_reason(g, S->screen_s);
 	m->failed |= 1u << d;
-	m->res[d] = R->mr.n - 1;
-	R->failed++;
-	return mx_run_touch(R, R->mr.n - 1);
+	if (!(S->screen_s > 0))
+		return keep_result(R, m, d, g, true);
+	if (m->first[d] != SIZE_MAX)
+		return 0;          /* a pair the pattern scheduled twice: its first screen decides */
+	if (S->n_pending == S->cap_pending) {
+		size_t cap = S->cap_pending ? 2 * S->cap_pending : 16;
+		struct mx_sweep_pending *np = realloc(S->pending, cap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		S->pending = np;
+		S->cap_pending = cap;
+	}
+	S->pending[S->n_pending] = (struct mx_sweep_pending){ .r = *g, .a = j->a, .b = j->b, .d = d };
+	m->first[d] = S->n_pending++;
+	return 0;
 }
 
-/* Rank 0, pass 2: fold the second probe into the first; dead or flaky from it. */
+/* Rank 0, pass 2 after a screen: dead (both attempts kept), cleared (the screen's short window
+ * proved nothing: nothing kept, measured as any direction) or flaky (the screen's failure kept,
+ * this probe folded in, as after a full first probe). */
+static int decide_screened(struct mx_run *R, struct mx_sweep_mark *m, int d, struct rp_pair_result *g,
+			   int probe_qp, int again_qp)
+{
+	struct mx_sweep_pending *p = &R->sweep.pending[m->first[d]];
+	bool ok = g->status == RP_ST_OK;
+	int rc;
+
+	p->used = true;
+	if (ok && mx_sweep_inconclusive(p->r.status)) {
+		m->cleared |= 1u << d;
+		return 0;
+	}
+	if (ok)
+		m->flaky |= 1u << d;
+	else
+		m->dead |= 1u << d;
+	rc = keep_result(R, m, d, &p->r, false);
+	return rc ? rc : mx_run_fold(R, m->res[d], probe_qp, g, again_qp);
+}
+
+/* Rank 0, pass 2: fold the second probe into the first; dead, flaky or cleared from it. */
 static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct rp_pair_result *g,
 		       const struct rp_engine_cfg *probe)
 {
 	struct mx_sweep_mark *m = (struct mx_sweep_mark *)mx_sweep_find(&R->sweep, j->a, j->b);
 	bool ok = g->status == RP_ST_OK;
 
+	if (!ok)
+		sweep_reason(g, 0);
+	if (m && m->first[d] != SIZE_MAX && !R->sweep.pending[m->first[d]].used)
+		return decide_screened(R, m, d, g, probe->qp.qp_timeout, j->qp_timeout);
 	if (!m || m->res[d] == SIZE_MAX)
 		return 0;   /* impossible: pass 2 is built from the marks */
-	if (!ok)
-		sweep_reason(g);
 	if (ok)
 		m->flaky |= 1u << d;
 	else
 		m->dead |= 1u << d;
 	return mx_run_fold(R, m->res[d], probe->qp.qp_timeout, g, j->qp_timeout);
+}
+
+/* Rank 0, after the sweep however it ended: a failed screen pass 2 did not decide (a stop, an
+ * error) is kept as it is, an unconfirmed failure: it was observed. */
+static int keep_undecided(struct mx_run *R)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < R->sweep.n_pending && rc == 0; i++) {
+		struct mx_sweep_pending *p = &R->sweep.pending[i];
+		struct mx_sweep_mark *m = mx_sweep_mark(&R->sweep, p->a, p->b);
+
+		if (p->used)
+			continue;
+		p->used = true;
+		rc = m ? keep_result(R, m, p->d, &p->r, true) : -ENOMEM;
+		if (rc == 0)
+			m->dead |= 1u << p->d;   /* not measured again: left out, unconfirmed */
+	}
+	free(R->sweep.pending);
+	R->sweep.pending = NULL;
+	R->sweep.n_pending = R->sweep.cap_pending = 0;
+	mx_sweep_sort(&R->sweep);
+	return rc;
 }
 
 /* One sweep round over jobs[0..n) on every rank; rank 0 keeps what it must and releases the others.
@@ -93,7 +169,7 @@ static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe)
 {
 	unsigned w = R->sweep.width;
-	size_t n_rounds = mx_sweep_n_rounds(R->sched, w), cap = (size_t)w * (R->ctx.max_pairs ? R->ctx.max_pairs : 1);
+	size_t n_rounds = mx_sweep_n_rounds(R->sched, w), cap = 2 * (size_t)w * (R->ctx.max_pairs ? R->ctx.max_pairs : 1);
 	struct mx_job *jobs = calloc(cap, sizeof(*jobs));
 	struct rp_pair_result *got = calloc(2 * cap, sizeof(*got));
 	int rc = jobs && got ? 0 : -ENOMEM;
@@ -110,21 +186,19 @@ static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe)
 	return rc;
 }
 
-/* Rank 0: pass 2's jobs, packed W per endpoint per round, to every rank. */
+/* Rank 0: pass 2's jobs, one per failed direction, packed W per endpoint per round, to every rank. */
 static int pass_two_plan(struct mx_run *R, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
 {
-	size_t n = R->retest ? R->sweep.n : 0;
-	unsigned *count = calloc(R->ctx.n_eps ? R->ctx.n_eps : 1, sizeof(*count));
+	size_t cap = R->retest ? 2 * R->sweep.n : 0, n = 0;
+	unsigned *count = calloc(R->ctx.n_eps ? 2 * R->ctx.n_eps : 1, sizeof(*count));
 	int rc = 0;
 
-	*jobs_p = calloc(n ? n : 1, sizeof(**jobs_p));
-	*round_of_p = calloc(n ? n : 1, sizeof(**round_of_p));
-	if (!count || !*jobs_p || !*round_of_p) {
-		rc = -ENOMEM;
-		n = 0;   /* the others are told there is nothing: rank 0 reports the error */
-	}
-	if (n)
-		mx_sweep_pack(&R->sweep, R->sweep.width, R->ctx.n_eps, *jobs_p, *round_of_p, count);
+	*jobs_p = calloc(cap ? cap : 1, sizeof(**jobs_p));
+	*round_of_p = calloc(cap ? cap : 1, sizeof(**round_of_p));
+	if (!count || !*jobs_p || !*round_of_p)
+		rc = -ENOMEM;   /* the others are told there is nothing: rank 0 reports the error */
+	else if (cap)
+		mx_sweep_pack(&R->sweep, R->sweep.width, R->ctx.n_eps, *jobs_p, *round_of_p, &n, count);
 	mx_plan_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
 	free(count);
 	*n_p = n;
@@ -204,15 +278,18 @@ static int marks_share(struct mx_run *R)
 int mx_run_sweep(struct mx_run *R)
 {
 	const struct rp_engine_cfg *saved = R->ctx.cfg;
-	struct rp_engine_cfg probe;
+	struct rp_engine_cfg screen, probe;
 	struct mx_job *jobs = NULL;
 	uint32_t *round_of = NULL;
 	size_t n = 0;
 	int rc;
 
-	mx_sweep_cfg(saved, &probe);
+	/* pass 1 screens when a second probe will confirm what fails it */
+	R->sweep.screen_s = mx_sweep_cfg(saved, R->retest > 0, &screen);
+	mx_sweep_cfg(saved, false, &probe);
+	R->ctx.cfg = &screen;
+	rc = pass_one(R, &screen);
 	R->ctx.cfg = &probe;
-	rc = pass_one(R, &probe);
 	if (rc == 0 && R->ctx.rank == 0) {
 		mx_sweep_sort(&R->sweep);
 		rc = pass_two_plan(R, &jobs, &round_of, &n);
@@ -223,6 +300,11 @@ int mx_run_sweep(struct mx_run *R)
 	if (rc == 0 && n)
 		rc = pass_two(R, jobs, round_of, n, &probe);
 	R->ctx.cfg = saved;
+	if (R->ctx.rank == 0) {
+		int krc = keep_undecided(R);
+
+		rc = rc ? rc : krc;
+	}
 	if (rc == 0 && R->ctx.rank == 0) {
 		for (size_t i = 0; i < R->sweep.n; i++) {
 			struct mx_sweep_mark *m = &R->sweep.marks[i];
@@ -231,6 +313,7 @@ int mx_run_sweep(struct mx_run *R)
 				m->dead = m->failed;   /* not probed again: left out, unconfirmed */
 			R->sweep.n_dead += (size_t)__builtin_popcount(m->dead);
 			R->sweep.n_flaky += (size_t)__builtin_popcount(m->flaky);
+			R->sweep.n_cleared += (size_t)__builtin_popcount(m->cleared);
 		}
 	}
 	if (rc == 0)

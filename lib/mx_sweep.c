@@ -29,16 +29,17 @@ int mx_sweep_round_jobs(const struct rp_sched *sched, unsigned width, size_t k, 
 
 		if (rp_sched_round(sched, r, scratch, max, &got) != 0)
 			return -EINVAL;
-		if (n + got > cap)
+		if (n + 2 * got > cap)
 			return -ENOBUFS;
 		for (size_t i = 0; i < got; i++)
-			jobs[n++] = (struct mx_job){ .a = scratch[i].a, .b = scratch[i].b, .dirs = 3 };
+			for (uint32_t d = 1; d <= 2; d++)
+				jobs[n++] = (struct mx_job){ .a = scratch[i].a, .b = scratch[i].b, .dirs = d };
 	}
 	*n_p = n;
 	return 0;
 }
 
-void mx_sweep_cfg(const struct rp_engine_cfg *cfg, struct rp_engine_cfg *out)
+double mx_sweep_cfg(const struct rp_engine_cfg *cfg, bool screen, struct rp_engine_cfg *out)
 {
 	*out = *cfg;
 	out->meas.mode = RP_MODE_BW;
@@ -53,33 +54,48 @@ void mx_sweep_cfg(const struct rp_engine_cfg *cfg, struct rp_engine_cfg *out)
 	if (out->meas.cq_mod > out->meas.tx_depth)
 		out->meas.cq_mod = out->meas.tx_depth;
 	out->meas.n_qps = 1;
+	if (!screen || !(cfg->timeout_s > MX_SWEEP_SCREEN_TIMEOUT_S))
+		return 0;
+	out->timeout_s = MX_SWEEP_SCREEN_TIMEOUT_S;
+	out->no_mtu_probe = true;   /* pass 2 probes what failed, and finds a black hole there */
+	return out->timeout_s;
+}
+
+bool mx_sweep_inconclusive(enum rp_status st)
+{
+	return st == RP_ST_TIMEOUT || st == RP_ST_PEER_LOST;
 }
 
 size_t mx_sweep_pack(const struct mx_sweep *s, unsigned width, size_t n_eps, struct mx_job *jobs, uint32_t *round_of,
-		     unsigned *count)
+		     size_t *n_jobs, unsigned *count)
 {
-	size_t rounds = 0;
+	unsigned *as_writer = count, *as_target = count + n_eps;
+	size_t rounds = 0, n = 0, placed = 0;
 
-	/* Round by round, greedily: a pair goes into the current round while both its endpoints have
-	 * fewer than width probes there; what does not fit waits for the next. */
+	/* Round by round, greedily: a direction goes into the current round while its writer writes
+	 * fewer than width probes and its target takes fewer than width there; the rest wait. */
 	for (size_t i = 0; i < s->n; i++)
-		round_of[i] = UINT32_MAX;
-	for (size_t placed = 0, r = 0; placed < s->n; r++) {
-		memset(count, 0, n_eps * sizeof(*count));
-		for (size_t i = 0; i < s->n; i++) {
-			const struct mx_sweep_mark *m = &s->marks[i];
+		for (int d = 0; d < 2; d++)
+			if (s->marks[i].failed & (1u << d)) {
+				jobs[n] = (struct mx_job){ .a = s->marks[i].a, .b = s->marks[i].b, .dirs = 1u << d,
+							   .qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT };
+				round_of[n++] = UINT32_MAX;
+			}
+	for (uint32_t r = 0; placed < n; r++) {
+		memset(count, 0, 2 * n_eps * sizeof(*count));
+		for (size_t i = 0; i < n; i++) {
+			uint32_t src = jobs[i].dirs == 1 ? jobs[i].a : jobs[i].b, dst = jobs[i].dirs == 1 ? jobs[i].b : jobs[i].a;
 
-			if (round_of[i] != UINT32_MAX || count[m->a] >= width || count[m->b] >= width)
+			if (round_of[i] != UINT32_MAX || as_writer[src] >= width || as_target[dst] >= width)
 				continue;
-			count[m->a]++;
-			count[m->b]++;
-			round_of[i] = (uint32_t)r;
-			jobs[i] = (struct mx_job){ .a = m->a, .b = m->b, .dirs = m->failed,
-						   .qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT };
+			as_writer[src]++;
+			as_target[dst]++;
+			round_of[i] = r;
 			placed++;
 		}
-		rounds = r + 1;
+		rounds = (size_t)r + 1;
 	}
+	*n_jobs = n;
 	return rounds;
 }
 
@@ -99,7 +115,7 @@ struct mx_sweep_mark *mx_sweep_mark(struct mx_sweep *s, uint32_t a, uint32_t b)
 		s->cap = cap;
 	}
 	m = &s->marks[s->n++];
-	*m = (struct mx_sweep_mark){ .a = a, .b = b, .res = { SIZE_MAX, SIZE_MAX } };
+	*m = (struct mx_sweep_mark){ .a = a, .b = b, .res = { SIZE_MAX, SIZE_MAX }, .first = { SIZE_MAX, SIZE_MAX } };
 	return m;
 }
 
@@ -126,9 +142,13 @@ void mx_sweep_sort(struct mx_sweep *s)
 			m->failed |= s->marks[i].failed;
 			m->dead |= s->marks[i].dead;
 			m->flaky |= s->marks[i].flaky;
-			for (int d = 0; d < 2; d++)
+			m->cleared |= s->marks[i].cleared;
+			for (int d = 0; d < 2; d++) {
 				if (m->res[d] == SIZE_MAX)
 					m->res[d] = s->marks[i].res[d];
+				if (m->first[d] == SIZE_MAX)
+					m->first[d] = s->marks[i].first[d];
+			}
 			continue;
 		}
 		s->marks[o++] = s->marks[i];
@@ -167,5 +187,6 @@ size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_s
 void mx_sweep_fini(struct mx_sweep *s)
 {
 	free(s->marks);
+	free(s->pending);
 	memset(s, 0, sizeof(*s));
 }

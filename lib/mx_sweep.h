@@ -2,22 +2,34 @@
  *
  * Lock-step bandwidth rounds wait for their slowest pair, and a pair that cannot reach its peer is
  * the slowest there is (its deadlines, then the MTU probe). Before the bandwidth rounds, the sweep
- * probes every scheduled pair with a few small verified writes (mx_sweep_cfg), up to W of an
- * endpoint's pairs at once: sweep round k is planned rounds [k W, (k + 1) W), so an endpoint is in at
- * most W probes at a time and every unreachable pair of the whole run is found in about
- * ceil(rounds / W) probe deadlines, not one per round. Bandwidth is not judged from a probe (they
- * share the adapter); reachability is.
+ * probes every scheduled direction with a few small verified writes (mx_sweep_cfg), each direction
+ * its own probe: sweep round k is planned rounds [k W, (k + 1) W), so an endpoint writes in at most
+ * W probes and is the target of at most W at a time, and every unreachable pair of the whole run is
+ * found in about ceil(rounds / W) probe deadlines, not one per round. Bandwidth is not judged from a
+ * probe (they share the adapter); reachability is.
  *
- * Then, with --retest, the directions that failed are probed again the same way with NCCL's ACK
- * timeout (lib/retest.h's rule), up to W per endpoint at once:
- *   - failed again: "dead": the sweep's result, with both attempts, is the direction's result
- *     (confirmed, drained as any confirmed failure), and the bandwidth rounds leave it out;
- *   - passed: "flaky": measured in the bandwidth rounds with NCCL's ACK timeout, that measurement
- *     folded into the sweep's result as its last attempt (so a pair that failed once is never a
- *     plain pass: it ends flaky, or failed).
- * Without --retest every failed direction is dead (unconfirmed). Each failed probe's reason starts
- * "reachability sweep: ". Rank 0 decides and sends the marks to every rank (two plans over the
- * retest plan's message), so every rank builds the same bandwidth jobs.
+ * With --retest, pass 1 only screens: its "no progress" window is at most
+ * MX_SWEEP_SCREEN_TIMEOUT_S (not the full --timeout) and it runs no MTU probe; a screen failure is
+ * never a result by itself. The directions that failed it are probed again (pass 2) with the full
+ * --timeout, the MTU probe and NCCL's ACK timeout (lib/retest.h's rule), each endpoint again in at
+ * most W as writer and W as target per round:
+ *   - failed again: "dead": both attempts are the direction's result (confirmed, drained as any
+ *     confirmed failure), and the bandwidth rounds leave it out;
+ *   - passed, after a screen failure that a shorter window can cause (timed_out, peer_lost: a
+ *     deadline of the screen's own, mx_sweep_inconclusive()): "cleared": the screen proved nothing,
+ *     the direction is measured in the bandwidth rounds as if never screened (not flaky: a slow or
+ *     busy healthy link must not be reported as having failed);
+ *   - passed, after any other failure (retry_exceeded, a refused connection, ...: the window plays
+ *     no part): "flaky": measured in the bandwidth rounds with NCCL's ACK timeout, that measurement
+ *     folded into the sweep's result as its last attempt (never a plain pass: it ends flaky, or
+ *     failed).
+ * When --timeout is not above the screen's window, pass 1 runs at --timeout with the MTU probe and
+ * every failure is conclusive (nothing is cleared). Without --retest pass 1 is not a screen (full
+ * --timeout, MTU probe) and every failed direction is dead (unconfirmed). A screen failure that pass
+ * 2 did not decide (a stop, an error) is kept as it is: an unconfirmed failure. Each failed probe's
+ * reason starts "reachability sweep: " ("reachability screen (N s): " for a screen's). Rank 0 decides
+ * and sends the marks to every rank (two plans over the retest plan's message), so every rank builds
+ * the same bandwidth jobs.
  */
 #ifndef RP_MX_SWEEP_H
 #define RP_MX_SWEEP_H
@@ -32,6 +44,7 @@
 
 #define MX_SWEEP_ITERS 8          /* writes per probe */
 #define MX_SWEEP_MSG_MAX 4096     /* bytes per probe write, at most (the run's -s when smaller) */
+#define MX_SWEEP_SCREEN_TIMEOUT_S 3.0 /* pass 1's "no progress" window when it screens (--retest) */
 
 /* A pair the sweep found failing in at least one direction (bit 0: a->b, bit 1: b->a). */
 struct mx_sweep_mark {
@@ -39,7 +52,10 @@ struct mx_sweep_mark {
 	uint32_t failed;              /* failed the first probe */
 	uint32_t dead;                /* left out of the bandwidth rounds */
 	uint32_t flaky;               /* failed the first probe, passed the second: NCCL's ACK timeout */
+	uint32_t cleared;             /* failed the screen inconclusively, passed the second probe */
 	size_t res[2];                /* rank 0: the direction's index in the results; SIZE_MAX none */
+	size_t first[2];              /* rank 0, while screening: the failed screen's index in
+	                               * mx_sweep.pending; SIZE_MAX none */
 };
 
 struct mx_sweep {
@@ -48,22 +64,41 @@ struct mx_sweep {
 	size_t n, cap;
 	size_t rounds;                /* sweep rounds run, both passes */
 	size_t n_dead, n_flaky;       /* directions */
+	size_t n_cleared;             /* directions whose screen failure pass 2 cleared */
+	double screen_s;              /* pass 1's window when it screened; 0: it did not */
+	struct mx_sweep_pending *pending; /* rank 0: the failed screens, until pass 2 decides */
+	size_t n_pending, cap_pending;
+};
+
+/* A failed screen (rank 0): not a result until pass 2 decides what it was. */
+struct mx_sweep_pending {
+	struct rp_pair_result r;
+	uint32_t a, b;                /* the pair (a < b); the direction is d */
+	int d;
+	bool used;                    /* pass 2 decided it */
 };
 
 /* Sweep rounds of the first pass over sched with width W (>= 1). */
 size_t mx_sweep_n_rounds(const struct rp_sched *sched, unsigned width);
-/* The jobs of first-pass round k: the pairs of planned rounds [k W, (k + 1) W), both directions.
- * scratch holds rp_sched_max_round_pairs() pairs; jobs has room for cap. 0, -EINVAL (k out of
- * range), -ENOBUFS (cap too small). */
+/* The jobs of first-pass round k: the pairs of planned rounds [k W, (k + 1) W), one job per
+ * direction (dirs 1, then 2). scratch holds rp_sched_max_round_pairs() pairs; jobs has room for cap.
+ * 0, -EINVAL (k out of range), -ENOBUFS (cap too small). */
 int mx_sweep_round_jobs(const struct rp_sched *sched, unsigned width, size_t k, struct rp_sched_pair *scratch,
 			struct mx_job *jobs, size_t cap, size_t *n_p);
 /* The probe's configuration: cfg measuring MX_SWEEP_ITERS verified writes of at most
- * MX_SWEEP_MSG_MAX bytes, no warm-up, no duration, no latency, no bidir. */
-void mx_sweep_cfg(const struct rp_engine_cfg *cfg, struct rp_engine_cfg *out);
-/* Pack the marked pairs' failed directions into second-pass rounds, at most width probes per
- * endpoint per round: jobs (n_marks entries), round_of[i] its round. Returns the rounds used. */
+ * MX_SWEEP_MSG_MAX bytes, no warm-up, no duration, no latency, no bidir. screen: pass 1 with
+ * --retest: timeout_s at most MX_SWEEP_SCREEN_TIMEOUT_S, and no MTU probe when that shortened it.
+ * Returns the screen's window when it is shorter than cfg's timeout_s (its failures can be
+ * inconclusive), else 0. */
+double mx_sweep_cfg(const struct rp_engine_cfg *cfg, bool screen, struct rp_engine_cfg *out);
+/* A screen failure with this status may be the screen's own short window: timed_out, peer_lost. */
+bool mx_sweep_inconclusive(enum rp_status st);
+/* Pack the marked pairs' failed directions into second-pass rounds, one job per direction, each
+ * endpoint the writer of at most width and the target of at most width per round: jobs (room for
+ * 2 x s->n), round_of[i] its round, *n_jobs the jobs made; count_scratch holds 2 x n_eps. Returns
+ * the rounds used. */
 size_t mx_sweep_pack(const struct mx_sweep *s, unsigned width, size_t n_eps, struct mx_job *jobs, uint32_t *round_of,
-		     unsigned *count_scratch);
+		     size_t *n_jobs, unsigned *count_scratch);
 
 /* The mark of (a, b), a < b, added (zeroed, res SIZE_MAX) when absent. NULL: out of memory. Marks
  * must be added in any order; call mx_sweep_sort() before mx_sweep_find(). */

@@ -176,15 +176,15 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 		S->hooks.round_done(S->hooks.arg, retest, k, n_rounds);
 }
 
-/* mx_run's hook after a sweep round: its time is its slowest probe job (two directions in turn:
- * taken as twice the slowest direction) plus the round overhead. */
+/* mx_run's hook after a sweep round: its probes (one direction each) run at once, so its time is its
+ * slowest probe plus the round overhead. */
 static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
 	double busy, dir, t;
 
 	round_time(S, &busy, &dir);
-	t = 2 * dir + S->model->round_overhead_s;
+	t = dir + S->model->round_overhead_s;
 	S->vclock += t;
 	S->rounds_s += t;
 	S->sweep_s += t;

@@ -172,6 +172,29 @@ static void test_mtu_probe_not_after_progress(void **state)
 	assert_true(fk_all_released());
 }
 
+/* cfg.no_mtu_probe (a screening probe, lib/mx_sweep.h): the same black hole as test_mtu_blackhole
+ * stays timed_out, no probe write is made and the reason does not mention one. */
+static void test_mtu_probe_off(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+	uint64_t before;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	cfg.no_mtu_probe = true;
+	fk_drop_over = 512;
+	before = fk_writes;
+	run_both(&cfg, &w, &t);
+	if (w.status != RP_ST_TIMEOUT)
+		fail_msg("writer %s (%s)", rp_status_code(w.status), w.reason);
+	assert_null(strstr(w.reason, "probe"));
+	assert_null(strstr(t.reason, "probe"));
+	assert_true(fk_writes - before <= 8 + 200 + 1);   /* the run's own writes, none more */
+	assert_true(fk_all_released());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +204,7 @@ int main(void)
 		cmocka_unit_test_setup(test_mtu_probe_all_dropped, setup),
 		cmocka_unit_test_setup(test_mtu_probe_not_when_ok, setup),
 		cmocka_unit_test_setup(test_mtu_probe_not_after_progress, setup),
+		cmocka_unit_test_setup(test_mtu_probe_off, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

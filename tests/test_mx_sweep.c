@@ -62,22 +62,28 @@ static void test_rounds_cover_every_pair_once(void **state)
 	for (size_t k = 0; k < 3; k++) {
 		unsigned per_ep[9] = { 0 };
 
+		unsigned writes[9] = { 0 }, takes[9] = { 0 };
+
 		assert_int_equal(mx_sweep_round_jobs(s, 4, k, scratch, jobs, 64, &n), 0);
 		for (size_t i = 0; i < n; i++) {
+			uint32_t src = jobs[i].dirs == 1 ? jobs[i].a : jobs[i].b, dst = jobs[i].dirs == 1 ? jobs[i].b : jobs[i].a;
+
 			assert_true(jobs[i].a < jobs[i].b);
-			assert_int_equal(jobs[i].dirs, 3);
-			seen[jobs[i].a][jobs[i].b]++;
-			per_ep[jobs[i].a]++;
-			per_ep[jobs[i].b]++;
+			assert_true(jobs[i].dirs == 1 || jobs[i].dirs == 2);   /* one probe per direction */
+			seen[src][dst]++;
+			per_ep[src]++;
+			per_ep[dst]++;
+			writes[src]++;
+			takes[dst]++;
 		}
 		for (int e = 0; e < 9; e++)
-			assert_true(per_ep[e] <= 4);
+			assert_true(per_ep[e] <= 8 && writes[e] <= 4 && takes[e] <= 4);
 	}
 	for (int a = 0; a < 9; a++)
-		for (int b = a + 1; b < 9; b++)
-			assert_int_equal(seen[a][b], 1);
+		for (int b = 0; b < 9; b++)
+			assert_int_equal(seen[a][b], a != b);
 	assert_int_equal(mx_sweep_round_jobs(s, 4, 3, scratch, jobs, 64, &n), -EINVAL);
-	assert_int_equal(mx_sweep_round_jobs(s, 4, 0, scratch, jobs, 5, &n), -ENOBUFS);
+	assert_int_equal(mx_sweep_round_jobs(s, 4, 0, scratch, jobs, 9, &n), -ENOBUFS);
 	rp_sched_destroy(s);
 }
 
@@ -86,7 +92,8 @@ static void test_pack_marks_apply(void **state)
 	struct mx_sweep sw = { .width = 2 };
 	struct mx_job jobs[8];
 	uint32_t round_of[8];
-	unsigned count[N];
+	unsigned count[2 * N];
+	size_t nj = 0;
 	struct rp_sched_pair pairs[3] = { { 0, 1 }, { 1, 3 }, { 2, 3 } };
 	struct mx_job planned[3];
 
@@ -103,16 +110,27 @@ static void test_pack_marks_apply(void **state)
 	assert_int_equal(mx_sweep_find(&sw, 2, 3)->failed, 3);
 	assert_int_equal(mx_sweep_find(&sw, 2, 3)->dead, 1);
 	assert_null(mx_sweep_find(&sw, 0, 2));
-	assert_int_equal(mx_sweep_pack(&sw, 2, N, jobs, round_of, count), 2);
+	/* seven directions; 3 writes 3 probes and takes 3: with 2 of each per round, two rounds */
+	assert_int_equal(mx_sweep_pack(&sw, 2, N, jobs, round_of, &nj, count), 2);
+	assert_int_equal(nj, 7);
 	for (uint32_t r = 0; r < 2; r++) {
-		unsigned per3 = 0;
+		unsigned writes[N] = { 0 }, takes[N] = { 0 };
 
-		for (size_t i = 0; i < sw.n; i++)
-			per3 += round_of[i] == r && (jobs[i].a == 3 || jobs[i].b == 3);
-		assert_true(per3 >= 1 && per3 <= 2);
+		for (size_t i = 0; i < nj; i++) {
+			if (round_of[i] != r)
+				continue;
+			writes[jobs[i].dirs == 1 ? jobs[i].a : jobs[i].b]++;
+			takes[jobs[i].dirs == 1 ? jobs[i].b : jobs[i].a]++;
+		}
+		for (int e = 0; e < N; e++)
+			assert_true(writes[e] <= 2 && takes[e] <= 2);
 	}
-	for (size_t i = 0; i < sw.n; i++) {
-		assert_int_equal(jobs[i].dirs, sw.marks[i].failed);
+	for (size_t i = 0; i < nj; i++) {
+		const struct mx_sweep_mark *m = mx_sweep_find(&sw, jobs[i].a, jobs[i].b);
+
+		assert_true(jobs[i].dirs == 1 || jobs[i].dirs == 2);
+		assert_true(m && (m->failed & jobs[i].dirs));
+		assert_true(round_of[i] < 2);
 		assert_int_equal(jobs[i].qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
 	}
 	/* apply: 2-3 both dead (dropped), 1-3 one way dead, 0-1 flaky one way */
@@ -143,7 +161,7 @@ static void test_probe_cfg(void **state)
 	c.meas.iters = 5000;
 	c.meas.duration_s = 3;
 	c.meas.bidir = 1;
-	mx_sweep_cfg(&c, &p);
+	assert_true(mx_sweep_cfg(&c, false, &p) == 0);
 	assert_int_equal(p.meas.msg_size, MX_SWEEP_MSG_MAX);
 	assert_int_equal(p.meas.iters, MX_SWEEP_ITERS);
 	assert_int_equal(p.meas.warmup_iters, 0);
@@ -153,9 +171,23 @@ static void test_probe_cfg(void **state)
 	assert_true(p.meas.tx_depth <= MX_SWEEP_ITERS);
 	assert_int_equal(p.qp.qp_timeout, c.qp.qp_timeout);
 	assert_true(p.timeout_s == c.timeout_s);
+	assert_false(p.no_mtu_probe);
+	/* the screen: a shorter window and no MTU probe, said by the return */
+	assert_true(mx_sweep_cfg(&c, true, &p) == MX_SWEEP_SCREEN_TIMEOUT_S);
+	assert_true(p.timeout_s == MX_SWEEP_SCREEN_TIMEOUT_S);
+	assert_true(p.no_mtu_probe);
+	assert_int_equal(p.meas.iters, MX_SWEEP_ITERS);
+	/* --timeout not above the screen's window: the screen is a full probe */
+	c.timeout_s = 2;
+	assert_true(mx_sweep_cfg(&c, true, &p) == 0);
+	assert_true(p.timeout_s == 2);
+	assert_false(p.no_mtu_probe);
 	c.meas.msg_size = 64;
-	mx_sweep_cfg(&c, &p);
+	mx_sweep_cfg(&c, false, &p);
 	assert_int_equal(p.meas.msg_size, 64);
+	assert_true(mx_sweep_inconclusive(RP_ST_TIMEOUT) && mx_sweep_inconclusive(RP_ST_PEER_LOST));
+	assert_false(mx_sweep_inconclusive(RP_ST_RETRY_EXCEEDED) || mx_sweep_inconclusive(RP_ST_RESOLVE) ||
+		     mx_sweep_inconclusive(RP_ST_OK));
 }
 
 /* ---- the run ---- */
@@ -167,8 +199,11 @@ struct bench {
 	struct mx_measure m;
 	struct mxt_fake fake;
 	int bad, flaky;
+	enum rp_status flaky_st;      /* how the flaky endpoint's first try fails (0: timed_out) */
 	unsigned tries[N][N], probes[N][N], bw[N][N];
 	int bw_qp[N][N];
+	double probe_to[N][N][2];     /* each of the first two probes: its timeout_s, */
+	bool probe_nomtu[N][N][2];    /* and whether it ran without the MTU probe */
 };
 
 static int devnum(const char *d)
@@ -194,13 +229,20 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 		return rc;
 	try = __atomic_add_fetch(&B->tries[s][d], 1, __ATOMIC_SEQ_CST);
 	if (cfg->meas.iters == MX_SWEEP_ITERS) {
-		__atomic_add_fetch(&B->probes[s][d], 1, __ATOMIC_SEQ_CST);
+		unsigned k = __atomic_add_fetch(&B->probes[s][d], 1, __ATOMIC_SEQ_CST);
+
+		if (k <= 2) {
+			B->probe_to[s][d][k - 1] = cfg->timeout_s;
+			B->probe_nomtu[s][d][k - 1] = cfg->no_mtu_probe;
+		}
 	} else {
 		__atomic_add_fetch(&B->bw[s][d], 1, __ATOMIC_SEQ_CST);
 		B->bw_qp[s][d] = cfg->qp.qp_timeout;
 	}
-	if (res->status == RP_ST_OK && (s == B->bad || d == B->bad || ((s == B->flaky || d == B->flaky) && try == 1)))
+	if (res->status == RP_ST_OK && (s == B->bad || d == B->bad))
 		rp_pair_result_fail(res, RP_ST_TIMEOUT, "stand-in: no completion on dev%d for 0.3 s", s);
+	else if (res->status == RP_ST_OK && (s == B->flaky || d == B->flaky) && try == 1)
+		rp_pair_result_fail(res, B->flaky_st ? B->flaky_st : RP_ST_TIMEOUT, "stand-in: first try of dev%d fails", s);
 	return rc;
 }
 
@@ -221,8 +263,8 @@ static void *rank_main(void *arg)
 }
 
 /* N ranks, one endpoint each, the full pattern (3 rounds of 2 pairs), sweep width 2. */
-static void run_world(struct bench *B, unsigned retest, struct rank *ranks, struct mxt_world **w_p,
-		      struct rp_sched **s_p)
+static void run_world_to(struct bench *B, unsigned retest, double timeout_s, struct rank *ranks,
+			 struct mxt_world **w_p, struct rp_sched **s_p)
 {
 	static struct mx_ep eps[N];
 	static struct rp_endpoint rep[N];
@@ -237,7 +279,7 @@ static void run_world(struct bench *B, unsigned retest, struct rank *ranks, stru
 	for (int e = 0; e < N; e++)
 		rep[e] = eps[e].ep;
 	rp_engine_cfg_default(&cfg);
-	cfg.timeout_s = 0.3;
+	cfg.timeout_s = timeout_s;
 	rp_verdict_cfg_default(&vcfg);
 	vcfg.min_bw = 0;
 	vcfg.outlier = 0;
@@ -266,6 +308,13 @@ static void run_world(struct bench *B, unsigned retest, struct rank *ranks, stru
 	for (int r = 0; r < N; r++)
 		assert_int_equal(ranks[r].rc, 0);
 	*w_p = w;
+}
+
+/* --timeout 0.3: not above the screen's window, so pass 1 is a full probe (no screening) */
+static void run_world(struct bench *B, unsigned retest, struct rank *ranks, struct mxt_world **w_p,
+		      struct rp_sched **s_p)
+{
+	run_world_to(B, retest, 0.3, ranks, w_p, s_p);
 }
 
 static void world_done(struct rank *ranks, struct mxt_world *w, struct rp_sched *s)
@@ -386,6 +435,109 @@ static void test_no_retest_leaves_out_unconfirmed(void **state)
 	world_done(ranks, w, s);
 }
 
+/* --timeout 10 with --retest: pass 1 screens (3 s, no MTU probe), pass 2 confirms at the full
+ * timeout with the MTU probe; the dead endpoint's directions end as before: both attempts kept,
+ * left out of the bandwidth rounds, one result each. */
+static void test_screen_then_confirm_dead(void **state)
+{
+	struct bench B = { .bad = 3, .flaky = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world_to(&B, 1, 10, ranks, &w, &s);
+	one_result_each(R);
+	assert_true(R->sweep.screen_s == MX_SWEEP_SCREEN_TIMEOUT_S);
+	assert_int_equal(R->sweep.n_dead, 6);
+	assert_int_equal(R->sweep.n_cleared, 0);
+	assert_int_equal(R->sweep.n_pending, 0);
+	assert_int_equal(R->retest_rounds, 0);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		assert_true(B.probe_to[a][b][0] == MX_SWEEP_SCREEN_TIMEOUT_S && B.probe_nomtu[a][b][0]);
+		if (a == 3 || b == 3) {
+			assert_int_equal(r->status, RP_ST_TIMEOUT);
+			assert_int_equal(r->n_attempts, 2);
+			assert_int_equal(r->attempts[1].qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
+			assert_non_null(strstr(r->reason, "reachability sweep: stand-in"));
+			assert_int_equal(B.probes[a][b], 2);
+			assert_true(B.probe_to[a][b][1] == 10 && !B.probe_nomtu[a][b][1]);
+			assert_int_equal(B.bw[a][b], 0);
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+			assert_int_equal(B.probes[a][b], 1);
+			assert_int_equal(B.bw[a][b], 1);
+		}
+	}
+	assert_int_equal(R->failed, 6);
+	world_done(ranks, w, s);
+}
+
+/* A screen that timed out (its own short window may be why) and a confirmation that passes: the
+ * direction is cleared, not flaky: measured once in the bandwidth rounds at the configured ACK
+ * timeout, a plain pass with no failed attempt (before: flaky, three attempts, a healthy link
+ * reported as having failed). */
+static void test_screen_timeout_cleared(void **state)
+{
+	struct bench B = { .bad = -1, .flaky = 3 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world_to(&B, 1, 10, ranks, &w, &s);
+	one_result_each(R);
+	assert_int_equal(R->sweep.n_dead, 0);
+	assert_int_equal(R->sweep.n_flaky, 0);
+	assert_int_equal(R->sweep.n_cleared, 6);
+	assert_int_equal(R->failed, 0);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		assert_int_equal(r->status, RP_ST_OK);
+		assert_true(r->n_attempts <= 1);
+		assert_int_equal(B.bw[a][b], 1);
+		assert_int_equal(B.bw_qp[a][b], ranks[0].run.ctx.cfg->qp.qp_timeout);
+		assert_int_equal(B.probes[a][b], a == 3 || b == 3 ? 2 : 1);
+	}
+	world_done(ranks, w, s);
+}
+
+/* A screen that failed for a reason its window plays no part in (retry exceeded), then passed:
+ * flaky, as after a full first probe: measured at NCCL's timeout, three attempts. */
+static void test_screen_retry_flaky(void **state)
+{
+	struct bench B = { .bad = -1, .flaky = 3, .flaky_st = RP_ST_RETRY_EXCEEDED };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world_to(&B, 1, 10, ranks, &w, &s);
+	one_result_each(R);
+	assert_int_equal(R->sweep.n_flaky, 6);
+	assert_int_equal(R->sweep.n_cleared, 0);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		assert_int_equal(r->status, RP_ST_OK);
+		if (a == 3 || b == 3) {
+			assert_int_equal(r->n_attempts, 3);
+			assert_int_equal(r->attempts[0].status, RP_ST_RETRY_EXCEEDED);
+			assert_int_equal(B.bw_qp[a][b], RP_RETEST_NCCL_QP_TIMEOUT);
+		}
+	}
+	world_done(ranks, w, s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +547,9 @@ int main(void)
 		cmocka_unit_test(test_dead_endpoint_left_out),
 		cmocka_unit_test(test_flaky_measured_and_folded),
 		cmocka_unit_test(test_no_retest_leaves_out_unconfirmed),
+		cmocka_unit_test(test_screen_then_confirm_dead),
+		cmocka_unit_test(test_screen_timeout_cleared),
+		cmocka_unit_test(test_screen_retry_flaky),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

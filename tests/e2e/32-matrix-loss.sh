@@ -67,7 +67,7 @@ grep -q "after a reachability sweep of 4 rounds (6 directions unreachable, 0 fla
 mx_check "$out/s.json" '
 m = d["matrix"]
 assert len(pairs) == 12 and m["complete"] and m["retest_rounds"] == 0, m
-assert m["sweep"] == {"width": 2, "rounds": 4, "unreachable": 6, "flaky": 0}, m["sweep"]
+assert m["sweep"] == {"width": 2, "rounds": 4, "unreachable": 6, "flaky": 0, "cleared": 0, "screen_s": None}, m["sweep"]
 for p in pairs:
     a, b = idx(p["src"]), idx(p["dst"])
     if 3 in (a, b):
