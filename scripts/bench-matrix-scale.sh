@@ -7,7 +7,9 @@
 #   RP_BENCH_EPS="4 8"                     endpoint counts (one rxe per rank, ranks oversubscribed)
 #   RP_BENCH_SCENARIOS="healthy bridge loss"
 #   RP_BENCH_ARGS="-s 64K -n 200"         matrix options for every run
-#   RP_BENCH_VARIANTS="plain sweep:8"      per variant every scenario again: plain, or sweep:W (--sweep W)
+#   RP_BENCH_VARIANTS="plain sweep:8"      per variant every scenario again: plain, or sweep:W (--sweep W);
+#                                          VARIANT@BIN runs it with the rdmaprobe binary BIN (another
+#                                          build, say the one before a change, in the same boot)
 #   RP_BENCH_NAME=matrix-scale             results/NAME.md and results/NAME-raw/
 #
 # Scenarios, each on E endpoints rxe0..rxe(E-1), rank N = node N on rxeN:
@@ -46,14 +48,15 @@ FABRIC=$ROOT/scripts/testbed/fabric.sh
 RANK=$RAW/rank.sh
 log() { echo "bench: $*" >&2; }
 
-# One rank: rank N is node N on rxeN; rank 0 runs under GNU time for its peak RSS.
-cat >"$RANK" <<EOF
+# One rank: rank N is node N on rxeN, the binary RP_BENCH_BIN; rank 0 runs under GNU time for its
+# peak RSS.
+cat >"$RANK" <<'EOF'
 #!/bin/sh
-r=\$OMPI_COMM_WORLD_RANK
-if [ "\$r" = 0 ]; then
-	exec /usr/bin/time -f %M -o "\$RP_BENCH_RSS" "$RP" matrix --node node\$r -d =rxe\$r "\$@"
+r=$OMPI_COMM_WORLD_RANK
+if [ "$r" = 0 ]; then
+	exec /usr/bin/time -f %M -o "$RP_BENCH_RSS" "$RP_BENCH_BIN" matrix --node node$r -d =rxe$r "$@"
 fi
-exec "$RP" matrix --node node\$r -d =rxe\$r "\$@"
+exec "$RP_BENCH_BIN" matrix --node node$r -d =rxe$r "$@"
 EOF
 chmod +x "$RANK"
 
@@ -66,20 +69,23 @@ fabric_for() {   # $1 scenario, $2 E: the fabric.sh spec
 	esac
 }
 
-run_one() {   # $1 scenario, $2 E, $3 variant
-	local sc=$1 e=$2 v=$3 tag=$1-$2-${3/:/} t0 t1 rc extra=
+run_one() {   # $1 scenario, $2 E, $3 variant[@binary]
+	local sc=$1 e=$2 v=${3%%@*} bin=$RP t0 t1 rc extra= tag
+	case $3 in *@*) bin=${3#*@} ;; esac
+	tag=$sc-$e-${v/:/}
+	[ "$bin" = "$RP" ] || tag=$tag-$(basename "$(dirname "$bin")")
 	case $v in sweep:*) extra="--sweep ${v#sweep:}" ;; esac
 	bash "$FABRIC" down 2>/dev/null
 	bash "$FABRIC" up "$(fabric_for "$sc" "$e")" >"$RAW/$tag.fabric" 2>&1 || { log "fabric up failed for $tag"; return 1; }
 	[ "$sc" = loss ] && bash "$FABRIC" fault loss "rxe$((e - 1))" 100% >>"$RAW/$tag.fabric" 2>&1
 	# shellcheck disable=SC2086 # ARGS: matrix options, split on spaces
-	echo "mpirun -np $e rank.sh $ARGS $extra --json $tag.json" >"$RAW/$tag.cmd"
+	echo "mpirun -np $e rank.sh $ARGS $extra --json $tag.json  # $("$bin" --version | head -1)" >"$RAW/$tag.cmd"
 	t0=$(date +%s.%N)
-	RP_BENCH_RSS=$RAW/$tag.rss mpirun --allow-run-as-root --oversubscribe -np "$e" "$RANK" $ARGS $extra \
+	RP_BENCH_BIN=$bin RP_BENCH_RSS=$RAW/$tag.rss mpirun --allow-run-as-root --oversubscribe -np "$e" "$RANK" $ARGS $extra \
 		--json "$RAW/$tag.json" >"$RAW/$tag.stdout" 2>"$RAW/$tag.stderr"
 	rc=$?
 	t1=$(date +%s.%N)
-	python3 - "$RAW/$tag.json" "$sc" "$e" "$rc" "$t0" "$t1" "$(cat "$RAW/$tag.rss" 2>/dev/null | tail -1)" "$v" >>"$RAW/rows" <<'PY'
+	python3 - "$RAW/$tag.json" "$sc" "$e" "$rc" "$t0" "$t1" "$(cat "$RAW/$tag.rss" 2>/dev/null | tail -1)" "$3" >>"$RAW/rows" <<'PY'
 import json, sys
 f, sc, e, rc, t0, t1, rss, v = sys.argv[1:]
 wall = float(t1) - float(t0)
