@@ -105,7 +105,8 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
 		return rc;
 	if (run->sweep) {
 		e.sweep_rounds = (rp_sched_n_rounds(sched) + run->sweep - 1) / run->sweep;
-		e.sweep_s = (double)e.sweep_rounds * (2 * m->setup_s + m->round_overhead_s);
+		/* every direction its own probe, all of a sweep round's at once: one set-up each */
+		e.sweep_s = (double)e.sweep_rounds * (m->setup_s + m->round_overhead_s);
 	}
 	e.startup_s = m->startup_s + m->startup_per_ep_s * (double)n_eps;
 	e.total_s = e.startup_s + e.sweep_s + e.rounds_s;

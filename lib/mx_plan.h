@@ -12,8 +12,8 @@
  *                 of its two endpoints; with a duration (-D) setup_s + the duration
  *   --concurrent-rails: each round is also played rail by rail first (a rail's solo round lasts its
  *                 slowest pair + the overhead), then whole
- *   --sweep W:  ceil(rounds / W) probe rounds first, each 2 x setup_s + the overhead (a probe moves a
- *                 few KiB: its set-up is its cost)
+ *   --sweep W:  ceil(rounds / W) probe rounds first, each setup_s + the overhead (a probe moves a
+ *                 few KiB: its set-up is its cost; each direction is its own probe, all at once)
  *   --retest:   no extra rounds: they measure again what failed or was slow, and the plan assumes a
  *                 healthy fabric (the text says so)
  *   --budget:   the pattern and message size that fit (mx_plan_budget below)

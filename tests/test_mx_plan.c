@@ -103,11 +103,11 @@ static void test_estimate_full_sweep(void **state)
 	assert_true(e.startup_s == 3.0);                    /* 1 + 0.5 x 4 */
 	assert_true(e.sweep_s == 0 && e.sweep_rounds == 0);
 	assert_true(e.total_s == 6.75);
-	run.sweep = 2;                                      /* ceil(3 / 2) probe rounds of 2 x 0.25 + 0.25 */
+	run.sweep = 2;                                      /* ceil(3 / 2) probe rounds of 0.25 + 0.25 */
 	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), 0);
 	assert_int_equal(e.sweep_rounds, 2);
-	assert_true(e.sweep_s == 1.5);
-	assert_true(e.total_s == 8.25);
+	assert_true(e.sweep_s == 1.0);
+	assert_true(e.total_s == 7.75);
 	gbps[1] = 0;                                        /* a rate that is not > 0 */
 	assert_int_equal(mx_plan_estimate(s, gbps, 4, &m, &run, &e), -EINVAL);
 	run.concurrent_rails = true;                        /* full has one group: allowed */
