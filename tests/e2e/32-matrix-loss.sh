@@ -6,8 +6,9 @@
 # every measured direction: a run line, a pair line per measurement (retests again, with their
 # attempts), an end line; the last line of each direction is the JSON report's measurement (its
 # status and attempts; the run-wide judgement, confirm and below_threshold, is the summary's).
-# Then --sweep 2: the same verdict, found by the reachability sweep (two probe rounds, node3's three
-# pairs probed again at NCCL's ACK timeout two at a time), node3's directions left out of the
+# Then --sweep 2 --timeout 5: the same verdict, found by the reachability sweep (two screening rounds
+# of 3 s without the MTU probe, then node3's six directions probed again at the full --timeout and
+# NCCL's ACK timeout, node3 writing two and taking two at a time), node3's directions left out of the
 # bandwidth rounds with both attempts, no retest round after them; run with the default --min-bw,
 # which soft devices pass with a nominal_link_rate warning.
 set -uo pipefail
@@ -58,7 +59,7 @@ for p in d["pairs"]:
     assert x["status"] == p["status"], (x, p)
     assert len(x.get("attempts", [])) == len(p.get("attempts", [])), (x, p)
 PY
-mx_mpirun 4 -s 4K -n 100 --timeout 2 --outlier 0 --sweep 2 --json "$out/s.json" >"$out/s.stdout" 2>"$out/s.stderr"
+mx_mpirun 4 -s 4K -n 100 --timeout 5 --outlier 0 --sweep 2 --json "$out/s.json" >"$out/s.stdout" 2>"$out/s.stderr"
 rc=$?
 cat "$out/s.stdout"
 [ $rc -eq 1 ] || { echo "FAIL: --sweep: exit $rc, want 1"; tail -20 "$out/s.stderr"; exit 1; }
@@ -67,7 +68,11 @@ grep -q "after a reachability sweep of 4 rounds (6 directions unreachable, 0 fla
 mx_check "$out/s.json" '
 m = d["matrix"]
 assert len(pairs) == 12 and m["complete"] and m["retest_rounds"] == 0, m
-assert m["sweep"] == {"width": 2, "rounds": 4, "unreachable": 6, "flaky": 0, "cleared": 0, "screen_s": None}, m["sweep"]
+# --timeout 5 with --retest 1: the first pass screens (3 s, no MTU probe), the second confirms at 5 s
+sw = dict(m["sweep"])
+cleared = sw.pop("cleared")
+assert sw == {"width": 2, "rounds": 4, "unreachable": 6, "flaky": 0, "screen_s": 3.0}, m["sweep"]
+assert cleared >= 0   # a healthy direction that failed the screen and passed is measured as any other
 for p in pairs:
     a, b = idx(p["src"]), idx(p["dst"])
     if 3 in (a, b):
