@@ -335,11 +335,16 @@ int mx_plan_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_
 	size_t len = 0;
 	const struct mx_hdr *h;
 	const struct mx_wire_job *rec;
-	int rc = mx_comm_recv(c->comm, -1, MX_TAG_PLAN, (uint32_t)round, &buf, &len, NULL, deadline);
+	size_t max_jobs = c->max_plan ? c->max_plan : 2 * c->n_eps * c->n_eps;
+	int rc = mx_comm_recv_max(c->comm, -1, MX_TAG_PLAN, (uint32_t)round,
+				  sizeof(struct mx_hdr) + max_jobs * sizeof(struct mx_wire_job), &buf, &len, NULL, deadline);
 
 	*jobs_p = NULL;
 	*round_of_p = NULL;
 	*n_p = 0;
+	if (rc == -EMSGSIZE)
+		return rp_error(rc, "matrix: rank 0 sent a plan of %zu bytes, more than the %zu jobs this run's schedule "
+				"can need: refused", len, max_jobs);
 	if (rc)
 		return rc;
 	h = buf;

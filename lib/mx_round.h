@@ -79,6 +79,8 @@ struct mx_ctx {
 	int rank, n_ranks;            /* the comm's */
 	bool *dead;                   /* ranks that stopped answering (n_ranks) */
 	size_t max_pairs;             /* the most jobs a round has (spreads tags) */
+	size_t max_plan;              /* the most jobs a plan from rank 0 may hold: a longer one is refused
+	                               * before anything is allocated (0: 2 x n_eps x n_eps) */
 	double budget;                /* how long rank 0 waits for a round's reports */
 	double go_slack;              /* how much longer than 2 x budget the others wait for rank 0 (0: 10 s) */
 	int stop_sig;                 /* the signal that stops the run (this rank's, or told by rank 0); 0 none */
@@ -104,7 +106,8 @@ int mx_round_go(struct mx_ctx *c, size_t round);
 /* Rank 0: the next retest plan (n == 0: no more) to every live rank. */
 void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n);
 /* Others: wait for it; *jobs_p (malloc'd), *round_of_p (malloc'd: each job's retest round), *n_p.
- * 0, -EPROTO (an impossible plan), or the transport's error; nothing allocated on error. */
+ * 0, -EPROTO (an impossible plan), -EMSGSIZE (more than c->max_plan jobs: refused unread), or the
+ * transport's error; nothing allocated on error. */
 int mx_plan_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p,
 		 double deadline);
 

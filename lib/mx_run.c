@@ -29,6 +29,8 @@ int mx_run_init(struct mx_run *R)
 	if (mx_results_init(&R->mr, n_eps) != 0)
 		return -ENOMEM;
 	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
+	/* a plan (retest, the sweep's second pass, its marks) names each scheduled direction at most once */
+	R->ctx.max_plan = 2 * rp_sched_n_pairs(R->sched) + 1;
 	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
 	R->n_planned = mx_run_planned_rounds(R->sched, R->concurrent_rails);
 	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */

@@ -91,6 +91,8 @@ struct world {
 	struct mx_job jobs[MAX_ROUNDS][1];
 	size_t n_rounds;
 	bool plan;                    /* after the rounds: rank 0 sends a retest plan, the others wait */
+	size_t plan_n;                /* its jobs (0: 1), the first of W->jobs */
+	size_t max_plan;              /* every rank's ctx.max_plan */
 	double seen[MAX_ROUNDS][2];   /* rank 0: the writers' values when the round was collected */
 };
 
@@ -125,7 +127,9 @@ static void *rank_main(void *arg)
 	if (!W->plan)
 		return NULL;
 	if (R->ctx.rank == 0) {
-		mx_plan_send(&R->ctx, r, W->jobs[0], &(uint32_t){ 0 }, 1);
+		uint32_t round_of[MAX_ROUNDS] = { 0 };
+
+		mx_plan_send(&R->ctx, r, W->jobs[0], round_of, W->plan_n ? W->plan_n : 1);
 	} else {
 		struct mx_job *jobs = NULL;
 		uint32_t *round_of = NULL;
@@ -166,7 +170,8 @@ static void ranks_run(struct world *W, struct rank *ranks)
 		mx_comm_set_run(&R->comm, 0xabc);
 		R->ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &W->cfg, .eps = W->eps, .n_eps = N_RANKS, .rank = r,
 					  .n_ranks = N_RANKS, .dead = R->dead, .max_pairs = 1, .budget = 0.5,
-					  .go_slack = 0.5, .hold_go = r == 0, .measure = &W->fake.measure };
+					  .go_slack = 0.5, .hold_go = r == 0, .measure = &W->fake.measure,
+					  .max_plan = W->max_plan };
 	}
 	for (int r = 0; r < N_RANKS; r++)
 		assert_int_equal(pthread_create(&ranks[r].thread, NULL, rank_main, &ranks[r]), 0);
@@ -269,6 +274,41 @@ static void test_error_paths_free_everything(void **state)
 	}
 	/* the failures came back as errors where they should */
 	assert_true(point_hits > 0);
+}
+
+/* A plan longer than the schedule can need (ctx.max_plan) is refused before it is allocated:
+ * -EMSGSIZE on the ranks it reaches, nothing left allocated; one that fits is taken. */
+static void test_plan_longer_than_schedule_refused(void **state)
+{
+	(void)state;
+	for (size_t n = 2; n <= 3; n++) {
+		struct world W;
+		struct rank *ranks = __real_calloc(N_RANKS, sizeof(*ranks));
+		long before = __atomic_load_n(&live, __ATOMIC_RELAXED);
+
+		world_init(&W, 32767);
+		W.n_rounds = 1;
+		W.plan = true;
+		W.plan_n = n;
+		W.max_plan = 2;
+		ranks_run(&W, ranks);
+		mxt_world_free(W.w);
+		if (n <= W.max_plan) {
+			for (int k = 1; k < N_RANKS; k++)
+				assert_int_equal(ranks[k].rc[1], 0);
+		} else {
+			/* rank 1 or 2 (whichever the tree reaches first) refuses it; the other, not sent it, times out */
+			bool refused = false;
+
+			for (int k = 1; k < N_RANKS; k++) {
+				assert_int_not_equal(ranks[k].rc[1], 0);
+				refused = refused || ranks[k].rc[1] == -EMSGSIZE;
+			}
+			assert_true(refused);
+		}
+		assert_int_equal(__atomic_load_n(&live, __ATOMIC_RELAXED), before);
+		__real_free(ranks);
+	}
 }
 
 /* --- the tree ------------------------------------------------------------------------------------ */
@@ -605,6 +645,7 @@ static void test_stop_from_a_leaf_reaches_every_rank(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_longer_than_schedule_refused),
 		cmocka_unit_test(test_stale_and_duplicates_never_taken),
 		cmocka_unit_test(test_error_paths_free_everything),
 		cmocka_unit_test(test_tree_every_size_to_70),
