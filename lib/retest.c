@@ -19,11 +19,15 @@ bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest)
 }
 
 /* Failures a short ACK timeout can cause on a healthy but busy or slow link. BELOW_THRESHOLD is not
- * one: a longer timeout only slows each retransmission down (see retest.h). */
+ * one: a longer timeout only slows each retransmission down (see retest.h). REMOTE_INVALID is: a
+ * responder that mishandles the retransmission of a multi-packet write NAKs it as an invalid
+ * request (Soft-RoCE in a starved guest, results/matrix-scale-8-screen.md: healthy links failed
+ * so twice in a row at the probe's timeout, none at NCCL's); a real invalid request recurs at any
+ * timeout, so retesting it at NCCL's condemns nothing NCCL would run on. */
 static bool timeout_sensitive(enum rp_status st)
 {
 	return st == RP_ST_RETRY_EXCEEDED || st == RP_ST_TIMEOUT || st == RP_ST_PEER_LOST ||
-	       st == RP_ST_FLUSHED;
+	       st == RP_ST_FLUSHED || st == RP_ST_REMOTE_INVALID;
 }
 
 void rp_retest_cfg(const struct rp_engine_cfg *base, const struct rp_pair_result *r,

@@ -21,7 +21,8 @@
  *
  * Which ACK timeout decided: a pair that failed in a way the probe's short ACK timeout
  * (--qp-timeout 14, ~67 ms) can cause on a healthy but busy link (retry exceeded, timed out, peer
- * lost, flushed) is retested with NCCL's (RP_RETEST_NCCL_QP_TIMEOUT, ~4.3 s); every attempt records
+ * lost, flushed, a remote invalid request: see retest.c) is retested with NCCL's
+ * (RP_RETEST_NCCL_QP_TIMEOUT, ~4.3 s); every attempt records
  * the exponent it ran with, and rp_retest_describe() names the one of the deciding attempt. A pair
  * below the threshold keeps the probe's timeout: on a lossy link a longer ACK timeout only makes
  * each retransmission slower, it does not decide whether the link is healthy.

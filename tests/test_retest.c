@@ -58,6 +58,10 @@ static void test_cfg_timeout(void **state)
 	measured(&r, RP_ST_TIMEOUT, 0, 14);
 	rp_retest_cfg(&base, &r, &next);
 	assert_int_equal(next.qp.qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
+	/* a responder that mishandled a retransmission: retested as NCCL would run it */
+	measured(&r, RP_ST_REMOTE_INVALID, 0, 14);
+	rp_retest_cfg(&base, &r, &next);
+	assert_int_equal(next.qp.qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
 	measured(&r, RP_ST_BELOW_THRESHOLD, 0.01, 14);
 	rp_retest_cfg(&base, &r, &next);
 	assert_int_equal(next.qp.qp_timeout, 14);
