@@ -108,26 +108,27 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 }
 
 /* Rank 0, after the sweep however it ended: a failed screen pass 2 did not decide (a stop, an
- * error) is kept as it is, an unconfirmed failure: it was observed. */
+ * error) is kept as it is, an unconfirmed failure: it was observed. A second screen of a direction
+ * pass 2 did decide (a pattern that schedules a pair twice) goes with that decision. */
 static int keep_undecided(struct mx_run *R)
 {
 	int rc = 0;
 
+	mx_sweep_sort(&R->sweep);
 	for (size_t i = 0; i < R->sweep.n_pending && rc == 0; i++) {
 		struct mx_sweep_pending *p = &R->sweep.pending[i];
-		struct mx_sweep_mark *m = mx_sweep_mark(&R->sweep, p->a, p->b);
+		struct mx_sweep_mark *m = (struct mx_sweep_mark *)mx_sweep_find(&R->sweep, p->a, p->b);
+		uint32_t bit = 1u << p->d;
 
-		if (p->used)
-			continue;
+		if (p->used || !m || ((m->dead | m->flaky | m->cleared) & bit))
+			continue;     /* decided (every pending screen has its mark: keep_first made it) */
 		p->used = true;
-		rc = m ? keep_result(R, m, p->d, &p->r, true) : -ENOMEM;
-		if (rc == 0)
-			m->dead |= 1u << p->d;   /* not measured again: left out, unconfirmed */
+		rc = keep_result(R, m, p->d, &p->r, true);
+		m->dead |= bit;       /* not measured again: left out, unconfirmed */
 	}
 	free(R->sweep.pending);
 	R->sweep.pending = NULL;
 	R->sweep.n_pending = R->sweep.cap_pending = 0;
-	mx_sweep_sort(&R->sweep);
 	return rc;
 }
 

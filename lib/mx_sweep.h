@@ -26,7 +26,8 @@
  * When --timeout is not above the screen's window, pass 1 runs at --timeout with the MTU probe and
  * every failure is conclusive (nothing is cleared). Without --retest pass 1 is not a screen (full
  * --timeout, MTU probe) and every failed direction is dead (unconfirmed). A screen failure that pass
- * 2 did not decide (a stop, an error) is kept as it is: an unconfirmed failure. Each failed probe's
+ * 2 did not decide (its probe interrupted) is kept as it was observed: a first failure, left out,
+ * that the retest rounds measure again (after a stop: unconfirmed). Each failed probe's
  * reason starts "reachability sweep: " ("reachability screen (N s): " for a screen's). Rank 0 decides
  * and sends the marks to every rank (two plans over the retest plan's message), so every rank builds
  * the same bandwidth jobs.

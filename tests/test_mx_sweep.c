@@ -200,6 +200,7 @@ struct bench {
 	struct mxt_fake fake;
 	int bad, flaky;
 	enum rp_status flaky_st;      /* how the flaky endpoint's first try fails (0: timed_out) */
+	bool pass2_cut;               /* every second probe ends interrupted, as a stop leaves it */
 	unsigned tries[N][N], probes[N][N], bw[N][N];
 	int bw_qp[N][N];
 	double probe_to[N][N][2];     /* each of the first two probes: its timeout_s, */
@@ -231,6 +232,10 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 	if (cfg->meas.iters == MX_SWEEP_ITERS) {
 		unsigned k = __atomic_add_fetch(&B->probes[s][d], 1, __ATOMIC_SEQ_CST);
 
+		if (k == 2 && B->pass2_cut) {
+			rp_pair_result_fail(res, RP_ST_INTERRUPTED, "stand-in: not measured: stopped");
+			return rc;
+		}
 		if (k <= 2) {
 			B->probe_to[s][d][k - 1] = cfg->timeout_s;
 			B->probe_nomtu[s][d][k - 1] = cfg->no_mtu_probe;
@@ -486,6 +491,40 @@ static void test_screen_then_confirm_dead(void **state)
 	world_done(ranks, w, s);
 }
 
+/* Pass 2 cut short (its probes interrupted, as a stop leaves them: they say nothing): the screen
+ * failures it did not decide are kept as they were observed (first failures, left out of the
+ * bandwidth rounds), and the retest rounds measure them again like any first failure; nothing is
+ * reported as passed, nothing is condemned on the screen alone. */
+static void test_screen_undecided_kept(void **state)
+{
+	struct bench B = { .bad = 3, .flaky = -1, .pass2_cut = true };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world_to(&B, 1, 10, ranks, &w, &s);
+	one_result_each(R);
+	assert_int_equal(R->sweep.n_pending, 0);
+	assert_int_equal(R->sweep.n_dead, 6);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (a != 3 && b != 3)
+			continue;
+		/* the screen's failure, then the retest round's measurement at NCCL's timeout */
+		assert_int_equal(r->status, RP_ST_TIMEOUT);
+		assert_int_equal(r->n_attempts, 2);
+		assert_int_equal(r->attempts[0].qp_timeout, 14);
+		assert_int_equal(r->attempts[1].qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
+		assert_int_equal(B.bw[a][b], 1);
+	}
+	assert_int_equal(R->failed, 6);
+	world_done(ranks, w, s);
+}
+
 /* A screen that timed out (its own short window may be why) and a confirmation that passes: the
  * direction is cleared, not flaky: measured once in the bandwidth rounds at the configured ACK
  * timeout, a plain pass with no failed attempt (before: flaky, three attempts, a healthy link
@@ -538,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_screen_then_confirm_dead),
 		cmocka_unit_test(test_screen_timeout_cleared),
 		cmocka_unit_test(test_screen_retry_flaky),
+		cmocka_unit_test(test_screen_undecided_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
