@@ -281,6 +281,14 @@ int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result 
 	uint32_t slot = mr->rec[i].whole;
 	struct mx_rec rec;
 
+	if (i < mr->settled && slot == MX_REC_WHOLE_NONE) {
+		struct rp_pair_result cur;
+
+		/* a reading pass puts back what it got: the record stands, unchanged */
+		rec_expand(mr, &mr->rec[i], mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &cur);
+		if (memcmp(&cur, r, sizeof(cur)) == 0)
+			return 0;
+	}
 	if (i < mr->settled && rec_plain(mr, r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
 		if (slot != MX_REC_WHOLE_NONE)
 			slot_free(mr, slot);
@@ -329,9 +337,29 @@ static int pairs_put(const struct rp_pairs *ps, size_t i, const struct rp_pair_r
 	return mx_results_put(ps->arg, i, r);
 }
 
+void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek *pk)
+{
+	const struct mx_rec *rec = &mr->rec[i];
+	struct rp_pair_result tmp;
+
+	if (rec->whole != MX_REC_WHOLE_NONE) {
+		unpack(&mr->whole[rec->whole], &tmp);
+		rp_pair_peek_of(&tmp, pk);
+		return;
+	}
+	/* what rec_expand() builds: ok, not latency, no reverse, confirm none */
+	*pk = (struct rp_pair_peek){ .status = RP_ST_OK, .confirm = RP_CONFIRM_NONE, .msg_size = rec->msg_size,
+				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK };
+}
+
+static void pairs_peek(const struct rp_pairs *ps, size_t i, struct rp_pair_peek *pk)
+{
+	mx_results_peek(ps->arg, i, pk);
+}
+
 struct rp_pairs mx_results_pairs(struct mx_results *mr)
 {
-	return (struct rp_pairs){ .n = mr->n, .get = pairs_get, .put = pairs_put, .arg = mr };
+	return (struct rp_pairs){ .n = mr->n, .get = pairs_get, .put = pairs_put, .peek = pairs_peek, .arg = mr };
 }
 
 size_t mx_results_failed(const struct mx_results *mr)

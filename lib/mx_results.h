@@ -74,6 +74,8 @@ struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, str
 int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result *r);
 /* Turn the plain passes added since the last call into records. */
 void mx_results_settle(struct mx_results *mr);
+/* rp_pair_peek_of() of result i, a record's without building it. */
+void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek *pk);
 /* The results as pairs (lib/pairs.h), for the verdict and the writers; valid while mr is. */
 struct rp_pairs mx_results_pairs(struct mx_results *mr);
 /* How many results are not ok now (after a verdict judged them in place, its statuses count). */

@@ -266,6 +266,22 @@ static void test_verdict_over_store(void **state)
 		assert_int_equal(r->confirm, arr[i].confirm);
 	}
 	assert_int_equal(mx_results_n_whole(&mr), 3);   /* only the slow ones */
+	/* what the verdict's reading passes peek is what get builds, record or whole */
+	for (size_t i = 0; i < n; i++) {
+		struct rp_pair_peek pk, want;
+
+		rp_pairs_peek(&ps, i, &pk);
+		rp_pair_peek_of(mx_results_get(&mr, i, &tmp), &want);
+		assert_int_equal(pk.status, want.status);
+		assert_int_equal(pk.confirm, want.confirm);
+		assert_int_equal(pk.msg_size, want.msg_size);
+		assert_true(pk.gbps == want.gbps);
+		assert_int_equal(pk.warnings, want.warnings);
+		assert_int_equal(pk.lat_measured, want.lat_measured);
+		assert_int_equal(pk.rev_measured, want.rev_measured);
+		assert_int_equal(pk.rev_status, want.rev_status);
+		assert_int_equal(pk.rev_warnings, want.rev_warnings);
+	}
 	rp_verdict_fini(&va);
 	rp_verdict_fini(&vs);
 	mx_results_fini(&mr);
