@@ -114,6 +114,88 @@ static bool rec_plain(const struct mx_results *mr, const struct rp_pair_result *
 	return memcmp(&m, &c, sizeof(m)) == 0;
 }
 
+/* Packing: a token byte t < 128 is followed by t + 1 bytes as they are; t >= 128 stands for t - 127
+ * zero bytes. Runs of fewer than 3 zeros stay in the literal bytes. At most 2 bytes per 128 more
+ * than the struct itself, so a buffer of sizeof + sizeof / 64 + 2 always holds it. */
+#define PACK_MAX (sizeof(struct rp_pair_result) + sizeof(struct rp_pair_result) / 64 + 2)
+
+static size_t pack(const struct rp_pair_result *r, uint8_t *out)
+{
+	const uint8_t *b = (const uint8_t *)r;
+	size_t n = sizeof(*r), i = 0, o = 0;
+
+	while (i < n) {
+		size_t z = 0, lit = 0;
+
+		while (i + z < n && b[i + z] == 0 && z < 128)
+			z++;
+		if (z >= 3 || i + z == n) {
+			out[o++] = (uint8_t)(127 + z);
+			i += z;
+			continue;
+		}
+		/* literal bytes up to the next run of 3 zeros (or 128 bytes) */
+		while (i + lit < n && lit < 128 &&
+		       !(i + lit + 2 < n && b[i + lit] == 0 && b[i + lit + 1] == 0 && b[i + lit + 2] == 0))
+			lit++;
+		out[o++] = (uint8_t)(lit - 1);
+		memcpy(out + o, b + i, lit);
+		o += lit;
+		i += lit;
+	}
+	return o;
+}
+
+static void unpack(const struct mx_packed *p, struct rp_pair_result *r)
+{
+	uint8_t *b = (uint8_t *)r;
+	size_t n = sizeof(*r), i = 0, o = 0;
+
+	while (i < p->len && o < n) {
+		size_t t = p->buf[i++], k = t < 128 ? t + 1 : t - 127;
+
+		if (k > n - o)
+			k = n - o;   /* never: pack() wrote it; but a short read never runs past r */
+		if (t < 128) {
+			memcpy(b + o, p->buf + i, k);
+			i += t + 1;
+		} else {
+			memset(b + o, 0, k);
+		}
+		o += k;
+	}
+	if (o < n)
+		memset(b + o, 0, n - o);
+}
+
+/* Keep r packed in slot (whatever the slot held before). 0 or -ENOMEM (the slot unchanged). */
+static int slot_pack(struct mx_results *mr, uint32_t slot, const struct rp_pair_result *r)
+{
+	uint8_t tmp[PACK_MAX], *buf;
+	size_t len = pack(r, tmp);
+	struct mx_packed *p = &mr->whole[slot];
+
+	buf = len == p->len ? p->buf : realloc(p->buf, len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, tmp, len);
+	mr->packed_bytes += len - p->len;
+	p->buf = buf;
+	p->len = (uint32_t)len;
+	p->status = (int32_t)r->status;
+	return 0;
+}
+
+static void slot_free(struct mx_results *mr, uint32_t slot)
+{
+	struct mx_packed *p = &mr->whole[slot];
+
+	mr->packed_bytes -= p->len;
+	free(p->buf);
+	memset(p, 0, sizeof(*p));
+	mr->free_slot[mr->n_free++] = slot;
+}
+
 /* A free slot for a whole result (free_slot always has room for every slot). 0 or -ENOMEM. */
 static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 {
@@ -123,7 +205,7 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 	}
 	if (mr->n_whole == mr->whole_cap) {
 		size_t cap = mr->whole_cap ? 2 * mr->whole_cap : 64;
-		struct rp_pair_result *nw;
+		struct mx_packed *nw;
 		uint32_t *nf;
 
 		if (cap >= MX_REC_WHOLE_NONE)
@@ -135,6 +217,7 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 		nw = realloc(mr->whole, cap * sizeof(*nw));
 		if (!nw)
 			return -ENOMEM;
+		memset(nw + mr->whole_cap, 0, (cap - mr->whole_cap) * sizeof(*nw));
 		mr->whole = nw;
 		mr->whole_cap = cap;
 	}
@@ -164,7 +247,10 @@ int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32
 	}
 	if (slot_alloc(mr, &slot) != 0)
 		return -ENOMEM;
-	mr->whole[slot] = *r;
+	if (slot_pack(mr, slot, r) != 0) {
+		mr->free_slot[mr->n_free++] = slot;
+		return -ENOMEM;
+	}
 	memset(&mr->rec[mr->n], 0, sizeof(mr->rec[mr->n]));
 	mr->rec[mr->n].whole = slot;
 	mr->pair_eps[2 * mr->n] = src;
@@ -182,8 +268,10 @@ struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, str
 {
 	const struct mx_rec *rec = &mr->rec[i];
 
-	if (rec->whole != MX_REC_WHOLE_NONE)
-		return &mr->whole[rec->whole];
+	if (rec->whole != MX_REC_WHOLE_NONE) {
+		unpack(&mr->whole[rec->whole], tmp);
+		return tmp;
+	}
 	rec_expand(mr, rec, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], tmp);
 	return tmp;
 }
@@ -193,29 +281,46 @@ int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result 
 	uint32_t slot = mr->rec[i].whole;
 	struct mx_rec rec;
 
+	if (i < mr->settled && slot == MX_REC_WHOLE_NONE) {
+		struct rp_pair_result cur;
+
+		/* a reading pass puts back what it got: the record stands, unchanged */
+		rec_expand(mr, &mr->rec[i], mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &cur);
+		if (memcmp(&cur, r, sizeof(cur)) == 0)
+			return 0;
+	}
 	if (i < mr->settled && rec_plain(mr, r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
 		if (slot != MX_REC_WHOLE_NONE)
-			mr->free_slot[mr->n_free++] = slot;
+			slot_free(mr, slot);
 		mr->rec[i] = rec;
 		return 0;
 	}
-	if (slot == MX_REC_WHOLE_NONE && slot_alloc(mr, &slot) != 0)
-		return -ENOMEM;
-	if (&mr->whole[slot] != r)
-		mr->whole[slot] = *r;
-	mr->rec[i].whole = slot;
-	return 0;
+	if (slot == MX_REC_WHOLE_NONE) {
+		if (slot_alloc(mr, &slot) != 0)
+			return -ENOMEM;
+		if (slot_pack(mr, slot, r) != 0) {
+			mr->free_slot[mr->n_free++] = slot;
+			return -ENOMEM;
+		}
+		mr->rec[i].whole = slot;
+		return 0;
+	}
+	return slot_pack(mr, slot, r);
 }
 
 void mx_results_settle(struct mx_results *mr)
 {
+	struct rp_pair_result r;
+
 	for (size_t i = mr->settled; i < mr->n; i++) {
 		uint32_t slot = mr->rec[i].whole;
 		struct mx_rec rec;
 
-		if (slot != MX_REC_WHOLE_NONE &&
-		    rec_plain(mr, &mr->whole[slot], mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
-			mr->free_slot[mr->n_free++] = slot;
+		if (slot == MX_REC_WHOLE_NONE || mr->whole[slot].status != RP_ST_OK)
+			continue;
+		unpack(&mr->whole[slot], &r);
+		if (rec_plain(mr, &r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
+			slot_free(mr, slot);
 			mr->rec[i] = rec;
 		}
 	}
@@ -232,9 +337,29 @@ static int pairs_put(const struct rp_pairs *ps, size_t i, const struct rp_pair_r
 	return mx_results_put(ps->arg, i, r);
 }
 
+void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek *pk)
+{
+	const struct mx_rec *rec = &mr->rec[i];
+	struct rp_pair_result tmp;
+
+	if (rec->whole != MX_REC_WHOLE_NONE) {
+		unpack(&mr->whole[rec->whole], &tmp);
+		rp_pair_peek_of(&tmp, pk);
+		return;
+	}
+	/* what rec_expand() builds: ok, not latency, no reverse, confirm none */
+	*pk = (struct rp_pair_peek){ .status = RP_ST_OK, .confirm = RP_CONFIRM_NONE, .msg_size = rec->msg_size,
+				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK };
+}
+
+static void pairs_peek(const struct rp_pairs *ps, size_t i, struct rp_pair_peek *pk)
+{
+	mx_results_peek(ps->arg, i, pk);
+}
+
 struct rp_pairs mx_results_pairs(struct mx_results *mr)
 {
-	return (struct rp_pairs){ .n = mr->n, .get = pairs_get, .put = pairs_put, .arg = mr };
+	return (struct rp_pairs){ .n = mr->n, .get = pairs_get, .put = pairs_put, .peek = pairs_peek, .arg = mr };
 }
 
 size_t mx_results_failed(const struct mx_results *mr)
@@ -254,7 +379,7 @@ size_t mx_results_n_whole(const struct mx_results *mr)
 size_t mx_results_bytes(const struct mx_results *mr)
 {
 	return mr->cap * (sizeof(*mr->rec) + 2 * sizeof(*mr->pair_eps)) +
-	       mr->whole_cap * (sizeof(*mr->whole) + sizeof(*mr->free_slot)) +
+	       mr->whole_cap * (sizeof(*mr->whole) + sizeof(*mr->free_slot)) + mr->packed_bytes +
 	       mr->n_eps * (sizeof(*mr->ep) + sizeof(*mr->ep_seen));
 }
 
@@ -262,6 +387,8 @@ void mx_results_fini(struct mx_results *mr)
 {
 	free(mr->rec);
 	free(mr->pair_eps);
+	for (size_t k = 0; mr->whole && k < mr->n_whole; k++)
+		free(mr->whole[k].buf);
 	free(mr->whole);
 	free(mr->free_slot);
 	free(mr->ep);

@@ -11,7 +11,10 @@
  *     its judgement and n_moved, lists none, and has `brief` set (the JSON says "listed": false).
  *     The --jsonl stream has every result whole: it is written before a result is settled.
  *   - anything else whole (failures, retests, warnings beyond the bits, --bidir, latency): O(what
- *     is not a plain pass).
+ *     is not a plain pass), every byte of it kept, but packed (struct mx_packed): the runs of zero
+ *     bytes of a struct rp_pair_result (empty reasons, unused attempts and counters, the ends of
+ *     names) are stored as their length, so an unreachable pair takes a few hundred bytes, not 3.4 KB.
+ *     It is unpacked into the caller's tmp by every get, exactly as it was put.
  * A result stays whole from mx_results_add() until mx_results_settle() (rank 0 settles after each
  * round's hook has streamed it); a settled plain pass written back with put becomes a record again,
  * anything else becomes (or stays) whole.
@@ -39,12 +42,19 @@ struct mx_rec {                   /* 64 bytes */
 	uint16_t n_moved[2];          /* src's, dst's informational counters that moved */
 };
 
+struct mx_packed {                /* a whole result, its zero runs packed (mx_results.c) */
+	uint8_t *buf;
+	uint32_t len;
+	int32_t status;               /* its enum rp_status, read without unpacking it */
+};
+
 struct mx_results {
 	struct mx_rec *rec;
 	uint32_t *pair_eps;           /* 2 per result: source and destination endpoint */
 	size_t n, cap;
 	size_t settled;               /* results [0, settled) may be records */
-	struct rp_pair_result *whole; /* the results kept whole; slots listed in free_slot are unused */
+	struct mx_packed *whole;      /* the results kept whole; slots listed in free_slot are unused */
+	size_t packed_bytes;          /* their bytes in all */
 	size_t n_whole, whole_cap;
 	uint32_t *free_slot;
 	size_t n_free, free_cap;
@@ -58,17 +68,19 @@ int mx_results_init(struct mx_results *mr, size_t n_eps);
 /* Append a copy of r (src -> dst), whole until settled. 0, -EINVAL (an endpoint number >= n_eps) or
  * -ENOMEM (nothing changed). */
 int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst);
-/* Result i (< n), built into tmp or in place; returns it (change it only through mx_results_put). */
+/* Result i (< n), built or unpacked into tmp; returns tmp (keep a change with mx_results_put). */
 struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp);
 /* Keep r as result i (r may be what mx_results_get returned). 0 or -ENOMEM (i unchanged). */
 int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result *r);
 /* Turn the plain passes added since the last call into records. */
 void mx_results_settle(struct mx_results *mr);
+/* rp_pair_peek_of() of result i, a record's without building it. */
+void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek *pk);
 /* The results as pairs (lib/pairs.h), for the verdict and the writers; valid while mr is. */
 struct rp_pairs mx_results_pairs(struct mx_results *mr);
 /* How many results are not ok now (after a verdict judged them in place, its statuses count). */
 size_t mx_results_failed(const struct mx_results *mr);
-/* Bytes the store holds now (records, endpoints, whole results). */
+/* Bytes the store holds now (records, endpoints, whole results as packed). */
 size_t mx_results_bytes(const struct mx_results *mr);
 size_t mx_results_n_whole(const struct mx_results *mr);
 void mx_results_fini(struct mx_results *mr);

@@ -10,14 +10,42 @@
  *
  * For an array (rp_pairs_array), get returns the element itself and put does nothing, so a caller
  * that changes r changes the array, as before: no copy, no cost.
+ *
+ *   struct rp_pair_peek pk; rp_pairs_peek(ps, i, &pk);           the few fields a pass only reads
+ *
+ * A pass that only reads a pair's status, rate and warnings peeks: a store whose pair is a compact
+ * record answers from the record without building a whole result (lib/mx_results.h). A peek is always
+ * exactly rp_pair_peek_of() of what get returns.
  */
 #ifndef RP_PAIRS_H
 #define RP_PAIRS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "result.h"
+
+/* What the verdict's reading passes need of a pair. */
+struct rp_pair_peek {
+	enum rp_status status;
+	enum rp_confirm confirm;
+	size_t msg_size;
+	double gbps;
+	uint32_t warnings;            /* the forward direction's */
+	bool lat_measured;
+	bool rev_measured;            /* --bidir: the reverse's status and warnings below */
+	enum rp_status rev_status;
+	uint32_t rev_warnings;
+};
+
+static inline void rp_pair_peek_of(const struct rp_pair_result *r, struct rp_pair_peek *pk)
+{
+	*pk = (struct rp_pair_peek){ .status = r->status, .confirm = r->confirm, .msg_size = r->msg_size,
+				     .gbps = r->gbps, .warnings = r->warnings, .lat_measured = r->lat.measured,
+				     .rev_measured = r->reverse.measured, .rev_status = r->reverse.status,
+				     .rev_warnings = r->reverse.warnings };
+}
 
 struct rp_pairs {
 	size_t n;
@@ -26,6 +54,8 @@ struct rp_pairs {
 	struct rp_pair_result *(*get)(const struct rp_pairs *ps, size_t i, struct rp_pair_result *tmp);
 	/* Keep r as pair i. 0 or -ENOMEM (pair i unchanged). */
 	int (*put)(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r);
+	/* Optional (NULL: peek what get builds): rp_pair_peek_of() of pair i, without building it. */
+	void (*peek)(const struct rp_pairs *ps, size_t i, struct rp_pair_peek *pk);
 	void *arg;
 };
 
@@ -49,6 +79,18 @@ static inline struct rp_pair_result *rp_pairs_get(const struct rp_pairs *ps, siz
 static inline int rp_pairs_put(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r)
 {
 	return ps->arr ? 0 : ps->put(ps, i, r);
+}
+
+static inline void rp_pairs_peek(const struct rp_pairs *ps, size_t i, struct rp_pair_peek *pk)
+{
+	struct rp_pair_result tmp;
+
+	if (ps->arr)
+		rp_pair_peek_of(&ps->arr[i], pk);
+	else if (ps->peek)
+		ps->peek(ps, i, pk);
+	else
+		rp_pair_peek_of(ps->get(ps, i, &tmp), pk);
 }
 
 #endif

@@ -11,6 +11,7 @@
 #include "atomic_file.h"
 #include "counters_json.h"
 #include "pairs.h"
+#include "report_pair_text.h"
 #include "log.h"
 #include "strbuf.h"
 #include "util.h"
@@ -472,24 +473,44 @@ int rp_report_write_json(const json_t *root, const char *path)
 	return rp_atomic_file_commit(&af);
 }
 
+/* Pair r as compact JSON appended to sb: written directly (lib/report_pair_text.h, the same bytes),
+ * or through jansson when that declines. 0 or -ENOMEM. */
+static int pair_text(const struct rp_pair_result *r, struct rp_sb *sb)
+{
+	const char *bad = NULL;
+	json_t *p;
+	char *text;
+
+	if (rp_report_pair_text(r, sb) == 0)
+		return rp_sb_failed(sb) ? -ENOMEM : 0;
+	p = pair_json(r, &bad);
+	text = p && !bad ? json_dumps(p, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
+	json_decref(p);
+	if (!text)
+		return -ENOMEM;
+	rp_sb_puts(sb, text);
+	free(text);
+	return rp_sb_failed(sb) ? -ENOMEM : 0;
+}
+
 /* Each pair encoded alone (one line, compact) into af, "," between them. 0 or -ENOMEM. */
 static int pairs_stream(struct rp_atomic_file *af, const struct rp_pairs *ps)
 {
 	struct rp_pair_result tmp;
+	struct rp_sb sb;
+	int rc = 0;
 
-	for (size_t i = 0; i < ps->n && !af->err; i++) {
-		const char *bad = NULL;
-		json_t *p = pair_json(rp_pairs_get(ps, i, &tmp), &bad);
-		char *text = p && !bad ? json_dumps(p, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
-
-		json_decref(p);
-		if (!text)
-			return -ENOMEM;
-		rp_atomic_file_write(af, i ? ",\n    " : "\n    ", i ? 6 : 5);
-		rp_atomic_file_write(af, text, strlen(text));
-		free(text);
+	rp_sb_init(&sb);
+	for (size_t i = 0; i < ps->n && !af->err && !rc; i++) {
+		rp_sb_puts(&sb, i ? ",\n    " : "\n    ");
+		rc = pair_text(rp_pairs_get(ps, i, &tmp), &sb);
+		if (!rc && sb.len >= 1 << 16)
+			rc = rp_sb_drain(&sb, af);
 	}
-	return 0;
+	if (!rc)
+		rc = rp_sb_drain(&sb, af);
+	rp_sb_fini(&sb);
+	return rc;
 }
 
 int rp_report_write_json_pairs(const json_t *root, const struct rp_pair_result *pairs, size_t n, const char *path)
@@ -601,7 +622,8 @@ static void csv_str(struct rp_sb *sb, const char *s, size_t max, bool last)
 {
 	size_t len = strnlen(s, max);
 	bool quote = memchr(s, ',', len) || memchr(s, '"', len) || memchr(s, '\r', len) || memchr(s, '\n', len);
-	char *clean = malloc(3 * len + 1);
+	char stack[3 * 256 + 1];   /* every field of a result fits: no allocation per string */
+	char *clean = 3 * len + 1 <= sizeof(stack) ? stack : malloc(3 * len + 1);
 	size_t n;
 
 	if (!clean) {
@@ -625,7 +647,8 @@ static void csv_str(struct rp_sb *sb, const char *s, size_t max, bool last)
 	} else {
 		rp_sb_puts(sb, clean);
 	}
-	free(clean);
+	if (clean != stack)
+		free(clean);
 	rp_sb_puts(sb, last ? "\n" : ",");
 }
 

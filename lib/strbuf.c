@@ -59,6 +59,11 @@ static void sb_add(struct rp_sb *sb, const char *s, size_t n)
 	sb->buf[sb->len] = '\0';
 }
 
+void rp_sb_putn(struct rp_sb *sb, const char *s, size_t n)
+{
+	sb_add(sb, s, n);
+}
+
 void rp_sb_puts(struct rp_sb *sb, const char *s)
 {
 	sb_add(sb, s, strlen(s));
@@ -69,9 +74,28 @@ void rp_sb_printf(struct rp_sb *sb, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	if (sb->oom)
+		return;
+	/* straight into the room left when it fits (the writers append millions of short pieces): one
+	 * formatting pass, not a measuring pass and a writing one */
+	if (sb->cap > sb->len + 1) {
+		va_start(ap, fmt);
+		n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			sb->buf[sb->len] = '\0';
+			return;
+		}
+		if ((size_t)n < sb->cap - sb->len) {
+			sb->len += (size_t)n;
+			return;
+		}
+		sb->buf[sb->len] = '\0';
+	} else {
+		va_start(ap, fmt);
+		n = vsnprintf(NULL, 0, fmt, ap);
+		va_end(ap);
+	}
 	if (n < 0 || !sb_grow(sb, (size_t)n))
 		return;
 	va_start(ap, fmt);

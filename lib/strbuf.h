@@ -21,6 +21,8 @@ void rp_sb_init(struct rp_sb *sb);
 void rp_sb_fini(struct rp_sb *sb);
 bool rp_sb_failed(const struct rp_sb *sb);
 void rp_sb_puts(struct rp_sb *sb, const char *s);
+/* Append the n bytes of s (NULs included). */
+void rp_sb_putn(struct rp_sb *sb, const char *s, size_t n);
 void rp_sb_printf(struct rp_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append s escaped for XML/HTML text and attribute values: & < > " ' as entities; bytes that are
  * not valid UTF-8 and control characters other than tab/newline become '?', so a hostile name can

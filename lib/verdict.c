@@ -84,6 +84,18 @@ static bool bw_judged(const struct rp_pair_result *r)
 	return (r->status == RP_ST_OK || r->status == RP_ST_BELOW_THRESHOLD) && !r->lat.measured;
 }
 
+/* bw_judged and rev_judged of a peeked pair (the reading passes: a record is never built). */
+static bool pk_bw_judged(const struct rp_pair_peek *pk)
+{
+	return (pk->status == RP_ST_OK || pk->status == RP_ST_BELOW_THRESHOLD) && !pk->lat_measured;
+}
+
+static bool pk_rev_judged(const struct rp_pair_peek *pk)
+{
+	return pk->rev_measured && !pk->lat_measured &&
+	       (pk->rev_status == RP_ST_OK || pk->rev_status == RP_ST_BELOW_THRESHOLD);
+}
+
 /* The reverse direction of a --bidir pair, when the bandwidth rules judge it (as bw_judged). */
 static bool rev_judged(const struct rp_pair_result *r)
 {
@@ -96,7 +108,7 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_pairs *ps, 
 			   int side, double *med)
 {
 	size_t n = ps->n;
-	struct rp_pair_result tmp;
+	struct rp_pair_peek pk;
 	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
 	double *vals = calloc(n ? n : 1, sizeof(*vals));
 
@@ -107,19 +119,18 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_pairs *ps, 
 		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
-
-		if (bw_judged(r) && r->msg_size == msg_size)
+		rp_pairs_peek(ps, i, &pk);
+		if (pk_bw_judged(&pk) && pk.msg_size == msg_size)
 			start[pair_eps[2 * i + side] + 1]++;
 	}
 	for (size_t e = 0; e < n_eps; e++)
 		start[e + 1] += start[e];
 	for (size_t i = 0; i < n; i++) {
 		size_t e = pair_eps[2 * i + side];
-		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
 
-		if (bw_judged(r) && r->msg_size == msg_size)
-			vals[start[e] + fill[e]++] = r->gbps;
+		rp_pairs_peek(ps, i, &pk);
+		if (pk_bw_judged(&pk) && pk.msg_size == msg_size)
+			vals[start[e] + fill[e]++] = pk.gbps;
 	}
 	for (size_t e = 0; e < n_eps; e++) {
 		size_t m = start[e + 1] - start[e];
@@ -190,11 +201,14 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 			return rc;
 	}
 	for (size_t i = 0; i < ps->n && !rc; i++) {
-		struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp), rev;
+		struct rp_pair_result *r, rev;
+		struct rp_pair_peek pk;
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
-		if (r->msg_size != msg_size || (!bw_judged(r) && !rev_judged(r)))
+		rp_pairs_peek(ps, i, &pk);
+		if (pk.msg_size != msg_size || (!pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
 			continue;
+		r = rp_pairs_get(ps, i, &tmp);
 		if (bw_judged(r))
 			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1);
 		if (rev_judged(r)) {
@@ -273,13 +287,19 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 		}
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
-		size_t size = r->msg_size;
+		struct rp_pair_peek pk;
+		size_t size;
 
-		if (done[i] || (!bw_judged(r) && !rev_judged(r)))
+		if (done[i])
 			continue;
-		for (size_t k = i; k < n; k++)
-			done[k] |= rp_pairs_get(ps, k, &tmp)->msg_size == size;
+		rp_pairs_peek(ps, i, &pk);
+		size = pk.msg_size;
+		if (!pk_bw_judged(&pk) && !pk_rev_judged(&pk))
+			continue;
+		for (size_t k = i; k < n; k++) {
+			rp_pairs_peek(ps, k, &pk);
+			done[k] |= pk.msg_size == size;
+		}
 		rc = size_judge(cfg, pair_eps, ps, n_eps, size, row, col);
 	}
 	/* a --bidir pair whose reverse failed fails as a pair; then how each failure held up on retest */
@@ -310,7 +330,6 @@ static uint32_t uf_find(uint32_t *parent, uint32_t x)
 static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const uint32_t *pair_eps,
 			   const struct rp_pairs *ps, struct rp_verdict *v, size_t *cov, const size_t *ep_node)
 {
-	struct rp_pair_result tmp;
 	uint32_t *parent = calloc(n_eps ? n_eps : 1, sizeof(*parent));
 	size_t *last_node = calloc(n_eps ? n_eps : 1, sizeof(*last_node));
 
@@ -323,7 +342,11 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	for (size_t e = 0; e < n_eps; e++)
 		parent[e] = (uint32_t)e;
 	for (size_t i = 0; i < ps->n; i++) {
-		enum rp_status st = rp_pairs_get(ps, i, &tmp)->status;
+		struct rp_pair_peek pk;
+		enum rp_status st;
+
+		rp_pairs_peek(ps, i, &pk);
+		st = pk.status;
 
 		if (st != RP_ST_OK && st != RP_ST_BELOW_THRESHOLD && st != RP_ST_LINK_ERRORS)
 			continue;
@@ -353,7 +376,6 @@ static int cover_failures(size_t n_eps, const uint32_t *pair_eps, const struct r
 			  const size_t *cov, size_t max_cov)
 {
 	size_t n = ps->n;
-	struct rp_pair_result tmp;
 	uint32_t *deg = calloc(n_eps ? n_eps : 1, sizeof(*deg));
 	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
 	size_t *adj = NULL, n_live = 0;
@@ -367,9 +389,10 @@ static int cover_failures(size_t n_eps, const uint32_t *pair_eps, const struct r
 	for (size_t i = 0; i < n; i++) {
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
 		uint32_t fa = v->eps[a].fabric, fb = v->eps[b].fabric;
-		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
+		struct rp_pair_peek pk;
 
-		if (r->status == RP_ST_OK || r->confirm != RP_CONFIRM_CONFIRMED || v->eps[a].drain ||
+		rp_pairs_peek(ps, i, &pk);
+		if (pk.status == RP_ST_OK || pk.confirm != RP_CONFIRM_CONFIRMED || v->eps[a].drain ||
 		    v->eps[b].drain)
 			continue;   /* only a confirmed failure blames anyone */
 		if (fa != fb && cov[fa] == max_cov && cov[fb] == max_cov)
@@ -481,21 +504,22 @@ static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_ver
 static void counts_fill(const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v)
 {
 	size_t n = ps->n;
-	struct rp_pair_result tmp;
 
 	v->n_pairs = n;
 	for (size_t i = 0; i < n; i++) {
-		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
-		bool ok = r->status == RP_ST_OK;
-		bool moved = ok || r->status == RP_ST_BELOW_THRESHOLD || r->status == RP_ST_LINK_ERRORS;
-		bool confirmed = !ok && r->confirm == RP_CONFIRM_CONFIRMED;
+		struct rp_pair_peek pk;
+
+		rp_pairs_peek(ps, i, &pk);
+		bool ok = pk.status == RP_ST_OK;
+		bool moved = ok || pk.status == RP_ST_BELOW_THRESHOLD || pk.status == RP_ST_LINK_ERRORS;
+		bool confirmed = !ok && pk.confirm == RP_CONFIRM_CONFIRMED;
 
 		v->n_ok += ok;
-		v->n_below += r->status == RP_ST_BELOW_THRESHOLD;
+		v->n_below += pk.status == RP_ST_BELOW_THRESHOLD;
 		v->n_confirmed += confirmed;
 		v->n_unconfirmed += !ok && !confirmed;
-		v->n_flaky += ok && r->confirm == RP_CONFIRM_FLAKY;
-		uint32_t w = r->warnings | (r->reverse.measured ? r->reverse.warnings : 0);   /* either direction */
+		v->n_flaky += ok && pk.confirm == RP_CONFIRM_FLAKY;
+		uint32_t w = pk.warnings | (pk.rev_measured ? pk.rev_warnings : 0);   /* either direction */
 
 		v->n_nominal += (w >> RP_PW_NOMINAL_RATE) & 1u;
 		v->n_interval_drop += (w >> RP_PW_INTERVAL_DROP) & 1u;
