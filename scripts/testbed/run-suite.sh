@@ -60,7 +60,7 @@ skip_result() {
 # Run one case in its own process group under a watchdog; print its result line, append it to
 # $res/results. Sets nothing global but the counters.
 run_case() {
-	local c=$1 res=$2 name t spec dir log rc t0 secs
+	local c=$1 res=$2 name t spec dir log rc t0 secs e0 e1 e2 e3 e4
 	name=$(basename "$c" .sh)
 	t=$(case_timeout "$c")
 	spec=$(header "$c" fabric)
@@ -70,12 +70,19 @@ run_case() {
 	log=$dir/log
 	t0=$SECONDS
 	rc=0
-	bash "$TB_DIR/fabric.sh" down 2>/dev/null || true
+	e0=$EPOCHREALTIME
+	# What the last case's tear-down left (fabric.sh down removes its state folder and every RDMA
+	# device): nothing, as a rule, and then the 1.5-3 s of another `fabric.sh down` are saved.
+	if [ -d /run/rp-fabric ] || compgen -G '/sys/class/infiniband/*' >/dev/null; then
+		bash "$TB_DIR/fabric.sh" down 2>/dev/null || true
+	fi
+	e1=$EPOCHREALTIME
 	if [ -n "$spec" ] && ! bash "$TB_DIR/fabric.sh" up "$spec" >"$dir/fabric.log" 2>&1; then
 		rc=1
 		echo "e2e: test bed: fabric.sh up '$spec' failed" >"$log"
 		cat "$dir/fabric.log" >>"$log"
 	else
+		e2=$EPOCHREALTIME
 		(cd "$ROOT" && RP_BIN=$RP_BIN RP_FABRIC=$TB_DIR/fabric.sh RP_RESULTS=$dir RP_ROOT=$ROOT \
 			RP_CASE=$name exec setsid bash "$c" </dev/null >"$log" 2>&1) &
 		local pid=$!
@@ -91,8 +98,14 @@ run_case() {
 			echo "e2e: killed after the case's timeout of $t s" >>"$log"
 		fi
 	fi
+	e3=$EPOCHREALTIME
 	bash "$TB_DIR/fabric.sh" down 2>/dev/null || echo "e2e: warning: fabric.sh down failed after $name" >&2
+	e4=$EPOCHREALTIME
 	secs=$((SECONDS - t0))
+	# Where the case's seconds went: the fabric's tear-down before, its set-up, the case, the tear-down.
+	awk -v n="$name" -v a="$e0" -v b="$e1" -v c="${e2:-$e3}" -v d="$e3" -v e="$e4" 'BEGIN {
+		printf "%s total %.1f down-before %.1f up %.1f case %.1f down %.1f\n", n, e - a, b - a, c - b, d - c, e - d }' \
+		>>"$res/times"
 	if [ $rc -eq 0 ]; then
 		echo "e2e: PASS $name (${secs} s)"
 		echo "$name pass" >>"$res/results"
@@ -114,10 +127,26 @@ run_case() {
 	fi
 }
 
+# The guest's PATH for the cases: the system's directories first, then the host's (vm.sh passes the
+# host's PATH in). The test bed's tools are the distribution's (scripts/install-deps.sh); a wrapper
+# that shadows one on the host's PATH costs its own start-up on every call, and under TCG every exec
+# counts: a pyenv shim for python3 runs about 250 execs per call (tens of seconds in the guest), where
+# /usr/bin/python3 runs one.
+guest_path() {
+	local d out=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	local IFS=:
+	for d in $PATH; do
+		case ":$out:" in *":$d:"*) ;; *) [ -z "$d" ] || out+=":$d" ;; esac
+	done
+	echo "$out"
+}
+
 inside() {
 	local res=$1 c
 	shift
 	[ -e /run/rp-testbed-guest ] || { echo "run-suite.sh --inside runs in the test bed VM only" >&2; exit 2; }
+	PATH=$(guest_path)
+	export PATH
 	for c in "$@"; do
 		echo "$(basename "$c" .sh) $(case_timeout "$c")" >"$res/running"
 		run_case "$c" "$res"
@@ -202,6 +231,7 @@ host() {
 	fi
 	res=$(cd "$res" && pwd -P)
 	: >"$res/results"
+	rm -f "$res/times"
 	for c in "${cases[@]}"; do total=$((total + $(case_timeout "$c") + 30)); done
 
 	local budget=${RP_E2E_BUDGET:-3300}
@@ -211,6 +241,10 @@ host() {
 	local t0=$SECONDS
 	boots "$res" "$total" "${cases[@]}"
 	echo "e2e: suite took $((SECONDS - t0)) s"
+	# The split of the cases' own seconds (per case in $res/times; the rest is the VM's boot).
+	[ ! -s "$res/times" ] || awk '{ n++; t += $3; f += $5 + $7 + $11; c += $9 } END {
+		printf "e2e: %d case(s): %.0f s, of which the cases ran %.0f s and the fabric set-up and tear-down took %.0f s (per case: %s)\n",
+			n, t, c, f, FILENAME }' "$res/times"
 	host_after "$res" "${cases[@]}"
 	summary "$res" "${cases[@]}"
 }

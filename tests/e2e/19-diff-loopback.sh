@@ -4,14 +4,15 @@
 # rdmaprobe diff on real loopback reports: a healthy run against itself is no regression; after 100%
 # loss on rxe1's link the pairs crossing it are new failures (exit 1, named in text and JSON) and the
 # self pairs are not; the other way round they recovered (exit 0). --drop 90% keeps emulated-CPU
-# bandwidth noise out of it: this case is about failures, test_diff about drops.
+# bandwidth noise out of it: this case is about failures, test_diff about drops. The lossy run has
+# --timeout 4: each attempt across the link waits out its no-progress deadline (2 pairs x 2 attempts).
 set -u
 r=$RP_RESULTS
 "$RP_BIN" loopback -d rxe0,rxe1 -s 4K -n 100 --timeout 8 --json "$r/base.json" >"$r/base.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: healthy loopback exit $rc"; tail -20 "$r/base.out"; exit 1; }
 "$RP_FABRIC" fault loss rxe1 100% || exit 1
-"$RP_BIN" loopback -d rxe0,rxe1 -s 4K -n 100 --timeout 8 --json "$r/lossy.json" >"$r/lossy.out" 2>&1
+"$RP_BIN" loopback -d rxe0,rxe1 -s 4K -n 100 --timeout 4 --json "$r/lossy.json" >"$r/lossy.out" 2>&1
 rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: lossy loopback exit $rc, expected 1"; tail -20 "$r/lossy.out"; exit 1; }
 
