@@ -105,20 +105,10 @@ static void push(json_t *arr, const char *what, json_t *value, const char **bad)
 	}
 }
 
-static const char *side_code(enum rp_side s)
-{
-	switch (s) {
-	case RP_SIDE_SRC: return "src";
-	case RP_SIDE_DST: return "dst";
-	case RP_SIDE_NONE: return NULL;
-	}
-	return "unknown";
-}
-
 /* "src", "dst" or null. */
 static json_t *jside(enum rp_side s)
 {
-	const char *c = side_code(s);
+	const char *c = rp_side_code(s);
 
 	return c ? json_string(c) : json_null();
 }
@@ -600,7 +590,7 @@ void rp_report_attempts_xml(struct rp_sb *sb, const struct rp_pair_result *r)
 {
 	for (unsigned i = 0; i < n_attempts(r); i++) {
 		const struct rp_attempt *a = &r->attempts[i];
-		const char *side = side_code(a->side);
+		const char *side = rp_side_code(a->side);
 
 		rp_sb_printf(sb, "%sattempt %u: %s", i ? "; " : "", i + 1, rp_status_code(a->status));
 		if (side)
@@ -684,7 +674,7 @@ static const char csv_header[] =
 static void csv_outcome(struct rp_sb *sb, const struct rp_pair_result *r)
 {
 	char warn[128];
-	const char *side = side_code(r->cause_side);
+	const char *side = rp_side_code(r->cause_side);
 	unsigned n = n_attempts(r);
 
 	rp_sb_printf(sb, "%s,%s,%s,%s,", r->src.soft ? "true" : "false", r->dst.soft ? "true" : "false",
@@ -696,7 +686,7 @@ static void csv_outcome(struct rp_sb *sb, const struct rp_pair_result *r)
 		rp_sb_printf(sb, "%s%s", i ? ";" : "", rp_status_code(r->attempts[i].status));
 	rp_sb_puts(sb, ",");
 	for (unsigned i = 0; i < n; i++) {
-		side = side_code(r->attempts[i].side);
+		side = rp_side_code(r->attempts[i].side);
 		rp_sb_printf(sb, "%s%s", i ? ";" : "", side ? side : "");
 	}
 	rp_sb_puts(sb, ",");

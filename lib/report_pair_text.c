@@ -132,16 +132,6 @@ static void boolean(struct rp_sb *sb, bool v)
 	rp_sb_puts(sb, v ? "true" : "false");
 }
 
-static const char *side_code(enum rp_side s)
-{
-	switch (s) {
-	case RP_SIDE_SRC: return "src";
-	case RP_SIDE_DST: return "dst";
-	case RP_SIDE_NONE: return NULL;
-	}
-	return "unknown";
-}
-
 static void endpoint(struct rp_sb *sb, const struct rp_endpoint *e)
 {
 	key(sb, "node", true), str(sb, e->node, sizeof(e->node));
@@ -262,7 +252,7 @@ static void attempts(struct rp_sb *sb, const struct rp_pair_result *r)
 
 		rp_sb_puts(sb, i ? ",{" : "{");
 		key(sb, "status", true), code(sb, rp_status_code(a->status));
-		key(sb, "side", false), code(sb, side_code(a->side));
+		key(sb, "side", false), code(sb, rp_side_code(a->side));
 		key(sb, "reason", false), str(sb, a->reason, sizeof(a->reason));
 		key(sb, "gbps", false), num(sb, a->gbps);
 		key(sb, "gbps_min", false), num(sb, a->gbps_min);
@@ -278,7 +268,7 @@ static void outcome(struct rp_sb *sb, const struct rp_pair_result *r)
 	const char *confirm = rp_confirm_code(r->confirm);
 
 	key(sb, "gbps_min_at_s", false), num(sb, r->gbps_min_at_s);
-	key(sb, "cause_side", false), code(sb, side_code(r->cause_side));
+	key(sb, "cause_side", false), code(sb, rp_side_code(r->cause_side));
 	key(sb, "secondary", false);
 	rp_sb_putn(sb, "{", 1);
 	key(sb, "status", true), code(sb, rp_status_code(r->secondary.status));
@@ -307,7 +297,7 @@ static void reverse(struct rp_sb *sb, const struct rp_pair_result *r)
 	rp_sb_putn(sb, "{", 1);
 	key(sb, "status", true), code(sb, rp_status_code(v->status));
 	key(sb, "reason", false), str(sb, v->reason, sizeof(v->reason));
-	key(sb, "cause_side", false), code(sb, side_code(v->cause_side));
+	key(sb, "cause_side", false), code(sb, rp_side_code(v->cause_side));
 	key(sb, "gbps", false), num(sb, v->gbps);
 	key(sb, "gbps_min", false), num(sb, v->gbps_min);
 	key(sb, "gbps_min_at_s", false), num(sb, v->gbps_min_at_s);

@@ -66,6 +66,16 @@ const char *rp_pair_warning_code(enum rp_pair_warning w)
 	return warning_codes[w];
 }
 
+const char *rp_side_code(enum rp_side s)
+{
+	switch (s) {
+	case RP_SIDE_SRC: return "src";
+	case RP_SIDE_DST: return "dst";
+	case RP_SIDE_NONE: return NULL;
+	}
+	return "unknown";
+}
+
 const char *rp_status_code(enum rp_status st)
 {
 	if ((int)st < 0 || st >= RP_ST_COUNT_)

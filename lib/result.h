@@ -57,6 +57,8 @@ int rp_status_from_code(const char *code);
 
 /* Which side of a pair saw something. */
 enum rp_side { RP_SIDE_NONE = 0, RP_SIDE_SRC, RP_SIDE_DST };
+/* "src", "dst", NULL for RP_SIDE_NONE (the reports' code for a side), "unknown" otherwise. */
+const char *rp_side_code(enum rp_side s);
 
 /* How a failed pair held up when it was measured again (--retest; lib/retest.h). */
 enum rp_confirm {
