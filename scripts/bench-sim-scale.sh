@@ -105,7 +105,7 @@ done
 	echo "\`random-dead P 12\` (each unordered pair with probability P). Each run's command:"
 	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P [--sweep W] --summary $OUTPUTS\`"
 	echo "(a run named ...-sweepW ran with \`--sweep W\`: the reachability sweep of lib/mx_sweep.h, its probes of"
-	echo "one endpoint taken to run at once, a sweep round lasting twice its slowest probe direction)."
+	echo "one endpoint taken to run at once, a sweep round lasting its slowest probe direction (since 9730dce each direction is its own probe; before, twice that: a pair's two directions one after the other))."
 	echo
 	echo "Runs without -sweep are the BASELINE of the lock-step scheduler (a round waits for its slowest"
 	echo "pair; rank 0 keeps every result and rewrites every report from all of them) against which the"
