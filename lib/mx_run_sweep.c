@@ -64,30 +64,10 @@ static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp
 	return 0;
 }
 
-/* Rank 0, pass 2 after a screen: dead (both attempts kept), cleared (the screen's short window
- * proved nothing: nothing kept, measured as any direction) or flaky (the screen's failure kept,
- * this probe folded in, as after a full first probe). */
-static int decide_screened(struct mx_run *R, struct mx_sweep_mark *m, int d, struct rp_pair_result *g,
-			   int probe_qp, int again_qp)
-{
-	struct mx_sweep_pending *p = &R->sweep.pending[m->first[d]];
-	bool ok = g->status == RP_ST_OK;
-	int rc;
-
-	p->used = true;
-	if (ok && mx_sweep_inconclusive(p->r.status)) {
-		m->cleared |= 1u << d;
-		return 0;
-	}
-	if (ok)
-		m->flaky |= 1u << d;
-	else
-		m->dead |= 1u << d;
-	rc = keep_result(R, m, d, &p->r, false);
-	return rc ? rc : mx_run_fold(R, m->res[d], probe_qp, g, again_qp);
-}
-
-/* Rank 0, pass 2: fold the second probe into the first; dead, flaky or cleared from it. */
+/* Rank 0, pass 2: fold the second probe into the first; dead or flaky from it. After a screen,
+ * the screen's failure becomes the direction's result first, unless this probe passed and the
+ * screen's short window alone may have caused it: cleared (nothing kept, measured as any
+ * direction). */
 static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct rp_pair_result *g,
 		       const struct rp_engine_cfg *probe)
 {
@@ -96,8 +76,17 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 
 	if (!ok)
 		sweep_reason(g, 0);
-	if (m && m->first[d] != SIZE_MAX && !R->sweep.pending[m->first[d]].used)
-		return decide_screened(R, m, d, g, probe->qp.qp_timeout, j->qp_timeout);
+	if (m && m->first[d] != SIZE_MAX && !R->sweep.pending[m->first[d]].used) {
+		struct mx_sweep_pending *p = &R->sweep.pending[m->first[d]];
+
+		p->used = true;
+		if (ok && mx_sweep_inconclusive(p->r.status)) {
+			m->cleared |= 1u << d;
+			return 0;
+		}
+		if (keep_result(R, m, d, &p->r, false) != 0)
+			return -ENOMEM;
+	}
 	if (!m || m->res[d] == SIZE_MAX)
 		return 0;   /* impossible: pass 2 is built from the marks */
 	if (ok)
@@ -107,9 +96,10 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 	return mx_run_fold(R, m->res[d], probe->qp.qp_timeout, g, j->qp_timeout);
 }
 
-/* Rank 0, after the sweep however it ended: a failed screen pass 2 did not decide (a stop, an
- * error) is kept as it is, an unconfirmed failure: it was observed. A second screen of a direction
- * pass 2 did decide (a pattern that schedules a pair twice) goes with that decision. */
+/* Rank 0, after the sweep however it ended: a failed screen pass 2 did not decide (its probe
+ * interrupted) is kept as it was observed, a first failure left out of the bandwidth rounds (the
+ * retest rounds measure it again; after a stop it stays unconfirmed). A second screen of a
+ * direction pass 2 did decide (a pattern that schedules a pair twice) goes with that decision. */
 static int keep_undecided(struct mx_run *R)
 {
 	int rc = 0;
