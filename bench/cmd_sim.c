@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,8 +146,22 @@ struct sim_front {
 	double v_last_write, write_cost, write_s, write_cpu_s;
 	double real_rounds_s;         /* real time of the rounds on this host, rank 0's writes taken out */
 	size_t writes;
+	size_t heap_max;              /* the most heap in use at a sample (heap_sample) */
 	char banner[512], title[512];
 };
+
+/* Rank 0's heap in use now (mallinfo2: what malloc has handed out and not got back), kept at its
+ * highest. Sampled where rank 0 holds the most: at the end of every round and sweep round (the
+ * store and the round's results, before they are folded in) and in the middle of every JSON write
+ * (the verdict and the report's head held). Unlike the RSS, it leaves out the sides' thread stacks:
+ * one process runs every rank's sides here, a real rank 0 only its own. */
+static void heap_sample(struct sim_front *F)
+{
+	struct mallinfo2 mi = mallinfo2();
+	size_t used = mi.uordblks + mi.hblkhd;
+
+	F->heap_max = used > F->heap_max ? used : F->heap_max;
+}
 
 static double cpu_now(void)
 {
@@ -185,17 +200,21 @@ static int sim_json(void *root, void *arg)
 {
 	struct sim_front *F = arg;
 	const struct rp_sim_run *S = &F->S;
-	json_t *rounds = json_array(), *sim;
+	json_t *rounds, *sim;
+
+	heap_sample(F);
+	rounds = json_array();
 
 	for (size_t i = 0; rounds && i < S->n_round_s; i++)
 		if (json_array_append_new(rounds, json_real(S->round_s[i])) != 0)
 			return -ENOMEM;
-	sim = json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:f, s:o}", "scheduler", "lock-step rounds",
+	sim = json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}", "scheduler", "lock-step rounds",
 			"ranks", S->c ? S->c->size : 1, "real_rounds_s", F->real_rounds_s,
 			"projected_wall_s", S->vclock, "rounds_s", S->rounds_s, "report_writes_s", F->write_s,
 			"round_overhead_s", S->model->round_overhead_s, "rounds", (json_int_t)S->n_round_s,
 			"report_writes", (json_int_t)F->writes, "results_whole", (json_int_t)mx_results_n_whole(&S->run.mr),
 			"results_bytes", (json_int_t)mx_results_bytes(&S->run.mr), "rank0_peak_rss_kib", (json_int_t)peak_rss_kib(),
+			"rank0_heap_max_bytes", (json_int_t)F->heap_max,
 			"rank0_cpu_s", cpu_total_s(), "round_s", rounds);
 	return sim && json_object_set_new(root, "simulation", sim) == 0 ? 0 : -ENOMEM;
 }
@@ -223,11 +242,20 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct sim_front *F = arg;
 
+	heap_sample(F);
 	if (k + 1 == n_rounds || (k + 1) % 64 == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s %zu of %zu done: %zu pairs, %zu failed, %.1f s projected\n",
 			retest ? "retest round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
 	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)
 		files_write(F);
+}
+
+static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
+{
+	(void)pass;
+	(void)k;
+	(void)n_rounds;
+	heap_sample(arg);
 }
 
 static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)
@@ -252,6 +280,8 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	       S->n_round_s + S->run.sweep.rounds ? 1e3 * F->real_rounds_s / (double)(S->n_round_s + S->run.sweep.rounds) : 0.0);
 	printf("SIMULATED rank 0: peak RSS %.1f MiB, CPU %.2f s (report writes %.2f s, final %.2f s, the rest the rounds "
 	       "with every rank's sides)\n", (double)peak_rss_kib() / 1024, cpu, F->write_cpu_s, final_cpu_s);
+	printf("SIMULATED rank 0: heap in use at most %.1f MiB (sampled after every round and during every JSON write; "
+	       "the RSS above also holds every rank's sides' threads)\n", (double)F->heap_max / (1024.0 * 1024.0));
 	printf("SIMULATED report sizes (bytes): json %lld, csv %lld, html %lld, junit %lld\n",
 	       file_size(F->out.json), file_size(F->out.csv), file_size(F->out.html), file_size(F->out.junit));
 }
@@ -319,7 +349,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
 				   .seed = o->seed, .retest = (unsigned)o->eng.retest, .sweep = (unsigned)o->sweep,
-				   .hooks = { .round_done = round_done, .arg = &F }, .c = on_mpi ? &comm : NULL,
+				   .hooks = { .round_done = round_done, .sweep_done = sweep_done, .arg = &F }, .c = on_mpi ? &comm : NULL,
 				   .nccl_version = o->eng.ver.version };
 	rc = rp_sim_run_init(&F.S);
 	if (rc) {

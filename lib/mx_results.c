@@ -114,85 +114,22 @@ static bool rec_plain(const struct mx_results *mr, const struct rp_pair_result *
 	return memcmp(&m, &c, sizeof(m)) == 0;
 }
 
-/* Packing: a token byte t < 128 is followed by t + 1 bytes as they are; t >= 128 stands for t - 127
- * zero bytes. Runs of fewer than 3 zeros stay in the literal bytes. At most 2 bytes per 128 more
- * than the struct itself, so a buffer of sizeof + sizeof / 64 + 2 always holds it. */
-#define PACK_MAX (sizeof(struct rp_pair_result) + sizeof(struct rp_pair_result) / 64 + 2)
-
-static size_t pack(const struct rp_pair_result *r, uint8_t *out)
-{
-	const uint8_t *b = (const uint8_t *)r;
-	size_t n = sizeof(*r), i = 0, o = 0;
-
-	while (i < n) {
-		size_t z = 0, lit = 0;
-
-		while (i + z < n && b[i + z] == 0 && z < 128)
-			z++;
-		if (z >= 3 || i + z == n) {
-			out[o++] = (uint8_t)(127 + z);
-			i += z;
-			continue;
-		}
-		/* literal bytes up to the next run of 3 zeros (or 128 bytes) */
-		while (i + lit < n && lit < 128 &&
-		       !(i + lit + 2 < n && b[i + lit] == 0 && b[i + lit + 1] == 0 && b[i + lit + 2] == 0))
-			lit++;
-		out[o++] = (uint8_t)(lit - 1);
-		memcpy(out + o, b + i, lit);
-		o += lit;
-		i += lit;
-	}
-	return o;
-}
-
-static void unpack(const struct mx_packed *p, struct rp_pair_result *r)
-{
-	uint8_t *b = (uint8_t *)r;
-	size_t n = sizeof(*r), i = 0, o = 0;
-
-	while (i < p->len && o < n) {
-		size_t t = p->buf[i++], k = t < 128 ? t + 1 : t - 127;
-
-		if (k > n - o)
-			k = n - o;   /* never: pack() wrote it; but a short read never runs past r */
-		if (t < 128) {
-			memcpy(b + o, p->buf + i, k);
-			i += t + 1;
-		} else {
-			memset(b + o, 0, k);
-		}
-		o += k;
-	}
-	if (o < n)
-		memset(b + o, 0, n - o);
-}
-
 /* Keep r packed in slot (whatever the slot held before). 0 or -ENOMEM (the slot unchanged). */
 static int slot_pack(struct mx_results *mr, uint32_t slot, const struct rp_pair_result *r)
 {
-	uint8_t tmp[PACK_MAX], *buf;
-	size_t len = pack(r, tmp);
-	struct mx_packed *p = &mr->whole[slot];
+	struct rp_packed *p = &mr->whole[slot];
+	size_t before = p->len;
 
-	buf = len == p->len ? p->buf : realloc(p->buf, len);
-	if (!buf)
+	if (rp_packed_set(p, r) != 0)
 		return -ENOMEM;
-	memcpy(buf, tmp, len);
-	mr->packed_bytes += len - p->len;
-	p->buf = buf;
-	p->len = (uint32_t)len;
-	p->status = (int32_t)r->status;
+	mr->packed_bytes += p->len - before;
 	return 0;
 }
 
 static void slot_free(struct mx_results *mr, uint32_t slot)
 {
-	struct mx_packed *p = &mr->whole[slot];
-
-	mr->packed_bytes -= p->len;
-	free(p->buf);
-	memset(p, 0, sizeof(*p));
+	mr->packed_bytes -= mr->whole[slot].len;
+	rp_packed_clear(&mr->whole[slot]);
 	mr->free_slot[mr->n_free++] = slot;
 }
 
@@ -205,7 +142,7 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 	}
 	if (mr->n_whole == mr->whole_cap) {
 		size_t cap = mr->whole_cap ? 2 * mr->whole_cap : 64;
-		struct mx_packed *nw;
+		struct rp_packed *nw;
 		uint32_t *nf;
 
 		if (cap >= MX_REC_WHOLE_NONE)
@@ -269,7 +206,7 @@ struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, str
 	const struct mx_rec *rec = &mr->rec[i];
 
 	if (rec->whole != MX_REC_WHOLE_NONE) {
-		unpack(&mr->whole[rec->whole], tmp);
+		rp_packed_get(&mr->whole[rec->whole], tmp);
 		return tmp;
 	}
 	rec_expand(mr, rec, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], tmp);
@@ -318,7 +255,7 @@ void mx_results_settle(struct mx_results *mr)
 
 		if (slot == MX_REC_WHOLE_NONE || mr->whole[slot].status != RP_ST_OK)
 			continue;
-		unpack(&mr->whole[slot], &r);
+		rp_packed_get(&mr->whole[slot], &r);
 		if (rec_plain(mr, &r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
 			slot_free(mr, slot);
 			mr->rec[i] = rec;
@@ -343,7 +280,7 @@ void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek 
 	struct rp_pair_result tmp;
 
 	if (rec->whole != MX_REC_WHOLE_NONE) {
-		unpack(&mr->whole[rec->whole], &tmp);
+		rp_packed_get(&mr->whole[rec->whole], &tmp);
 		rp_pair_peek_of(&tmp, pk);
 		return;
 	}

@@ -11,7 +11,7 @@
  *     its judgement and n_moved, lists none, and has `brief` set (the JSON says "listed": false).
  *     The --jsonl stream has every result whole: it is written before a result is settled.
  *   - anything else whole (failures, retests, warnings beyond the bits, --bidir, latency): O(what
- *     is not a plain pass), every byte of it kept, but packed (struct mx_packed): the runs of zero
+ *     is not a plain pass), every byte of it kept, but packed (lib/result_pack.h): the runs of zero
  *     bytes of a struct rp_pair_result (empty reasons, unused attempts and counters, the ends of
  *     names) are stored as their length, so an unreachable pair takes a few hundred bytes, not 3.4 KB.
  *     It is unpacked into the caller's tmp by every get, exactly as it was put.
@@ -28,6 +28,7 @@
 
 #include "pairs.h"
 #include "result.h"
+#include "result_pack.h"
 
 #define MX_REC_WHOLE_NONE UINT32_MAX
 
@@ -42,18 +43,12 @@ struct mx_rec {                   /* 64 bytes */
 	uint16_t n_moved[2];          /* src's, dst's informational counters that moved */
 };
 
-struct mx_packed {                /* a whole result, its zero runs packed (mx_results.c) */
-	uint8_t *buf;
-	uint32_t len;
-	int32_t status;               /* its enum rp_status, read without unpacking it */
-};
-
 struct mx_results {
 	struct mx_rec *rec;
 	uint32_t *pair_eps;           /* 2 per result: source and destination endpoint */
 	size_t n, cap;
 	size_t settled;               /* results [0, settled) may be records */
-	struct mx_packed *whole;      /* the results kept whole; slots listed in free_slot are unused */
+	struct rp_packed *whole;      /* the results kept whole; slots listed in free_slot are unused */
 	size_t packed_bytes;          /* their bytes in all */
 	size_t n_whole, whole_cap;
 	uint32_t *free_slot;

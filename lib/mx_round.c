@@ -76,6 +76,19 @@ static void side_pair(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, e
 		rp_engine_pair_run(cfg, role, local, oob, 0, r);
 }
 
+/* The side's result as its REPORT record (mx_wire.h), so that a round's sides are held packed. */
+static void task_keep(struct mx_task *t, int dir, bool writer, const struct rp_pair_result *r)
+{
+	uint8_t rec[MX_SIDE_MAX];
+	size_t len = mx_side_write(rec, (uint32_t)t->idx, (uint32_t)dir, writer, r);
+
+	t->have[dir] = true;
+	t->side[dir] = malloc(len);
+	t->side_len[dir] = t->side[dir] ? len : 0;
+	if (t->side[dir])
+		memcpy(t->side[dir], rec, len);
+}
+
 /* A round this rank does not measure (mx_round.h: its go came late): every side it drives is lost. */
 static void task_skip(struct mx_task *t)
 {
@@ -83,18 +96,46 @@ static void task_skip(struct mx_task *t)
 
 	for (int dir = 0; dir < 2; dir++) {
 		uint32_t src = dir ? t->job.b : t->job.a, dst = dir ? t->job.a : t->job.b;
-		struct rp_pair_result *r = &t->out[dir].r;
+		struct rp_pair_result r;
 
 		if (!(t->job.dirs & (1u << dir)))
 			continue;
-		t->have[dir] = true;
-		t->out[dir].idx = (uint32_t)t->idx;
-		t->out[dir].dir = (uint32_t)dir;
-		t->out[dir].writer = c->eps[src].owner == c->rank;
-		rp_pair_result_init(r, &c->eps[src].ep, &c->eps[dst].ep);
-		rp_pair_result_fail(r, RP_ST_PEER_LOST, "not measured: rank %d got the go of round %zu only at the end of "
+		rp_pair_result_init(&r, &c->eps[src].ep, &c->eps[dst].ep);
+		rp_pair_result_fail(&r, RP_ST_PEER_LOST, "not measured: rank %d got the go of round %zu only at the end of "
 				    "round %zu (the rank to pass it on stopped answering)", c->rank, t->round, t->round + 1);
+		task_keep(t, dir, c->eps[src].owner == c->rank, &r);
 	}
+}
+
+/* One direction of the job: this rank's side of it, kept as its record. */
+static void dir_run(struct mx_task *t, const struct rp_engine_cfg *cfg, int dir)
+{
+	const struct mx_ctx *c = t->ctx;
+	uint32_t src = dir ? t->job.b : t->job.a, dst = dir ? t->job.a : t->job.b;
+	const struct mx_ep *S = &c->eps[src], *D = &c->eps[dst];
+	bool writer = S->owner == c->rank, local = writer && D->owner == c->rank;
+	int peer = local ? -1 : writer ? D->owner : S->owner;
+	struct rp_engine_port ps, pd;
+	struct rp_pair_result r;
+	struct rp_oob oob;
+	struct mx_addr addr = { .round = (uint32_t)t->round, .pair = (uint32_t)(t->idx * 2 + (size_t)dir) };
+
+	if (dir_known(t, S, D, peer, &r)) {
+		task_keep(t, dir, writer, &r);
+		return;
+	}
+	port_of(S, &ps);
+	port_of(D, &pd);
+	if (local) {
+		side_loopback(c, cfg, &ps, &pd, &r);
+	} else if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->idx, dir), &addr) != 0) {
+		rp_pair_result_init(&r, &S->ep, &D->ep);
+		rp_pair_result_fail(&r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
+	} else {
+		side_pair(c, cfg, writer ? RP_ROLE_WRITER : RP_ROLE_TARGET, writer ? &ps : &pd, &oob, &r);
+		rp_oob_close(&oob);
+	}
+	task_keep(t, dir, writer, &r);
 }
 
 /* The job's directions, this rank's side(s). */
@@ -107,37 +148,8 @@ static void *task_run(void *arg)
 	if (t->job.qp_timeout > 0)
 		cfg.qp.qp_timeout = t->job.qp_timeout;
 	for (int dir = 0; dir < 2; dir++) {
-		uint32_t src = dir ? t->job.b : t->job.a, dst = dir ? t->job.a : t->job.b;
-		const struct mx_ep *S = &c->eps[src], *D = &c->eps[dst];
-		struct rp_pair_result *r = &t->out[dir].r;
-		bool writer = S->owner == c->rank, local = writer && D->owner == c->rank;
-		int peer = local ? -1 : writer ? D->owner : S->owner;
-		struct rp_engine_port ps, pd;
-
-		if (!(t->job.dirs & (1u << dir)))
-			continue;
-		t->have[dir] = true;
-		t->out[dir].idx = (uint32_t)t->idx;
-		t->out[dir].dir = (uint32_t)dir;
-		t->out[dir].writer = writer;
-		if (dir_known(t, S, D, peer, r))
-			continue;
-		port_of(S, &ps);
-		port_of(D, &pd);
-		if (local) {
-			side_loopback(c, &cfg, &ps, &pd, r);
-			continue;
-		}
-		struct rp_oob oob;
-		struct mx_addr addr = { .round = (uint32_t)t->round, .pair = (uint32_t)(t->idx * 2 + (size_t)dir) };
-
-		if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->idx, dir), &addr) != 0) {
-			rp_pair_result_init(r, &S->ep, &D->ep);
-			rp_pair_result_fail(r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
-			continue;
-		}
-		side_pair(c, &cfg, writer ? RP_ROLE_WRITER : RP_ROLE_TARGET, writer ? &ps : &pd, &oob, r);
-		rp_oob_close(&oob);
+		if (t->job.dirs & (1u << dir))
+			dir_run(t, &cfg, dir);
 	}
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -205,20 +217,6 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 	return 0;
 }
 
-/* Keep a received or local side in slot[idx*2+dir]: the writer's view, unless the other side says
- * the pair was interrupted (then it was not measured, whatever the writer saw after). */
-void mx_slot_put(struct mx_wire_res *slot, bool *have, const struct mx_wire_res *w)
-{
-	size_t k = (size_t)w->idx * 2 + w->dir;
-
-	if (have[k] && slot[k].r.status == RP_ST_INTERRUPTED)
-		return;
-	if (have[k] && slot[k].writer && !w->writer && w->r.status != RP_ST_INTERRUPTED)
-		return;
-	slot[k] = *w;
-	have[k] = true;
-}
-
 /* The table's description of an endpoint, with what the engine learned (MTU, memory, soft) kept. */
 static void ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
 {
@@ -238,41 +236,43 @@ static void ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
 }
 
 /* Rank 0: collect the round's reports (mx_tree_collect); ranks that sent none are dead from now on.
- * Every asked-for direction of every job ends up in got[2*i+dir]. */
+ * Every asked-for direction of every job ends up in got's slot 2*i+dir. */
 static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
-			 const struct mx_task *tasks, size_t n_tasks, double start, struct rp_pair_result *got)
+			 const struct mx_task *tasks, size_t n_tasks, double start, struct mx_got *got)
 {
-	struct mx_wire_res *slot = calloc(2 * n_jobs + 1, sizeof(*slot));
-	bool *have = calloc(2 * n_jobs + 1, sizeof(*have));
-	int rc = -ENOMEM;
+	struct rp_pair_result r;
+	int rc = mx_got_reset(got, 2 * n_jobs);
 
-	if (!slot || !have)
-		goto out;
-	rc = mx_tree_collect(c, round, jobs, n_jobs, tasks, n_tasks, start, slot, have);
-	if (rc)
-		goto out;
-	for (size_t i = 0; i < n_jobs; i++) {
-		for (int d = 0; d < 2; d++) {
-			uint32_t src = d ? jobs[i].b : jobs[i].a, dst = d ? jobs[i].a : jobs[i].b;
-			struct rp_pair_result *r = &got[2 * i + d];
+	if (!rc)
+		rc = mx_tree_collect(c, round, jobs, n_jobs, tasks, n_tasks, start, got);
+	for (size_t k = 0; !rc && k < 2 * n_jobs; k++) {
+		const struct mx_job *j = &jobs[k / 2];
+		int d = (int)(k % 2);
+		uint32_t src = d ? j->b : j->a, dst = d ? j->a : j->b;
 
-			if (!(jobs[i].dirs & (1u << d)))
-				continue;
-			if (have[2 * i + d]) {
-				*r = slot[2 * i + d].r;
-			} else {
-				rp_pair_result_init(r, &c->eps[src].ep, &c->eps[dst].ep);
-				rp_pair_result_fail(r, RP_ST_PEER_LOST, "no report from rank %d or rank %d for round %zu",
-						    c->eps[src].owner, c->eps[dst].owner, round + 1);
-			}
-			ep_merge(&r->src, &c->eps[src].ep);
-			ep_merge(&r->dst, &c->eps[dst].ep);
+		if (!(j->dirs & (1u << d)))
+			continue;
+		if (mx_got_have(got, k)) {
+			mx_got_get(got, k, &r);
+		} else {
+			rp_pair_result_init(&r, &c->eps[src].ep, &c->eps[dst].ep);
+			rp_pair_result_fail(&r, RP_ST_PEER_LOST, "no report from rank %d or rank %d for round %zu",
+					    c->eps[src].owner, c->eps[dst].owner, round + 1);
 		}
+		ep_merge(&r.src, &c->eps[src].ep);
+		ep_merge(&r.dst, &c->eps[dst].ep);
+		rc = mx_got_set(got, k, &r, got->writer[k]);
 	}
-out:
-	free(slot);
-	free(have);
 	return rc;
+}
+
+static void tasks_free(struct mx_task *tasks, size_t n)
+{
+	for (size_t k = 0; tasks && k < n; k++) {
+		free(tasks[k].side[0]);
+		free(tasks[k].side[1]);
+	}
+	free(tasks);
 }
 
 double mx_ctx_go_wait(const struct mx_ctx *c)
@@ -280,7 +280,7 @@ double mx_ctx_go_wait(const struct mx_ctx *c)
 	return 2 * c->budget + (c->go_slack > 0 ? c->go_slack : 10);
 }
 
-int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct rp_pair_result *got)
+int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_got *got)
 {
 	struct mx_task *tasks = NULL;
 	size_t n_tasks = 0;
@@ -293,7 +293,7 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 		rc = mx_tree_follow(c, round, jobs, n, tasks, n_tasks, start);
 	else
 		rc = round_collect(c, round, jobs, n, tasks, n_tasks, start, got);
-	free(tasks);
+	tasks_free(tasks, n_tasks);
 	if (rc || c->rank != 0)
 		return rc;
 	if (!c->stop_sig && rp_stop_requested())

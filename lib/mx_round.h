@@ -56,6 +56,7 @@
 
 #include "engine.h"
 #include "mx_comm.h"
+#include "mx_got.h"
 #include "mx_table.h"
 #include "mx_wire.h"
 #include "result.h"
@@ -94,11 +95,11 @@ struct mx_ctx {
 };
 
 /* Round `round` (a number for the whole run: planned rounds, then retest rounds) over jobs[0..n),
- * on every rank: run this rank's sides, then rank 0 collects (got[2*i+dir]; unused on the others)
+ * on every rank: run this rank's sides, then rank 0 collects (got's slot 2*i+dir; unused on the others)
  * and tells every rank to go on or stop; ranks whose report neither the tree nor rank 0's direct
  * ask brought are dead from then on and their pairs RP_ST_PEER_LOST. 0 go on, 1 stop (c->stop_sig says why), -ETIMEDOUT rank
  * 0 is gone, -ECANCELED rank 0 gave up on this rank, -ENOMEM, or the transport's error. */
-int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct rp_pair_result *got);
+int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_got *got);
 /* How long a non-zero rank waits for rank 0 from the start of a round or a plan wait. */
 double mx_ctx_go_wait(const struct mx_ctx *c);
 /* Rank 0 with hold_go: release the ranks into the next round (the go of round). 0 go on, 1 stop. */

@@ -15,18 +15,17 @@ struct mx_task {
 	pthread_t thread;
 	bool threaded;
 	int done;                     /* __atomic: the thread is finished */
-	bool have[2];
-	struct mx_wire_res out[2];
+	bool have[2];                 /* the job asks for this direction: side[dir] holds this rank's view */
+	uint8_t *side[2];             /* its record as a REPORT carries it (mx_wire.h), malloc'd; NULL with
+	                               * have set: no memory was left to keep it (the round ends -ENOMEM) */
+	size_t side_len[2];
 };
 
-/* Keep a received or local side in slot[idx*2+dir] (rank 0). */
-void mx_slot_put(struct mx_wire_res *slot, bool *have, const struct mx_wire_res *w);
-
-/* Rank 0: this round's reports into slot/have (its own sides first), through the tree, then by
+/* Rank 0: this round's reports into got (its own sides first), through the tree, then by
  * asking the missing ranks directly; the ranks that neither brought are marked dead. 0 or a
  * transport's error or -ENOMEM. */
 int mx_tree_collect(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
-		    const struct mx_task *tasks, size_t n_tasks, double start, struct mx_wire_res *slot, bool *have);
+		    const struct mx_task *tasks, size_t n_tasks, double start, struct mx_got *got);
 /* The others: this rank's report (with its subtree's) up the tree, then the go (answering rank 0's
  * ask meanwhile). mx_round()'s return for these ranks. */
 int mx_tree_follow(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,

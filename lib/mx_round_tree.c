@@ -24,10 +24,10 @@ struct gather {
 	bool kid_in[MX_TREE_MAX_KIDS];
 	size_t n_kids, n_kids_in;
 	size_t max_len;               /* the longest report a child's subtree can send */
-	struct mx_wire_res *slot;     /* rank 0: where the sides go */
-	bool *have;
-	struct mx_wire_res *rec;      /* the others: the sides to forward, rank by rank */
-	size_t n_rec, cap_rec;
+	struct mx_got *slots;         /* rank 0: where the sides go */
+	uint8_t *rec;                 /* the others: the sides to forward, rank by rank, as REPORT records */
+	size_t rec_len, cap_rec;      /* their bytes */
+	size_t n_rec;
 	struct mx_wire_rank *rk;
 	size_t n_rk, cap_rk;
 };
@@ -133,25 +133,53 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* One rank's sides into the gather: rank 0's slots, or the aggregate to forward. */
-static int gather_add(struct gather *g, const struct mx_wire_rank *rk, const struct mx_wire_res *rec)
+/* Rank 0: one record into its slot. 0, -EPROTO (not a record: never, the report was checked) or -ENOMEM. */
+static int side_take(struct mx_got *got, const struct mx_wire_side *w)
+{
+	struct rp_pair_result r;
+
+	if (mx_side_read(w, &r) != 0)
+		return -EPROTO;
+	return mx_got_side(got, (size_t)w->idx * 2 + w->dir, &r, w->writer != 0);
+}
+
+/* One rank's sides (n_rec records in bytes[0..len)) into the gather: rank 0's slots, or the
+ * aggregate to forward. 0 or -ENOMEM. */
+static int gather_add(struct gather *g, const struct mx_wire_rank *rk, const uint8_t *bytes, size_t len)
 {
 	int sig = rk->stop_sig > 0 && rk->stop_sig < 128 ? rk->stop_sig : 0;
 
-	if (g->slot) {
-		for (uint32_t j = 0; j < rk->n_rec; j++)
-			mx_slot_put(g->slot, g->have, &rec[j]);
+	if (g->slots) {
+		for (size_t off = 0; off < len;) {
+			const struct mx_wire_side *w = (const void *)(bytes + off);
+
+			if (side_take(g->slots, w) != 0)
+				return -ENOMEM;
+			off += mx_side_size(w->len);
+		}
 		if (sig && !g->c->stop_sig)
 			g->c->stop_sig = sig;
 		return 0;
 	}
-	if (grow((void **)&g->rec, &g->cap_rec, g->n_rec + rk->n_rec, sizeof(*g->rec)) ||
+	if (grow((void **)&g->rec, &g->cap_rec, g->rec_len + len, 1) ||
 	    grow((void **)&g->rk, &g->cap_rk, g->n_rk + 1, sizeof(*g->rk)))
 		return -ENOMEM;
-	memcpy(g->rec + g->n_rec, rec, rk->n_rec * sizeof(*rec));
+	if (len)
+		memcpy(g->rec + g->rec_len, bytes, len);
+	g->rec_len += len;
 	g->n_rec += rk->n_rec;
 	g->rk[g->n_rk++] = (struct mx_wire_rank){ .rank = rk->rank, .n_rec = rk->n_rec, .stop_sig = sig };
 	return 0;
+}
+
+/* The bytes of the next n records from p (a report that passed mx_report_ok). */
+static size_t recs_span(const uint8_t *p, uint32_t n)
+{
+	size_t off = 0;
+
+	for (uint32_t j = 0; j < n; j++)
+		off += mx_side_size(((const struct mx_wire_side *)(const void *)(p + off))->len);
+	return off;
 }
 
 /* Does every rank a report names belong to this rank's subtree, with no more records than it
@@ -160,22 +188,25 @@ static const char *report_check(const struct gather *g, const void *buf)
 {
 	const struct mx_hdr *h = buf;
 	const struct mx_wire_rank *rk = mx_report_ranks(buf);
-	const struct mx_wire_res *rec = mx_report_recs(buf);
-	size_t off = 0;
+	const uint8_t *p = mx_report_recs(buf);
+	struct rp_pair_result r;
 
 	for (uint32_t i = 0; i < h->n_ranks; i++) {
-		int r = rk[i].rank, p = r > 0 && r < g->c->n_ranks ? g->v.pos[r] : -1;
+		int rank = rk[i].rank, pos = rank > 0 && rank < g->c->n_ranks ? g->v.pos[rank] : -1;
 
-		if (p <= g->lo || p >= g->hi)
+		if (pos <= g->lo || pos >= g->hi)
 			return "a rank outside the subtree it reports for";
-		if (rk[i].n_rec > g->sides[r])
+		if (rk[i].n_rec > g->sides[rank])
 			return "more sides than a rank drives";
-		for (uint32_t j = 0; j < rk[i].n_rec; j++, off++) {
-			const struct mx_wire_res *w = &rec[off];
+		for (uint32_t j = 0; j < rk[i].n_rec; j++) {
+			const struct mx_wire_side *w = (const void *)p;
 
-			if (!mx_wire_res_ok(w, g->jobs, g->n_jobs) ||
-			    (owner_of(g->c, g->jobs[w->idx].a) != r && owner_of(g->c, g->jobs[w->idx].b) != r))
+			if (mx_side_read(w, &r) != 0)
+				return "a side whose result does not unpack";
+			if (!mx_side_ok(w, &r, g->jobs, g->n_jobs) ||
+			    (owner_of(g->c, g->jobs[w->idx].a) != rank && owner_of(g->c, g->jobs[w->idx].b) != rank))
 				return "a side its rank does not drive";
+			p += mx_side_size(w->len);
 		}
 	}
 	return NULL;
@@ -188,7 +219,7 @@ static int gather_take(struct gather *g, size_t round, const void *buf, size_t l
 	const char *why = mx_report_ok(buf, len) ? (h->rank == src ? report_check(g, buf) : "another rank's name")
 						  : "a malformed message";
 	const struct mx_wire_rank *rk;
-	const struct mx_wire_res *rec;
+	const uint8_t *rec;
 
 	if (why) {
 		rp_warn("matrix: rank %d: the round %zu report from rank %d (%zu bytes) names %s: ignored", g->c->rank,
@@ -197,13 +228,16 @@ static int gather_take(struct gather *g, size_t round, const void *buf, size_t l
 	}
 	rk = mx_report_ranks(buf);
 	rec = mx_report_recs(buf);
-	for (uint32_t i = 0; i < h->n_ranks; rec += rk[i].n_rec, i++) {
-		if (g->in[rk[i].rank])
-			continue;            /* a second copy: the tree and the ask both brought it */
-		if (gather_add(g, &rk[i], rec) != 0)
-			return -ENOMEM;
-		g->in[rk[i].rank] = true;
-		g->got++;
+	for (uint32_t i = 0; i < h->n_ranks; i++) {
+		size_t span = recs_span(rec, rk[i].n_rec);
+
+		if (!g->in[rk[i].rank]) {    /* else a second copy: the tree and the ask both brought it */
+			if (gather_add(g, &rk[i], rec, span) != 0)
+				return -ENOMEM;
+			g->in[rk[i].rank] = true;
+			g->got++;
+		}
+		rec += span;
 	}
 	for (size_t k = 0; k < g->n_kids; k++) {
 		if (g->kids[k] == src && !g->kid_in[k]) {
@@ -309,21 +343,21 @@ static int ask_missing(struct gather *g, size_t round)
 }
 
 int mx_tree_collect(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
-		    const struct mx_task *tasks, size_t n_tasks, double start, struct mx_wire_res *slot, bool *have)
+		    const struct mx_task *tasks, size_t n_tasks, double start, struct mx_got *got)
 {
 	struct gather g;
 	int rc = gather_init(&g, c, jobs, n_jobs);
 
 	if (rc)
 		return rc;
-	g.slot = slot;
-	g.have = have;
+	g.slots = got;
 	g.in[0] = true;
-	for (size_t k = 0; k < n_tasks; k++)
-		for (int d = 0; d < 2; d++)
+	for (size_t k = 0; !rc && k < n_tasks; k++)
+		for (int d = 0; !rc && d < 2; d++)
 			if (tasks[k].have[d])
-				mx_slot_put(slot, have, &tasks[k].out[d]);
-	rc = gather_loop(&g, round, start + c->budget, true);
+				rc = tasks[k].side[d] ? side_take(got, (const void *)tasks[k].side[d]) : -ENOMEM;
+	if (!rc)
+		rc = gather_loop(&g, round, start + c->budget, true);
 	if (!rc && g.got < g.need)
 		rc = ask_missing(&g, round);
 	for (int p = 1; !rc && p < g.v.n; p++) {
@@ -381,22 +415,22 @@ void mx_tree_go(struct mx_ctx *c, size_t round)
 
 /* --- the other ranks ------------------------------------------------------------------------------ */
 
-/* A REPORT of rec[0..n_rec) by ranks rk[0..n_rk), malloc'd into *buf_p. */
-static int report_pack(const struct mx_ctx *c, size_t round, const struct mx_wire_res *rec, size_t n_rec,
+/* A REPORT of the n_rec records in rec[0..rec_len) by ranks rk[0..n_rk), malloc'd into *buf_p. */
+static int report_pack(const struct mx_ctx *c, size_t round, const uint8_t *rec, size_t rec_len, size_t n_rec,
 		       const struct mx_wire_rank *rk, size_t n_rk, char **buf_p, size_t *len_p)
 {
-	size_t len = mx_report_len(n_rec, n_rk);
+	size_t len = sizeof(struct mx_hdr) + rec_len + n_rk * sizeof(*rk);
 	char *buf = malloc(len);
 	struct mx_hdr *h = (struct mx_hdr *)buf;
 
 	if (!buf)
 		return -ENOMEM;
-	mx_hdr_init(h, MX_KIND_REPORT, c->rank, round, n_rec, sizeof(*rec));
+	mx_hdr_init(h, MX_KIND_REPORT, c->rank, round, n_rec, 0);
 	h->n_ranks = (uint32_t)n_rk;
 	h->length = (uint32_t)len;
-	if (n_rec)
-		memcpy(buf + sizeof(*h), rec, n_rec * sizeof(*rec));
-	memcpy(buf + sizeof(*h) + n_rec * sizeof(*rec), rk, n_rk * sizeof(*rk));
+	if (rec_len)
+		memcpy(buf + sizeof(*h), rec, rec_len);
+	memcpy(buf + sizeof(*h) + rec_len, rk, n_rk * sizeof(*rk));
 	*buf_p = buf;
 	*len_p = len;
 	return 0;
@@ -407,16 +441,28 @@ static int own_add(struct gather *g, const struct mx_task *tasks, size_t n_tasks
 {
 	const struct mx_ctx *c = g->c;
 	struct mx_wire_rank me = { .rank = c->rank, .stop_sig = c->stop_sig ? c->stop_sig : rp_stop_signal() };
-	struct mx_wire_res *rec = calloc(2 * n_tasks + 1, sizeof(*rec));
+	size_t len = 0, off = 0;
+	uint8_t *rec;
 	int rc;
 
+	for (size_t i = 0; i < n_tasks; i++)
+		for (int d = 0; d < 2; d++)
+			if (tasks[i].have[d]) {
+				if (!tasks[i].side[d])
+					return -ENOMEM;
+				len += tasks[i].side_len[d];
+				me.n_rec++;
+			}
+	rec = malloc(len ? len : 1);
 	if (!rec)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_tasks; i++)
 		for (int d = 0; d < 2; d++)
-			if (tasks[i].have[d])
-				rec[me.n_rec++] = tasks[i].out[d];
-	rc = gather_add(g, &me, rec);
+			if (tasks[i].have[d]) {
+				memcpy(rec + off, tasks[i].side[d], tasks[i].side_len[d]);
+				off += tasks[i].side_len[d];
+			}
+	rc = gather_add(g, &me, rec, len);
 	free(rec);
 	return rc;
 }
@@ -527,7 +573,7 @@ int mx_tree_follow(struct mx_ctx *c, size_t round, const struct mx_job *jobs, si
 		return rc;
 	rc = own_add(&g, tasks, n_tasks);
 	if (!rc)
-		rc = report_pack(c, round, g.rec, g.n_rec, g.rk, g.n_rk, &mine, &mine_len);
+		rc = report_pack(c, round, g.rec, g.rec_len, g.n_rec, g.rk, g.n_rk, &mine, &mine_len);
 	if (!rc && c->late_round == round + 1) {
 		/* rank 0 asked for this round before this rank began it: the answer, at once */
 		c->late_round = 0;
@@ -541,7 +587,7 @@ int mx_tree_follow(struct mx_ctx *c, size_t round, const struct mx_job *jobs, si
 	if (!rc && g.n_kids)
 		rc = gather_loop(&g, round, start + c->budget - mx_tree_depth(g.v.pos[c->rank]) * hop_margin(c), true);
 	if (!rc)
-		rc = report_pack(c, round, g.rec, g.n_rec, g.rk, g.n_rk, &all, &all_len);
+		rc = report_pack(c, round, g.rec, g.rec_len, g.n_rec, g.rk, g.n_rk, &all, &all_len);
 	if (!rc) {
 		parent = mx_tree_view_parent(&g.v, c->rank);
 		if (mx_comm_send(c->comm, parent > 0 ? parent : 0, MX_TAG_REPORT, (uint32_t)round, all, all_len,

@@ -35,14 +35,13 @@ int mx_run_init(struct mx_run *R)
 	R->n_planned = mx_run_planned_rounds(R->sched, R->concurrent_rails);
 	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
 	R->jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->jobs));
-	R->got = calloc(2 * (R->ctx.max_pairs + n_eps + 1), sizeof(*R->got));
 	R->pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pairs));
 	R->kept = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->kept));
 	R->solo = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->solo));
 	R->touched_cap = 2 * (R->ctx.max_pairs + n_eps + 1);
 	R->touched = calloc(R->touched_cap, sizeof(*R->touched));
 	R->spairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->spairs));
-	return R->jobs && R->got && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
+	return R->jobs && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
 }
 
 int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *again,
@@ -78,7 +77,7 @@ int mx_run_touch(struct mx_run *R, size_t idx)
 void mx_run_fini(struct mx_run *R)
 {
 	free(R->jobs);
-	free(R->got);
+	mx_got_fini(&R->got);
 	free(R->pairs);
 	free(R->kept);
 	free(R->solo);
@@ -88,7 +87,6 @@ void mx_run_fini(struct mx_run *R)
 	R->spairs = NULL;
 	mx_sweep_fini(&R->sweep);
 	R->jobs = NULL;
-	R->got = NULL;
 	R->pairs = NULL;
 	R->kept = NULL;
 	R->solo = NULL;
@@ -100,12 +98,15 @@ void mx_run_fini(struct mx_run *R)
  * R->kept[i] says where direction i went (-1: not kept). */
 static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got)
 {
+	struct rp_pair_result tmp;
+
 	for (size_t i = 0; i < 2 * got; i++) {
 		const struct rp_sched_pair *p = &pairs[i / 2];
 
 		R->kept[i] = -1;
-		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || R->got[i].status == RP_ST_INTERRUPTED)
+		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || mx_got_status(&R->got, i) == RP_ST_INTERRUPTED)
 			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
+		mx_got_get(&R->got, i, &tmp);
 		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
 
 		if (m && m->res[i % 2] != SIZE_MAX) {
@@ -114,14 +115,14 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 			int qp = R->ctx.cfg->qp.qp_timeout;
 
 			R->kept[i] = (int64_t)k;
-			if (mx_run_fold(R, k, qp, &R->got[i],
+			if (mx_run_fold(R, k, qp, &tmp,
 					R->jobs[i / 2].qp_timeout ? R->jobs[i / 2].qp_timeout : qp) != 0)
 				return -ENOMEM;
 			continue;
 		}
-		R->failed += R->got[i].status != RP_ST_OK;
+		R->failed += tmp.status != RP_ST_OK;
 		R->kept[i] = (int64_t)R->mr.n;
-		if (mx_results_add(&R->mr, &R->got[i], i % 2 ? p->b : p->a, i % 2 ? p->a : p->b) != 0)
+		if (mx_results_add(&R->mr, &tmp, i % 2 ? p->b : p->a, i % 2 ? p->a : p->b) != 0)
 			return -ENOMEM;
 		if (mx_run_touch(R, R->mr.n - 1) != 0)
 			return -ENOMEM;
@@ -132,12 +133,14 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 /* Rank 0: keep a concurrent round's results, each with its solo result (R->solo, by place). */
 static int conc_keep(struct mx_run *R, size_t r, size_t got)
 {
+	struct rp_pair_result tmp;
+
 	for (size_t i = 0; i < 2 * got; i++) {
 		const struct rp_sched_pair *p = &R->pairs[i / 2];
 
-		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || R->got[i].status == RP_ST_INTERRUPTED)
+		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || mx_got_status(&R->got, i) == RP_ST_INTERRUPTED)
 			continue;
-		if (mx_conc_add(&R->conc, &R->got[i], i % 2 ? p->b : p->a, i % 2 ? p->a : p->b, R->solo[i], (uint32_t)r) != 0)
+		if (mx_conc_add(&R->conc, mx_got_get(&R->got, i, &tmp), i % 2 ? p->b : p->a, i % 2 ? p->a : p->b, R->solo[i], (uint32_t)r) != 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -160,7 +163,7 @@ static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		got = mx_sweep_apply(&R->sweep, R->jobs, R->spairs, got);
 		pairs = R->spairs;
 	}
-	rc = mx_round(c, R->next_round++, R->jobs, got, R->got);
+	rc = mx_round(c, R->next_round++, R->jobs, got, &R->got);
 	if (rc < 0 || c->rank != 0)
 		return rc;
 	R->n_touched = 0;
@@ -170,7 +173,7 @@ static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 	}
 	R->rounds_done++;
 	R->round_jobs = R->jobs;
-	R->round_got = R->got;
+	R->round_got = &R->got;
 	R->round_n = got;
 	if (R->hooks.round_done)
 		R->hooks.round_done(R->hooks.arg, false, R->rounds_done - 1, R->n_planned);
@@ -250,16 +253,18 @@ static int retest_plan(struct mx_run *R, struct rp_mx_retest **plan_p, size_t *n
 /* Rank 0: fold one retest round's results into the kept ones. */
 static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const size_t *which, size_t n)
 {
+	struct rp_pair_result tmp;
+
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_mx_retest *p = &plan[which[i]];
 
 		for (int d = 0; d < 2; d++) {
-			if (!(p->dirs & (1u << d)) || R->got[2 * i + d].status == RP_ST_INTERRUPTED)
+			if (!(p->dirs & (1u << d)) || mx_got_status(&R->got, 2 * i + d) == RP_ST_INTERRUPTED)
 				continue;         /* not measured again: the pair stays unconfirmed */
 			/* within the capacity mx_run_init gave, the touch cannot fail, nor the put: a
 			 * result measured again failed, so it is kept whole already (mx_results.h) */
 			(void)mx_run_fold(R, p->res[d], R->ctx.cfg->qp.qp_timeout,
-					  &R->got[2 * i + d], p->qp_timeout);
+					  mx_got_get(&R->got, 2 * i + d, &tmp), p->qp_timeout);
 		}
 	}
 }
@@ -283,13 +288,13 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 				R->jobs[m] = jobs[i];
 				which[m++] = i;
 			}
-		rc = mx_round(&R->ctx, R->next_round++, R->jobs, m, R->got);
+		rc = mx_round(&R->ctx, R->next_round++, R->jobs, m, &R->got);
 		if (rc >= 0 && R->ctx.rank == 0) {
 			R->n_touched = 0;
 			retest_fold(R, plan, which, m);
 			R->retest_rounds++;
 			R->round_jobs = R->jobs;
-			R->round_got = R->got;
+			R->round_got = &R->got;
 			R->round_n = m;
 			if (R->hooks.round_done)
 				R->hooks.round_done(R->hooks.arg, true, k, n_rounds);

@@ -55,16 +55,16 @@ struct mx_run {
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
 	/* rank 0, in round_done/sweep_done: the round that just ended, every job and both directions' raw
-	 * results (round_got[2 * i + d]; a direction the job did not ask for is not meaningful) */
+	 * results (round_got's slot 2 * i + d, lib/mx_got.h; a direction the job did not ask for is empty) */
 	const struct mx_job *round_jobs;
-	const struct rp_pair_result *round_got;
+	const struct mx_got *round_got;
 	size_t round_n;
 	size_t *touched;              /* rank 0, in round_done/sweep_done: the indexes into mr of the */
 	size_t n_touched;             /* results the round added or changed; none for concurrent rounds */
 	size_t touched_cap;
 	/* scratch */
 	struct mx_job *jobs;
-	struct rp_pair_result *got;
+	struct mx_got got;            /* a planned or retest round's results */
 	struct rp_sched_pair *pairs;
 	int64_t *kept;                /* per direction of a round's jobs: its index in mr, -1 not kept */
 	int64_t *solo;                /* concurrent_rails: per direction of round r's pairs, its solo result */

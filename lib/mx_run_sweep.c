@@ -124,7 +124,7 @@ static int keep_undecided(struct mx_run *R)
 
 /* One sweep round over jobs[0..n) on every rank; rank 0 keeps what it must and releases the others.
  * 0 go on, 1 stop, negative errno. */
-static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct rp_pair_result *got, int pass,
+static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct mx_got *got, int pass,
 		       size_t k, size_t n_rounds, const struct rp_engine_cfg *probe)
 {
 	struct mx_ctx *c = &R->ctx;
@@ -135,11 +135,17 @@ static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 	R->n_touched = 0;
 	for (size_t i = 0; i < n && !krc; i++) {
 		for (int d = 0; d < 2 && !krc; d++) {
-			struct rp_pair_result *g = &got[2 * i + d];
+			struct rp_pair_result tmp, *g;
+			enum rp_status st;
 
-			/* a probe a stop cut short says nothing: the direction stays in the bandwidth rounds */
-			if (!(jobs[i].dirs & (1u << d)) || g->status == RP_ST_INTERRUPTED)
+			if (!(jobs[i].dirs & (1u << d)))
 				continue;
+			/* a probe a stop cut short says nothing: the direction stays in the bandwidth rounds; a
+			 * probe that passed the screen needs nothing of its result */
+			st = mx_got_status(got, 2 * i + d);
+			if (st == RP_ST_INTERRUPTED || (pass == 1 && st == RP_ST_OK))
+				continue;
+			g = mx_got_get(got, 2 * i + d, &tmp);
 			if (pass == 1 && g->status != RP_ST_OK)
 				krc = keep_first(R, &jobs[i], d, g);
 			else if (pass == 2)
@@ -162,18 +168,18 @@ static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe)
 	unsigned w = R->sweep.width;
 	size_t n_rounds = mx_sweep_n_rounds(R->sched, w), cap = 2 * (size_t)w * (R->ctx.max_pairs ? R->ctx.max_pairs : 1);
 	struct mx_job *jobs = calloc(cap, sizeof(*jobs));
-	struct rp_pair_result *got = calloc(2 * cap, sizeof(*got));
-	int rc = jobs && got ? 0 : -ENOMEM;
+	struct mx_got got = { 0 };
+	int rc = jobs ? 0 : -ENOMEM;
 
 	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
 		size_t n = 0;
 
 		rc = mx_sweep_round_jobs(R->sched, w, k, R->pairs, jobs, cap, &n);
 		if (rc == 0)
-			rc = sweep_round(R, jobs, n, got, 1, k, n_rounds, probe);
+			rc = sweep_round(R, jobs, n, &got, 1, k, n_rounds, probe);
 	}
 	free(jobs);
-	free(got);
+	mx_got_fini(&got);
 	return rc;
 }
 
@@ -202,8 +208,8 @@ static int pass_two(struct mx_run *R, const struct mx_job *jobs, const uint32_t 
 {
 	size_t n_rounds = 0;
 	struct mx_job *batch = calloc(n ? n : 1, sizeof(*batch));
-	struct rp_pair_result *got = calloc(2 * (n ? n : 1), sizeof(*got));
-	int rc = batch && got ? 0 : -ENOMEM;
+	struct mx_got got = { 0 };
+	int rc = batch ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < n; i++)
 		n_rounds = round_of[i] + 1 > n_rounds ? round_of[i] + 1 : n_rounds;
@@ -213,10 +219,10 @@ static int pass_two(struct mx_run *R, const struct mx_job *jobs, const uint32_t 
 		for (size_t i = 0; i < n; i++)
 			if (round_of[i] == k)
 				batch[m++] = jobs[i];
-		rc = sweep_round(R, batch, m, got, 2, k, n_rounds, probe);
+		rc = sweep_round(R, batch, m, &got, 2, k, n_rounds, probe);
 	}
 	free(batch);
-	free(got);
+	mx_got_fini(&got);
 	return rc;
 }
 

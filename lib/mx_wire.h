@@ -12,15 +12,17 @@
 #include "drift.h"
 #include "node.h"
 #include "result.h"
+#include "result_pack.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 6           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+#define MX_VERSION 7           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
                                 * 3: EPS carries the sender's NCCL release;
                                 * 4: EPS carries each endpoint's drift description;
                                 * 5: EPS goes to rank 0 alone (lib/mx_startup.h), with the sender's
                                 *    port selection time and its schedule digest;
                                 * 6: REPORT carries a subtree's sides, rank by rank (n_ranks entries),
-                                *    up the tree of lib/mx_round.h; ASK; GO and PLAN down the tree */
+                                *    up the tree of lib/mx_round.h; ASK; GO and PLAN down the tree;
+                                * 7: REPORT's sides packed (struct mx_wire_side), its ranks at its end */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -62,16 +64,26 @@ struct mx_wire_ep {
 				       * are terminated and sanitised on receipt like node and device */
 };
 
-struct mx_wire_res {
+/* A REPORT's record: one side of a direction, then len bytes of its result packed
+ * (lib/result_pack.h), zero-padded to a multiple of 8. */
+struct mx_wire_side {
 	uint32_t idx;                 /* job number within the round */
 	uint32_t dir;                 /* 0: a->b, 1: b->a */
 	uint32_t writer;              /* 1 when the sender drove the writing side */
-	uint32_t pad;
-	struct rp_pair_result r;
+	uint32_t len;                 /* the packed result's bytes: 1 to RP_PACK_MAX */
 };
 
-/* REPORT: hdr, n records (struct mx_wire_res), then n_ranks of these, each naming the next n_rec of
- * the records in order: a rank's sides stay together however many ranks forwarded them. */
+#define MX_SIDE_MAX (sizeof(struct mx_wire_side) + ((RP_PACK_MAX + 7) & ~(size_t)7))
+
+/* A record's bytes, header and padding included, for a packed result of len bytes. */
+static inline size_t mx_side_size(size_t len)
+{
+	return sizeof(struct mx_wire_side) + ((len + 7) & ~(size_t)7);
+}
+
+/* REPORT: hdr, n records (struct mx_wire_side, each with its packed result), then n_ranks of these
+ * at the message's end, each naming the next n_rec of the records in order: a rank's sides stay
+ * together however many ranks forwarded them. */
 struct mx_wire_rank {
 	int32_t rank;
 	uint32_t n_rec;
@@ -120,29 +132,36 @@ static inline void mx_hdr_init(struct mx_hdr *h, enum mx_kind kind, int rank, si
 	h->length = (uint32_t)(sizeof(*h) + n * rec_size);
 }
 
-/* A received REPORT: header, sizes, and the ranks' record counts adding up to n. */
+/* A received REPORT: header, sizes, every record within the message and of a possible length, and
+ * the ranks' record counts adding up to n. */
 bool mx_report_ok(const void *buf, size_t len);
-/* The ranks of a REPORT that passed mx_report_ok, and its records. */
+/* The ranks of a REPORT that passed mx_report_ok, and its first record. */
 static inline const struct mx_wire_rank *mx_report_ranks(const void *buf)
 {
 	const struct mx_hdr *h = buf;
 
-	return (const struct mx_wire_rank *)((const char *)buf + sizeof(*h) + (size_t)h->n * sizeof(struct mx_wire_res));
+	return (const struct mx_wire_rank *)((const char *)buf + h->length - (size_t)h->n_ranks * sizeof(struct mx_wire_rank));
 }
 
-static inline const struct mx_wire_res *mx_report_recs(const void *buf)
+static inline const uint8_t *mx_report_recs(const void *buf)
 {
-	return (const struct mx_wire_res *)((const char *)buf + sizeof(struct mx_hdr));
+	return (const uint8_t *)buf + sizeof(struct mx_hdr);
 }
 
-/* A REPORT's size: header, n_rec records, n_ranks ranks. */
+/* The most bytes a REPORT of n_rec records and n_ranks ranks can take (every result at its longest
+ * packed): what a receiver allows before it allocates. */
 static inline size_t mx_report_len(size_t n_rec, size_t n_ranks)
 {
-	return sizeof(struct mx_hdr) + n_rec * sizeof(struct mx_wire_res) + n_ranks * sizeof(struct mx_wire_rank);
+	return sizeof(struct mx_hdr) + n_rec * MX_SIDE_MAX + n_ranks * sizeof(struct mx_wire_rank);
 }
 
-/* A received result record of a round over jobs[0..n_jobs): names an asked-for direction of a job,
- * a known status, terminated strings, counters in range. */
-bool mx_wire_res_ok(const struct mx_wire_res *w, const struct mx_job *jobs, size_t n_jobs);
+/* A side's record into out (room for MX_SIDE_MAX bytes); returns its size. */
+size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, const struct rp_pair_result *r);
+/* A record's result (the record passed mx_report_ok, or was written by mx_side_write). 0 or -EPROTO. */
+int mx_side_read(const struct mx_wire_side *s, struct rp_pair_result *r);
+/* A received side of a round over jobs[0..n_jobs), read into r: names an asked-for direction of a
+ * job, a known status, terminated strings, counters in range. */
+bool mx_side_ok(const struct mx_wire_side *s, const struct rp_pair_result *r, const struct mx_job *jobs,
+		size_t n_jobs);
 
 #endif

@@ -1,0 +1,75 @@
+/* mx_got.c: a round's results, packed; see mx_got.h. */
+#include "mx_got.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mx_got_reset(struct mx_got *g, size_t n_slots)
+{
+	for (size_t k = 0; k < g->n; k++)
+		rp_packed_clear(&g->d[k]);
+	g->n = 0;
+	if (n_slots > g->cap) {
+		struct rp_packed *d = realloc(g->d, n_slots * sizeof(*d));
+		uint8_t *w;
+
+		if (!d)
+			return -ENOMEM;
+		g->d = d;
+		w = realloc(g->writer, n_slots);
+		if (!w)
+			return -ENOMEM;
+		g->writer = w;
+		g->cap = n_slots;
+	}
+	if (n_slots) {
+		memset(g->d, 0, n_slots * sizeof(*g->d));
+		memset(g->writer, 0, n_slots);
+	}
+	g->n = n_slots;
+	return 0;
+}
+
+int mx_got_set(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer)
+{
+	if (k >= g->n || rp_packed_set(&g->d[k], r) != 0)
+		return -ENOMEM;
+	g->writer[k] = writer;
+	return 0;
+}
+
+int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer)
+{
+	if (mx_got_have(g, k)) {
+		if (mx_got_status(g, k) == RP_ST_INTERRUPTED)
+			return 0;
+		if (g->writer[k] && !writer && r->status != RP_ST_INTERRUPTED)
+			return 0;
+	}
+	return mx_got_set(g, k, r, writer);
+}
+
+struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp)
+{
+	rp_packed_get(&g->d[k], tmp);
+	return tmp;
+}
+
+size_t mx_got_bytes(const struct mx_got *g)
+{
+	size_t b = g->cap * (sizeof(*g->d) + 1);
+
+	for (size_t k = 0; k < g->n; k++)
+		b += g->d[k].len;
+	return b;
+}
+
+void mx_got_fini(struct mx_got *g)
+{
+	for (size_t k = 0; k < g->n; k++)
+		rp_packed_clear(&g->d[k]);
+	free(g->d);
+	free(g->writer);
+	memset(g, 0, sizeof(*g));
+}

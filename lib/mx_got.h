@@ -1,0 +1,46 @@
+/* mx_got.h: a round's results as rank 0 collects them, one slot per direction of every job
+ * (slot 2 * job + dir), each kept packed (lib/result_pack.h): a sweep round of 131,072 one-way
+ * probes (1,024 nodes x 8 adapters at width 16) holds a few hundred bytes a probe, not two 3.4 KB
+ * results a job. Rank 0's sides, the REPORTs of the others and the round's fix-ups go in with
+ * mx_got_side (the rule of which view of a direction wins); the run reads them with mx_got_get.
+ */
+#ifndef RP_MX_GOT_H
+#define RP_MX_GOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+#include "result_pack.h"
+
+struct mx_got {
+	struct rp_packed *d;          /* per slot; len 0: nothing in it */
+	uint8_t *writer;              /* per slot: the result is the writing side's view */
+	size_t n, cap;                /* slots in use, allocated */
+};
+
+/* Empty every slot (their buffers freed) and make room for n_slots. 0 or -ENOMEM (g empty). */
+int mx_got_reset(struct mx_got *g, size_t n_slots);
+/* Keep r in slot k (< n) whatever it held. 0 or -ENOMEM (slot k unchanged). */
+int mx_got_set(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer);
+/* One side's view of slot k: kept unless the slot holds a view that wins over it: the other side
+ * saw the pair interrupted (it was not measured, whatever the writer saw after), or the writer's
+ * view against the target's (unless the target's says interrupted). 0 or -ENOMEM. */
+int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer);
+static inline bool mx_got_have(const struct mx_got *g, size_t k)
+{
+	return k < g->n && g->d[k].len > 0;
+}
+/* Slot k's status without unpacking it (slot k holds a result). */
+static inline enum rp_status mx_got_status(const struct mx_got *g, size_t k)
+{
+	return (enum rp_status)g->d[k].status;
+}
+/* Slot k (holding a result) into tmp; returns tmp. */
+struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp);
+/* Bytes held now (slots and their packed results). */
+size_t mx_got_bytes(const struct mx_got *g);
+void mx_got_fini(struct mx_got *g);
+
+#endif
