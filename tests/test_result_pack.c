@@ -1,0 +1,234 @@
+/* test_result_pack.c: results packed for the round's slots and the REPORT messages
+ * (lib/result_pack, lib/mx_wire's sides and reports, lib/mx_got): a packed result unpacks to
+ * exactly what was packed, within RP_PACK_MAX however its bytes fall; bytes from a peer that are not
+ * one packed result, or a REPORT whose records do not fit it, are refused; a round's slot keeps the
+ * view that wins. Before, a REPORT carried 3,416 bytes a side and rank 0 two whole results a job. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mx_got.h"
+#include "mx_wire.h"
+#include "result_pack.h"
+
+static void a_pass(struct rp_pair_result *r, int k)
+{
+	struct rp_endpoint s, d;
+
+	memset(&s, 0, sizeof(s));
+	memset(&d, 0, sizeof(d));
+	snprintf(s.node, sizeof(s.node), "gpu-node-%04d", k);
+	snprintf(d.node, sizeof(d.node), "gpu-node-%04d", k + 1);
+	snprintf(s.device, sizeof(s.device), "mlx5_%d", k % 8);
+	snprintf(d.device, sizeof(d.device), "mlx5_%d", k % 8);
+	s.port = d.port = 1;
+	s.link_gbps = d.link_gbps = 400;
+	rp_pair_result_init(r, &s, &d);
+	r->status = RP_ST_OK;
+	r->gbps = 389.5 + k;
+	r->gbps_min = 380.25;
+	r->bytes = 65536000;
+	r->iters = 1000;
+	r->msg_size = 65536;
+	r->verified = true;
+	r->elapsed_s = 0.0231;
+	rp_pair_result_record_attempt(r, 14);
+}
+
+static void unpack_eq(const uint8_t *buf, size_t len, const struct rp_pair_result *want)
+{
+	struct rp_pair_result got;
+
+	assert_int_equal(rp_result_unpack(buf, len, &got), 0);
+	assert_memory_equal(&got, want, sizeof(got));
+}
+
+/* Round trips: a pass, a failure with long reasons, and the worst case for the packer (no run of
+ * three zeros anywhere, and runs of exactly two), each within RP_PACK_MAX. */
+static void test_round_trip_and_bound(void **state)
+{
+	static uint8_t out[RP_PACK_MAX];
+	struct rp_pair_result r;
+	uint8_t *b = (uint8_t *)&r;
+	size_t len;
+
+	(void)state;
+	a_pass(&r, 3);
+	len = rp_result_pack(&r, out);
+	assert_true(len < sizeof(r) / 4);          /* a pass: a few hundred bytes, not 3.4 KB */
+	unpack_eq(out, len, &r);
+
+	a_pass(&r, 5);
+	rp_pair_result_fail(&r, RP_ST_RETRY_EXCEEDED, "%0250d", 7);
+	memset(r.secondary.reason, 'x', sizeof(r.secondary.reason) - 1);
+	len = rp_result_pack(&r, out);
+	unpack_eq(out, len, &r);
+
+	for (size_t i = 0; i < sizeof(r); i++)
+		b[i] = (uint8_t)(i % 3 == 0 ? 0 : 0x5a);   /* literal runs as long as they get */
+	len = rp_result_pack(&r, out);
+	assert_true(len <= RP_PACK_MAX);
+	unpack_eq(out, len, &r);
+	for (size_t i = 0; i < sizeof(r); i++)
+		b[i] = (uint8_t)(i % 4 < 2 ? 0 : 0xa5);    /* two zeros: kept in the literals */
+	len = rp_result_pack(&r, out);
+	assert_true(len <= RP_PACK_MAX);
+	unpack_eq(out, len, &r);
+	memset(&r, 0, sizeof(r));
+	len = rp_result_pack(&r, out);
+	assert_true(len < 64);
+	unpack_eq(out, len, &r);
+}
+
+/* A peer's bytes that are not exactly one packed result: refused, and *r zeroed. */
+static void test_unpack_refuses_what_is_not_one_result(void **state)
+{
+	static uint8_t out[RP_PACK_MAX + 8];
+	struct rp_pair_result r, got;
+	size_t len;
+	uint8_t lit[3] = { 40, 'a', 'b' };          /* a literal of 41 bytes with 2 present */
+	uint8_t zeros[64];
+
+	(void)state;
+	a_pass(&r, 1);
+	len = rp_result_pack(&r, out);
+	memset(&got, 0x77, sizeof(got));
+	assert_int_equal(rp_result_unpack(out, len - 1, &got), -EPROTO);       /* cut short */
+	assert_true(((uint8_t *)&got)[0] == 0 && got.status == 0);
+	out[len] = 0x80;
+	assert_int_equal(rp_result_unpack(out, len + 1, &got), -EPROTO);       /* a byte after its end */
+	assert_int_equal(rp_result_unpack(lit, sizeof(lit), &got), -EPROTO);  /* a literal past the buffer */
+	memset(zeros, 255, sizeof(zeros));                                    /* 128 zeros each: past the struct */
+	assert_int_equal(rp_result_unpack(zeros, sizeof(zeros), &got), -EPROTO);
+	assert_int_equal(rp_result_unpack(out, 0, &got), -EPROTO);
+}
+
+/* A REPORT of sides rk[0] = rank 3 with n records. */
+static size_t report_build(uint8_t *buf, size_t n, int k0)
+{
+	struct mx_hdr *h = (struct mx_hdr *)buf;
+	size_t off = sizeof(*h);
+	struct mx_wire_rank rk = { .rank = 3, .n_rec = (uint32_t)n };
+	struct rp_pair_result r;
+
+	for (size_t i = 0; i < n; i++) {
+		a_pass(&r, k0 + (int)i);
+		off += mx_side_write(buf + off, (uint32_t)i, 0, true, &r);
+	}
+	memcpy(buf + off, &rk, sizeof(rk));
+	off += sizeof(rk);
+	mx_hdr_init(h, MX_KIND_REPORT, 3, 0, n, 0);
+	h->n_ranks = 1;
+	h->length = (uint32_t)off;
+	return off;
+}
+
+static void test_report_checks(void **state)
+{
+	size_t cap = mx_report_len(4, 1) + 64, len;
+	uint8_t *buf = calloc(1, cap);
+	struct mx_wire_side s;
+	const uint8_t *p;
+	struct rp_pair_result r, want;
+	struct mx_job jobs[4] = { { 0, 1, 1, 0 }, { 0, 2, 1, 0 }, { 1, 2, 1, 0 }, { 1, 3, 1, 0 } };
+	struct mx_hdr *h = (struct mx_hdr *)buf;
+
+	(void)state;
+	assert_non_null(buf);
+	len = report_build(buf, 4, 10);
+	assert_true(mx_report_ok(buf, len));
+	assert_true(len < 4 * sizeof(struct rp_pair_result) / 4);   /* before: 4 x 3,416 bytes and more */
+	p = mx_report_recs(buf);
+	for (int i = 0; i < 4; i++) {
+		memcpy(&s, p, sizeof(s));
+		assert_int_equal(mx_side_read((const void *)p, &r), 0);
+		assert_true(mx_side_ok((const void *)p, &r, jobs, 4));
+		a_pass(&want, 10 + i);
+		assert_memory_equal(&r, &want, sizeof(r));
+		assert_int_equal((s.len + sizeof(s)) <= mx_side_size(s.len), 1);
+		p += mx_side_size(s.len);
+	}
+	assert_int_equal(mx_report_ranks(buf)->n_rec, 4);
+	assert_false(mx_report_ok(buf, len - 1));              /* its length is not the message's */
+
+	/* a record claiming more than any packed result */
+	memcpy(&s, mx_report_recs(buf), sizeof(s));
+	s.len = (uint32_t)RP_PACK_MAX + 1;
+	memcpy((void *)mx_report_recs(buf), &s, sizeof(s));
+	assert_false(mx_report_ok(buf, len));
+	s.len = 0;
+	memcpy((void *)mx_report_recs(buf), &s, sizeof(s));
+	assert_false(mx_report_ok(buf, len));
+	/* a record running into the ranks */
+	len = report_build(buf, 4, 10);
+	h->n = 5;
+	assert_false(mx_report_ok(buf, len));
+	/* records fit but the ranks' counts do not add up */
+	h->n = 4;
+	((struct mx_wire_rank *)(void *)(buf + len - sizeof(struct mx_wire_rank)))->n_rec = 3;
+	assert_false(mx_report_ok(buf, len));
+	/* more ranks than the message holds */
+	len = report_build(buf, 4, 10);
+	h->n_ranks = UINT32_MAX;
+	assert_false(mx_report_ok(buf, len));
+	/* a side naming a direction the job did not ask for, or a writer flag that is neither */
+	len = report_build(buf, 4, 10);
+	memcpy(&s, mx_report_recs(buf), sizeof(s));
+	assert_int_equal(mx_side_read((const void *)mx_report_recs(buf), &r), 0);
+	s.dir = 1;
+	assert_false(mx_side_ok(&s, &r, jobs, 4));
+	s.dir = 0;
+	s.writer = 2;
+	assert_false(mx_side_ok(&s, &r, jobs, 4));
+	free(buf);
+}
+
+/* A round's slot: the writer's view wins over the target's, an interrupted view over either. */
+static void test_got_keeps_the_view_that_wins(void **state)
+{
+	struct mx_got g = { 0 };
+	struct rp_pair_result w, t, x, out;
+
+	(void)state;
+	a_pass(&w, 1);
+	a_pass(&t, 1);
+	rp_pair_result_fail(&t, RP_ST_FLUSHED, "target saw a flush");
+	a_pass(&x, 1);
+	rp_pair_result_fail(&x, RP_ST_INTERRUPTED, "not measured: stopped by signal 15");
+	assert_int_equal(mx_got_reset(&g, 6), 0);
+	assert_false(mx_got_have(&g, 0));
+	assert_int_equal(mx_got_side(&g, 0, &w, true), 0);
+	assert_int_equal(mx_got_side(&g, 0, &t, false), 0);
+	assert_int_equal(mx_got_status(&g, 0), RP_ST_OK);       /* the writer's stands */
+	assert_memory_equal(mx_got_get(&g, 0, &out), &w, sizeof(w));
+	assert_int_equal(mx_got_side(&g, 1, &t, false), 0);
+	assert_int_equal(mx_got_side(&g, 1, &w, true), 0);
+	assert_int_equal(mx_got_status(&g, 1), RP_ST_OK);       /* the writer's replaces the target's */
+	assert_int_equal(mx_got_side(&g, 2, &w, true), 0);
+	assert_int_equal(mx_got_side(&g, 2, &x, false), 0);
+	assert_int_equal(mx_got_status(&g, 2), RP_ST_INTERRUPTED);
+	assert_int_equal(mx_got_side(&g, 2, &w, true), 0);
+	assert_int_equal(mx_got_status(&g, 2), RP_ST_INTERRUPTED);   /* and stays */
+	assert_true(mx_got_bytes(&g) < sizeof(struct rp_pair_result));   /* three results held, packed */
+	assert_int_equal(mx_got_reset(&g, 2), 0);
+	assert_false(mx_got_have(&g, 0) || mx_got_have(&g, 1) || mx_got_have(&g, 2));
+	mx_got_fini(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_and_bound),
+		cmocka_unit_test(test_unpack_refuses_what_is_not_one_result),
+		cmocka_unit_test(test_report_checks),
+		cmocka_unit_test(test_got_keeps_the_view_that_wins),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
