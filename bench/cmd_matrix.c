@@ -87,6 +87,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "sweep", 0, RP_OPT_U64, &o->sweep, 1, 4096, "W", "reachability first: probe every pair, W of an endpoint's at once; the unreachable leave the bandwidth rounds", NULL },
 		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every measured direction to FILE as JSON Lines, as it arrives", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
+		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list one by one: all, notable (failed, flaky, warned; the rest counted), auto (all up to 100000 directions; default)", NULL },
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
 		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (90s, 10m, 1h): the pattern at -s, else at a smaller -s (down to 1M), else the largest sample:K; the report states the coverage", &o->budget_seen },
@@ -128,6 +129,15 @@ static int opts_check(struct mx_opts *o)
 	if (o->concurrent_rails && o->pattern.kind != RP_PATTERN_RAIL) {
 		fprintf(stderr, "rdmaprobe matrix: --concurrent-rails loads every rail of a node at once, so it needs "
 				"--pattern rail (got %s)\n", o->pattern_text);
+		return RP_EXIT_USAGE;
+	}
+	if (o->list_pairs_s && rp_list_mode_parse(o->list_pairs_s, &o->list_pairs) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->list_pairs_s);
+		return RP_EXIT_USAGE;
+	}
+	if (o->list_pairs == RP_LIST_NOTABLE && o->ops.baseline) {
+		fprintf(stderr, "rdmaprobe matrix: --baseline compares every pair with the baseline: it needs --list-pairs all "
+				"(or auto), not notable\n");
 		return RP_EXIT_USAGE;
 	}
 	if (o->jsonl && (!o->jsonl[0] || strcmp(o->jsonl, "-") == 0)) {
@@ -575,6 +585,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 		.startup_s = F->t0 - o->t_start, .pattern_requested = o->pattern_req_text,
 		.budget_s = o->budget_seen ? o->budget : 0,
+		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F->sched), o->ops.baseline != NULL),
 	};
 	F->jsonl.fd = -1;
 	if (F->run.ctx.rank == 0 && o->jsonl) {
@@ -584,7 +595,13 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		if (rp_jsonl_open(&F->jsonl, o->jsonl, &info, false) != 0)
 			fprintf(stderr, "rdmaprobe matrix: --jsonl %s: not streaming (see above); the other reports are written\n",
 				o->jsonl);
+		else
+			F->out.jsonl = o->jsonl;
 	}
+	if (F->run.ctx.rank == 0 && F->out.list_notable)
+		fprintf(stderr, "rdmaprobe matrix: the reports list the notable pairs only (failed, flaky, warned) and count "
+				"the passes%s (--list-pairs all lists every one)\n",
+			F->out.jsonl ? "; every pair is in the --jsonl stream" : "");
 	if (F->run.ctx.rank == 0) {
 		F->run.ctx.flush = files_flush;
 		F->run.ctx.flush_arg = F;

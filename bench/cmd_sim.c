@@ -49,7 +49,8 @@ static const char usage_text[] =
 struct sim_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_verdict vc;
-	const char *transport, *model, *pattern_s, *html, *junit;
+	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s;
+	enum rp_list_mode list_pairs;
 	bool summary;
 	uint64_t seed, sweep;
 	struct rp_pattern pattern;
@@ -84,6 +85,10 @@ static int sim_opts_check(struct sim_opts *o)
 		return RP_EXIT_USAGE;
 	}
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
+	if (o->list_pairs_s && rp_list_mode_parse(o->list_pairs_s, &o->list_pairs) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->list_pairs_s);
+		return RP_EXIT_USAGE;
+	}
 	if (o->eng.bidir || o->eng.all) {
 		fprintf(stderr, "rdmaprobe matrix: --transport sim does not model %s\n", o->eng.bidir ? "--bidir" : "--all");
 		return RP_EXIT_USAGE;
@@ -125,6 +130,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
 		{ "sweep", 0, RP_OPT_U64, &o->sweep, 1, 4096, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once", NULL },
+		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list (matrix --list-pairs): all, notable, auto (default)", NULL },
 	};
 
 	memcpy(table + n, mine, sizeof(mine));
@@ -366,6 +372,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F,
+		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), false),
 	};
 	if (F.S.c->rank == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, %d rank%s, pattern %s: %zu rounds, "

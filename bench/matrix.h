@@ -14,6 +14,7 @@
 #include "mx_results.h"
 #include "mx_sweep.h"
 #include "mx_table.h"
+#include "pairs_list.h"
 #include "ops_cli.h"
 #include "result.h"
 #include "schedule.h"
@@ -35,6 +36,8 @@ struct mx_out {
 	size_t rounds_done, n_rounds;
 	double started_wall, elapsed_s;
 	const char *json, *csv, *html, *junit;
+	bool list_notable;            /* the reports list only the notable pairs (lib/pairs_list.h) */
+	const char *jsonl;            /* --jsonl: where every pair is (named in the reports); NULL none */
 	bool summary_only;            /* per-node summary instead of the grid */
 	unsigned max_retest;          /* --retest */
 	size_t retest_rounds;         /* extra rounds run */
@@ -69,6 +72,8 @@ struct mx_opts {
 	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
 	const char *jsonl;            /* --jsonl: every measured direction streamed (report_jsonl.h) */
 	uint64_t sweep;               /* --sweep W: reachability first, W of an endpoint's pairs at once; 0 none */
+	const char *list_pairs_s;     /* --list-pairs all|notable|auto */
+	enum rp_list_mode list_pairs;
 	bool per_gpu, plan, summary;
 	bool concurrent_rails;        /* --concurrent-rails */
 	const char *conc_drop_s;      /* --concurrent-drop */

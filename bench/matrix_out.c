@@ -27,7 +27,7 @@ static void jset(json_t *obj, const char *key, json_t *val, bool *bad)
 }
 
 /* "matrix": how the run was scheduled and how far it got; "verdict"; "nodes". */
-static int json_extend(json_t *root, const struct mx_out *o, const struct rp_verdict *v)
+static int json_extend(json_t *root, const struct mx_out *o, const struct rp_verdict *v, size_t n_listed)
 {
 	json_t *m = json_object(), *eps = json_array(), *vj = json_object(), *nodes = json_array();
 	char name[RP_NAME_MAX + 16];
@@ -41,6 +41,10 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 
 		if (j && x->no_port[0])
 			jset(j, "no_port", json_string(x->no_port), &bad);
+		if (j && e < v->n_eps) {      /* its directions, as the verdict counted them (listed or not) */
+			jset(j, "pairs", json_integer((json_int_t)v->eps[e].pairs), &bad);
+			jset(j, "failed", json_integer((json_int_t)v->eps[e].failed), &bad);
+		}
 
 		if (!j || json_array_append_new(eps, j) != 0)
 			bad = true;
@@ -57,6 +61,10 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 			   (json_int_t)o->sweep->rounds, "unreachable", (json_int_t)o->sweep->n_dead, "flaky",
 			   (json_int_t)o->sweep->n_flaky, "cleared", (json_int_t)o->sweep->n_cleared, "screen_s",
 			   o->sweep->screen_s > 0 ? json_real(o->sweep->screen_s) : json_null()) : json_null(), &bad);
+	jset(m, "pairs_listed", json_pack("{s:s, s:I, s:I, s:I, s:o}", "which", o->list_notable ? "notable" : "all",
+					   "listed", (json_int_t)n_listed, "total", (json_int_t)o->results->n,
+					   "not_listed", (json_int_t)(o->results->n - n_listed), "every_pair_in",
+					   o->jsonl ? json_string(o->jsonl) : json_null()), &bad);
 	jset(m, "interrupted", json_boolean(o->stop_sig != 0), &bad);
 	jset(m, "signal", o->stop_sig ? json_integer(o->stop_sig) : json_null(), &bad);
 	jset(m, "elapsed_s", json_real(o->elapsed_s), &bad);
@@ -211,8 +219,9 @@ static int html_write(const struct mx_out *o, const struct rp_matrix_view *mv)
 	return rc;
 }
 
+/* judged: every pair (the concurrent pairs' solo results index it); listed: the pairs the files list. */
 static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pairs *judged,
-		       const struct rp_verdict *v, bool final)
+		       const struct rp_pairs *listed, const struct rp_verdict *v, bool final)
 {
 	int status = 0;
 
@@ -220,7 +229,7 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
 					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
 		/* the pairs are streamed into the file, never all in one tree (a run keeps millions) */
-		json_t *root = rp_report_json_head_of(&info, judged);
+		json_t *root = rp_report_json_head_of(&info, judged);   /* its summary counts every pair */
 		json_t *bl = final && o->ops ? rp_cli_ops_baseline_json(o->ops) : NULL;
 		bool bad = false;
 
@@ -233,15 +242,15 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 			bad = bad || json_object_set_new(root, "simulated", json_true()) != 0 ||
 			      json_object_set_new(root, "fabric_model", json_string(o->simulated)) != 0 ||
 			      (o->json_more && o->json_more(root, o->json_more_arg) != 0);
-		if (!root || bad || json_extend(root, o, v) != 0 || nccl_json(root, o) != 0 ||
+		if (!root || bad || json_extend(root, o, v, listed->n) != 0 || nccl_json(root, o) != 0 ||
 		    (mv->conc && conc_json(root, mv->conc, judged) != 0) ||
-		    rp_report_write_json_of(root, judged, o->json) != 0) {
+		    rp_report_write_json_of(root, listed, o->json) != 0) {
 			write_failed(o, o->json, final);
 			status = RP_EXIT_ENV;
 		}
 		json_decref(root);
 	}
-	if (o->csv && rp_report_write_csv_of(judged, o->csv) != 0) {
+	if (o->csv && rp_report_write_csv_of(listed, o->csv) != 0) {
 		write_failed(o, o->csv, final);
 		status = RP_EXIT_ENV;
 	}
@@ -337,18 +346,28 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 		free(eps);
 		return RP_EXIT_ENV;
 	}
-	all = whole_copy(o, &judged, v_out != NULL, &oom);
+	/* --list-pairs notable: the files list what the verdict left notable, and count the rest */
+	struct rp_pairs_listed lst = { 0 };
+	struct rp_pairs listed = judged;
+
+	if (o->list_notable) {
+		oom = rp_pairs_list_notable(&lst, &judged, mr->pair_eps) != 0;
+		listed = rp_pairs_listed_view(&lst);
+	}
+	all = oom ? NULL : whole_copy(o, &listed, v_out != NULL, &oom);
 	struct rp_matrix_view mv = {
 		.title = o->cmd_line, .version = rp_version_string(), .pattern = o->pattern, .eps = eps,
-		.n_eps = o->n_eps, .pair_eps = mr->pair_eps, .res = all, .pairs = &judged, .n = mr->n, .verdict = &v,
-		.rounds_done = o->rounds_done, .n_rounds = o->n_rounds, .elapsed_s = o->elapsed_s,
-		.drift = o->drift,
+		.n_eps = o->n_eps, .pair_eps = o->list_notable ? lst.pair_eps : mr->pair_eps, .res = all,
+		.pairs = &listed, .n = listed.n, .verdict = &v, .rounds_done = o->rounds_done, .n_rounds = o->n_rounds,
+		.elapsed_s = o->elapsed_s, .drift = o->drift, .n_unlisted = mr->n - listed.n,
+		.unlisted_in = o->jsonl,
 	};
 	struct mx_conc_judged cj;
 
 	if (oom || conc_judge(o, &judged, &cj) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
 		rp_verdict_fini(&v);
+		rp_pairs_listed_fini(&lst);
 		free(all);
 		free(eps);
 		return RP_EXIT_ENV;
@@ -357,8 +376,9 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 
 	if (v_out && all && o->ops && rp_cli_ops_baseline_judge(o->ops, "matrix", o->cfg, all, mr->n) != 0)
 		status = RP_EXIT_ENV;
-	status = files_write(o, &mv, &judged, &v, v_out != NULL) ? RP_EXIT_ENV : status;
+	status = files_write(o, &mv, &judged, &listed, &v, v_out != NULL) ? RP_EXIT_ENV : status;
 	conc_judged_fini(&cj);
+	rp_pairs_listed_fini(&lst);
 	if (v_out) {
 		*v_out = v;
 		*judged_p = true;

@@ -357,15 +357,14 @@ static json_t *summary_json(const struct rp_pairs *ps, const char **bad)
 {
 	size_t ok = 0, counts[RP_CONFIRM_COUNT_] = { 0 }, warned = 0, n = ps->n;
 	json_t *o = json_object();
-	struct rp_pair_result tmp;
+	struct rp_pair_peek pk;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
-
-		ok += r->status == RP_ST_OK;
-		if ((unsigned)r->confirm < RP_CONFIRM_COUNT_)
-			counts[r->confirm]++;
-		warned += r->warnings != 0;
+		rp_pairs_peek(ps, i, &pk);   /* a store's record answers without building the pair */
+		ok += pk.status == RP_ST_OK;
+		if ((unsigned)pk.confirm < RP_CONFIRM_COUNT_)
+			counts[pk.confirm]++;
+		warned += pk.warnings != 0;
 	}
 	set(o, "pairs", json_integer((json_int_t)n), bad);
 	set(o, "ok", json_integer((json_int_t)ok), bad);

@@ -74,8 +74,14 @@ static void summary_section(const struct rp_html_layout *lo, struct rp_sb *sb)
 			       mv->conc->res[i].status != RP_ST_NO_PORT;  /* (a missing port fails its solo pairs) */
 	rp_sb_puts(sb, "<h1>rdmaprobe matrix</h1>\n<p id=\"summary\">");
 	rp_sb_printf(sb, "<span class=\"%s\">%s</span>: %zu pairs measured, %zu failed (%zu not confirmed), %zu flaky; ",
-		     failed || conc_failed ? "bad" : "good", failed || conc_failed ? "FAIL" : "PASS", mv->n, failed,
-		     unconfirmed, flaky);
+		     failed || conc_failed ? "bad" : "good", failed || conc_failed ? "FAIL" : "PASS", mv->n + mv->n_unlisted,
+		     failed, unconfirmed, flaky);
+	if (mv->n_unlisted) {
+		rp_sb_printf(sb, "only the %zu notable pairs are on this page, the %zu plain passes are counted (", mv->n,
+			     mv->n_unlisted);
+		rp_sb_xml(sb, mv->unlisted_in ? mv->unlisted_in : "not written: --jsonl FILE has every pair");
+		rp_sb_puts(sb, "); ");
+	}
 	if (mv->conc)
 		rp_sb_printf(sb, "%zu concurrent rail pairs, %zu failed under load; ", mv->conc->n, conc_failed);
 	rp_sb_printf(sb, "%zu endpoints on %zu nodes; round %zu of %zu; pattern <code>", mv->n_eps, lo->n_nodes,

@@ -129,6 +129,15 @@ static void pair_case(struct rp_sb *sb, const struct rp_pair_result *r)
 		fail_out(sb, r);
 }
 
+/* The plain passes a report does not list one by one (lib/pairs_list.h): one passing case. */
+static void unlisted_case(struct rp_sb *sb, const struct rp_matrix_view *mv)
+{
+	rp_sb_printf(sb, "    <testcase classname=\"pairs\" name=\"%zu more directions passed\" time=\"0\">\n"
+		     "      <system-out>passed, not listed one by one here (--list-pairs notable): ", mv->n_unlisted);
+	rp_sb_xml(sb, mv->unlisted_in ? mv->unlisted_in : "--jsonl FILE has every pair");
+	rp_sb_puts(sb, "</system-out>\n    </testcase>\n");
+}
+
 /* One test case per node: fails when some of its adapters are to be drained. */
 static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const struct rp_verdict_node *nd)
 {
@@ -161,7 +170,7 @@ static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const s
  * -ENOMEM (sb ran out of memory). */
 static int junit_emit(const struct rp_matrix_view *mv, struct rp_sb *sb, struct rp_atomic_file *af)
 {
-	size_t failures = 0, tests = mv->n, node_fail = 0;
+	size_t failures = 0, tests = mv->n + (mv->n_unlisted > 0), node_fail = 0;
 	struct rp_pair_result tmp;
 
 	for (size_t i = 0; i < mv->n; i++)
@@ -189,6 +198,8 @@ static int junit_emit(const struct rp_matrix_view *mv, struct rp_sb *sb, struct 
 		if (af && sb->len >= RP_JUNIT_CHUNK && rp_sb_drain(sb, af) != 0)
 			return -ENOMEM;
 	}
+	if (mv->n_unlisted)
+		unlisted_case(sb, mv);
 	for (size_t k = 0; mv->verdict && k < mv->verdict->n_nodes; k++)
 		node_case(sb, mv, &mv->verdict->nodes[k]);
 	rp_sb_puts(sb, "  </testsuite>\n</testsuites>\n");

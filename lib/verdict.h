@@ -133,6 +133,9 @@ struct rp_matrix_view {
 	double elapsed_s;
 	const struct rp_drift *drift; /* `drift` warnings across the endpoints (lib/drift.h); NULL none */
 	const struct rp_matrix_conc *conc;   /* matrix --concurrent-rails; NULL none */
+	size_t n_unlisted;            /* plain passes measured but not among the n (lib/pairs_list.h): the
+	                               * writers count them; 0 when every pair is listed */
+	const char *unlisted_in;      /* where each of them is (the --jsonl file); NULL nowhere */
 };
 
 /* Pair i (< mv->n) of a view: from mv->pairs when set, else mv->res; built in tmp when it must be. */

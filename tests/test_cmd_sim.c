@@ -124,6 +124,71 @@ static void test_simulated_everywhere(void **state)
 	free(html);
 }
 
+/* --list-pairs notable: the files list the two dead directions and count the 54 passes; the
+ * verdict, the summary and each endpoint's counts are those of every pair. Before, every pair was
+ * listed whatever the run's size (at 1,024 x 8 rail: a 6.7 GB JSON rewritten between rounds). */
+static void test_list_notable(void **state)
+{
+	char mpath[512], path[600];
+	const char *d = rp_test_tmpdir();
+	json_error_t jerr;
+	json_t *root, *listed, *ep;
+	size_t i, pairs = 0, failed = 0;
+	char *text;
+	int lines = 0;
+
+	(void)state;
+	file_put("m.txt", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 "
+					 "--list-pairs notable --json '%s/n.json' --csv '%s/n.csv' --junit '%s/n.xml' "
+					 "2>/dev/null", mpath, d, d, d), 1);
+	assert_non_null(strstr(out, "\nSIMULATED FAIL: 54 of 56 pairs ok, 2 failed"));
+	snprintf(path, sizeof(path), "%s/n.json", d);
+	root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	assert_int_equal(json_array_size(rp_test_key(root, "pairs")), 2);
+	assert_string_equal(json_string_value(rp_test_key(json_array_get(rp_test_key(root, "pairs"), 0), "status")),
+			    "retry_exceeded");
+	listed = rp_test_key(rp_test_key(root, "matrix"), "pairs_listed");
+	assert_string_equal(json_string_value(rp_test_key(listed, "which")), "notable");
+	assert_int_equal(json_integer_value(rp_test_key(listed, "listed")), 2);
+	assert_int_equal(json_integer_value(rp_test_key(listed, "total")), 56);
+	assert_int_equal(json_integer_value(rp_test_key(listed, "not_listed")), 54);
+	assert_int_equal(json_integer_value(rp_test_key(rp_test_key(root, "summary"), "pairs")), 56);
+	assert_int_equal(json_integer_value(rp_test_key(rp_test_key(root, "verdict"), "ok")), 54);
+	json_array_foreach(rp_test_key(rp_test_key(root, "matrix"), "endpoints"), i, ep) {
+		pairs += (size_t)json_integer_value(rp_test_key(ep, "pairs"));
+		failed += (size_t)json_integer_value(rp_test_key(ep, "failed"));
+	}
+	assert_int_equal(pairs, 2 * 56);      /* each direction counts at both of its endpoints */
+	assert_int_equal(failed, 2 * 2);
+	json_decref(root);
+	snprintf(path, sizeof(path), "%s/n.csv", d);
+	text = file_get(path);
+	for (const char *p = text; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	assert_int_equal(lines, 1 + 2);       /* the header and the two listed pairs */
+	free(text);
+	snprintf(path, sizeof(path), "%s/n.xml", d);
+	text = file_get(path);
+	assert_non_null(strstr(text, "name=\"54 more directions passed\""));
+	assert_non_null(strstr(text, "tests=\"7\" failures=\"2\""));   /* 2 pairs, the passes, 4 nodes */
+	free(text);
+	/* 56 directions are under auto's threshold: every pair listed */
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 "
+					 "--json '%s/a2.json' 2>/dev/null", mpath, d), 1);
+	snprintf(path, sizeof(path), "%s/a2.json", d);
+	root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	assert_int_equal(json_array_size(rp_test_key(root, "pairs")), 56);
+	assert_string_equal(json_string_value(rp_test_key(rp_test_key(rp_test_key(root, "matrix"), "pairs_listed"),
+							      "which")), "all");
+	json_decref(root);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --list-pairs some "
+					 "2>&1", mpath), 2);
+	assert_non_null(strstr(out, "--list-pairs some: one of all, notable, auto"));
+}
+
 static void test_bad_input(void **state)
 {
 	char mpath[512];
@@ -224,6 +289,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulated_everywhere),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_mpi_ranks_same_findings),
 	};
 
