@@ -77,6 +77,7 @@ for run in $RUNS; do
 	proj=$(sed -n 's/.*projected wall time \([0-9.]*\) s = rounds \([0-9.]*\) s + rank 0 writing reports \([0-9.]*\) s (\([0-9]*\) writes) + final verdict and reports \([0-9.]*\) s.*/\1|\2|\3 (\4)|\5/p' "$RAW/$name.out")
 	rounds=$(sed -n 's/^SIMULATED rounds: \([0-9]*\) planned + \([0-9]*\) retest.* \([0-9]*\) results kept.*/\1 + \2|\3/p' "$RAW/$name.out")
 	cpu=$(sed -n 's/^SIMULATED rank 0: peak RSS \([0-9.]*\) MiB, CPU \([0-9.]*\) s (report writes \([0-9.]*\) s, final \([0-9.]*\) s.*/\1|\2 (\3 writing, \4 final)/p' "$RAW/$name.out")
+	heap=$(sed -n 's/^SIMULATED rank 0: heap in use at most \([0-9.]*\) MiB.*/\1/p' "$RAW/$name.out")
 	sizes=$(sed -n 's/^SIMULATED report sizes (bytes): json \(-*[0-9]*\), csv \(-*[0-9]*\), html \(-*[0-9]*\), junit \(-*[0-9]*\)/\1 \/ \2 \/ \3 \/ \4/p' "$RAW/$name.out")
 	verdict=$(grep -o '^SIMULATED \(PASS\|FAIL\): [0-9]* of [0-9]* pairs ok, [0-9]* failed' "$RAW/$name.out" | sed 's/^SIMULATED //')
 	wall=$(grep -o 'wall [0-9.]* s' "$RAW/$name.err" | tail -1)
@@ -85,9 +86,9 @@ for run in $RUNS; do
 		why=$(grep -o 'watchdog: .*' "$RAW/$name.err" | head -1)
 		[ -z "$why" ] && [ "$rc" = 124 ] && why="stopped at the ${TIMEOUT} s limit"
 		[ -z "$why" ] && why="exit $rc"
-		rows+=("| $name | DID NOT FINISH: $why; last progress: ${last:-none} | | | | | | $wall |")
+		rows+=("| $name | DID NOT FINISH: $why; last progress: ${last:-none} | | | | | | | $wall |")
 	else
-		rows+=("| $name | $proj | $rounds | $cpu | $sizes | $verdict | $wall |")
+		rows+=("| $name | $proj | $rounds | $cpu | ${heap:--} | $sizes | $verdict | $wall |")
 	fi
 done
 
@@ -116,9 +117,12 @@ done
 	echo "front end's rule, at most a fifth of the time, on the virtual clock) + the final verdict and"
 	echo "reports. Start-up (discovery, the exchange) is not included. CPU and RSS are the whole process:"
 	echo "rank 0 plus every rank's sides (one thread per pair per round), so more than a real rank 0."
+	echo "Heap = rank 0's heap in use (mallinfo2), at its highest of the samples taken after every round"
+	echo "and sweep round and in the middle of every JSON write (the verdict held): what a real rank 0"
+	echo "holds, with every rank's sides' heap of a round (their packed results) but not their threads."
 	echo
-	echo "| run | projected wall s | rounds s | writes s (count) | final s | rounds planned + retest | results kept | rank-0 peak RSS MiB | CPU s | report bytes json / csv / html / junit | verdict | real wall |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| run | projected wall s | rounds s | writes s (count) | final s | rounds planned + retest | results kept | process peak RSS MiB | CPU s | rank-0 heap MiB | report bytes json / csv / html / junit | verdict | real wall |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for r in "${rows[@]}"; do echo "$r"; done
 	echo
 	echo "Logs: results/$NAME-raw/RUN.out (stdout without the per-node lines) and RUN.err (progress, GNU time)."
