@@ -301,12 +301,12 @@ static void conc_judged_fini(struct mx_conc_judged *cj)
 	free(cj->ratio);
 }
 
-/* --html, --prom and --baseline read every pair at once: they get a whole copy for their write
- * (O(pairs) while it lasts; the JSON, CSV, JUnit and the text build one pair at a time). NULL when
- * none of them is asked for, or out of memory (*oom). */
+/* --prom and --baseline read the listed pairs as one array: they get a whole copy for their write
+ * (O(listed pairs) while it lasts; the JSON, CSV, HTML, JUnit and the text read one pair at a time).
+ * NULL when neither is asked for, or out of memory (*oom). */
 static struct rp_pair_result *whole_copy(const struct mx_out *o, const struct rp_pairs *ps, bool final, bool *oom)
 {
-	bool want = o->html || (o->ops && (o->ops->prom || (final && o->ops->baseline)));
+	bool want = o->ops && (o->ops->prom || (final && o->ops->baseline));
 	struct rp_pair_result *all = want ? malloc((ps->n ? ps->n : 1) * sizeof(*all)) : NULL;
 
 	*oom = want && !all;
@@ -360,7 +360,7 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 		.n_eps = o->n_eps, .pair_eps = o->list_notable ? lst.pair_eps : mr->pair_eps, .res = all,
 		.pairs = &listed, .n = listed.n, .verdict = &v, .rounds_done = o->rounds_done, .n_rounds = o->n_rounds,
 		.elapsed_s = o->elapsed_s, .drift = o->drift, .n_unlisted = mr->n - listed.n,
-		.unlisted_in = o->jsonl,
+		.unlisted_in = o->jsonl, .every = &judged,
 	};
 	struct mx_conc_judged cj;
 

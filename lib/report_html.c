@@ -61,13 +61,14 @@ static void page_head(const struct rp_matrix_view *mv, const struct rp_html_opts
 
 static void summary_section(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
+	struct rp_pair_result pr_tmp;
 	const struct rp_matrix_view *mv = lo->mv;
 	size_t failed = 0, flaky = 0, unconfirmed = 0, conc_failed = 0;
 
 	for (size_t i = 0; i < mv->n; i++) {
-		failed += mv->res[i].status != RP_ST_OK;
-		flaky += mv->res[i].confirm == RP_CONFIRM_FLAKY;
-		unconfirmed += mv->res[i].confirm == RP_CONFIRM_UNCONFIRMED;
+		failed += rp_matrix_view_pair(mv, i, &pr_tmp)->status != RP_ST_OK;
+		flaky += rp_matrix_view_pair(mv, i, &pr_tmp)->confirm == RP_CONFIRM_FLAKY;
+		unconfirmed += rp_matrix_view_pair(mv, i, &pr_tmp)->confirm == RP_CONFIRM_UNCONFIRMED;
 	}
 	for (size_t i = 0; mv->conc && i < mv->conc->n; i++)
 		conc_failed += mv->conc->res[i].status != RP_ST_OK &&   /* a pair that fails under load fails the run */
@@ -113,6 +114,7 @@ static int sorted_pair_cmp(const void *a, const void *b)
  * or warned), in display order: sources in natural order, then destinations. NULL when out of memory. */
 static size_t *pairs_sorted(const struct rp_html_layout *lo, bool failures, size_t *n_p)
 {
+	struct rp_pair_result pr_tmp;
 	const struct rp_matrix_view *mv = lo->mv;
 	struct sorted_pair *sp = malloc((mv->n ? mv->n : 1) * sizeof(*sp));
 	size_t *idx = malloc((mv->n ? mv->n : 1) * sizeof(*idx)), n = 0;
@@ -123,7 +125,7 @@ static size_t *pairs_sorted(const struct rp_html_layout *lo, bool failures, size
 		return NULL;
 	}
 	for (size_t i = 0; i < mv->n; i++) {
-		const struct rp_pair_result *r = &mv->res[i];
+		const struct rp_pair_result *r = rp_matrix_view_pair(mv, i, &pr_tmp);
 		bool want = failures ? r->status != RP_ST_OK
 				     : r->status == RP_ST_OK && (r->confirm == RP_CONFIRM_FLAKY || r->warnings);
 
@@ -163,12 +165,13 @@ static void cause_line(const struct rp_html_layout *lo, struct rp_sb *sb, size_t
 		       size_t n_fail, long g, bool all)
 {
 	const struct rp_verdict *v = lo->mv->verdict;
+	struct rp_pair_result pr_tmp;
 	size_t n = 0, by_st[RP_ST_COUNT_] = { 0 }, top = 0;
 
 	for (size_t k = 0; k < n_fail; k++)
 		if (grp[k] == g) {
 			n++;
-			by_st[lo->mv->res[fail[k]].status]++;
+			by_st[rp_matrix_view_pair(lo->mv, fail[k], &pr_tmp)->status]++;
 		}
 	for (int s = 0; s < RP_ST_COUNT_; s++)
 		if (by_st[s] > by_st[top])
@@ -334,9 +337,10 @@ static void pair_notes(struct rp_sb *sb, const struct rp_pair_result *r)
 
 static void failures_section(const struct rp_html_layout *lo, struct rp_sb *sb, const size_t *fail, size_t n_fail)
 {
+	struct rp_pair_result pr_tmp;
 	rp_sb_puts(sb, "<h2>Failures</h2>\n<ol id=\"failures\">\n");
 	for (size_t k = 0; k < n_fail && k < RP_HTML_LIST_MAX; k++) {
-		const struct rp_pair_result *r = &lo->mv->res[fail[k]];
+		const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, fail[k], &pr_tmp);
 
 		rp_sb_puts(sb, "<li class=\"failure\">");
 		rp_html_ep(sb, &r->src);
@@ -361,6 +365,7 @@ static void failures_section(const struct rp_html_layout *lo, struct rp_sb *sb, 
 /* Pairs that passed with something to say: flaky (failed, then passed on a retest) or warned. */
 static void warnings_section(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
+	struct rp_pair_result pr_tmp;
 	size_t n = 0, *w = pairs_sorted(lo, false, &n);
 
 	if (!w || !n) {
@@ -369,7 +374,7 @@ static void warnings_section(const struct rp_html_layout *lo, struct rp_sb *sb)
 	}
 	rp_sb_puts(sb, "<h2>Warnings</h2>\n<ol id=\"warnings\">\n");
 	for (size_t k = 0; k < n && k < RP_HTML_LIST_MAX; k++) {
-		const struct rp_pair_result *r = &lo->mv->res[w[k]];
+		const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, w[k], &pr_tmp);
 
 		rp_sb_puts(sb, "<li class=\"warning\">");
 		rp_html_ep(sb, &r->src);

@@ -114,6 +114,7 @@ static void node_cells_fini(struct node_cells *nc)
 
 static int node_cells_init(const struct rp_html_layout *lo, struct node_cells *nc)
 {
+	struct rp_pair_result pr_tmp;
 	size_t N = lo->n_nodes;
 
 	nc->c = malloc(2 * N * N);
@@ -128,7 +129,7 @@ static int node_cells_init(const struct rp_html_layout *lo, struct node_cells *n
 		size_t s = lo->node_of[sp], d = lo->node_of[dp], k = s * N + d;
 
 		nc->cnt[2 * k]++;
-		nc->cnt[2 * k + 1] += lo->mv->res[i].status != RP_ST_OK;
+		nc->cnt[2 * k + 1] += rp_matrix_view_pair(lo->mv, i, &pr_tmp)->status != RP_ST_OK;
 		if (q_rank(lo->q[i]) < q_rank(nc->c[2 * k])) {
 			nc->c[2 * k] = lo->q[i];
 			nc->worst[k] = (uint16_t)((sp - lo->node_first[s]) << 8 | (dp - lo->node_first[d]));
@@ -219,7 +220,8 @@ static void node_detail(const struct rp_html_layout *lo, struct rp_sb *sb, const
 
 static void problem_pair(const struct rp_html_layout *lo, struct rp_sb *sb, size_t i, bool first)
 {
-	const struct rp_pair_result *r = &lo->mv->res[i];
+	struct rp_pair_result pr_tmp;
+	const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &pr_tmp);
 
 	rp_sb_printf(sb, "%s[%zu,%zu,%d,%d,%u,%u,", first ? "" : ",", rp_html_src_pos(lo, i), rp_html_dst_pos(lo, i),
 		     (int)r->status, (int)r->confirm, r->warnings, r->n_attempts);
@@ -250,12 +252,13 @@ static void problem_pair(const struct rp_html_layout *lo, struct rp_sb *sb, size
 /* Failed pairs first, then passing pairs with warnings, at most RP_HTML_PROBLEM_MAX. */
 static void problem_pairs(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
+	struct rp_pair_result pr_tmp;
 	size_t n = 0, all = 0;
 
 	rp_sb_puts(sb, ",\"pp\":[");
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < lo->mv->n; i++) {
-			const struct rp_pair_result *r = &lo->mv->res[i];
+			const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &pr_tmp);
 			uint32_t w = r->warnings | (r->reverse.measured ? r->reverse.warnings : 0);
 			bool want = pass == 0 ? r->status != RP_ST_OK
 					      : r->status == RP_ST_OK && (w || r->confirm != RP_CONFIRM_NONE);

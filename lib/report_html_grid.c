@@ -124,6 +124,7 @@ static bool fabric_one(struct rp_html_layout *lo, const struct fab_rate *fr, siz
  * fabrics where the link rate means nothing (their ports' link rates are then not used). */
 static int fabric_medians(struct rp_html_layout *lo)
 {
+	struct rp_pair_result pr_tmp;
 	const struct rp_matrix_view *mv = lo->mv;
 	struct fab_rate *fr = malloc((mv->n ? mv->n : 1) * sizeof(*fr));
 	double *by_fab = calloc(lo->n_eps ? lo->n_eps : 1, sizeof(*by_fab)), *tmp = malloc(2 * (mv->n ? mv->n : 1) * sizeof(*tmp));
@@ -140,8 +141,10 @@ static int fabric_medians(struct rp_html_layout *lo)
 	for (size_t i = 0; i < mv->n; i++) {
 		uint32_t s = mv->pair_eps[2 * i], d = mv->pair_eps[2 * i + 1];
 
-		if (moved(&mv->res[i]) && isfinite(mv->res[i].gbps) && mv->res[i].gbps > 0)
-			fr[n++] = (struct fab_rate){ fabric_of(mv, s), mv->res[i].gbps,
+		const struct rp_pair_result *r = rp_matrix_view_pair(mv, i, &pr_tmp);
+
+		if (moved(r) && isfinite(r->gbps) && r->gbps > 0)
+			fr[n++] = (struct fab_rate){ fabric_of(mv, s), r->gbps,
 						     lo->link[s] > 0 && lo->link[d] > 0 ? fmin(lo->link[s], lo->link[d]) : 0 };
 	}
 	qsort(fr, n, sizeof(*fr), fab_rate_cmp);
@@ -164,9 +167,10 @@ static int fabric_medians(struct rp_html_layout *lo)
 
 double rp_html_expected(const struct rp_html_layout *lo, size_t i)
 {
+	struct rp_pair_result pr_tmp;
 	uint32_t s = lo->mv->pair_eps[2 * i], d = lo->mv->pair_eps[2 * i + 1];
 
-	if (lo->link[s] > 0 && lo->link[d] > 0 && !(lo->mv->res[i].warnings & (1u << RP_PW_NOMINAL_RATE)))
+	if (lo->link[s] > 0 && lo->link[d] > 0 && !(rp_matrix_view_pair(lo->mv, i, &pr_tmp)->warnings & (1u << RP_PW_NOMINAL_RATE)))
 		return lo->link[s] < lo->link[d] ? lo->link[s] : lo->link[d];
 	return lo->median[s] > 0 ? lo->median[s] : lo->median[d];
 }
@@ -183,7 +187,8 @@ size_t rp_html_dst_pos(const struct rp_html_layout *lo, size_t i)
 
 static uint8_t share_of(const struct rp_html_layout *lo, size_t i)
 {
-	const struct rp_pair_result *r = &lo->mv->res[i];
+	struct rp_pair_result pr_tmp;
+	const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &pr_tmp);
 	double exp = rp_html_expected(lo, i), pct;
 
 	if (!moved(r))
@@ -208,6 +213,7 @@ void rp_html_layout_fini(struct rp_html_layout *lo)
 
 int rp_html_layout_init(struct rp_html_layout *lo, const struct rp_matrix_view *mv)
 {
+	struct rp_pair_result pr_tmp;
 	size_t n = mv->n_eps, m = n ? n : 1;
 
 	memset(lo, 0, sizeof(*lo));
@@ -248,7 +254,7 @@ int rp_html_layout_init(struct rp_html_layout *lo, const struct rp_matrix_view *
 		uint32_t s = mv->pair_eps[2 * i], d = mv->pair_eps[2 * i + 1];
 
 		lo->q[i] = share_of(lo, i);
-		if (lo->link[s] > 0 && lo->link[d] > 0 && !(mv->res[i].warnings & (1u << RP_PW_NOMINAL_RATE)))
+		if (lo->link[s] > 0 && lo->link[d] > 0 && !(rp_matrix_view_pair(mv, i, &pr_tmp)->warnings & (1u << RP_PW_NOMINAL_RATE)))
 			lo->n_by_link++;
 		else
 			lo->n_by_median++;
@@ -358,7 +364,8 @@ static void verdict_text(struct rp_sb *sb, const struct rp_pair_result *r)
 
 void rp_html_pair_detail(const struct rp_html_layout *lo, struct rp_sb *sb, size_t i)
 {
-	const struct rp_pair_result *r = &lo->mv->res[i];
+	struct rp_pair_result pr_tmp;
+	const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &pr_tmp);
 
 	rp_html_ep(sb, &r->src);
 	rp_sb_puts(sb, " -&gt; ");
@@ -410,6 +417,7 @@ static void legend(const struct rp_html_layout *lo, struct rp_sb *sb)
 /* Endpoint by endpoint tables (display order); idx[s * E + d] = result number or -1. */
 static void ep_grids(const struct rp_html_layout *lo, struct rp_sb *sb, const int32_t *idx)
 {
+	struct rp_pair_result pr_tmp;
 	const struct rp_matrix_view *mv = lo->mv;
 	size_t n = lo->n_eps;
 
@@ -428,7 +436,7 @@ static void ep_grids(const struct rp_html_layout *lo, struct rp_sb *sb, const in
 			rp_sb_puts(sb, "</th>");
 			for (size_t d = 0; d < n; d++) {
 				int32_t i = idx[s * n + d];
-				const struct rp_pair_result *r = i >= 0 ? &mv->res[i] : NULL;
+				const struct rp_pair_result *r = i >= 0 ? rp_matrix_view_pair(mv, (size_t)i, &pr_tmp) : NULL;
 
 				if (!r) {
 					rp_sb_printf(sb, "<td class=\"%s\"></td>", s == d ? "self" : "none");
@@ -541,6 +549,7 @@ static void rail_row(const struct rp_html_layout *lo, struct rp_sb *sb, const st
 /* Adapter a on every node against adapter b on every node: where a whole rail is slow or cut. */
 static void rails(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
+	struct rp_pair_result pr_tmp;
 	size_t A = lo->max_ad;
 	struct rail_cell *c = calloc(A * A, sizeof(*c));
 
@@ -554,7 +563,7 @@ static void rails(const struct rp_html_layout *lo, struct rp_sb *sb)
 		struct rail_cell *x = &c[rail_of(lo, rp_html_src_pos(lo, i)) * A + rail_of(lo, rp_html_dst_pos(lo, i))];
 
 		x->pairs++;
-		x->failed += lo->mv->res[i].status != RP_ST_OK;
+		x->failed += rp_matrix_view_pair(lo->mv, i, &pr_tmp)->status != RP_ST_OK;
 		x->slow += lo->q[i] < rp_html_bins[0].min_pct;
 		if (worse(lo, i, x->worst))
 			x->worst = (long)i;

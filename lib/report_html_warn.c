@@ -40,8 +40,9 @@ static size_t node_mtu_line(const struct rp_html_layout *lo, struct rp_sb *sb, s
 /* Per endpoint: the pairs with mtu_mismatch it is an end of, its MTU and a peer's. */
 static void mtu_count(const struct rp_matrix_view *mv, uint32_t *n_mm, int *mtu, int *peer_mtu)
 {
+	struct rp_pair_result pr_tmp;
 	for (size_t i = 0; i < mv->n; i++) {
-		const struct rp_pair_result *r = &mv->res[i];
+		const struct rp_pair_result *r = rp_matrix_view_pair(mv, i, &pr_tmp);
 		uint32_t w = r->warnings | (r->reverse.measured ? r->reverse.warnings : 0);
 
 		if (!(w & (1u << RP_PW_MTU_MISMATCH)))
@@ -95,9 +96,11 @@ out:
 /* One concurrent pair's row: round, pair, rate under load, solo rate, share, status and warnings. */
 static void conc_row(const struct rp_matrix_view *mv, struct rp_sb *sb, size_t k)
 {
+	struct rp_pair_result pr_tmp;
 	const struct rp_matrix_conc *mc = mv->conc;
 	const struct rp_pair_result *c = &mc->res[k];
-	const struct rp_pair_result *solo = mc->solo[k] >= 0 && (size_t)mc->solo[k] < mv->n ? &mv->res[mc->solo[k]] : NULL;
+	const struct rp_pair_result *solo = mc->solo[k] >= 0 && (size_t)mc->solo[k] < rp_matrix_view_every_n(mv) ?
+					    rp_matrix_view_every(mv, (size_t)mc->solo[k], &pr_tmp) : NULL;
 	char warn[128];
 
 	rp_sb_printf(sb, "<tr class=\"%s\"><td>%u</td><td>", c->status != RP_ST_OK ? "failure" : c->warnings ? "warning" : "ok",

@@ -631,6 +631,16 @@ const struct rp_pair_result *rp_matrix_view_pair(const struct rp_matrix_view *mv
 	return mv->pairs ? rp_pairs_get(mv->pairs, i, tmp) : &mv->res[i];
 }
 
+const struct rp_pair_result *rp_matrix_view_every(const struct rp_matrix_view *mv, size_t i, struct rp_pair_result *tmp)
+{
+	return mv->every ? rp_pairs_get(mv->every, i, tmp) : rp_matrix_view_pair(mv, i, tmp);
+}
+
+size_t rp_matrix_view_every_n(const struct rp_matrix_view *mv)
+{
+	return mv->every ? mv->every->n : mv->n;
+}
+
 void rp_verdict_fini(struct rp_verdict *v)
 {
 	for (size_t k = 0; v->nodes && k < v->n_nodes; k++)

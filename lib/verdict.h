@@ -136,10 +136,14 @@ struct rp_matrix_view {
 	size_t n_unlisted;            /* plain passes measured but not among the n (lib/pairs_list.h): the
 	                               * writers count them; 0 when every pair is listed */
 	const char *unlisted_in;      /* where each of them is (the --jsonl file); NULL nowhere */
+	const struct rp_pairs *every; /* every pair, listed or not (conc's solo indexes it); NULL: the n above */
 };
 
 /* Pair i (< mv->n) of a view: from mv->pairs when set, else mv->res; built in tmp when it must be. */
 const struct rp_pair_result *rp_matrix_view_pair(const struct rp_matrix_view *mv, size_t i, struct rp_pair_result *tmp);
+/* Pair i (< rp_matrix_view_every_n) of every pair, listed or not: mv->every when set, else as above. */
+const struct rp_pair_result *rp_matrix_view_every(const struct rp_matrix_view *mv, size_t i, struct rp_pair_result *tmp);
+size_t rp_matrix_view_every_n(const struct rp_matrix_view *mv);
 
 /* matrix --concurrent-rails (lib/mx_conc.h) as the reports see it: each pair measured with every
  * rail busy, judged (concurrent_drop set by rp_pairset_compare), beside its solo result. */
