@@ -86,6 +86,60 @@ static void test_round_trip_and_bound(void **state)
 	unpack_eq(out, len, &r);
 }
 
+/* The format as result_pack.h states it, byte by byte: the packer (a word at a time where it can)
+ * writes exactly these tokens, for results of every shape (random runs of zeros and of bytes). */
+static size_t pack_ref(const uint8_t *b, size_t n, uint8_t *out)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		size_t z = 0, lit = 0;
+
+		while (i + z < n && b[i + z] == 0 && z < 128)
+			z++;
+		if (z >= 3 || i + z == n) {
+			out[o++] = (uint8_t)(127 + z);
+			i += z;
+			continue;
+		}
+		while (i + lit < n && lit < 128 &&
+		       !(i + lit + 2 < n && b[i + lit] == 0 && b[i + lit + 1] == 0 && b[i + lit + 2] == 0))
+			lit++;
+		out[o++] = (uint8_t)(lit - 1);
+		memcpy(out + o, b + i, lit);
+		o += lit;
+		i += lit;
+	}
+	return o;
+}
+
+static void test_same_tokens_as_byte_by_byte(void **state)
+{
+	static uint8_t got[RP_PACK_MAX], want[RP_PACK_MAX];
+	struct rp_pair_result r;
+	uint8_t *b = (uint8_t *)&r;
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	for (int t = 0; t < 2000; t++) {
+		size_t i = 0;
+
+		while (i < sizeof(r)) {
+			size_t run;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			run = 1 + (size_t)(x % (t % 3 == 0 ? 5 : 300));
+			for (size_t k = 0; k < run && i < sizeof(r); k++, i++)
+				b[i] = (x >> 62) & 1 ? (uint8_t)(1 + (x >> (k % 48)) % 255) : 0;
+		}
+		size_t len = rp_result_pack(&r, got);
+
+		assert_int_equal(len, pack_ref(b, sizeof(r), want));
+		assert_memory_equal(got, want, len);
+		unpack_eq(got, len, &r);
+	}
+}
+
 /* A peer's bytes that are not exactly one packed result: refused, and *r zeroed. */
 static void test_unpack_refuses_what_is_not_one_result(void **state)
 {
@@ -225,6 +279,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_and_bound),
+		cmocka_unit_test(test_same_tokens_as_byte_by_byte),
 		cmocka_unit_test(test_unpack_refuses_what_is_not_one_result),
 		cmocka_unit_test(test_report_checks),
 		cmocka_unit_test(test_got_keeps_the_view_that_wins),
