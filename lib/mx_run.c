@@ -146,6 +146,15 @@ static int conc_keep(struct mx_run *R, size_t r, size_t got)
 	return 0;
 }
 
+/* Did a stop leave any asked-for direction of the round's jobs[0..n) unmeasured? */
+static bool round_cut(const struct mx_run *R, size_t n)
+{
+	for (size_t k = 0; k < 2 * n; k++)
+		if ((R->jobs[k / 2].dirs & (1u << (k % 2))) && mx_got_status(&R->got, k) == RP_ST_INTERRUPTED)
+			return true;
+	return false;
+}
+
 /* One planned round over pairs[0..got): every rank measures; rank 0 keeps the results (solo or
  * concurrent), calls the hook and releases the ranks. 0 go on, 1 stop, negative errno. */
 static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc)
@@ -171,12 +180,15 @@ static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		mx_round_go(c, R->next_round - 1);
 		return -ENOMEM;
 	}
-	R->rounds_done++;
+	/* a round counts as done only when a stop cut none of it short: its interrupted directions
+	 * were not measured (the coverage and "complete" must not claim them) */
+	R->planned_run++;
+	R->rounds_done += !round_cut(R, got);
 	R->round_jobs = R->jobs;
 	R->round_got = &R->got;
 	R->round_n = got;
 	if (R->hooks.round_done)
-		R->hooks.round_done(R->hooks.arg, false, R->rounds_done - 1, R->n_planned);
+		R->hooks.round_done(R->hooks.arg, false, R->planned_run - 1, R->n_planned);
 	mx_results_settle(&R->mr);   /* after the hook: it streamed the round's results whole */
 	return mx_round_go(c, R->next_round - 1);
 }

@@ -51,7 +51,9 @@ struct mx_run {
 	size_t failed;                /* rank 0: results not ok so far */
 	struct mx_conc conc;          /* rank 0: concurrent_rails's concurrent results */
 	size_t n_planned;             /* planned rounds (concurrent_rails: solo and concurrent rounds) */
-	size_t rounds_done;           /* planned rounds finished */
+	size_t rounds_done;           /* planned rounds finished: run, and no stop left a direction of them
+	                               * unmeasured (a round a stop cut short ran but is not done) */
+	size_t planned_run;           /* planned rounds run, cut short or not (the hook's k) */
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
 	/* rank 0, in round_done/sweep_done: the round that just ended, every job and both directions' raw

@@ -19,7 +19,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <signal.h>
+
 #include "mx_run.h"
+#include "stop.h"
 #include "mx_tcomm.h"
 #include "util.h"
 
@@ -49,6 +52,7 @@ struct world {
 	unsigned long report_seq[MAX_RANKS][MAX_EV];
 	size_t n_report[MAX_RANKS];
 	int silent_rank;              /* drops everything it sends after its first report; -1 none */
+	size_t stop_at_go;            /* a stop (SIGTERM) arrives as rank 0 sends its go number N; 0 never */
 };
 
 struct rank {
@@ -70,8 +74,11 @@ static int events(void *arg, const struct mxt_event *ev, double *delay_s)
 	(void)delay_s;
 	if (ev->op != MXT_SEND)
 		return MXT_DELIVER;
-	if (ev->chan == MX_CHAN_CTL && ev->tag == MX_TAG_GO && ev->rank == 0 && W->n_go < MAX_EV)
+	if (ev->chan == MX_CHAN_CTL && ev->tag == MX_TAG_GO && ev->rank == 0 && W->n_go < MAX_EV) {
 		W->go_seq[W->n_go++] = ev->seq;     /* only rank 0's thread sends these */
+		if (W->n_go == W->stop_at_go)
+			rp_stop_request(SIGTERM);   /* after the go was built: the next round starts, stopped */
+	}
 	if (ev->rank == W->silent_rank && W->n_report[ev->rank] > 0)
 		return MXT_DROP;
 	if (ev->chan == MX_CHAN_CTL && ev->tag == MX_TAG_REPORT && W->n_report[ev->rank] < MAX_EV)
@@ -160,6 +167,12 @@ static void ranks_run(struct world *W, struct rank *ranks)
 	for (int r = 0; r < W->n; r++)
 		pthread_join(ranks[r].thread, NULL);
 }
+
+/* A stop that arrives once round 2 has begun: its directions end interrupted, not measured, so
+ * round 2 ran but is not done (rounds_done 1 of 3): the coverage and "complete" never claim it.
+ * Before, rounds_done counted it (e2e 39: a run interrupted in its last round said 12 of 12 pairs
+ * covered and printed no INCOMPLETE line, with 4 of them never measured). */
+static void test_round_cut_by_a_stop_is_not_done(void **state);
 
 static void world_fini(struct world *W, struct rank *ranks)
 {
@@ -338,10 +351,32 @@ static void test_rail_without_concurrent(void **state)
 	world_fini(&W, ranks);
 }
 
+static void test_round_cut_by_a_stop_is_not_done(void **state)
+{
+	struct world W;
+	struct rank ranks[3];
+	struct rp_pair_result tmp;
+
+	(void)state;
+	world_init(&W, 3);
+	W.stop_at_go = 1;                 /* the go of round 1 */
+	ranks_run(&W, ranks);
+	rp_stop_reset();                  /* before any assertion: the flag is the process's */
+	for (int r = 0; r < 3; r++)
+		assert_int_equal(ranks[r].rc, 1);   /* stopped */
+	assert_int_equal(ranks[0].run.planned_run, 2);
+	assert_int_equal(ranks[0].run.rounds_done, 1);
+	assert_int_equal(W.n_done, 2);        /* the hook saw both rounds */
+	for (size_t i = 0; i < ranks[0].run.mr.n; i++)
+		assert_int_equal(mx_results_get(&ranks[0].run.mr, i, &tmp)->status, RP_ST_OK);   /* round 1's */
+	world_fini(&W, ranks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_files_written_before_any_rank_goes_on),
+		cmocka_unit_test(test_round_cut_by_a_stop_is_not_done),
 		cmocka_unit_test(test_silent_rank_pairs_end_peer_lost),
 		cmocka_unit_test(test_concurrent_rails_solo_then_all),
 		cmocka_unit_test(test_rail_without_concurrent),
