@@ -205,7 +205,8 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 			task_skip(&tasks[n++]);
 			continue;
 		}
-		tasks[n].threaded = pthread_create(&tasks[n].thread, NULL, task_run, &tasks[n]) == 0;
+		tasks[n].threaded = !(c->measure && c->measure->inline_sides) &&
+				    pthread_create(&tasks[n].thread, NULL, task_run, &tasks[n]) == 0;
 		if (!tasks[n].threaded)
 			task_run(&tasks[n]);        /* no thread to be had: run it here, still within deadlines */
 		n++;

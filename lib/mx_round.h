@@ -69,6 +69,11 @@ struct mx_measure {
 	int (*loopback)(void *arg, const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
 			const struct rp_engine_port *dst, struct rp_pair_result *res);
 	void *arg;
+	/* The sides answer at once, waiting on nothing and no one (a simulation in one process, every
+	 * endpoint its own): a round runs its jobs one after the other on the calling thread instead of
+	 * a thread each (hundreds of thousands of threads a sweep round at 1,024 x 8). False for
+	 * anything that talks to a peer. */
+	bool inline_sides;
 };
 
 /* What every rank knows during the run. */

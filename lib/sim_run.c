@@ -314,7 +314,9 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	free(se);
 	if (rc)
 		return rc;
-	S->measure = (struct mx_measure){ .pair = sim_pair, .loopback = sim_loopback, .arg = S };
+	/* one rank: every direction is between two of its endpoints, answered from the model at once */
+	S->measure = (struct mx_measure){ .pair = sim_pair, .loopback = sim_loopback, .arg = S,
+					  .inline_sides = S->c->size == 1 };
 	S->run.ctx = (struct mx_ctx){ .comm = S->c, .cfg = S->cfg, .eps = S->eps, .n_eps = S->n_eps, .rank = S->c->rank,
 				      .n_ranks = S->c->size, .dead = S->dead, .budget = 3600, .measure = &S->measure };
 	S->run.sched = S->sched;

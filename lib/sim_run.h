@@ -6,7 +6,8 @@
  * matrix code runs: under MPI the start-up exchange (mx_table_gather: each rank offers its
  * endpoints, the table and the run's nonce come back; one rank builds the table from its own
  * offer), the schedule (lib/schedule), lib/mx_run's planned rounds, retest plan (the verdict) and
- * retest rounds, and lib/mx_round's rounds: a thread per job and its directions, the collection of
+ * retest rounds, and lib/mx_round's rounds: a thread per job and its directions under MPI (one rank:
+ * every side is answered at once on the calling thread, mx_measure.inline_sides), the collection of
  * every side into the round's results and the go. A communicator of one rank (mx_comm ops that
  * carry nothing: with one rank no message is due) stands in for MPI, and an mx_measure answers
  * every side from the model (rp_sim_dir) instead of the engine. 8,192 ranks as threads or

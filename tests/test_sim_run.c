@@ -6,6 +6,7 @@
  * round measures the dead pair again, with the retest's ACK timeout, and adds its own time. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -220,6 +221,49 @@ static void test_one_rank_many_endpoints(void **state)
 	rp_sim_model_fini(&m);
 }
 
+/* With one rank every side is answered on the calling thread (mx_measure.inline_sides): a sweep
+ * round at 1,024 x 8 would otherwise create a thread for each of its 131,072 probes. Failed when
+ * every job of a round had a thread of its own. */
+static struct mx_measure orig_;
+static pthread_t main_;
+static size_t calls_, elsewhere_;
+
+static int on_thread(void *arg, const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
+		     const struct rp_engine_port *dst, struct rp_pair_result *res)
+{
+	__atomic_add_fetch(&calls_, 1, __ATOMIC_SEQ_CST);
+	if (!pthread_equal(pthread_self(), main_))
+		__atomic_add_fetch(&elsewhere_, 1, __ATOMIC_SEQ_CST);
+	return orig_.loopback(arg, cfg, src, dst, res);
+}
+
+static void test_one_rank_answers_inline(void **state)
+{
+	struct world W;
+	struct rp_sim_error err;
+
+	(void)state;
+	memset(&W, 0, sizeof(W));
+	assert_int_equal(rp_sim_model_parse(model_text, strlen(model_text), &W.m, &err), 0);
+	rp_engine_cfg_default(&W.cfg);
+	W.cfg.meas.duration_s = 0;
+	rp_verdict_cfg_default(&W.vcfg);
+	W.S = (struct rp_sim_run){ .model = &W.m, .cfg = &W.cfg, .vcfg = &W.vcfg, .seed = 1, .sweep = 2 };
+	assert_int_equal(rp_pattern_parse("full", &W.S.pattern), 0);
+	assert_int_equal(rp_sim_run_init(&W.S), 0);
+	orig_ = W.S.measure;
+	W.S.measure.loopback = on_thread;
+	main_ = pthread_self();
+	calls_ = elsewhere_ = 0;
+	assert_int_equal(rp_sim_run_rounds(&W.S), 0);
+	/* 28 pairs: 56 directions in the bandwidth rounds, the sweep's 56 probes before them, the
+	 * dead pair's two directions left out of the bandwidth rounds */
+	assert_int_equal(calls_, 56 + 56 - 2);
+	assert_int_equal(elsewhere_, 0);
+	assert_int_equal(W.S.run.failed, 2);   /* the dead pair's two directions */
+	world_fini(&W);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_dead_link_retest),
 		cmocka_unit_test(test_rail),
 		cmocka_unit_test(test_one_rank_many_endpoints),
+		cmocka_unit_test(test_one_rank_answers_inline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
