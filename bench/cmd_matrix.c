@@ -64,6 +64,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	rp_cli_engine_init(&o->eng);
 	rp_cli_ops_init(&o->ops);
 	o->pattern_s = "full";
+	o->sweep_s = "auto";
 	o->seed = 1;
 	o->rate = 400;
 	o->nodes = 1;
@@ -84,7 +85,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "rate", 0, RP_OPT_DOUBLE, &o->rate, 0.001, 1e6, "GBPS", "--plan with --hcas: link rate (default 400)", &o->rate_seen },
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
-		{ "sweep", 0, RP_OPT_U64, &o->sweep, 1, 4096, "W", "reachability first: probe every pair, W of an endpoint's at once; the unreachable leave the bandwidth rounds", NULL },
+		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first: probe every pair, W of an endpoint's at once; the unreachable leave the bandwidth rounds (auto: 64; off)", NULL },
 		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every measured direction to FILE as JSON Lines, as it arrives", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list one by one: all, notable (failed, flaky, warned; the rest counted), auto (all up to 100000 directions; default)", NULL },
@@ -106,6 +107,28 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	if (rc)
 		return RP_EXIT_USAGE;
 	return opts_check(o);
+}
+
+/* --sweep: its width; the default leaves out a run with what the sweep does not go with yet, an
+ * explicit width refuses it. -1 to go on, or an exit status. */
+static int sweep_check(struct mx_opts *o)
+{
+	unsigned w = 0;
+	bool is_auto = false;
+	const char *with = o->concurrent_rails ? "--concurrent-rails" : o->eng.cfg.meas.bidir ? "--bidir" : NULL;
+
+	if (mx_sweep_parse(o->sweep_s, &w, &is_auto) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --sweep %s: a width from 1 to %d, auto (%d) or off\n", o->sweep_s,
+			MX_SWEEP_MAX_WIDTH, MX_SWEEP_AUTO_WIDTH);
+		return RP_EXIT_USAGE;
+	}
+	if (w && with && !is_auto) {
+		fprintf(stderr, "rdmaprobe matrix: --sweep does not go with %s yet (--sweep off, or leave it out)\n", with);
+		return RP_EXIT_USAGE;
+	}
+	o->sweep = with ? 0 : w;
+	o->sweep_off = w && with ? with : NULL;
+	return -1;
 }
 
 /* Validate and derive after parsing. Returns -1 to go on, or an exit status. */
@@ -189,11 +212,9 @@ static int opts_check(struct mx_opts *o)
 		rc = rp_cli_ops_finish(&o->ops, "matrix");
 	if (rc)
 		return rc;
-	if (o->sweep && (o->concurrent_rails || o->eng.cfg.meas.bidir)) {
-		fprintf(stderr, "rdmaprobe matrix: --sweep does not go with %s yet\n",
-			o->concurrent_rails ? "--concurrent-rails" : "--bidir");
-		return RP_EXIT_USAGE;
-	}
+	rc = sweep_check(o);
+	if (rc >= 0)
+		return rc;
 	if (o->eng.cfg.run_limit_s <= 0)
 		o->eng.cfg.run_limit_s = o->eng.cfg.meas.duration_s > 0 ? o->eng.cfg.meas.duration_s + 2 * o->eng.cfg.timeout_s
 									   : 4 * o->eng.cfg.timeout_s;
@@ -362,6 +383,7 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 		pass == 2 ? "sweep retest" : F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
 		failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
 		rp_now() - F->t0);
+	F->out.sweep_s = rp_now() - F->t0;
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
 		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), pass == 2);
 }
@@ -582,6 +604,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops, .sweep = &F->run.sweep,
+		.sweep_off = o->sweep_off,
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 		.startup_s = F->t0 - o->t_start, .pattern_requested = o->pattern_req_text,
 		.budget_s = o->budget_seen ? o->budget : 0,

@@ -49,10 +49,11 @@ static const char usage_text[] =
 struct sim_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_verdict vc;
-	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s;
+	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s;
 	enum rp_list_mode list_pairs;
 	bool summary;
-	uint64_t seed, sweep;
+	uint64_t seed;
+	unsigned sweep;
 	struct rp_pattern pattern;
 	char pattern_text[32];
 };
@@ -93,6 +94,13 @@ static int sim_opts_check(struct sim_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --transport sim does not model %s\n", o->eng.bidir ? "--bidir" : "--all");
 		return RP_EXIT_USAGE;
 	}
+	bool sweep_auto;
+
+	if (mx_sweep_parse(o->sweep_s, &o->sweep, &sweep_auto) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --sweep %s: a width from 1 to %d, auto (%d) or off\n", o->sweep_s,
+			MX_SWEEP_MAX_WIDTH, MX_SWEEP_AUTO_WIDTH);
+		return RP_EXIT_USAGE;
+	}
 	o->vc.retest = o->eng.retest;
 	rc = rp_cli_verdict_finish(&o->vc, "matrix", o->eng.latency);
 	if (!rc)
@@ -118,6 +126,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 	rp_cli_engine_init(&o->eng);
 	rp_cli_verdict_init(&o->vc);
 	o->pattern_s = "full";
+	o->sweep_s = "auto";
 	o->seed = 1;
 	n = rp_cli_engine_opts(&o->eng, table);
 	n += rp_cli_verdict_opts(&o->vc, table + n);
@@ -129,7 +138,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
-		{ "sweep", 0, RP_OPT_U64, &o->sweep, 1, 4096, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once", NULL },
+		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once (auto: 64; off)", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list (matrix --list-pairs): all, notable, auto (default)", NULL },
 	};
 
@@ -159,8 +168,8 @@ struct sim_front {
 /* Rank 0's heap in use now (mallinfo2: what malloc has handed out and not got back), kept at its
  * highest. Sampled where rank 0 holds the most: at the end of every round and sweep round (the
  * store and the round's results, before they are folded in) and in the middle of every JSON write
- * (the verdict and the report's head held). Unlike the RSS, it leaves out the sides' thread stacks:
- * one process runs every rank's sides here, a real rank 0 only its own. */
+ * (the verdict and the report's head held). Unlike the RSS, it leaves out the stacks (under MPI,
+ * the sides' threads) and the pages malloc keeps but does not use. */
 static void heap_sample(struct sim_front *F)
 {
 	struct mallinfo2 mi = mallinfo2();
@@ -232,6 +241,7 @@ static void files_write(struct sim_front *F)
 	F->out.rounds_done = F->S.run.rounds_done;
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
+	F->out.sweep_s = F->S.sweep_s;
 	mx_write_files(&F->out, NULL, NULL);
 	F->S.run.failed = mx_results_failed(&F->S.run.mr);   /* as the verdict judged them */
 	F->write_cost = rp_now() - w0;
@@ -281,13 +291,13 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 		       "first pass %s\n",
 		       S->run.sweep.width, S->run.sweep.rounds, S->sweep_s, S->run.sweep.n_dead, S->run.sweep.n_flaky,
 		       S->run.sweep.n_cleared, S->run.sweep.screen_s > 0 ? "a screen (short window, no MTU probe)" : "full probes");
-	printf("SIMULATED real time of the rounds on this host: %.2f s (%.1f ms a round; the protocol and the sides' "
-	       "threads, rank 0's report writes taken out)\n", F->real_rounds_s,
+	printf("SIMULATED real time of the rounds on this host: %.2f s (%.1f ms a round; the protocol and the sides, "
+	       "rank 0's report writes taken out)\n", F->real_rounds_s,
 	       S->n_round_s + S->run.sweep.rounds ? 1e3 * F->real_rounds_s / (double)(S->n_round_s + S->run.sweep.rounds) : 0.0);
 	printf("SIMULATED rank 0: peak RSS %.1f MiB, CPU %.2f s (report writes %.2f s, final %.2f s, the rest the rounds "
 	       "with every rank's sides)\n", (double)peak_rss_kib() / 1024, cpu, F->write_cpu_s, final_cpu_s);
 	printf("SIMULATED rank 0: heap in use at most %.1f MiB (sampled after every round and during every JSON write; "
-	       "the RSS above also holds every rank's sides' threads)\n", (double)F->heap_max / (1024.0 * 1024.0));
+	       "the RSS above also holds the code, the stacks and the pages malloc keeps)\n", (double)F->heap_max / (1024.0 * 1024.0));
 	printf("SIMULATED report sizes (bytes): json %lld, csv %lld, html %lld, junit %lld\n",
 	       file_size(F->out.json), file_size(F->out.csv), file_size(F->out.html), file_size(F->out.junit));
 }
@@ -322,6 +332,7 @@ static int sim_finish(struct sim_front *F)
 	F->out.rounds_done = F->S.run.rounds_done;
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
+	F->out.sweep_s = F->S.sweep_s;
 	status = mx_write_files(&F->out, &v, &judged) ? RP_EXIT_ENV : RP_EXIT_OK;
 	if (judged) {
 		mx_print(&F->out, &v);
@@ -354,7 +365,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		return status;
 	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
-				   .seed = o->seed, .retest = (unsigned)o->eng.retest, .sweep = (unsigned)o->sweep,
+				   .seed = o->seed, .retest = (unsigned)o->eng.retest, .sweep = o->sweep,
 				   .hooks = { .round_done = round_done, .sweep_done = sweep_done, .arg = &F }, .c = on_mpi ? &comm : NULL,
 				   .nccl_version = o->eng.ver.version };
 	rc = rp_sim_run_init(&F.S);
@@ -371,7 +382,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.results = &F.S.run.mr, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),
 		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
-		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F,
+		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
 		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), false),
 	};
 	if (F.S.c->rank == 0)

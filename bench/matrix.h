@@ -42,6 +42,8 @@ struct mx_out {
 	unsigned max_retest;          /* --retest */
 	size_t retest_rounds;         /* extra rounds run */
 	const struct mx_sweep *sweep; /* --sweep: its rounds and marks; NULL without */
+	double sweep_s;               /* the sweep's time, from the end of start-up (0: none ran) */
+	const char *sweep_off;        /* the default sweep left out for this option (mx_opts.sweep_off) */
 	int stop_sig;                 /* the run was interrupted by this signal; 0 not */
 	bool write_failed;            /* a file could not be written (named once on stderr) */
 	const struct rp_nccl_version_found *nccl_ver;   /* rank 0's release (--nccl-version, libnccl, default) */
@@ -71,7 +73,10 @@ struct mx_opts {
 	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
 	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
 	const char *jsonl;            /* --jsonl: every measured direction streamed (report_jsonl.h) */
-	uint64_t sweep;               /* --sweep W: reachability first, W of an endpoint's pairs at once; 0 none */
+	const char *sweep_s;          /* --sweep W|auto|off (default auto) */
+	uint64_t sweep;               /* its width: reachability first, W of an endpoint's pairs at once; 0 none */
+	const char *sweep_off;        /* auto, and the run has what the sweep does not go with yet: its
+	                               * option (the reports say so); NULL otherwise */
 	const char *list_pairs_s;     /* --list-pairs all|notable|auto */
 	enum rp_list_mode list_pairs;
 	bool per_gpu, plan, summary;

@@ -57,10 +57,12 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(m, "retest", json_integer((json_int_t)o->max_retest), &bad);
 	jset(m, "retest_rounds", json_integer((json_int_t)o->retest_rounds), &bad);
 	jset(m, "sweep", o->sweep && o->sweep->width ?
-		 json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "width", (json_int_t)o->sweep->width, "rounds",
+		 json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:f}", "width", (json_int_t)o->sweep->width, "rounds",
 			   (json_int_t)o->sweep->rounds, "unreachable", (json_int_t)o->sweep->n_dead, "flaky",
 			   (json_int_t)o->sweep->n_flaky, "cleared", (json_int_t)o->sweep->n_cleared, "screen_s",
-			   o->sweep->screen_s > 0 ? json_real(o->sweep->screen_s) : json_null()) : json_null(), &bad);
+			   o->sweep->screen_s > 0 ? json_real(o->sweep->screen_s) : json_null(), "elapsed_s", o->sweep_s)
+				    : json_null(), &bad);
+	jset(m, "sweep_off", o->sweep_off ? json_string(o->sweep_off) : json_null(), &bad);
 	jset(m, "pairs_listed", json_pack("{s:s, s:I, s:I, s:I, s:o}", "which", o->list_notable ? "notable" : "all",
 					   "listed", (json_int_t)n_listed, "total", (json_int_t)o->results->n,
 					   "not_listed", (json_int_t)(o->results->n - n_listed), "every_pair_in",
@@ -569,6 +571,8 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 		if (o->sweep->n_cleared)
 			printf(", %zu whose screen failed passed the full probe", o->sweep->n_cleared);
 		printf(")");
+	} else if (o->sweep_off) {
+		printf(", without the reachability sweep (not yet with %s)", o->sweep_off);
 	}
 	printf("\n");
 	fflush(stdout);

@@ -128,7 +128,7 @@ static void model_print(FILE *out, const struct mx_plan_model *m, const struct m
 	else
 		fprintf(out, "  start-up %.1f s: %s\n", e->startup_s, m->startup_src);
 	if (run->sweep)
-		fprintf(out, "  sweep: %zu probe round%s of 2 x set-up + overhead: %.1f s\n", e->sweep_rounds,
+		fprintf(out, "  sweep: %zu probe round%s of a set-up (its probes at once) + overhead: %.1f s\n", e->sweep_rounds,
 			e->sweep_rounds == 1 ? "" : "s", e->sweep_s);
 	fprintf(out, "  retest: no extra rounds (they measure again only what fails or is slow: a healthy fabric assumed)\n");
 }

@@ -243,15 +243,19 @@ static double dir_model_s(const struct cal_in *in, const struct mx_plan_model *m
 /* Why the report's rounds cannot give the per-round overhead, or NULL when they can. */
 static const char *rounds_unfit(const struct cal_in *in, struct rp_pattern *pat)
 {
-	const json_t *mx = in->matrix;
+	const json_t *mx = in->matrix, *sw = json_object_get(mx, "sweep");
 	const char *ps = json_string_value(json_object_get(mx, "pattern"));
 
 	if (!json_is_true(json_object_get(mx, "complete")))
 		return "its run is not complete";
 	if (num(mx, "retest_rounds", -1) != 0)
 		return "its run has retest rounds";
-	if (json_is_object(json_object_get(mx, "sweep")) || json_object_get(in->root, "concurrent_rails"))
-		return "its run has sweep or concurrent rounds";
+	if (json_object_get(in->root, "concurrent_rails"))
+		return "its run has concurrent rounds";
+	if (json_is_object(sw) && (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0))
+		return "its reachability sweep left pairs out of the rounds or changed their timeout";
+	if (json_is_object(sw) && !(num(sw, "elapsed_s", -1) >= 0))
+		return "its reachability sweep has no elapsed_s";
 	if (!ps || rp_pattern_parse(ps, pat) != 0 || !json_is_integer(json_object_get(mx, "seed")))
 		return "its pattern or seed is missing";
 	if (!(num(mx, "elapsed_s", -1) > 0))
@@ -310,7 +314,11 @@ static int fit_rounds(struct cal_in *in, struct mx_plan_model *m)
 	const char *why = rounds_unfit(in, &pat);
 	struct rp_sched_ep *se = NULL;
 	struct rp_sched *s = NULL;
-	double sum, elapsed = num(in->matrix, "elapsed_s", 0);
+	const json_t *sw = json_object_get(in->matrix, "sweep");
+	/* the rounds' time: the run's after start-up less its reachability sweep's (which ran first) */
+	double sum, sweep_s = json_is_object(sw) ? num(sw, "elapsed_s", 0) : 0;
+	double elapsed = num(in->matrix, "elapsed_s", 0) - sweep_s;
+	char swept[64] = "";
 	int rc;
 
 	if (why) {
@@ -332,8 +340,10 @@ static int fit_rounds(struct cal_in *in, struct mx_plan_model *m)
 		size_t n = rp_sched_n_rounds(s);
 
 		m->round_overhead_s = elapsed > sum ? (elapsed - sum) / (double)n : 0;
-		snprintf(m->round_src, sizeof(m->round_src), "mean over %zu round%s in %s (its elapsed %.2f s - the model's "
-			 "slowest pairs %.2f s, / %zu%s)", n, n == 1 ? "" : "s", in->path, elapsed, sum, n,
+		if (json_is_object(sw))
+			snprintf(swept, sizeof(swept), " after its sweep's %.2f s", sweep_s);
+		snprintf(m->round_src, sizeof(m->round_src), "mean over %zu round%s in %s (its elapsed %.2f s%s - the "
+			 "model's slowest pairs %.2f s, / %zu%s)", n, n == 1 ? "" : "s", in->path, elapsed, swept, sum, n,
 			 elapsed > sum ? "" : ", at least 0");
 	}
 	rp_sched_destroy(s);

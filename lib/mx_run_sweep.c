@@ -46,6 +46,14 @@ static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp
 		return -ENOMEM;
 	sweep_reason(g, S->screen_s);
 	m->failed |= 1u << d;
+	if (m->dead & (1u << d))
+		return 0;          /* a pair the pattern scheduled twice, decided at its first probe */
+	if (!rp_retest_wanted(g, 1)) {
+		/* what no second probe can change (no usable port), whatever the window: dead now, never
+		 * probed again (mx_sweep_pack), as the retest rounds never measure it again */
+		m->dead |= 1u << d;
+		return keep_result(R, m, d, g, true);
+	}
 	if (!(S->screen_s > 0))
 		return keep_result(R, m, d, g, true);
 	if (m->first[d] != SIZE_MAX)

@@ -8,6 +8,25 @@
 #include <string.h>
 
 #include "retest.h"
+#include "util.h"
+
+int mx_sweep_parse(const char *s, unsigned *width_p, bool *auto_p)
+{
+	uint64_t w;
+
+	if (!s)
+		return -EINVAL;
+	if (strcmp(s, "auto") == 0 || strcmp(s, "off") == 0) {
+		*width_p = s[0] == 'a' ? MX_SWEEP_AUTO_WIDTH : 0;
+		*auto_p = s[0] == 'a';
+		return 0;
+	}
+	if (rp_parse_u64(s, 0, MX_SWEEP_MAX_WIDTH, false, &w) != 0)
+		return -EINVAL;
+	*width_p = (unsigned)w;
+	*auto_p = false;
+	return 0;
+}
 
 size_t mx_sweep_n_rounds(const struct rp_sched *sched, unsigned width)
 {
@@ -76,7 +95,7 @@ size_t mx_sweep_pack(const struct mx_sweep *s, unsigned width, size_t n_eps, str
 	 * fewer than width probes and its target takes fewer than width there; the rest wait. */
 	for (size_t i = 0; i < s->n; i++)
 		for (int d = 0; d < 2; d++)
-			if (s->marks[i].failed & (1u << d)) {
+			if (s->marks[i].failed & ~s->marks[i].dead & (1u << d)) {   /* not decided in pass 1 */
 				jobs[n] = (struct mx_job){ .a = s->marks[i].a, .b = s->marks[i].b, .dirs = 1u << d,
 							   .qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT };
 				round_of[n++] = UINT32_MAX;

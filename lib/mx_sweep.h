@@ -79,6 +79,16 @@ struct mx_sweep_pending {
 	bool used;                    /* pass 2 decided it */
 };
 
+/* --sweep's default width. An endpoint holds at most 2 W probes at once (W as writer, W as target:
+ * QPs, buffers and, in the engine, a thread each), and its peers are probed in ceil(peers / W)
+ * deadlines: 1,023 peers (rail over 1,024 nodes) in 16. */
+#define MX_SWEEP_AUTO_WIDTH 64
+#define MX_SWEEP_MAX_WIDTH 4096
+
+/* --sweep's text: "auto" (the default: MX_SWEEP_AUTO_WIDTH, *auto_p true), "off" or "0" (no sweep),
+ * or a width in [1, MX_SWEEP_MAX_WIDTH]. 0, or -EINVAL with *width_p untouched. */
+int mx_sweep_parse(const char *s, unsigned *width_p, bool *auto_p);
+
 /* Sweep rounds of the first pass over sched with width W (>= 1). */
 size_t mx_sweep_n_rounds(const struct rp_sched *sched, unsigned width);
 /* The jobs of first-pass round k: the pairs of planned rounds [k W, (k + 1) W), one job per
@@ -94,7 +104,8 @@ int mx_sweep_round_jobs(const struct rp_sched *sched, unsigned width, size_t k, 
 double mx_sweep_cfg(const struct rp_engine_cfg *cfg, bool screen, struct rp_engine_cfg *out);
 /* A screen failure with this status may be the screen's own short window: timed_out, peer_lost. */
 bool mx_sweep_inconclusive(enum rp_status st);
-/* Pack the marked pairs' failed directions into second-pass rounds, one job per direction, each
+/* Pack the marked pairs' failed directions (but those pass 1 already found dead: a failure no
+ * second probe changes, rp_retest_wanted) into second-pass rounds, one job per direction, each
  * endpoint the writer of at most width and the target of at most width per round: jobs (room for
  * 2 x s->n), round_of[i] its round, *n_jobs the jobs made; count_scratch holds 2 x n_eps. Returns
  * the rounds used. */

@@ -5,7 +5,8 @@
 #   scripts/bench-sim-scale.sh            writes results/sim-scale.md (models and logs in
 #                                         results/sim-scale-raw/; the reports themselves go to a
 #                                         scratch directory and only their sizes are kept)
-#   RP_SIM_RUNS="full:64:8:0 rail:256:8:0.01:16"   pattern:nodes:adapters:dead-fraction[:sweep W], in order
+#   RP_SIM_RUNS="full:64:8:0 rail:256:8:0.01:16"   pattern:nodes:adapters:dead-fraction[:sweep W|auto],
+#                                         in order; without a sweep field the run has --sweep off
 #   RP_SIM_RSS_MAX_GIB=16                 a run whose RSS passes this is stopped (the machine is shared)
 #   RP_SIM_TIMEOUT=600                    seconds per run
 #   RP_BIN=build/rdmaprobe                 the binary measured
@@ -14,10 +15,10 @@
 #                                         HTML page needs every result whole while it is written)
 #
 # The model: NDR-like links (rate 400, bandwidth 390 Gb/s, 2 us, 15 ms set-up per direction, 5 ms
-# round overhead), default engine settings (64 KiB x 1000 writes per direction, --retest 1). The
-# figures describe TODAY's lock-step scheduler (every round waits for its slowest pair) and today's
-# rank 0 (every result kept, every report rewritten from all of them): they are the baseline the
-# sweep / event-driven scheduler of issue 12 is to be measured against.
+# round overhead), default engine settings (64 KiB x 1000 writes per direction, --retest 1). A run
+# without a sweep field is the lock-step scheduler alone (--sweep off: every round waits for its
+# slowest pair), the baseline the reachability sweep (the default since the sweep went default-on)
+# is measured against.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -61,7 +62,7 @@ rows=()
 for run in $RUNS; do
 	IFS=: read -r pat nodes ad dead sw <<<"$run"
 	name="$pat-${nodes}x$ad-dead$dead${sw:+-sweep$sw}"
-	extra=${sw:+--sweep $sw}
+	extra="--sweep ${sw:-off}"
 	m="$RAW/$name.model"
 	model "$nodes" "$ad" "$dead" >"$m"
 	rm -f "$SCRATCH"/*
@@ -104,22 +105,22 @@ done
 	echo "2 us, set-up 15 ms per direction, round overhead 5 ms, default engine settings (64 KiB x 1000"
 	echo "writes per direction, qp-timeout 14, retry-cnt 7, timeout 10 s, --retest 1); dead links by"
 	echo "\`random-dead P 12\` (each unordered pair with probability P). Each run's command:"
-	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P [--sweep W] --summary $OUTPUTS\`"
+	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P --sweep W|off --summary $OUTPUTS\`"
 	echo "(a run named ...-sweepW ran with \`--sweep W\`: the reachability sweep of lib/mx_sweep.h, its probes of"
 	echo "one endpoint taken to run at once, a sweep round lasting its slowest probe direction (since 9730dce each direction is its own probe; before, twice that: a pair's two directions one after the other))."
 	echo
-	echo "Runs without -sweep are the BASELINE of the lock-step scheduler (a round waits for its slowest"
-	echo "pair; rank 0 keeps every result and rewrites every report from all of them) against which the"
-	echo "sweep / event-driven scheduler and bounded rank 0 of issue 12 are to be measured."
+	echo "Runs without -sweep ran with \`--sweep off\`: the BASELINE of the lock-step scheduler alone (a"
+	echo "round waits for its slowest pair) against which the sweep (the default, \`--sweep auto\`: 64) is"
+	echo "measured."
 	echo
 	echo "Projected wall = the rounds (each its slowest endpoint + 5 ms) + rank 0's report writes between"
 	echo "rounds (measured here, real seconds: every rank waits for the go meanwhile; written on the real"
 	echo "front end's rule, at most a fifth of the time, on the virtual clock) + the final verdict and"
 	echo "reports. Start-up (discovery, the exchange) is not included. CPU and RSS are the whole process:"
-	echo "rank 0 plus every rank's sides (one thread per pair per round), so more than a real rank 0."
+	echo "rank 0 plus every rank's sides (answered on rank 0's thread since they are one rank), so more than a real rank 0."
 	echo "Heap = rank 0's heap in use (mallinfo2), at its highest of the samples taken after every round"
 	echo "and sweep round and in the middle of every JSON write (the verdict held): what a real rank 0"
-	echo "holds, with every rank's sides' heap of a round (their packed results) but not their threads."
+	echo "holds, with every rank's sides' heap of a round (their packed results)."
 	echo
 	echo "| run | projected wall s | rounds s | writes s (count) | final s | rounds planned + retest | results kept | process peak RSS MiB | CPU s | rank-0 heap MiB | report bytes json / csv / html / junit | verdict | real wall |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"

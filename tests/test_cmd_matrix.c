@@ -79,8 +79,19 @@ static void test_plan_model_budget(void **state)
 	assert_non_null(strstr(out, "set-up 0.050 s per direction: assumed, no calibration"));
 	assert_non_null(strstr(out, "start-up 5.0 s: assumed, no calibration"));
 	assert_non_null(strstr(out, "uncalibrated"));
+	/* the default sweep (auto: width 64) is in the plan: its 7 rounds in one probe round */
+	assert_non_null(strstr(out, "sweep: 1 probe round of a set-up (its probes at once) + overhead: 0.1 s"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 4K -n 10 --rate 100 --sweep off"), 0);
+	assert_null(strstr(out, "sweep:"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --sweep 0x10"), 2);
+	assert_non_null(strstr(out, "--sweep 0x10: a width from 1 to 4096, auto (64) or off"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --sweep 4097"), 2);
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --bidir --sweep 8"), 2);
+	assert_non_null(strstr(out, "--sweep does not go with --bidir yet"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --bidir"), 0);   /* auto: no sweep with --bidir */
+	assert_null(strstr(out, "sweep:"));
 	/* start-up 5 s + 0.15 s a round: full (7 rounds) 6.05 s; 5.5 s fits sample:3 (5.45 s) */
-	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 4K -n 10 --rate 100 --budget 5.5s"), 0);
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 4K -n 10 --rate 100 --sweep off --budget 5.5s"), 0);
 	assert_non_null(strstr(out, "sample:3 is the largest sample that fits"));
 	assert_non_null(strstr(out, "plan: pattern sample:3, 8 endpoints"));
 	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 4K -n 10 --rate 100 --budget 1m"), 0);
@@ -134,7 +145,7 @@ static void test_plan_json(void **state)
 
 	(void)state;
 	snprintf(errf, sizeof(errf), "%s/plan.err", rp_test_tmpdir());
-	assert_int_equal(matrix_stdout("--plan --nodes 8 --hcas 1 -s 8M -n 100 --rate 100 --budget 5.5s --json -", errf), 0);
+	assert_int_equal(matrix_stdout("--plan --nodes 8 --hcas 1 -s 8M -n 100 --rate 100 --sweep off --budget 5.5s --json -", errf), 0);
 	doc = json_loads(out, 0, &jerr);   /* the whole of stdout: anything else and it does not parse */
 	if (!doc)
 		fail_msg("stdout is not one JSON document (%s): %s", jerr.text, out);
@@ -168,7 +179,7 @@ static void test_plan_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "coverage"), "ordered_pairs")), 24);
 	json_decref(doc);
 	/* the budget: a smaller size when the pattern fits there (full 7.14 s at 8M, 6.60 at 4M, 6.32 at 2M) */
-	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 8M -n 100 --rate 100 --budget 6.5s"), 0);
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 8M -n 100 --rate 100 --sweep off --budget 6.5s"), 0);
 	assert_non_null(strstr(out, "--budget 6.5 s: -s 8M -> 2M to fit 6.5s: full needs ~7.1 s at -s 8M, ~6.3 s at 2M"));
 	assert_non_null(strstr(out, "plan: pattern full, 8 endpoints"));
 	assert_non_null(strstr(out, "(100 x 2097152 B, 16 warm-up)"));
@@ -290,7 +301,9 @@ static void test_no_port_is_the_finding(void **state)
 	assert_int_equal(matrix_mpirun(3, args), 1);
 	assert_non_null(strstr(out, "FAIL: 0 of 6 pairs ok, 6 failed"));
 	assert_non_null(strstr(out, "drain: rp_no_such_dev1:0"));
-	assert_non_null(strstr(out, "no_usable_port: node0/rp_no_such_dev0: "));
+	/* found by the default reachability sweep in its one round: no second probe changes it */
+	assert_non_null(strstr(out, "no_usable_port: reachability sweep: node0/rp_no_such_dev0: "));
+	assert_non_null(strstr(out, "after a reachability sweep of 1 round (6 directions unreachable, 0 flaky)"));
 	f = fopen(path, "r");
 	assert_non_null(f);
 	n = fread(json, 1, sizeof(json) - 1, f);
@@ -344,7 +357,7 @@ static void test_budget_in_a_run(void **state)
 	 * -s, the budget and the model); rank 0's report states it. Failed before: -s 8M was kept and
 	 * the pattern sampled. */
 	snprintf(path, sizeof(path), "%s/budget-size.json", rp_test_tmpdir());
-	snprintf(args, sizeof(args), "-s 8M -n 100 --timeout 1 --budget 5.5s --json '%s'", path);
+	snprintf(args, sizeof(args), "-s 8M -n 100 --timeout 1 --sweep off --budget 5.5s --json '%s'", path);
 	assert_int_equal(matrix_mpirun(3, args), 1);
 	assert_non_null(strstr(out, "--budget 5.5 s: -s 8M -> 2M to fit 5.5s: full needs ~5.6 s at -s 8M, ~5.5 s at 2M"));
 	assert_non_null(strstr(out, "coverage: full at -s 2M (--budget 5.5 s; requested full at -s 8M): every endpoint "

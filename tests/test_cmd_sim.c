@@ -63,7 +63,7 @@ static void test_simulated_everywhere(void **state)
 	(void)state;
 	file_put("m.txt", model, mpath, sizeof(mpath));
 	snprintf(dir, sizeof(dir), "%s", d);
-	rc = rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --json '%s/a.json' "
+	rc = rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --sweep off --json '%s/a.json' "
 			     "--html '%s/a.html' --csv '%s/a.csv' --junit '%s/a.xml' 2>/dev/null", mpath, dir, dir, dir, dir);
 	assert_int_equal(rc, 1);                                  /* a failed pair */
 	assert_true(strncmp(out, "SIMULATED run on the fabric model ", 34) == 0);
@@ -122,6 +122,24 @@ static void test_simulated_everywhere(void **state)
 	html = file_get(dir);
 	assert_non_null(strstr(html, "<property name=\"command_line\" value=\"SIMULATED rdmaprobe matrix --transport sim"));
 	free(html);
+
+	/* by default the reachability sweep runs first (width 64: the 7 rounds in one probe round) and
+	 * finds the dead pair; its time is in the report */
+	snprintf(dir, sizeof(dir), "%s", d);
+	rc = rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --json '%s/b.json' "
+			     "2>/dev/null", mpath, dir);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, "SIMULATED FAIL: 54 of 56 pairs ok, 2 failed (0 below threshold) over 8 endpoints in "
+				    "7 rounds, after a reachability sweep of 1 round (2 directions unreachable, 0 flaky)"));
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/b.json");
+	root = json_load_file(dir, 0, &jerr);
+	assert_non_null(root);
+	sim = rp_test_key(rp_test_key(root, "matrix"), "sweep");
+	assert_int_equal(json_integer_value(rp_test_key(sim, "width")), 64);
+	assert_int_equal(json_integer_value(rp_test_key(sim, "unreachable")), 2);
+	assert_true(json_real_value(rp_test_key(sim, "elapsed_s")) > 0);
+	assert_true(json_is_null(rp_test_key(rp_test_key(root, "matrix"), "sweep_off")));
+	json_decref(root);
 }
 
 /* --list-pairs notable: the files list the two dead directions and count the 54 passes; the

@@ -568,6 +568,47 @@ static void test_calibrate_partial(void **state)
 	assert_non_null(strstr(m.round_src, "its run has retest rounds"));
 }
 
+static void with_sweep(json_t *root)
+{
+	json_object_set_new(json_object_get(root, "matrix"), "sweep",
+			    json_pack("{s:i, s:i, s:i, s:i, s:i, s:n, s:f}", "width", 64, "rounds", 1, "unreachable", 0,
+				      "flaky", 0, "cleared", 1, "screen_s", "elapsed_s", 1.5));
+}
+
+static void with_sweep_dead(json_t *root)
+{
+	with_sweep(root);
+	json_object_set_new(json_object_get(json_object_get(root, "matrix"), "sweep"), "unreachable", json_integer(2));
+}
+
+static void with_sweep_untimed(json_t *root)
+{
+	with_sweep(root);
+	json_object_del(json_object_get(json_object_get(root, "matrix"), "sweep"), "elapsed_s");
+}
+
+/* A run with the (default) reachability sweep: its rounds are what came after the sweep (9.75 -
+ * 1.5 s: 0.75 s a round beyond the model); a sweep that left pairs out, or whose time is not in
+ * the report, leaves the overhead assumed and says why. Failed before: any sweep was refused. */
+static void test_calibrate_after_sweep(void **state)
+{
+	struct mx_plan_model m;
+
+	(void)state;
+	mx_plan_model_default(&m);
+	assert_int_equal(mx_plan_calibrate(write_report("sweep.json", with_sweep), &m), 0);
+	assert_true(fabs(m.round_overhead_s - 0.75) < 1e-9);
+	assert_non_null(strstr(m.round_src, "its elapsed 8.25 s after its sweep's 1.50 s - the model's slowest pairs 6.00 s"));
+	mx_plan_model_default(&m);
+	assert_int_equal(mx_plan_calibrate(write_report("sweep-dead.json", with_sweep_dead), &m), 0);
+	assert_true(m.setup_s == 0.5 && m.round_overhead_s == MX_PLAN_ROUND_S);
+	assert_non_null(strstr(m.round_src, "its reachability sweep left pairs out of the rounds"));
+	mx_plan_model_default(&m);
+	assert_int_equal(mx_plan_calibrate(write_report("sweep-untimed.json", with_sweep_untimed), &m), 0);
+	assert_true(m.round_overhead_s == MX_PLAN_ROUND_S);
+	assert_non_null(strstr(m.round_src, "its reachability sweep has no elapsed_s"));
+}
+
 static void pair_report(json_t *root)
 {
 	json_object_set_new(root, "command", json_string("pair"));
@@ -700,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_coverage_sched_rounds),
 		cmocka_unit_test(test_calibrate),
 		cmocka_unit_test(test_calibrate_partial),
+		cmocka_unit_test(test_calibrate_after_sweep),
 		cmocka_unit_test(test_calibrate_bad),
 		cmocka_unit_test(test_digest),
 	};

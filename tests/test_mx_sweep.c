@@ -110,9 +110,12 @@ static void test_pack_marks_apply(void **state)
 	assert_int_equal(mx_sweep_find(&sw, 2, 3)->failed, 3);
 	assert_int_equal(mx_sweep_find(&sw, 2, 3)->dead, 1);
 	assert_null(mx_sweep_find(&sw, 0, 2));
-	/* seven directions; 3 writes 3 probes and takes 3: with 2 of each per round, two rounds */
+	/* seven failed directions, 2 -> 3 already dead (decided in pass 1: not probed again); 3 writes 3
+	 * probes: with 2 per round, two rounds */
 	assert_int_equal(mx_sweep_pack(&sw, 2, N, jobs, round_of, &nj, count), 2);
-	assert_int_equal(nj, 7);
+	assert_int_equal(nj, 6);
+	for (size_t i = 0; i < nj; i++)
+		assert_false(jobs[i].a == 2 && jobs[i].b == 3 && jobs[i].dirs == 1);
 	for (uint32_t r = 0; r < 2; r++) {
 		unsigned writes[N] = { 0 }, takes[N] = { 0 };
 
@@ -190,6 +193,34 @@ static void test_probe_cfg(void **state)
 		     mx_sweep_inconclusive(RP_ST_OK));
 }
 
+/* --sweep's text: auto (the default width), off or 0, a width in range; anything else refused and
+ * the width left as it was. */
+static void test_parse(void **state)
+{
+	unsigned w = 7;
+	bool a = true;
+
+	(void)state;
+	assert_int_equal(mx_sweep_parse("auto", &w, &a), 0);
+	assert_true(w == MX_SWEEP_AUTO_WIDTH && a);
+	assert_int_equal(mx_sweep_parse("off", &w, &a), 0);
+	assert_true(w == 0 && !a);
+	w = 7;
+	assert_int_equal(mx_sweep_parse("0", &w, &a), 0);
+	assert_true(w == 0 && !a);
+	assert_int_equal(mx_sweep_parse("16", &w, &a), 0);
+	assert_true(w == 16 && !a);
+	assert_int_equal(mx_sweep_parse("4096", &w, &a), 0);
+	assert_int_equal(w, 4096);
+	const char *bad[] = { "4097", "-1", "", "1x", "0x10", "AUTO", "auto ", " 8", "99999999999999999999", NULL };
+	for (size_t i = 0; bad[i]; i++) {
+		w = 7;
+		assert_int_equal(mx_sweep_parse(bad[i], &w, &a), -EINVAL);
+		assert_int_equal(w, 7);
+	}
+	assert_int_equal(mx_sweep_parse(NULL, &w, &a), -EINVAL);
+}
+
 /* ---- the run ---- */
 
 /* The stand-in over mxt_fake: the writer's result fails for every direction touching `bad`, and
@@ -200,6 +231,7 @@ struct bench {
 	struct mxt_fake fake;
 	int bad, flaky;
 	enum rp_status flaky_st;      /* how the flaky endpoint's first try fails (0: timed_out) */
+	enum rp_status bad_st;        /* how the bad endpoint's directions fail (0: timed_out) */
 	bool pass2_cut;               /* every second probe ends interrupted, as a stop leaves it */
 	unsigned tries[N][N], probes[N][N], bw[N][N];
 	int bw_qp[N][N];
@@ -245,7 +277,7 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 		B->bw_qp[s][d] = cfg->qp.qp_timeout;
 	}
 	if (res->status == RP_ST_OK && (s == B->bad || d == B->bad))
-		rp_pair_result_fail(res, RP_ST_TIMEOUT, "stand-in: no completion on dev%d for 0.3 s", s);
+		rp_pair_result_fail(res, B->bad_st ? B->bad_st : RP_ST_TIMEOUT, "stand-in: no completion on dev%d for 0.3 s", s);
 	else if (res->status == RP_ST_OK && (s == B->flaky || d == B->flaky) && try == 1)
 		rp_pair_result_fail(res, B->flaky_st ? B->flaky_st : RP_ST_TIMEOUT, "stand-in: first try of dev%d fails", s);
 	return rc;
@@ -491,6 +523,46 @@ static void test_screen_then_confirm_dead(void **state)
 	world_done(ranks, w, s);
 }
 
+/* A direction with no usable port fails the same at any window and any timeout: pass 1 decides
+ * it (dead, its one probe the result), pass 2 does not probe it again, as the retest rounds never
+ * measure it again; with and without a screen. Failed before: every such direction was probed twice. */
+static void test_no_port_decided_at_once(void **state)
+{
+	static const double timeouts[] = { 10, 0.3 };   /* a screen; a full first probe */
+
+	(void)state;
+	for (size_t t = 0; t < 2; t++) {
+		struct bench B = { .bad = 3, .flaky = -1, .bad_st = RP_ST_NO_PORT };
+		struct rank ranks[N];
+		struct mxt_world *w;
+		struct rp_sched *s;
+		const struct mx_run *R = &ranks[0].run;
+
+		run_world_to(&B, 1, timeouts[t], ranks, &w, &s);
+		one_result_each(R);
+		assert_int_equal(R->sweep.rounds, 2);      /* pass 1 alone: ceil(3 / 2) */
+		assert_int_equal(R->sweep.n_dead, 6);
+		assert_int_equal(R->retest_rounds, 0);
+		for (size_t i = 0; i < R->mr.n; i++) {
+			const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+			uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+			assert_int_equal(B.probes[a][b], 1);
+			if (a == 3 || b == 3) {
+				assert_int_equal(r->status, RP_ST_NO_PORT);
+				assert_true(r->n_attempts <= 1);
+				assert_non_null(strstr(r->reason, "stand-in: no completion"));
+				assert_int_equal(B.bw[a][b], 0);
+			} else {
+				assert_int_equal(r->status, RP_ST_OK);
+				assert_int_equal(B.bw[a][b], 1);
+			}
+		}
+		assert_int_equal(R->failed, 6);
+		world_done(ranks, w, s);
+	}
+}
+
 /* Pass 2 cut short (its probes interrupted, as a stop leaves them: they say nothing): the screen
  * failures it did not decide are kept as they were observed (first failures, left out of the
  * bandwidth rounds), and the retest rounds measure them again like any first failure; nothing is
@@ -568,6 +640,8 @@ static void test_screen_retry_flaky(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_no_port_decided_at_once),
 		cmocka_unit_test(test_rounds_cover_every_pair_once),
 		cmocka_unit_test(test_pack_marks_apply),
 		cmocka_unit_test(test_probe_cfg),

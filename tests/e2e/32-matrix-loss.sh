@@ -10,14 +10,15 @@
 # of 3 s without the MTU probe, then node3's six directions probed again at the full --timeout and
 # NCCL's ACK timeout, node3 writing two and taking two at a time), node3's directions left out of the
 # bandwidth rounds with both attempts, no retest round after them; run with the default --min-bw,
-# which soft devices pass with a nominal_link_rate warning.
+# which soft devices pass with a nominal_link_rate warning. The first run has --sweep off: the
+# lock-step rounds and their retest rounds alone (the default sweep is the second run's path).
 set -uo pipefail
 . "$RP_ROOT/tests/e2e/lib/matrix.sh"
 mx_need
 out=$RP_RESULTS/32
 mkdir -p "$out"
 "$RP_FABRIC" fault loss rxe3 100% || { echo "FAIL: could not inject loss"; exit 1; }
-mx_mpirun 4 -s 4K -n 200 --timeout 2 --min-bw 0 --outlier 0 --json "$out/m.json" --jsonl "$out/m.jsonl" >"$out/stdout" 2>"$out/stderr"
+mx_mpirun 4 -s 4K -n 200 --timeout 2 --min-bw 0 --outlier 0 --sweep off --json "$out/m.json" --jsonl "$out/m.jsonl" >"$out/stdout" 2>"$out/stderr"
 rc=$?
 cat "$out/stdout"
 [ $rc -eq 1 ] || { echo "FAIL: exit $rc, want 1"; tail -20 "$out/stderr"; exit 1; }
@@ -71,6 +72,7 @@ assert len(pairs) == 12 and m["complete"] and m["retest_rounds"] == 0, m
 # --timeout 5 with --retest 1: the first pass screens (3 s, no MTU probe), the second confirms at 5 s
 sw = dict(m["sweep"])
 cleared = sw.pop("cleared")
+assert 0 < sw.pop("elapsed_s") < m["elapsed_s"], m
 assert sw == {"width": 2, "rounds": 4, "unreachable": 6, "flaky": 0, "screen_s": 3.0}, m["sweep"]
 assert cleared >= 0   # a healthy direction that failed the screen and passed is measured as any other
 for p in pairs:
