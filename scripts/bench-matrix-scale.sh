@@ -7,7 +7,8 @@
 #   RP_BENCH_EPS="4 8"                     endpoint counts (one rxe per rank, ranks oversubscribed)
 #   RP_BENCH_SCENARIOS="healthy bridge loss"
 #   RP_BENCH_ARGS="-s 64K -n 200"         matrix options for every run
-#   RP_BENCH_VARIANTS="plain sweep:8"      per variant every scenario again: plain, or sweep:W (--sweep W);
+#   RP_BENCH_VARIANTS="plain default"      per variant every scenario again: plain (--sweep off), default
+#                                          (no --sweep: the binary's default), or sweep:W (--sweep W);
 #                                          VARIANT@BIN runs it with the rdmaprobe binary BIN (another
 #                                          build, say the one before a change, in the same boot)
 #   RP_BENCH_NAME=matrix-scale             results/NAME.md and results/NAME-raw/
@@ -30,7 +31,7 @@ OUT=$ROOT/results/$NAME.md
 EPS=${RP_BENCH_EPS:-"4 8"}
 SCENARIOS=${RP_BENCH_SCENARIOS:-"healthy bridge loss"}
 ARGS=${RP_BENCH_ARGS:-"-s 64K -n 200"}
-VARIANTS=${RP_BENCH_VARIANTS:-"plain sweep:8"}
+VARIANTS=${RP_BENCH_VARIANTS:-"plain default"}
 
 if [ "${1:-}" != --inside ]; then
 	mkdir -p "$RAW"
@@ -74,7 +75,7 @@ run_one() {   # $1 scenario, $2 E, $3 variant[@binary]
 	case $3 in *@*) bin=${3#*@} ;; esac
 	tag=$sc-$e-${v/:/}
 	[ "$bin" = "$RP" ] || tag=$tag-$(basename "$(dirname "$bin")")
-	case $v in sweep:*) extra="--sweep ${v#sweep:}" ;; esac
+	case $v in sweep:*) extra="--sweep ${v#sweep:}" ;; plain) extra="--sweep off" ;; esac
 	bash "$FABRIC" down 2>/dev/null
 	bash "$FABRIC" up "$(fabric_for "$sc" "$e")" >"$RAW/$tag.fabric" 2>&1 || { log "fabric up failed for $tag"; return 1; }
 	[ "$sc" = loss ] && bash "$FABRIC" fault loss "rxe$((e - 1))" 100% >>"$RAW/$tag.fabric" 2>&1
@@ -132,8 +133,9 @@ for r in rows:
     L.append("| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |" % (r[9], r[0], r[1], float(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], ratio, ratio_p))
 L += ["", "Scenarios: `healthy` one bridge; `bridge` the last endpoint on a bridge of its own (fails fast);",
       "`loss` the last endpoint's link at 100% loss (every pair with it runs into its deadline).",
-      "Variants: `plain` (lock-step rounds, then retest rounds), `sweep:W` (`--sweep W`: reachability first,",
-      "the unreachable directions left out of the bandwidth rounds; lib/mx_sweep.h).",
+      "Variants: `plain` (`--sweep off`: lock-step rounds, then retest rounds), `sweep:W` (`--sweep W`:",
+      "reachability first, the unreachable directions left out of the bandwidth rounds; lib/mx_sweep.h),",
+      "`default` (no `--sweep`: since 48926c9 the sweep at width 64).",
       "The headline figure of issue 12 is `wall / healthy` for `loss` (goal: at most 1.2); measured in 2026-11 at",
       "5.65 for 8 endpoints with the plain scheduler."]
 open(out, "w").write("\n".join(L) + "\n")
