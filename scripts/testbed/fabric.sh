@@ -15,7 +15,12 @@
 #   fabric.sh fault down rxeN [after S]   link (hN) down now, or S seconds from now in the background
 #   fabric.sh fault up rxeN           link back up
 #   fabric.sh fault mtu rxeN 1500     MTU of hN (1500 gives an rxe active_mtu of 1024)
-#   fabric.sh fault clear rxeN        no loss, link up, MTU 9000
+#   fabric.sh fault blackhole rxeN 1500   a path MTU black hole: every frame of more than 1500
+#                                     bytes crossing the device's link vanishes without a word (a tc
+#                                     drop on pN, both ways), smaller ones pass; both ends keep
+#                                     MTU 9000, so nothing fails to send (a switch port with a
+#                                     smaller MTU that drops jumbo frames)
+#   fabric.sh fault clear rxeN        no loss, no black hole, link up, MTU 9000
 # What it does is printed tersely on stderr.
 set -euo pipefail
 
@@ -198,7 +203,7 @@ show() {
 
 fault() {
 	local kind=${1:-} dev=${2:-} netdev
-	[ -n "$kind" ] && [ -n "$dev" ] || die "fault needs a kind and a device: fault loss|rate|down|up|mtu|clear rxeN ..."
+	[ -n "$kind" ] && [ -n "$dev" ] || die "fault needs a kind and a device: fault loss|rate|down|up|mtu|blackhole|clear rxeN ..."
 	netdev=$(netdev_of "$dev")
 	local peer=p${netdev#h}
 	case $kind in
@@ -238,12 +243,25 @@ fault() {
 		ip link set "$netdev" mtu "$mtu"
 		say "$dev mtu $mtu ($netdev)"
 		;;
+	blackhole)
+		local max=${3:-}
+		[[ $max =~ ^[0-9]+$ ]] && [ "$max" -ge 64 ] && [ "$max" -le 65535 ] ||
+			die "blackhole wants the largest frame that passes, in bytes (64..65535), not '$max'"
+		# tc on the bridge side: ingress sees hN's frames, egress those going to hN. A drop, not an
+		# MTU: an MTU makes the sender's own transmit fail (rxe retries that in a tight loop, which
+		# locked up 6.1 guests), a black hole loses the frame after it was sent.
+		printf '%s\n' "qdisc replace dev $peer clsact" \
+			"filter add dev $peer ingress basic match meta(pkt_len gt $max) action drop" \
+			"filter add dev $peer egress basic match meta(pkt_len gt $max) action drop" | tc -batch -
+		say "$dev drops every frame over $max bytes, each way ($peer)"
+		;;
 	clear)
 		printf 'qdisc del dev %s root\n' "$netdev" "$peer" | tc -force -batch - 2>/dev/null || true
+		tc qdisc del dev "$peer" clsact 2>/dev/null || true
 		ip link set "$netdev" mtu $MTU up
 		say "$dev cleared ($netdev)"
 		;;
-	*) die "unknown fault '$kind' (loss, rate, down, up, mtu, clear)" ;;
+	*) die "unknown fault '$kind' (loss, rate, down, up, mtu, blackhole, clear)" ;;
 	esac
 }
 

@@ -37,7 +37,8 @@ EXIT_KERNEL=126
 # without it `rdma link add` fails with "failed to init crc32".
 MODULES=(crc32_generic virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci
 	netfs fscache 9pnet 9pnet_virtio 9p ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe
-	ib_cm iw_cm configfs rdma_cm rdma_ucm veth llc stp bridge sch_netem)
+	ib_cm iw_cm configfs rdma_cm rdma_ucm veth llc stp bridge sch_netem
+	sch_ingress cls_basic em_meta act_gact)
 
 die() { echo "vm.sh: $*" >&2; exit $EXIT_TESTBED; }
 note() { echo "vm.sh: $*" >&2; }
@@ -68,6 +69,12 @@ cached_kernel() {
 		best=$(basename "$(dirname "$d")")
 	done
 	echo "$best"
+}
+
+# Whether the cache holds kernel KVER with every module of MODULES unpacked (a cache made for a
+# shorter list is fetched again: its initrd would lack the new modules).
+cache_complete() {
+	[ -f "$CACHE/$1/vmlinuz" ] && [ "$(cat "$CACHE/$1/modules.list" 2>/dev/null)" = "$(printf '%s\n' "${MODULES[@]}")" ]
 }
 
 # Download and unpack PKG, keep vmlinuz and the modules we load. Caller holds the lock.
@@ -101,6 +108,7 @@ fetch_kernel() {
 		*) cp "$f" "$work/out/modules/$m.ko" ;;
 		esac
 	done
+	printf '%s\n' "${MODULES[@]}" >"$work/out/modules.list"
 	rm -rf "${CACHE:?}/$kver"
 	mv "$work/out" "$CACHE/$kver"
 	rm -rf "$work"
@@ -204,7 +212,7 @@ prepare() {
 	flock 9
 	if [ -n "$pkg" ]; then
 		KVER=${pkg#linux-image-}
-		if [ ! -f "$CACHE/$KVER/vmlinuz" ] && ! fetch_kernel "$pkg"; then
+		if ! cache_complete "$KVER" && ! fetch_kernel "$pkg"; then
 			KVER=$(cached_kernel)
 			[ -n "$KVER" ] || die "no kernel: $pkg cannot be downloaded and the cache $CACHE is empty"
 			note "using the cached $KVER instead"

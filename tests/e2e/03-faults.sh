@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 03-faults: each fabric.sh fault knob does what it says: 5% loss slows but completes, 100% loss
-# never completes, `down after S` takes the link and the rxe port down S seconds later, and MTU 1500
-# drops the rxe port's active_mtu to 1024.
+# never completes, `down after S` takes the link and the rxe port down S seconds later, MTU 1500
+# drops the rxe port's active_mtu to 1024, and a 1500-byte black hole passes small frames, not large.
 # fabric: br0:0,1,2
 # timeout: 150
 set -uo pipefail
@@ -42,6 +42,32 @@ bash "$F" fault mtu rxe2 1500 || e2e_fail "fault mtu failed"
 [ "$(cat /sys/class/net/h2/mtu)" = 1500 ] || e2e_fail "h2 mtu is $(cat /sys/class/net/h2/mtu), want 1500"
 [ "$(active_mtu rxe2)" = 1024 ] || e2e_fail "rxe2 active_mtu is $(active_mtu rxe2) with MTU 1500, want 1024"
 e2e_note "mtu 1500: rxe2 active_mtu 4096 -> 1024"
+
+# A black hole of 1500 bytes on rxe1's link: a small UDP datagram from h0's address to h1's passes,
+# a 4000-byte one (one frame at MTU 9000) does not, and the port's MTU stays (nothing fails to send:
+# the frames vanish on the way).
+udp_ok() {
+	python3 - "$1" <<'PY'
+import socket, sys
+rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); rx.bind(("10.0.0.2", 0)); rx.settimeout(1.0)
+tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); tx.bind(("10.0.0.1", 0))
+for _ in range(3):
+    tx.sendto(b"x" * int(sys.argv[1]), rx.getsockname())
+    try:
+        sys.exit(0 if len(rx.recv(65536)) == int(sys.argv[1]) else 1)
+    except socket.timeout:
+        pass
+sys.exit(1)
+PY
+}
+udp_ok 4000 || e2e_fail "a 4000-byte datagram from h0 to h1 is lost before the black hole"
+bash "$F" fault blackhole rxe1 1500 || e2e_fail "fault blackhole failed"
+udp_ok 100 || e2e_fail "a 100-byte datagram does not pass the 1500-byte black hole"
+! udp_ok 4000 || e2e_fail "a 4000-byte datagram passes the 1500-byte black hole"
+[ "$(active_mtu rxe1)" = 4096 ] || e2e_fail "rxe1 active_mtu is $(active_mtu rxe1) in the black hole, want 4096"
+bash "$F" fault clear rxe1
+udp_ok 4000 || e2e_fail "a 4000-byte datagram is lost after fault clear"
+e2e_note "blackhole 1500: 100 bytes pass, 4000 do not, active_mtu stays 4096; cleared"
 
 # Link down 3 s from now: still up at once, down (netdev and rxe port) a few seconds later.
 bash "$F" fault down rxe0 after 3 || e2e_fail "fault down after failed"
