@@ -128,8 +128,8 @@ static void model_print(FILE *out, const struct mx_plan_model *m, const struct m
 	else
 		fprintf(out, "  start-up %.1f s: %s\n", e->startup_s, m->startup_src);
 	if (run->sweep)
-		fprintf(out, "  sweep: %zu probe round%s of a set-up (its probes at once) + overhead: %.1f s\n", e->sweep_rounds,
-			e->sweep_rounds == 1 ? "" : "s", e->sweep_s);
+		fprintf(out, "  sweep: %zu probe round%s of %.3f s: %.1f s: %s\n", e->sweep_rounds,
+			e->sweep_rounds == 1 ? "" : "s", mx_plan_sweep_round_s(m), e->sweep_s, m->sweep_src);
 	fprintf(out, "  retest: no extra rounds (they measure again only what fails or is slow: a healthy fabric assumed)\n");
 }
 

@@ -23,6 +23,12 @@ void mx_plan_model_default(struct mx_plan_model *m)
 	rp_strlcpy(m->rate_src, assumed, sizeof(m->rate_src));
 	rp_strlcpy(m->round_src, assumed, sizeof(m->round_src));
 	rp_strlcpy(m->startup_src, assumed, sizeof(m->startup_src));
+	rp_strlcpy(m->sweep_src, "a set-up (its probes at once) + the per-round overhead", sizeof(m->sweep_src));
+}
+
+double mx_plan_sweep_round_s(const struct mx_plan_model *m)
+{
+	return m->sweep_round_s > 0 ? m->sweep_round_s : m->setup_s + m->round_overhead_s;
 }
 
 double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *run, double gbps)
@@ -105,8 +111,7 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
 		return rc;
 	if (run->sweep) {
 		e.sweep_rounds = (rp_sched_n_rounds(sched) + run->sweep - 1) / run->sweep;
-		/* every direction its own probe, all of a sweep round's at once: one set-up each */
-		e.sweep_s = (double)e.sweep_rounds * (m->setup_s + m->round_overhead_s);
+		e.sweep_s = (double)e.sweep_rounds * mx_plan_sweep_round_s(m);
 	}
 	e.startup_s = m->startup_s + m->startup_per_ep_s * (double)n_eps;
 	e.total_s = e.startup_s + e.sweep_s + e.rounds_s;

@@ -12,8 +12,9 @@
  *                 of its two endpoints; with a duration (-D) setup_s + the duration
  *   --concurrent-rails: each round is also played rail by rail first (a rail's solo round lasts its
  *                 slowest pair + the overhead), then whole
- *   --sweep W:  ceil(rounds / W) probe rounds first, each setup_s + the overhead (a probe moves a
- *                 few KiB: its set-up is its cost; each direction is its own probe, all at once)
+ *   --sweep W:  ceil(rounds / W) probe rounds first, each sweep_round_s when calibrated, else setup_s
+ *                 + the overhead (a probe moves a few KiB: its set-up is its cost; each direction is
+ *                 its own probe, all at once)
  *   --retest:   no extra rounds: they measure again what failed or was slow, and the plan assumes a
  *                 healthy fabric (the text says so)
  *   --budget:   the pattern and message size that fit (mx_plan_budget below)
@@ -45,10 +46,12 @@ struct mx_plan_model {
 	double round_overhead_s;      /* per round */
 	double startup_s;             /* start-up, fixed part */
 	double startup_per_ep_s;      /* start-up, per endpoint */
+	double sweep_round_s;         /* one probe round of the sweep; 0: setup_s + round_overhead_s */
 	char setup_src[MX_PLAN_SRC];  /* "assumed, no calibration", "median of 56 directions in m.json" */
 	char rate_src[MX_PLAN_SRC];
 	char round_src[MX_PLAN_SRC];
 	char startup_src[MX_PLAN_SRC];
+	char sweep_src[MX_PLAN_SRC];
 	bool calibrated;              /* any figure came from a file */
 };
 
@@ -73,6 +76,8 @@ struct mx_plan_est {
 	double startup_s, rounds_s, sweep_s, total_s;
 };
 
+/* One probe round of the sweep under m: sweep_round_s, or setup_s + round_overhead_s. */
+double mx_plan_sweep_round_s(const struct mx_plan_model *m);
 /* One direction at gbps (the lower link rate of its endpoints, Gb/s > 0). */
 double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *run, double gbps);
 /* A round of pairs[0..n) over endpoints at ep_gbps[]: its slowest pair plus the overhead (n == 0:
@@ -99,7 +104,12 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
  *                     only from a complete run without retest, sweep or concurrent rounds (else kept,
  *                     and its source says why);
  *   startup_per_ep_s  matrix.startup_s / its endpoints (assumed proportional to the endpoints;
- *                     startup_s 0); kept when the report has no startup_s (older writers).
+ *                     startup_s 0); kept when the report has no startup_s (older writers);
+ *   sweep_round_s     matrix.sweep.elapsed_s / matrix.sweep.rounds, from a sweep that found nothing
+ *                     (no unreachable, flaky or cleared direction: a failing probe waits out its
+ *                     deadline, which the plan, assuming a healthy fabric, does not count); its source
+ *                     says how many planned rounds its sweep rounds held (a round's probes run at
+ *                     once, so a wider sweep round may take longer); else kept, and its source says why.
  * Each source names the file and how many directions or rounds the figure comes from. 0; -ENOENT or
  * -EACCES (cannot read it), -EINVAL (not JSON, not a matrix report, or no ok direction to fit from),
  * -ENOMEM; every error logged once naming the file and what is wrong, m left untouched. */

@@ -367,6 +367,33 @@ static void fit_startup(const struct cal_in *in, struct mx_plan_model *m)
 		 "proportional to the endpoints", st, in->n_eps, in->path);
 }
 
+/* The sweep's round: its elapsed over its rounds, from a sweep that found nothing. */
+static void fit_sweep(const struct cal_in *in, struct mx_plan_model *m)
+{
+	const json_t *sw = json_object_get(in->matrix, "sweep");
+	double el = num(sw, "elapsed_s", -1), rounds = num(sw, "rounds", -1), width = num(sw, "width", 0);
+	double planned = num(in->matrix, "rounds", 0);
+	const char *why = NULL;
+
+	if (!json_is_object(sw))
+		why = "its run had no reachability sweep";
+	else if (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0 || num(sw, "cleared", -1) != 0)
+		why = "its sweep found failing directions, whose probes wait out their deadlines";
+	else if (!(el >= 0) || !(rounds >= 1) || !(width >= 1))
+		why = "its sweep has no elapsed_s, rounds or width";
+	if (why) {
+		snprintf(m->sweep_src, sizeof(m->sweep_src), "a set-up + the per-round overhead: not fitted from %s (%s)",
+			 in->path, why);
+		return;
+	}
+	m->sweep_round_s = el / rounds;
+	if (!(m->sweep_round_s > 0))
+		m->sweep_round_s = 1e-6;    /* 0 would mean "derived": a measured instant round is kept as one */
+	snprintf(m->sweep_src, sizeof(m->sweep_src), "mean of the %.0f sweep round%s in %s (%.2f s / %.0f; each held "
+		 "up to %.0f planned rounds' probes)", rounds, rounds == 1 ? "" : "s", in->path, el, rounds,
+		 planned < width ? planned : width);
+}
+
 int mx_plan_calibrate(const char *path, struct mx_plan_model *m)
 {
 	struct cal_in in = { .path = path };
@@ -381,6 +408,7 @@ int mx_plan_calibrate(const char *path, struct mx_plan_model *m)
 		rc = fit_rounds(&in, &fit);
 	if (!rc) {
 		fit_startup(&in, &fit);
+		fit_sweep(&in, &fit);
 		fit.calibrated = true;
 		*m = fit;
 	}

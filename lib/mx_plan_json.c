@@ -28,10 +28,11 @@ static json_t *figure(double value, const char *source)
 
 static json_t *model_json(const struct mx_plan_model *m)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "setup_s", figure(m->setup_s, m->setup_src), "rate_frac",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "setup_s", figure(m->setup_s, m->setup_src), "rate_frac",
 			 figure(m->rate_frac, m->rate_src), "round_overhead_s", figure(m->round_overhead_s, m->round_src),
 			 "startup_s", figure(m->startup_s, m->startup_src), "startup_per_endpoint_s",
-			 figure(m->startup_per_ep_s, m->startup_src), "calibrated", m->calibrated);
+			 figure(m->startup_per_ep_s, m->startup_src), "sweep_round_s",
+			 figure(mx_plan_sweep_round_s(m), m->sweep_src), "calibrated", m->calibrated);
 }
 
 static json_t *measurement_json(const struct mx_plan_run *r, uint64_t msg_size_requested)
