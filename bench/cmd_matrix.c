@@ -117,11 +117,10 @@ static int sweep_check(struct mx_opts *o)
 	bool is_auto = false;
 	const char *with = o->concurrent_rails ? "--concurrent-rails" : o->eng.cfg.meas.bidir ? "--bidir" : NULL;
 
-	if (mx_sweep_parse(o->sweep_s, &w, &is_auto) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: --sweep %s: a width from 1 to %d, auto (%d) or off\n", o->sweep_s,
-			MX_SWEEP_MAX_WIDTH, MX_SWEEP_AUTO_WIDTH);
-		return RP_EXIT_USAGE;
-	}
+	int rc = mx_sweep_opt(o->sweep_s, &w, &is_auto);
+
+	if (rc >= 0)
+		return rc;
 	if (w && with && !is_auto) {
 		fprintf(stderr, "rdmaprobe matrix: --sweep does not go with %s yet (--sweep off, or leave it out)\n", with);
 		return RP_EXIT_USAGE;

@@ -96,11 +96,9 @@ static int sim_opts_check(struct sim_opts *o)
 	}
 	bool sweep_auto;
 
-	if (mx_sweep_parse(o->sweep_s, &o->sweep, &sweep_auto) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: --sweep %s: a width from 1 to %d, auto (%d) or off\n", o->sweep_s,
-			MX_SWEEP_MAX_WIDTH, MX_SWEEP_AUTO_WIDTH);
-		return RP_EXIT_USAGE;
-	}
+	rc = mx_sweep_opt(o->sweep_s, &o->sweep, &sweep_auto);
+	if (rc >= 0)
+		return rc;
 	o->vc.retest = o->eng.retest;
 	rc = rp_cli_verdict_finish(&o->vc, "matrix", o->eng.latency);
 	if (!rc)

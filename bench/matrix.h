@@ -117,6 +117,8 @@ struct mx_plan_in {
 int mx_plan_print(const struct mx_plan_in *in);
 /* What the run measures, for the model. */
 void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
+/* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. -1 to go on, or an exit status. */
+int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p);
 /* --calibrate-from: the model, calibrated when path is given. Returns -1 to go on, or an exit status
  * (the file's problem logged by lib/). */
 int mx_plan_model_load(const char *path, struct mx_plan_model *m);

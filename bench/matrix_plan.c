@@ -32,6 +32,15 @@ void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsi
 				     .latency = cfg->meas.mode == RP_MODE_LAT };
 }
 
+int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)
+{
+	if (mx_sweep_parse(s, width_p, auto_p) == 0)
+		return -1;
+	fprintf(stderr, "rdmaprobe matrix: --sweep %s: a width from 1 to %d, auto (%d) or off\n", s, MX_SWEEP_MAX_WIDTH,
+		MX_SWEEP_AUTO_WIDTH);
+	return RP_EXIT_USAGE;
+}
+
 int mx_plan_model_load(const char *path, struct mx_plan_model *m)
 {
 	int rc;
