@@ -30,7 +30,11 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm -ljansson)
 
 CPPFLAGS += -Ilib -D_GNU_SOURCE $(PKG_CFLAGS)
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
+# Dependency files name each object both ways, relative and absolute: a make run with BUILD given
+# as an absolute path (test_install's `make install BUILD=...`) rebuilds objects, and a depfile naming
+# only /abs/build/x.o would leave a later `make` (BUILD=build) blind to header changes (stale objects).
+DEPFLAGS = -MMD -MP -MT $(abspath $@) -MT $(patsubst $(CURDIR)/%,%,$(abspath $@))
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(DEPFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm -lpthread -ldl
 
 # --- CUDA: detected once; the runtime is linked statically so one binary runs with or without GPUs.
