@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int mx_got_reset(struct mx_got *g, size_t n_slots)
+int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, const struct mx_job *jobs)
 {
+	g->eps = eps;
+	g->jobs = jobs;
 	for (size_t k = 0; k < g->n; k++)
 		rp_packed_clear(&g->d[k]);
 	g->n = 0;
@@ -53,7 +55,30 @@ int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool
 struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp)
 {
 	rp_packed_get(&g->d[k], tmp);
+	if (g->eps && g->jobs) {
+		const struct mx_job *j = &g->jobs[k / 2];
+
+		mx_got_ep_merge(&tmp->src, &g->eps[k % 2 ? j->b : j->a].ep);
+		mx_got_ep_merge(&tmp->dst, &g->eps[k % 2 ? j->a : j->b].ep);
+	}
 	return tmp;
+}
+
+void mx_got_ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
+{
+	struct rp_endpoint e = *table;
+
+	if (dst->mtu)
+		e.mtu = dst->mtu;
+	if (dst->mem[0])
+		memcpy(e.mem, dst->mem, sizeof(e.mem));
+	if (dst->mem_reg[0])
+		memcpy(e.mem_reg, dst->mem_reg, sizeof(e.mem_reg));
+	/* the engine found it a software device (rxe, siw): its link rate is nominal, and the verdict
+	 * must not hold the pair to a fraction of it (before: lost here, and every rxe pair of a matrix
+	 * without --min-bw 0 failed below_threshold) */
+	e.soft = e.soft || dst->soft;
+	*dst = e;
 }
 
 size_t mx_got_bytes(const struct mx_got *g)

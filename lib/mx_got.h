@@ -2,7 +2,9 @@
  * (slot 2 * job + dir), each kept packed (lib/result_pack.h): a sweep round of 131,072 one-way
  * probes (1,024 nodes x 8 adapters at width 16) holds a few hundred bytes a probe, not two 3.4 KB
  * results a job. Rank 0's sides, the REPORTs of the others and the round's fix-ups go in with
- * mx_got_side (the rule of which view of a direction wins); the run reads them with mx_got_get.
+ * mx_got_side (the rule of which view of a direction wins); the run reads them with mx_got_get,
+ * which merges the table's description of both endpoints in (mx_got_reset's eps and jobs) as it
+ * unpacks: a side is packed once as it arrives, never unpacked and packed again only to merge.
  */
 #ifndef RP_MX_GOT_H
 #define RP_MX_GOT_H
@@ -11,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mx_table.h"
+#include "mx_wire.h"
 #include "result.h"
 #include "result_pack.h"
 
@@ -18,10 +22,17 @@ struct mx_got {
 	struct rp_packed *d;          /* per slot; len 0: nothing in it */
 	uint8_t *writer;              /* per slot: the result is the writing side's view */
 	size_t n, cap;                /* slots in use, allocated */
+	const struct mx_ep *eps;      /* the table, merged in by mx_got_get; NULL: nothing merged */
+	const struct mx_job *jobs;    /* slot k is direction k % 2 of jobs[k / 2] (a -> b, then b -> a) */
 };
 
-/* Empty every slot (their buffers freed) and make room for n_slots. 0 or -ENOMEM (g empty). */
-int mx_got_reset(struct mx_got *g, size_t n_slots);
+/* Empty every slot (their buffers freed) and make room for n_slots; from now on mx_got_get merges
+ * the table eps (NULL: none) into slot k's endpoints, those of direction k % 2 of jobs[k / 2]
+ * (both must outlive the reads). 0 or -ENOMEM (g empty). */
+int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, const struct mx_job *jobs);
+/* The table's description of an endpoint into dst, with what the engine learned (MTU, memory,
+ * soft) kept. Merging twice is merging once. */
+void mx_got_ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table);
 /* Keep r in slot k (< n) whatever it held. 0 or -ENOMEM (slot k unchanged). */
 int mx_got_set(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer);
 /* One side's view of slot k: kept unless the slot holds a view that wins over it: the other side
@@ -37,7 +48,7 @@ static inline enum rp_status mx_got_status(const struct mx_got *g, size_t k)
 {
 	return (enum rp_status)g->d[k].status;
 }
-/* Slot k (holding a result) into tmp; returns tmp. */
+/* Slot k (holding a result) into tmp, the table's endpoints merged in; returns tmp. */
 struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp);
 /* Bytes held now (slots and their packed results). */
 size_t mx_got_bytes(const struct mx_got *g);

@@ -218,31 +218,14 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 	return 0;
 }
 
-/* The table's description of an endpoint, with what the engine learned (MTU, memory, soft) kept. */
-static void ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
-{
-	struct rp_endpoint e = *table;
-
-	if (dst->mtu)
-		e.mtu = dst->mtu;
-	if (dst->mem[0])
-		memcpy(e.mem, dst->mem, sizeof(e.mem));
-	if (dst->mem_reg[0])
-		memcpy(e.mem_reg, dst->mem_reg, sizeof(e.mem_reg));
-	/* the engine found it a software device (rxe, siw): its link rate is nominal, and the verdict
-	 * must not hold the pair to a fraction of it (before: lost here, and every rxe pair of a matrix
-	 * without --min-bw 0 failed below_threshold) */
-	e.soft = e.soft || dst->soft;
-	*dst = e;
-}
-
 /* Rank 0: collect the round's reports (mx_tree_collect); ranks that sent none are dead from now on.
- * Every asked-for direction of every job ends up in got's slot 2*i+dir. */
+ * Every asked-for direction of every job ends up in got's slot 2*i+dir, the table's endpoints
+ * merged in as the run reads it (mx_got_get). */
 static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
 			 const struct mx_task *tasks, size_t n_tasks, double start, struct mx_got *got)
 {
 	struct rp_pair_result r;
-	int rc = mx_got_reset(got, 2 * n_jobs);
+	int rc = mx_got_reset(got, 2 * n_jobs, c->eps, jobs);
 
 	if (!rc)
 		rc = mx_tree_collect(c, round, jobs, n_jobs, tasks, n_tasks, start, got);
@@ -251,18 +234,12 @@ static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jo
 		int d = (int)(k % 2);
 		uint32_t src = d ? j->b : j->a, dst = d ? j->a : j->b;
 
-		if (!(j->dirs & (1u << d)))
+		if (!(j->dirs & (1u << d)) || mx_got_have(got, k))
 			continue;
-		if (mx_got_have(got, k)) {
-			mx_got_get(got, k, &r);
-		} else {
-			rp_pair_result_init(&r, &c->eps[src].ep, &c->eps[dst].ep);
-			rp_pair_result_fail(&r, RP_ST_PEER_LOST, "no report from rank %d or rank %d for round %zu",
-					    c->eps[src].owner, c->eps[dst].owner, round + 1);
-		}
-		ep_merge(&r.src, &c->eps[src].ep);
-		ep_merge(&r.dst, &c->eps[dst].ep);
-		rc = mx_got_set(got, k, &r, got->writer[k]);
+		rp_pair_result_init(&r, &c->eps[src].ep, &c->eps[dst].ep);
+		rp_pair_result_fail(&r, RP_ST_PEER_LOST, "no report from rank %d or rank %d for round %zu",
+				    c->eps[src].owner, c->eps[dst].owner, round + 1);
+		rc = mx_got_set(got, k, &r, false);
 	}
 	return rc;
 }

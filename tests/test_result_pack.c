@@ -16,6 +16,7 @@
 #include "mx_got.h"
 #include "mx_wire.h"
 #include "result_pack.h"
+#include "util.h"
 
 static void a_pass(struct rp_pair_result *r, int k)
 {
@@ -255,7 +256,7 @@ static void test_got_keeps_the_view_that_wins(void **state)
 	rp_pair_result_fail(&t, RP_ST_FLUSHED, "target saw a flush");
 	a_pass(&x, 1);
 	rp_pair_result_fail(&x, RP_ST_INTERRUPTED, "not measured: stopped by signal 15");
-	assert_int_equal(mx_got_reset(&g, 6), 0);
+	assert_int_equal(mx_got_reset(&g, 6, NULL, NULL), 0);
 	assert_false(mx_got_have(&g, 0));
 	assert_int_equal(mx_got_side(&g, 0, &w, true), 0);
 	assert_int_equal(mx_got_side(&g, 0, &t, false), 0);
@@ -270,8 +271,53 @@ static void test_got_keeps_the_view_that_wins(void **state)
 	assert_int_equal(mx_got_side(&g, 2, &w, true), 0);
 	assert_int_equal(mx_got_status(&g, 2), RP_ST_INTERRUPTED);   /* and stays */
 	assert_true(mx_got_bytes(&g) < sizeof(struct rp_pair_result));   /* three results held, packed */
-	assert_int_equal(mx_got_reset(&g, 2), 0);
+	assert_int_equal(mx_got_reset(&g, 2, NULL, NULL), 0);
 	assert_false(mx_got_have(&g, 0) || mx_got_have(&g, 1) || mx_got_have(&g, 2));
+	mx_got_fini(&g);
+}
+
+/* mx_got_get merges the table into what a side said of its endpoints: the table's names, port and
+ * rate stand (a peer's view never replaces them), what the engine learned (MTU, memory, a software
+ * device) is kept; slot 2 k + 1 is the job's b -> a. Without the eps and jobs nothing is merged.
+ * Failed before the merge moved into mx_got_get (it was done in mx_round alone). */
+static void test_got_merges_the_table(void **state)
+{
+	struct mx_ep eps[2];
+	struct mx_job jobs[1] = { { .a = 1, .b = 0, .dirs = 3 } };
+	struct mx_got g = { 0 };
+	struct rp_pair_result r, out;
+
+	(void)state;
+	memset(eps, 0, sizeof(eps));
+	for (int e = 0; e < 2; e++) {
+		snprintf(eps[e].ep.node, sizeof(eps[e].ep.node), "table-node-%d", e);
+		snprintf(eps[e].ep.device, sizeof(eps[e].ep.device), "mlx5_%d", e);
+		eps[e].ep.port = 1;
+		eps[e].ep.link_gbps = 400;
+		eps[e].ep.mtu = 4096;
+	}
+	a_pass(&r, 7);                                  /* src says gpu-node-0007, dst gpu-node-0008 */
+	r.src.mtu = 1024;
+	r.src.soft = true;
+	rp_strlcpy(r.dst.mem, "cuda:3", sizeof(r.dst.mem));
+	rp_strlcpy(r.dst.mem_reg, "dmabuf", sizeof(r.dst.mem_reg));
+	assert_int_equal(mx_got_reset(&g, 2, eps, jobs), 0);
+	assert_int_equal(mx_got_set(&g, 0, &r, true), 0);   /* a -> b: 1 -> 0 */
+	assert_int_equal(mx_got_set(&g, 1, &r, true), 0);   /* b -> a: 0 -> 1 */
+	mx_got_get(&g, 0, &out);
+	assert_string_equal(out.src.node, "table-node-1");
+	assert_string_equal(out.dst.node, "table-node-0");
+	assert_true(out.src.mtu == 1024 && out.src.soft && out.dst.mtu == 4096 && !out.dst.soft);
+	assert_string_equal(out.dst.mem, "cuda:3");
+	assert_string_equal(out.dst.mem_reg, "dmabuf");
+	assert_true(out.src.link_gbps == 400 && out.gbps == r.gbps && out.status == RP_ST_OK);
+	mx_got_get(&g, 1, &out);
+	assert_string_equal(out.src.node, "table-node-0");
+	assert_string_equal(out.dst.node, "table-node-1");
+	assert_int_equal(mx_got_reset(&g, 2, NULL, NULL), 0);
+	assert_int_equal(mx_got_set(&g, 0, &r, true), 0);
+	mx_got_get(&g, 0, &out);
+	assert_string_equal(out.src.node, "gpu-node-0007");
 	mx_got_fini(&g);
 }
 
@@ -283,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_unpack_refuses_what_is_not_one_result),
 		cmocka_unit_test(test_report_checks),
 		cmocka_unit_test(test_got_keeps_the_view_that_wins),
+		cmocka_unit_test(test_got_merges_the_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
