@@ -267,6 +267,7 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 
 	if (rc)
 		return rc;
+	c->sides_end = rp_now();
 	if (c->rank != 0)
 		rc = mx_tree_follow(c, round, jobs, n, tasks, n_tasks, start);
 	else

@@ -97,6 +97,9 @@ struct mx_ctx {
 	size_t late_round;            /* the others: 1 + the round this rank does not measure (its previous
 	                               * go came by rank 0's ask at that round's end); 0 none */
 	const struct mx_measure *measure;   /* NULL: the engine */
+	double sides_end;             /* rank 0: rp_now() when its sides of the last round ended; what
+	                               * follows until its go is rank 0's own work (collecting, keeping,
+	                               * writing), every other rank waiting */
 };
 
 /* Round `round` (a number for the whole run: planned rounds, then retest rounds) over jobs[0..n),

@@ -154,12 +154,21 @@ static void round_time(struct rp_sim_run *S, double *busy_max, double *dir_max)
 	}
 }
 
+/* Rank 0's real time since its sides of the round ended: the collection and the keeping, before
+ * the simulation's own bookkeeping (round_time) and the caller's hook. */
+static void collect_time(struct rp_sim_run *S)
+{
+	S->collect_last_s = rp_now() - S->run.ctx.sides_end;
+	S->collect_s += S->collect_last_s;
+}
+
 /* mx_run's hook: the round's virtual time, then the caller's hook. */
 static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
 	double busy, dir, t;
 
+	collect_time(S);
 	round_time(S, &busy, &dir);
 	t = busy + S->model->round_overhead_s;
 	if (S->n_round_s == S->cap_round_s) {
@@ -186,6 +195,7 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	struct rp_sim_run *S = arg;
 	double busy, dir, t;
 
+	collect_time(S);
 	round_time(S, &busy, &dir);
 	t = dir + S->model->round_overhead_s;
 	S->vclock += t;

@@ -21,8 +21,10 @@
  * The clock is virtual: nothing sleeps. Rounds are lock-step as today's scheduler's: a round's
  * virtual time is its slowest endpoint's (the sum of its directions in the round, from the elapsed
  * times of the round's results as rank 0 collected them: mx_run's round_got) plus the model's round
- * overhead. Rank 0's own work between rounds (the caller's hook, e.g. writing the reports,
- * during which the other ranks wait for the go) is added by the caller with rp_sim_run_advance.
+ * overhead. Rank 0's own work between rounds (collecting the round, measured in real seconds as
+ * collect_s; the caller's hook, e.g. writing the reports), during which the other ranks wait for
+ * the go, is added by the caller with rp_sim_run_advance. With one rank the collection is rank 0's
+ * alone; under MPI it also holds the wait for the other ranks' sides on this host.
  */
 #ifndef RP_SIM_RUN_H
 #define RP_SIM_RUN_H
@@ -66,6 +68,10 @@ struct rp_sim_run {
 	double rounds_s;              /* the rounds' share of vclock (sweep rounds included) */
 	double sweep_s;               /* the sweep rounds' share of rounds_s */
 	double *round_s;              /* every finished round's time (slowest + overhead) */
+	double collect_s;             /* REAL seconds rank 0 spent from its sides' end of a round to the
+	                               * round's hook (collecting the sides, keeping the results), every
+	                               * round so far; not on the virtual clock (the caller adds it) */
+	double collect_last_s;        /* the same, the round just ended */
 	size_t n_round_s, cap_round_s;
 	size_t sides;                 /* __atomic: directions answered from the model by this rank's sides */
 };

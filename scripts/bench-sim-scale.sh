@@ -75,7 +75,7 @@ for run in $RUNS; do
 	rc=$?
 	grep -v '^  node' "$RAW/$name.out" >"$RAW/$name.out.tmp"
 	mv "$RAW/$name.out.tmp" "$RAW/$name.out"
-	proj=$(sed -n 's/.*projected wall time \([0-9.]*\) s = rounds \([0-9.]*\) s + rank 0 writing reports \([0-9.]*\) s (\([0-9]*\) writes) + final verdict and reports \([0-9.]*\) s.*/\1|\2|\3 (\4)|\5/p' "$RAW/$name.out")
+	proj=$(sed -n 's/.*projected wall time \([0-9.]*\) s = rounds \([0-9.]*\) s + rank 0 collecting them \([0-9.]*\) s + writing reports \([0-9.]*\) s (\([0-9]*\) writes) + final verdict and reports \([0-9.]*\) s.*/\1|\2|\3|\4 (\5)|\6/p' "$RAW/$name.out")
 	rounds=$(sed -n 's/^SIMULATED rounds: \([0-9]*\) planned + \([0-9]*\) retest.* \([0-9]*\) results kept.*/\1 + \2|\3/p' "$RAW/$name.out")
 	cpu=$(sed -n 's/^SIMULATED rank 0: peak RSS \([0-9.]*\) MiB, CPU \([0-9.]*\) s (report writes \([0-9.]*\) s, final \([0-9.]*\) s.*/\1|\2 (\3 writing, \4 final)/p' "$RAW/$name.out")
 	heap=$(sed -n 's/^SIMULATED rank 0: heap in use at most \([0-9.]*\) MiB.*/\1/p' "$RAW/$name.out")
@@ -87,7 +87,7 @@ for run in $RUNS; do
 		why=$(grep -o 'watchdog: .*' "$RAW/$name.err" | head -1)
 		[ -z "$why" ] && [ "$rc" = 124 ] && why="stopped at the ${TIMEOUT} s limit"
 		[ -z "$why" ] && why="exit $rc"
-		rows+=("| $name | DID NOT FINISH: $why; last progress: ${last:-none} | | | | | | | $wall |")
+		rows+=("| $name | DID NOT FINISH: $why; last progress: ${last:-none} | | | | | | | | $wall |")
 	else
 		rows+=("| $name | $proj | $rounds | $cpu | ${heap:--} | $sizes | $verdict | $wall |")
 	fi
@@ -113,17 +113,19 @@ done
 	echo "round waits for its slowest pair) against which the sweep (the default, \`--sweep auto\`: 64) is"
 	echo "measured."
 	echo
-	echo "Projected wall = the rounds (each its slowest endpoint + 5 ms) + rank 0's report writes between"
-	echo "rounds (measured here, real seconds: every rank waits for the go meanwhile; written on the real"
-	echo "front end's rule, at most a fifth of the time, on the virtual clock) + the final verdict and"
-	echo "reports. Start-up (discovery, the exchange) is not included. CPU and RSS are the whole process:"
+	echo "Projected wall = the rounds (each its slowest endpoint + 5 ms) + rank 0's collection of every"
+	echo "round (from its sides' end to the results kept) + its report writes between rounds (both measured"
+	echo "here, real seconds: every rank waits for the go meanwhile; written on the real front end's rule,"
+	echo "at most a fifth of the time, on the virtual clock) + the final verdict and reports. With one rank"
+	echo "the collection takes the sides as rank 0's own (no REPORT is parsed off a wire): a real rank 0"
+	echo "also checks every report it receives. Start-up (discovery, the exchange) is not included. CPU and RSS are the whole process:"
 	echo "rank 0 plus every rank's sides (answered on rank 0's thread since they are one rank), so more than a real rank 0."
 	echo "Heap = rank 0's heap in use (mallinfo2), at its highest of the samples taken after every round"
 	echo "and sweep round and in the middle of every JSON write (the verdict held): what a real rank 0"
 	echo "holds, with every rank's sides' heap of a round (their packed results)."
 	echo
-	echo "| run | projected wall s | rounds s | writes s (count) | final s | rounds planned + retest | results kept | process peak RSS MiB | CPU s | rank-0 heap MiB | report bytes json / csv / html / junit | verdict | real wall |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| run | projected wall s | rounds s | rank 0 collecting s | writes s (count) | final s | rounds planned + retest | results kept | process peak RSS MiB | CPU s | rank-0 heap MiB | report bytes json / csv / html / junit | verdict | real wall |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for r in "${rows[@]}"; do echo "$r"; done
 	echo
 	echo "Logs: results/$NAME-raw/RUN.out (stdout without the per-node lines) and RUN.err (progress, GNU time)."

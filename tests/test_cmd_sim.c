@@ -83,8 +83,12 @@ static void test_simulated_everywhere(void **state)
 		sum += json_real_value(p);
 	assert_int_equal(i, 7);
 	assert_true(fabs(sum - json_real_value(rp_test_key(sim, "rounds_s"))) < 1e-4);
+	/* rank 0's collection of each round is on the clock (one rank: its own work, every rank waiting) */
+	assert_true(json_is_true(rp_test_key(sim, "rank0_collect_projected")));
+	assert_true(json_real_value(rp_test_key(sim, "rank0_collect_s")) > 0);
 	assert_true(fabs(json_real_value(rp_test_key(sim, "projected_wall_s")) -
-			 (sum + json_real_value(rp_test_key(sim, "report_writes_s")))) < 1e-4);
+			 (sum + json_real_value(rp_test_key(sim, "report_writes_s")) +
+			  json_real_value(rp_test_key(sim, "rank0_collect_s")))) < 1e-4);
 	/* each healthy round: both directions of 10 ms + 65536 x 1016 bytes at 100 Gb/s, plus 5 ms */
 	json_array_foreach(rp_test_key(sim, "round_s"), i, p)
 		ok += fabs(json_real_value(p) - (2 * (0.010 + 65536.0 * 1016 / 12.5e9) + 0.005)) < 1e-6;

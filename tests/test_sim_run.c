@@ -143,6 +143,8 @@ static void test_dead_link_full(void **state)
 	assert_int_equal(W.S.n_round_s, 7);
 	assert_true(fabs(W.S.rounds_s - planned_expected(&W)) < 1e-9);
 	assert_true(fabs(W.S.vclock - W.S.rounds_s) < 1e-12);   /* nothing else advanced the clock */
+	/* rank 0's collection was timed (real seconds), each round's within the total, off the clock */
+	assert_true(W.S.collect_s > 0 && W.S.collect_last_s > 0 && W.S.collect_last_s <= W.S.collect_s);
 	/* the dead pair's round is the slow one */
 	assert_true(fabs(W.S.rounds_s - (6 * (2 * t_ok(&W) + 0.005) + 2 * t_dead(&W, 14) + 0.005)) < 1e-9);
 	rp_sim_run_advance(&W.S, 1.5);
