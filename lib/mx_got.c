@@ -41,15 +41,36 @@ int mx_got_set(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool 
 	return 0;
 }
 
+/* Whether a side's view (writer's or not, of status st) gives way to what slot k holds. */
+static bool side_yields(const struct mx_got *g, size_t k, int32_t st, bool writer)
+{
+	if (!mx_got_have(g, k))
+		return false;
+	return mx_got_status(g, k) == RP_ST_INTERRUPTED || (g->writer[k] && !writer && st != RP_ST_INTERRUPTED);
+}
+
 int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer)
 {
-	if (mx_got_have(g, k)) {
-		if (mx_got_status(g, k) == RP_ST_INTERRUPTED)
-			return 0;
-		if (g->writer[k] && !writer && r->status != RP_ST_INTERRUPTED)
-			return 0;
-	}
+	if (side_yields(g, k, (int32_t)r->status, writer))
+		return 0;
 	return mx_got_set(g, k, r, writer);
+}
+
+int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t len, bool writer)
+{
+	int32_t st;
+	int rc;
+
+	if (k >= g->n)
+		return -ENOMEM;
+	if (rp_result_status(bytes, len, &st) != 0)
+		return -EPROTO;
+	if (side_yields(g, k, st, writer))
+		return 0;
+	rc = rp_packed_set_bytes(&g->d[k], bytes, len);
+	if (!rc)
+		g->writer[k] = writer;
+	return rc;
 }
 
 struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp)

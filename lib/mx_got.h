@@ -1,10 +1,11 @@
 /* mx_got.h: a round's results as rank 0 collects them, one slot per direction of every job
  * (slot 2 * job + dir), each kept packed (lib/result_pack.h): a sweep round of 131,072 one-way
  * probes (1,024 nodes x 8 adapters at width 16) holds a few hundred bytes a probe, not two 3.4 KB
- * results a job. Rank 0's sides, the REPORTs of the others and the round's fix-ups go in with
- * mx_got_side (the rule of which view of a direction wins); the run reads them with mx_got_get,
- * which merges the table's description of both endpoints in (mx_got_reset's eps and jobs) as it
- * unpacks: a side is packed once as it arrives, never unpacked and packed again only to merge.
+ * results a job. Rank 0's sides and the REPORTs of the others go in with mx_got_side_packed, the
+ * round's fix-ups with mx_got_side (the same rule of which view of a direction wins); the run reads
+ * them with mx_got_get, which merges the table's description of both endpoints in (mx_got_reset's
+ * eps and jobs) as it unpacks: a side's packed bytes are kept as they came, never unpacked and
+ * packed again only to be kept or merged.
  */
 #ifndef RP_MX_GOT_H
 #define RP_MX_GOT_H
@@ -39,6 +40,9 @@ int mx_got_set(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool 
  * saw the pair interrupted (it was not measured, whatever the writer saw after), or the writer's
  * view against the target's (unless the target's says interrupted). 0 or -ENOMEM. */
 int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer);
+/* The same for a side as it came packed (bytes[0..len), a REPORT's checked side or one this rank
+ * wrote), kept as it is, never unpacked here. 0, -EPROTO (no status in the bytes), -ENOMEM. */
+int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t len, bool writer);
 static inline bool mx_got_have(const struct mx_got *g, size_t k)
 {
 	return k < g->n && g->d[k].len > 0;

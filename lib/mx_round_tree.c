@@ -136,11 +136,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 /* Rank 0: one record into its slot. 0, -EPROTO (not a record: never, the report was checked) or -ENOMEM. */
 static int side_take(struct mx_got *got, const struct mx_wire_side *w)
 {
-	struct rp_pair_result r;
-
-	if (mx_side_read(w, &r) != 0)
-		return -EPROTO;
-	return mx_got_side(got, (size_t)w->idx * 2 + w->dir, &r, w->writer != 0);
+	/* its packed bytes as they came: report_check unpacked and checked them (or this rank wrote them) */
+	return mx_got_side_packed(got, (size_t)w->idx * 2 + w->dir, (const uint8_t *)(w + 1), w->len, w->writer != 0);
 }
 
 /* One rank's sides (n_rec records in bytes[0..len)) into the gather: rank 0's slots, or the

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,28 +63,52 @@ size_t rp_result_pack(const struct rp_pair_result *r, uint8_t *out)
 	return o;
 }
 
-int rp_result_unpack(const uint8_t *buf, size_t len, struct rp_pair_result *r)
+/* The tokens of buf[0..len) into out[0..n); the first `upto` bytes of out are all a caller needs (the
+ * walk stops once they are written, the rest of out untouched). Returns the bytes of out written,
+ * or SIZE_MAX when the tokens are not one packed result of n bytes (running past the result or the
+ * buffer; ending short of n, or leaving bytes, when the whole was asked for). */
+static size_t tokens_decode(const uint8_t *buf, size_t len, uint8_t *out, size_t n, size_t upto)
 {
-	uint8_t *b = (uint8_t *)r;
-	size_t n = sizeof(*r), i = 0, o = 0;
+	size_t i = 0, o = 0;
 
-	while (i < len && o < n) {
+	while (i < len && o < upto) {
 		size_t t = buf[i++], k = t < 128 ? t + 1 : t - 127;
 
 		if (k > n - o || (t < 128 && k > len - i))
-			break;               /* runs past the struct or the buffer */
+			return SIZE_MAX;     /* runs past the struct or the buffer */
 		if (t < 128) {
-			memcpy(b + o, buf + i, k);
+			memcpy(out + o, buf + i, k);
 			i += k;
 		} else {
-			memset(b + o, 0, k);
+			memset(out + o, 0, k);
 		}
 		o += k;
 	}
-	if (i != len || o != n) {
+	if (o < upto || (upto == n && i != len))
+		return SIZE_MAX;
+	return o;
+}
+
+int rp_result_unpack(const uint8_t *buf, size_t len, struct rp_pair_result *r)
+{
+	if (tokens_decode(buf, len, (uint8_t *)r, sizeof(*r), sizeof(*r)) == SIZE_MAX) {
 		memset(r, 0, sizeof(*r));
 		return -EPROTO;
 	}
+	return 0;
+}
+
+int rp_result_status(const uint8_t *buf, size_t len, int32_t *status)
+{
+	/* a token spans at most 128 bytes: decoding up to the status writes at most that much past it */
+	uint8_t head[offsetof(struct rp_pair_result, status) + sizeof(enum rp_status) + 128];
+	enum rp_status st;
+
+	if (tokens_decode(buf, len, head, sizeof(struct rp_pair_result),
+			  offsetof(struct rp_pair_result, status) + sizeof(st)) == SIZE_MAX)
+		return -EPROTO;
+	memcpy(&st, head + offsetof(struct rp_pair_result, status), sizeof(st));
+	*status = (int32_t)st;
 	return 0;
 }
 
@@ -99,6 +124,23 @@ int rp_packed_set(struct rp_packed *p, const struct rp_pair_result *r)
 	p->buf = buf;
 	p->len = (uint32_t)len;
 	p->status = (int32_t)r->status;
+	return 0;
+}
+
+int rp_packed_set_bytes(struct rp_packed *p, const uint8_t *bytes, size_t len)
+{
+	int32_t status;
+	uint8_t *buf;
+
+	if (len == 0 || len > RP_PACK_MAX || rp_result_status(bytes, len, &status) != 0)
+		return -EPROTO;
+	buf = len == p->len && p->buf ? p->buf : realloc(p->buf, len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, bytes, len);
+	p->buf = buf;
+	p->len = (uint32_t)len;
+	p->status = status;
 	return 0;
 }
 

@@ -23,6 +23,10 @@
 size_t rp_result_pack(const struct rp_pair_result *r, uint8_t *out);
 /* buf[0..len) back into *r. 0, or -EPROTO (not one packed result; *r is zeroed). */
 int rp_result_unpack(const uint8_t *buf, size_t len, struct rp_pair_result *r);
+/* The status of the packed result buf[0..len), decoded only as far as it. 0, or -EPROTO (the tokens
+ * run past the result or the buffer, or end before the status). Only rp_result_unpack says that
+ * bytes are exactly one result: use this on bytes already known to be one. */
+int rp_result_status(const uint8_t *buf, size_t len, int32_t *status);
 
 /* One packed result in its own allocation. */
 struct rp_packed {
@@ -33,7 +37,11 @@ struct rp_packed {
 
 /* Keep r packed in p (whatever p held before; a zeroed p holds nothing). 0 or -ENOMEM (p unchanged). */
 int rp_packed_set(struct rp_packed *p, const struct rp_pair_result *r);
-/* What p holds, into *r (p was set by rp_packed_set). */
+/* Keep a copy of the packed result bytes[0..len) in p, as they are: bytes that rp_result_unpack
+ * accepts (a side's, checked as its REPORT arrived), so that a result is not unpacked and packed
+ * again only to be kept. 0, -EPROTO (no status can be read from them) or -ENOMEM (p unchanged). */
+int rp_packed_set_bytes(struct rp_packed *p, const uint8_t *bytes, size_t len);
+/* What p holds, into *r (p was set by rp_packed_set or rp_packed_set_bytes). */
 void rp_packed_get(const struct rp_packed *p, struct rp_pair_result *r);
 /* Free what p holds; p is empty again. */
 void rp_packed_clear(struct rp_packed *p);

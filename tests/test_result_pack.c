@@ -276,6 +276,72 @@ static void test_got_keeps_the_view_that_wins(void **state)
 	mx_got_fini(&g);
 }
 
+/* r as literal tokens only (no zero run packed): a valid packing rp_result_pack never makes. */
+static size_t pack_literal(const struct rp_pair_result *r, uint8_t *out)
+{
+	const uint8_t *b = (const uint8_t *)r;
+	size_t o = 0;
+
+	for (size_t i = 0; i < sizeof(*r); i += 128) {
+		size_t k = sizeof(*r) - i < 128 ? sizeof(*r) - i : 128;
+
+		out[o++] = (uint8_t)(k - 1);
+		memcpy(out + o, b + i, k);
+		o += k;
+	}
+	return o;
+}
+
+/* A side kept as it came packed: its status read off the bytes, the same rule of which view wins as
+ * mx_got_side, the bytes kept as they are (not repacked), and bytes with no status refused with the
+ * slot unchanged. */
+static void test_got_keeps_packed_sides(void **state)
+{
+	static uint8_t wb[RP_PACK_MAX], tb[RP_PACK_MAX], xb[RP_PACK_MAX], lit[sizeof(struct rp_pair_result) * 2];
+	struct mx_got g = { 0 };
+	struct rp_pair_result w, t, x, out;
+	size_t wl, tl, xl, ll;
+	int32_t st;
+
+	(void)state;
+	a_pass(&w, 3);
+	a_pass(&t, 3);
+	rp_pair_result_fail(&t, RP_ST_FLUSHED, "target saw a flush");
+	a_pass(&x, 3);
+	rp_pair_result_fail(&x, RP_ST_INTERRUPTED, "not measured: stopped by signal 15");
+	wl = rp_result_pack(&w, wb);
+	tl = rp_result_pack(&t, tb);
+	xl = rp_result_pack(&x, xb);
+	assert_int_equal(rp_result_status(tb, tl, &st), 0);
+	assert_int_equal(st, RP_ST_FLUSHED);
+	ll = pack_literal(&t, lit);
+	assert_int_equal(rp_result_status(lit, ll, &st), 0);
+	assert_int_equal(st, RP_ST_FLUSHED);
+	/* cut before the status: nothing to read */
+	assert_int_equal(rp_result_status(lit, offsetof(struct rp_pair_result, status), &st), -EPROTO);
+
+	assert_int_equal(mx_got_reset(&g, 4, NULL, NULL), 0);
+	assert_int_equal(mx_got_side_packed(&g, 0, wb, wl, true), 0);
+	assert_int_equal(mx_got_side_packed(&g, 0, tb, tl, false), 0);
+	assert_int_equal(mx_got_status(&g, 0), RP_ST_OK);             /* the writer's stands */
+	assert_memory_equal(mx_got_get(&g, 0, &out), &w, sizeof(w));
+	assert_int_equal(mx_got_side_packed(&g, 1, lit, ll, false), 0);
+	assert_int_equal(mx_got_status(&g, 1), RP_ST_FLUSHED);
+	assert_true(g.d[1].len == ll && memcmp(g.d[1].buf, lit, ll) == 0);   /* as it came */
+	assert_memory_equal(mx_got_get(&g, 1, &out), &t, sizeof(t));
+	assert_int_equal(mx_got_side_packed(&g, 1, wb, wl, true), 0);
+	assert_int_equal(mx_got_status(&g, 1), RP_ST_OK);             /* the writer's replaces the target's */
+	assert_int_equal(mx_got_side_packed(&g, 2, xb, xl, false), 0);
+	assert_int_equal(mx_got_side_packed(&g, 2, wb, wl, true), 0);
+	assert_int_equal(mx_got_status(&g, 2), RP_ST_INTERRUPTED);    /* and stays */
+	assert_int_equal(mx_got_side_packed(&g, 3, wb, wl, true), 0);
+	assert_int_equal(mx_got_side_packed(&g, 3, lit, 10, false), -EPROTO);
+	assert_int_equal(mx_got_side_packed(&g, 3, lit, 0, true), -EPROTO);
+	assert_memory_equal(mx_got_get(&g, 3, &out), &w, sizeof(w));    /* unchanged */
+	assert_int_equal(mx_got_side_packed(&g, 4, wb, wl, true), -ENOMEM);   /* no such slot */
+	mx_got_fini(&g);
+}
+
 /* mx_got_get merges the table into what a side said of its endpoints: the table's names, port and
  * rate stand (a peer's view never replaces them), what the engine learned (MTU, memory, a software
  * device) is kept; slot 2 k + 1 is the job's b -> a. Without the eps and jobs nothing is merged.
@@ -329,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_unpack_refuses_what_is_not_one_result),
 		cmocka_unit_test(test_report_checks),
 		cmocka_unit_test(test_got_keeps_the_view_that_wins),
+		cmocka_unit_test(test_got_keeps_packed_sides),
 		cmocka_unit_test(test_got_merges_the_table),
 	};
 
