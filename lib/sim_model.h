@@ -36,6 +36,10 @@
  *             MTU probe (two one-write sequences, each set-up + the same give-up capped at the probe's
  *             2 s deadline), which does not arrive, so the status stays. With --cm: the connection
  *             never completes, timed_out after timeout_s (set-up time-outs are never probed).
+ * Both sides' port counters are measured and judged ok, listing the packet counters a real side
+ * lists (port_xmit_packets, port_rcv_packets: data packets of the direction's MTU one way, an ACK
+ * per 16 the other; a dead link's sender its retries), so that rank 0 keeps, packs and reports
+ * what it would keep of a real run's results, not smaller ones.
  */
 #ifndef RP_SIM_MODEL_H
 #define RP_SIM_MODEL_H

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "engine.h"
+#include "counters.h"
 #include "sim_model.h"
 
 static int parse(const char *text, struct rp_sim_model *m, struct rp_sim_error *err)
@@ -206,6 +207,15 @@ static void test_time_healthy_lossy_slow(void **state)
 	assert_int_equal(r.status, RP_ST_OK);
 	assert_true(r.verified && r.gbps == 100 && r.bytes == 65536ull * 1000 && r.iters == 1000);
 	assert_int_equal(r.n_attempts, 1);
+	/* both sides' counters as a real pass lists them: judged ok, the packet counters moved */
+	assert_true(r.counters.src.measured && r.counters.dst.measured);
+	assert_int_equal(r.counters.src.verdict, RP_CV_OK);
+	assert_int_equal(r.counters.src.n, 2);
+	assert_int_equal(r.counters.src.n_moved, 2);
+	assert_string_equal(r.counters.src.c[0].name, "port_xmit_packets");
+	assert_true(r.counters.src.c[0].delta == r.counters.dst.c[1].delta && r.counters.src.c[0].delta > 1000);
+	assert_string_equal(r.counters.dst.c[0].name, "port_xmit_packets");
+	assert_true(r.counters.dst.c[0].delta < r.counters.src.c[0].delta);
 	t = rp_sim_dir(&m, &cfg, 2, 0, &a, &b, &r);                 /* lossy: half the goodput */
 	assert_true(fabs(t - (0.010 + 65536.0 * 1016 / (50e9 / 8))) < 1e-12);
 	assert_true(r.gbps == 50 && r.status == RP_ST_OK);
