@@ -284,9 +284,9 @@ void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek 
 		rp_pair_peek_of(&tmp, pk);
 		return;
 	}
-	/* what rec_expand() builds: ok, not latency, no reverse, confirm none */
+	/* what rec_expand() builds: ok, not latency, no reverse, confirm none, a plain pass */
 	*pk = (struct rp_pair_peek){ .status = RP_ST_OK, .confirm = RP_CONFIRM_NONE, .msg_size = rec->msg_size,
-				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK };
+				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK, .plain = true };
 }
 
 static void pairs_peek(const struct rp_pairs *ps, size_t i, struct rp_pair_peek *pk)

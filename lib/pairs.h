@@ -37,14 +37,26 @@ struct rp_pair_peek {
 	bool rev_measured;            /* --bidir: the reverse's status and warnings below */
 	enum rp_status rev_status;
 	uint32_t rev_warnings;
+	bool plain;                   /* rp_pair_plain(): a bandwidth pass and nothing else (lib/verdict.c
+	                               * judges such a pair in one pass and writes it back only if changed) */
 };
+
+/* A pass measured once and nothing else: ok with no reason, one attempt (ok, no reason), no latency,
+ * no reverse direction, neither side's port counters failed or lossy. What a compact record of
+ * lib/mx_results.h always is. */
+static inline bool rp_pair_plain(const struct rp_pair_result *r)
+{
+	return r->status == RP_ST_OK && !r->reason[0] && r->n_attempts == 1 && r->attempts[0].status == RP_ST_OK &&
+	       !r->attempts[0].reason[0] && !r->lat.measured && !r->reverse.measured && !r->reverse.folded &&
+	       r->counters.src.verdict == 0 && r->counters.dst.verdict == 0;
+}
 
 static inline void rp_pair_peek_of(const struct rp_pair_result *r, struct rp_pair_peek *pk)
 {
 	*pk = (struct rp_pair_peek){ .status = r->status, .confirm = r->confirm, .msg_size = r->msg_size,
 				     .gbps = r->gbps, .warnings = r->warnings, .lat_measured = r->lat.measured,
 				     .rev_measured = r->reverse.measured, .rev_status = r->reverse.status,
-				     .rev_warnings = r->reverse.warnings };
+				     .rev_warnings = r->reverse.warnings, .plain = rp_pair_plain(r) };
 }
 
 struct rp_pairs {

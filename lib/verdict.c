@@ -171,6 +171,53 @@ static bool min_bw_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result
 	return true;
 }
 
+/* The port counters of both ends (lib/counters.h, judged by the engine with --max-errors): a flap or
+ * physical errors fail a measured pair (LINK_ERRORS), retransmissions above the rate make it lossy.
+ * Two ends at different active MTUs are a warning on any pair. */
+static void counters_judge(struct rp_pair_result *r)
+{
+	const struct rp_pair_ctr_side *side[2] = { &r->counters.src, &r->counters.dst };
+	const struct rp_endpoint *ep[2] = { &r->src, &r->dst };
+
+	if (r->src.mtu > 0 && r->dst.mtu > 0 && r->src.mtu != r->dst.mtu)
+		r->warnings |= 1u << RP_PW_MTU_MISMATCH;
+	if (r->status != RP_ST_OK)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (side[k]->measured && side[k]->verdict == RP_CV_FAIL) {
+			rp_pair_result_fail(r, RP_ST_LINK_ERRORS, "%s %s:%d: %s", k ? "dst" : "src", ep[k]->device,
+					    ep[k]->port, side[k]->reason);
+			return;
+		}
+	for (int k = 0; k < 2; k++)
+		if (side[k]->measured && side[k]->verdict == RP_CV_LOSSY)
+			r->warnings |= 1u << RP_PW_LOSSY;
+}
+
+/* The warnings the verdict itself sets: cleared before every judgement. */
+#define VERDICT_WARNINGS ((1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_INTERVAL_DROP) | (1u << RP_PW_LOSSY) | \
+			  (1u << RP_PW_MTU_MISMATCH))
+
+/* A pair as measured again before the thresholds: BELOW_THRESHOLD and LINK_ERRORS back to ok, the
+ * verdict's warnings cleared, a folded reverse unfolded; then its port counters judged. */
+static void judge_reset(struct rp_pair_result *r)
+{
+	struct rp_pair_reverse *rv = &r->reverse;
+
+	rp_pair_reverse_unfold(r);
+	r->warnings &= ~VERDICT_WARNINGS;
+	if (r->status == RP_ST_BELOW_THRESHOLD || r->status == RP_ST_LINK_ERRORS) {
+		r->status = RP_ST_OK;
+		r->reason[0] = '\0';
+	}
+	rv->warnings &= ~VERDICT_WARNINGS;
+	if (rv->measured && rv->status == RP_ST_BELOW_THRESHOLD) {
+		rv->status = RP_ST_OK;
+		rv->reason[0] = '\0';
+	}
+	counters_judge(r);
+}
+
 /* --interval-drop, --min-bw and --outlier on one judged direction; m is the larger of its row and
  * column median (< 0: no outlier rule). */
 static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result *r, double m)
@@ -209,6 +256,8 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 		if (pk.msg_size != msg_size || (!pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
 			continue;
 		r = rp_pairs_get(ps, i, &tmp);
+		if (pk.plain)
+			judge_reset(r);       /* thresholds_apply's first pass left it to this one */
 		if (bw_judged(r))
 			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1);
 		if (rev_judged(r)) {
@@ -217,32 +266,13 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 			direction_judge(cfg, &rev, row ? (row[d] > col[s] ? row[d] : col[s]) : -1);
 			rp_pair_reverse_store(r, &rev);
 		}
+		/* a plain pass changes in its status (and reason) and warnings only: kept as it was when
+		 * they are (the put of a compact record costs more than judging it) */
+		if (pk.plain && r->status == pk.status && r->warnings == pk.warnings)
+			continue;
 		rc = rp_pairs_put(ps, i, r);
 	}
 	return rc;
-}
-
-/* The port counters of both ends (lib/counters.h, judged by the engine with --max-errors): a flap or
- * physical errors fail a measured pair (LINK_ERRORS), retransmissions above the rate make it lossy.
- * Two ends at different active MTUs are a warning on any pair. */
-static void counters_judge(struct rp_pair_result *r)
-{
-	const struct rp_pair_ctr_side *side[2] = { &r->counters.src, &r->counters.dst };
-	const struct rp_endpoint *ep[2] = { &r->src, &r->dst };
-
-	if (r->src.mtu > 0 && r->dst.mtu > 0 && r->src.mtu != r->dst.mtu)
-		r->warnings |= 1u << RP_PW_MTU_MISMATCH;
-	if (r->status != RP_ST_OK)
-		return;
-	for (int k = 0; k < 2; k++)
-		if (side[k]->measured && side[k]->verdict == RP_CV_FAIL) {
-			rp_pair_result_fail(r, RP_ST_LINK_ERRORS, "%s %s:%d: %s", k ? "dst" : "src", ep[k]->device,
-					    ep[k]->port, side[k]->reason);
-			return;
-		}
-	for (int k = 0; k < 2; k++)
-		if (side[k]->measured && side[k]->verdict == RP_CV_LOSSY)
-			r->warnings |= 1u << RP_PW_LOSSY;
 }
 
 /* Judge afresh: BELOW_THRESHOLD and LINK_ERRORS back to measured ok, the verdict's warnings cleared;
@@ -252,8 +282,6 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 {
 	size_t n = ps->n;
 	struct rp_pair_result tmp;
-	const uint32_t mine = (1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_INTERVAL_DROP) | (1u << RP_PW_LOSSY) |
-			      (1u << RP_PW_MTU_MISMATCH);
 	double *row = NULL, *col = NULL;
 	char *done = calloc(n ? n : 1, 1);
 	int rc = 0;
@@ -261,21 +289,14 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 	if (!done)
 		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", n);
 	for (size_t i = 0; i < n && !rc; i++) {
-		struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
-		struct rp_pair_reverse *rv = &r->reverse;
+		struct rp_pair_peek pk;
+		struct rp_pair_result *r;
 
-		rp_pair_reverse_unfold(r);
-		r->warnings &= ~mine;
-		if (r->status == RP_ST_BELOW_THRESHOLD || r->status == RP_ST_LINK_ERRORS) {
-			r->status = RP_ST_OK;
-			r->reason[0] = '\0';
-		}
-		rv->warnings &= ~mine;
-		if (rv->measured && rv->status == RP_ST_BELOW_THRESHOLD) {
-			rv->status = RP_ST_OK;
-			rv->reason[0] = '\0';
-		}
-		counters_judge(r);
+		rp_pairs_peek(ps, i, &pk);
+		if (pk.plain)
+			continue;             /* judged afresh in one go by size_judge */
+		r = rp_pairs_get(ps, i, &tmp);
+		judge_reset(r);
 		rc = rp_pairs_put(ps, i, r);
 	}
 	if (!rc && cfg->outlier > 0) {
@@ -302,10 +323,17 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 		}
 		rc = size_judge(cfg, pair_eps, ps, n_eps, size, row, col);
 	}
-	/* a --bidir pair whose reverse failed fails as a pair; then how each failure held up on retest */
+	/* a --bidir pair whose reverse failed fails as a pair; then how each failure held up on retest
+	 * (a plain pass as the retest rules leave it, one attempt and confirm none, has nothing to fold
+	 * or classify) */
 	for (size_t i = 0; i < n && !rc; i++) {
-		struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
+		struct rp_pair_peek pk;
+		struct rp_pair_result *r;
 
+		rp_pairs_peek(ps, i, &pk);
+		if (pk.plain && pk.confirm == RP_CONFIRM_NONE && !(pk.warnings & (1u << RP_PW_FLAKY)))
+			continue;
+		r = rp_pairs_get(ps, i, &tmp);
 		rp_pair_reverse_fold(r);
 		rp_retest_classify(r, cfg->retest);
 		rc = rp_pairs_put(ps, i, r);

@@ -221,6 +221,14 @@ static void test_put_moves_between_forms(void **state)
 /* The verdict over the store (rp_verdict_judge with puts) decides what it decides over the same
  * results as an array: an adapter that writes slowly is an outlier in its row and drained. A put
  * the verdict forgot would leave the store's copy ok. */
+static size_t n_puts;
+
+static int put_counted(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r)
+{
+	n_puts++;
+	return mx_results_put(ps->arg, i, r);
+}
+
 static void test_verdict_over_store(void **state)
 {
 	static struct rp_pair_result arr[N_EPS * N_EPS];
@@ -234,6 +242,7 @@ static void test_verdict_over_store(void **state)
 
 	(void)state;
 	eps_init();
+	eps[3].mtu = 1024;                               /* its pairs: an MTU mismatch warning */
 	rp_verdict_cfg_default(&cfg);
 	cfg.retest = 0;
 	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
@@ -249,8 +258,22 @@ static void test_verdict_over_store(void **state)
 		}
 	mx_results_settle(&mr);
 	ps = mx_results_pairs(&mr);
+	ps.put = put_counted;
+	n_puts = 0;
 	assert_int_equal(rp_verdict_apply(&cfg, eps, N_EPS, pe, arr, n, &va), 0);
 	assert_int_equal(rp_verdict_judge(&cfg, eps, N_EPS, mr.pair_eps, &ps, &vs), 0);
+	/* a plain pass is judged in one go and written back only when the judgement changed it, and
+	 * once more when it failed (how it held up on retest) (before: every pair put three times) */
+	{
+		size_t changed = 0, failed = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			changed += arr[i].status != RP_ST_OK || arr[i].warnings != 0;
+			failed += arr[i].status != RP_ST_OK;
+		}
+		assert_true(changed > failed && failed == 3 && changed < n);
+		assert_int_equal(n_puts, changed + failed);
+	}
 	assert_int_equal(va.n_below, 3);
 	assert_int_equal(vs.n_below, va.n_below);
 	assert_int_equal(vs.n_ok, va.n_ok);
@@ -264,8 +287,17 @@ static void test_verdict_over_store(void **state)
 		assert_int_equal(r->status, arr[i].status);
 		assert_string_equal(r->reason, arr[i].reason);
 		assert_int_equal(r->confirm, arr[i].confirm);
+		assert_int_equal(r->warnings, arr[i].warnings);
 	}
 	assert_int_equal(mx_results_n_whole(&mr), 3);   /* only the slow ones */
+	/* judged again: the same findings, the records untouched */
+	n_puts = 0;
+	rp_verdict_fini(&vs);
+	assert_int_equal(rp_verdict_judge(&cfg, eps, N_EPS, mr.pair_eps, &ps, &vs), 0);
+	assert_int_equal(vs.n_below, 3);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(mx_results_get(&mr, i, &tmp)->warnings, arr[i].warnings);
+	assert_int_equal(mx_results_n_whole(&mr), 3);
 	/* what the verdict's reading passes peek is what get builds, record or whole */
 	for (size_t i = 0; i < n; i++) {
 		struct rp_pair_peek pk, want;
@@ -281,6 +313,8 @@ static void test_verdict_over_store(void **state)
 		assert_int_equal(pk.rev_measured, want.rev_measured);
 		assert_int_equal(pk.rev_status, want.rev_status);
 		assert_int_equal(pk.rev_warnings, want.rev_warnings);
+		assert_int_equal(pk.plain, want.plain);
+		assert_int_equal(pk.plain, arr[i].status == RP_ST_OK);
 	}
 	rp_verdict_fini(&va);
 	rp_verdict_fini(&vs);
