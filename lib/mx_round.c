@@ -277,8 +277,10 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 		return rc;
 	if (!c->stop_sig && rp_stop_requested())
 		c->stop_sig = rp_stop_signal();
-	if (!c->hold_go)
+	if (!c->hold_go) {
 		mx_tree_go(c, round);
+		c->go_sent = rp_now();
+	}
 	return c->stop_sig ? 1 : 0;
 }
 
@@ -287,6 +289,7 @@ int mx_round_go(struct mx_ctx *c, size_t round)
 	if (!c->stop_sig && rp_stop_requested())
 		c->stop_sig = rp_stop_signal();
 	mx_tree_go(c, round);
+	c->go_sent = rp_now();
 	return c->stop_sig ? 1 : 0;
 }
 

@@ -74,6 +74,10 @@ struct mx_measure {
 	 * a thread each (hundreds of thousands of threads a sweep round at 1,024 x 8). False for
 	 * anything that talks to a peer. */
 	bool inline_sides;
+	/* Rank 0 checks its own sides as it checks a REPORT's (unpacked, mx_side_ok): a simulation in
+	 * one process, whose rank 0 holds every side, does the work a real rank 0 does for the sides of
+	 * the ranks below it. */
+	bool check_own_sides;
 };
 
 /* What every rank knows during the run. */
@@ -100,6 +104,7 @@ struct mx_ctx {
 	double sides_end;             /* rank 0: rp_now() when its sides of the last round ended; what
 	                               * follows until its go is rank 0's own work (collecting, keeping,
 	                               * writing), every other rank waiting */
+	double go_sent;               /* rank 0: rp_now() when it sent the last round's go */
 };
 
 /* Round `round` (a number for the whole run: planned rounds, then retest rounds) over jobs[0..n),

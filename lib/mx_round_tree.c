@@ -209,6 +209,17 @@ static const char *report_check(const struct gather *g, const void *buf)
 	return NULL;
 }
 
+/* One of rank 0's own sides, checked as a REPORT's would be when the measure asks for it
+ * (mx_measure.check_own_sides). 0, or -EPROTO (never: this rank wrote it). */
+static int own_side_check(const struct gather *g, const struct mx_wire_side *w)
+{
+	struct rp_pair_result r;
+
+	if (!g->c->measure || !g->c->measure->check_own_sides)
+		return 0;
+	return mx_side_read(w, &r) == 0 && mx_side_ok(w, &r, g->jobs, g->n_jobs) ? 0 : -EPROTO;
+}
+
 /* Take one received report (src's) whole, or not at all. 0 or -ENOMEM. */
 static int gather_take(struct gather *g, size_t round, const void *buf, size_t len, int src)
 {
@@ -350,9 +361,14 @@ int mx_tree_collect(struct mx_ctx *c, size_t round, const struct mx_job *jobs, s
 	g.slots = got;
 	g.in[0] = true;
 	for (size_t k = 0; !rc && k < n_tasks; k++)
-		for (int d = 0; !rc && d < 2; d++)
-			if (tasks[k].have[d])
-				rc = tasks[k].side[d] ? side_take(got, (const void *)tasks[k].side[d]) : -ENOMEM;
+		for (int d = 0; !rc && d < 2; d++) {
+			const struct mx_wire_side *w = (const void *)tasks[k].side[d];
+
+			if (!tasks[k].have[d])
+				continue;
+			rc = w ? own_side_check(&g, w) : -ENOMEM;
+			rc = rc ? rc : side_take(got, w);
+		}
 	if (!rc)
 		rc = gather_loop(&g, round, start + c->budget, true);
 	if (!rc && g.got < g.need)

@@ -155,10 +155,19 @@ static void round_time(struct rp_sim_run *S, double *busy_max, double *dir_max)
 }
 
 /* Rank 0's real time since its sides of the round ended: the collection and the keeping, before
- * the simulation's own bookkeeping (round_time) and the caller's hook. */
+ * the simulation's own bookkeeping (round_time) and the caller's hook; and what it did after the
+ * previous round's hook until that round's go. */
+static double after_hook(const struct rp_sim_run *S)
+{
+	double go = S->run.ctx.go_sent;
+
+	return S->hook_end > 0 && go > S->hook_end ? go - S->hook_end : 0;
+}
+
 static void collect_time(struct rp_sim_run *S)
 {
-	S->collect_last_s = rp_now() - S->run.ctx.sides_end;
+	/* the previous round's settling and go came after its hook: counted now */
+	S->collect_last_s = rp_now() - S->run.ctx.sides_end + after_hook(S);
 	S->collect_s += S->collect_last_s;
 }
 
@@ -186,6 +195,7 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	S->rounds_s += t;
 	if (S->hooks.round_done)
 		S->hooks.round_done(S->hooks.arg, retest, k, n_rounds);
+	S->hook_end = rp_now();
 }
 
 /* mx_run's hook after a sweep round: its probes (one direction each) run at once, so its time is its
@@ -203,6 +213,7 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	S->sweep_s += t;
 	if (S->hooks.sweep_done)
 		S->hooks.sweep_done(S->hooks.arg, pass, k, n_rounds);
+	S->hook_end = rp_now();
 }
 
 static void sim_retest_planned(void *arg, size_t n, size_t n_rounds)
@@ -326,7 +337,7 @@ int rp_sim_run_init(struct rp_sim_run *S)
 		return rc;
 	/* one rank: every direction is between two of its endpoints, answered from the model at once */
 	S->measure = (struct mx_measure){ .pair = sim_pair, .loopback = sim_loopback, .arg = S,
-					  .inline_sides = S->c->size == 1 };
+					  .inline_sides = S->c->size == 1, .check_own_sides = S->c->size == 1 };
 	S->run.ctx = (struct mx_ctx){ .comm = S->c, .cfg = S->cfg, .eps = S->eps, .n_eps = S->n_eps, .rank = S->c->rank,
 				      .n_ranks = S->c->size, .dead = S->dead, .budget = 3600, .measure = &S->measure };
 	S->run.sched = S->sched;
@@ -341,7 +352,11 @@ int rp_sim_run_init(struct rp_sim_run *S)
 
 int rp_sim_run_rounds(struct rp_sim_run *S)
 {
-	return mx_run_rounds(&S->run);
+	int rc = mx_run_rounds(&S->run);
+
+	S->collect_tail_s = after_hook(S);
+	S->collect_s += S->collect_tail_s;
+	return rc;
 }
 
 void rp_sim_run_advance(struct rp_sim_run *S, double seconds)

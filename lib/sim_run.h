@@ -12,8 +12,9 @@
  * carry nothing: with one rank no message is due) stands in for MPI, and an mx_measure answers
  * every side from the model (rp_sim_dir) instead of the engine. 8,192 ranks as threads or
  * processes do not fit one small machine (every round would create and join a thread per rank);
- * with one rank the report/go messages, the per-rank message validation, the side channels and the
- * dead-rank handling are NOT exercised (under MPI they are: a side whose peer is on another rank
+ * with one rank the report/go messages, the per-rank message validation (each side is still checked
+ * as a REPORT's: mx_measure.check_own_sides), the side channels and the dead-rank handling are NOT
+ * exercised (under MPI they are: a side whose peer is on another rank
  * tells it its endpoint over the pair's side channel, and both answer from the model), while every
  * other step of rank 0 is, on every pair (in one process the sides' threads of all ranks run there:
  * their CPU time is in rank 0's, more than a real rank 0 spends).
@@ -68,10 +69,15 @@ struct rp_sim_run {
 	double rounds_s;              /* the rounds' share of vclock (sweep rounds included) */
 	double sweep_s;               /* the sweep rounds' share of rounds_s */
 	double *round_s;              /* every finished round's time (slowest + overhead) */
-	double collect_s;             /* REAL seconds rank 0 spent from its sides' end of a round to the
-	                               * round's hook (collecting the sides, keeping the results), every
-	                               * round so far; not on the virtual clock (the caller adds it) */
-	double collect_last_s;        /* the same, the round just ended */
+	double collect_s;             /* REAL seconds rank 0 spent between its sides' end of a round and
+	                               * the round's go, the hooks' time taken out (collecting the sides,
+	                               * keeping the results, settling them), every round so far; not on
+	                               * the virtual clock (the caller adds it) */
+	double collect_last_s;        /* what collect_s grew by at the hook just called: this round's
+	                               * collection and the previous round's part after its hook */
+	double collect_tail_s;        /* after the rounds: the last round's part after its hook (in
+	                               * collect_s, in no collect_last_s) */
+	double hook_end;              /* rp_now() as the last hook returned; 0 none yet */
 	size_t n_round_s, cap_round_s;
 	size_t sides;                 /* __atomic: directions answered from the model by this rank's sides */
 };

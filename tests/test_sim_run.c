@@ -266,6 +266,42 @@ static void test_one_rank_answers_inline(void **state)
 	world_fini(&W);
 }
 
+/* With one rank, rank 0 checks the sides it takes as it checks a REPORT's (mx_measure.check_own_sides):
+ * the work a real rank 0 does for every side of the ranks below it, and a simulated side it would
+ * refuse stops the run. Failed when the one rank took its own sides unchecked. */
+static int bad_third(void *arg, const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
+		     const struct rp_engine_port *dst, struct rp_pair_result *res)
+{
+	int rc = orig_.loopback(arg, cfg, src, dst, res);
+
+	if (__atomic_add_fetch(&calls_, 1, __ATOMIC_SEQ_CST) == 3)
+		memset(res->reason, 'x', sizeof(res->reason));   /* no terminator: no REPORT passes with it */
+	return rc;
+}
+
+static void test_one_rank_checks_its_sides(void **state)
+{
+	struct world W;
+	struct rp_sim_error err;
+
+	(void)state;
+	memset(&W, 0, sizeof(W));
+	assert_int_equal(rp_sim_model_parse(model_text, strlen(model_text), &W.m, &err), 0);
+	rp_engine_cfg_default(&W.cfg);
+	W.cfg.meas.duration_s = 0;
+	rp_verdict_cfg_default(&W.vcfg);
+	W.S = (struct rp_sim_run){ .model = &W.m, .cfg = &W.cfg, .vcfg = &W.vcfg, .seed = 1 };
+	assert_int_equal(rp_pattern_parse("full", &W.S.pattern), 0);
+	assert_int_equal(rp_sim_run_init(&W.S), 0);
+	assert_true(W.S.measure.check_own_sides);
+	orig_ = W.S.measure;
+	W.S.measure.loopback = bad_third;
+	calls_ = 0;
+	assert_int_equal(rp_sim_run_rounds(&W.S), -EPROTO);
+	assert_true(W.S.run.mr.n < 4);                 /* stopped in the round of the bad side */
+	world_fini(&W);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_rail),
 		cmocka_unit_test(test_one_rank_many_endpoints),
 		cmocka_unit_test(test_one_rank_answers_inline),
+		cmocka_unit_test(test_one_rank_checks_its_sides),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
