@@ -73,16 +73,29 @@ int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t 
 	return rc;
 }
 
-struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp)
+struct rp_pair_result *mx_got_get_kept(const struct mx_got *g, size_t k, struct rp_pair_result *tmp, bool *as_packed)
 {
+	struct rp_endpoint was[2];
+
 	rp_packed_get(&g->d[k], tmp);
+	*as_packed = true;
 	if (g->eps && g->jobs) {
 		const struct mx_job *j = &g->jobs[k / 2];
 
+		was[0] = tmp->src;
+		was[1] = tmp->dst;
 		mx_got_ep_merge(&tmp->src, &g->eps[k % 2 ? j->b : j->a].ep);
 		mx_got_ep_merge(&tmp->dst, &g->eps[k % 2 ? j->a : j->b].ep);
+		*as_packed = memcmp(&was[0], &tmp->src, sizeof(was[0])) == 0 && memcmp(&was[1], &tmp->dst, sizeof(was[1])) == 0;
 	}
 	return tmp;
+}
+
+struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp)
+{
+	bool same;
+
+	return mx_got_get_kept(g, k, tmp, &same);
 }
 
 void mx_got_ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)

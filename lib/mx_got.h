@@ -54,6 +54,14 @@ static inline enum rp_status mx_got_status(const struct mx_got *g, size_t k)
 }
 /* Slot k (holding a result) into tmp, the table's endpoints merged in; returns tmp. */
 struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp);
+/* The same, and *as_packed says whether slot k's bytes (mx_got_packed) are a packing of *tmp as it
+ * is returned (the table's merge changed none of its bytes), so that a keeper may copy them instead
+ * of packing *tmp again. */
+struct rp_pair_result *mx_got_get_kept(const struct mx_got *g, size_t k, struct rp_pair_result *tmp, bool *as_packed);
+static inline const struct rp_packed *mx_got_packed(const struct mx_got *g, size_t k)
+{
+	return &g->d[k];
+}
 /* Bytes held now (slots and their packed results). */
 size_t mx_got_bytes(const struct mx_got *g);
 void mx_got_fini(struct mx_got *g);

@@ -126,6 +126,19 @@ static int slot_pack(struct mx_results *mr, uint32_t slot, const struct rp_pair_
 	return 0;
 }
 
+/* Keep the packed bytes[0..len) of a result in slot as they are. 0 or -ENOMEM (the slot unchanged). */
+static int slot_copy(struct mx_results *mr, uint32_t slot, const uint8_t *bytes, size_t len)
+{
+	struct rp_packed *p = &mr->whole[slot];
+	size_t before = p->len;
+	int rc = rp_packed_set_bytes(p, bytes, len);
+
+	if (rc)
+		return rc == -ENOMEM ? -ENOMEM : -EINVAL;
+	mr->packed_bytes += p->len - before;
+	return 0;
+}
+
 static void slot_free(struct mx_results *mr, uint32_t slot)
 {
 	mr->packed_bytes -= mr->whole[slot].len;
@@ -162,9 +175,15 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 	return 0;
 }
 
-int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst)
+/* Append r (src -> dst) whole: packed, or bytes[0..len) (a packing of r) when bytes. Its record is
+ * made now when it is a plain pass, for mx_results_settle to put in its place. */
+static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
+	       uint32_t src, uint32_t dst)
 {
+	struct mx_rec rec;
 	uint32_t slot;
+	bool new_src, new_dst, plain;
+	int rc;
 
 	if (src >= mr->n_eps || dst >= mr->n_eps)
 		return -EINVAL;
@@ -182,23 +201,48 @@ int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32
 		mr->pair_eps = np;
 		mr->cap = cap;
 	}
-	if (slot_alloc(mr, &slot) != 0)
-		return -ENOMEM;
-	if (slot_pack(mr, slot, r) != 0) {
-		mr->free_slot[mr->n_free++] = slot;
-		return -ENOMEM;
+	/* the endpoints as first seen: what every record of theirs rebuilds */
+	new_src = !mr->ep_seen[src];
+	new_dst = !mr->ep_seen[dst];
+	if (new_src)
+		mr->ep[src] = r->src;
+	if (new_dst)
+		mr->ep[dst] = r->dst;
+	mr->ep_seen[src] = mr->ep_seen[dst] = true;
+	plain = rec_plain(mr, r, src, dst, &rec);
+	rc = slot_alloc(mr, &slot);
+	if (!rc) {
+		rc = bytes ? slot_copy(mr, slot, bytes, len) : slot_pack(mr, slot, r);
+		if (rc)
+			mr->free_slot[mr->n_free++] = slot;
 	}
-	memset(&mr->rec[mr->n], 0, sizeof(mr->rec[mr->n]));
-	mr->rec[mr->n].whole = slot;
+	if (rc) {
+		mr->ep_seen[src] = !new_src;   /* nothing changed */
+		mr->ep_seen[dst] = !new_dst;
+		return rc;
+	}
+	if (plain) {
+		rec.ctr_measured |= MX_REC_PENDING;
+	} else {
+		memset(&rec, 0, sizeof(rec));
+	}
+	rec.whole = slot;
+	mr->rec[mr->n] = rec;
 	mr->pair_eps[2 * mr->n] = src;
 	mr->pair_eps[2 * mr->n + 1] = dst;
 	mr->n++;
-	if (!mr->ep_seen[src])
-		mr->ep[src] = r->src;
-	if (!mr->ep_seen[dst])
-		mr->ep[dst] = r->dst;
-	mr->ep_seen[src] = mr->ep_seen[dst] = true;
 	return 0;
+}
+
+int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst)
+{
+	return add(mr, r, NULL, 0, src, dst);
+}
+
+int mx_results_add_packed(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
+			  uint32_t src, uint32_t dst)
+{
+	return add(mr, r, bytes, len, src, dst);
 }
 
 struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp)
@@ -242,7 +286,10 @@ int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result 
 		mr->rec[i].whole = slot;
 		return 0;
 	}
-	return slot_pack(mr, slot, r);
+	if (slot_pack(mr, slot, r) != 0)
+		return -ENOMEM;
+	mr->rec[i].ctr_measured &= (uint8_t)~MX_REC_PENDING;   /* its record, if it had one, is not this */
+	return 0;
 }
 
 void mx_results_settle(struct mx_results *mr)
@@ -255,6 +302,13 @@ void mx_results_settle(struct mx_results *mr)
 
 		if (slot == MX_REC_WHOLE_NONE || mr->whole[slot].status != RP_ST_OK)
 			continue;
+		if (mr->rec[i].ctr_measured & MX_REC_PENDING) {
+			/* made as it was added, and nothing put since */
+			slot_free(mr, slot);
+			mr->rec[i].ctr_measured &= (uint8_t)~MX_REC_PENDING;
+			mr->rec[i].whole = MX_REC_WHOLE_NONE;
+			continue;
+		}
 		rp_packed_get(&mr->whole[slot], &r);
 		if (rec_plain(mr, &r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
 			slot_free(mr, slot);
@@ -279,7 +333,7 @@ void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek 
 	const struct mx_rec *rec = &mr->rec[i];
 	struct rp_pair_result tmp;
 
-	if (rec->whole != MX_REC_WHOLE_NONE) {
+	if (rec->whole != MX_REC_WHOLE_NONE && !(rec->ctr_measured & MX_REC_PENDING)) {
 		rp_packed_get(&mr->whole[rec->whole], &tmp);
 		rp_pair_peek_of(&tmp, pk);
 		return;

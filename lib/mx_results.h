@@ -16,8 +16,9 @@
  *     names) are stored as their length, so an unreachable pair takes a few hundred bytes, not 3.4 KB.
  *     It is unpacked into the caller's tmp by every get, exactly as it was put.
  * A result stays whole from mx_results_add() until mx_results_settle() (rank 0 settles after each
- * round's hook has streamed it); a settled plain pass written back with put becomes a record again,
- * anything else becomes (or stays) whole.
+ * round's hook has streamed it); a plain pass's record is made as it is added (MX_REC_PENDING), so
+ * that settling it unpacks nothing, unless a put changed it meanwhile. A settled plain pass written
+ * back with put becomes a record again, anything else becomes (or stays) whole.
  */
 #ifndef RP_MX_RESULTS_H
 #define RP_MX_RESULTS_H
@@ -31,6 +32,8 @@
 #include "result_pack.h"
 
 #define MX_REC_WHOLE_NONE UINT32_MAX
+#define MX_REC_PENDING 0x80u      /* in ctr_measured of a whole result: the rest of the record is what
+                                   * it settles into (made as it was added; a put clears it) */
 
 struct mx_rec {                   /* 64 bytes */
 	double gbps, gbps_min, gbps_min_at_s, elapsed_s;
@@ -63,6 +66,11 @@ int mx_results_init(struct mx_results *mr, size_t n_eps);
 /* Append a copy of r (src -> dst), whole until settled. 0, -EINVAL (an endpoint number >= n_eps) or
  * -ENOMEM (nothing changed). */
 int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst);
+/* The same with r's packed bytes[0..len) at hand (a round's slot whose bytes pack r exactly,
+ * lib/mx_got.h): kept as they are instead of packing r again. -EINVAL also when they hold no
+ * status. */
+int mx_results_add_packed(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
+			  uint32_t src, uint32_t dst);
 /* Result i (< n), built or unpacked into tmp; returns tmp (keep a change with mx_results_put). */
 struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp);
 /* Keep r as result i (r may be what mx_results_get returned). 0 or -ENOMEM (i unchanged). */

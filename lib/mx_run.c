@@ -103,10 +103,12 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 	for (size_t i = 0; i < 2 * got; i++) {
 		const struct rp_sched_pair *p = &pairs[i / 2];
 
+		bool as_packed;
+
 		R->kept[i] = -1;
 		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || mx_got_status(&R->got, i) == RP_ST_INTERRUPTED)
 			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
-		mx_got_get(&R->got, i, &tmp);
+		mx_got_get_kept(&R->got, i, &tmp, &as_packed);
 		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
 
 		if (m && m->res[i % 2] != SIZE_MAX) {
@@ -122,7 +124,10 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		}
 		R->failed += tmp.status != RP_ST_OK;
 		R->kept[i] = (int64_t)R->mr.n;
-		if (mx_results_add(&R->mr, &tmp, i % 2 ? p->b : p->a, i % 2 ? p->a : p->b) != 0)
+		/* the round's packed bytes as they came when they are tmp's: not packed again */
+		if ((as_packed ? mx_results_add_packed(&R->mr, &tmp, mx_got_packed(&R->got, i)->buf,
+						       mx_got_packed(&R->got, i)->len, i % 2 ? p->b : p->a, i % 2 ? p->a : p->b)
+			       : mx_results_add(&R->mr, &tmp, i % 2 ? p->b : p->a, i % 2 ? p->a : p->b)) != 0)
 			return -ENOMEM;
 		if (mx_run_touch(R, R->mr.n - 1) != 0)
 			return -ENOMEM;

@@ -120,6 +120,49 @@ static void test_plain_pass_rebuilt(void **state)
 	mx_results_fini(&mr);
 }
 
+/* A plain pass's record is made as it is added and put in its place by the settle, unless a put
+ * changed the result meanwhile: then the settle judges what was put (a stale record would bring
+ * back the old rate). Its packed bytes can be handed in as they are (mx_results_add_packed). */
+static void test_record_made_at_add(void **state)
+{
+	static uint8_t bytes[RP_PACK_MAX];
+	struct mx_results mr;
+	struct rp_pair_result r, tmp, *got;
+	struct rp_pair_peek pk;
+	size_t len;
+
+	(void)state;
+	eps_init();
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	pass_at(&r, 0, 1, 390.5);
+	len = rp_result_pack(&r, bytes);
+	assert_int_equal(mx_results_add_packed(&mr, &r, bytes, len, 0, 1), 0);
+	assert_memory_equal(mx_results_get(&mr, 0, &tmp), &r, sizeof(r));   /* whole, listed */
+	mx_results_peek(&mr, 0, &pk);
+	assert_true(pk.plain && pk.gbps == 390.5 && pk.status == RP_ST_OK);
+	pass_at(&r, 1, 2, 380);
+	assert_int_equal(mx_results_add(&mr, &r, 1, 2), 0);
+	got = mx_results_get(&mr, 1, &tmp);
+	got->gbps = got->attempts[0].gbps = 120;         /* changed before the settle, still a plain pass */
+	assert_int_equal(mx_results_put(&mr, 1, got), 0);
+	pass_at(&r, 2, 3, 370);
+	assert_int_equal(mx_results_add(&mr, &r, 2, 3), 0);
+	got = mx_results_get(&mr, 2, &tmp);
+	rp_pair_result_fail(got, RP_ST_BELOW_THRESHOLD, "slow");
+	assert_int_equal(mx_results_put(&mr, 2, got), 0);
+	assert_int_equal(mx_results_n_whole(&mr), 3);
+	mx_results_settle(&mr);
+	assert_int_equal(mx_results_n_whole(&mr), 1);    /* the failed one */
+	assert_true(mx_results_get(&mr, 0, &tmp)->gbps == 390.5);
+	assert_true(mx_results_get(&mr, 1, &tmp)->gbps == 120);
+	assert_int_equal(mx_results_get(&mr, 2, &tmp)->status, RP_ST_BELOW_THRESHOLD);
+	/* bytes that hold no result: refused, nothing kept */
+	memset(bytes, 0x7f, 16);
+	assert_int_equal(mx_results_add_packed(&mr, &r, bytes, 16, 2, 3), -EINVAL);
+	assert_int_equal(mr.n, 3);
+	mx_results_fini(&mr);
+}
+
 /* Everything that is not a plain pass stays whole, bit for bit. */
 static void test_others_stay_whole(void **state)
 {
@@ -376,6 +419,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_pass_rebuilt),
+		cmocka_unit_test(test_record_made_at_add),
 		cmocka_unit_test(test_others_stay_whole),
 		cmocka_unit_test(test_put_moves_between_forms),
 		cmocka_unit_test(test_verdict_over_store),
