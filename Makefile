@@ -23,7 +23,8 @@ ifneq ($(SANITIZE),)
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
-GITREV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# +dirty: the sources differ from the commit (a benchmark's binary must not claim a commit it is not)
+GITREV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- lib bench Makefile 2>/dev/null || echo +dirty)
 
 PKGS     := libibverbs librdmacm jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
