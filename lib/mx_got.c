@@ -67,7 +67,7 @@ int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t 
 		return -EPROTO;
 	if (side_yields(g, k, st, writer))
 		return 0;
-	rc = rp_packed_set_bytes(&g->d[k], bytes, len);
+	rc = rp_packed_set_bytes(&g->d[k], bytes, len, st);
 	if (!rc)
 		g->writer[k] = writer;
 	return rc;

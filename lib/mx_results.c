@@ -127,11 +127,11 @@ static int slot_pack(struct mx_results *mr, uint32_t slot, const struct rp_pair_
 }
 
 /* Keep the packed bytes[0..len) of a result in slot as they are. 0 or -ENOMEM (the slot unchanged). */
-static int slot_copy(struct mx_results *mr, uint32_t slot, const uint8_t *bytes, size_t len)
+static int slot_copy(struct mx_results *mr, uint32_t slot, const uint8_t *bytes, size_t len, int32_t status)
 {
 	struct rp_packed *p = &mr->whole[slot];
 	size_t before = p->len;
-	int rc = rp_packed_set_bytes(p, bytes, len);
+	int rc = rp_packed_set_bytes(p, bytes, len, status);
 
 	if (rc)
 		return rc == -ENOMEM ? -ENOMEM : -EINVAL;
@@ -212,7 +212,7 @@ static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint
 	plain = rec_plain(mr, r, src, dst, &rec);
 	rc = slot_alloc(mr, &slot);
 	if (!rc) {
-		rc = bytes ? slot_copy(mr, slot, bytes, len) : slot_pack(mr, slot, r);
+		rc = bytes ? slot_copy(mr, slot, bytes, len, (int32_t)r->status) : slot_pack(mr, slot, r);
 		if (rc)
 			mr->free_slot[mr->n_free++] = slot;
 	}
@@ -338,9 +338,14 @@ void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek 
 		rp_pair_peek_of(&tmp, pk);
 		return;
 	}
-	/* what rec_expand() builds: ok, not latency, no reverse, confirm none, a plain pass */
+	/* what rec_expand() builds: ok, not latency, no reverse, confirm none, a plain pass between the
+	 * endpoints as first seen */
+	const struct rp_endpoint *s = &mr->ep[mr->pair_eps[2 * i]], *d = &mr->ep[mr->pair_eps[2 * i + 1]];
+
 	*pk = (struct rp_pair_peek){ .status = RP_ST_OK, .confirm = RP_CONFIRM_NONE, .msg_size = rec->msg_size,
-				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK, .plain = true };
+				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK, .plain = true,
+				     .gbps_min = rec->gbps_min, .link_gbps = s->link_gbps < d->link_gbps ? s->link_gbps : d->link_gbps,
+				     .soft = s->soft || d->soft, .mtu_mismatch = s->mtu > 0 && d->mtu > 0 && s->mtu != d->mtu };
 }
 
 static void pairs_peek(const struct rp_pairs *ps, size_t i, struct rp_pair_peek *pk)

@@ -67,8 +67,8 @@ int mx_results_init(struct mx_results *mr, size_t n_eps);
  * -ENOMEM (nothing changed). */
 int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst);
 /* The same with r's packed bytes[0..len) at hand (a round's slot whose bytes pack r exactly,
- * lib/mx_got.h): kept as they are instead of packing r again. -EINVAL also when they hold no
- * status. */
+ * lib/mx_got.h): kept as they are instead of packing r again. -EINVAL also for a length no
+ * packed result has. */
 int mx_results_add_packed(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
 			  uint32_t src, uint32_t dst);
 /* Result i (< n), built or unpacked into tmp; returns tmp (keep a change with mx_results_put). */

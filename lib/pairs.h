@@ -39,6 +39,11 @@ struct rp_pair_peek {
 	uint32_t rev_warnings;
 	bool plain;                   /* rp_pair_plain(): a bandwidth pass and nothing else (lib/verdict.c
 	                               * judges such a pair in one pass and writes it back only if changed) */
+	/* what the bandwidth rules read besides: */
+	double gbps_min;
+	double link_gbps;             /* the lower of src's and dst's link rate */
+	bool soft;                    /* src or dst a software device */
+	bool mtu_mismatch;            /* both MTUs known and different */
 };
 
 /* A pass measured once and nothing else: ok with no reason, one attempt (ok, no reason), no latency,
@@ -56,7 +61,10 @@ static inline void rp_pair_peek_of(const struct rp_pair_result *r, struct rp_pai
 	*pk = (struct rp_pair_peek){ .status = r->status, .confirm = r->confirm, .msg_size = r->msg_size,
 				     .gbps = r->gbps, .warnings = r->warnings, .lat_measured = r->lat.measured,
 				     .rev_measured = r->reverse.measured, .rev_status = r->reverse.status,
-				     .rev_warnings = r->reverse.warnings, .plain = rp_pair_plain(r) };
+				     .rev_warnings = r->reverse.warnings, .plain = rp_pair_plain(r), .gbps_min = r->gbps_min,
+				     .link_gbps = r->src.link_gbps < r->dst.link_gbps ? r->src.link_gbps : r->dst.link_gbps,
+				     .soft = r->src.soft || r->dst.soft,
+				     .mtu_mismatch = r->src.mtu > 0 && r->dst.mtu > 0 && r->src.mtu != r->dst.mtu };
 }
 
 struct rp_pairs {

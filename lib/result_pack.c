@@ -84,10 +84,15 @@ static size_t tokens_decode(const uint8_t *buf, size_t len, uint8_t *out, size_t
 			uint8_t *dst = out + o;
 			size_t m = k;
 
-			for (; m >= 8; m -= 8, src += 8, dst += 8)
-				memcpy(dst, src, 8);
-			for (; m; m--)
-				*dst++ = *src++;
+			if (m >= 8) {
+				/* whole words, then the last word again where it ends (the same bytes) */
+				for (; m > 8; m -= 8, src += 8, dst += 8)
+					memcpy(dst, src, 8);
+				memcpy(dst + m - 8, src + m - 8, 8);
+			} else {
+				for (; m; m--)
+					*dst++ = *src++;
+			}
 			i += k;
 		}
 		o += k;
@@ -135,12 +140,11 @@ int rp_packed_set(struct rp_packed *p, const struct rp_pair_result *r)
 	return 0;
 }
 
-int rp_packed_set_bytes(struct rp_packed *p, const uint8_t *bytes, size_t len)
+int rp_packed_set_bytes(struct rp_packed *p, const uint8_t *bytes, size_t len, int32_t status)
 {
-	int32_t status;
 	uint8_t *buf;
 
-	if (len == 0 || len > RP_PACK_MAX || rp_result_status(bytes, len, &status) != 0)
+	if (len == 0 || len > RP_PACK_MAX)
 		return -EPROTO;
 	buf = len == p->len && p->buf ? p->buf : realloc(p->buf, len);
 	if (!buf)

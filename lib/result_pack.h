@@ -38,9 +38,10 @@ struct rp_packed {
 /* Keep r packed in p (whatever p held before; a zeroed p holds nothing). 0 or -ENOMEM (p unchanged). */
 int rp_packed_set(struct rp_packed *p, const struct rp_pair_result *r);
 /* Keep a copy of the packed result bytes[0..len) in p, as they are: bytes that rp_result_unpack
- * accepts (a side's, checked as its REPORT arrived), so that a result is not unpacked and packed
- * again only to be kept. 0, -EPROTO (no status can be read from them) or -ENOMEM (p unchanged). */
-int rp_packed_set_bytes(struct rp_packed *p, const uint8_t *bytes, size_t len);
+ * accepts (a side's, checked as its REPORT arrived), whose status is `status` (rp_result_status's,
+ * or that of the result they pack), so that a result is not unpacked and packed again only to be
+ * kept. 0, -EPROTO (len is no packed result's) or -ENOMEM (p unchanged). */
+int rp_packed_set_bytes(struct rp_packed *p, const uint8_t *bytes, size_t len, int32_t status);
 /* What p holds, into *r (p was set by rp_packed_set or rp_packed_set_bytes). */
 void rp_packed_get(const struct rp_packed *p, struct rp_pair_result *r);
 /* Free what p holds; p is empty again. */

@@ -145,32 +145,6 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_pairs *ps, 
 	return 0;
 }
 
-/* --min-bw on one judged pair; true when it failed it. A fraction of a soft device's nominal rate is
- * not applied: the pair gets RP_PW_NOMINAL_RATE instead. */
-static bool min_bw_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result *r)
-{
-	double link = r->src.link_gbps < r->dst.link_gbps ? r->src.link_gbps : r->dst.link_gbps;
-
-	if (cfg->min_bw <= 0)
-		return false;
-	if (cfg->min_bw_absolute) {
-		if (r->gbps >= cfg->min_bw)
-			return false;
-		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.3f Gb/s is below --min-bw %.2f Gb/s", r->gbps,
-				    cfg->min_bw);
-		return true;
-	}
-	if (r->src.soft || r->dst.soft) {
-		r->warnings |= 1u << RP_PW_NOMINAL_RATE;
-		return false;
-	}
-	if (link <= 0 || r->gbps >= cfg->min_bw * link)
-		return false;
-	rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.3f Gb/s is below %.2f x link rate %.1f Gb/s (%.2f Gb/s)",
-			    r->gbps, cfg->min_bw, link, cfg->min_bw * link);
-	return true;
-}
-
 /* The port counters of both ends (lib/counters.h, judged by the engine with --max-errors): a flap or
  * physical errors fail a measured pair (LINK_ERRORS), retransmissions above the rate make it lossy.
  * Two ends at different active MTUs are a warning on any pair. */
@@ -218,18 +192,70 @@ static void judge_reset(struct rp_pair_result *r)
 	counters_judge(r);
 }
 
-/* --interval-drop, --min-bw and --outlier on one judged direction; m is the larger of its row and
- * column median (< 0: no outlier rule). */
+/* What the bandwidth rules read of one direction. */
+struct dir_in {
+	double gbps, gbps_min;
+	double link;                  /* the lower of its two ports' rates */
+	bool soft;                    /* either end a software device: its rate is nominal */
+};
+
+enum dir_outcome { DIR_OK, DIR_BELOW_MIN_BW, DIR_BELOW_LINK, DIR_OUTLIER };
+
+/* --interval-drop, --min-bw and --outlier on one direction, m the larger of its row and column
+ * median (< 0: no outlier rule): the warnings it earns into *warnings, and whether it fails. A
+ * fraction of a soft device's nominal rate is not applied: it is warned (RP_PW_NOMINAL_RATE)
+ * instead. One decision for a whole result (direction_judge) and a peeked plain pass (size_judge). */
+static enum dir_outcome dir_decide(const struct rp_verdict_cfg *cfg, const struct dir_in *in, double m,
+				   uint32_t *warnings)
+{
+	if (cfg->interval_drop > 0 && in->gbps > 0 && in->gbps_min < cfg->interval_drop * in->gbps)
+		*warnings |= 1u << RP_PW_INTERVAL_DROP;
+	if (cfg->min_bw > 0) {
+		if (cfg->min_bw_absolute) {
+			if (in->gbps < cfg->min_bw)
+				return DIR_BELOW_MIN_BW;
+		} else if (in->soft) {
+			*warnings |= 1u << RP_PW_NOMINAL_RATE;
+		} else if (in->link > 0 && in->gbps < cfg->min_bw * in->link) {
+			return DIR_BELOW_LINK;
+		}
+	}
+	return m >= 0 && in->gbps < cfg->outlier * m ? DIR_OUTLIER : DIR_OK;
+}
+
 static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result *r, double m)
 {
-	if (cfg->interval_drop > 0 && r->gbps > 0 && r->gbps_min < cfg->interval_drop * r->gbps)
-		r->warnings |= 1u << RP_PW_INTERVAL_DROP;
-	if (min_bw_judge(cfg, r) || m < 0)
-		return;
-	if (r->gbps < cfg->outlier * m)
+	struct dir_in in = { .gbps = r->gbps, .gbps_min = r->gbps_min, .soft = r->src.soft || r->dst.soft,
+			     .link = r->src.link_gbps < r->dst.link_gbps ? r->src.link_gbps : r->dst.link_gbps };
+
+	switch (dir_decide(cfg, &in, m, &r->warnings)) {
+	case DIR_OK:
+		break;
+	case DIR_BELOW_MIN_BW:
+		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.3f Gb/s is below --min-bw %.2f Gb/s", r->gbps,
+				    cfg->min_bw);
+		break;
+	case DIR_BELOW_LINK:
+		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.3f Gb/s is below %.2f x link rate %.1f Gb/s (%.2f Gb/s)",
+				    r->gbps, cfg->min_bw, in.link, cfg->min_bw * in.link);
+		break;
+	case DIR_OUTLIER:
 		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
 				    "outlier: %.3f Gb/s is below %.2f x the median %.3f Gb/s of its row/column", r->gbps,
 				    cfg->outlier, m);
+		break;
+	}
+}
+
+/* A peeked plain pass that its judgement leaves exactly as it is: the first pass's reset (the
+ * verdict's warnings cleared, an MTU mismatch warned) and the rules, with nothing failing and the
+ * same warnings. Such a pair needs neither a get nor a put. */
+static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_pair_peek *pk, double m)
+{
+	struct dir_in in = { .gbps = pk->gbps, .gbps_min = pk->gbps_min, .link = pk->link_gbps, .soft = pk->soft };
+	uint32_t w = (pk->warnings & ~VERDICT_WARNINGS) | (pk->mtu_mismatch ? 1u << RP_PW_MTU_MISMATCH : 0);
+
+	return dir_decide(cfg, &in, m, &w) == DIR_OK && w == pk->warnings;
 }
 
 /* --min-bw, --outlier and --interval-drop on the judged pairs of one message size (both directions
@@ -254,6 +280,8 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 
 		rp_pairs_peek(ps, i, &pk);
 		if (pk.msg_size != msg_size || (!pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
+			continue;
+		if (pk.plain && plain_stays(cfg, &pk, row ? (row[s] > col[d] ? row[s] : col[d]) : -1))
 			continue;
 		r = rp_pairs_get(ps, i, &tmp);
 		if (pk.plain)

@@ -156,9 +156,9 @@ static void test_record_made_at_add(void **state)
 	assert_true(mx_results_get(&mr, 0, &tmp)->gbps == 390.5);
 	assert_true(mx_results_get(&mr, 1, &tmp)->gbps == 120);
 	assert_int_equal(mx_results_get(&mr, 2, &tmp)->status, RP_ST_BELOW_THRESHOLD);
-	/* bytes that hold no result: refused, nothing kept */
-	memset(bytes, 0x7f, 16);
-	assert_int_equal(mx_results_add_packed(&mr, &r, bytes, 16, 2, 3), -EINVAL);
+	/* a length no packed result has: refused, nothing kept */
+	assert_int_equal(mx_results_add_packed(&mr, &r, bytes, 0, 2, 3), -EINVAL);
+	assert_int_equal(mx_results_add_packed(&mr, &r, bytes, RP_PACK_MAX + 1, 2, 3), -EINVAL);
 	assert_int_equal(mr.n, 3);
 	mx_results_fini(&mr);
 }
@@ -357,6 +357,9 @@ static void test_verdict_over_store(void **state)
 		assert_int_equal(pk.rev_status, want.rev_status);
 		assert_int_equal(pk.rev_warnings, want.rev_warnings);
 		assert_int_equal(pk.plain, want.plain);
+		assert_true(pk.gbps_min == want.gbps_min && pk.link_gbps == want.link_gbps);
+		assert_int_equal(pk.soft, want.soft);
+		assert_int_equal(pk.mtu_mismatch, want.mtu_mismatch);
 		assert_int_equal(pk.plain, arr[i].status == RP_ST_OK);
 	}
 	rp_verdict_fini(&va);
