@@ -125,21 +125,6 @@ int rp_result_status(const uint8_t *buf, size_t len, int32_t *status)
 	return 0;
 }
 
-int rp_packed_set(struct rp_packed *p, const struct rp_pair_result *r)
-{
-	uint8_t tmp[RP_PACK_MAX], *buf;
-	size_t len = rp_result_pack(r, tmp);
-
-	buf = len == p->len && p->buf ? p->buf : realloc(p->buf, len);
-	if (!buf)
-		return -ENOMEM;
-	memcpy(buf, tmp, len);
-	p->buf = buf;
-	p->len = (uint32_t)len;
-	p->status = (int32_t)r->status;
-	return 0;
-}
-
 int rp_packed_set_bytes(struct rp_packed *p, const uint8_t *bytes, size_t len, int32_t status)
 {
 	uint8_t *buf;
@@ -154,6 +139,13 @@ int rp_packed_set_bytes(struct rp_packed *p, const uint8_t *bytes, size_t len, i
 	p->len = (uint32_t)len;
 	p->status = status;
 	return 0;
+}
+
+int rp_packed_set(struct rp_packed *p, const struct rp_pair_result *r)
+{
+	uint8_t tmp[RP_PACK_MAX];
+
+	return rp_packed_set_bytes(p, tmp, rp_result_pack(r, tmp), (int32_t)r->status);
 }
 
 void rp_packed_get(const struct rp_packed *p, struct rp_pair_result *r)

@@ -63,6 +63,21 @@ static void world_run(struct world *W, const char *pattern, unsigned retest)
 	assert_int_equal(rp_sim_run_rounds(&W->S), 0);
 }
 
+/* The full pattern over the model, set up and not run (engine defaults, --sweep sweep). */
+static void world_start(struct world *W, unsigned sweep)
+{
+	struct rp_sim_error err;
+
+	memset(W, 0, sizeof(*W));
+	assert_int_equal(rp_sim_model_parse(model_text, strlen(model_text), &W->m, &err), 0);
+	rp_engine_cfg_default(&W->cfg);
+	W->cfg.meas.duration_s = 0;
+	rp_verdict_cfg_default(&W->vcfg);
+	W->S = (struct rp_sim_run){ .model = &W->m, .cfg = &W->cfg, .vcfg = &W->vcfg, .seed = 1, .sweep = sweep };
+	assert_int_equal(rp_pattern_parse("full", &W->S.pattern), 0);
+	assert_int_equal(rp_sim_run_init(&W->S), 0);
+}
+
 static void world_fini(struct world *W)
 {
 	rp_sim_run_fini(&W->S);
@@ -242,17 +257,9 @@ static int on_thread(void *arg, const struct rp_engine_cfg *cfg, const struct rp
 static void test_one_rank_answers_inline(void **state)
 {
 	struct world W;
-	struct rp_sim_error err;
 
 	(void)state;
-	memset(&W, 0, sizeof(W));
-	assert_int_equal(rp_sim_model_parse(model_text, strlen(model_text), &W.m, &err), 0);
-	rp_engine_cfg_default(&W.cfg);
-	W.cfg.meas.duration_s = 0;
-	rp_verdict_cfg_default(&W.vcfg);
-	W.S = (struct rp_sim_run){ .model = &W.m, .cfg = &W.cfg, .vcfg = &W.vcfg, .seed = 1, .sweep = 2 };
-	assert_int_equal(rp_pattern_parse("full", &W.S.pattern), 0);
-	assert_int_equal(rp_sim_run_init(&W.S), 0);
+	world_start(&W, 2);
 	orig_ = W.S.measure;
 	W.S.measure.loopback = on_thread;
 	main_ = pthread_self();
@@ -282,17 +289,9 @@ static int bad_third(void *arg, const struct rp_engine_cfg *cfg, const struct rp
 static void test_one_rank_checks_its_sides(void **state)
 {
 	struct world W;
-	struct rp_sim_error err;
 
 	(void)state;
-	memset(&W, 0, sizeof(W));
-	assert_int_equal(rp_sim_model_parse(model_text, strlen(model_text), &W.m, &err), 0);
-	rp_engine_cfg_default(&W.cfg);
-	W.cfg.meas.duration_s = 0;
-	rp_verdict_cfg_default(&W.vcfg);
-	W.S = (struct rp_sim_run){ .model = &W.m, .cfg = &W.cfg, .vcfg = &W.vcfg, .seed = 1 };
-	assert_int_equal(rp_pattern_parse("full", &W.S.pattern), 0);
-	assert_int_equal(rp_sim_run_init(&W.S), 0);
+	world_start(&W, 0);
 	assert_true(W.S.measure.check_own_sides);
 	orig_ = W.S.measure;
 	W.S.measure.loopback = bad_third;
