@@ -289,17 +289,23 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 {
 	const struct rp_sim_run *S = &F->S;
 	double cpu = cpu_total_s();
+	char collect[192];
+
+	/* one rank: its collection is its own work, on the clock; under MPI the wait for the other ranks
+	 * on this host is in it, so it is only reported */
 	if (S->c->size == 1)
-		printf("SIMULATED (fabric model %s, lock-step rounds): projected wall time %.1f s = rounds %.1f s + rank 0 "
-		       "collecting them %.1f s + writing reports %.1f s (%zu writes) + final verdict and reports %.1f s "
-		       "(rank 0's figures real seconds on this host); start-up not included\n",
-		       F->o->model, S->vclock + final_s, S->rounds_s, S->collect_s, F->write_s, F->writes, final_s);
+		snprintf(collect, sizeof(collect), " + rank 0 collecting them %.1f s", S->collect_s);
 	else
-		printf("SIMULATED (fabric model %s, lock-step rounds): projected wall time %.1f s = rounds %.1f s + rank 0 "
-		       "writing reports %.1f s (%zu writes) + final verdict and reports %.1f s; start-up not included; "
-		       "rank 0 from its sides' end to each round's results kept %.1f s (real, the wait for the other "
-		       "ranks on this host in it: not projected)\n",
-		       F->o->model, S->vclock + final_s, S->rounds_s, F->write_s, F->writes, final_s, S->collect_s);
+		collect[0] = '\0';
+	printf("SIMULATED (fabric model %s, lock-step rounds): projected wall time %.1f s = rounds %.1f s%s + %swriting "
+	       "reports %.1f s (%zu writes) + final verdict and reports %.1f s%s; start-up not included",
+	       F->o->model, S->vclock + final_s, S->rounds_s, collect, S->c->size == 1 ? "" : "rank 0 ", F->write_s,
+	       F->writes, final_s, S->c->size == 1 ? " (rank 0's figures real seconds on this host)" : "");
+	if (S->c->size == 1)
+		printf("\n");
+	else
+		printf("; rank 0 from its sides' end to each round's results kept %.1f s (real, the wait for the other "
+		       "ranks on this host in it: not projected)\n", S->collect_s);
 	printf("SIMULATED rounds: %zu planned + %zu retest, %zu endpoints on %zu nodes, %d rank%s, %zu results kept (%zu "
 	       "whole, %.1f MiB in all), %zu sides answered by the model on rank 0\n", S->run.rounds_done,
 	       S->run.retest_rounds, S->n_eps, S->n_nodes, S->c->size, S->c->size == 1 ? "" : "s (MPI)", S->run.mr.n,

@@ -126,7 +126,8 @@ static int slot_pack(struct mx_results *mr, uint32_t slot, const struct rp_pair_
 	return 0;
 }
 
-/* Keep the packed bytes[0..len) of a result in slot as they are. 0 or -ENOMEM (the slot unchanged). */
+/* Keep the packed bytes[0..len) of a result in slot as they are. 0, -EINVAL (no packed result's
+ * length) or -ENOMEM (the slot unchanged). */
 static int slot_copy(struct mx_results *mr, uint32_t slot, const uint8_t *bytes, size_t len, int32_t status)
 {
 	struct rp_packed *p = &mr->whole[slot];

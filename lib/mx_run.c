@@ -102,7 +102,8 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 
 	for (size_t i = 0; i < 2 * got; i++) {
 		const struct rp_sched_pair *p = &pairs[i / 2];
-
+		uint32_t src = i % 2 ? p->b : p->a, dst = i % 2 ? p->a : p->b;
+		const struct rp_packed *bytes;
 		bool as_packed;
 
 		R->kept[i] = -1;
@@ -125,9 +126,9 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		R->failed += tmp.status != RP_ST_OK;
 		R->kept[i] = (int64_t)R->mr.n;
 		/* the round's packed bytes as they came when they are tmp's: not packed again */
-		if ((as_packed ? mx_results_add_packed(&R->mr, &tmp, mx_got_packed(&R->got, i)->buf,
-						       mx_got_packed(&R->got, i)->len, i % 2 ? p->b : p->a, i % 2 ? p->a : p->b)
-			       : mx_results_add(&R->mr, &tmp, i % 2 ? p->b : p->a, i % 2 ? p->a : p->b)) != 0)
+		bytes = as_packed ? mx_got_packed(&R->got, i) : NULL;
+		if ((bytes ? mx_results_add_packed(&R->mr, &tmp, bytes->buf, bytes->len, src, dst)
+			   : mx_results_add(&R->mr, &tmp, src, dst)) != 0)
 			return -ENOMEM;
 		if (mx_run_touch(R, R->mr.n - 1) != 0)
 			return -ENOMEM;

@@ -154,9 +154,7 @@ static void round_time(struct rp_sim_run *S, double *busy_max, double *dir_max)
 	}
 }
 
-/* Rank 0's real time since its sides of the round ended: the collection and the keeping, before
- * the simulation's own bookkeeping (round_time) and the caller's hook; and what it did after the
- * previous round's hook until that round's go. */
+/* Rank 0's real time after the last hook returned until that round's go (the settle, the go). */
 static double after_hook(const struct rp_sim_run *S)
 {
 	double go = S->run.ctx.go_sent;
@@ -164,9 +162,11 @@ static double after_hook(const struct rp_sim_run *S)
 	return S->hook_end > 0 && go > S->hook_end ? go - S->hook_end : 0;
 }
 
+/* Rank 0's real time since its sides of the round ended: the collection and the keeping, before
+ * the simulation's own bookkeeping (round_time) and the caller's hook; and the previous round's
+ * part after its hook, counted now. */
 static void collect_time(struct rp_sim_run *S)
 {
-	/* the previous round's settling and go came after its hook: counted now */
 	S->collect_last_s = rp_now() - S->run.ctx.sides_end + after_hook(S);
 	S->collect_s += S->collect_last_s;
 }
