@@ -3,9 +3,11 @@
 # timeout: 300
 # loopback over two segments: every pair among rxe0-2 is ok and verified; every pair between rxe3
 # (alone on br1) and another device fails at address resolution / RTR, within the deadline; exit 1.
+# --outlier 0: the case is about reachability; 200 writes of 4 KiB on rxe under TCG vary 2-3x from
+# pair to pair, and one run judged rxe0 -> rxe1 an outlier once (flaky: 1 where 0 is asserted).
 set -u
 out=$RP_RESULTS/loopback.json
-"$RP_BIN" loopback -d rxe0,rxe1,rxe2,rxe3 -s 4K -n 200 --timeout 5 --json "$out" >"$RP_RESULTS/stdout" 2>"$RP_RESULTS/stderr"
+"$RP_BIN" loopback -d rxe0,rxe1,rxe2,rxe3 -s 4K -n 200 --timeout 5 --outlier 0 --json "$out" >"$RP_RESULTS/stdout" 2>"$RP_RESULTS/stderr"
 rc=$?
 cat "$RP_RESULTS/stdout"
 [ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; cat "$RP_RESULTS/stderr"; exit 1; }
