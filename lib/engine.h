@@ -126,10 +126,11 @@ struct rp_engine_port {
  * is recognised by the swapped magic and rejected. rp_engine_msg_validate() checks everything a peer
  * could get wrong before any field is used. */
 #define RP_MSG_MAGIC 0x5250454eu  /* "RPEN" */
-#define RP_MSG_VERSION 4        /* 2: measure part whole in CONN (duration, interval, cq_mod...), PROGRESS,
+#define RP_MSG_VERSION 5        /* 2: measure part whole in CONN (duration, interval, cq_mod...), PROGRESS,
                                  * first-hand flag, soft devices; 3: port counters in RESULT;
                                  * 4: meas.bidir and the reverse direction's messages (RP_MSGF_REVERSE),
-                                 * the writer's completed count in RESULT (MTU probe) */
+                                 * the writer's completed count in RESULT (MTU probe);
+                                 * 5: held_qpn/held_psn in CONN (a connection kept: rp_engine_hold) */
 
 enum rp_msg_type { RP_MSG_CONN = 1, RP_MSG_READY, RP_MSG_RESULT, RP_MSG_PROGRESS, RP_MSG_TYPE_MAX_ };
 
@@ -157,6 +158,12 @@ struct rp_conn_info {
 	uint32_t cm;                 /* the writer connects with librdmacm ... */
 	uint32_t cm_port;            /* ... to the target's rdma_cm port */
 	uint32_t pass;
+	/* A held connection (rp_engine_hold): non-zero, the sender offers (writer) or accepts (target) to
+	 * run this sequence on its kept endpoint, whose QPs (qpn, psn above) are connected to the peer's
+	 * QP 0 numbered held_qpn with initial PSN held_psn. 0: a fresh endpoint (a target's answer to an
+	 * offer it declines). */
+	uint32_t held_qpn;
+	uint32_t held_psn;
 	uint32_t pad_;
 	double progress_s;           /* a quarter of the sender's --timeout: the writer reports PROGRESS at least
 	                              * this often, the shorter of its own and the target's */
@@ -249,6 +256,39 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
  * cfg.no_mtu_probe turns it off. */
 #define RP_ENGINE_PROBE_SMALL 64
 #define RP_ENGINE_PROBE_TIMEOUT_S 2.0   /* a healthy path moves one small write in milliseconds */
+
+/* --- a connection held for a later sequence ------------------------------------------------------
+ * A sequence may leave its connected endpoint (QPs, CQs, buffer) to a later one between the same two
+ * ports in the same roles, which then skips creating and connecting (the reachability sweep's probe
+ * of a direction and that direction's bandwidth measurement, lib/mx_sweep.h). Both sides must agree,
+ * and a peer must never be made to write into a QP that is connected elsewhere: the writer OFFERS its
+ * held endpoint in its CONN (held_qpn/held_psn: the target QP it is connected to), the target ACCEPTS
+ * only when its own held endpoint is exactly that QP and is connected to the offering one (QP numbers
+ * and the random initial PSNs of both, which a QP created since cannot repeat by chance), and both
+ * can run the sequence's settings on it (same ports and roles, QP count, QP attributes, memory kind,
+ * no CM, no --bidir; the buffer and depth at least the sequence's). Anything else is a DECLINE: the
+ * target answers with a fresh endpoint's info, the writer drops its held one and sends a fresh CONN,
+ * and the sequence goes on as if nothing was held. A held connection is never a reason to fail. The
+ * QPs keep their state: the next sequence's PSNs follow on, the target clears its whole buffer and
+ * posts its receive again, and the port counters, the deadlines and the verification are the
+ * sequence's own as always. */
+struct rp_engine_hold {
+	struct rp_engine_ep *ep;      /* the held endpoint (owned: rp_engine_hold_release), NULL none */
+	/* Create a new endpoint able to run this measure part later too (its buffer is the larger of
+	 * the two messages, its QPs and CQs the deeper; the QP count must be the sequence's, or room is
+	 * not used). NULL: the sequence's own. */
+	const struct rp_engine_meas *room;
+	bool keep;                    /* when the sequence passes, hold its endpoint in ep */
+	bool reused;                  /* out: the sequence ran on the endpoint held before */
+};
+
+/* rp_engine_pair_run with a hold (may be NULL: the same as rp_engine_pair_run). A held endpoint not
+ * used by this sequence is released; one the sequence kept is in hold->ep. */
+int rp_engine_pair_run_held(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+			    const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
+			    struct rp_engine_hold *hold, struct rp_pair_result *res);
+/* Release the held endpoint, if any. */
+void rp_engine_hold_release(struct rp_engine_hold *hold);
 
 /* Both sides of a pair in this process (loopback): two threads over rp_oob_local_pair().
  * res is the writer's view (src = writer port). Returns 0 or 1 as rp_engine_pair_run, or a negative

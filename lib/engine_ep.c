@@ -253,11 +253,30 @@ int rp_engine_port_check(struct rp_engine_ep *ep, struct rp_pair_result *res)
 
 /* Remote access the role's QPs and buffer need: the target is written, the writer is not (except in
  * the ping-pong). Nobody reads remotely. */
-static int remote_access(const struct rp_engine_ep *ep)
+static int remote_access(enum rp_engine_role role, uint32_t mode)
 {
-	bool written = ep->role == RP_ROLE_TARGET || ep->cfg.meas.mode == RP_MODE_LAT;
+	bool written = role == RP_ROLE_TARGET || mode == RP_MODE_LAT;
 
 	return written ? IBV_ACCESS_REMOTE_WRITE : 0;
+}
+
+/* What the endpoint is made for: the sequence's measure part, or the larger of it and room (a
+ * later sequence on the held endpoint, engine.h) when room has the same QP count and its message
+ * fits the port. */
+static void ep_size(struct rp_engine_ep *ep, const struct rp_engine_meas *room)
+{
+	const struct rp_engine_meas *m = &ep->cfg.meas;
+
+	ep->made.msg_size = m->msg_size;
+	ep->made.tx_depth = m->tx_depth;
+	ep->made.access = remote_access(ep->role, m->mode);
+	if (!room || room->n_qps != m->n_qps || (ep->pattr.max_msg_sz && room->msg_size > ep->pattr.max_msg_sz))
+		return;
+	if (room->msg_size > ep->made.msg_size)
+		ep->made.msg_size = room->msg_size;
+	if (room->tx_depth > ep->made.tx_depth)
+		ep->made.tx_depth = room->tx_depth;
+	ep->made.access |= remote_access(ep->role, room->mode);
 }
 
 static int ep_create_qps(struct rp_engine_ep *ep, struct rp_pair_result *res)
@@ -266,14 +285,14 @@ static int ep_create_qps(struct rp_engine_ep *ep, struct rp_pair_result *res)
 	struct ibv_qp_init_attr qia = {
 		.send_cq = ep->send_cq,
 		.recv_cq = ep->recv_cq,
-		.cap = { .max_send_wr = m->tx_depth + 1, .max_recv_wr = 2, .max_send_sge = 1, .max_recv_sge = 1 },
+		.cap = { .max_send_wr = ep->made.tx_depth + 1, .max_recv_wr = 2, .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
 	struct ibv_qp_attr init = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = (uint8_t)ep->port,
-		.qp_access_flags = (unsigned)remote_access(ep),
+		.qp_access_flags = (unsigned)ep->made.access,
 	};
 
 	for (unsigned i = 0; i < m->n_qps; i++) {
@@ -301,7 +320,7 @@ static int ep_create_qps(struct rp_engine_ep *ep, struct rp_pair_result *res)
 static int ep_create_verbs(struct rp_engine_ep *ep, struct rp_pair_result *res)
 {
 	const struct rp_engine_meas *m = &ep->cfg.meas;
-	int send_cqe = (int)((m->tx_depth + 1) * m->n_qps + 1);
+	int send_cqe = (int)((ep->made.tx_depth + 1) * m->n_qps + 1);
 
 	ep->pd = ibv_alloc_pd(ep->ctx);
 	if (!ep->pd)
@@ -318,16 +337,19 @@ static int ep_create_verbs(struct rp_engine_ep *ep, struct rp_pair_result *res)
 /* The role's buffer, registered with the access it needs. */
 static int ep_create_buffer(struct rp_engine_ep *ep, const struct rp_mem_spec *spec, struct rp_pair_result *res)
 {
-	int rc = rp_mem_alloc(&ep->buf, spec, ep->cfg.meas.msg_size);
+	int rc = rp_mem_alloc(&ep->buf, spec, ep->made.msg_size);
 
 	ep->buf_alloced = true;
 	if (rc) {
 		rp_pair_result_fail(res, RP_ST_REGISTRATION, "allocate %llu bytes of %s memory for the %s: %s",
-				    (unsigned long long)ep->cfg.meas.msg_size, spec->kind, role_name(ep->role),
+				    (unsigned long long)ep->made.msg_size, spec->kind, role_name(ep->role),
 				    strerror(-rc));
 		return rc;
 	}
-	rc = ep->buf.ops->reg(&ep->buf, ep->pd, IBV_ACCESS_LOCAL_WRITE | remote_access(ep));
+	/* the usable length is the sequence's message (what is filled, cleared, checked and offered to
+	 * the peer); a later sequence on the held endpoint sets its own, up to made.msg_size */
+	ep->buf.len = (size_t)ep->cfg.meas.msg_size;
+	rc = ep->buf.ops->reg(&ep->buf, ep->pd, IBV_ACCESS_LOCAL_WRITE | ep->made.access);
 	if (rc)
 		rp_pair_result_fail(res, RP_ST_REGISTRATION, "register %zu bytes of %s memory on %s: %s",
 				    ep->buf.alloc_len, ep->buf.label, ep->device, strerror(-rc));
@@ -336,6 +358,13 @@ static int ep_create_buffer(struct rp_engine_ep *ep, const struct rp_mem_spec *s
 
 int rp_engine_ep_create(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
 			const struct rp_engine_port *local, struct rp_pair_result *res, struct rp_engine_ep **ep_p)
+{
+	return rp_engine_ep_create_room(cfg, role, local, NULL, res, ep_p);
+}
+
+int rp_engine_ep_create_room(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+			     const struct rp_engine_port *local, const struct rp_engine_meas *room,
+			     struct rp_pair_result *res, struct rp_engine_ep **ep_p)
 {
 	struct rp_engine_ep *ep;
 	int rc;
@@ -368,8 +397,10 @@ int rp_engine_ep_create(const struct rp_engine_cfg *cfg, enum rp_engine_role rol
 	}
 	if (!rc)
 		rc = ep_query_port(ep, res);
-	if (!rc)
+	if (!rc) {
+		ep_size(ep, room);
 		rc = ep_create_verbs(ep, res);
+	}
 	if (!rc)
 		rc = ep_create_buffer(ep, role == RP_ROLE_WRITER ? &cfg->src_mem : &cfg->dst_mem, res);
 	if (rc) {
@@ -378,6 +409,46 @@ int rp_engine_ep_create(const struct rp_engine_cfg *cfg, enum rp_engine_role rol
 	}
 	*ep_p = ep;
 	return 0;
+}
+
+static bool mem_same(const struct rp_mem_spec *a, const struct rp_mem_spec *b)
+{
+	return a->kind && b->kind && strcmp(a->kind, b->kind) == 0 && a->device == b->device &&
+	       a->hugepages == b->hugepages && a->gpu_reg == b->gpu_reg;
+}
+
+bool rp_engine_ep_fits(const struct rp_engine_ep *ep, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+		       const struct rp_engine_port *local)
+{
+	const struct rp_engine_meas *m = &cfg->meas;
+	bool writer = role == RP_ROLE_WRITER;
+	int access = remote_access(role, m->mode);
+
+	if (ep->role != role || strcmp(ep->device, local->device) != 0 || ep->port != local->port ||
+	    (ep->pattr.link_layer != IBV_LINK_LAYER_INFINIBAND && ep->gid_index != local->gid_index))
+		return false;
+	if (m->n_qps != ep->n_qps || m->msg_size > ep->made.msg_size || m->tx_depth > ep->made.tx_depth ||
+	    (access & ~ep->made.access) || m->bidir || ep->cfg.meas.bidir || cfg->cm || ep->cfg.cm)
+		return false;
+	if (cfg->qp.qp_timeout != ep->cfg.qp.qp_timeout || cfg->qp.retry_cnt != ep->cfg.qp.retry_cnt ||
+	    cfg->qp.rnr_retry != ep->cfg.qp.rnr_retry || cfg->qp.traffic_class != ep->cfg.qp.traffic_class ||
+	    cfg->qp.sl != ep->cfg.qp.sl)
+		return false;
+	return writer ? mem_same(&cfg->src_mem, &ep->cfg.src_mem) : mem_same(&cfg->dst_mem, &ep->cfg.dst_mem);
+}
+
+void rp_engine_ep_rearm(struct rp_engine_ep *ep, const struct rp_engine_cfg *cfg)
+{
+	ep->cfg = *cfg;
+	ep->buf.len = (size_t)cfg->meas.msg_size;   /* <= made.msg_size: rp_engine_ep_fits */
+	ep->progress_s = cfg->timeout_s / 4;
+	ep->next_progress = 0;
+	ep->done = ep->done_reported = 0;
+	ep->run_t0 = 0;
+	ep->lat_outstanding = 0;
+	ep->oob = NULL;
+	ep->pending = NULL;
+	ep->have_pending = NULL;
 }
 
 void rp_engine_ep_destroy(struct rp_engine_ep *ep)

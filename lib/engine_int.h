@@ -47,6 +47,12 @@ struct rp_engine_ep {
 	uint32_t psn[RP_ENGINE_MAX_QPS];
 	struct rp_mem_buf buf;
 	bool buf_alloced;
+	struct {                      /* what the QPs, CQs and buffer were made for (cfg.meas's, or larger:
+	                               * rp_engine_ep_create_room) */
+		uint64_t msg_size;
+		uint32_t tx_depth;
+		int access;           /* remote access of the QPs and the buffer */
+	} made;
 	struct ibv_port_attr pattr;
 	union ibv_gid gid;
 	double link_gbps;
@@ -83,6 +89,17 @@ bool rp_engine_res_failed(const struct rp_pair_result *res);
 void rp_engine_conn_endpoint(const struct rp_conn_info *c, struct rp_endpoint *out);
 
 /* engine_ep.c */
+/* rp_engine_ep_create, made able to run room (may be NULL) later too (engine.h, rp_engine_hold). */
+int rp_engine_ep_create_room(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+			     const struct rp_engine_port *local, const struct rp_engine_meas *room,
+			     struct rp_pair_result *res, struct rp_engine_ep **ep_p);
+/* Can ep, held from an earlier sequence, run cfg in role on local? (engine.h: same port and role, QP
+ * count and attributes, memory, no CM, no bidir; buffer, depth and access at least cfg's) */
+bool rp_engine_ep_fits(const struct rp_engine_ep *ep, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+		       const struct rp_engine_port *local);
+/* Ready ep, held from an earlier sequence, for the next one with cfg (the target's adopted): its
+ * settings and the run's counters start again; the QPs, buffer and connection stay. */
+void rp_engine_ep_rearm(struct rp_engine_ep *ep, const struct rp_engine_cfg *cfg);
 /* Fail res with st and "what on DEV port N: strerror", log it once, return err (negative). */
 int rp_engine_ep_fail(struct rp_engine_ep *ep, struct rp_pair_result *res, enum rp_status st, int err,
 		      const char *what);

@@ -55,6 +55,8 @@ struct pair_ctx {
 	unsigned dir;
 	struct reverse_dir *rev;
 	struct rp_engine_side_info *info; /* what the MTU probe needs to know of this sequence */
+	struct rp_engine_hold *hold;      /* a connection held before or to hold after (NULL none) */
+	bool reused;                      /* this sequence runs on the held endpoint */
 };
 
 /* Remember a failure the peer reported (its own view). */
@@ -138,7 +140,7 @@ static bool stop_check(struct pair_ctx *c)
 
 static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
 			 struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_mux *mux,
-			 unsigned dir, struct rp_engine_side_info *info);
+			 unsigned dir, struct rp_engine_side_info *info, struct rp_engine_hold *hold);
 
 /* --bidir: the reverse direction of this side (the target of the reverse on the writer's side, its
  * writer on the target's side), a whole pair sequence in a thread of its own on channel 1. */
@@ -156,7 +158,7 @@ static void *reverse_main(void *arg)
 {
 	struct reverse_dir *r = arg;
 
-	pair_run_side(&r->cfg, r->role, r->local, rp_engine_mux_chan(r->mux, 1), r->pass, &r->res, r->mux, 1, NULL);
+	pair_run_side(&r->cfg, r->role, r->local, rp_engine_mux_chan(r->mux, 1), r->pass, &r->res, r->mux, 1, NULL, NULL);
 	rp_engine_mux_gone(r->mux, 1);
 	return NULL;
 }
@@ -244,31 +246,163 @@ static int conn_receive_writer(struct pair_ctx *c)
 	return 0;
 }
 
-static int phase_conn(struct pair_ctx *c)
+/* The held endpoint, taken out of the hold: NULL when there is none or it cannot run this sequence
+ * (then it is released). */
+static struct rp_engine_ep *held_take(struct pair_ctx *c)
+{
+	struct rp_engine_ep *h = c->hold ? c->hold->ep : NULL;
+
+	if (!h)
+		return NULL;
+	c->hold->ep = NULL;
+	if (!rp_engine_ep_fits(h, &c->cfg, c->role, c->local)) {
+		rp_engine_ep_destroy(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Is peer's info the other end of h's connection, and does it name h as its own (engine.h)? */
+static bool held_match(const struct rp_engine_ep *h, const struct rp_conn_info *peer)
+{
+	if (!peer->held_qpn || peer->held_qpn != h->qps[0]->qp_num || peer->held_psn != h->psn[0] ||
+	    peer->n_qps != h->n_qps || peer->n_qps != h->peer.n_qps)
+		return false;
+	for (uint32_t i = 0; i < peer->n_qps; i++)
+		if (peer->qpn[i] != h->peer.qpn[i] || peer->psn[i] != h->peer.psn[i])
+			return false;
+	return true;
+}
+
+/* This side's CONN from its endpoint; for a held one (reused), naming the peer's QP it is connected to. */
+static void conn_mine(struct pair_ctx *c, struct rp_engine_msg *mine, bool held)
+{
+	rp_engine_msg_init(mine, RP_MSG_CONN, c->res);
+	if (!c->ep)
+		return;
+	rp_engine_ep_endpoint(c->ep, c->writer ? &c->res->src : &c->res->dst);
+	rp_engine_ep_info(c->ep, c->cfg.meas.seed, &mine->u.conn);
+	mine->u.conn.pass = c->pass;
+	if (held) {
+		mine->u.conn.held_qpn = c->ep->peer.qpn[0];
+		mine->u.conn.held_psn = c->ep->peer.psn[0];
+	}
+}
+
+/* The writer offers its held endpoint h: 1 the target accepted (c->ep is h), 0 it declined (h
+ * released; its fresh info is in c->theirs), -ECANCELED a side failed. */
+static int writer_offer(struct pair_ctx *c, struct rp_engine_ep *h)
 {
 	struct rp_engine_msg mine;
-	struct rp_conn_info writer_info;
-	int rc = 0;
 
-	if (!c->writer) {
-		rc = conn_receive_writer(c);
+	rp_engine_ep_rearm(h, &c->cfg);
+	c->ep = h;
+	conn_mine(c, &mine, true);
+	if (exchange(c, &mine, true, true, rp_now() + c->cfg.timeout_s) || pair_failed(c))
+		return -ECANCELED;   /* h is c->ep: the sequence's teardown releases it */
+	if (held_match(h, &c->theirs.u.conn)) {
+		c->reused = true;
+		return 1;
+	}
+	c->ep = NULL;
+	rp_engine_ep_destroy(h);
+	return 0;
+}
+
+/* The target answers a writer's offer: accepted when its held endpoint h is the other end (c->ep is
+ * h, 1), else declined (h released, 0). */
+static int target_answer(struct pair_ctx *c, struct rp_engine_ep *h, const struct rp_conn_info *writer)
+{
+	if (!h)
+		return 0;
+	if (writer->held_qpn && held_match(h, writer)) {
+		rp_engine_ep_rearm(h, &c->cfg);
+		c->ep = h;
+		c->reused = true;
+		return 1;
+	}
+	rp_engine_ep_destroy(h);
+	return 0;
+}
+
+static const struct rp_engine_meas *room(const struct pair_ctx *c)
+{
+	return c->hold && c->hold->keep ? c->hold->room : NULL;
+}
+
+/* The target's side of the CONN exchange: the writer's first (a fresh endpoint's, or an offer of
+ * a held one), then its own; after an offer it declines, the writer's fresh one follows. */
+static int conn_target(struct pair_ctx *c, struct rp_conn_info *writer_info)
+{
+	struct rp_engine_msg mine;
+	bool offered, declined;
+	int rc = conn_receive_writer(c);
+
+	if (rc) {
+		rp_engine_hold_release(c->hold);
 		if (rc == -ECANCELED)
 			return rc;
-		writer_info = c->theirs.u.conn;
 	}
-	if (c->writer || rc == 0)
-		rc = rp_engine_ep_create(&c->cfg, c->role, c->local, c->res, &c->ep);
-	if (!rc && !c->writer && c->cfg.cm)
+	*writer_info = c->theirs.u.conn;
+	offered = rc == 0 && writer_info->held_qpn != 0;
+	/* whether the held endpoint fits is judged on the writer's settings, as adopted */
+	if (rc == 0 && target_answer(c, held_take(c), writer_info) == 0)
+		rc = rp_engine_ep_create_room(&c->cfg, c->role, c->local, room(c), c->res, &c->ep);
+	if (!rc && c->cfg.cm)
 		rc = rp_engine_cm_listen(c->ep, c->res);
-	rp_engine_msg_init(&mine, RP_MSG_CONN, c->res);
-	if (c->ep) {
-		rp_engine_ep_endpoint(c->ep, c->writer ? &c->res->src : &c->res->dst);
-		rp_engine_ep_info(c->ep, c->cfg.meas.seed, &mine.u.conn);
-		mine.u.conn.pass = c->pass;
-	}
-	/* the writer waits for the target's info; the target already has the writer's */
-	if (exchange(c, &mine, true, c->writer && !rc, rp_now() + c->cfg.timeout_s) || pair_failed(c))
+	conn_mine(c, &mine, c->reused);
+	declined = offered && !c->reused;
+	if (exchange(c, &mine, true, false, rp_now() + c->cfg.timeout_s) || pair_failed(c))
 		return -ECANCELED;
+	if (declined) {
+		/* the writer drops its held endpoint and sends a fresh one's info, with the same settings
+		 * (this side's endpoint was made for the offer's) */
+		struct rp_engine_meas offer = writer_info->meas;
+
+		if (conn_receive_writer(c))
+			return -ECANCELED;
+		if (c->theirs.u.conn.held_qpn || memcmp(&offer, &c->theirs.u.conn.meas, sizeof(offer)) != 0) {
+			rp_pair_result_fail(c->res, RP_ST_PEER_LOST, "bad message from %s: a second offer, or settings "
+					    "other than its first connection info's", c->oob->peer);
+			rp_error(-EBADMSG, "%s", c->res->reason);
+			return -ECANCELED;
+		}
+		*writer_info = c->theirs.u.conn;
+	}
+	return 0;
+}
+
+/* The writer's side: an offer of its held endpoint when it has one that fits; its fresh endpoint's
+ * info otherwise or when the target declined, then the target's. */
+static int conn_writer(struct pair_ctx *c)
+{
+	struct rp_engine_ep *h = held_take(c);
+	struct rp_engine_msg mine;
+	bool have_target = false;
+	int rc = 0;
+
+	if (h) {
+		rc = writer_offer(c, h);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			return 0;
+		have_target = true;   /* the target's fresh info came with its decline */
+	}
+	rc = rp_engine_ep_create_room(&c->cfg, c->role, c->local, room(c), c->res, &c->ep);
+	conn_mine(c, &mine, false);
+	if (exchange(c, &mine, true, !have_target && !rc, rp_now() + c->cfg.timeout_s) || pair_failed(c))
+		return -ECANCELED;
+	return 0;
+}
+
+static int phase_conn(struct pair_ctx *c)
+{
+	struct rp_conn_info writer_info;
+	int rc = c->writer ? conn_writer(c) : conn_target(c, &writer_info);
+
+	if (rc)
+		return rc;
 	if (c->writer) {
 		rp_engine_conn_endpoint(&c->theirs.u.conn, &c->res->dst);
 		/* report progress often enough for the target's --timeout too (a quarter of it) */
@@ -290,7 +424,9 @@ static int phase_connect(struct pair_ctx *c)
 	struct rp_engine_ep *ep = c->ep;
 	int rc;
 
-	if (!c->cfg.cm)
+	if (c->reused)
+		rc = 0;   /* connected to this very peer QP since the held sequence (held_match) */
+	else if (!c->cfg.cm)
 		rc = rp_engine_ep_connect(ep, peer, c->res);
 	else if (c->writer)
 		rc = rp_engine_cm_connect(ep, peer, c->oob, rp_now() + c->cfg.timeout_s, &c->pending, &c->have_pending,
@@ -578,14 +714,40 @@ static void local_endpoint(const struct rp_engine_port *local, struct rp_endpoin
 	me->gid_index = local->gid_index;
 }
 
+/* After the sequence: its endpoint held for the next one when asked and the pair passed, else
+ * released (and so is a held one the sequence did not use). */
+static void hold_end(struct pair_ctx *c)
+{
+	if (!c->hold) {
+		rp_engine_ep_destroy(c->ep);
+		return;
+	}
+	rp_engine_hold_release(c->hold);
+	c->hold->reused = c->reused;
+	if (c->hold->keep && c->ep && c->res->status == RP_ST_OK && !c->cfg.meas.bidir && !c->cfg.cm)
+		c->hold->ep = c->ep;
+	else
+		rp_engine_ep_destroy(c->ep);
+	c->ep = NULL;
+}
+
+void rp_engine_hold_release(struct rp_engine_hold *hold)
+{
+	if (!hold)
+		return;
+	rp_engine_ep_destroy(hold->ep);
+	hold->ep = NULL;
+}
+
 /* The phases of one side, without the attempt record. mux/dir: a direction of a --bidir pair (the
  * reverse's thread); NULL/0 otherwise, and the forward direction of a bidir pair makes its own. */
 static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
 			 struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_mux *mux,
-			 unsigned dir, struct rp_engine_side_info *info)
+			 unsigned dir, struct rp_engine_side_info *info, struct rp_engine_hold *hold)
 {
 	struct pair_ctx c = { .cfg = *cfg, .role = role, .writer = role == RP_ROLE_WRITER, .local = local,
-			      .oob = oob, .pass = pass, .res = res, .mux = mux, .dir = dir, .info = info };
+			      .oob = oob, .pass = pass, .res = res, .mux = mux, .dir = dir, .info = info,
+			      .hold = hold };
 	double t0 = rp_now();
 	bool ran = false;
 
@@ -612,8 +774,8 @@ static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role ro
 			info->completed_known = true;
 		}
 	}
-	rp_engine_ep_destroy(c.ep);
 	finish(&c);
+	hold_end(&c);
 	reverse_end(&c);
 	res->elapsed_s = rp_now() - t0;
 	return res->status == RP_ST_OK ? 0 : 1;
@@ -622,17 +784,18 @@ static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role ro
 int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
 		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_side_info *info)
 {
-	return pair_run_side(cfg, role, local, oob, pass, res, NULL, 0, info);
+	return pair_run_side(cfg, role, local, oob, pass, res, NULL, 0, info, NULL);
 }
 
-/* One side, then the MTU probe when the pair moved nothing (engine_probe.c). */
+/* One side (on a held connection when hold allows), then the MTU probe when the pair moved nothing
+ * (engine_probe.c: fresh sequences of its own). */
 static int pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
 			   const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
-			   struct rp_pair_result *res)
+			   struct rp_engine_hold *hold, struct rp_pair_result *res)
 {
 	struct rp_engine_side_info info;
 	double t0 = rp_now();
-	int rc = rp_engine_side_run(cfg, role, local, oob, pass, res, &info);
+	int rc = pair_run_side(cfg, role, local, oob, pass, res, NULL, 0, &info, hold);
 
 	if (!cfg->no_mtu_probe && rp_engine_probe_wanted(res, &info)) {
 		rc = rp_engine_probe_run(cfg, role, local, oob, pass, res);
@@ -641,13 +804,20 @@ static int pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role 
 	return rc;
 }
 
-int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
-		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res)
+int rp_engine_pair_run_held(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+			    const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
+			    struct rp_engine_hold *hold, struct rp_pair_result *res)
 {
-	int rc = pair_run_probed(cfg, role, local, oob, pass, res);
+	int rc = pair_run_probed(cfg, role, local, oob, pass, hold, res);
 
 	rp_pair_result_record_attempt(res, cfg->qp.qp_timeout);
 	return rc;
+}
+
+int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
+		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res)
+{
+	return rp_engine_pair_run_held(cfg, role, local, oob, pass, NULL, res);
 }
 
 struct target_thread {
@@ -662,7 +832,7 @@ static void *target_thread_main(void *arg)
 {
 	struct target_thread *t = arg;
 
-	pair_run_probed(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, &t->res);
+	pair_run_probed(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, NULL, &t->res);
 	return NULL;
 }
 
@@ -688,7 +858,7 @@ static int loopback_sides(const struct rp_engine_cfg *cfg, const struct rp_engin
 		rp_oob_close(&b);
 		return rp_error(-rc, "pthread_create for the target: %s", strerror(rc));
 	}
-	rc = pair_run_probed(cfg, RP_ROLE_WRITER, src, &a, pass, res);
+	rc = pair_run_probed(cfg, RP_ROLE_WRITER, src, &a, pass, NULL, res);
 	/* the target's side channel sees our close if it is still waiting, so the join is bounded */
 	rp_oob_close(&a);
 	pthread_join(tid, NULL);
