@@ -7,7 +7,8 @@
  *   engine_bw.c      the writer's bandwidth run and final write, progress reports
  *   engine_lat.c     the latency ping-pong (both sides)
  *   engine_target.c  the target's wait for the final write and its check of every byte
- *   engine_pair.c    the pair sequence as phase functions over one context; loopback
+ *   engine_pair.c    the pair sequence as phase functions over one context, held connections
+ *   engine_loopback.c both sides of a pair in this process
  *   engine_cm.c      connection with librdmacm
  *   engine_mux.c     --bidir: the two directions over one side channel, their start gate
  *   engine_probe.c   the MTU probe of a pair that moved nothing (mtu_blackhole)
@@ -152,6 +153,11 @@ struct rp_engine_side_info {
 };
 int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
 		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_side_info *info);
+/* engine_pair.c: one side (on a held connection when hold allows; NULL none), then the MTU probe when
+ * the pair moved nothing; no attempt record (rp_engine_pair_run_held and loopback add it). */
+int rp_engine_pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+			      const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
+			      struct rp_engine_hold *hold, struct rp_pair_result *res);
 
 /* engine_probe.c: the MTU probe (engine.h). wanted: the sequence's outcome calls for it (both sides
  * decide alike). run: the two probe sequences over the same oob, then res classified; returns 0 or 1

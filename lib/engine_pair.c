@@ -1,5 +1,4 @@
-/* engine_pair.c: one side of a pair as a sequence of phases over one context, and loopback (both
- * sides in two threads); see engine.h.
+/* engine_pair.c: one side of a pair as a sequence of phases over one context; see engine.h.
  *
  *   phase_conn     the writer's connection info first (the target adopts its measure part), then the
  *                  target's; the endpoint is created in between
@@ -789,9 +788,9 @@ int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
 
 /* One side (on a held connection when hold allows), then the MTU probe when the pair moved nothing
  * (engine_probe.c: fresh sequences of its own). */
-static int pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
-			   const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
-			   struct rp_engine_hold *hold, struct rp_pair_result *res)
+int rp_engine_pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+			      const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
+			      struct rp_engine_hold *hold, struct rp_pair_result *res)
 {
 	struct rp_engine_side_info info;
 	double t0 = rp_now();
@@ -808,7 +807,7 @@ int rp_engine_pair_run_held(const struct rp_engine_cfg *cfg, enum rp_engine_role
 			    const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
 			    struct rp_engine_hold *hold, struct rp_pair_result *res)
 {
-	int rc = pair_run_probed(cfg, role, local, oob, pass, hold, res);
+	int rc = rp_engine_pair_run_probed(cfg, role, local, oob, pass, hold, res);
 
 	rp_pair_result_record_attempt(res, cfg->qp.qp_timeout);
 	return rc;
@@ -818,62 +817,4 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
 		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res)
 {
 	return rp_engine_pair_run_held(cfg, role, local, oob, pass, NULL, res);
-}
-
-struct target_thread {
-	const struct rp_engine_cfg *cfg;
-	const struct rp_engine_port *port;
-	struct rp_oob *oob;
-	unsigned pass;
-	struct rp_pair_result res;
-};
-
-static void *target_thread_main(void *arg)
-{
-	struct target_thread *t = arg;
-
-	pair_run_probed(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, NULL, &t->res);
-	return NULL;
-}
-
-/* Both sides in this process; the attempt is recorded by the caller. */
-static int loopback_sides(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
-			  const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res)
-{
-	struct rp_oob a, b;
-	struct target_thread t = { .cfg = cfg, .port = dst, .oob = &b, .pass = pass };
-	pthread_t tid;
-	int rc;
-
-	rp_pair_result_init(res, NULL, NULL);
-	rc = rp_oob_local_pair(&a, &b);
-	if (rc) {
-		rp_pair_result_fail(res, RP_ST_SETUP, "side channel between the threads: %s", strerror(-rc));
-		return rc;
-	}
-	rc = pthread_create(&tid, NULL, target_thread_main, &t);
-	if (rc) {
-		rp_pair_result_fail(res, RP_ST_SETUP, "pthread_create: %s", strerror(rc));
-		rp_oob_close(&a);
-		rp_oob_close(&b);
-		return rp_error(-rc, "pthread_create for the target: %s", strerror(rc));
-	}
-	rc = pair_run_probed(cfg, RP_ROLE_WRITER, src, &a, pass, NULL, res);
-	/* the target's side channel sees our close if it is still waiting, so the join is bounded */
-	rp_oob_close(&a);
-	pthread_join(tid, NULL);
-	rp_oob_close(&b);
-	/* the writer's view has both endpoints; take the target's own description of itself */
-	if (t.res.dst.device[0])
-		res->dst = t.res.dst;
-	return rc;
-}
-
-int rp_engine_loopback_run(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
-			   const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res)
-{
-	int rc = loopback_sides(cfg, src, dst, pass, res);
-
-	rp_pair_result_record_attempt(res, cfg->qp.qp_timeout);
-	return rc;
 }
