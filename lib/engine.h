@@ -295,6 +295,10 @@ void rp_engine_hold_release(struct rp_engine_hold *hold);
  * errno when the side channel or the thread could not be set up (res says so too). */
 int rp_engine_loopback_run(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
 			   const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res);
+/* Loopback with a hold on each side (either may be NULL): rp_engine_pair_run_held's rules. */
+int rp_engine_loopback_run_held(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
+				const struct rp_engine_port *dst, unsigned pass, struct rp_engine_hold *hold_w,
+				struct rp_engine_hold *hold_t, struct rp_pair_result *res);
 
 /* The pattern seed for one pair and pass: depends on cfg->meas.seed, both endpoints (node, device,
  * port) and pass. */

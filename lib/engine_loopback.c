@@ -13,6 +13,7 @@ struct target_thread {
 	const struct rp_engine_port *port;
 	struct rp_oob *oob;
 	unsigned pass;
+	struct rp_engine_hold *hold;
 	struct rp_pair_result res;
 };
 
@@ -20,16 +21,17 @@ static void *target_thread_main(void *arg)
 {
 	struct target_thread *t = arg;
 
-	rp_engine_pair_run_probed(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, NULL, &t->res);
+	rp_engine_pair_run_probed(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, t->hold, &t->res);
 	return NULL;
 }
 
 /* Both sides in this process; the attempt is recorded by the caller. */
 static int loopback_sides(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
-			  const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res)
+			  const struct rp_engine_port *dst, unsigned pass, struct rp_engine_hold *hold_w,
+			  struct rp_engine_hold *hold_t, struct rp_pair_result *res)
 {
 	struct rp_oob a, b;
-	struct target_thread t = { .cfg = cfg, .port = dst, .oob = &b, .pass = pass };
+	struct target_thread t = { .cfg = cfg, .port = dst, .oob = &b, .pass = pass, .hold = hold_t };
 	pthread_t tid;
 	int rc;
 
@@ -46,7 +48,7 @@ static int loopback_sides(const struct rp_engine_cfg *cfg, const struct rp_engin
 		rp_oob_close(&b);
 		return rp_error(-rc, "pthread_create for the target: %s", strerror(rc));
 	}
-	rc = rp_engine_pair_run_probed(cfg, RP_ROLE_WRITER, src, &a, pass, NULL, res);
+	rc = rp_engine_pair_run_probed(cfg, RP_ROLE_WRITER, src, &a, pass, hold_w, res);
 	/* the target's side channel sees our close if it is still waiting, so the join is bounded */
 	rp_oob_close(&a);
 	pthread_join(tid, NULL);
@@ -60,7 +62,14 @@ static int loopback_sides(const struct rp_engine_cfg *cfg, const struct rp_engin
 int rp_engine_loopback_run(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
 			   const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res)
 {
-	int rc = loopback_sides(cfg, src, dst, pass, res);
+	return rp_engine_loopback_run_held(cfg, src, dst, pass, NULL, NULL, res);
+}
+
+int rp_engine_loopback_run_held(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
+				const struct rp_engine_port *dst, unsigned pass, struct rp_engine_hold *hold_w,
+				struct rp_engine_hold *hold_t, struct rp_pair_result *res)
+{
+	int rc = loopback_sides(cfg, src, dst, pass, hold_w, hold_t, res);
 
 	rp_pair_result_record_attempt(res, cfg->qp.qp_timeout);
 	return rc;

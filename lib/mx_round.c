@@ -58,22 +58,47 @@ static bool dir_known(const struct mx_task *t, const struct mx_ep *S, const stru
 	return false;
 }
 
-static void side_loopback(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, const struct rp_engine_port *ps,
-			  const struct rp_engine_port *pd, struct rp_pair_result *r)
+/* The hold of one side of direction src -> dst, armed for the round; NULL when none. */
+static struct mx_hold_side *hold_side(const struct mx_ctx *c, uint32_t src, uint32_t dst, bool writer)
 {
-	if (c->measure && c->measure->loopback)
-		c->measure->loopback(c->measure->arg, cfg, ps, pd, r);
-	else
-		rp_engine_loopback_run(cfg, ps, pd, 0, r);
+	struct mx_hold_dir *hd;
+
+	if (!c->holds || c->holds->mode == MX_HOLD_OFF || !(hd = mx_holds_find(c->holds, src, dst)))
+		return NULL;
+	mx_hold_side_arm(c->holds, writer ? &hd->w : &hd->t);
+	return writer ? &hd->w : &hd->t;
+}
+
+static void side_loopback(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, const struct rp_engine_port *ps,
+			  const struct rp_engine_port *pd, struct mx_hold_side *hw, struct mx_hold_side *ht,
+			  struct rp_pair_result *r)
+{
+	if (c->measure && c->measure->loopback) {
+		c->measure->loopback(c->measure->arg, cfg, ps, pd, hw, ht, r);
+	} else {
+		rp_engine_loopback_run_held(cfg, ps, pd, 0, hw ? &hw->eng : NULL, ht ? &ht->eng : NULL, r);
+		if (hw)
+			hw->held = hw->eng.ep != NULL;
+		if (ht)
+			ht->held = ht->eng.ep != NULL;
+	}
+	if (hw)
+		mx_hold_side_done(c->holds, hw, true);
 }
 
 static void side_pair(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
-		      const struct rp_engine_port *local, struct rp_oob *oob, struct rp_pair_result *r)
+		      const struct rp_engine_port *local, struct rp_oob *oob, struct mx_hold_side *h,
+		      struct rp_pair_result *r)
 {
-	if (c->measure && c->measure->pair)
-		c->measure->pair(c->measure->arg, cfg, role, local, oob, r);
-	else
-		rp_engine_pair_run(cfg, role, local, oob, 0, r);
+	if (c->measure && c->measure->pair) {
+		c->measure->pair(c->measure->arg, cfg, role, local, oob, h, r);
+	} else {
+		rp_engine_pair_run_held(cfg, role, local, oob, 0, h ? &h->eng : NULL, r);
+		if (h)
+			h->held = h->eng.ep != NULL;
+	}
+	if (h)
+		mx_hold_side_done(c->holds, h, role == RP_ROLE_WRITER);
 }
 
 /* The side's result as its REPORT record (mx_wire.h), so that a round's sides are held packed. */
@@ -127,12 +152,13 @@ static void dir_run(struct mx_task *t, const struct rp_engine_cfg *cfg, int dir)
 	port_of(S, &ps);
 	port_of(D, &pd);
 	if (local) {
-		side_loopback(c, cfg, &ps, &pd, &r);
+		side_loopback(c, cfg, &ps, &pd, hold_side(c, src, dst, true), hold_side(c, src, dst, false), &r);
 	} else if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->idx, dir), &addr) != 0) {
 		rp_pair_result_init(&r, &S->ep, &D->ep);
 		rp_pair_result_fail(&r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
 	} else {
-		side_pair(c, cfg, writer ? RP_ROLE_WRITER : RP_ROLE_TARGET, writer ? &ps : &pd, &oob, &r);
+		side_pair(c, cfg, writer ? RP_ROLE_WRITER : RP_ROLE_TARGET, writer ? &ps : &pd, &oob,
+			  hold_side(c, src, dst, writer), &r);
 		rp_oob_close(&oob);
 	}
 	task_keep(t, dir, writer, &r);
@@ -191,6 +217,10 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 
 	if (!tasks)
 		return -ENOMEM;
+	/* a sweep round that holds: every direction this rank drives gets its entry before any thread
+	 * runs (no memory for them: nothing is held, the probes run as always) */
+	if (c->holds && c->holds->mode == MX_HOLD_MAKE && mx_holds_make(c->holds, c->eps, c->rank, jobs, n_jobs) != 0)
+		mx_holds_release(c->holds);
 	/* The pair threads never take SIGINT/SIGTERM (no EINTR in the middle of a measurement): the main
 	 * thread does, and the threads see the flag. */
 	sigemptyset(&stop_sigs);

@@ -57,6 +57,7 @@
 #include "engine.h"
 #include "mx_comm.h"
 #include "mx_got.h"
+#include "mx_hold.h"
 #include "mx_table.h"
 #include "mx_wire.h"
 #include "result.h"
@@ -64,10 +65,14 @@
 /* How a side is measured: the engine (rp_engine_pair_run, rp_engine_loopback_run) unless a test
  * stands in. */
 struct mx_measure {
+	/* hold: this side's held connection (mx_hold.h; NULL when the run holds none), armed for the
+	 * round: the stand-in sets hold->held and hold->eng.reused as the engine would */
 	int (*pair)(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
-		    const struct rp_engine_port *local, struct rp_oob *oob, struct rp_pair_result *res);
+		    const struct rp_engine_port *local, struct rp_oob *oob, struct mx_hold_side *hold,
+		    struct rp_pair_result *res);
 	int (*loopback)(void *arg, const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
-			const struct rp_engine_port *dst, struct rp_pair_result *res);
+			const struct rp_engine_port *dst, struct mx_hold_side *hold_w, struct mx_hold_side *hold_t,
+			struct rp_pair_result *res);
 	void *arg;
 	/* The sides answer at once, waiting on nothing and no one (a simulation in one process, every
 	 * endpoint its own): a round runs its jobs one after the other on the calling thread instead of
@@ -105,6 +110,7 @@ struct mx_ctx {
 	                               * follows until its go is rank 0's own work (collecting, keeping,
 	                               * writing), every other rank waiting */
 	double go_sent;               /* rank 0: rp_now() when it sent the last round's go */
+	struct mx_holds *holds;       /* the sweep's held connections (mx_hold.h); NULL or mode OFF: none */
 };
 
 /* Round `round` (a number for the whole run: planned rounds, then retest rounds) over jobs[0..n),

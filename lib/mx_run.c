@@ -86,6 +86,7 @@ void mx_run_fini(struct mx_run *R)
 	R->touched = NULL;
 	R->spairs = NULL;
 	mx_sweep_fini(&R->sweep);
+	mx_holds_fini(&R->holds);
 	R->jobs = NULL;
 	R->pairs = NULL;
 	R->kept = NULL;
@@ -161,24 +162,13 @@ static bool round_cut(const struct mx_run *R, size_t n)
 	return false;
 }
 
-/* One planned round over pairs[0..got): every rank measures; rank 0 keeps the results (solo or
- * concurrent), calls the hook and releases the ranks. 0 go on, 1 stop, negative errno. */
-static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc)
+/* A bandwidth round over R->jobs[0..got) (pairs[] parallel): every rank measures; rank 0 keeps the
+ * results (solo or concurrent), calls the hook and releases the ranks. A planned round (not late)
+ * counts as run and, when no stop cut it short, done. 0 go on, 1 stop, negative errno. */
+static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc, bool late)
 {
 	struct mx_ctx *c = &R->ctx;
-	int rc;
-
-	for (size_t i = 0; i < got; i++)
-		/* --bidir: one job per unordered pair, a -> b, whose engine runs b -> a at the same
-		 * time (the result carries it as its reverse); else both directions, one by one */
-		R->jobs[i] = (struct mx_job){ .a = pairs[i].a, .b = pairs[i].b, .dirs = c->cfg->meas.bidir ? 1u : 3u };
-	if (R->sweep.width && !conc) {
-		/* what the sweep found dead is not measured again; a flaky direction at NCCL's timeout */
-		memcpy(R->spairs, pairs, got * sizeof(*pairs));
-		got = mx_sweep_apply(&R->sweep, R->jobs, R->spairs, got);
-		pairs = R->spairs;
-	}
-	rc = mx_round(c, R->next_round++, R->jobs, got, &R->got);
+	int rc = mx_round(c, R->next_round++, R->jobs, got, &R->got);
 	if (rc < 0 || c->rank != 0)
 		return rc;
 	R->n_touched = 0;
@@ -188,15 +178,49 @@ static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 	}
 	/* a round counts as done only when a stop cut none of it short: its interrupted directions
 	 * were not measured (the coverage and "complete" must not claim them) */
-	R->planned_run++;
-	R->rounds_done += !round_cut(R, got);
+	if (late) {
+		R->late_run++;
+	} else {
+		R->planned_run++;
+		R->rounds_done += !round_cut(R, got);
+	}
+	R->in_late = late;
 	R->round_jobs = R->jobs;
 	R->round_got = &R->got;
 	R->round_n = got;
 	if (R->hooks.round_done)
-		R->hooks.round_done(R->hooks.arg, false, R->planned_run - 1, R->n_planned);
+		R->hooks.round_done(R->hooks.arg, false, late ? R->late_run - 1 : R->planned_run - 1,
+				    late ? R->n_late : R->n_planned);
 	mx_results_settle(&R->mr);   /* after the hook: it streamed the round's results whole */
 	return mx_round_go(c, R->next_round - 1);
+}
+
+/* One planned round over pairs[0..got), as the sweep leaves it. */
+static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc)
+{
+	const struct mx_ctx *c = &R->ctx;
+
+	for (size_t i = 0; i < got; i++)
+		/* --bidir: one job per unordered pair, a -> b, whose engine runs b -> a at the same
+		 * time (the result carries it as its reverse); else both directions, one by one */
+		R->jobs[i] = (struct mx_job){ .a = pairs[i].a, .b = pairs[i].b, .dirs = c->cfg->meas.bidir ? 1u : 3u };
+	if (R->sweep.width && !conc) {
+		/* what the sweep found dead is not measured again; a flaky direction at NCCL's timeout;
+		 * in a held sweep's batch, what failed its probe waits for the late rounds */
+		memcpy(R->spairs, pairs, got * sizeof(*pairs));
+		got = mx_sweep_apply(&R->sweep, R->jobs, R->spairs, got, R->holds.mode == MX_HOLD_USE);
+		pairs = R->spairs;
+	}
+	return bw_step(R, pairs, got, r, conc, false);
+}
+
+int mx_run_late_round(struct mx_run *R, const struct mx_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		R->jobs[i] = jobs[i];
+		R->spairs[i] = (struct rp_sched_pair){ .a = jobs[i].a, .b = jobs[i].b };
+	}
+	return bw_step(R, R->spairs, n, 0, false, true);
 }
 
 /* concurrent_rails, round r: each rail's pairs alone (their results' places kept in R->solo, at the
@@ -222,12 +246,9 @@ static int rails_round(struct mx_run *R, size_t r)
 	return planned_step(R, R->pairs, got, r, true);
 }
 
-/* The planned rounds. 0 all ran, 1 stopped, negative errno as mx_round. */
-static int planned_rounds(struct mx_run *R)
+int mx_run_planned(struct mx_run *R, size_t from, size_t to)
 {
-	size_t n_rounds = rp_sched_n_rounds(R->sched);
-
-	for (size_t r = 0; r < n_rounds; r++) {
+	for (size_t r = from; r < to; r++) {
 		size_t got = 0;
 		int rc;
 
@@ -379,10 +400,12 @@ static int retest_rounds(struct mx_run *R)
 
 int mx_run_rounds(struct mx_run *R)
 {
-	int rc = R->sweep.width ? mx_run_sweep(R) : 0;
+	int rc;
 
-	if (rc == 0)
-		rc = planned_rounds(R);
+	if (R->sweep.width && R->hold)
+		rc = mx_run_sweep_held(R);   /* the planned rounds interleaved with the sweep's, then the late ones */
+	else if ((rc = R->sweep.width ? mx_run_sweep(R) : 0) == 0)
+		rc = mx_run_planned(R, 0, rp_sched_n_rounds(R->sched));
 
 	if (rc == 0)
 		rc = retest_rounds(R);

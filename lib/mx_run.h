@@ -45,6 +45,10 @@ struct mx_run {
 	unsigned retest;              /* --retest: sets of extra rounds at most */
 	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail, then each round whole */
 	struct mx_sweep sweep;        /* --sweep: set .width (0: none) before mx_run_init; the marks after */
+	bool hold;                    /* --hold (with a sweep; not with concurrent_rails, and only when
+	                               * mx_hold_allowed()): the sweep's connections held for the bandwidth
+	                               * rounds (mx_hold.h), the sweep's rounds and the planned ones
+	                               * interleaved, then the late rounds (mx_run_sweep_held) */
 	struct mx_run_hooks hooks;
 	/* the run's (rank 0's results; read them in the hooks and after): */
 	struct mx_results mr;
@@ -56,6 +60,9 @@ struct mx_run {
 	size_t planned_run;           /* planned rounds run, cut short or not (the hook's k) */
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
+	struct mx_holds holds;        /* this rank's held connections; holds.made/reused/fresh its counts */
+	size_t n_late, late_run;      /* late rounds planned, run (mx_run_sweep_held) */
+	bool in_late;                 /* rank 0, in round_done: the round is a late one (k of n_late) */
 	/* rank 0, in round_done/sweep_done: the round that just ended, every job and both directions' raw
 	 * results (round_got's slot 2 * i + d, lib/mx_got.h; a direction the job did not ask for is empty) */
 	const struct mx_job *round_jobs;
@@ -81,6 +88,16 @@ int mx_run_init(struct mx_run *R);
 int mx_run_rounds(struct mx_run *R);
 /* The sweep's two passes (mx_run_sweep.c), before the planned rounds: 0, 1 stopped, negative errno. */
 int mx_run_sweep(struct mx_run *R);
+/* With hold: for each sweep round k of pass 1 (its probes' connections held), planned rounds
+ * [k W, (k + 1) W) next, measuring on them what passed its probe (what failed it waits: left out),
+ * then what is still held released; then pass 2 over every failed direction as mx_run_sweep's, and
+ * the late rounds: what pass 2 found flaky (at NCCL's ACK timeout, folded into its sweep result) or
+ * cleared, each endpoint in one measurement at a time. 0, 1 stopped, negative errno. */
+int mx_run_sweep_held(struct mx_run *R);
+/* Planned rounds [from, to) (mx_run_sweep_held's batches; mx_run_rounds runs them all). */
+int mx_run_planned(struct mx_run *R, size_t from, size_t to);
+/* One late round over jobs[0..n) (at most the planned rounds' jobs). */
+int mx_run_late_round(struct mx_run *R, const struct mx_job *jobs, size_t n);
 /* Rank 0: fold `again` into result k as its next attempt (rp_mx_retest_fold: k's earlier attempt
  * keeps the status k has now, the last verdict's: results are judged in place), the failed count
  * kept right, k touched. 0 or -ENOMEM (the touch, or keeping k). */

@@ -280,21 +280,15 @@ static int marks_share(struct mx_run *R)
 	return rc;
 }
 
-int mx_run_sweep(struct mx_run *R)
+/* After pass 1, held or not: pass 2's plan and rounds (at the probe's settings), what pass 2 left
+ * undecided, the counts, the marks to every rank. rc: pass 1's outcome (pass 2 runs only after 0). */
+static int sweep_second(struct mx_run *R, int rc, const struct rp_engine_cfg *saved, const struct rp_engine_cfg *probe)
 {
-	const struct rp_engine_cfg *saved = R->ctx.cfg;
-	struct rp_engine_cfg screen, probe;
 	struct mx_job *jobs = NULL;
 	uint32_t *round_of = NULL;
 	size_t n = 0;
-	int rc;
 
-	/* pass 1 screens when a second probe will confirm what fails it */
-	R->sweep.screen_s = mx_sweep_cfg(saved, R->retest > 0, &screen);
-	mx_sweep_cfg(saved, false, &probe);
-	R->ctx.cfg = &screen;
-	rc = pass_one(R, &screen);
-	R->ctx.cfg = &probe;
+	R->ctx.cfg = probe;
 	if (rc == 0 && R->ctx.rank == 0) {
 		mx_sweep_sort(&R->sweep);
 		rc = pass_two_plan(R, &jobs, &round_of, &n);
@@ -303,7 +297,7 @@ int mx_run_sweep(struct mx_run *R)
 	}
 	R->next_round++;
 	if (rc == 0 && n)
-		rc = pass_two(R, jobs, round_of, n, &probe);
+		rc = pass_two(R, jobs, round_of, n, probe);
 	R->ctx.cfg = saved;
 	if (R->ctx.rank == 0) {
 		int krc = keep_undecided(R);
@@ -326,4 +320,145 @@ int mx_run_sweep(struct mx_run *R)
 	free(jobs);
 	free(round_of);
 	return rc;
+}
+
+int mx_run_sweep(struct mx_run *R)
+{
+	const struct rp_engine_cfg *saved = R->ctx.cfg;
+	struct rp_engine_cfg screen, probe;
+
+	/* pass 1 screens when a second probe will confirm what fails it */
+	R->sweep.screen_s = mx_sweep_cfg(saved, R->retest > 0, &screen);
+	mx_sweep_cfg(saved, false, &probe);
+	R->ctx.cfg = &screen;
+	return sweep_second(R, pass_one(R, &screen), saved, &probe);
+}
+
+/* A held sweep, after its round of jobs[0..n): the directions that failed their probe, from rank 0 to
+ * every rank (into the marks' failed bits), so that every rank leaves them out of the batch's
+ * planned rounds alike. */
+static int failed_share(struct mx_run *R, const struct mx_job *jobs, size_t n)
+{
+	struct mx_ctx *c = &R->ctx;
+	struct mx_job *out = NULL;
+	uint32_t *round_of = NULL;
+	size_t m = 0;
+	int rc = 0;
+
+	if (c->rank == 0) {
+		mx_sweep_sort(&R->sweep);
+		out = calloc(n ? n : 1, sizeof(*out));
+		round_of = calloc(n ? n : 1, sizeof(*round_of));
+		rc = out && round_of ? 0 : -ENOMEM;
+		for (size_t i = 0; !rc && i < n; i++) {
+			const struct mx_sweep_mark *mk = mx_sweep_find(&R->sweep, jobs[i].a, jobs[i].b);
+			uint32_t dirs = mk ? mk->failed & jobs[i].dirs : 0;
+
+			if (dirs)
+				out[m++] = (struct mx_job){ .a = jobs[i].a, .b = jobs[i].b, .dirs = dirs };
+		}
+		mx_plan_send(c, R->next_round, out, round_of, rc ? 0 : m);
+	} else {
+		rc = mx_plan_wait(c, R->next_round, &out, &round_of, &m, rp_now() + mx_ctx_go_wait(c));
+		for (size_t i = 0; !rc && i < m; i++) {
+			struct mx_sweep_mark *mk = mx_sweep_mark(&R->sweep, out[i].a, out[i].b);
+
+			if (!mk)
+				rc = -ENOMEM;
+			else
+				mk->failed |= out[i].dirs;
+		}
+		mx_sweep_sort(&R->sweep);
+	}
+	R->next_round++;
+	free(out);
+	free(round_of);
+	return rc;
+}
+
+/* A held sweep's late rounds: rank 0 packs what failed its probe and is not dead (mx_sweep_late) and
+ * sends the plan; every rank runs it. 0, 1 stopped, negative errno. */
+static int late_rounds(struct mx_run *R)
+{
+	struct mx_ctx *c = &R->ctx;
+	struct mx_job *jobs = NULL, *batch = NULL;
+	uint32_t *round_of = NULL, *used = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (c->rank == 0) {
+		jobs = calloc(R->sweep.n ? R->sweep.n : 1, sizeof(*jobs));
+		round_of = calloc(R->sweep.n ? R->sweep.n : 1, sizeof(*round_of));
+		used = calloc(c->n_eps ? c->n_eps : 1, sizeof(*used));
+		rc = jobs && round_of && used ? 0 : -ENOMEM;
+		if (!rc)
+			mx_sweep_late(&R->sweep, c->n_eps, jobs, round_of, &n, used);
+		mx_plan_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
+		free(used);
+	} else {
+		rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+	}
+	R->next_round++;
+	R->n_late = 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		R->n_late = round_of[i] + 1 > R->n_late ? round_of[i] + 1 : R->n_late;
+	if (!rc && n && c->rank == 0 && R->hooks.retest_planned)
+		R->hooks.retest_planned(R->hooks.arg, n, R->n_late);
+	batch = calloc(n ? n : 1, sizeof(*batch));
+	if (!rc && !batch)
+		rc = -ENOMEM;
+	for (size_t k = 0; !rc && k < R->n_late; k++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (round_of[i] == k)
+				batch[m++] = jobs[i];
+		rc = mx_run_late_round(R, batch, m);
+	}
+	R->in_late = false;
+	free(batch);
+	free(jobs);
+	free(round_of);
+	return rc;
+}
+
+int mx_run_sweep_held(struct mx_run *R)
+{
+	const struct rp_engine_cfg *saved = R->ctx.cfg;
+	struct rp_engine_cfg screen, probe;
+	unsigned w = R->sweep.width;
+	size_t n_rounds = mx_sweep_n_rounds(R->sched, w), n_planned = rp_sched_n_rounds(R->sched);
+	size_t cap = 2 * (size_t)w * (R->ctx.max_pairs ? R->ctx.max_pairs : 1);
+	struct mx_job *jobs = calloc(cap, sizeof(*jobs));
+	struct mx_got got = { 0 };
+	int rc = jobs ? 0 : -ENOMEM;
+
+	R->sweep.screen_s = mx_sweep_cfg(saved, R->retest > 0, &screen);
+	mx_sweep_cfg(saved, false, &probe);
+	/* the bandwidth run's QPs, so that its measurement can run on the probe's (mx_hold_allowed) */
+	screen.meas.n_qps = saved->meas.n_qps;
+	R->holds.room = &saved->meas;
+	R->ctx.holds = &R->holds;
+	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
+		size_t n = 0, to = (k + 1) * w < n_planned ? (k + 1) * w : n_planned;
+
+		R->holds.mode = MX_HOLD_MAKE;
+		R->ctx.cfg = &screen;
+		rc = mx_sweep_round_jobs(R->sched, w, k, R->pairs, jobs, cap, &n);
+		if (rc == 0)
+			rc = sweep_round(R, jobs, n, &got, 1, k, n_rounds, &screen);
+		if (rc == 0)
+			rc = failed_share(R, jobs, n);
+		R->holds.mode = MX_HOLD_USE;
+		R->ctx.cfg = saved;
+		if (rc == 0)
+			rc = mx_run_planned(R, k * w, to);
+		mx_holds_release(&R->holds);
+	}
+	R->holds.mode = MX_HOLD_OFF;
+	R->ctx.holds = NULL;
+	free(jobs);
+	mx_got_fini(&got);
+	rc = sweep_second(R, rc, saved, &probe);
+	return rc == 0 ? late_rounds(R) : rc;
 }

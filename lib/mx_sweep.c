@@ -182,7 +182,8 @@ const struct mx_sweep_mark *mx_sweep_find(const struct mx_sweep *s, uint32_t a, 
 	return s->n ? bsearch(&key, s->marks, s->n, sizeof(*s->marks), mark_cmp) : NULL;
 }
 
-size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_sched_pair *pairs, size_t n)
+size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_sched_pair *pairs, size_t n,
+		      bool left_failed)
 {
 	size_t o = 0;
 
@@ -190,7 +191,7 @@ size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_s
 		const struct mx_sweep_mark *m = mx_sweep_find(s, jobs[i].a, jobs[i].b);
 
 		if (m) {
-			jobs[i].dirs &= ~m->dead;
+			jobs[i].dirs &= ~(m->dead | (left_failed ? m->failed : 0));
 			if (m->flaky & jobs[i].dirs)
 				jobs[i].qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT;
 		}
@@ -201,6 +202,31 @@ size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_s
 		o++;
 	}
 	return o;
+}
+
+size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs, uint32_t *round_of,
+		     size_t *n_jobs, uint32_t *used)
+{
+	size_t n = 0, rounds = 0;
+
+	/* first fit: used[e] is 1 + the last round endpoint e is in; a pair goes to the first round after
+	 * both ends' last (marks are sorted, so every rank packs alike) */
+	memset(used, 0, n_eps * sizeof(*used));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct mx_sweep_mark *m = &s->marks[i];
+		uint32_t dirs = m->failed & ~m->dead, r;
+
+		if (!dirs || m->a >= n_eps || m->b >= n_eps)
+			continue;
+		r = used[m->a] > used[m->b] ? used[m->a] : used[m->b];
+		jobs[n] = (struct mx_job){ .a = m->a, .b = m->b, .dirs = dirs,
+					   .qp_timeout = (m->flaky & dirs) ? RP_RETEST_NCCL_QP_TIMEOUT : 0 };
+		round_of[n++] = r;
+		used[m->a] = used[m->b] = r + 1;
+		rounds = r + 1 > rounds ? r + 1 : rounds;
+	}
+	*n_jobs = n;
+	return rounds;
 }
 
 void mx_sweep_fini(struct mx_sweep *s)

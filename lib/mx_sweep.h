@@ -117,10 +117,18 @@ size_t mx_sweep_pack(const struct mx_sweep *s, unsigned width, size_t n_eps, str
 struct mx_sweep_mark *mx_sweep_mark(struct mx_sweep *s, uint32_t a, uint32_t b);
 void mx_sweep_sort(struct mx_sweep *s);
 const struct mx_sweep_mark *mx_sweep_find(const struct mx_sweep *s, uint32_t a, uint32_t b);
-/* A planned round's jobs as the sweep leaves them: dead directions cleared, jobs left with none
- * dropped (pairs[] kept parallel), a job with a flaky direction at NCCL's ACK timeout. Returns the
- * number of jobs left. */
-size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_sched_pair *pairs, size_t n);
+/* A planned round's jobs as the sweep leaves them: dead directions cleared (with left_failed, every
+ * direction that failed its first probe: a held sweep's batch, before pass 2 decides), jobs left
+ * with none dropped (pairs[] kept parallel), a job with a flaky direction at NCCL's ACK timeout.
+ * Returns the number of jobs left. */
+size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_sched_pair *pairs, size_t n,
+		      bool left_failed);
+/* The late rounds of a held sweep (mx_run.h): the directions that failed their first probe and are
+ * not dead (flaky, cleared), one job per pair, packed so that an endpoint is in at most one job a
+ * round: jobs (room for s->n), round_of[i] its round, *n_jobs; used_scratch holds n_eps. A job with
+ * a flaky direction runs at NCCL's ACK timeout. Returns the rounds used. */
+size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs, uint32_t *round_of,
+		     size_t *n_jobs, uint32_t *used_scratch);
 void mx_sweep_fini(struct mx_sweep *s);
 
 #endif

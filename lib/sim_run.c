@@ -63,12 +63,27 @@ void rp_sim_comm_init(struct mx_comm *c)
 
 /* --- the measurement from the model ------------------------------------------------------------ */
 
-/* One direction src -> dst (model numbers) as the engine would have ended it. */
-static void sim_dir(struct rp_sim_run *S, const struct rp_engine_cfg *cfg, uint32_t s, uint32_t d,
+#define SIM_WIRE_HELD 0x80000000u   /* in a side's endpoint word: it holds the connection */
+
+/* One direction src -> dst (model numbers) as the engine would have ended it; on a held connection
+ * (reused: both sides held one) without the set-up. */
+static void sim_dir(struct rp_sim_run *S, const struct rp_engine_cfg *cfg, uint32_t s, uint32_t d, bool reused,
 		    struct rp_pair_result *res)
 {
 	(void)rp_sim_dir(S->model, cfg, s, d, &S->rep_eps[S->table_of[s]], &S->rep_eps[S->table_of[d]], res);
+	if (reused)
+		res->elapsed_s = res->elapsed_s > S->model->setup_s ? res->elapsed_s - S->model->setup_s : 0;
 	__atomic_add_fetch(&S->sides, 1, __ATOMIC_RELAXED);
+}
+
+/* A side's hold as the engine would leave it: reused when both sides held the connection, held
+ * after a sequence that keeps it and passed, else not (a used connection is released). */
+static void sim_hold(struct mx_hold_side *h, bool reused, const struct rp_pair_result *res)
+{
+	if (!h)
+		return;
+	h->eng.reused = reused;
+	h->held = h->eng.keep && res->status == RP_ST_OK;
 }
 
 /* A side result that names what went wrong with the simulation itself (never a fabric finding). */
@@ -83,14 +98,18 @@ static int sim_fail(struct rp_pair_result *res, int err, const char *what, const
 
 /* A direction between two endpoints this rank drives: the model's answer. */
 static int sim_loopback(void *arg, const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
-			const struct rp_engine_port *dst, struct rp_pair_result *res)
+			const struct rp_engine_port *dst, struct mx_hold_side *hw, struct mx_hold_side *ht,
+			struct rp_pair_result *res)
 {
 	struct rp_sim_run *S = arg;
+	bool reused = hw && ht && hw->held && ht->held;
 	uint32_t s, d;
 
 	if (rp_sim_ep_find(S->model, src->node, src->device, &s) || rp_sim_ep_find(S->model, dst->node, dst->device, &d))
 		return sim_fail(res, -ENOENT, "an endpoint of this direction is not in the model", src->node, src->device);
-	sim_dir(S, cfg, s, d, res);
+	sim_dir(S, cfg, s, d, reused, res);
+	sim_hold(hw, reused, res);
+	sim_hold(ht, reused, res);
 	return 0;
 }
 
@@ -98,28 +117,35 @@ static int sim_loopback(void *arg, const struct rp_engine_cfg *cfg, const struct
  * pair's side channel (4 bytes each way, checked against the model), then both answer the direction
  * from the model, so the results rank 0 merges agree. */
 static int sim_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
-		    const struct rp_engine_port *local, struct rp_oob *oob, struct rp_pair_result *res)
+		    const struct rp_engine_port *local, struct rp_oob *oob, struct mx_hold_side *hold,
+		    struct rp_pair_result *res)
 {
 	struct rp_sim_run *S = arg;
 	double deadline = rp_now() + (cfg->timeout_s > 0 ? cfg->timeout_s : 10);
-	uint32_t me, peer = 0, wire;
+	uint32_t me, peer = 0, wire, held = SIM_WIRE_HELD;
+	bool reused;
 
 	if (rp_sim_ep_find(S->model, local->node, local->device, &me) != 0)
 		return sim_fail(res, -ENOENT, "not in the model", local->node, local->device);
-	wire = me;
+	/* the top bit says this side holds the connection (the engine's offer and accept, in one bit) */
+	wire = me | (hold && hold->held ? SIM_WIRE_HELD : 0);
 	/* the writer speaks first, the target answers: no order in which both wait to send */
 	if (role == RP_ROLE_WRITER ? rp_oob_send(oob, &wire, sizeof(wire), deadline) != 0 ||
 					     rp_oob_recv(oob, &peer, sizeof(peer), deadline) != 0
 				   : rp_oob_recv(oob, &peer, sizeof(peer), deadline) != 0 ||
 					     rp_oob_send(oob, &wire, sizeof(wire), deadline) != 0)
 		return sim_fail(res, -EPIPE, "the peer rank did not answer on the side channel", local->node, local->device);
+	held &= peer;
+	peer &= ~SIM_WIRE_HELD;
 	if (peer >= rp_sim_n_eps(S->model) || peer == me)
 		return sim_fail(res, -EPROTO, "the peer named an endpoint that is not in the model", local->node,
 				local->device);
+	reused = held && hold && hold->held;
 	if (role == RP_ROLE_WRITER)
-		sim_dir(S, cfg, me, peer, res);
+		sim_dir(S, cfg, me, peer, reused, res);
 	else
-		sim_dir(S, cfg, peer, me, res);
+		sim_dir(S, cfg, peer, me, reused, res);
+	sim_hold(hold, reused, res);
 	return 0;
 }
 

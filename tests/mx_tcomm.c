@@ -401,8 +401,10 @@ static void ep_named(struct rp_endpoint *e, const char *device)
 /* Writer: a fresh value V to the target, which answers V and its device; the result is ok at V Gb/s
  * (recorded in f->written[src][dst]); a lost or wrong answer is PEER_LOST or DATA_MISMATCH. */
 static int fake_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
-		     const struct rp_engine_port *local, struct rp_oob *oob, struct rp_pair_result *res)
+		     const struct rp_engine_port *local, struct rp_oob *oob, struct mx_hold_side *hold,
+		     struct rp_pair_result *res)
 {
+	(void)hold;
 	struct mxt_fake *f = arg;
 	double deadline = rp_now() + cfg->timeout_s;
 	struct rp_endpoint me, peer;

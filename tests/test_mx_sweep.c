@@ -142,7 +142,7 @@ static void test_pack_marks_apply(void **state)
 	((struct mx_sweep_mark *)mx_sweep_find(&sw, 0, 1))->flaky = 2;
 	for (int i = 0; i < 3; i++)
 		planned[i] = (struct mx_job){ .a = pairs[i].a, .b = pairs[i].b, .dirs = 3 };
-	assert_int_equal(mx_sweep_apply(&sw, planned, pairs, 3), 2);
+	assert_int_equal(mx_sweep_apply(&sw, planned, pairs, 3, false), 2);
 	assert_int_equal(planned[0].a, 0);
 	assert_int_equal(planned[0].dirs, 3);
 	assert_int_equal(planned[0].qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
@@ -247,10 +247,11 @@ static int devnum(const char *d)
 }
 
 static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
-		      const struct rp_engine_port *local, struct rp_oob *oob, struct rp_pair_result *res)
+		      const struct rp_engine_port *local, struct rp_oob *oob, struct mx_hold_side *hold,
+		      struct rp_pair_result *res)
 {
 	struct bench *B = arg;
-	int rc = B->fake.measure.pair(B->fake.measure.arg, cfg, role, local, oob, res), s, d;
+	int rc = B->fake.measure.pair(B->fake.measure.arg, cfg, role, local, oob, hold, res), s, d;
 	unsigned try;
 
 	if (role != RP_ROLE_WRITER)

@@ -246,12 +246,13 @@ static pthread_t main_;
 static size_t calls_, elsewhere_;
 
 static int on_thread(void *arg, const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
-		     const struct rp_engine_port *dst, struct rp_pair_result *res)
+		     const struct rp_engine_port *dst, struct mx_hold_side *hw, struct mx_hold_side *ht,
+		     struct rp_pair_result *res)
 {
 	__atomic_add_fetch(&calls_, 1, __ATOMIC_SEQ_CST);
 	if (!pthread_equal(pthread_self(), main_))
 		__atomic_add_fetch(&elsewhere_, 1, __ATOMIC_SEQ_CST);
-	return orig_.loopback(arg, cfg, src, dst, res);
+	return orig_.loopback(arg, cfg, src, dst, hw, ht, res);
 }
 
 static void test_one_rank_answers_inline(void **state)
@@ -277,9 +278,10 @@ static void test_one_rank_answers_inline(void **state)
  * the work a real rank 0 does for every side of the ranks below it, and a simulated side it would
  * refuse stops the run. Failed when the one rank took its own sides unchecked. */
 static int bad_third(void *arg, const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
-		     const struct rp_engine_port *dst, struct rp_pair_result *res)
+		     const struct rp_engine_port *dst, struct mx_hold_side *hw, struct mx_hold_side *ht,
+		     struct rp_pair_result *res)
 {
-	int rc = orig_.loopback(arg, cfg, src, dst, res);
+	int rc = orig_.loopback(arg, cfg, src, dst, hw, ht, res);
 
 	if (__atomic_add_fetch(&calls_, 1, __ATOMIC_SEQ_CST) == 3)
 		memset(res->reason, 'x', sizeof(res->reason));   /* no terminator: no REPORT passes with it */
