@@ -65,6 +65,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 	rp_cli_ops_init(&o->ops);
 	o->pattern_s = "full";
 	o->sweep_s = "auto";
+	o->hold_s = "auto";
 	o->seed = 1;
 	o->rate = 400;
 	o->nodes = 1;
@@ -86,6 +87,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
 		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first: probe every pair, W of an endpoint's at once; the unreachable leave the bandwidth rounds (auto: 64; off)", NULL },
+		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: measure a direction's bandwidth on its probe's connection (the sweep's rounds and the bandwidth rounds interleave; auto: when the settings allow)", NULL },
 		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every measured direction to FILE as JSON Lines, as it arrives", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list one by one: all, notable (failed, flaky, warned; the rest counted), auto (all up to 100000 directions; default)", NULL },
@@ -127,6 +129,13 @@ static int sweep_check(struct mx_opts *o)
 	}
 	o->sweep = with ? 0 : w;
 	o->sweep_off = w && with ? with : NULL;
+	if (mx_hold_parse(o->hold_s, &o->hold) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --hold takes auto or off, not '%s'\n", o->hold_s);
+		return RP_EXIT_USAGE;
+	}
+	if (o->hold && o->sweep && !mx_hold_allowed(&o->eng.cfg, (unsigned)o->sweep, o->hold_off, sizeof(o->hold_off)))
+		o->hold = false;
+	o->hold = o->hold && o->sweep;
 	return -1;
 }
 
@@ -360,7 +369,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	double took = rp_now() - F->t0, per = took / (double)(F->run.next_round ? F->run.next_round : 1);
 
 	fprintf(stderr, "rdmaprobe matrix: %s %zu of %zu done: %zu pairs measured, %zu failed so far, %.0f s in, "
-			"~%.0f s left\n", retest ? "retest round" : "round", k + 1, n_rounds, F->run.mr.n, F->run.failed,
+			"~%.0f s left\n", retest ? "retest round" : F->run.in_late ? "late round" : "round", k + 1, n_rounds, F->run.mr.n, F->run.failed,
 		took, per * (double)(n_rounds - k - 1));
 	F->dirty = true;
 	/* Every result of the round on its line before anything else is written (an error is logged
@@ -518,6 +527,7 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 	F->run.retest = (unsigned)F->o->retest;
 	F->run.concurrent_rails = F->o->concurrent_rails;
 	F->run.sweep.width = (unsigned)F->o->sweep;
+	F->run.hold = F->o->hold;
 	if (mx_run_init(&F->run) != 0)
 		return RP_EXIT_ENV;
 	if (comm->rank == 0)
@@ -603,7 +613,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops, .sweep = &F->run.sweep,
-		.sweep_off = o->sweep_off,
+		.sweep_off = o->sweep_off, .hold = o->hold, .hold_off = o->hold_off, .run = &F->run,
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 		.startup_s = F->t0 - o->t_start, .pattern_requested = o->pattern_req_text,
 		.budget_s = o->budget_seen ? o->budget : 0,
@@ -653,6 +663,10 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 	F.t0 = rp_now();              /* "time left" counts the rounds, not the start-up */
 	out_init(&F, cmd_line, argc, argv);
 	rc = mx_run_rounds(&F.run);
+	if (F.run.hold)
+		fprintf(stderr, "rdmaprobe matrix: rank %d: %zu of %zu bandwidth directions it wrote ran on its probe's "
+				"connection (%zu held after their probe)\n", comm.rank, F.run.holds.reused,
+			F.run.holds.reused + F.run.holds.fresh, F.run.holds.made);
 	status = rounds_status(&F, rc, &any_dead);
 	if (F.run.ctx.stop_sig && comm.rank == 0)
 		fprintf(stderr, "rdmaprobe matrix: interrupted (signal %d) after %zu of %zu rounds\n", F.run.ctx.stop_sig,

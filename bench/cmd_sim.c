@@ -50,7 +50,9 @@ static const char usage_text[] =
 struct sim_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_verdict vc;
-	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s;
+	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s, *hold_s;
+	bool hold;
+	char hold_off[160];
 	enum rp_list_mode list_pairs;
 	bool summary;
 	uint64_t seed;
@@ -100,6 +102,10 @@ static int sim_opts_check(struct sim_opts *o)
 	rc = mx_sweep_opt(o->sweep_s, &o->sweep, &sweep_auto);
 	if (rc >= 0)
 		return rc;
+	if (mx_hold_parse(o->hold_s, &o->hold) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --hold takes auto or off, not '%s'\n", o->hold_s);
+		return RP_EXIT_USAGE;
+	}
 	o->vc.retest = o->eng.retest;
 	rc = rp_cli_verdict_finish(&o->vc, "matrix", o->eng.latency);
 	if (!rc)
@@ -126,6 +132,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 	rp_cli_verdict_init(&o->vc);
 	o->pattern_s = "full";
 	o->sweep_s = "auto";
+	o->hold_s = "auto";
 	o->seed = 1;
 	n = rp_cli_engine_opts(&o->eng, table);
 	n += rp_cli_verdict_opts(&o->vc, table + n);
@@ -138,6 +145,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
 		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once (auto: 64; off)", NULL },
+		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: bandwidth on the probe's connection (matrix --hold)", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list (matrix --list-pairs): all, notable, auto (default)", NULL },
 	};
 
@@ -271,7 +279,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	collect_advance(F);
 	if (k + 1 == n_rounds || (k + 1) % 64 == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s %zu of %zu done: %zu pairs, %zu failed, %.1f s projected\n",
-			retest ? "retest round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
+			retest ? "retest round" : F->S.run.in_late ? "late round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
 	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)
 		files_write(F);
 }
@@ -391,6 +399,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
 				   .seed = o->seed, .retest = (unsigned)o->eng.retest, .sweep = o->sweep,
+				   .hold = o->hold && o->sweep && mx_hold_allowed(&o->eng.cfg, o->sweep, o->hold_off, sizeof(o->hold_off)),
 				   .hooks = { .round_done = round_done, .sweep_done = sweep_done, .arg = &F }, .c = on_mpi ? &comm : NULL,
 				   .nccl_version = o->eng.ver.version };
 	rc = rp_sim_run_init(&F.S);
@@ -408,6 +417,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
+		.hold = F.S.run.hold, .hold_off = o->hold_off, .run = &F.S.run,
 		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), false),
 	};
 	if (F.S.c->rank == 0)

@@ -44,6 +44,9 @@ struct mx_out {
 	const struct mx_sweep *sweep; /* --sweep: its rounds and marks; NULL without */
 	double sweep_s;               /* the sweep's time, from the end of start-up (0: none ran) */
 	const char *sweep_off;        /* the default sweep left out for this option (mx_opts.sweep_off) */
+	bool hold;                    /* --hold: the sweep's connections held for the bandwidth rounds */
+	const char *hold_off;         /* why not, with --hold auto ("" or NULL: it held, or --hold off) */
+	const struct mx_run *run;     /* the holds' counts (rank 0's own sides), the late rounds */
 	int stop_sig;                 /* the run was interrupted by this signal; 0 not */
 	bool write_failed;            /* a file could not be written (named once on stderr) */
 	const struct rp_nccl_version_found *nccl_ver;   /* rank 0's release (--nccl-version, libnccl, default) */
@@ -74,6 +77,9 @@ struct mx_opts {
 	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
 	const char *jsonl;            /* --jsonl: every measured direction streamed (report_jsonl.h) */
 	const char *sweep_s;          /* --sweep W|auto|off (default auto) */
+	const char *hold_s;           /* --hold auto|off (default auto) */
+	bool hold;                    /* the sweep's connections held for the bandwidth rounds (mx_hold.h) */
+	char hold_off[160];           /* why not, when --hold auto and the run does not allow it; "" */
 	uint64_t sweep;               /* its width: reachability first, W of an endpoint's pairs at once; 0 none */
 	const char *sweep_off;        /* auto, and the run has what the sweep does not go with yet: its
 	                               * option (the reports say so); NULL otherwise */

@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "drift.h"
 #include "matrix.h"
+#include "mx_run.h"
 #include "matrix_retest.h"
 #include "mx_plan_json.h"
 #include "nccl_rules.h"
@@ -63,6 +64,16 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 			   o->sweep->screen_s > 0 ? json_real(o->sweep->screen_s) : json_null(), "elapsed_s", o->sweep_s)
 				    : json_null(), &bad);
 	jset(m, "sweep_off", o->sweep_off ? json_string(o->sweep_off) : json_null(), &bad);
+	if (o->sweep && o->sweep->width && o->run) {
+		json_t *sw = json_object_get(m, "sweep");
+
+		jset(sw, "hold", json_boolean(o->hold), &bad);
+		jset(sw, "hold_off", o->hold_off && o->hold_off[0] ? json_string(o->hold_off) : json_null(), &bad);
+		jset(sw, "late_rounds", json_integer((json_int_t)o->run->n_late), &bad);
+		/* rank 0's own writer sides only: each rank prints its own counts on stderr */
+		jset(sw, "rank0_writes_on_held", json_integer((json_int_t)o->run->holds.reused), &bad);
+		jset(sw, "rank0_writes_fresh", json_integer((json_int_t)o->run->holds.fresh), &bad);
+	}
 	jset(m, "pairs_listed", json_pack("{s:s, s:I, s:I, s:I, s:o}", "which", o->list_notable ? "notable" : "all",
 					   "listed", (json_int_t)n_listed, "total", (json_int_t)o->results->n,
 					   "not_listed", (json_int_t)(o->results->n - n_listed), "every_pair_in",
@@ -571,6 +582,8 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 		if (o->sweep->n_cleared)
 			printf(", %zu whose screen failed passed the full probe", o->sweep->n_cleared);
 		printf(")");
+		if (o->hold)
+			printf(", bandwidth on the probes' connections%s", o->run && o->run->n_late ? " and in late rounds" : "");
 	} else if (o->sweep_off) {
 		printf(", without the reachability sweep (not yet with %s)", o->sweep_off);
 	}

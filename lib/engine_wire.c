@@ -85,7 +85,8 @@ static int validate_conn(const struct rp_conn_info *c, char *why, size_t why_len
 			return -EBADMSG;
 		}
 	}
-	if (c->held_qpn > 0xffffff || c->held_psn > 0xffffff || (!c->held_qpn && c->held_psn)) {
+	if (c->held_qpn > 0xffffff || c->held_psn > 0xffffff || (!c->held_qpn && c->held_psn) ||
+	    (c->held_qpn && (c->meas.bidir || c->cm))) {
 		snprintf(why, why_len, "held connection's QP number 0x%x or PSN 0x%x out of range", c->held_qpn,
 			 c->held_psn);
 		return -EBADMSG;

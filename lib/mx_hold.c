@@ -8,6 +8,17 @@
 
 #include "mx_sweep.h"
 
+int mx_hold_parse(const char *s, bool *on_p)
+{
+	if (strcmp(s, "auto") == 0 || strcmp(s, "on") == 0)
+		*on_p = true;
+	else if (strcmp(s, "off") == 0)
+		*on_p = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 bool mx_hold_allowed(const struct rp_engine_cfg *cfg, unsigned width, char *why, size_t why_len)
 {
 	const struct rp_engine_meas *m = &cfg->meas;

@@ -56,6 +56,8 @@ struct mx_holds {
 	size_t fresh;                 /* writer sides measured in USE rounds on a fresh one (__atomic) */
 };
 
+/* --hold's text: "auto" (the default: hold when the run allows it) or "off". 0, or -EINVAL. */
+int mx_hold_parse(const char *s, bool *on_p);
 /* May the run hold (the engine can run the bandwidth settings on a probe's endpoint, and what an
  * endpoint would hold fits MX_HOLD_MAX_BYTES)? When not, why says so. */
 bool mx_hold_allowed(const struct rp_engine_cfg *cfg, unsigned width, char *why, size_t why_len);

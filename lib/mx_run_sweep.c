@@ -449,6 +449,7 @@ int mx_run_sweep_held(struct mx_run *R)
 			rc = sweep_round(R, jobs, n, &got, 1, k, n_rounds, &screen);
 		if (rc == 0)
 			rc = failed_share(R, jobs, n);
+		mx_got_fini(&got);   /* the sweep round's sides are kept or decided: not held through its batch */
 		R->holds.mode = MX_HOLD_USE;
 		R->ctx.cfg = saved;
 		if (rc == 0)

@@ -173,7 +173,8 @@ struct rp_pair_result {
 	bool verified;                /* every byte checked at the target and equal */
 	int64_t bad_offset;           /* first bad byte when status is DATA_MISMATCH, else -1 */
 	struct rp_latency lat;
-	double elapsed_s;             /* wall time of the whole pair, set-up to teardown */
+	double elapsed_s;             /* wall time of the whole pair, set-up to teardown (on a connection held
+	                               * from the sweep's probe, lib/mx_hold.h: without the set-up) */
 	double gbps_min_at_s;         /* where the slowest interval starts, seconds into the measured run */
 	/* The first cause wins: status/reason are what failed first, whichever side saw it (cause_side);
 	 * the other side's view, when it failed too (flush errors, a torn-down QP), is the secondary. */

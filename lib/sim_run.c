@@ -71,8 +71,12 @@ static void sim_dir(struct rp_sim_run *S, const struct rp_engine_cfg *cfg, uint3
 		    struct rp_pair_result *res)
 {
 	(void)rp_sim_dir(S->model, cfg, s, d, &S->rep_eps[S->table_of[s]], &S->rep_eps[S->table_of[d]], res);
-	if (reused)
+	if (reused) {
+		/* the pair's time and its one attempt's, as the engine records them after the run */
 		res->elapsed_s = res->elapsed_s > S->model->setup_s ? res->elapsed_s - S->model->setup_s : 0;
+		if (res->n_attempts)
+			res->attempts[res->n_attempts - 1].elapsed_s = res->elapsed_s;
+	}
 	__atomic_add_fetch(&S->sides, 1, __ATOMIC_RELAXED);
 }
 
@@ -371,6 +375,7 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	S->run.rep_eps = S->rep_eps;
 	S->run.retest = S->retest;
 	S->run.sweep.width = S->sweep;
+	S->run.hold = S->hold && S->sweep;
 	S->run.hooks = (struct mx_run_hooks){ .round_done = sim_round_done, .retest_planned = sim_retest_planned,
 					      .sweep_done = sim_sweep_done, .arg = S };
 	return mx_run_init(&S->run);

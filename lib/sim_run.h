@@ -48,6 +48,7 @@ struct rp_sim_run {
 	uint64_t seed;
 	unsigned retest;
 	unsigned sweep;               /* --sweep W (mx_sweep.h); 0 none */
+	bool hold;                    /* --hold (mx_hold.h): with the sweep, when mx_hold_allowed() */
 	struct mx_run_hooks hooks;    /* called after the simulation's own (the round's time is known then) */
 	struct mx_comm *c;            /* the ranks (MPI); NULL: one rank (comm below) */
 	uint32_t nccl_version;        /* offered at start-up, as a real rank's release */

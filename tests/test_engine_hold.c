@@ -369,6 +369,15 @@ static void test_wire_held_fields(void **state)
 	m.u.conn.held_qpn = 0x22;
 	m.u.conn.held_psn = 0x1000000;
 	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	/* a held connection never carries --bidir (its own sequences) nor --cm (connects anew) */
+	m.u.conn.held_psn = 0x33;
+	m.u.conn.meas.bidir = 1;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	m.u.conn.meas.bidir = 0;
+	m.u.conn.cm = 1;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), -EBADMSG);
+	m.u.conn.held_qpn = m.u.conn.held_psn = 0;
+	assert_int_equal(rp_engine_msg_validate(&m, sizeof(m), RP_MSG_CONN, why, sizeof(why)), 0);
 }
 
 int main(void)

@@ -35,6 +35,9 @@
 
 /* scratch for results rank 0 keeps as records (lib/mx_results.h) */
 static struct rp_pair_result rtmp_;
+/* --hold for every run of the bench: the second group runs every case again holding the sweep's
+ * connections, and each must end the same (results, attempts, probes, bandwidth measurements) */
+static bool hold_;
 
 static struct rp_sched *full(size_t n)
 {
@@ -234,6 +237,8 @@ struct bench {
 	enum rp_status bad_st;        /* how the bad endpoint's directions fail (0: timed_out) */
 	bool pass2_cut;               /* every second probe ends interrupted, as a stop leaves it */
 	unsigned tries[N][N], probes[N][N], bw[N][N];
+	unsigned bw_held[N][N];       /* bandwidth measurements on a held connection (--hold) */
+	unsigned seq, probe_seq[N][N], bw_seq[N][N];   /* the order: first probe, bandwidth (from 1) */
 	int bw_qp[N][N];
 	double probe_to[N][N][2];     /* each of the first two probes: its timeout_s, */
 	bool probe_nomtu[N][N][2];    /* and whether it ran without the MTU probe */
@@ -246,28 +251,46 @@ static int devnum(const char *d)
 	return sscanf(d, "dev%d", &n) == 1 && n >= 0 && n < N ? n : -1;
 }
 
+static void writer_faults(struct bench *B, const struct rp_engine_cfg *cfg, bool held, struct rp_pair_result *res);
+
 static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
 		      const struct rp_engine_port *local, struct rp_oob *oob, struct mx_hold_side *hold,
 		      struct rp_pair_result *res)
 {
 	struct bench *B = arg;
-	int rc = B->fake.measure.pair(B->fake.measure.arg, cfg, role, local, oob, hold, res), s, d;
+	bool was_held = hold && hold->held;
+	int rc = B->fake.measure.pair(B->fake.measure.arg, cfg, role, local, oob, hold, res);
+
+	if (role == RP_ROLE_WRITER)
+		writer_faults(B, cfg, was_held, res);
+	if (hold) {
+		/* as the engine leaves a hold (the stand-in holds nothing real) */
+		hold->eng.reused = was_held;
+		hold->held = hold->eng.keep && res->status == RP_ST_OK;
+	}
+	return rc;
+}
+
+/* The writer's side: counts, order, and the faults the bench injects. */
+static void writer_faults(struct bench *B, const struct rp_engine_cfg *cfg, bool held, struct rp_pair_result *res)
+{
+	int s, d;
 	unsigned try;
 
-	if (role != RP_ROLE_WRITER)
-		return rc;
 	res->src.soft = res->dst.soft = true;   /* as the engine says of rxe: the collection must keep it */
 	s = devnum(res->src.device);
 	d = devnum(res->dst.device);
 	if (s < 0 || d < 0)
-		return rc;
+		return;
 	try = __atomic_add_fetch(&B->tries[s][d], 1, __ATOMIC_SEQ_CST);
 	if (cfg->meas.iters == MX_SWEEP_ITERS) {
 		unsigned k = __atomic_add_fetch(&B->probes[s][d], 1, __ATOMIC_SEQ_CST);
 
+		if (k == 1)
+			B->probe_seq[s][d] = __atomic_add_fetch(&B->seq, 1, __ATOMIC_SEQ_CST);
 		if (k == 2 && B->pass2_cut) {
 			rp_pair_result_fail(res, RP_ST_INTERRUPTED, "stand-in: not measured: stopped");
-			return rc;
+			return;
 		}
 		if (k <= 2) {
 			B->probe_to[s][d][k - 1] = cfg->timeout_s;
@@ -275,13 +298,14 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 		}
 	} else {
 		__atomic_add_fetch(&B->bw[s][d], 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&B->bw_held[s][d], held, __ATOMIC_SEQ_CST);
+		B->bw_seq[s][d] = __atomic_add_fetch(&B->seq, 1, __ATOMIC_SEQ_CST);
 		B->bw_qp[s][d] = cfg->qp.qp_timeout;
 	}
 	if (res->status == RP_ST_OK && (s == B->bad || d == B->bad))
 		rp_pair_result_fail(res, B->bad_st ? B->bad_st : RP_ST_TIMEOUT, "stand-in: no completion on dev%d for 0.3 s", s);
 	else if (res->status == RP_ST_OK && (s == B->flaky || d == B->flaky) && try == 1)
 		rp_pair_result_fail(res, B->flaky_st ? B->flaky_st : RP_ST_TIMEOUT, "stand-in: first try of dev%d fails", s);
-	return rc;
 }
 
 struct rank {
@@ -337,6 +361,7 @@ static void run_world_to(struct bench *B, unsigned retest, double timeout_s, str
 		R->run.rep_eps = rep;
 		R->run.retest = retest;
 		R->run.sweep.width = 2;
+		R->run.hold = hold_;
 		assert_int_equal(mx_run_init(&R->run), 0);
 	}
 	for (int r = 0; r < N; r++)
@@ -638,6 +663,134 @@ static void test_screen_retry_flaky(void **state)
 	check_flaky(10, RP_ST_RETRY_EXCEEDED);
 }
 
+/* --hold: each sweep round's planned rounds measure right after it, on the probes' connections
+ * (before the next sweep round probes anything), and nothing stays held. */
+static void test_held_interleaved(void **state)
+{
+	struct bench B = { .bad = -1, .flaky = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	struct rp_sched_pair pr[N];
+	size_t reused = 0, fresh = 0, got;
+	unsigned last_bw = 0, first_probe = ~0u;
+
+	(void)state;
+	hold_ = true;
+	run_world(&B, 1, ranks, &w, &s);
+	hold_ = false;
+	one_result_each(&ranks[0].run);
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++)
+			if (a != b) {
+				assert_int_equal(B.bw_held[a][b], 1);
+				assert_true(B.probe_seq[a][b] < B.bw_seq[a][b]);
+			}
+	/* sweep round 0 covers planned rounds 0 and 1 (width 2), sweep round 1 planned round 2 */
+	for (size_t r = 0; r < 3; r++) {
+		assert_int_equal(rp_sched_round(s, r, pr, N, &got), 0);
+		for (size_t i = 0; i < got; i++)
+			for (int d = 0; d < 2; d++) {
+				uint32_t x = d ? pr[i].b : pr[i].a, y = d ? pr[i].a : pr[i].b;
+
+				if (r < 2)
+					last_bw = B.bw_seq[x][y] > last_bw ? B.bw_seq[x][y] : last_bw;
+				else
+					first_probe = B.probe_seq[x][y] < first_probe ? B.probe_seq[x][y] : first_probe;
+			}
+	}
+	assert_true(last_bw < first_probe);
+	for (int r = 0; r < N; r++) {
+		reused += ranks[r].run.holds.reused;
+		fresh += ranks[r].run.holds.fresh;
+		assert_int_equal(ranks[r].run.holds.n, 0);
+		assert_int_equal(ranks[r].run.n_late, 0);
+	}
+	assert_int_equal(reused, N * (N - 1));
+	assert_int_equal(fresh, 0);
+	world_done(ranks, w, s);
+}
+
+/* --hold, a flaky endpoint: its directions wait for pass 2 and are measured in late rounds (fresh
+ * connections, NCCL's timeout, folded as without holds); the others on their probe's connection. */
+static void test_held_flaky_late(void **state)
+{
+	struct rank ranks[N];
+	struct bench B = { .bad = -1, .flaky = 3 };
+	struct mxt_world *w;
+	struct rp_sched *s;
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	hold_ = true;
+	run_world(&B, 1, ranks, &w, &s);
+	hold_ = false;
+	one_result_each(R);
+	assert_int_equal(R->sweep.n_flaky, 6);
+	assert_true(R->n_late >= 3 && R->late_run == R->n_late);  /* 3's three pairs, one at a time */
+	assert_int_equal(R->rounds_done, 3);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		assert_int_equal(r->status, RP_ST_OK);
+		assert_int_equal(B.bw[a][b], 1);
+		assert_int_equal(B.bw_held[a][b], a == 3 || b == 3 ? 0 : 1);
+		if (a == 3 || b == 3) {
+			assert_int_equal(r->n_attempts, 3);
+			assert_int_equal(B.bw_qp[a][b], RP_RETEST_NCCL_QP_TIMEOUT);
+		}
+	}
+	world_done(ranks, w, s);
+}
+
+/* The late rounds: what failed its probe and is not dead, each endpoint in one job a round. */
+static void test_late_pack(void **state)
+{
+	struct mx_sweep sw = { .width = 2 };
+	struct mx_job jobs[8];
+	uint32_t round_of[8], used[6];
+	size_t n = 0, rounds;
+	unsigned in[8][6] = { { 0 } };
+
+	(void)state;
+	mx_sweep_mark(&sw, 0, 1)->failed = 3;               /* flaky both ways */
+	mx_sweep_mark(&sw, 0, 1)->flaky = 3;
+	mx_sweep_mark(&sw, 0, 2)->failed = 1;               /* cleared */
+	mx_sweep_mark(&sw, 1, 2)->failed = 2;
+	mx_sweep_mark(&sw, 1, 2)->dead = 2;                 /* dead: not measured */
+	mx_sweep_mark(&sw, 3, 4)->failed = 2;
+	mx_sweep_mark(&sw, 3, 4)->cleared = 2;
+	mx_sweep_sort(&sw);
+	rounds = mx_sweep_late(&sw, 6, jobs, round_of, &n, used);
+	assert_int_equal(n, 3);
+	assert_int_equal(rounds, 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(++in[round_of[i]][jobs[i].a], 1);
+		assert_int_equal(++in[round_of[i]][jobs[i].b], 1);
+		if (jobs[i].a == 0 && jobs[i].b == 1)
+			assert_true(jobs[i].dirs == 3 && jobs[i].qp_timeout == RP_RETEST_NCCL_QP_TIMEOUT);
+		else
+			assert_int_equal(jobs[i].qp_timeout, 0);
+		assert_false(jobs[i].a == 1 && jobs[i].b == 2);
+	}
+	mx_sweep_fini(&sw);
+}
+
+static int hold_on(void **state)
+{
+	(void)state;
+	hold_ = true;
+	return 0;
+}
+
+static int hold_off(void **state)
+{
+	(void)state;
+	hold_ = false;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -653,7 +806,22 @@ int main(void)
 		cmocka_unit_test(test_screen_timeout_cleared),
 		cmocka_unit_test(test_screen_retry_flaky),
 		cmocka_unit_test(test_screen_undecided_kept),
+		cmocka_unit_test(test_held_interleaved),
+		cmocka_unit_test(test_held_flaky_late),
+		cmocka_unit_test(test_late_pack),
 	};
+	/* the run's cases again, holding the sweep's connections: the same outcomes */
+	const struct CMUnitTest held[] = {
+		cmocka_unit_test(test_no_port_decided_at_once),
+		cmocka_unit_test(test_dead_endpoint_left_out),
+		cmocka_unit_test(test_flaky_measured_and_folded),
+		cmocka_unit_test(test_no_retest_leaves_out_unconfirmed),
+		cmocka_unit_test(test_screen_then_confirm_dead),
+		cmocka_unit_test(test_screen_timeout_cleared),
+		cmocka_unit_test(test_screen_retry_flaky),
+		cmocka_unit_test(test_screen_undecided_kept),
+	};
+	int rc = cmocka_run_group_tests_name("sweep", tests, NULL, NULL);
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return rc | cmocka_run_group_tests_name("sweep held", held, hold_on, hold_off);
 }

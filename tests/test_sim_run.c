@@ -63,8 +63,8 @@ static void world_run(struct world *W, const char *pattern, unsigned retest)
 	assert_int_equal(rp_sim_run_rounds(&W->S), 0);
 }
 
-/* The full pattern over the model, set up and not run (engine defaults, --sweep sweep). */
-static void world_start(struct world *W, unsigned sweep)
+/* The full pattern over the model, set up and not run (engine defaults, --sweep sweep, --hold). */
+static void world_start_held(struct world *W, unsigned sweep, bool hold)
 {
 	struct rp_sim_error err;
 
@@ -73,9 +73,15 @@ static void world_start(struct world *W, unsigned sweep)
 	rp_engine_cfg_default(&W->cfg);
 	W->cfg.meas.duration_s = 0;
 	rp_verdict_cfg_default(&W->vcfg);
-	W->S = (struct rp_sim_run){ .model = &W->m, .cfg = &W->cfg, .vcfg = &W->vcfg, .seed = 1, .sweep = sweep };
+	W->S = (struct rp_sim_run){ .model = &W->m, .cfg = &W->cfg, .vcfg = &W->vcfg, .seed = 1, .sweep = sweep,
+				    .hold = hold };
 	assert_int_equal(rp_pattern_parse("full", &W->S.pattern), 0);
 	assert_int_equal(rp_sim_run_init(&W->S), 0);
+}
+
+static void world_start(struct world *W, unsigned sweep)
+{
+	world_start_held(W, sweep, false);
 }
 
 static void world_fini(struct world *W)
@@ -303,6 +309,59 @@ static void test_one_rank_checks_its_sides(void **state)
 	world_fini(&W);
 }
 
+static bool near(double x, double y)
+{
+	return x - y < 1e-9 && y - x < 1e-9;
+}
+
+/* Direction a -> b in W's results (into *tmp). */
+static const struct rp_pair_result *result_in(const struct world *W, uint32_t a, uint32_t b, struct rp_pair_result *tmp)
+{
+	for (size_t i = 0; i < W->S.run.mr.n; i++)
+		if (W->S.run.mr.pair_eps[2 * i] == a && W->S.run.mr.pair_eps[2 * i + 1] == b)
+			return mx_results_get(&W->S.run.mr, i, tmp);
+	fail_msg("direction %u -> %u not in the results", a, b);
+	return NULL;
+}
+
+/* --hold: the same results (the dead link's directions left out and reported once), each measured
+ * direction without its set-up, so every bandwidth round is two set-ups shorter on the clock; the
+ * sweep's rounds take as long as without. */
+static void test_held_sweep(void **state)
+{
+	struct world off, on;
+
+	(void)state;
+	world_start_held(&off, 2, false);
+	world_start_held(&on, 2, true);
+	assert_int_equal(rp_sim_run_rounds(&off.S), 0);
+	assert_int_equal(rp_sim_run_rounds(&on.S), 0);
+	assert_int_equal(on.S.run.mr.n, off.S.run.mr.n);
+	assert_int_equal(on.S.run.mr.n, 8 * 7);
+	assert_int_equal(on.S.run.holds.reused, 8 * 7 - 2);   /* all but the dead link's two directions */
+	assert_int_equal(on.S.run.holds.fresh, 0);
+	assert_int_equal(off.S.run.holds.reused, 0);
+	for (size_t i = 0; i < on.S.run.mr.n; i++) {
+		struct rp_pair_result held, fresh;
+		uint32_t a = on.S.run.mr.pair_eps[2 * i], b = on.S.run.mr.pair_eps[2 * i + 1];
+		bool dead = (a == DEAD_A && b == DEAD_B) || (a == DEAD_B && b == DEAD_A);
+
+		result_in(&on, a, b, &held);
+		result_in(&off, a, b, &fresh);
+		assert_int_equal(held.status, fresh.status);
+		assert_int_equal(held.status != RP_ST_OK, dead);
+		assert_int_equal(held.n_attempts, fresh.n_attempts);
+		assert_true(near(held.elapsed_s, dead ? fresh.elapsed_s : fresh.elapsed_s - on.m.setup_s));
+	}
+	/* a held pass is a plain pass (its attempt's time its own): kept as a record, not whole */
+	assert_int_equal(mx_results_n_whole(&on.S.run.mr), mx_results_n_whole(&off.S.run.mr));
+	assert_true(near(on.S.sweep_s, off.S.sweep_s));
+	assert_true(near(off.S.rounds_s - on.S.rounds_s,
+			    (double)rp_sched_n_rounds(on.S.sched) * 2 * on.m.setup_s));
+	world_fini(&off);
+	world_fini(&on);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_one_rank_many_endpoints),
 		cmocka_unit_test(test_one_rank_answers_inline),
 		cmocka_unit_test(test_one_rank_checks_its_sides),
+		cmocka_unit_test(test_held_sweep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,16 @@ for e in range(4):
     peers = {idx(p['dst']) for p in pairs if idx(p['src']) == e}
     assert len(peers) == 2 and e not in peers, (e, peers)
 " || { echo "FAIL: sample pair set"; exit 1; }
+# --hold (the default with the sweep): every direction's bandwidth ran on its probe's connection, on
+# every rank (each prints its own count), and nothing was left for late rounds
+n_held=$(grep -c "rdmaprobe matrix: rank [0-3]: \([1-9][0-9]*\) of \1 bandwidth directions it wrote ran on its probe's connection" "$out/sample.out")
+[ "$n_held" -eq 4 ] || { echo "FAIL: $n_held of 4 ranks measured every direction on its probe's connection"; grep "rank [0-3]: " "$out/sample.out"; exit 1; }
+mx_check "$out/sample.json" "
+s = d['matrix']['sweep']
+assert s['hold'] is True and s['hold_off'] is None and s['late_rounds'] == 0, s
+assert s['rank0_writes_on_held'] >= 2 and s['rank0_writes_fresh'] == 0, s
+assert all(p['status'] == 'ok' and p['verified'] for p in pairs)
+" || { echo "FAIL: sample held"; exit 1; }
 
 "$RP_BIN" matrix --plan --nodes 8 --hcas 1 "${common[@]}" --calibrate-from "$out/sample.json" >"$out/cal.plan" 2>&1 ||
 	{ echo "FAIL: calibrated plan"; cat "$out/cal.plan"; exit 1; }
