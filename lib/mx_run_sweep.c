@@ -67,7 +67,9 @@ static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp
 		S->pending = np;
 		S->cap_pending = cap;
 	}
-	S->pending[S->n_pending] = (struct mx_sweep_pending){ .r = *g, .a = j->a, .b = j->b, .d = d };
+	S->pending[S->n_pending] = (struct mx_sweep_pending){ .a = j->a, .b = j->b, .d = d };
+	if (rp_packed_set(&S->pending[S->n_pending].r, g) != 0)
+		return -ENOMEM;
 	m->first[d] = S->n_pending++;
 	return 0;
 }
@@ -86,14 +88,20 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 		sweep_reason(g, 0);
 	if (m && m->first[d] != SIZE_MAX && !R->sweep.pending[m->first[d]].used) {
 		struct mx_sweep_pending *p = &R->sweep.pending[m->first[d]];
+		struct rp_pair_result first;
+		int rc;
 
 		p->used = true;
-		if (ok && mx_sweep_inconclusive(p->r.status)) {
+		if (ok && mx_sweep_inconclusive((enum rp_status)p->r.status)) {
 			m->cleared |= 1u << d;
+			rp_packed_clear(&p->r);
 			return 0;
 		}
-		if (keep_result(R, m, d, &p->r, false) != 0)
-			return -ENOMEM;
+		rp_packed_get(&p->r, &first);
+		rp_packed_clear(&p->r);
+		rc = keep_result(R, m, d, &first, false);
+		if (rc != 0)
+			return rc;
 	}
 	if (!m || m->res[d] == SIZE_MAX)
 		return 0;   /* impossible: pass 2 is built from the marks */
@@ -110,6 +118,7 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
  * direction pass 2 did decide (a pattern that schedules a pair twice) goes with that decision. */
 static int keep_undecided(struct mx_run *R)
 {
+	struct rp_pair_result first;
 	int rc = 0;
 
 	mx_sweep_sort(&R->sweep);
@@ -121,9 +130,12 @@ static int keep_undecided(struct mx_run *R)
 		if (p->used || !m || ((m->dead | m->flaky | m->cleared) & bit))
 			continue;     /* decided (every pending screen has its mark: keep_first made it) */
 		p->used = true;
-		rc = keep_result(R, m, p->d, &p->r, true);
+		rp_packed_get(&p->r, &first);
+		rc = keep_result(R, m, p->d, &first, true);
 		m->dead |= bit;       /* not measured again: left out, unconfirmed */
 	}
+	for (size_t i = 0; i < R->sweep.n_pending; i++)
+		rp_packed_clear(&R->sweep.pending[i].r);
 	free(R->sweep.pending);
 	R->sweep.pending = NULL;
 	R->sweep.n_pending = R->sweep.cap_pending = 0;
@@ -458,6 +470,7 @@ int mx_run_sweep_held(struct mx_run *R)
 	}
 	R->holds.mode = MX_HOLD_OFF;
 	R->ctx.holds = NULL;
+	mx_holds_fini(&R->holds);   /* its entries' memory too (the counts stay) */
 	free(jobs);
 	mx_got_fini(&got);
 	rc = sweep_second(R, rc, saved, &probe);

@@ -232,6 +232,8 @@ size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs
 void mx_sweep_fini(struct mx_sweep *s)
 {
 	free(s->marks);
+	for (size_t i = 0; s->pending && i < s->n_pending; i++)
+		rp_packed_clear(&s->pending[i].r);
 	free(s->pending);
 	memset(s, 0, sizeof(*s));
 }

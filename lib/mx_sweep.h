@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "result_pack.h"
 #include "mx_wire.h"
 #include "schedule.h"
 
@@ -71,9 +72,11 @@ struct mx_sweep {
 	size_t n_pending, cap_pending;
 };
 
-/* A failed screen (rank 0): not a result until pass 2 decides what it was. */
+/* A failed screen (rank 0): not a result until pass 2 decides what it was. Packed (a few hundred
+ * bytes, not 3.4 KB): with --hold the screens of the whole run wait through the bandwidth rounds
+ * beside the growing results. */
 struct mx_sweep_pending {
-	struct rp_pair_result r;
+	struct rp_packed r;
 	uint32_t a, b;                /* the pair (a < b); the direction is d */
 	int d;
 	bool used;                    /* pass 2 decided it */

@@ -73,6 +73,10 @@ assert len(pairs) == 12 and m["complete"] and m["retest_rounds"] == 0, m
 sw = dict(m["sweep"])
 cleared = sw.pop("cleared")
 assert 0 < sw.pop("elapsed_s") < m["elapsed_s"], m
+# --hold (the default): the bandwidth on the probes connections; a cleared direction waits for a late round
+assert sw.pop("hold") is True and sw.pop("hold_off") is None, m["sweep"]
+assert (sw.pop("late_rounds") > 0) == (cleared > 0), m["sweep"]
+assert sw.pop("rank0_writes_on_held") + sw.pop("rank0_writes_fresh") in (1, 2), m["sweep"]   # 0 -> 1, 0 -> 2 (0 -> 3 is dead)
 assert sw == {"width": 2, "rounds": 4, "unreachable": 6, "flaky": 0, "screen_s": 3.0}, m["sweep"]
 assert cleared >= 0   # a healthy direction that failed the screen and passed is measured as any other
 for p in pairs:
