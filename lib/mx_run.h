@@ -2,6 +2,9 @@
  * schedule, then up to `retest` sets of extra rounds over the pairs that failed or were judged slow
  * (planned by rank 0: lib/matrix_retest.h, and sent to the others).
  *
+ * With a sweep (mx_sweep.h) its two passes come first; with --hold (mx_hold.h) its first pass and
+ * the planned rounds interleave, and late rounds follow the second pass (mx_run_sweep_held).
+ *
  * Rank 0 keeps every result (mx_results) and calls hooks.round_done after each round, with the
  * round's results folded in and before any rank is released into the next round (mx_round_go): the
  * front end writes its files there, so a rank never waits on rank 0 while it writes, and the files

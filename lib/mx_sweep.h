@@ -31,6 +31,13 @@
  * reason starts "reachability sweep: " ("reachability screen (N s): " for a screen's). Rank 0 decides
  * and sends the marks to every rank (two plans over the retest plan's message), so every rank builds
  * the same bandwidth jobs.
+ *
+ * With --hold (lib/mx_hold.h, mx_run_sweep_held) the order changes, not the decisions: sweep round k
+ * of pass 1 (its probes' connections kept), rank 0 sends the directions that failed it (into every
+ * rank's marks' failed bits), planned rounds [k W, (k + 1) W) measure what passed on those
+ * connections and leave out what failed (mx_sweep_apply's left_failed); after the last, pass 2 over
+ * every failed direction as above, and the directions it found flaky or cleared are measured in late
+ * rounds (mx_sweep_late), as they would have been in their planned round.
  */
 #ifndef RP_MX_SWEEP_H
 #define RP_MX_SWEEP_H

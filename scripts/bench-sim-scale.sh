@@ -5,8 +5,9 @@
 #   scripts/bench-sim-scale.sh            writes results/sim-scale.md (models and logs in
 #                                         results/sim-scale-raw/; the reports themselves go to a
 #                                         scratch directory and only their sizes are kept)
-#   RP_SIM_RUNS="full:64:8:0 rail:256:8:0.01:16"   pattern:nodes:adapters:dead-fraction[:sweep W|auto],
-#                                         in order; without a sweep field the run has --sweep off
+#   RP_SIM_RUNS="full:64:8:0 rail:256:8:0.01:16"   pattern:nodes:adapters:dead-fraction[:sweep W|auto[:hold]],
+#                                         in order; without a sweep field the run has --sweep off; hold is
+#                                         --hold's (auto|off; default auto), a run with off is named -holdoff
 #   RP_SIM_RSS_MAX_GIB=16                 a run whose RSS passes this is stopped (the machine is shared)
 #   RP_SIM_TIMEOUT=600                    seconds per run
 #   RP_BIN=build/rdmaprobe                 the binary measured
@@ -60,9 +61,9 @@ model() {    # nodes adapters dead-fraction
 
 rows=()
 for run in $RUNS; do
-	IFS=: read -r pat nodes ad dead sw <<<"$run"
-	name="$pat-${nodes}x$ad-dead$dead${sw:+-sweep$sw}"
-	extra="--sweep ${sw:-off}"
+	IFS=: read -r pat nodes ad dead sw hold <<<"$run"
+	name="$pat-${nodes}x$ad-dead$dead${sw:+-sweep$sw}${hold:+-hold$hold}"
+	extra="--sweep ${sw:-off}${hold:+ --hold $hold}"
 	m="$RAW/$name.model"
 	model "$nodes" "$ad" "$dead" >"$m"
 	rm -f "$SCRATCH"/*
@@ -105,13 +106,16 @@ done
 	echo "2 us, set-up 15 ms per direction, round overhead 5 ms, default engine settings (64 KiB x 1000"
 	echo "writes per direction, qp-timeout 14, retry-cnt 7, timeout 10 s, --retest 1); dead links by"
 	echo "\`random-dead P 12\` (each unordered pair with probability P). Each run's command:"
-	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P --sweep W|off --summary $OUTPUTS\`"
+	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P --sweep W|off [--hold auto|off] --summary $OUTPUTS\`"
 	echo "(a run named ...-sweepW ran with \`--sweep W\`: the reachability sweep of lib/mx_sweep.h, its probes of"
 	echo "one endpoint taken to run at once, a sweep round lasting its slowest probe direction (since 9730dce each direction is its own probe; before, twice that: a pair's two directions one after the other))."
 	echo
 	echo "Runs without -sweep ran with \`--sweep off\`: the BASELINE of the lock-step scheduler alone (a"
 	echo "round waits for its slowest pair) against which the sweep (the default, \`--sweep auto\`: 64) is"
-	echo "measured."
+	echo "measured. A run named ...-holdoff ran with \`--hold off\`: every bandwidth direction on a new"
+	echo "connection (its set-up counted), the sweep's rounds all first; without it, \`--hold auto\` (the default"
+	echo "since it was built): a direction whose probe passed measured on the probe's connection (no set-up),"
+	echo "the sweep's rounds interleaved with the planned ones (lib/mx_hold.h)."
 	echo
 	echo "Projected wall = the rounds (each its slowest endpoint + 5 ms) + rank 0's collection of every"
 	echo "round (from its sides' end to the results kept) + its report writes between rounds (both measured"

@@ -88,6 +88,9 @@ static void test_plan_model_budget(void **state)
 	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --sweep 4097"), 2);
 	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --bidir --sweep 8"), 2);
 	assert_non_null(strstr(out, "--sweep does not go with --bidir yet"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --hold sometimes"), 2);
+	assert_non_null(strstr(out, "--hold takes auto or off, not 'sometimes'"));
+	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --hold off"), 0);
 	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --bidir"), 0);   /* auto: no sweep with --bidir */
 	assert_null(strstr(out, "sweep:"));
 	/* start-up 5 s + 0.15 s a round: full (7 rounds) 6.05 s; 5.5 s fits sample:3 (5.45 s) */

@@ -143,7 +143,31 @@ static void test_simulated_everywhere(void **state)
 	assert_int_equal(json_integer_value(rp_test_key(sim, "unreachable")), 2);
 	assert_true(json_real_value(rp_test_key(sim, "elapsed_s")) > 0);
 	assert_true(json_is_null(rp_test_key(rp_test_key(root, "matrix"), "sweep_off")));
+	/* --hold auto (the default): the 54 passing directions on their probes' connections */
+	assert_true(json_is_true(rp_test_key(sim, "hold")));
+	assert_true(json_is_null(rp_test_key(sim, "hold_off")));
+	assert_int_equal(json_integer_value(rp_test_key(sim, "rank0_writes_on_held")), 54);
+	assert_int_equal(json_integer_value(rp_test_key(sim, "rank0_writes_fresh")), 0);
+	assert_int_equal(json_integer_value(rp_test_key(sim, "late_rounds")), 0);
+	assert_non_null(strstr(out, "0 flaky), bandwidth on the probes' connections\n"));
 	json_decref(root);
+
+	/* --hold off: the same verdict, no held connection; a bad value is refused */
+	rc = rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --hold off "
+			     "--json '%s/c.json' 2>/dev/null", mpath, d);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, "SIMULATED FAIL: 54 of 56 pairs ok, 2 failed"));
+	assert_null(strstr(out, "probes' connections"));
+	snprintf(dir, sizeof(dir), "%s/c.json", d);
+	root = json_load_file(dir, 0, &jerr);
+	assert_non_null(root);
+	sim = rp_test_key(rp_test_key(root, "matrix"), "sweep");
+	assert_true(json_is_false(rp_test_key(sim, "hold")));
+	assert_int_equal(json_integer_value(rp_test_key(sim, "rank0_writes_on_held")), 0);
+	json_decref(root);
+	rc = rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --hold maybe 2>&1", mpath);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(out, "--hold takes auto or off, not 'maybe'"));
 }
 
 /* --list-pairs notable: the files list the two dead directions and count the 54 passes; the
