@@ -8,7 +8,8 @@
 #   RP_BENCH_SCENARIOS="healthy bridge loss"
 #   RP_BENCH_ARGS="-s 64K -n 200"         matrix options for every run
 #   RP_BENCH_VARIANTS="plain default"      per variant every scenario again: plain (--sweep off), default
-#                                          (no --sweep: the binary's default), or sweep:W (--sweep W);
+#                                          (no --sweep: the binary's default), sweep:W (--sweep W), or
+#                                          nohold (--hold off: the default sweep, every connection new);
 #                                          VARIANT@BIN runs it with the rdmaprobe binary BIN (another
 #                                          build, say the one before a change, in the same boot)
 #   RP_BENCH_NAME=matrix-scale             results/NAME.md and results/NAME-raw/
@@ -75,7 +76,7 @@ run_one() {   # $1 scenario, $2 E, $3 variant[@binary]
 	case $3 in *@*) bin=${3#*@} ;; esac
 	tag=$sc-$e-${v/:/}
 	[ "$bin" = "$RP" ] || tag=$tag-$(basename "$(dirname "$bin")")
-	case $v in sweep:*) extra="--sweep ${v#sweep:}" ;; plain) extra="--sweep off" ;; esac
+	case $v in sweep:*) extra="--sweep ${v#sweep:}" ;; plain) extra="--sweep off" ;; nohold) extra="--hold off" ;; esac
 	bash "$FABRIC" down 2>/dev/null
 	bash "$FABRIC" up "$(fabric_for "$sc" "$e")" >"$RAW/$tag.fabric" 2>&1 || { log "fabric up failed for $tag"; return 1; }
 	[ "$sc" = loss ] && bash "$FABRIC" fault loss "rxe$((e - 1))" 100% >>"$RAW/$tag.fabric" 2>&1
@@ -135,7 +136,8 @@ L += ["", "Scenarios: `healthy` one bridge; `bridge` the last endpoint on a brid
       "`loss` the last endpoint's link at 100% loss (every pair with it runs into its deadline).",
       "Variants: `plain` (`--sweep off`: lock-step rounds, then retest rounds), `sweep:W` (`--sweep W`:",
       "reachability first, the unreachable directions left out of the bandwidth rounds; lib/mx_sweep.h),",
-      "`default` (no `--sweep`: since 48926c9 the sweep at width 64).",
+      "`default` (no `--sweep`: since 48926c9 the sweep at width 64; since --hold, with it: the bandwidth on",
+      "the probes' connections), `nohold` (`--hold off`: the default sweep, every bandwidth direction on a new connection).",
       "The headline figure of issue 12 is `wall / healthy` for `loss` (goal: at most 1.2); measured in 2026-11 at",
       "5.65 for 8 endpoints with the plain scheduler."]
 open(out, "w").write("\n".join(L) + "\n")
