@@ -394,14 +394,15 @@ static int late_rounds(struct mx_run *R)
 {
 	struct mx_ctx *c = &R->ctx;
 	struct mx_job *jobs = NULL, *batch = NULL;
-	uint32_t *round_of = NULL, *used = NULL;
+	uint32_t *round_of = NULL;
+	uint64_t *used = NULL;
 	size_t n = 0;
 	int rc = 0;
 
 	if (c->rank == 0) {
 		jobs = calloc(R->sweep.n ? R->sweep.n : 1, sizeof(*jobs));
 		round_of = calloc(R->sweep.n ? R->sweep.n : 1, sizeof(*round_of));
-		used = calloc(c->n_eps ? c->n_eps : 1, sizeof(*used));
+		used = calloc(c->n_eps ? 2 * c->n_eps : 1, sizeof(*used));
 		rc = jobs && round_of && used ? 0 : -ENOMEM;
 		if (!rc)
 			mx_sweep_late(&R->sweep, c->n_eps, jobs, round_of, &n, used);

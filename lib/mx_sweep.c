@@ -205,24 +205,34 @@ size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_s
 }
 
 size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs, uint32_t *round_of,
-		     size_t *n_jobs, uint32_t *used)
+		     size_t *n_jobs, uint64_t *scratch)
 {
+	/* in[e]: the rounds below 64 endpoint e is in; after[e]: 1 + the last round it is in */
+	uint64_t *in = scratch, *after = scratch + n_eps;
 	size_t n = 0, rounds = 0;
 
-	/* first fit: used[e] is 1 + the last round endpoint e is in; a pair goes to the first round after
-	 * both ends' last (marks are sorted, so every rank packs alike) */
-	memset(used, 0, n_eps * sizeof(*used));
-	for (size_t i = 0; i < s->n; i++) {
+	memset(scratch, 0, 2 * n_eps * sizeof(*scratch));
+	for (size_t i = 0; i < s->n; i++) {   /* marks are sorted: every rank would pack alike */
 		const struct mx_sweep_mark *m = &s->marks[i];
-		uint32_t dirs = m->failed & ~m->dead, r;
+		uint32_t dirs = m->failed & ~m->dead;
+		uint64_t busy, r;
 
 		if (!dirs || m->a >= n_eps || m->b >= n_eps)
 			continue;
-		r = used[m->a] > used[m->b] ? used[m->a] : used[m->b];
+		busy = in[m->a] | in[m->b];
+		if (~busy)
+			r = (uint64_t)__builtin_ctzll(~busy);
+		else
+			r = after[m->a] > after[m->b] ? after[m->a] : after[m->b];
 		jobs[n] = (struct mx_job){ .a = m->a, .b = m->b, .dirs = dirs,
 					   .qp_timeout = (m->flaky & dirs) ? RP_RETEST_NCCL_QP_TIMEOUT : 0 };
-		round_of[n++] = r;
-		used[m->a] = used[m->b] = r + 1;
+		round_of[n++] = (uint32_t)r;
+		if (r < 64) {
+			in[m->a] |= 1ULL << r;
+			in[m->b] |= 1ULL << r;
+		}
+		after[m->a] = r + 1 > after[m->a] ? r + 1 : after[m->a];
+		after[m->b] = r + 1 > after[m->b] ? r + 1 : after[m->b];
 		rounds = r + 1 > rounds ? r + 1 : rounds;
 	}
 	*n_jobs = n;

@@ -135,10 +135,11 @@ size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_s
 		      bool left_failed);
 /* The late rounds of a held sweep (mx_run.h): the directions that failed their first probe and are
  * not dead (flaky, cleared), one job per pair, packed so that an endpoint is in at most one job a
- * round: jobs (room for s->n), round_of[i] its round, *n_jobs; used_scratch holds n_eps. A job with
- * a flaky direction runs at NCCL's ACK timeout. Returns the rounds used. */
+ * round, each job in the first round where both its endpoints are free (past 64 rounds: after both
+ * ends' last): jobs (room for s->n), round_of[i] its round, *n_jobs; scratch holds 2 x n_eps. A job
+ * with a flaky direction runs at NCCL's ACK timeout. Returns the rounds used. */
 size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs, uint32_t *round_of,
-		     size_t *n_jobs, uint32_t *used_scratch);
+		     size_t *n_jobs, uint64_t *scratch);
 void mx_sweep_fini(struct mx_sweep *s);
 
 #endif

@@ -745,7 +745,8 @@ static void test_late_pack(void **state)
 {
 	struct mx_sweep sw = { .width = 2 };
 	struct mx_job jobs[8];
-	uint32_t round_of[8], used[6];
+	uint32_t round_of[8];
+	uint64_t scratch[12];
 	size_t n = 0, rounds;
 	unsigned in[8][6] = { { 0 } };
 
@@ -757,9 +758,11 @@ static void test_late_pack(void **state)
 	mx_sweep_mark(&sw, 1, 2)->dead = 2;                 /* dead: not measured */
 	mx_sweep_mark(&sw, 3, 4)->failed = 2;
 	mx_sweep_mark(&sw, 3, 4)->cleared = 2;
+	mx_sweep_mark(&sw, 2, 3)->failed = 1;
 	mx_sweep_sort(&sw);
-	rounds = mx_sweep_late(&sw, 6, jobs, round_of, &n, used);
-	assert_int_equal(n, 3);
+	rounds = mx_sweep_late(&sw, 6, jobs, round_of, &n, scratch);
+	assert_int_equal(n, 4);
+	/* first fit: (0,1) 0, (0,2) 1, (2,3) 0, (3,4) 1; after both ends' last round it would take 4 */
 	assert_int_equal(rounds, 2);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(++in[round_of[i]][jobs[i].a], 1);
