@@ -169,6 +169,7 @@ static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t g
 {
 	struct mx_ctx *c = &R->ctx;
 	int rc = mx_round(c, R->next_round++, R->jobs, got, &R->got);
+
 	if (rc < 0 || c->rank != 0)
 		return rc;
 	R->n_touched = 0;

@@ -222,6 +222,17 @@ static int pass_two_plan(struct mx_run *R, struct mx_job **jobs_p, uint32_t **ro
 	return rc;
 }
 
+/* The jobs of round k of a plan (jobs[0..n), round_of[i] each one's round) into batch; their count. */
+static size_t round_batch(const struct mx_job *jobs, const uint32_t *round_of, size_t n, size_t k, struct mx_job *batch)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (round_of[i] == k)
+			batch[m++] = jobs[i];
+	return m;
+}
+
 /* Pass 2 over jobs[0..n) (round_of[i]: its round). */
 static int pass_two(struct mx_run *R, const struct mx_job *jobs, const uint32_t *round_of, size_t n,
 		    const struct rp_engine_cfg *probe)
@@ -233,17 +244,26 @@ static int pass_two(struct mx_run *R, const struct mx_job *jobs, const uint32_t 
 
 	for (size_t i = 0; i < n; i++)
 		n_rounds = round_of[i] + 1 > n_rounds ? round_of[i] + 1 : n_rounds;
-	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
-		size_t m = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (round_of[i] == k)
-				batch[m++] = jobs[i];
-		rc = sweep_round(R, batch, m, &got, 2, k, n_rounds, probe);
-	}
+	for (size_t k = 0; k < n_rounds && rc == 0; k++)
+		rc = sweep_round(R, batch, round_batch(jobs, round_of, n, k, batch), &got, 2, k, n_rounds, probe);
 	free(batch);
 	mx_got_fini(&got);
 	return rc;
+}
+
+enum mark_bits { MB_FAILED, MB_DEAD, MB_FLAKY };
+
+/* The others: a plan from rank 0 (jobs[0..n), dirs) into the marks' bits of one kind. 0 or -ENOMEM. */
+static int marks_or(struct mx_sweep *sw, const struct mx_job *jobs, size_t n, enum mark_bits which)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct mx_sweep_mark *m = mx_sweep_mark(sw, jobs[i].a, jobs[i].b);
+
+		if (!m)
+			return -ENOMEM;
+		*(which == MB_FAILED ? &m->failed : which == MB_DEAD ? &m->dead : &m->flaky) |= jobs[i].dirs;
+	}
+	return 0;
 }
 
 /* Rank 0: what the bandwidth rounds leave out and what they measure at NCCL's timeout, as two plans
@@ -273,16 +293,8 @@ static int marks_share(struct mx_run *R)
 			mx_plan_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
 		} else {
 			rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
-			for (size_t i = 0; !rc && i < n; i++) {
-				struct mx_sweep_mark *m = mx_sweep_mark(&R->sweep, jobs[i].a, jobs[i].b);
-
-				if (!m)
-					rc = -ENOMEM;
-				else if (which)
-					m->flaky |= jobs[i].dirs;
-				else
-					m->dead |= jobs[i].dirs;
-			}
+			if (!rc)
+				rc = marks_or(&R->sweep, jobs, n, which ? MB_FLAKY : MB_DEAD);
 		}
 		R->next_round++;
 		free(jobs);
@@ -372,14 +384,8 @@ static int failed_share(struct mx_run *R, const struct mx_job *jobs, size_t n)
 		mx_plan_send(c, R->next_round, out, round_of, rc ? 0 : m);
 	} else {
 		rc = mx_plan_wait(c, R->next_round, &out, &round_of, &m, rp_now() + mx_ctx_go_wait(c));
-		for (size_t i = 0; !rc && i < m; i++) {
-			struct mx_sweep_mark *mk = mx_sweep_mark(&R->sweep, out[i].a, out[i].b);
-
-			if (!mk)
-				rc = -ENOMEM;
-			else
-				mk->failed |= out[i].dirs;
-		}
+		if (!rc)
+			rc = marks_or(&R->sweep, out, m, MB_FAILED);
 		mx_sweep_sort(&R->sweep);
 	}
 	R->next_round++;
@@ -420,14 +426,8 @@ static int late_rounds(struct mx_run *R)
 	batch = calloc(n ? n : 1, sizeof(*batch));
 	if (!rc && !batch)
 		rc = -ENOMEM;
-	for (size_t k = 0; !rc && k < R->n_late; k++) {
-		size_t m = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (round_of[i] == k)
-				batch[m++] = jobs[i];
-		rc = mx_run_late_round(R, batch, m);
-	}
+	for (size_t k = 0; !rc && k < R->n_late; k++)
+		rc = mx_run_late_round(R, batch, round_batch(jobs, round_of, n, k, batch));
 	R->in_late = false;
 	free(batch);
 	free(jobs);

@@ -794,23 +794,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_no_port_decided_at_once),
 		cmocka_unit_test(test_rounds_cover_every_pair_once),
 		cmocka_unit_test(test_pack_marks_apply),
 		cmocka_unit_test(test_probe_cfg),
-		cmocka_unit_test(test_dead_endpoint_left_out),
-		cmocka_unit_test(test_flaky_measured_and_folded),
-		cmocka_unit_test(test_no_retest_leaves_out_unconfirmed),
-		cmocka_unit_test(test_screen_then_confirm_dead),
-		cmocka_unit_test(test_screen_timeout_cleared),
-		cmocka_unit_test(test_screen_retry_flaky),
-		cmocka_unit_test(test_screen_undecided_kept),
 		cmocka_unit_test(test_held_interleaved),
 		cmocka_unit_test(test_held_flaky_late),
 		cmocka_unit_test(test_late_pack),
 	};
-	/* the run's cases again, holding the sweep's connections: the same outcomes */
-	const struct CMUnitTest held[] = {
+	/* the run's cases, without holds, then again holding the sweep's connections: the same outcomes */
+	const struct CMUnitTest runs[] = {
 		cmocka_unit_test(test_no_port_decided_at_once),
 		cmocka_unit_test(test_dead_endpoint_left_out),
 		cmocka_unit_test(test_flaky_measured_and_folded),
@@ -822,5 +814,6 @@ int main(void)
 	};
 	int rc = cmocka_run_group_tests_name("sweep", tests, NULL, NULL);
 
-	return rc | cmocka_run_group_tests_name("sweep held", held, hold_on, hold_off);
+	rc |= cmocka_run_group_tests_name("sweep runs", runs, hold_off, hold_off);
+	return rc | cmocka_run_group_tests_name("sweep runs held", runs, hold_on, hold_off);
 }
