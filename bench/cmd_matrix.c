@@ -336,14 +336,21 @@ struct mx_front {
 	struct rp_sched_ep *sched_eps;   /* the schedule's view of the table */
 };
 
+/* The run's figures as of now into the reports' view. */
+static void out_refresh(struct mx_front *F, double now)
+{
+	F->out.elapsed_s = now - F->t0;
+	F->out.sweep_s = F->run.sweep.elapsed_s;
+	F->out.stop_sig = F->run.ctx.stop_sig ? F->run.ctx.stop_sig : rp_stop_signal();
+	F->out.rounds_done = F->run.rounds_done;
+	F->out.retest_rounds = F->run.retest_rounds;
+}
+
 static void files_write(struct mx_front *F)
 {
 	double w0 = rp_now();
 
-	F->out.elapsed_s = w0 - F->t0;
-	F->out.stop_sig = F->run.ctx.stop_sig ? F->run.ctx.stop_sig : rp_stop_signal();
-	F->out.rounds_done = F->run.rounds_done;
-	F->out.retest_rounds = F->run.retest_rounds;
+	out_refresh(F, w0);
 	mx_write_files(&F->out, NULL, NULL);
 	F->run.failed = mx_results_failed(&F->run.mr);   /* as the verdict judged them */
 	F->last_write = rp_now();
@@ -391,7 +398,6 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 		pass == 2 ? "sweep retest" : F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
 		failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
 		rp_now() - F->t0);
-	F->out.sweep_s = rp_now() - F->t0;
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
 		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), pass == 2);
 }
@@ -547,10 +553,7 @@ static int run_finish(struct mx_front *F, int status)
 	bool judged = false;
 	int wrc;
 
-	F->out.elapsed_s = rp_now() - F->t0;
-	F->out.stop_sig = F->run.ctx.stop_sig ? F->run.ctx.stop_sig : rp_stop_signal();
-	F->out.rounds_done = F->run.rounds_done;
-	F->out.retest_rounds = F->run.retest_rounds;
+	out_refresh(F, rp_now());
 	if (F->jsonl.fd >= 0 &&
 	    rp_jsonl_close(&F->jsonl, !F->out.stop_sig && F->out.rounds_done == F->out.n_rounds) != 0 && !status)
 		status = RP_EXIT_ENV;   /* the stream is a requested output: its loss is the run's error */

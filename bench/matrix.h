@@ -42,7 +42,7 @@ struct mx_out {
 	unsigned max_retest;          /* --retest */
 	size_t retest_rounds;         /* extra rounds run */
 	const struct mx_sweep *sweep; /* --sweep: its rounds and marks; NULL without */
-	double sweep_s;               /* the sweep's time, from the end of start-up (0: none ran) */
+	double sweep_s;               /* the time of the sweep's own rounds (mx_sweep.elapsed_s; 0: none ran) */
 	const char *sweep_off;        /* the default sweep left out for this option (mx_opts.sweep_off) */
 	bool hold;                    /* --hold: the sweep's connections held for the bandwidth rounds */
 	const char *hold_off;         /* why not, with --hold auto ("" or NULL: it held, or --hold off) */

@@ -136,9 +136,14 @@ static void model_print(FILE *out, const struct mx_plan_model *m, const struct m
 			m->startup_src);
 	else
 		fprintf(out, "  start-up %.1f s: %s\n", e->startup_s, m->startup_src);
-	if (run->sweep)
-		fprintf(out, "  sweep: %zu probe round%s of %.3f s: %.1f s: %s\n", e->sweep_rounds,
-			e->sweep_rounds == 1 ? "" : "s", mx_plan_sweep_round_s(m), e->sweep_s, m->sweep_src);
+	if (run->sweep && m->sweep_probe_s > 0)
+		fprintf(out, "  sweep: %zu probe round%s, at most %zu probes at an endpoint, %.3f s a probe of the busiest "
+			"endpoint: %.1f s: %s\n", e->sweep_rounds, e->sweep_rounds == 1 ? "" : "s", e->sweep_probes_max,
+			m->sweep_probe_s, e->sweep_s, m->sweep_src);
+	else if (run->sweep)
+		fprintf(out, "  sweep: %zu probe round%s (at most %zu probes at an endpoint) of %.3f s: %.1f s: %s\n",
+			e->sweep_rounds, e->sweep_rounds == 1 ? "" : "s", e->sweep_probes_max, mx_plan_sweep_round_s(m, 0),
+			e->sweep_s, m->sweep_src);
 	fprintf(out, "  retest: no extra rounds (they measure again only what fails or is slow: a healthy fabric assumed)\n");
 }
 
@@ -191,7 +196,7 @@ static int plan_print(const struct plan_view *v)
 	const struct mx_plan_run *run = v->run;
 	const struct mx_plan_est *e = &v->e;
 	double bytes_dir = (double)run->msg_size * (double)(run->iters + run->warmup_iters);
-	char b1[32], b2[32], pt[32];
+	char b1[32], b2[32], pt[32], sweep[48] = "";
 	int status;
 
 	fprintf(v->out, "plan: pattern %s, %zu endpoints on %llu nodes (%llu per node), seed %llu\n",
@@ -213,8 +218,10 @@ static int plan_print(const struct plan_view *v)
 			b2);
 	}
 	model_print(v->out, v->m, run, e, v->n_eps);
+	if (run->sweep)
+		snprintf(sweep, sizeof(sweep), "sweep %.1f s + ", e->sweep_s);
 	fprintf(v->out, "estimated time: %.1f s = start-up %.1f s + %s%.1f s of rounds, at the ports' rates (%s), %s\n",
-		e->total_s, e->startup_s, run->sweep ? "sweep " : "", e->rounds_s + e->sweep_s,
+		e->total_s, e->startup_s, sweep, e->rounds_s,
 		o->rail_gbps ? "this node's ports" : "--rate",
 		v->m->calibrated ? "calibrated (see model)" : "uncalibrated: assumed figures (--calibrate-from FILE fits them)");
 	return status;

@@ -26,9 +26,51 @@ void mx_plan_model_default(struct mx_plan_model *m)
 	rp_strlcpy(m->sweep_src, "a set-up (its probes at once) + the per-round overhead", sizeof(m->sweep_src));
 }
 
-double mx_plan_sweep_round_s(const struct mx_plan_model *m)
+double mx_plan_sweep_round_s(const struct mx_plan_model *m, uint64_t n)
 {
-	return m->sweep_round_s > 0 ? m->sweep_round_s : m->setup_s + m->round_overhead_s;
+	return m->sweep_probe_s > 0 ? (double)n * m->sweep_probe_s : m->setup_s + m->round_overhead_s;
+}
+
+/* Add round r's pairs to cnt[] (probes per endpoint: writer and target of each pair) and to *max_p. */
+static int sweep_count(const struct rp_sched *sched, size_t r, struct rp_sched_pair *pairs, size_t cap, unsigned *cnt,
+		       unsigned *max_p)
+{
+	size_t got;
+
+	if (rp_sched_round(sched, r, pairs, cap, &got) != 0)
+		return -EINVAL;
+	for (size_t i = 0; i < got; i++) {
+		unsigned a = cnt[pairs[i].a] += 2, b = cnt[pairs[i].b] += 2;
+
+		*max_p = a > *max_p ? a : *max_p;
+		*max_p = b > *max_p ? b : *max_p;
+	}
+	return 0;
+}
+
+int mx_plan_sweep_load(const struct rp_sched *sched, size_t n_eps, unsigned width, size_t *rounds_p, uint64_t *probes_p,
+		       size_t *max_p)
+{
+	size_t n = rp_sched_n_rounds(sched), cap = rp_sched_max_round_pairs(sched);
+	unsigned *cnt = calloc(n_eps ? n_eps : 1, sizeof(*cnt));
+	struct rp_sched_pair *pairs = calloc(cap ? cap : 1, sizeof(*pairs));
+	int rc = cnt && pairs && width ? 0 : cnt && pairs ? -EINVAL : -ENOMEM;
+
+	*rounds_p = width ? (n + width - 1) / width : 0;
+	*probes_p = 0;
+	*max_p = 0;
+	for (size_t k = 0; !rc && k < *rounds_p; k++) {
+		unsigned busiest = 0;
+
+		memset(cnt, 0, (n_eps ? n_eps : 1) * sizeof(*cnt));
+		for (size_t r = k * width; !rc && r < n && r < (k + 1) * width; r++)
+			rc = sweep_count(sched, r, pairs, cap, cnt, &busiest);
+		*probes_p += busiest;
+		*max_p = busiest > *max_p ? busiest : *max_p;
+	}
+	free(cnt);
+	free(pairs);
+	return rc;
 }
 
 double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *run, double gbps)
@@ -110,8 +152,11 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
 	if (rc)
 		return rc;
 	if (run->sweep) {
-		e.sweep_rounds = (rp_sched_n_rounds(sched) + run->sweep - 1) / run->sweep;
-		e.sweep_s = (double)e.sweep_rounds * mx_plan_sweep_round_s(m);
+		rc = mx_plan_sweep_load(sched, n_eps, run->sweep, &e.sweep_rounds, &e.sweep_probes, &e.sweep_probes_max);
+		if (rc)
+			return rc;
+		e.sweep_s = m->sweep_probe_s > 0 ? (double)e.sweep_probes * m->sweep_probe_s
+						 : (double)e.sweep_rounds * mx_plan_sweep_round_s(m, 0);
 	}
 	e.startup_s = m->startup_s + m->startup_per_ep_s * (double)n_eps;
 	e.total_s = e.startup_s + e.sweep_s + e.rounds_s;
@@ -166,6 +211,7 @@ uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan
 		h = fnv_dbl(h, m->round_overhead_s);
 		h = fnv_dbl(h, m->startup_s);
 		h = fnv_dbl(h, m->startup_per_ep_s);
+		h = fnv_dbl(h, m->sweep_probe_s);
 	}
 	return h;
 }

@@ -12,9 +12,12 @@
  *                 of its two endpoints; with a duration (-D) setup_s + the duration
  *   --concurrent-rails: each round is also played rail by rail first (a rail's solo round lasts its
  *                 slowest pair + the overhead), then whole
- *   --sweep W:  ceil(rounds / W) probe rounds first, each sweep_round_s when calibrated, else setup_s
- *                 + the overhead (a probe moves a few KiB: its set-up is its cost; each direction is
- *                 its own probe, all at once)
+ *   --sweep W:  ceil(rounds / W) probe rounds first; sweep round k holds planned rounds [k W, (k + 1) W),
+ *                 and its busiest endpoint is in n_k probes (2 per pair of it there: writer and
+ *                 target). Calibrated, a round lasts n_k x sweep_probe_s: an endpoint's probes share
+ *                 its CPU and adapter, so a round of 7 rounds' probes is not one of 1 round's (the VM:
+ *                 0.37 s at n 2, 2.1-3.8 s at n 14). Uncalibrated, setup_s + the overhead (a probe
+ *                 moves a few KiB: its set-up is its cost; assumed all at once, whatever n_k)
  *   --retest:   no extra rounds: they measure again what failed or was slow, and the plan assumes a
  *                 healthy fabric (the text says so)
  *   --budget:   the pattern and message size that fit (mx_plan_budget below)
@@ -46,7 +49,8 @@ struct mx_plan_model {
 	double round_overhead_s;      /* per round */
 	double startup_s;             /* start-up, fixed part */
 	double startup_per_ep_s;      /* start-up, per endpoint */
-	double sweep_round_s;         /* one probe round of the sweep; 0: setup_s + round_overhead_s */
+	double sweep_probe_s;         /* a sweep round per probe of its busiest endpoint; 0: derived
+	                               * (a round is setup_s + round_overhead_s) */
 	char setup_src[MX_PLAN_SRC];  /* "assumed, no calibration", "median of 56 directions in m.json" */
 	char rate_src[MX_PLAN_SRC];
 	char round_src[MX_PLAN_SRC];
@@ -71,13 +75,20 @@ struct mx_plan_run {
 struct mx_plan_est {
 	size_t rounds;                /* planned rounds (concurrent_rails: solo and whole) */
 	size_t sweep_rounds;
+	uint64_t sweep_probes;        /* the sum over the sweep rounds of their busiest endpoint's probes */
+	size_t sweep_probes_max;      /* the most probes one endpoint is in in one sweep round */
 	uint64_t pairs;               /* unordered; each measured both ways */
 	size_t max_round_pairs;
 	double startup_s, rounds_s, sweep_s, total_s;
 };
 
-/* One probe round of the sweep under m: sweep_round_s, or setup_s + round_overhead_s. */
-double mx_plan_sweep_round_s(const struct mx_plan_model *m);
+/* A sweep round whose busiest endpoint is in n probes under m: n x sweep_probe_s, or (derived)
+ * setup_s + round_overhead_s. */
+double mx_plan_sweep_round_s(const struct mx_plan_model *m, uint64_t n);
+/* The sweep over sched at width W (> 0) on n_eps endpoints: its rounds, the sum over them of the most
+ * probes one endpoint is in (writer and target: 2 per pair), and the largest of those. 0 or -ENOMEM. */
+int mx_plan_sweep_load(const struct rp_sched *sched, size_t n_eps, unsigned width, size_t *rounds_p, uint64_t *probes_p,
+		       size_t *max_p);
 /* One direction at gbps (the lower link rate of its endpoints, Gb/s > 0). */
 double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *run, double gbps);
 /* A round of pairs[0..n) over endpoints at ep_gbps[]: its slowest pair plus the overhead (n == 0:
@@ -101,15 +112,16 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
  *                     least 0: what its rounds took beyond the model (collection, report writes, and
  *                     the slowest pair's distance from the median), so the model reproduces the
  *                     report's own rounds; the rounds rebuilt from its endpoints, pattern and seed;
- *                     only from a complete run without retest, sweep or concurrent rounds (else kept,
- *                     and its source says why);
+ *                     only from a complete run without retest, late or concurrent rounds and whose
+ *                     sweep left every pair in its planned round (else kept, and its source says why);
  *   startup_per_ep_s  matrix.startup_s / its endpoints (assumed proportional to the endpoints;
  *                     startup_s 0); kept when the report has no startup_s (older writers);
- *   sweep_round_s     matrix.sweep.elapsed_s / matrix.sweep.rounds, from a sweep that found nothing
- *                     (no unreachable, flaky or cleared direction: a failing probe waits out its
- *                     deadline, which the plan, assuming a healthy fabric, does not count); its source
- *                     says how many planned rounds its sweep rounds held (a round's probes run at
- *                     once, so a wider sweep round may take longer); else kept, and its source says why.
+ *   sweep_probe_s     matrix.sweep.elapsed_s (the time of the sweep's own rounds) / the sum over its
+ *                     rounds of their busiest endpoint's probes (mx_plan_sweep_load on the rebuilt
+ *                     schedule at matrix.sweep.width), from a sweep that found nothing (no unreachable,
+ *                     flaky or cleared direction: a failing probe waits out its deadline, which the
+ *                     plan, assuming a healthy fabric, does not count) and ran the rounds its schedule
+ *                     makes; else kept, and its source says why.
  * Each source names the file and how many directions or rounds the figure comes from. 0; -ENOENT or
  * -EACCES (cannot read it), -EINVAL (not JSON, not a matrix report, or no ok direction to fit from),
  * -ENOMEM; every error logged once naming the file and what is wrong, m left untouched. */

@@ -240,29 +240,6 @@ static double dir_model_s(const struct cal_in *in, const struct mx_plan_model *m
 	return m->setup_s + (hit->link_gbps > 0 ? hit->bytes * 8 / (m->rate_frac * hit->link_gbps * 1e9) : 0);
 }
 
-/* Why the report's rounds cannot give the per-round overhead, or NULL when they can. */
-static const char *rounds_unfit(const struct cal_in *in, struct rp_pattern *pat)
-{
-	const json_t *mx = in->matrix, *sw = json_object_get(mx, "sweep");
-	const char *ps = json_string_value(json_object_get(mx, "pattern"));
-
-	if (!json_is_true(json_object_get(mx, "complete")))
-		return "its run is not complete";
-	if (num(mx, "retest_rounds", -1) != 0)
-		return "its run has retest rounds";
-	if (json_object_get(in->root, "concurrent_rails"))
-		return "its run has concurrent rounds";
-	if (json_is_object(sw) && (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0))
-		return "its reachability sweep left pairs out of the rounds or changed their timeout";
-	if (json_is_object(sw) && !(num(sw, "elapsed_s", -1) >= 0))
-		return "its reachability sweep has no elapsed_s";
-	if (!ps || rp_pattern_parse(ps, pat) != 0 || !json_is_integer(json_object_get(mx, "seed")))
-		return "its pattern or seed is missing";
-	if (!(num(mx, "elapsed_s", -1) > 0))
-		return "it has no matrix.elapsed_s";
-	return NULL;
-}
-
 /* The rebuilt schedule's endpoints: a node number per change of node name, rails in order. */
 static int sched_eps(const struct cal_in *in, struct rp_sched_ep **se_p)
 {
@@ -281,6 +258,55 @@ static int sched_eps(const struct cal_in *in, struct rp_sched_ep **se_p)
 	}
 	*se_p = se;
 	return 0;
+}
+
+/* The report's schedule, rebuilt from its endpoints, pattern and seed (a pure function of them); NULL
+ * with *why when it cannot be. 0 or -ENOMEM. */
+static int sched_rebuild(const struct cal_in *in, struct rp_sched **s_p, const char **why)
+{
+	const char *ps = json_string_value(json_object_get(in->matrix, "pattern"));
+	const json_t *seed = json_object_get(in->matrix, "seed");
+	struct rp_pattern pat;
+	struct rp_sched_ep *se;
+	int rc;
+
+	*s_p = NULL;
+	*why = NULL;
+	if (!ps || rp_pattern_parse(ps, &pat) != 0 || !json_is_integer(seed)) {
+		*why = "its pattern or seed is missing";
+		return 0;
+	}
+	rc = sched_eps(in, &se);
+	if (rc)
+		return rc;
+	if (rp_sched_create(se, in->n_eps, &pat, (uint64_t)json_integer_value(seed), s_p) != 0) {
+		*s_p = NULL;
+		*why = "its schedule cannot be rebuilt";
+	}
+	free(se);
+	return 0;
+}
+
+/* Why the report's rounds cannot give the per-round overhead, or NULL when they can. */
+static const char *rounds_unfit(const struct cal_in *in)
+{
+	const json_t *mx = in->matrix, *sw = json_object_get(mx, "sweep");
+
+	if (!json_is_true(json_object_get(mx, "complete")))
+		return "its run is not complete";
+	if (num(mx, "retest_rounds", -1) != 0)
+		return "its run has retest rounds";
+	if (json_object_get(in->root, "concurrent_rails"))
+		return "its run has concurrent rounds";
+	if (json_is_object(sw) && (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0))
+		return "its reachability sweep left pairs out of the rounds or changed their timeout";
+	if (json_is_object(sw) && num(sw, "late_rounds", 0) != 0)
+		return "its run has late rounds (directions its sweep cleared, measured after the planned rounds)";
+	if (json_is_object(sw) && !(num(sw, "elapsed_s", -1) >= 0))
+		return "its reachability sweep has no elapsed_s";
+	if (!(num(mx, "elapsed_s", -1) > 0))
+		return "it has no matrix.elapsed_s";
+	return NULL;
 }
 
 /* Sum over the report's rounds of the model's slowest pair (both directions; --bidir the longer). */
@@ -307,48 +333,37 @@ static int model_sum(const struct cal_in *in, const struct mx_plan_model *m, con
 	return rc;
 }
 
-/* The per-round overhead, when the report's rounds are the schedule's alone. */
-static int fit_rounds(struct cal_in *in, struct mx_plan_model *m)
+/* The per-round overhead, when the report's rounds are the schedule's alone (s: its schedule, or NULL
+ * and sched_why). */
+static int fit_rounds(struct cal_in *in, const struct rp_sched *s, const char *sched_why, struct mx_plan_model *m)
 {
-	struct rp_pattern pat;
-	const char *why = rounds_unfit(in, &pat);
-	struct rp_sched_ep *se = NULL;
-	struct rp_sched *s = NULL;
+	const char *why = rounds_unfit(in);
 	const json_t *sw = json_object_get(in->matrix, "sweep");
-	/* the rounds' time: the run's after start-up less its reachability sweep's (which ran first) */
+	/* the rounds' time: the run's after start-up less its reachability sweep's own rounds */
 	double sum, sweep_s = json_is_object(sw) ? num(sw, "elapsed_s", 0) : 0;
 	double elapsed = num(in->matrix, "elapsed_s", 0) - sweep_s;
 	char swept[64] = "";
+	size_t n;
 	int rc;
 
+	if (!why && !s)
+		why = sched_why;
 	if (why) {
 		snprintf(m->round_src, sizeof(m->round_src), "assumed: not fitted from %s (%s)", in->path, why);
 		return 0;
 	}
-	rc = sched_eps(in, &se);
-	if (!rc && rp_sched_create(se, in->n_eps, &pat, (uint64_t)json_integer_value(json_object_get(in->matrix, "seed")),
-				   &s) != 0) {
-		snprintf(m->round_src, sizeof(m->round_src), "assumed: not fitted from %s (its schedule cannot be rebuilt)",
-			 in->path);
-		free(se);
-		return 0;
-	}
 	qsort(in->dirs, in->n_dirs, sizeof(*in->dirs), dir_cmp);
-	if (!rc)
-		rc = model_sum(in, m, s, &sum);
-	if (!rc) {
-		size_t n = rp_sched_n_rounds(s);
-
-		m->round_overhead_s = elapsed > sum ? (elapsed - sum) / (double)n : 0;
-		if (json_is_object(sw))
-			snprintf(swept, sizeof(swept), " after its sweep's %.2f s", sweep_s);
-		snprintf(m->round_src, sizeof(m->round_src), "mean over %zu round%s in %s (its elapsed %.2f s%s - the "
-			 "model's slowest pairs %.2f s, / %zu%s)", n, n == 1 ? "" : "s", in->path, elapsed, swept, sum, n,
-			 elapsed > sum ? "" : ", at least 0");
-	}
-	rp_sched_destroy(s);
-	free(se);
-	return rc;
+	rc = model_sum(in, m, s, &sum);
+	if (rc)
+		return rc;
+	n = rp_sched_n_rounds(s);
+	m->round_overhead_s = elapsed > sum ? (elapsed - sum) / (double)n : 0;
+	if (json_is_object(sw))
+		snprintf(swept, sizeof(swept), " after its sweep's %.2f s", sweep_s);
+	snprintf(m->round_src, sizeof(m->round_src), "mean over %zu round%s in %s (its elapsed %.2f s%s - the "
+		 "model's slowest pairs %.2f s, / %zu%s)", n, n == 1 ? "" : "s", in->path, elapsed, swept, sum, n,
+		 elapsed > sum ? "" : ", at least 0");
+	return 0;
 }
 
 /* Start-up: matrix.startup_s over the report's endpoints, assumed proportional to the endpoints. */
@@ -367,37 +382,49 @@ static void fit_startup(const struct cal_in *in, struct mx_plan_model *m)
 		 "proportional to the endpoints", st, in->n_eps, in->path);
 }
 
-/* The sweep's round: its elapsed over its rounds, from a sweep that found nothing. */
-static void fit_sweep(const struct cal_in *in, struct mx_plan_model *m)
+/* The sweep's probe: its rounds' time over their busiest endpoints' probes, from a sweep that found
+ * nothing and ran the rounds its schedule makes (s, or NULL and sched_why). */
+static int fit_sweep(const struct cal_in *in, const struct rp_sched *s, const char *sched_why, struct mx_plan_model *m)
 {
 	const json_t *sw = json_object_get(in->matrix, "sweep");
 	double el = num(sw, "elapsed_s", -1), rounds = num(sw, "rounds", -1), width = num(sw, "width", 0);
-	double planned = num(in->matrix, "rounds", 0);
 	const char *why = NULL;
+	size_t n_rounds = 0, busiest = 0;
+	uint64_t probes = 0;
+	int rc = 0;
 
 	if (!json_is_object(sw))
 		why = "its run had no reachability sweep";
 	else if (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0 || num(sw, "cleared", -1) != 0)
 		why = "its sweep found failing directions, whose probes wait out their deadlines";
-	else if (!(el >= 0) || !(rounds >= 1) || !(width >= 1))
+	else if (!(el >= 0) || !(rounds >= 1) || !(width >= 1) || width > UINT32_MAX)
 		why = "its sweep has no elapsed_s, rounds or width";
+	else if (!s)
+		why = sched_why;
+	else if ((rc = mx_plan_sweep_load(s, in->n_eps, (unsigned)width, &n_rounds, &probes, &busiest)) != 0)
+		return rc;
+	else if ((double)n_rounds != rounds || !probes)
+		why = "its sweep's rounds are not the ones its schedule makes";
 	if (why) {
 		snprintf(m->sweep_src, sizeof(m->sweep_src), "a set-up + the per-round overhead: not fitted from %s (%s)",
 			 in->path, why);
-		return;
+		return 0;
 	}
-	m->sweep_round_s = el / rounds;
-	if (!(m->sweep_round_s > 0))
-		m->sweep_round_s = 1e-6;    /* 0 would mean "derived": a measured instant round is kept as one */
-	snprintf(m->sweep_src, sizeof(m->sweep_src), "mean of the %.0f sweep round%s in %s (%.2f s / %.0f; each held "
-		 "up to %.0f planned rounds' probes)", rounds, rounds == 1 ? "" : "s", in->path, el, rounds,
-		 planned < width ? planned : width);
+	m->sweep_probe_s = el / (double)probes;
+	if (!(m->sweep_probe_s > 0))
+		m->sweep_probe_s = 1e-9;    /* 0 would mean "derived": a measured instant round is kept as one */
+	snprintf(m->sweep_src, sizeof(m->sweep_src), "%.2f s over %llu probes of the busiest endpoints of the %zu sweep "
+		 "round%s in %s (at most %zu at one)", el, (unsigned long long)probes, n_rounds, n_rounds == 1 ? "" : "s",
+		 in->path, busiest);
+	return 0;
 }
 
 int mx_plan_calibrate(const char *path, struct mx_plan_model *m)
 {
 	struct cal_in in = { .path = path };
 	struct mx_plan_model fit = *m;
+	struct rp_sched *s = NULL;
+	const char *sched_why = NULL;
 	int rc = open_report(&in);
 
 	if (!rc)
@@ -405,13 +432,17 @@ int mx_plan_calibrate(const char *path, struct mx_plan_model *m)
 	if (!rc)
 		rc = fit_dirs(&in, &fit);
 	if (!rc)
-		rc = fit_rounds(&in, &fit);
+		rc = sched_rebuild(&in, &s, &sched_why);
+	if (!rc)
+		rc = fit_rounds(&in, s, sched_why, &fit);
+	if (!rc)
+		rc = fit_sweep(&in, s, sched_why, &fit);
 	if (!rc) {
 		fit_startup(&in, &fit);
-		fit_sweep(&in, &fit);
 		fit.calibrated = true;
 		*m = fit;
 	}
+	rp_sched_destroy(s);
 	if (rc == -ENOMEM)
 		rp_log(RP_LOG_ERROR, "--calibrate-from %s: out of memory", path);
 	for (size_t e = 0; in.keys && e < in.n_eps; e++)

@@ -31,8 +31,9 @@ static json_t *model_json(const struct mx_plan_model *m)
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "setup_s", figure(m->setup_s, m->setup_src), "rate_frac",
 			 figure(m->rate_frac, m->rate_src), "round_overhead_s", figure(m->round_overhead_s, m->round_src),
 			 "startup_s", figure(m->startup_s, m->startup_src), "startup_per_endpoint_s",
-			 figure(m->startup_per_ep_s, m->startup_src), "sweep_round_s",
-			 figure(mx_plan_sweep_round_s(m), m->sweep_src), "calibrated", m->calibrated);
+			 figure(m->startup_per_ep_s, m->startup_src), "sweep_probe_s",
+			 json_pack("{s:o, s:s}", "value", m->sweep_probe_s > 0 ? json_real(m->sweep_probe_s) : json_null(),
+				   "source", m->sweep_src), "calibrated", m->calibrated);
 }
 
 static json_t *measurement_json(const struct mx_plan_run *r, uint64_t msg_size_requested)
@@ -49,8 +50,8 @@ static json_t *measurement_json(const struct mx_plan_run *r, uint64_t msg_size_r
 
 static json_t *estimate_json(const struct mx_plan_est *e)
 {
-	return json_pack("{s:f, s:I, s:f, s:f, s:f, s:s}", "startup_s", e->startup_s, "sweep_rounds",
-			 (json_int_t)e->sweep_rounds, "sweep_s", e->sweep_s, "rounds_s", e->rounds_s, "total_s", e->total_s,
+	return json_pack("{s:f, s:I, s:I, s:f, s:f, s:f, s:s}", "startup_s", e->startup_s, "sweep_rounds",
+			 (json_int_t)e->sweep_rounds, "sweep_probes_max", (json_int_t)e->sweep_probes_max, "sweep_s", e->sweep_s, "rounds_s", e->rounds_s, "total_s", e->total_s,
 			 "retest", "not counted: retest rounds measure again only what fails or is slow (a healthy fabric "
 			 "assumed)");
 }

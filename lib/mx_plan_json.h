@@ -15,9 +15,11 @@
  *  "measurement": {"msg_size", "msg_size_requested", "iters", "warmup_iters", "duration_s" (null
  *   without -D), "bidir", "concurrent_rails", "sweep" (W, null without), "bytes_per_direction" (null
  *   with -D)},
- *  "model": {"setup_s", "rate_frac", "round_overhead_s", "startup_s", "startup_per_endpoint_s": each
+ *  "model": {"setup_s", "rate_frac", "round_overhead_s", "startup_s", "startup_per_endpoint_s",
+ *   "sweep_probe_s" (value null: derived, a sweep round is a set-up + the overhead): each
  *   {"value", "source"}; "calibrated"},
- *  "estimate": {"startup_s", "sweep_rounds", "sweep_s", "rounds_s", "total_s", "retest"},
+ *  "estimate": {"startup_s", "sweep_rounds", "sweep_probes_max" (the most probes one endpoint is in
+ *   in one sweep round), "sweep_s", "rounds_s", "total_s", "retest"},
  *  "budget": null, or {"budget_s", "choice" (mx_plan_choice_str), "pattern_requested", "pattern",
  *   "reduced", "msg_size_requested", "msg_size", "floor_size", "requested_s", "floor_s" (null when
  *   not tried)},

@@ -148,6 +148,7 @@ static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 		       size_t k, size_t n_rounds, const struct rp_engine_cfg *probe)
 {
 	struct mx_ctx *c = &R->ctx;
+	double t0 = rp_now();
 	int rc = mx_round(c, R->next_round++, jobs, n, got), krc = 0;
 
 	if (rc < 0 || c->rank != 0)
@@ -179,6 +180,7 @@ static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 	if (!krc && R->hooks.sweep_done)
 		R->hooks.sweep_done(R->hooks.arg, pass, k, n_rounds);
 	rc = mx_round_go(c, R->next_round - 1);
+	R->sweep.elapsed_s += rp_now() - t0;
 	return krc ? krc : rc;
 }
 

@@ -72,6 +72,8 @@ struct mx_sweep {
 	struct mx_sweep_mark *marks;  /* sorted by (a, b) */
 	size_t n, cap;
 	size_t rounds;                /* sweep rounds run, both passes */
+	double elapsed_s;             /* rank 0: the time of those rounds, each from its start to its go
+	                               * (with --hold, not the planned rounds run between them) */
 	size_t n_dead, n_flaky;       /* directions */
 	size_t n_cleared;             /* directions whose screen failure pass 2 cleared */
 	double screen_s;              /* pass 1's window when it screened; 0: it did not */

@@ -79,8 +79,11 @@ static void test_plan_model_budget(void **state)
 	assert_non_null(strstr(out, "set-up 0.050 s per direction: assumed, no calibration"));
 	assert_non_null(strstr(out, "start-up 5.0 s: assumed, no calibration"));
 	assert_non_null(strstr(out, "uncalibrated"));
-	/* the default sweep (auto: width 64) is in the plan: its 7 rounds in one probe round */
-	assert_non_null(strstr(out, "sweep: 1 probe round of 0.100 s: 0.1 s: a set-up (its probes at once) + the per-round overhead"));
+	/* the default sweep (auto: width 64) is in the plan: its 7 rounds in one probe round, every
+	 * endpoint in 14 probes of it; the estimate names the sweep's share apart from the rounds' */
+	assert_non_null(strstr(out, "sweep: 1 probe round (at most 14 probes at an endpoint) of 0.100 s: 0.1 s: a set-up "
+				    "(its probes at once) + the per-round overhead"));
+	assert_non_null(strstr(out, "= start-up 5.0 s + sweep 0.1 s + "));
 	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 -s 4K -n 10 --rate 100 --sweep off"), 0);
 	assert_null(strstr(out, "sweep:"));
 	assert_int_equal(matrix("--plan --nodes 8 --hcas 1 --sweep 0x10"), 2);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "mx_run.h"
@@ -240,6 +241,8 @@ struct bench {
 	unsigned bw_held[N][N];       /* bandwidth measurements on a held connection (--hold) */
 	unsigned seq, probe_seq[N][N], bw_seq[N][N];   /* the order: first probe, bandwidth (from 1) */
 	int bw_qp[N][N];
+	double bw_delay_s;            /* each bandwidth measurement's writer takes this long */
+	double budget;                /* rank 0's wait for a round's reports (0: 1 s) */
 	double probe_to[N][N][2];     /* each of the first two probes: its timeout_s, */
 	bool probe_nomtu[N][N][2];    /* and whether it ran without the MTU probe */
 };
@@ -261,6 +264,8 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 	bool was_held = hold && hold->held;
 	int rc = B->fake.measure.pair(B->fake.measure.arg, cfg, role, local, oob, hold, res);
 
+	if (role == RP_ROLE_WRITER && cfg->meas.iters != MX_SWEEP_ITERS && B->bw_delay_s > 0)
+		nanosleep(&(struct timespec){ .tv_nsec = (long)(B->bw_delay_s * 1e9) }, NULL);
 	if (role == RP_ROLE_WRITER)
 		writer_faults(B, cfg, was_held, res);
 	if (hold) {
@@ -354,7 +359,8 @@ static void run_world_to(struct bench *B, unsigned retest, double timeout_s, str
 		mxt_comm(w, r, &R->comm);
 		mx_comm_set_run(&R->comm, 0x5eed);
 		R->run.ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &cfg, .eps = eps, .n_eps = N, .rank = r,
-					      .n_ranks = N, .dead = R->dead, .budget = 1.0, .go_slack = 0.5,
+					      .n_ranks = N, .dead = R->dead, .budget = B->budget > 0 ? B->budget : 1.0,
+					      .go_slack = 0.5,
 					      .measure = &B->m };
 		R->run.sched = *s_p;
 		R->run.vcfg = &vcfg;
@@ -721,6 +727,33 @@ static void test_held_interleaved(void **state)
 	world_done(ranks, w, s);
 }
 
+/* --hold: the sweep's time (mx_sweep.elapsed_s) is its own rounds', not the planned rounds run
+ * between them. Every planned round lasts at least one writer's delay, and on rank 0's clock the
+ * sweep's rounds and the 3 planned ones do not overlap, so their sum fits in the run's wall time.
+ * Failed before: the front end took the sweep's time as the time from the end of start-up to the
+ * end of the last sweep round (planned rounds 0 and 1 ran before sweep round 1), and calibrating the
+ * plan from such a run fitted a sweep round of 2 planned rounds and almost no per-round overhead. */
+static void test_held_sweep_time_its_own(void **state)
+{
+	struct bench B = { .bad = -1, .flaky = -1, .bw_delay_s = 0.25, .budget = 5 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	double t0 = rp_now(), wall;
+
+	(void)state;
+	hold_ = true;
+	run_world(&B, 1, ranks, &w, &s);
+	hold_ = false;
+	wall = rp_now() - t0;
+	assert_int_equal(ranks[0].run.sweep.rounds, 2);
+	assert_true(ranks[0].run.sweep.elapsed_s > 0);
+	if (!(ranks[0].run.sweep.elapsed_s + 3 * B.bw_delay_s <= wall))
+		fail_msg("sweep %.3f s + 3 planned rounds of at least %.2f s > the run's %.3f s",
+			 ranks[0].run.sweep.elapsed_s, B.bw_delay_s, wall);
+	world_done(ranks, w, s);
+}
+
 /* --hold, a flaky endpoint: its directions wait for pass 2 and are measured in late rounds (fresh
  * connections, NCCL's timeout, folded as without holds: check_flaky's outcomes); the others on their
  * probe's connection. */
@@ -800,6 +833,7 @@ int main(void)
 		cmocka_unit_test(test_held_interleaved),
 		cmocka_unit_test(test_held_flaky_late),
 		cmocka_unit_test(test_late_pack),
+		cmocka_unit_test(test_held_sweep_time_its_own),
 	};
 	/* the run's cases, without holds, then again holding the sweep's connections: the same outcomes */
 	const struct CMUnitTest runs[] = {

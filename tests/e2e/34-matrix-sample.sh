@@ -15,12 +15,14 @@ out=$RP_RESULTS/34
 mkdir -p "$out"
 common=(-s 4K -n 100 --timeout 2 --min-bw 0 --outlier 0)
 
-mx_mpirun 4 "${common[@]}" --pattern sample:2 --seed 5 --json "$out/sample.json" >"$out/sample.out" 2>&1
+# --sweep 1: two sweep rounds, each followed by its planned round on the probes' connections
+mx_mpirun 4 "${common[@]}" --pattern sample:2 --seed 5 --sweep 1 --json "$out/sample.json" >"$out/sample.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: sample exit $rc"; tail -20 "$out/sample.out"; exit 1; }
 "$RP_BIN" matrix --plan --nodes 4 --hcas 1 --pattern sample:2 --seed 5 >"$out/sample.plan" ||
 	{ echo "FAIL: plan"; exit 1; }
 plan=$(grep -o '[0-9]*<->[0-9]*' "$out/sample.plan" | tr '\n' ' ')
+rounds=$(grep '^  round [0-9]*:' "$out/sample.plan" | sed 's/^[^:]*:[^:]*: //' | tr '\n' ';' | sed 's/;$//')
 mx_check "$out/sample.json" "
 plan = sorted(tuple(sorted(map(int, x.split('<->')))) for x in '$plan'.split())
 got = sorted(set(tuple(sorted((idx(p['src']), idx(p['dst'])))) for p in pairs))
@@ -31,7 +33,10 @@ for e in range(4):
     assert len(peers) == 2 and e not in peers, (e, peers)
 " || { echo "FAIL: sample pair set"; exit 1; }
 # --hold (the default with the sweep): every direction's bandwidth ran on its probe's connection, on
-# every rank (each prints its own count), and nothing was left for late rounds
+# every rank (each prints its own count), and nothing was left for late rounds. The sweep's time is
+# its own rounds': with each planned round at least its slowest pair (a pair's directions one after
+# the other), the two fit in the run's time (before, the sweep's time ran to the end of its last
+# round, planned round 1 in it)
 n_held=$(grep -c "rdmaprobe matrix: rank [0-3]: \([1-9][0-9]*\) of \1 bandwidth directions it wrote ran on its probe's connection" "$out/sample.out")
 [ "$n_held" -eq 4 ] || { echo "FAIL: $n_held of 4 ranks measured every direction on its probe's connection"; grep "rank [0-3]: " "$out/sample.out"; exit 1; }
 mx_check "$out/sample.json" "
@@ -39,11 +44,18 @@ s = d['matrix']['sweep']
 assert s['hold'] is True and s['hold_off'] is None and s['late_rounds'] == 0, s
 assert s['rank0_writes_on_held'] >= 2 and s['rank0_writes_fresh'] == 0, s
 assert all(p['status'] == 'ok' and p['verified'] for p in pairs)
+assert s['rounds'] == 2 and s['elapsed_s'] > 0, s
+el = {(idx(p['src']), idx(p['dst'])): p['elapsed_s'] for p in pairs}
+rounds = [[tuple(map(int, x.split('<->'))) for x in r.split()] for r in '''$rounds'''.strip().split(';')]
+assert len(rounds) == 2, rounds
+slowest = sum(max(el[(a, b)] + el[(b, a)] for a, b in r) for r in rounds)
+assert s['elapsed_s'] + slowest <= d['matrix']['elapsed_s'] + 0.05, (s['elapsed_s'], slowest, d['matrix']['elapsed_s'])
 " || { echo "FAIL: sample held"; exit 1; }
 
 "$RP_BIN" matrix --plan --nodes 8 --hcas 1 "${common[@]}" --calibrate-from "$out/sample.json" >"$out/cal.plan" 2>&1 ||
 	{ echo "FAIL: calibrated plan"; cat "$out/cal.plan"; exit 1; }
 grep -q "set-up .* per direction: median of 8 ok directions in $out/sample.json" "$out/cal.plan" &&
+	grep -q "sweep: .* over 4 probes of the busiest endpoints of the 2 sweep rounds in $out/sample.json (at most 2 at one)" "$out/cal.plan" &&
 	grep -q "start-up .*: matrix.startup_s .* at the 4 endpoints of" "$out/cal.plan" &&
 	grep -q "estimated time: .*, calibrated" "$out/cal.plan" || { echo "FAIL: calibrated plan"; cat "$out/cal.plan"; exit 1; }
 
