@@ -85,8 +85,9 @@ struct mx_plan_est {
 /* A sweep round whose busiest endpoint is in n probes under m: n x sweep_probe_s, or (derived)
  * setup_s + round_overhead_s. */
 double mx_plan_sweep_round_s(const struct mx_plan_model *m, uint64_t n);
-/* The sweep over sched at width W (> 0) on n_eps endpoints: its rounds, the sum over them of the most
- * probes one endpoint is in (writer and target: 2 per pair), and the largest of those. 0 or -ENOMEM. */
+/* The sweep over sched at width W on n_eps endpoints: its rounds, the sum over them of the most
+ * probes one endpoint is in (writer and target: 2 per pair), and the largest of those. 0, -EINVAL
+ * (W 0) or -ENOMEM. */
 int mx_plan_sweep_load(const struct rp_sched *sched, size_t n_eps, unsigned width, size_t *rounds_p, uint64_t *probes_p,
 		       size_t *max_p);
 /* One direction at gbps (the lower link rate of its endpoints, Gb/s > 0). */
