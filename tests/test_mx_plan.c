@@ -589,29 +589,35 @@ static void with_sweep(json_t *root)
 				      "flaky", 0, "cleared", 1, "screen_s", "elapsed_s", 1.5));
 }
 
+/* The fixture's matrix.sweep.key = v (an integer). */
+static void sweep_set(json_t *root, const char *key, json_int_t v)
+{
+	json_object_set_new(json_object_get(json_object_get(root, "matrix"), "sweep"), key, json_integer(v));
+}
+
 static void with_sweep_dead(json_t *root)
 {
 	with_sweep(root);
-	json_object_set_new(json_object_get(json_object_get(root, "matrix"), "sweep"), "unreachable", json_integer(2));
+	sweep_set(root, "unreachable", 2);
 }
 
 static void with_sweep_clean(json_t *root)
 {
 	with_sweep(root);
-	json_object_set_new(json_object_get(json_object_get(root, "matrix"), "sweep"), "cleared", json_integer(0));
-	json_object_set_new(json_object_get(json_object_get(root, "matrix"), "sweep"), "rounds", json_integer(2));
+	sweep_set(root, "cleared", 0);
+	sweep_set(root, "rounds", 2);
 }
 
 static void with_sweep_one_round(json_t *root)
 {
 	with_sweep_clean(root);
-	json_object_set_new(json_object_get(json_object_get(root, "matrix"), "sweep"), "rounds", json_integer(1));
+	sweep_set(root, "rounds", 1);
 }
 
 static void with_sweep_late(json_t *root)
 {
 	with_sweep(root);
-	json_object_set_new(json_object_get(json_object_get(root, "matrix"), "sweep"), "late_rounds", json_integer(1));
+	sweep_set(root, "late_rounds", 1);
 }
 
 static void with_sweep_untimed(json_t *root)
