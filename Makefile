@@ -24,7 +24,9 @@ SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 # +dirty: the sources differ from the commit (a benchmark's binary must not claim a commit it is not)
-GITREV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- lib bench Makefile 2>/dev/null || echo +dirty)
+# (outside a git checkout, a source package: "unknown", with nothing to differ from)
+GITREV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git rev-parse --verify -q HEAD >/dev/null 2>&1 && \
+	    { git diff --quiet HEAD -- lib bench Makefile || echo +dirty; })
 
 PKGS     := libibverbs librdmacm jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
