@@ -11,9 +11,9 @@
 #   RP_BENCH_ARGS="-s 64K -n 200"       matrix options of every run and plan
 #   RP_BENCH_RAW=DIR                    where the raw files go (default results/plan-accuracy-raw)
 # Before the measured runs, one unmeasured 8-rank matrix (sample:1, 4 KiB, no sweep) warms the
-# guest: the first 8-rank launch of a boot took 1.4-2.2 s more start-up than the next one (MPI
-# 10.2 s against 8.8 s), and without it whichever of the full and the one-round run came first paid
-# for it (results/plan-accuracy-hold.md).
+# guest, so that neither measured run is a boot's first 8-rank launch. (Added when the full run's
+# start-up was 1.4-2.2 s above the one-round run's in results/plan-accuracy-hold.md; with it the
+# difference was 0.0-2.2 s in results/plan-accuracy-probe.md: MPI_Init's own variation under TCG.)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
