@@ -1,4 +1,5 @@
-/* verdict.c: thresholds, outliers, fabrics and drain; see verdict.h. */
+/* verdict.c: thresholds, outliers, fabrics, the nodes' recommendations; the blame is in verdict_blame.c.
+ * See verdict.h. */
 #include "verdict.h"
 
 #include <ctype.h>
@@ -13,6 +14,7 @@
 #include "pairs.h"
 #include "retest.h"
 #include "util.h"
+#include "verdict_int.h"
 
 void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg)
 {
@@ -21,6 +23,8 @@ void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg)
 	cfg->outlier = RP_VERDICT_OUTLIER_DEFAULT;
 	cfg->interval_drop = RP_VERDICT_INTERVAL_DROP_DEFAULT;
 	cfg->retest = RP_RETEST_DEFAULT;
+	cfg->alpha = RP_VERDICT_ALPHA_DEFAULT;
+	cfg->topology = NULL;
 }
 
 int rp_verdict_min_bw_parse(const char *s, struct rp_verdict_cfg *cfg)
@@ -426,97 +430,6 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	return 0;
 }
 
-/* Greedy vertex cover of the blamable failures: drain the endpoint with the most, repeat. Each
- * endpoint's failed pairs are indexed (adj), so draining one costs its own pairs, not all pairs. */
-static int cover_failures(size_t n_eps, const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v,
-			  const size_t *cov, size_t max_cov)
-{
-	size_t n = ps->n;
-	uint32_t *deg = calloc(n_eps ? n_eps : 1, sizeof(*deg));
-	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
-	size_t *adj = NULL, n_live = 0;
-	char *live = calloc(n ? n : 1, 1);
-	int rc = 0;
-
-	if (!deg || !start || !fill || !live) {
-		rc = rp_error(-ENOMEM, "verdict: allocate failure graph for %zu pairs", n);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
-		uint32_t fa = v->eps[a].fabric, fb = v->eps[b].fabric;
-		struct rp_pair_peek pk;
-
-		rp_pairs_peek(ps, i, &pk);
-		if (pk.status == RP_ST_OK || pk.confirm != RP_CONFIRM_CONFIRMED || v->eps[a].drain ||
-		    v->eps[b].drain)
-			continue;   /* only a confirmed failure blames anyone */
-		if (fa != fb && cov[fa] == max_cov && cov[fb] == max_cov)
-			continue;         /* two complete fabrics (rails) do not reach each other: expected */
-		live[i] = 1;
-		n_live++;
-		deg[a]++;
-		deg[b]++;
-	}
-	for (size_t e = 0; e < n_eps; e++)
-		start[e + 1] = start[e] + deg[e];
-	adj = calloc(2 * n_live + 1, sizeof(*adj));
-	if (!adj) {
-		rc = rp_error(-ENOMEM, "verdict: allocate failure graph for %zu pairs", n_live);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!live[i])
-			continue;
-		adj[start[pair_eps[2 * i]] + fill[pair_eps[2 * i]]++] = i;
-		adj[start[pair_eps[2 * i + 1]] + fill[pair_eps[2 * i + 1]]++] = i;
-	}
-	for (;;) {
-		size_t best = SIZE_MAX;
-		bool tie = false;
-
-		for (size_t e = 0; e < n_eps; e++)
-			if (deg[e] > 0 && (best == SIZE_MAX || deg[e] >= deg[best]))
-				best = e;
-		if (best == SIZE_MAX)
-			break;
-		/* A failure whose other end failed as often is no evidence against either: blame nobody. */
-		for (size_t k = start[best]; k < start[best + 1]; k++) {
-			size_t i = adj[k];
-			uint32_t other = pair_eps[2 * i] == best ? pair_eps[2 * i + 1] : pair_eps[2 * i];
-
-			tie |= live[i] && other != best && deg[other] == deg[best];
-		}
-		if (!tie) {
-			v->eps[best].drain = true;
-			snprintf(v->eps[best].why, sizeof(v->eps[best].why), "%u of %u pairs failed on its fabric (%u confirmed)",
-				 v->eps[best].failed, v->eps[best].pairs, v->eps[best].confirmed);
-		}
-		for (size_t k = start[best]; k < start[best + 1]; k++) {
-			size_t i = adj[k];
-			uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
-
-			if (!live[i] || (tie && deg[a == best ? b : a] != deg[best]))
-				continue;
-			live[i] = 0;
-			deg[a]--;
-			deg[b]--;
-			if (tie) {
-				v->eps[a].ambiguous++;
-				v->eps[b].ambiguous++;
-				v->n_ambiguous++;
-			}
-		}
-	}
-out:
-	free(deg);
-	free(start);
-	free(fill);
-	free(adj);
-	free(live);
-	return rc;
-}
-
 /* Per node: the endpoints, how many drained, and "=dev:port,..." of the rest. */
 static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_verdict *v)
 {
@@ -631,17 +544,10 @@ int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	rc = fabrics_compute(eps, n_eps, pair_eps, ps, v, cov, ep_node);
 	if (rc)
 		goto out;
-	for (size_t e = 0; e < n_eps; e++) {
-		struct rp_verdict_ep *ve = &v->eps[e];
-
-		if (ve->measured && !ve->worked && ve->confirmed == ve->failed) {
-			ve->drain = true;
-			snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed", ve->pairs);
-		} else if (ve->worked && cov[ve->fabric] > max_cov) {
-			max_cov = cov[ve->fabric];
-		}
-	}
-	rc = cover_failures(n_eps, pair_eps, ps, v, cov, max_cov);
+	for (size_t e = 0; e < n_eps; e++)
+		if (v->eps[e].worked && cov[v->eps[e].fabric] > max_cov)
+			max_cov = cov[v->eps[e].fabric];
+	rc = rp_verdict_blame(cfg, eps, n_eps, pair_eps, ps, cov, max_cov, v);
 	if (!rc)
 		rc = nodes_fill(eps, n_eps, v);
 out:
@@ -703,5 +609,7 @@ void rp_verdict_fini(struct rp_verdict *v)
 		free(v->nodes[k].recommended);
 	free(v->nodes);
 	free(v->eps);
+	free(v->paths);
+	free(v->suspects);
 	memset(v, 0, sizeof(*v));
 }

@@ -28,17 +28,31 @@
  * cfg.retest is 0), UNCONFIRMED (failed once, not measured again yet) or the pair is FLAKY (failed,
  * then passed). Only CONFIRMED failures count for drains; an UNCONFIRMED failure still fails the run.
  *
- * Drain, per endpoint (node, device, port), on confirmed failures only:
+ * Blame (lib/verdict_blame.c), per endpoint (node, device, port), on confirmed failures only. The
+ * unit of evidence is a PEER PAIR (two endpoints, whatever directions and sizes were measured): it
+ * failed when any of its results is a confirmed failure, it passed when one moved data and none
+ * failed; an unconfirmed failure alone is no evidence either way.
  *   1. "Fabrics" are the groups of endpoints that moved data with each other (connected components).
- *      An endpoint whose pairs all failed, each failure confirmed, moved data with nobody: drain it.
- *   2. Failed pairs between two complete fabrics (each reaching as many nodes as the widest fabric:
- *      separate rails) are expected and blame nobody. Every other confirmed failure blames one of its
- *      endpoints: the one with more such failures (a greedy vertex cover: the endpoint with the most
- *      goes first, ties to the later endpoint). A failure whose two ends have as many failures each is
- *      no evidence against either (one pair failing, or failures only between two adapters): it blames
- *      nobody and counts in n_ambiguous and both endpoints' ambiguous; never a guessed drain.
- *   3. What is left passed against every measured peer on its fabric: the node's recommended
- *      NCCL_IB_HCA is "=dev:port,dev:port,..." of those (exact names, explicit ports), or none.
+ *      Peer pairs between two complete fabrics (each reaching as many nodes as the widest fabric:
+ *      separate rails) are expected to fail and are left out of everything below.
+ *   2. An endpoint that failed with every peer it was measured with, when at least one of those
+ *      peers passed with someone else ("reaches no peer that the others reach"), is drained.
+ *   3. The background: each fabric's rate of failed peer pairs among endpoints not blamed (a
+ *      pseudo-count keeps it above 0 on small fabrics). An endpoint is drained when its failed peers
+ *      are improbable under that rate: the binomial tail P(X >= failed | peers, rate) under
+ *      cfg.alpha with Holm's correction over every endpoint tested, counting only failures with
+ *      peers that are not themselves under suspicion (two endpoints that fail only with each other,
+ *      or two halves of a fabric that fail with each other, explain nothing: neither is drained).
+ *      Repeated until nothing changes: a drained endpoint's pairs leave the background.
+ *   4. Failed peer pairs that no drained endpoint explains are PATH FAULTS (v->paths): reported
+ *      (RP_VERDICT_PATH_TEXT), never a drain. n_ambiguous counts their confirmed failed results.
+ *   5. With cfg.topology (lib/fabtopo.h), the failures are also localized to components (adapter,
+ *      cable, leaf, leaf-spine link, spine): v->suspects, ranked; only adapters are ever drained.
+ *      Without it the suspects are the drained adapters and, when path faults exist, one
+ *      RP_SUSPECT_FABRIC entry for them.
+ *   6. What is left passed against every measured peer on its fabric: the node's recommended
+ *      NCCL_IB_HCA is "=dev:port,dev:port,..." of those (exact names, explicit ports), or none. A node
+ *      is to drain as a whole (Slurm) only when every adapter of it is drained (n_drain == n_eps).
  */
 #ifndef RP_VERDICT_H
 #define RP_VERDICT_H
@@ -50,6 +64,7 @@
 #include "result.h"
 
 struct rp_drift;
+struct rp_fabtopo;
 struct rp_matrix_conc;
 
 struct rp_verdict_cfg {
@@ -58,11 +73,15 @@ struct rp_verdict_cfg {
 	double outlier;               /* fraction of the row/column median; 0 = none */
 	double interval_drop;         /* warn when gbps_min < interval_drop x gbps; 0 = none */
 	unsigned retest;              /* --retest: how often a failure is measured again (0: one sample decides) */
+	double alpha;                 /* the chance of a false drain per run the blame test allows (family-wise) */
+	const struct rp_fabtopo *topology;   /* --topology (lib/fabtopo.h); NULL: none */
 };
 
 #define RP_VERDICT_MIN_BW_DEFAULT 0.9
 #define RP_VERDICT_OUTLIER_DEFAULT 0.5
 #define RP_VERDICT_INTERVAL_DROP_DEFAULT 0.1
+#define RP_VERDICT_ALPHA_DEFAULT 1e-3
+#define RP_VERDICT_PATH_TEXT "failures diffuse across the fabric: suspect switches or routing"
 
 void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg);
 /* Parse a --min-bw value (see above) into cfg. 0 or -EINVAL / -ERANGE; does not log. */
@@ -75,9 +94,38 @@ struct rp_verdict_ep {
 	bool worked;                  /* moved data with at least one peer */
 	bool drain;
 	char why[160];                /* why it is drained, "" otherwise */
-	uint32_t ambiguous;           /* confirmed failures it shares with a peer that failed as often: blamed on neither */
+	uint32_t ambiguous;           /* its confirmed failed results that no drain explains (path faults) */
+	uint32_t peers, peers_failed; /* peer pairs (other endpoints) measured, and how many failed (confirmed) */
 	uint32_t fabric;              /* component id (the smallest endpoint number in it) */
 };
+
+/* A path fault: a failed peer pair that no drained endpoint explains. */
+struct rp_verdict_path {
+	uint32_t a, b;                /* endpoint numbers, a <= b */
+	uint32_t failed;              /* its confirmed failed results (directions, sizes) */
+};
+
+enum rp_suspect_kind {
+	RP_SUSPECT_ADAPTER = 0,       /* the adapter itself (drained) */
+	RP_SUSPECT_CABLE,             /* the adapter's cable / leaf port (topology known) */
+	RP_SUSPECT_LEAF,              /* a leaf switch */
+	RP_SUSPECT_UPLINK,            /* a leaf-spine link */
+	RP_SUSPECT_SPINE,             /* a spine switch */
+	RP_SUSPECT_FABRIC,            /* no topology: the path faults as a whole (RP_VERDICT_PATH_TEXT) */
+};
+
+/* A component that explains failed peer pairs, most likely first in v->suspects. */
+struct rp_verdict_suspect {
+	enum rp_suspect_kind kind;
+	char name[128];               /* "node0003/mlx5_1:1", "leaf1-3", "leaf1-3 - spine5", "fabric" */
+	uint32_t ep;                  /* ADAPTER, CABLE: the endpoint; UINT32_MAX otherwise */
+	uint32_t failed, measured;    /* peer pairs through it: failed (confirmed), measured */
+	double confidence;            /* 0..1: how sure the blame is */
+	bool drain;                   /* ADAPTER/CABLE: the endpoint is drained for it */
+	char why[200];
+};
+
+const char *rp_suspect_kind_str(enum rp_suspect_kind k);   /* "adapter", "cable", "leaf", ... */
 
 struct rp_verdict_node {
 	size_t first_ep, n_eps;       /* its endpoints: eps[first_ep .. first_ep + n_eps) */
@@ -93,7 +141,12 @@ struct rp_verdict {
 	size_t n_interval_drop;       /* pairs with RP_PW_INTERVAL_DROP */
 	size_t n_lossy;               /* pairs with RP_PW_LOSSY (port counters: retransmissions) */
 	size_t n_mtu_mismatch;        /* pairs with RP_PW_MTU_MISMATCH */
-	size_t n_ambiguous;           /* confirmed failures blamed on neither end (a tie, see above) */
+	size_t n_ambiguous;           /* confirmed failed results blamed on neither end (path faults) */
+	double background;            /* estimated background rate of failed peer pairs (widest fabric) */
+	struct rp_verdict_path *paths;   /* path faults, by (a, b) */
+	size_t n_paths;
+	struct rp_verdict_suspect *suspects;   /* ranked, most likely first */
+	size_t n_suspects;
 	bool pass;
 	struct rp_verdict_ep *eps;    /* n_eps entries, same order as the endpoints given */
 	size_t n_eps;

@@ -1,0 +1,55 @@
+/* verdict_int.h: what the verdict's parts share (not a contract for the rest of the project). */
+#ifndef RP_VERDICT_INT_H
+#define RP_VERDICT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pairs.h"
+#include "verdict.h"
+
+/* A peer pair's class, as the blame reads it (verdict.h, "Blame"). */
+enum rp_peer_class { RP_PEER_UNKNOWN = 0, RP_PEER_OK = 1, RP_PEER_FAILED = 2 };
+
+/* The peer pairs of every endpoint, each once, from the judged and classified pairs: for endpoint e,
+ * ent[start[e] .. start[e + 1]) hold (peer << 2 | class), one entry per distinct peer, self pairs and
+ * the pairs expected to fail (between two complete fabrics) left out. */
+struct rp_peer_index {
+	size_t n_eps;
+	size_t *start;                /* n_eps + 1 */
+	uint32_t *ent;
+};
+
+int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_pairs *ps,
+			const struct rp_verdict *v, const size_t *cov, size_t max_cov);
+void rp_peer_index_fini(struct rp_peer_index *pi);
+
+static inline uint32_t rp_peer_of(uint32_t ent)
+{
+	return ent >> 2;
+}
+
+static inline enum rp_peer_class rp_peer_class_of(uint32_t ent)
+{
+	return (enum rp_peer_class)(ent & 3u);
+}
+
+/* Whether result i is expected to fail: between two complete fabrics (separate rails). */
+bool rp_verdict_expected(const struct rp_verdict *v, uint32_t a, uint32_t b, const size_t *cov, size_t max_cov);
+
+/* log P(X >= k) for X ~ Binomial(n, p): 0 when k <= n p (the tail is then at least about 1/2, which
+ * never blames anyone), -INFINITY when p is 0 and k > 0. */
+double rp_verdict_log_binom_tail(uint32_t k, uint32_t n, double p);
+
+/* Steps 2-4 of the blame (verdict.h): drains (v->eps[].drain, why), peers, background, path faults
+ * and the suspects without topology. v->eps[].fabric is set. 0 or -ENOMEM. */
+int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+		     const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov,
+		     struct rp_verdict *v);
+
+/* Step 5: localize with cfg->topology over the peer index (lib/verdict_localize.c). Appends suspects,
+ * may drain adapters (the cable/adapter component with its endpoint). 0, -ENOMEM. */
+int rp_verdict_localize(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+			const struct rp_peer_index *pi, struct rp_verdict *v);
+
+#endif
