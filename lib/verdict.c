@@ -547,6 +547,10 @@ int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	for (size_t e = 0; e < n_eps; e++)
 		if (v->eps[e].worked && cov[v->eps[e].fabric] > max_cov)
 			max_cov = cov[v->eps[e].fabric];
+	/* Separate rails share their nodes: two fabrics of at most half the nodes each are a fabric cut
+	 * in two (a switch between them), not rails, and their failures are evidence. */
+	if (n_eps && 2 * max_cov <= ep_node[n_eps - 1] + 1)
+		max_cov = SIZE_MAX;
 	rc = rp_verdict_blame(cfg, eps, n_eps, pair_eps, ps, cov, max_cov, v);
 	if (!rc)
 		rc = nodes_fill(eps, n_eps, v);

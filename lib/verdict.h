@@ -33,8 +33,9 @@
  * failed when any of its results is a confirmed failure, it passed when one moved data and none
  * failed; an unconfirmed failure alone is no evidence either way.
  *   1. "Fabrics" are the groups of endpoints that moved data with each other (connected components).
- *      Peer pairs between two complete fabrics (each reaching as many nodes as the widest fabric:
- *      separate rails) are expected to fail and are left out of everything below.
+ *      Peer pairs between two complete fabrics (each reaching as many nodes as the widest fabric, and
+ *      that more than half of the nodes: separate rails) are expected to fail and are left out of
+ *      everything below.
  *   2. An endpoint that failed with every peer it was measured with, when at least one of those
  *      peers passed with someone else ("reaches no peer that the others reach"), is drained.
  *   3. The background: each fabric's rate of failed peer pairs among endpoints not blamed (a

@@ -158,8 +158,8 @@ struct blame {
 	double log_alpha;
 	bool *out;                    /* drained */
 	bool *cand;                   /* under suspicion in this round */
-	uint32_t *group;              /* per endpoint: the fabric whose background applies to it */
-	double *p0;                   /* per fabric id: the background rate */
+	uint32_t *group;              /* per endpoint: its background group (groups_compute), an endpoint number */
+	double *p0;                   /* per group: the background rate */
 	double *lp;                   /* per endpoint: log p-value of this round */
 	uint32_t *ok;                 /* per endpoint: peers it passed with (all of them) */
 	uint32_t *order;              /* scratch: endpoints sorted by lp */
@@ -185,34 +185,54 @@ static void ep_count(const struct blame *B, uint32_t e, bool skip_cand, uint32_t
 	*n_p = n;
 }
 
-/* The fabric a pair's background belongs to: its wider end's. */
-static uint32_t pair_group(const struct blame *B, uint32_t a, uint32_t b)
+static uint32_t group_find(uint32_t *g, uint32_t x)
 {
-	uint32_t ga = B->group[a], gb = B->group[b];
+	while (g[x] != x) {
+		g[x] = g[g[x]];
+		x = g[x];
+	}
+	return x;
+}
 
-	return B->cov[ga] >= B->cov[gb] ? ga : gb;
+/* The background groups: endpoints joined by any peer pair with evidence (passed or failed), the pairs
+ * expected to fail left out. A fabric cut in two is one group (its halves' failures are its own
+ * background), separate rails are separate groups. */
+static void groups_compute(struct blame *B)
+{
+	const struct rp_peer_index *pi = B->pi;
+
+	for (uint32_t e = 0; e < B->n_eps; e++)
+		B->group[e] = e;
+	for (uint32_t e = 0; e < B->n_eps; e++) {
+		for (size_t x = pi->start[e]; x < pi->start[e + 1]; x++) {
+			uint32_t a, b;
+
+			if (rp_peer_class_of(pi->ent[x]) == RP_PEER_UNKNOWN)
+				continue;
+			a = group_find(B->group, e);
+			b = group_find(B->group, rp_peer_of(pi->ent[x]));
+			if (a != b)
+				B->group[a > b ? a : b] = a < b ? a : b;
+		}
+	}
+	for (uint32_t e = 0; e < B->n_eps; e++)
+		B->group[e] = group_find(B->group, e);
 }
 
 /* Step 2: drain what failed with every peer when one of those peers passed with someone else. Also
- * the per-endpoint ok counts and groups the rest needs. */
+ * the background groups and per-endpoint counts the rest needs. */
 static void unreachable_blame(struct blame *B)
 {
 	const struct rp_peer_index *pi = B->pi;
 	struct rp_verdict *v = B->v;
 
+	groups_compute(B);
 	for (size_t e = 0; e < B->n_eps; e++) {
-		uint32_t best = v->eps[e].fabric;
-
 		for (size_t x = pi->start[e]; x < pi->start[e + 1]; x++) {
-			uint32_t p = rp_peer_of(pi->ent[x]);
-
 			B->ok[e] += rp_peer_class_of(pi->ent[x]) == RP_PEER_OK;
 			v->eps[e].peers += rp_peer_class_of(pi->ent[x]) != RP_PEER_UNKNOWN;
 			v->eps[e].peers_failed += rp_peer_class_of(pi->ent[x]) == RP_PEER_FAILED;
-			if (B->cov[v->eps[p].fabric] > B->cov[best])
-				best = v->eps[p].fabric;
 		}
-		B->group[e] = best;
 	}
 	for (size_t e = 0; e < B->n_eps; e++) {
 		struct rp_verdict_ep *ve = &v->eps[e];
@@ -250,7 +270,7 @@ static void background_compute(struct blame *B, double *F, double *N)
 
 			if (p < e || B->out[p] || c == RP_PEER_UNKNOWN)
 				continue;
-			g = pair_group(B, e, p);
+			g = B->group[e];
 			N[g]++;
 			F[g] += c == RP_PEER_FAILED;
 		}

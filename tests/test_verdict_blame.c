@@ -1,0 +1,343 @@
+/* test_verdict_blame.c: blame by evidence (lib/verdict_blame.c): a fabric's background of random pair
+ * failures drains nobody; dead, mostly failing and wholly failing adapters are still drained; two
+ * endpoints failing only with each other, or two halves of a fabric, are path faults. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pairs.h"
+#include "verdict.h"
+#include "verdict_int.h"
+
+/* A fabric of nodes x adapters measured as the rail pattern does (every ordered pair of endpoints with
+ * the same adapter number), kept compact: per result its status and confirmation only. */
+struct scene {
+	struct rp_endpoint *eps;
+	size_t n_eps, nodes, adapters;
+	uint32_t *pair_eps;
+	uint8_t *status, *confirm;
+	size_t n;
+};
+
+static struct rp_pair_result *scene_get(const struct rp_pairs *ps, size_t i, struct rp_pair_result *tmp)
+{
+	const struct scene *s = ps->arg;
+
+	rp_pair_result_init(tmp, &s->eps[s->pair_eps[2 * i]], &s->eps[s->pair_eps[2 * i + 1]]);
+	tmp->gbps = 380;
+	tmp->verified = s->status[i] == RP_ST_OK;
+	tmp->status = (enum rp_status)s->status[i];
+	if (s->status[i] != RP_ST_OK)
+		snprintf(tmp->reason, sizeof(tmp->reason), "synthetic");
+	tmp->confirm = (enum rp_confirm)s->confirm[i];
+	return tmp;
+}
+
+static int scene_put(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r)
+{
+	const struct scene *s = ps->arg;
+
+	s->status[i] = (uint8_t)r->status;
+	s->confirm[i] = (uint8_t)r->confirm;
+	return 0;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Whether the unordered pair {a, b} is dead at rate p under seed (as the simulator's random-dead). */
+static bool random_dead(uint64_t seed, uint32_t a, uint32_t b, double p)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+
+	return (double)(mix(seed ^ mix(lo << 32 | hi)) >> 11) / 9007199254740992.0 < p;
+}
+
+static void scene_init(struct scene *s, size_t nodes, size_t adapters)
+{
+	size_t cap;
+
+	memset(s, 0, sizeof(*s));
+	s->nodes = nodes;
+	s->adapters = adapters;
+	s->n_eps = nodes * adapters;
+	cap = s->n_eps * nodes;
+	s->eps = calloc(s->n_eps, sizeof(*s->eps));
+	s->pair_eps = calloc(2 * cap, sizeof(*s->pair_eps));
+	s->status = calloc(cap, 1);
+	s->confirm = calloc(cap, 1);
+	assert_non_null(s->eps);
+	assert_non_null(s->pair_eps);
+	assert_non_null(s->status);
+	assert_non_null(s->confirm);
+	for (size_t e = 0; e < s->n_eps; e++) {
+		snprintf(s->eps[e].node, sizeof(s->eps[e].node), "node%03zu", e / adapters);
+		snprintf(s->eps[e].device, sizeof(s->eps[e].device), "mlx5_%zu", e % adapters);
+		s->eps[e].port = 1;
+		s->eps[e].link_gbps = 400;
+	}
+	for (uint32_t a = 0; a < s->n_eps; a++)
+		for (uint32_t b = 0; b < s->n_eps; b++)
+			if (a != b && a % adapters == b % adapters) {
+				s->pair_eps[2 * s->n] = a;
+				s->pair_eps[2 * s->n + 1] = b;
+				s->status[s->n++] = RP_ST_OK;
+			}
+}
+
+static void scene_fini(struct scene *s)
+{
+	free(s->eps);
+	free(s->pair_eps);
+	free(s->status);
+	free(s->confirm);
+}
+
+/* Every result between a and b (both directions) fails. */
+static void scene_kill(struct scene *s, uint32_t a, uint32_t b)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t x = s->pair_eps[2 * i], y = s->pair_eps[2 * i + 1];
+
+		if ((x == a && y == b) || (x == b && y == a))
+			s->status[i] = RP_ST_RETRY_EXCEEDED;
+	}
+}
+
+/* Random dead pairs at rate p; returns how many unordered pairs died. */
+static size_t scene_random_dead(struct scene *s, uint64_t seed, double p)
+{
+	size_t dead = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t a = s->pair_eps[2 * i], b = s->pair_eps[2 * i + 1];
+
+		if (random_dead(seed, a, b, p)) {
+			s->status[i] = RP_ST_RETRY_EXCEEDED;
+			dead += a < b;
+		}
+	}
+	return dead;
+}
+
+static int scene_judge(struct scene *s, struct rp_verdict *v)
+{
+	struct rp_verdict_cfg c = { .min_bw = 0, .outlier = 0 };   /* retest 0: one sample decides */
+	struct rp_pairs ps = { .n = s->n, .get = scene_get, .put = scene_put, .arg = s };
+
+	return rp_verdict_judge(&c, s->eps, s->n_eps, s->pair_eps, &ps, v);
+}
+
+static size_t drained(const struct rp_verdict *v)
+{
+	size_t n = 0;
+
+	for (size_t e = 0; e < v->n_eps; e++)
+		n += v->eps[e].drain;
+	return n;
+}
+
+/* The issue's case, unit-sized: rail over 256 nodes (two rails here, eight in the issue; each rail is
+ * its own fabric), every unordered pair dead at 1% or 2%. The count-based verdict drained most
+ * adapters; now nobody is drained and every dead pair is a path fault. */
+static void test_background_drains_nobody(void **state)
+{
+	static const double rates[] = { 0.005, 0.01, 0.02 };
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+		for (uint64_t seed = 12; seed < 15; seed++) {
+			struct scene s;
+			struct rp_verdict v;
+			size_t dead;
+
+			scene_init(&s, 256, 2);
+			dead = scene_random_dead(&s, seed, rates[r]);
+			assert_true(dead > 0);
+			assert_int_equal(scene_judge(&s, &v), 0);
+			if (drained(&v))
+				fail_msg("rate %.3f seed %llu: %zu adapters drained, e.g. %s", rates[r],
+					 (unsigned long long)seed, drained(&v), v.n_suspects ? v.suspects[0].why : "");
+			assert_false(v.pass);
+			assert_int_equal(v.n_paths, dead);
+			assert_int_equal(v.n_ambiguous, 2 * dead);
+			assert_true(v.background > rates[r] / 2 && v.background < rates[r] * 2);
+			assert_int_equal(v.n_suspects, 1);
+			assert_int_equal(v.suspects[0].kind, RP_SUSPECT_FABRIC);
+			assert_int_equal(v.suspects[0].failed, dead);
+			assert_non_null(strstr(v.suspects[0].why, RP_VERDICT_PATH_TEXT));
+			for (size_t k = 0; k < s.nodes; k++)
+				assert_int_equal(v.nodes[k].n_drain, 0);
+			rp_verdict_fini(&v);
+			scene_fini(&s);
+		}
+	}
+}
+
+/* Over a 2% background: a dead adapter, one failing with 60% of its peers, a node whose adapters all
+ * fail, and one that works with a single peer only: exactly those are drained. */
+static void test_faulty_adapters_drained_over_background(void **state)
+{
+	struct scene s;
+	struct rp_verdict v;
+	const uint32_t dead = 2 * 17, most = 2 * 90 + 1, node = 200, single = 2 * 33;
+
+	(void)state;
+	scene_init(&s, 256, 2);
+	scene_random_dead(&s, 7, 0.02);
+	for (uint32_t p = 0; p < s.n_eps; p++) {
+		if (p % 2 == dead % 2)
+			scene_kill(&s, dead, p);
+		if (p % 2 == most % 2 && mix(p) % 10 < 6)
+			scene_kill(&s, most, p);
+		if (p % 2 == single % 2 && p != 2 * 34)
+			scene_kill(&s, single, p);
+		scene_kill(&s, 2 * node, p);
+		scene_kill(&s, 2 * node + 1, p);
+	}
+	assert_int_equal(scene_judge(&s, &v), 0);
+	for (uint32_t e = 0; e < s.n_eps; e++) {
+		bool want = e == dead || e == most || e / 2 == node || e == single;
+
+		if (v.eps[e].drain != want)
+			fail_msg("endpoint %u: drain %d, want %d (%s)", e, v.eps[e].drain, want, v.eps[e].why);
+	}
+	assert_int_equal(v.nodes[node].n_drain, 2);
+	assert_null(v.nodes[node].recommended);
+	assert_non_null(strstr(v.eps[dead].why, "reached no peer"));
+	assert_non_null(strstr(v.eps[most].why, "failed on its fabric"));
+	assert_non_null(strstr(v.eps[single].why, "failed on its fabric"));
+	/* the drained adapters first among the suspects, the rest of the failures as path faults */
+	assert_int_equal(v.n_suspects, 6);
+	for (size_t k = 0; k < 5; k++) {
+		assert_int_equal(v.suspects[k].kind, RP_SUSPECT_ADAPTER);
+		assert_true(v.suspects[k].drain);
+		assert_true(v.suspects[k].confidence > 0.999);
+	}
+	assert_int_equal(v.suspects[5].kind, RP_SUSPECT_FABRIC);
+	assert_true(v.n_paths > 0);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
+/* Two nodes, one adapter each, one dead link between them: nobody can tell which end is bad. The
+ * count-based verdict drained both ("reached no peer"); now neither, one path fault. */
+static void test_two_endpoints_one_dead_link(void **state)
+{
+	struct scene s;
+	struct rp_verdict v;
+
+	(void)state;
+	scene_init(&s, 2, 1);
+	scene_kill(&s, 0, 1);
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_false(v.pass);
+	assert_false(v.eps[0].drain);
+	assert_false(v.eps[1].drain);
+	assert_int_equal(v.n_paths, 1);
+	assert_int_equal(v.paths[0].a, 0);
+	assert_int_equal(v.paths[0].b, 1);
+	assert_int_equal(v.paths[0].failed, 2);
+	assert_int_equal(v.n_ambiguous, 2);
+	assert_string_equal(v.nodes[0].recommended, "=mlx5_0:1");
+	assert_int_equal(v.n_suspects, 1);
+	assert_int_equal(v.suspects[0].kind, RP_SUSPECT_FABRIC);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
+/* 32 endpoints on one fabric: two that fail only with each other, then two halves that fail with each
+ * other (a switch between them): path faults, nothing drained. */
+static void test_shared_failures_drain_nobody(void **state)
+{
+	struct scene s;
+	struct rp_verdict v;
+
+	(void)state;
+	scene_init(&s, 32, 1);
+	scene_kill(&s, 3, 9);
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.n_paths, 1);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+
+	scene_init(&s, 32, 1);
+	for (uint32_t a = 0; a < 16; a++)
+		for (uint32_t b = 16; b < 32; b++)
+			scene_kill(&s, a, b);
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.n_paths, 16 * 16);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
+/* Failures that were never confirmed are no evidence: a dead adapter measured once with retest on is
+ * not drained until a retest confirms it ("retest before you condemn"). */
+static void test_unconfirmed_is_no_evidence(void **state)
+{
+	struct scene s;
+	struct rp_verdict v;
+	struct rp_verdict_cfg c = { .min_bw = 0, .outlier = 0, .retest = 1 };
+	struct rp_pairs ps;
+
+	(void)state;
+	scene_init(&s, 16, 1);
+	for (uint32_t p = 1; p < 16; p++)
+		scene_kill(&s, 0, p);
+	ps = (struct rp_pairs){ .n = s.n, .get = scene_get, .put = scene_put, .arg = &s };
+	assert_int_equal(rp_verdict_judge(&c, s.eps, s.n_eps, s.pair_eps, &ps, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.n_unconfirmed, 30);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
+/* The tail against a direct sum of the binomial terms. */
+static void test_binom_tail(void **state)
+{
+	static const struct { uint32_t k, n; double p; } t[] = {
+		{ 5, 20, 0.1 }, { 12, 255, 0.01 }, { 3, 3, 0.2 }, { 40, 200, 0.05 }, { 1, 1, 0.5 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		double sum = 0;
+
+		for (uint32_t x = t[i].k; x <= t[i].n; x++)
+			sum += exp(lgamma(t[i].n + 1.0) - lgamma(x + 1.0) - lgamma(t[i].n - x + 1.0) + x * log(t[i].p) +
+				   (t[i].n - x) * log1p(-t[i].p));
+		assert_true(fabs(rp_verdict_log_binom_tail(t[i].k, t[i].n, t[i].p) - log(sum)) < 1e-9);
+	}
+	assert_true(rp_verdict_log_binom_tail(0, 10, 0.1) == 0);
+	assert_true(rp_verdict_log_binom_tail(1, 10, 0.5) == 0);       /* k below the mean: 1 */
+	assert_true(isinf(rp_verdict_log_binom_tail(1, 10, 0)));
+	assert_true(rp_verdict_log_binom_tail(255, 255, 0.02) < -900);  /* no underflow to 0 */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_background_drains_nobody),
+		cmocka_unit_test(test_faulty_adapters_drained_over_background),
+		cmocka_unit_test(test_two_endpoints_one_dead_link),
+		cmocka_unit_test(test_shared_failures_drain_nobody),
+		cmocka_unit_test(test_unconfirmed_is_no_evidence),
+		cmocka_unit_test(test_binom_tail),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
