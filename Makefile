@@ -179,8 +179,16 @@ $(BUILD)/scripts/html_synth.o: CPPFLAGS += -Itests
 $(BUILD)/html-synth: $(BUILD)/scripts/html_synth.o $(BUILD)/tests/mx_view.o $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
+# A simulated fabric's topology file (scripts/bench-localize.sh); built by check.
+$(BUILD)/sim-topology: $(BUILD)/scripts/sim_topology.o $(BUILD)/librdmaprobe.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# The localization scorer's scenarios (scripts/bench-localize.sh); built by check.
+$(BUILD)/localize-score: $(BUILD)/scripts/localize_score.o $(BUILD)/librdmaprobe.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
 # Unit tests: every test binary runs; the run fails if any fails.
-check: $(TEST_BIN) $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC) $(BUILD)/html-synth
+check: $(TEST_BIN) $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC) $(BUILD)/html-synth $(BUILD)/sim-topology $(BUILD)/localize-score
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
@@ -219,7 +227,7 @@ features:
 
 clean:
 	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(DOC) $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck
-	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck $(BUILD)/html-synth
+	rm -rf $(BUILD)/*.a $(BUILD)/rdmaprobe $(BUILD)/lib $(BUILD)/bench $(BUILD)/tests $(BUILD)/fuzz $(BUILD)/scripts $(BUILD)/gpucheck $(BUILD)/html-synth $(BUILD)/sim-topology $(BUILD)/localize-score
 	rm -rf $(BUILD)/mpi $(BUILD)/rdmaprobe-mpi.so
 
--include $(MPI_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d $(BUILD)/scripts/html_synth.d
+-include $(MPI_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(BUILD)/scripts/gpucheck.d $(BUILD)/scripts/html_synth.d $(BUILD)/scripts/sim_topology.d $(BUILD)/scripts/localize_score.d

@@ -488,6 +488,7 @@ int cmd_loopback(int argc, char **argv)
 	status = rp_cli_nccl_crash_status(&lb.e, status);
 out:
 	rp_verdict_fini(&lb.v);
+	rp_cli_verdict_fini(&lb.vc);
 	rp_cli_ops_fini(&lb.ops);
 	free(lb.conc_meta);
 	free(lb.conc);

@@ -688,6 +688,7 @@ out:
 	free(F.run.ctx.dead);
 	free(F.rep_eps);
 	mx_run_fini(&F.run);
+	rp_cli_verdict_fini(&o->vc);
 	free(cmd_line);
 	fflush(stdout);
 	fflush(stderr);

@@ -440,6 +440,7 @@ out:
 		any_dead |= F.S.dead[r];
 	rp_sim_run_fini(&F.S);
 	rp_sim_model_fini(&m);
+	rp_cli_verdict_fini(&o->vc);
 	fflush(stdout);
 	fflush(stderr);
 	/* MPI_Finalize synchronises with every rank; with one gone it could wait forever */

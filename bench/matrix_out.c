@@ -17,6 +17,14 @@
 #include "report.h"
 #include "report_html.h"
 #include "report_junit.h"
+#include "verdict_cli.h"
+#include "verdict_json.h"
+
+/* Endpoint e of an mx_ep array, for the verdict's writers. */
+static const struct rp_endpoint *mx_ep_of(const void *arg, size_t e)
+{
+	return &((const struct mx_ep *)arg)[e].ep;
+}
 
 #define MX_GRID_MAX 16   /* endpoints up to which stdout shows a grid */
 
@@ -99,6 +107,8 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(vj, "min_bw_unit", json_string(o->vcfg->min_bw_absolute ? "Gb/s" : "fraction of link rate"), &bad);
 	jset(vj, "outlier", json_real(o->vcfg->outlier), &bad);
 	jset(vj, "interval_drop", json_real(o->vcfg->interval_drop), &bad);
+	jset(vj, "suspects", rp_verdict_suspects_json(v), &bad);
+	jset(vj, "path_faults", rp_verdict_paths_json(v, mx_ep_of, o->eps, 1000), &bad);
 	for (size_t k = 0; !bad && k < v->n_nodes; k++) {
 		const struct rp_verdict_node *nd = &v->nodes[k];
 		json_t *j = json_object(), *list = json_array(), *drain = json_array(), *why = json_object();
@@ -535,6 +545,7 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 				printf(" %s (%s)", rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name)), v->eps[e].why);
 		printf("; NCCL_IB_HCA=%s\n", nd->recommended ? nd->recommended : "(none: no adapter passed)");
 	}
+	rp_cli_print_suspects(v, mx_ep_of, o->eps, 20);
 	for (size_t i = 0; i < mr->n && shown < 20; i++) {
 		const struct rp_pair_result *r = rp_pairs_get(judged, i, &tmp);
 

@@ -1,11 +1,13 @@
 /* verdict_cli.c: the shared verdict options and their text; see verdict_cli.h. */
 #include "verdict_cli.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "fabtopo.h"
 #include "retest.h"
 #include "util.h"
 
@@ -24,6 +26,7 @@ size_t rp_cli_verdict_opts(struct rp_cli_verdict *v, struct rp_opt *t)
 		{ "min-bw", 0, RP_OPT_STR, &v->min_bw_s, 0, 0, "X", "fail pairs below X: 0.9 / 90% of link rate, or 180G (default 0.9; soft devices: absolute only)", NULL },
 		{ "outlier", 0, RP_OPT_DOUBLE, &v->outlier, 0, 1, "F", "fail pairs below F x their row/column median (default 0.5; 0 off)", &v->outlier_seen },
 		{ "interval-drop", 0, RP_OPT_DOUBLE, &v->interval_drop, 0, 1, "F", "warn when the slowest --interval is below F x the average (default 0.1; 0 off)", &v->interval_drop_seen },
+		{ "topology", 0, RP_OPT_STR, &v->topology_s, 0, 0, "FILE", "the fabric's switches (native or Slurm topology.conf): localize failures to adapters, cables, leaves, uplinks, spines", NULL },
 	};
 
 	memcpy(t, opts, sizeof(opts));
@@ -40,6 +43,16 @@ int rp_cli_verdict_finish(struct rp_cli_verdict *v, const char *cmd, bool latenc
 	v->cfg.outlier = v->outlier;
 	v->cfg.interval_drop = v->interval_drop;
 	v->cfg.retest = (unsigned)v->retest;
+	if (v->topology_s) {
+		char err[512];
+		int rc = rp_fabtopo_load(v->topology_s, &v->topo, err, sizeof(err));
+
+		if (rc) {
+			fprintf(stderr, "rdmaprobe %s: --topology: %s\n", cmd, err);
+			return rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
+		}
+		v->cfg.topology = v->topo;
+	}
 	if (!latency)
 		return 0;
 	if (v->min_bw_s || v->outlier_seen || v->interval_drop_seen) {
@@ -51,6 +64,13 @@ int rp_cli_verdict_finish(struct rp_cli_verdict *v, const char *cmd, bool latenc
 	v->cfg.outlier = 0;
 	v->cfg.interval_drop = 0;
 	return 0;
+}
+
+void rp_cli_verdict_fini(struct rp_cli_verdict *v)
+{
+	rp_fabtopo_destroy(v->topo);
+	v->topo = NULL;
+	v->cfg.topology = NULL;
 }
 
 void rp_cli_print_judgement(const struct rp_pair_result *r)
@@ -76,6 +96,40 @@ static void codes_fill(const struct rp_pair_result *res, size_t n, char *buf, si
 	for (int s = 1; s < RP_ST_COUNT_ && used < len; s++)
 		if (counts[s])
 			used += (size_t)snprintf(buf + used, len - used, " %s %zu", rp_status_code((enum rp_status)s), counts[s]);
+}
+
+static const struct rp_endpoint *ep_of_array(const void *arg, size_t e)
+{
+	return &((const struct rp_endpoint *)arg)[e];
+}
+
+void rp_cli_print_suspects(const struct rp_verdict *v, const struct rp_endpoint *(*ep_of)(const void *arg, size_t e),
+			   const void *arg, size_t max_paths)
+{
+	bool listed = v->n_suspects > 1 || (v->n_suspects == 1 && v->suspects[0].kind != RP_SUSPECT_FABRIC);
+
+	for (size_t k = 0; listed && k < v->n_suspects; k++) {
+		const struct rp_verdict_suspect *s = &v->suspects[k];
+
+		if (k == 0)
+			printf("suspects (most likely first):\n");
+		printf("  %zu. %s %s: %u of %u peer pairs through it failed, confidence %.3f%s: %s\n", k + 1,
+		       rp_suspect_kind_str(s->kind), s->name, s->failed, s->measured, s->confidence,
+		       s->drain ? ", drained" : "", s->why);
+	}
+	if (!v->n_paths)
+		return;
+	printf("path faults: %zu peer pair%s failed that no %s explains (%zu results; background %.3g%%): %s\n",
+	       v->n_paths, v->n_paths == 1 ? "" : "s", v->localized ? "suspect" : "adapter", v->n_ambiguous,
+	       100 * v->background, RP_VERDICT_PATH_TEXT);
+	for (size_t i = 0; i < v->n_paths && i < max_paths; i++) {
+		const struct rp_endpoint *a = ep_of(arg, v->paths[i].a), *b = ep_of(arg, v->paths[i].b);
+
+		printf("  %s/%s:%d <-> %s/%s:%d (%u failed)\n", a->node, a->device, a->port, b->node, b->device, b->port,
+		       v->paths[i].failed);
+	}
+	if (v->n_paths > max_paths)
+		printf("  ... and %zu more (see the reports)\n", v->n_paths - max_paths);
 }
 
 void rp_cli_print_verdict(const struct rp_cli_verdict *vc, const struct rp_verdict *v, const struct rp_endpoint *eps,
@@ -104,14 +158,7 @@ void rp_cli_print_verdict(const struct rp_cli_verdict *vc, const struct rp_verdi
 		if (v->eps[e].drain)
 			printf("drain: %s on %s (%s)\n", rp_verdict_ep_name(&eps[e], name, sizeof(name)), eps[e].node,
 			       v->eps[e].why);
-	if (v->n_ambiguous) {
-		printf("note: %zu confirmed failure%s blamed on neither end (each end failed as often):", v->n_ambiguous,
-		       v->n_ambiguous == 1 ? "" : "s");
-		for (size_t e = 0; e < v->n_eps; e++)
-			if (v->eps[e].ambiguous && !v->eps[e].drain)
-				printf(" %s", rp_verdict_ep_name(&eps[e], name, sizeof(name)));
-		printf("; measure them against other peers\n");
-	}
+	rp_cli_print_suspects(v, ep_of_array, eps, 10);
 	if (v->n_unconfirmed)
 		printf("note: %zu failure%s not confirmed by a retest%s: reported, never a reason to drain\n",
 		       v->n_unconfirmed, v->n_unconfirmed == 1 ? " was" : "s were", stop_sig ? " (interrupted)" : "");

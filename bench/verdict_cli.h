@@ -11,16 +11,18 @@
 #include "opts.h"
 #include "verdict.h"
 
-#define RP_CLI_VERDICT_OPTS 3   /* how many options rp_cli_verdict_opts() appends */
+#define RP_CLI_VERDICT_OPTS 4   /* how many options rp_cli_verdict_opts() appends */
 
 struct rp_cli_verdict {
 	/* raw option values */
 	const char *min_bw_s;
+	const char *topology_s;       /* --topology FILE (lib/fabtopo.h) */
 	double outlier, interval_drop;
 	uint64_t retest;
 	bool outlier_seen, interval_drop_seen;
 	/* derived */
 	struct rp_verdict_cfg cfg;
+	struct rp_fabtopo *topo;      /* --topology, loaded; cfg.topology points to it */
 };
 
 /* Defaults into *v (rp_verdict_cfg_default). */
@@ -30,6 +32,9 @@ size_t rp_cli_verdict_opts(struct rp_cli_verdict *v, struct rp_opt *table);
 /* Validate and derive v->cfg. In latency mode the bandwidth rules are off by default and giving one
  * is a usage error. Prints one specific message; returns 0 or 2 (usage). */
 int rp_cli_verdict_finish(struct rp_cli_verdict *v, const char *cmd, bool latency);
+
+/* Free what rp_cli_verdict_finish loaded (the topology). */
+void rp_cli_verdict_fini(struct rp_cli_verdict *v);
 
 /* The lines under a pair's result: how it held up on retest, and each warning (nominal_link_rate is
  * said once, by rp_cli_print_verdict). */
@@ -41,5 +46,10 @@ void rp_cli_print_judgement(const struct rp_pair_result *r);
  * planned: how many pairs the run was to measure. */
 void rp_cli_print_verdict(const struct rp_cli_verdict *vc, const struct rp_verdict *v, const struct rp_endpoint *eps,
 			  const struct rp_pair_result *res, size_t n, size_t planned, int stop_sig);
+
+/* The verdict's suspects (when any is more than the path faults as a whole) and its path faults, at
+ * most max_paths of them listed; ep_of(arg, e) gives endpoint e. */
+void rp_cli_print_suspects(const struct rp_verdict *v, const struct rp_endpoint *(*ep_of)(const void *arg, size_t e),
+			   const void *arg, size_t max_paths);
 
 #endif

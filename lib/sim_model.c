@@ -10,6 +10,7 @@
 
 #include "counters.h"
 #include "engine.h"
+#include "sim_fabric.h"
 #include "util.h"
 
 #define LINE_MAX_LEN 1024
@@ -20,7 +21,7 @@ struct parse {
 	struct rp_sim_model *m;
 	struct rp_sim_error *err;
 	unsigned line;
-	bool seen[16];
+	bool seen[32];
 	bool named;                   /* an override resolved names: naming settings are closed */
 };
 
@@ -144,7 +145,8 @@ static int name_ok(const char *s)
 
 enum kw_id {
 	KW_NODES, KW_ADAPTERS, KW_NODE_PREFIX, KW_NODE_DIGITS, KW_DEVICE_PREFIX, KW_RATE, KW_BANDWIDTH,
-	KW_LATENCY, KW_SETUP, KW_OVERHEAD, KW_RANDOM_DEAD, KW_DEAD, KW_LOSSY, KW_SLOW, KW_DEAD_EP,
+	KW_LATENCY, KW_SETUP, KW_OVERHEAD, KW_RANDOM_DEAD, KW_DEAD, KW_LOSSY, KW_SLOW, KW_DEAD_EP, KW_FABRIC,
+	KW_FAULT,
 };
 
 static const struct {
@@ -161,6 +163,7 @@ static const struct {
 	[KW_RANDOM_DEAD] = { "random-dead", 2, true, false }, [KW_DEAD] = { "dead", 2, false, false },
 	[KW_LOSSY] = { "lossy", 3, false, false },         [KW_SLOW] = { "slow", 3, false, false },
 	[KW_DEAD_EP] = { "dead-endpoint", 1, false, false },
+	[KW_FABRIC] = { "fabric", 3, true, false },        [KW_FAULT] = { "fault", 3, false, false },
 };
 
 /* A setting with one value. */
@@ -257,6 +260,12 @@ static int override(struct parse *p, enum kw_id k, char **w)
 
 	if (rc)
 		return rc;
+	if (k == KW_FABRIC || k == KW_FAULT) {     /* lib/sim_fabric.h */
+		char msg[200];
+
+		rc = k == KW_FABRIC ? rp_sim_fabric_parse(m, w, msg, sizeof(msg)) : rp_sim_fault_parse(m, w, msg, sizeof(msg));
+		return rc == -EINVAL ? perr(p, "%s", msg) : rc;
+	}
 	if (ep_resolve(p, kw, w[1], &a))
 		return -EINVAL;
 	if (k == KW_DEAD_EP) {
@@ -325,10 +334,10 @@ static int parse_line(struct parse *p, char *s)
 		if (keywords[k].naming && p->named)
 			return perr(p, "%s must come before the first override (the names are fixed by then)", w[0]);
 		p->seen[k] = true;
-		return keywords[k].setting ? setting(p, (enum kw_id)k, w) : override(p, (enum kw_id)k, w);
+		return keywords[k].setting && k != KW_FABRIC ? setting(p, (enum kw_id)k, w) : override(p, (enum kw_id)k, w);
 	}
 	return perr(p, "unknown keyword '%s' (nodes, adapters, node-prefix, node-digits, device-prefix, rate, "
-		    "bandwidth, latency, setup, round-overhead, random-dead, dead, lossy, slow, dead-endpoint)", w[0]);
+		    "bandwidth, latency, setup, round-overhead, random-dead, dead, lossy, slow, dead-endpoint, fabric, fault)", w[0]);
 }
 
 /* After the last line: what is required, and the defaults that depend on other settings. */
@@ -445,6 +454,8 @@ void rp_sim_model_fini(struct rp_sim_model *m)
 {
 	free(m->ovr);
 	free(m->dead_ep);
+	rp_sim_fabric_free(m->fabric);
+	m->fabric = NULL;
 	m->ovr = NULL;
 	m->dead_ep = NULL;
 	m->n_ovr = m->cap_ovr = 0;
@@ -545,6 +556,10 @@ double rp_sim_dir(const struct rp_sim_model *m, const struct rp_engine_cfg *cfg,
 	double v = 0, bw = m->bw_gbps, t;
 	enum rp_sim_link k = rp_sim_link_of(m, src, dst, &v);
 	enum rp_status st;
+	double loss = 0;
+
+	if (k != RP_SIM_LINK_DEAD && rp_sim_fabric_dir(m, src, dst, &loss))
+		k = RP_SIM_LINK_DEAD;     /* a fault on the direction's route (lib/sim_fabric.h) */
 
 	rp_pair_result_init(res, src_ep, dst_ep);
 	res->msg_size = cfg->meas.msg_size;
@@ -566,6 +581,7 @@ double rp_sim_dir(const struct rp_sim_model *m, const struct rp_engine_cfg *cfg,
 		bw *= 1 - v;
 	else if (k == RP_SIM_LINK_SLOW && v < bw)
 		bw = v;
+	bw *= 1 - loss;
 	res->status = RP_ST_OK;
 	res->reason[0] = '\0';
 	if (cfg->meas.mode == RP_MODE_LAT) {

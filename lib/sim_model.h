@@ -25,6 +25,9 @@
  *   slow A B G              the pair runs at G Gb/s (0 < G, at most the rate)
  *   dead-endpoint A         every link of A is dead (an adapter behind a dead cable)
  *
+ * Switches (lib/sim_fabric.h): "fabric LEAF_PORTS SPINES dmodk|ecmp" makes the fabric a rail-optimized
+ * fat tree, "fault adapter|cable|leaf|uplink|spine NAME dead|lossy:P|flaky:P" breaks a component of it.
+ *
  * A link has at most one override. Errors name the line: "line 7: lossy: loss 1.5 is not in (0, 1)".
  *
  * The time model of one direction (what the engine would take, rp_sim_dir):
@@ -51,6 +54,8 @@
 #include "engine.h"
 #include "result.h"
 
+struct rp_sim_fabric;
+
 #define RP_SIM_MAX_NODES 65536
 #define RP_SIM_MAX_ADAPTERS 64
 #define RP_SIM_MAX_EPS (1u << 20)
@@ -76,6 +81,7 @@ struct rp_sim_model {
 	struct rp_sim_override *ovr;  /* sorted by (a, b) after parsing */
 	size_t n_ovr, cap_ovr;
 	bool *dead_ep;                /* nodes x adapters: dead-endpoint */
+	struct rp_sim_fabric *fabric; /* "fabric" (lib/sim_fabric.h); NULL: a flat fabric */
 };
 
 /* Where a file went wrong: its line (0: the file as a whole) and what. */

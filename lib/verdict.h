@@ -118,7 +118,7 @@ enum rp_suspect_kind {
 /* A component that explains failed peer pairs, most likely first in v->suspects. */
 struct rp_verdict_suspect {
 	enum rp_suspect_kind kind;
-	char name[128];               /* "node0003/mlx5_1:1", "leaf1-3", "leaf1-3 - spine5", "fabric" */
+	char name[128];               /* "node0003/mlx5_1:1", "leaf1-3", "leaf1-3 - spine5", "switches or routing" */
 	uint32_t ep;                  /* ADAPTER, CABLE: the endpoint; UINT32_MAX otherwise */
 	uint32_t failed, measured;    /* peer pairs through it: failed (confirmed), measured */
 	double confidence;            /* 0..1: how sure the blame is */
@@ -148,6 +148,7 @@ struct rp_verdict {
 	size_t n_paths;
 	struct rp_verdict_suspect *suspects;   /* ranked, most likely first */
 	size_t n_suspects;
+	bool localized;               /* the suspects come from a topology (cfg.topology) */
 	bool pass;
 	struct rp_verdict_ep *eps;    /* n_eps entries, same order as the endpoints given */
 	size_t n_eps;

@@ -360,9 +360,10 @@ static size_t test_round(struct blame *B)
 	return n_new;
 }
 
-/* Step 4: the confirmed failures no drain explains, as sorted, merged peer pairs in v->paths. */
+/* Step 4: the confirmed failures no drain (nor, with a topology, chosen component) explains, as
+ * sorted, merged peer pairs in v->paths. */
 static int paths_collect(const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov,
-			 struct rp_verdict *v)
+			 const struct rp_localize *L, struct rp_verdict *v)
 {
 	size_t cap = 0, n = 0;
 	struct rp_verdict_path *p = NULL;
@@ -373,7 +374,7 @@ static int paths_collect(const uint32_t *pair_eps, const struct rp_pairs *ps, co
 
 		rp_pairs_peek(ps, i, &pk);
 		if (result_class(&pk) != RP_PEER_FAILED || v->eps[a].drain || v->eps[b].drain ||
-		    rp_verdict_expected(v, a, b, cov, max_cov))
+		    rp_verdict_expected(v, a, b, cov, max_cov) || (L && a != b && rp_localize_explains(L, a, b)))
 			continue;
 		v->n_ambiguous++;
 		v->eps[a].ambiguous++;
@@ -461,7 +462,7 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, 
 		struct rp_verdict_suspect *s = &v->suspects[k++];
 
 		s->kind = RP_SUSPECT_FABRIC;
-		snprintf(s->name, sizeof(s->name), "fabric");
+		snprintf(s->name, sizeof(s->name), "switches or routing");
 		s->ep = UINT32_MAX;
 		s->failed = (uint32_t)v->n_paths;
 		s->measured = (uint32_t)(peers / 2);
@@ -488,6 +489,7 @@ static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const st
 		     const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov)
 {
 	double *F = calloc(B->n_eps ? B->n_eps : 1, sizeof(*F)), *N = calloc(B->n_eps ? B->n_eps : 1, sizeof(*N));
+	struct rp_localize *L = NULL;
 	int rc = 0;
 
 	if (!F || !N) {
@@ -501,12 +503,15 @@ static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const st
 		background_compute(B, F, N);
 	while (test_round(B) > 0);
 	B->v->background = widest_background(B, N);
-	rc = paths_collect(pair_eps, ps, cov, max_cov, B->v);
+	if (cfg->topology)
+		rc = rp_localize_run(&L, cfg, eps, B->n_eps, B->pi, B->v);
+	if (!rc)
+		rc = paths_collect(pair_eps, ps, cov, max_cov, L, B->v);
 	if (!rc) {
 		paths_merge(B->v);
-		rc = suspects_plain(eps, B, B->v);
+		rc = L ? rp_localize_suspects(L, eps, B->v) : suspects_plain(eps, B, B->v);
 	}
-	(void)cfg;
+	rp_localize_destroy(L);
 out:
 	free(F);
 	free(N);
@@ -536,8 +541,6 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 		rc = rp_error(-ENOMEM, "verdict: allocate the blame of %zu endpoints", n_eps);
 	if (!rc)
 		rc = blame_run(&B, cfg, eps, pair_eps, ps, cov, max_cov);
-	if (!rc && cfg->topology)
-		rc = rp_verdict_localize(cfg, eps, n_eps, &pi, v);
 	free(B.out);
 	free(B.cand);
 	free(B.group);

@@ -47,9 +47,16 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 		     const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov,
 		     struct rp_verdict *v);
 
-/* Step 5: localize with cfg->topology over the peer index (lib/verdict_localize.c). Appends suspects,
- * may drain adapters (the cable/adapter component with its endpoint). 0, -ENOMEM. */
-int rp_verdict_localize(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
-			const struct rp_peer_index *pi, struct rp_verdict *v);
+/* Step 5 (lib/verdict_localize.c): localize the failed peer pairs to components with cfg->topology.
+ * rp_localize_run decides the drains of the endpoints the topology places (an adapter is drained
+ * only when its own component is chosen); rp_localize_explains says whether a chosen component
+ * lies on a pair's path; rp_localize_suspects writes v->suspects (chosen first, then alternatives,
+ * then the unexplained failures as one fabric entry). */
+struct rp_localize;
+int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
+		    size_t n_eps, const struct rp_peer_index *pi, struct rp_verdict *v);
+bool rp_localize_explains(const struct rp_localize *L, uint32_t a, uint32_t b);
+int rp_localize_suspects(const struct rp_localize *L, const struct rp_endpoint *eps, struct rp_verdict *v);
+void rp_localize_destroy(struct rp_localize *L);
 
 #endif
