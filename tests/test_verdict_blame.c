@@ -12,7 +12,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fabtopo.h"
 #include "pairs.h"
+#include "sim_fabric.h"
+#include "sim_model.h"
 #include "verdict.h"
 #include "verdict_int.h"
 
@@ -306,6 +309,115 @@ static void test_unconfirmed_is_no_evidence(void **state)
 	scene_fini(&s);
 }
 
+/* A scene from a simulated fat tree (lib/sim_fabric.h): the rail pattern's directions dead where the
+ * model's route crosses a dead component or a random-dead pair; *topo the model's topology file, read. */
+static void scene_from_model(struct scene *s, const char *text, struct rp_fabtopo **topo)
+{
+	struct rp_sim_model m;
+	struct rp_sim_error err;
+	char *buf = NULL, e_text[256];
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(rp_sim_model_parse(text, strlen(text), &m, &err), 0);
+	scene_init(s, m.nodes, m.adapters);
+	for (uint32_t e = 0; e < s->n_eps; e++)
+		rp_sim_ep_names(&m, e, s->eps[e].node, sizeof(s->eps[e].node), s->eps[e].device, sizeof(s->eps[e].device));
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t a = s->pair_eps[2 * i], b = s->pair_eps[2 * i + 1];
+		double v, loss;
+
+		if (rp_sim_link_of(&m, a, b, &v) == RP_SIM_LINK_DEAD || rp_sim_fabric_dir(&m, a, b, &loss))
+			s->status[i] = RP_ST_RETRY_EXCEEDED;
+	}
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(rp_sim_fabric_write_topology(&m, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rp_fabtopo_parse("sim", buf, len, topo, e_text, sizeof(e_text)), 0);
+	free(buf);
+	rp_sim_model_fini(&m);
+}
+
+static int scene_judge_topo(struct scene *s, const struct rp_fabtopo *topo, struct rp_verdict *v)
+{
+	struct rp_verdict_cfg c = { .min_bw = 0, .outlier = 0, .topology = topo };
+	struct rp_pairs ps = { .n = s->n, .get = scene_get, .put = scene_put, .arg = s };
+
+	for (size_t i = 0; i < s->n; i++)
+		s->confirm[i] = 0;
+	return rp_verdict_judge(&c, s->eps, s->n_eps, s->pair_eps, &ps, v);
+}
+
+#define FAT_TREE "nodes 64\nadapters 2\nfabric 8 4 dmodk\nrandom-dead 0.01 5\n"
+
+/* A dead leaf-spine link over a 1% background: without the topology the adapters whose every
+ * cross-leaf direction crosses it fail with most peers and are drained (the rule); with it, the link
+ * is the first suspect, nothing is drained, and only the background is left as path faults. */
+static void test_localize_uplink(void **state)
+{
+	struct scene s;
+	struct rp_fabtopo *topo;
+	struct rp_verdict v;
+	size_t bg;
+
+	(void)state;
+	scene_from_model(&s, FAT_TREE, &topo);
+	bg = 0;
+	for (size_t i = 0; i < s.n; i++)
+		bg += s.status[i] != RP_ST_OK && s.pair_eps[2 * i] < s.pair_eps[2 * i + 1];
+	scene_fini(&s);
+	scene_from_model(&s, FAT_TREE "fault uplink leaf1-3:spine2 dead\n", &topo);
+	assert_int_equal(scene_judge_topo(&s, NULL, &v), 0);
+	assert_true(drained(&v) > 0);
+	assert_false(v.localized);
+	rp_verdict_fini(&v);
+	assert_int_equal(scene_judge_topo(&s, topo, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_true(v.localized);
+	assert_true(v.n_suspects >= 1);
+	assert_int_equal(v.suspects[0].kind, RP_SUSPECT_UPLINK);
+	assert_string_equal(v.suspects[0].name, "leaf1-3 - spine2");
+	assert_int_equal(v.suspects[0].failed, v.suspects[0].measured);
+	assert_true(v.suspects[0].confidence > 0.9);
+	assert_false(v.suspects[0].drain);
+	assert_true(v.n_paths <= bg);   /* the background (less what the link's pairs already had) */
+	rp_verdict_fini(&v);
+	rp_fabtopo_destroy(topo);
+	scene_fini(&s);
+}
+
+/* Two faults at once: a dead leaf and a dead adapter elsewhere. Only the adapter is drained (the
+ * adapters under the leaf are not at fault); both are the first two suspects. A node whose adapters
+ * are all dead has both drained. */
+static void test_localize_leaf_and_adapters(void **state)
+{
+	struct scene s;
+	struct rp_fabtopo *topo;
+	struct rp_verdict v;
+	uint32_t bad = 2 * 40 + 1;
+
+	(void)state;
+	scene_from_model(&s, FAT_TREE "fault leaf leaf0-2 dead\nfault adapter node40/mlx5_1 dead\n"
+			 "fault cable node50/mlx5_0 dead\nfault adapter node50/mlx5_1 dead\n", &topo);
+	assert_int_equal(scene_judge_topo(&s, topo, &v), 0);
+	for (uint32_t e = 0; e < s.n_eps; e++) {
+		bool want = e == bad || e / 2 == 50;
+
+		if (v.eps[e].drain != want)
+			fail_msg("endpoint %u: drain %d, want %d (%s)", e, v.eps[e].drain, want, v.eps[e].why);
+	}
+	assert_non_null(strstr(v.eps[bad].why, "adapter or its cable (leaf1-5 port 1)"));
+	assert_int_equal(v.nodes[50].n_drain, v.nodes[50].n_eps);
+	assert_true(v.n_suspects >= 4);
+	for (size_t k = 0; k < 4; k++)
+		assert_true(v.suspects[k].kind == RP_SUSPECT_LEAF ? strcmp(v.suspects[k].name, "leaf0-2") == 0
+				  : v.suspects[k].kind == RP_SUSPECT_ADAPTER && v.suspects[k].drain);
+	rp_verdict_fini(&v);
+	rp_fabtopo_destroy(topo);
+	scene_fini(&s);
+}
+
 /* The tail against a direct sum of the binomial terms. */
 static void test_binom_tail(void **state)
 {
@@ -336,6 +448,8 @@ int main(void)
 		cmocka_unit_test(test_two_endpoints_one_dead_link),
 		cmocka_unit_test(test_shared_failures_drain_nobody),
 		cmocka_unit_test(test_unconfirmed_is_no_evidence),
+		cmocka_unit_test(test_localize_uplink),
+		cmocka_unit_test(test_localize_leaf_and_adapters),
 		cmocka_unit_test(test_binom_tail),
 	};
 
