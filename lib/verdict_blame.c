@@ -153,7 +153,6 @@ void rp_peer_index_fini(struct rp_peer_index *pi)
 struct blame {
 	const struct rp_peer_index *pi;
 	struct rp_verdict *v;
-	const size_t *cov;
 	size_t n_eps;
 	double log_alpha;
 	bool *out;                    /* drained */
@@ -523,7 +522,7 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 		     struct rp_verdict *v)
 {
 	struct rp_peer_index pi;
-	struct blame B = { .pi = &pi, .v = v, .cov = cov, .n_eps = n_eps,
+	struct blame B = { .pi = &pi, .v = v, .n_eps = n_eps,
 			   .log_alpha = log(cfg->alpha > 0 && cfg->alpha < 1 ? cfg->alpha : RP_VERDICT_ALPHA_DEFAULT) };
 	size_t ne = n_eps ? n_eps : 1;
 	int rc = rp_peer_index_build(&pi, n_eps, pair_eps, ps, v, cov, max_cov);
