@@ -161,6 +161,7 @@ struct blame {
 	double *p0;                   /* per group: the background rate */
 	double *lp;                   /* per endpoint: log p-value of this round */
 	uint32_t *ok;                 /* per endpoint: peers it passed with (all of them) */
+	uint8_t *self;                /* per endpoint: its self pairs' classes, or'ed (RP_PEER_OK | _FAILED) */
 	uint32_t *order;              /* scratch: endpoints sorted by lp */
 	size_t m, j;                  /* endpoints tested; drained by the test so far (Holm) */
 };
@@ -218,7 +219,8 @@ static void groups_compute(struct blame *B)
 		B->group[e] = group_find(B->group, e);
 }
 
-/* Step 2: drain what failed with every peer when one of those peers passed with someone else. Also
+/* Step 2: drain what failed with every peer when one of those peers passed with someone else, or
+ * passed with no peer and failed its own loopback (a self pair, which leaves no adapter). Also
  * the background groups and per-endpoint counts the rest needs. */
 static void unreachable_blame(struct blame *B)
 {
@@ -237,11 +239,14 @@ static void unreachable_blame(struct blame *B)
 		struct rp_verdict_ep *ve = &v->eps[e];
 		bool reached = false;
 
-		if (B->ok[e] || !ve->peers_failed)
+		/* a loopback inside the adapter (a self pair) that only failed: the adapter itself */
+		bool self_bad = B->self[e] == RP_PEER_FAILED;
+
+		if (B->ok[e] || (!ve->peers_failed && !self_bad))
 			continue;
 		for (size_t x = pi->start[e]; x < pi->start[e + 1] && !reached; x++)
 			reached = rp_peer_class_of(pi->ent[x]) == RP_PEER_FAILED && B->ok[rp_peer_of(pi->ent[x])] > 0;
-		if (!reached)
+		if (!reached && !self_bad)
 			continue;     /* nobody it failed with reaches anyone either: no evidence against it */
 		B->out[e] = true;
 		ve->drain = true;
@@ -536,8 +541,17 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	B.lp = calloc(ne, sizeof(*B.lp));
 	B.ok = calloc(ne, sizeof(*B.ok));
 	B.order = calloc(ne, sizeof(*B.order));
-	if (!B.out || !B.cand || !B.group || !B.p0 || !B.lp || !B.ok || !B.order)
+	B.self = calloc(ne, sizeof(*B.self));
+	if (!B.out || !B.cand || !B.group || !B.p0 || !B.lp || !B.ok || !B.order || !B.self)
 		rc = rp_error(-ENOMEM, "verdict: allocate the blame of %zu endpoints", n_eps);
+	for (size_t i = 0; !rc && i < ps->n; i++) {
+		struct rp_pair_peek pk;
+
+		if (pair_eps[2 * i] != pair_eps[2 * i + 1])
+			continue;
+		rp_pairs_peek(ps, i, &pk);
+		B.self[pair_eps[2 * i]] |= (uint8_t)result_class(&pk);
+	}
 	if (!rc)
 		rc = blame_run(&B, cfg, eps, pair_eps, ps, cov, max_cov);
 	free(B.out);
@@ -547,6 +561,7 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	free(B.lp);
 	free(B.ok);
 	free(B.order);
+	free(B.self);
 	rp_peer_index_fini(&pi);
 	return rc;
 }

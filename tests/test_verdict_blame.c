@@ -418,6 +418,38 @@ static void test_localize_leaf_and_adapters(void **state)
 	scene_fini(&s);
 }
 
+/* A loopback of one adapter with itself (a self pair, which never leaves the adapter) that only
+ * failed: the adapter is drained, although it has no peer; one that passed, nothing; two adapters
+ * whose self pairs pass and whose pair with each other fails: a path fault. */
+static void test_self_pair(void **state)
+{
+	struct scene s;
+	struct rp_verdict v;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	scene_init(&s, 2, 1);
+	s.n = 0;
+	for (uint32_t e = 0; e < 2; e++) {
+		s.pair_eps[2 * s.n] = s.pair_eps[2 * s.n + 1] = e;
+		s.status[s.n++] = e == 1 ? RP_ST_RETRY_EXCEEDED : RP_ST_OK;
+	}
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_false(v.eps[0].drain);
+	assert_true(v.eps[1].drain);
+	assert_non_null(strstr(v.eps[1].why, "reached no peer"));
+	rp_verdict_fini(&v);
+	s.status[1] = RP_ST_OK;
+	s.pair_eps[2 * s.n] = 0;
+	s.pair_eps[2 * s.n + 1] = 1;
+	s.status[s.n++] = RP_ST_RETRY_EXCEEDED;
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.n_paths, 1);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
 /* The tail against a direct sum of the binomial terms. */
 static void test_binom_tail(void **state)
 {
@@ -450,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_unconfirmed_is_no_evidence),
 		cmocka_unit_test(test_localize_uplink),
 		cmocka_unit_test(test_localize_leaf_and_adapters),
+		cmocka_unit_test(test_self_pair),
 		cmocka_unit_test(test_binom_tail),
 	};
 
