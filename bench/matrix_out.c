@@ -109,6 +109,8 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(vj, "interval_drop", json_real(o->vcfg->interval_drop), &bad);
 	jset(vj, "suspects", rp_verdict_suspects_json(v), &bad);
 	jset(vj, "path_faults", rp_verdict_paths_json(v, mx_ep_of, o->eps, 1000), &bad);
+	jset(vj, "localized", json_boolean(v->localized), &bad);
+	jset(vj, "topology_unknown_endpoints", json_integer((json_int_t)v->topo_unknown), &bad);
 	for (size_t k = 0; !bad && k < v->n_nodes; k++) {
 		const struct rp_verdict_node *nd = &v->nodes[k];
 		json_t *j = json_object(), *list = json_array(), *drain = json_array(), *why = json_object();

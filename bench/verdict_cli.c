@@ -108,6 +108,10 @@ void rp_cli_print_suspects(const struct rp_verdict *v, const struct rp_endpoint 
 {
 	bool listed = v->n_suspects > 1 || (v->n_suspects == 1 && v->suspects[0].kind != RP_SUSPECT_FABRIC);
 
+	if (v->topo_unknown)
+		printf("note: --topology does not list %zu of the %zu endpoints: they are judged without it\n",
+		       v->topo_unknown, v->n_eps);
+
 	for (size_t k = 0; listed && k < v->n_suspects; k++) {
 		const struct rp_verdict_suspect *s = &v->suspects[k];
 

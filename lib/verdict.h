@@ -149,6 +149,7 @@ struct rp_verdict {
 	struct rp_verdict_suspect *suspects;   /* ranked, most likely first */
 	size_t n_suspects;
 	bool localized;               /* the suspects come from a topology (cfg.topology) */
+	size_t topo_unknown;          /* endpoints the topology does not list (judged without it) */
 	bool pass;
 	struct rp_verdict_ep *eps;    /* n_eps entries, same order as the endpoints given */
 	size_t n_eps;

@@ -162,6 +162,7 @@ struct blame {
 	double *lp;                   /* per endpoint: log p-value of this round */
 	uint32_t *ok;                 /* per endpoint: peers it passed with (all of them) */
 	uint8_t *self;                /* per endpoint: its self pairs' classes, or'ed (RP_PEER_OK | _FAILED) */
+	uint32_t *local;              /* per endpoint: confirmed failures its own side reported as local */
 	uint32_t *order;              /* scratch: endpoints sorted by lp */
 	size_t m, j;                  /* endpoints tested; drained by the test so far (Holm) */
 };
@@ -220,7 +221,8 @@ static void groups_compute(struct blame *B)
 }
 
 /* Step 2: drain what failed with every peer when one of those peers passed with someone else, or
- * passed with no peer and failed its own loopback (a self pair, which leaves no adapter). Also
+ * passed with no peer and failed on its own (its loopback inside the adapter, a self pair; or a
+ * failure its own side reported as local: no usable port, set-up, port down). Also
  * the background groups and per-endpoint counts the rest needs. */
 static void unreachable_blame(struct blame *B)
 {
@@ -239,18 +241,22 @@ static void unreachable_blame(struct blame *B)
 		struct rp_verdict_ep *ve = &v->eps[e];
 		bool reached = false;
 
-		/* a loopback inside the adapter (a self pair) that only failed: the adapter itself */
-		bool self_bad = B->self[e] == RP_PEER_FAILED;
+		/* its own failure: a loopback inside the adapter (a self pair) that only failed, or a failure
+		 * its own side reported as local (no usable port, set-up, its port went down) */
+		bool own = B->self[e] == RP_PEER_FAILED || B->local[e];
 
-		if (B->ok[e] || (!ve->peers_failed && !self_bad))
+		if (B->ok[e] || (!ve->peers_failed && !own))
 			continue;
 		for (size_t x = pi->start[e]; x < pi->start[e + 1] && !reached; x++)
 			reached = rp_peer_class_of(pi->ent[x]) == RP_PEER_FAILED && B->ok[rp_peer_of(pi->ent[x])] > 0;
-		if (!reached && !self_bad)
+		if (!reached && !own)
 			continue;     /* nobody it failed with reaches anyone either: no evidence against it */
 		B->out[e] = true;
 		ve->drain = true;
-		if (!ve->worked)
+		if (!ve->worked && B->local[e])
+			snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed, %u of them on its own side "
+				 "(no usable port, set-up or port down)", ve->pairs, B->local[e]);
+		else if (!ve->worked)
 			snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed", ve->pairs);
 		else
 			snprintf(ve->why, sizeof(ve->why), "failed with all %u peers it was measured with, who reach others",
@@ -522,6 +528,39 @@ out:
 	return rc;
 }
 
+/* A failure about the side that reported it, not the path: no usable port, a local set-up or
+ * registration failure, the port leaving ACTIVE. */
+static bool status_local(enum rp_status st)
+{
+	return st == RP_ST_NO_PORT || st == RP_ST_SETUP || st == RP_ST_REGISTRATION || st == RP_ST_PORT_DOWN;
+}
+
+/* The endpoints' own failures: self pairs' classes, and confirmed local failures by their cause side
+ * (no_usable_port without one: the end whose port is 0, none usable). */
+static int own_failures(struct blame *B, const struct rp_endpoint *eps, const uint32_t *pair_eps,
+			const struct rp_pairs *ps)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
+		struct rp_pair_result tmp, *r;
+		struct rp_pair_peek pk;
+
+		rp_pairs_peek(ps, i, &pk);
+		if (a == b)
+			B->self[a] |= (uint8_t)result_class(&pk);
+		if (result_class(&pk) != RP_PEER_FAILED || !status_local(pk.status))
+			continue;
+		r = rp_pairs_get(ps, i, &tmp);     /* a failure: the side is only in the whole result */
+		if (r->cause_side == RP_SIDE_SRC || r->cause_side == RP_SIDE_DST) {
+			B->local[r->cause_side == RP_SIDE_SRC ? a : b]++;
+		} else if (pk.status == RP_ST_NO_PORT) {
+			B->local[a] += eps[a].port == 0;
+			B->local[b] += b != a && eps[b].port == 0;
+		}
+	}
+	return 0;
+}
+
 int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		     const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov,
 		     struct rp_verdict *v)
@@ -542,16 +581,11 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	B.ok = calloc(ne, sizeof(*B.ok));
 	B.order = calloc(ne, sizeof(*B.order));
 	B.self = calloc(ne, sizeof(*B.self));
-	if (!B.out || !B.cand || !B.group || !B.p0 || !B.lp || !B.ok || !B.order || !B.self)
+	B.local = calloc(ne, sizeof(*B.local));
+	if (!B.out || !B.cand || !B.group || !B.p0 || !B.lp || !B.ok || !B.order || !B.self || !B.local)
 		rc = rp_error(-ENOMEM, "verdict: allocate the blame of %zu endpoints", n_eps);
-	for (size_t i = 0; !rc && i < ps->n; i++) {
-		struct rp_pair_peek pk;
-
-		if (pair_eps[2 * i] != pair_eps[2 * i + 1])
-			continue;
-		rp_pairs_peek(ps, i, &pk);
-		B.self[pair_eps[2 * i]] |= (uint8_t)result_class(&pk);
-	}
+	if (!rc)
+		rc = own_failures(&B, eps, pair_eps, ps);
 	if (!rc)
 		rc = blame_run(&B, cfg, eps, pair_eps, ps, cov, max_cov);
 	free(B.out);
@@ -562,6 +596,7 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	free(B.ok);
 	free(B.order);
 	free(B.self);
+	free(B.local);
 	rp_peer_index_fini(&pi);
 	return rc;
 }

@@ -253,6 +253,7 @@ int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, 
 		return rp_error(rc, "verdict: localize over %zu endpoints", n_eps);
 	}
 	drains_set(L, v);
+	v->topo_unknown = L->map.n_unknown;
 	*L_p = L;
 	return 0;
 }

@@ -7,6 +7,8 @@
 #   RP_LOC_N256=1000 RP_LOC_N1024=100      scenarios per size (scenario i is the same at every run)
 #   RP_LOC_PORTS=32 RP_LOC_SPINES=16       leaf ports and spines of the fat tree
 #   RP_LOC_NAME=localize                   results/NAME.md, results/NAME-raw/
+#   RP_LOC_UNKNOWN=300                     scenarios at 256 x 8 scored again with a topology whose routes
+#                                          are unknown (no route line: Slurm's topology.conf gives none)
 #
 # Each scenario (build/localize-score, scripts/localize_score.c): a background of random dead pairs
 # at a rate uniform in [0, 2%] and one fault by kind (scenario i has kind i % 10): none, adapter dead,
@@ -23,6 +25,7 @@ RAW=$ROOT/results/$NAME-raw
 OUT=$ROOT/results/$NAME.md
 N256=${RP_LOC_N256:-1000}
 N1024=${RP_LOC_N1024:-100}
+NUNK=${RP_LOC_UNKNOWN:-300}
 PORTS=${RP_LOC_PORTS:-32}
 SPINES=${RP_LOC_SPINES:-16}
 BIN=$ROOT/build/localize-score
@@ -30,17 +33,20 @@ BIN=$ROOT/build/localize-score
 make -C "$ROOT" -j2 build/localize-score build/rdmaprobe >/dev/null || exit 1
 mkdir -p "$RAW"
 
-run_size() {    # nodes count
-	local f="$RAW/${1}x8.txt" t0 t1
+run_size() {    # nodes count [suffix]
+	local f="$RAW/${1}x8${3:-}.txt" t0 t1
 	t0=$(date +%s)
 	nice "$BIN" "$1" 8 0 "$2" "$PORTS" "$SPINES" >"$f" || { echo "localize-score $1 failed" >&2; exit 1; }
 	t1=$(date +%s)
-	echo "$1 x 8: $2 scenarios in $((t1 - t0)) s" >&2
-	echo "$((t1 - t0))" >"$RAW/${1}x8.seconds"
+	echo "$1 x 8${3:-}: $2 scenarios in $((t1 - t0)) s" >&2
+	echo "$((t1 - t0))" >"$RAW/${1}x8${3:-}.seconds"
 }
 
-[ "$N256" -gt 0 ] && run_size 256 "$N256"
-[ "$N1024" -gt 0 ] && run_size 1024 "$N1024"
+[ "${RP_LOC_SKIP_RUN:-0}" = 1 ] || {
+	[ "$N256" -gt 0 ] && run_size 256 "$N256"
+	[ "$N1024" -gt 0 ] && run_size 1024 "$N1024"
+	[ "$NUNK" -gt 0 ] && RP_LOC_ROUTE=unknown run_size 256 "$NUNK" -routes-unknown
+}
 
 # Columns: i kind component bg topo drains correct expected top1 top3 paths seconds
 table() {    # file
@@ -94,17 +100,26 @@ table() {    # file
 	echo "top-1 / top-3: the faulty component is the first / among the first three suspects (the path-fault"
 	echo "summary entry not counted); without a topology only adapters can be suspects, so switch faults are"
 	echo "never found there (and their adapters are drained when they fail with most peers, as the rule says)."
-	for size in 256 1024; do
-		f="$RAW/${size}x8.txt"
+	for size in 256 1024 256-routes-unknown; do
+		f="$RAW/${size/-/x8-}.txt"
+		[ "$size" = "${size%-*}" ] && f="$RAW/${size}x8.txt"
 		[ -s "$f" ] || continue
 		echo
-		echo "## $size nodes x 8 adapters ($(awk '$5 == 0' "$f" | wc -l) scenarios, $(cat "$RAW/${size}x8.seconds") s)"
+		if [ "$size" != "${size%-*}" ]; then
+			echo "## ${size%%-*} nodes x 8 adapters, the topology without routes ($(awk '$5 == 0' "$f" | wc -l) scenarios, $(cat "${f%.txt}.seconds") s)"
+			echo
+			echo "The same scenarios (the first $NUNK) with the topology's \`route\` line left out, as Slurm's topology.conf gives"
+			echo "none: a pair between leaves may use any spine, so no uplink or spine is blamed on its own (\"with topology\""
+			echo "rows below; \"without topology\" rows repeat the first section's verdicts)."
+		else
+			echo "## $size nodes x 8 adapters ($(awk '$5 == 0' "$f" | wc -l) scenarios, $(cat "$RAW/${size}x8.seconds") s)"
+		fi
 		echo
 		echo "| verdict: fault kind | runs | drains | precision | recall | false drains / run | runs w/ false | top-1 | top-3 | verdict s |"
 		echo "|---|---|---|---|---|---|---|---|---|---|"
 		table "$f"
 	done
 	echo
-	echo "Raw lines: results/$NAME-raw/NODESx8.txt (i kind component background topology drains correct expected top1 top3 path-faults seconds)."
+	echo "Raw lines: results/$NAME-raw/NODESx8[-routes-unknown].txt (i kind component background topology drains correct expected top1 top3 path-faults seconds)."
 } >"$OUT"
 echo "wrote $OUT" >&2

@@ -450,6 +450,37 @@ static void test_self_pair(void **state)
 	scene_fini(&s);
 }
 
+/* Two nodes, one of whose adapters has no usable port (port 0, every result no_usable_port): that one
+ * is drained, its peer is not (before, as a lone dead link, neither would be). Three such ends with no
+ * port at all: all three. */
+static void test_no_port_is_its_own(void **state)
+{
+	struct scene s;
+	struct rp_verdict v;
+
+	(void)state;
+	scene_init(&s, 2, 1);
+	s.eps[1].port = 0;
+	for (size_t i = 0; i < s.n; i++)
+		s.status[i] = RP_ST_NO_PORT;
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_false(v.eps[0].drain);
+	assert_true(v.eps[1].drain);
+	assert_non_null(strstr(v.eps[1].why, "on its own side"));
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+
+	scene_init(&s, 3, 1);
+	for (size_t e = 0; e < 3; e++)
+		s.eps[e].port = 0;
+	for (size_t i = 0; i < s.n; i++)
+		s.status[i] = RP_ST_NO_PORT;
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_int_equal(drained(&v), 3);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
 /* The tail against a direct sum of the binomial terms. */
 static void test_binom_tail(void **state)
 {
@@ -483,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_localize_uplink),
 		cmocka_unit_test(test_localize_leaf_and_adapters),
 		cmocka_unit_test(test_self_pair),
+		cmocka_unit_test(test_no_port_is_its_own),
 		cmocka_unit_test(test_binom_tail),
 	};
 
