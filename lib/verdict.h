@@ -81,7 +81,7 @@ struct rp_verdict_cfg {
 #define RP_VERDICT_MIN_BW_DEFAULT 0.9
 #define RP_VERDICT_OUTLIER_DEFAULT 0.5
 #define RP_VERDICT_INTERVAL_DROP_DEFAULT 0.1
-#define RP_VERDICT_ALPHA_DEFAULT 1e-3
+#define RP_VERDICT_ALPHA_DEFAULT 1e-5
 #define RP_VERDICT_PATH_TEXT "failures diffuse across the fabric: suspect switches or routing"
 
 void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg);

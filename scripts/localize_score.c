@@ -162,6 +162,9 @@ static int judge(unsigned long i, const char *kind, const char *want_in, uint32_
 	for (size_t e = 0; e < n_eps; e++) {
 		drains += v.eps[e].drain;
 		correct += v.eps[e].drain && e == ep;
+		if (v.eps[e].drain && getenv("RP_LOC_VERBOSE"))   /* which, and why */
+			fprintf(stderr, "%lu topo %d: drain %s/%s: %s\n", i, topo != NULL, eps[e].node, eps[e].device,
+				v.eps[e].why);
 	}
 	for (size_t k = 0; k < v.n_suspects && want[0]; k++) {
 		if (v.suspects[k].kind == RP_SUSPECT_FABRIC)
