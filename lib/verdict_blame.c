@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabtopo.h"
 #include "log.h"
 
 const char *rp_suspect_kind_str(enum rp_suspect_kind k)
@@ -18,11 +19,43 @@ const char *rp_suspect_kind_str(enum rp_suspect_kind k)
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
-bool rp_verdict_expected(const struct rp_verdict *v, uint32_t a, uint32_t b, const size_t *cov, size_t max_cov)
+int rp_expect_init(struct rp_expect *x, const struct rp_verdict *v, const size_t *cov, size_t max_cov,
+		   const struct rp_fabtopo_map *map)
 {
-	uint32_t fa = v->eps[a].fabric, fb = v->eps[b].fabric;
+	*x = (struct rp_expect){ .v = v, .cov = cov, .max_cov = max_cov, .map = map };
+	if (!map)
+		return 0;
+	x->conn = calloc(map->n_leaves * map->n_leaves + 1, 1);
+	if (!x->conn)
+		return rp_error(-ENOMEM, "verdict: allocate %zu leaves' connections", map->n_leaves);
+	for (size_t l1 = 0; l1 < map->n_leaves; l1++)
+		for (size_t l2 = 0; l2 < map->n_leaves; l2++) {
+			bool c = l1 == l2;
 
-	return fa != fb && cov[fa] == max_cov && cov[fb] == max_cov;
+			for (size_t s = 0; s < map->n_spines && !c; s++)
+				c = map->up[l1 * map->n_spines + s] && map->up[l2 * map->n_spines + s];
+			x->conn[l1 * map->n_leaves + l2] = c;
+		}
+	return 0;
+}
+
+void rp_expect_fini(struct rp_expect *x)
+{
+	free(x->conn);
+	x->conn = NULL;
+}
+
+bool rp_expect_pair(const struct rp_expect *x, uint32_t a, uint32_t b)
+{
+	uint32_t fa = x->v->eps[a].fabric, fb = x->v->eps[b].fabric, la, lb;
+
+	if (fa == fb || x->cov[fa] != x->max_cov || x->cov[fb] != x->max_cov)
+		return false;
+	if (!x->map)
+		return true;
+	la = x->map->leaf[a];
+	lb = x->map->leaf[b];
+	return la == RP_FABTOPO_NONE || lb == RP_FABTOPO_NONE || !x->conn[(size_t)la * x->map->n_leaves + lb];
 }
 
 double rp_verdict_log_binom_tail(uint32_t k, uint32_t n, double p)
@@ -79,7 +112,7 @@ static size_t peers_dedupe(uint32_t *ent, size_t lo, size_t hi, size_t w, uint32
 }
 
 int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_pairs *ps,
-			const struct rp_verdict *v, const size_t *cov, size_t max_cov)
+			const struct rp_expect *x)
 {
 	size_t *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill)), total, w = 0;
 	uint32_t *stamp = calloc(n_eps ? n_eps : 1, sizeof(*stamp));
@@ -100,7 +133,7 @@ int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *
 	for (size_t i = 0; i < ps->n; i++) {
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
 
-		if (a != b && !rp_verdict_expected(v, a, b, cov, max_cov)) {
+		if (a != b && !rp_expect_pair(x, a, b)) {
 			pi->start[a + 1]++;
 			pi->start[b + 1]++;
 		}
@@ -118,7 +151,7 @@ int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *
 		struct rp_pair_peek pk;
 		uint32_t c;
 
-		if (a == b || rp_verdict_expected(v, a, b, cov, max_cov))
+		if (a == b || rp_expect_pair(x, a, b))
 			continue;
 		rp_pairs_peek(ps, i, &pk);
 		c = (uint32_t)result_class(&pk);
@@ -372,7 +405,7 @@ static size_t test_round(struct blame *B)
 
 /* Step 4: the confirmed failures no drain (nor, with a topology, chosen component) explains, as
  * sorted, merged peer pairs in v->paths. */
-static int paths_collect(const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov,
+static int paths_collect(const uint32_t *pair_eps, const struct rp_pairs *ps, const struct rp_expect *x,
 			 const struct rp_localize *L, struct rp_verdict *v)
 {
 	size_t cap = 0, n = 0;
@@ -384,7 +417,7 @@ static int paths_collect(const uint32_t *pair_eps, const struct rp_pairs *ps, co
 
 		rp_pairs_peek(ps, i, &pk);
 		if (result_class(&pk) != RP_PEER_FAILED || v->eps[a].drain || v->eps[b].drain ||
-		    rp_verdict_expected(v, a, b, cov, max_cov) || (L && a != b && rp_localize_explains(L, a, b)))
+		    rp_expect_pair(x, a, b) || (L && a != b && rp_localize_explains(L, a, b)))
 			continue;
 		v->n_ambiguous++;
 		v->eps[a].ambiguous++;
@@ -496,7 +529,7 @@ static double widest_background(const struct blame *B, const double *N)
 }
 
 static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
-		     const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov)
+		     const uint32_t *pair_eps, const struct rp_pairs *ps, const struct rp_expect *x)
 {
 	double *F = calloc(B->n_eps ? B->n_eps : 1, sizeof(*F)), *N = calloc(B->n_eps ? B->n_eps : 1, sizeof(*N));
 	struct rp_localize *L = NULL;
@@ -513,10 +546,10 @@ static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const st
 		background_compute(B, F, N);
 	while (test_round(B) > 0);
 	B->v->background = widest_background(B, N);
-	if (cfg->topology)
-		rc = rp_localize_run(&L, cfg, eps, B->n_eps, B->pi, B->v);
+	if (x->map)
+		rc = rp_localize_run(&L, cfg, x->map, eps, B->n_eps, B->pi, B->v);
 	if (!rc)
-		rc = paths_collect(pair_eps, ps, cov, max_cov, L, B->v);
+		rc = paths_collect(pair_eps, ps, x, L, B->v);
 	if (!rc) {
 		paths_merge(B->v);
 		rc = L ? rp_localize_suspects(L, eps, B->v) : suspects_plain(eps, B, B->v);
@@ -565,12 +598,28 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 		     const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov,
 		     struct rp_verdict *v)
 {
-	struct rp_peer_index pi;
+	struct rp_peer_index pi = { 0 };
 	struct blame B = { .pi = &pi, .v = v, .n_eps = n_eps,
 			   .log_alpha = log(cfg->alpha > 0 && cfg->alpha < 1 ? cfg->alpha : RP_VERDICT_ALPHA_DEFAULT) };
+	struct rp_fabtopo_map map, *mp = NULL;
+	struct rp_expect x = { 0 };
 	size_t ne = n_eps ? n_eps : 1;
-	int rc = rp_peer_index_build(&pi, n_eps, pair_eps, ps, v, cov, max_cov);
+	int rc = 0;
 
+	if (cfg->topology) {
+		rc = rp_fabtopo_map_build(cfg->topology, eps, n_eps, &map);
+		mp = rc ? NULL : &map;
+	}
+	if (!rc)
+		rc = rp_expect_init(&x, v, cov, max_cov, mp);
+	if (!rc)
+		rc = rp_peer_index_build(&pi, n_eps, pair_eps, ps, &x);
+	if (rc) {
+		rp_expect_fini(&x);
+		if (mp)
+			rp_fabtopo_map_fini(mp);
+		return rc;
+	}
 	if (rc)
 		return rc;
 	B.out = calloc(ne, sizeof(*B.out));
@@ -587,7 +636,7 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	if (!rc)
 		rc = own_failures(&B, eps, pair_eps, ps);
 	if (!rc)
-		rc = blame_run(&B, cfg, eps, pair_eps, ps, cov, max_cov);
+		rc = blame_run(&B, cfg, eps, pair_eps, ps, &x);
 	free(B.out);
 	free(B.cand);
 	free(B.group);
@@ -598,5 +647,8 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	free(B.self);
 	free(B.local);
 	rp_peer_index_fini(&pi);
+	rp_expect_fini(&x);
+	if (mp)
+		rp_fabtopo_map_fini(mp);
 	return rc;
 }

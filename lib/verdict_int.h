@@ -20,8 +20,25 @@ struct rp_peer_index {
 	uint32_t *ent;
 };
 
+struct rp_fabtopo_map;
+
+/* Which pairs are expected to fail: between two complete fabrics (separate rails), unless a topology
+ * connects their leaves (both ends listed, on one leaf or leaves sharing a spine). */
+struct rp_expect {
+	const struct rp_verdict *v;
+	const size_t *cov;
+	size_t max_cov;
+	const struct rp_fabtopo_map *map;   /* NULL: no topology */
+	uint8_t *conn;                /* map's leaves x leaves: 1 connected (allocated by rp_expect_init) */
+};
+
+int rp_expect_init(struct rp_expect *x, const struct rp_verdict *v, const size_t *cov, size_t max_cov,
+		   const struct rp_fabtopo_map *map);
+void rp_expect_fini(struct rp_expect *x);
+bool rp_expect_pair(const struct rp_expect *x, uint32_t a, uint32_t b);
+
 int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_pairs *ps,
-			const struct rp_verdict *v, const size_t *cov, size_t max_cov);
+			const struct rp_expect *x);
 void rp_peer_index_fini(struct rp_peer_index *pi);
 
 static inline uint32_t rp_peer_of(uint32_t ent)
@@ -33,9 +50,6 @@ static inline enum rp_peer_class rp_peer_class_of(uint32_t ent)
 {
 	return (enum rp_peer_class)(ent & 3u);
 }
-
-/* Whether result i is expected to fail: between two complete fabrics (separate rails). */
-bool rp_verdict_expected(const struct rp_verdict *v, uint32_t a, uint32_t b, const size_t *cov, size_t max_cov);
 
 /* log P(X >= k) for X ~ Binomial(n, p): 0 when k <= n p (the tail is then at least about 1/2, which
  * never blames anyone), -INFINITY when p is 0 and k > 0. */
@@ -53,8 +67,8 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
  * lies on a pair's path; rp_localize_suspects writes v->suspects (chosen first, then alternatives,
  * then the unexplained failures as one fabric entry). */
 struct rp_localize;
-int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
-		    size_t n_eps, const struct rp_peer_index *pi, struct rp_verdict *v);
+int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, const struct rp_fabtopo_map *map,
+		    const struct rp_endpoint *eps, size_t n_eps, const struct rp_peer_index *pi, struct rp_verdict *v);
 bool rp_localize_explains(const struct rp_localize *L, uint32_t a, uint32_t b);
 int rp_localize_suspects(const struct rp_localize *L, const struct rp_endpoint *eps, struct rp_verdict *v);
 void rp_localize_destroy(struct rp_localize *L);

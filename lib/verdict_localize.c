@@ -4,10 +4,11 @@
  * Components: each adapter (with its cable: the probes cannot tell them apart), each leaf, and with a
  * known route (dmodk) each leaf-spine link and each spine. A peer pair passes through both adapters,
  * their leaves, and between two leaves the uplinks and spines of both directions' routes. Greedy, as
- * a set cover weighted by evidence: the background rate is the failed share of the pairs through no
- * chosen component; a component is a candidate when its unexplained failures are improbable under it
- * (binomial tail, Holm over the components); the candidate with the highest log-likelihood ratio
- * (its own failure rate against the background) is chosen, its pairs are explained, and so on. */
+ * a set cover weighted by evidence: a component's background rate is the failed share of the pairs
+ * through neither it nor a chosen component; a component is a candidate when its unexplained
+ * failures are improbable under it (binomial tail, Holm over the components); the candidate with the
+ * highest log-likelihood ratio (its own failure rate against its background) is chosen, its pairs
+ * are explained, and so on. */
 #include "verdict_int.h"
 
 #include <errno.h>
@@ -30,7 +31,7 @@ struct pick {
 };
 
 struct rp_localize {
-	struct rp_fabtopo_map map;
+	const struct rp_fabtopo_map *map;   /* the caller's */
 	size_t n_eps, L, S, C;
 	uint32_t *N, *F, *Fu;         /* per component: pairs measured, failed, failed and not explained */
 	bool *chosen;
@@ -44,7 +45,7 @@ struct rp_localize {
 /* The components on the paths of peer pair {a, b}: out[0..n), n returned. */
 static size_t pair_comps(const struct rp_localize *L, uint32_t a, uint32_t b, uint32_t *out)
 {
-	const struct rp_fabtopo_map *mp = &L->map;
+	const struct rp_fabtopo_map *mp = L->map;
 	uint32_t la = mp->leaf[a], lb = mp->leaf[b], sp[2];
 	size_t n = 0, up0 = L->n_eps + L->L, sp0 = up0 + L->L * L->S;
 
@@ -158,18 +159,22 @@ static int greedy(struct rp_localize *L, double log_alpha)
 	if (!L->picks)
 		return -ENOMEM;
 	while (tested > L->n_picks) {
-		double rest = (double)L->n_pairs - covered, p0, best_s = 0, second_s = 0;
+		double rest = (double)L->n_pairs - covered, best_s = 0, second_s = 0, best_p0 = 0;
 		uint32_t best = ALT_NONE, second = ALT_NONE;
 		double best_lp = 0;
 
-		if (rest < (double)unexplained + 1)
-			rest = (double)unexplained + 1;
-		p0 = (unexplained + 0.5) / (rest + 1);
 		for (uint32_t c = 0; c < L->C; c++) {
-			double lp, s;
+			double lp, s, p0, rest_f, rest_n;
 
 			if (L->chosen[c] || !L->Fu[c])
 				continue;
+			/* the background outside c: the unexplained pairs not through it (on a small fabric the
+			 * fault's own failures would otherwise be half of its background) */
+			rest_f = (double)(unexplained - L->Fu[c]);
+			rest_n = rest - L->N[c];
+			if (rest_n < rest_f + 1)
+				rest_n = rest_f + 1;
+			p0 = (rest_f + 0.5) / (rest_n + 1);
 			lp = rp_verdict_log_binom_tail(L->Fu[c], L->N[c], p0);
 			if (lp >= log_alpha - log((double)(tested - L->n_picks)))
 				continue;
@@ -180,6 +185,7 @@ static int greedy(struct rp_localize *L, double log_alpha)
 				best = c;
 				best_s = s;
 				best_lp = lp;
+				best_p0 = p0;
 			} else if (second == ALT_NONE || s > second_s) {
 				second = c;
 				second_s = s;
@@ -188,7 +194,7 @@ static int greedy(struct rp_localize *L, double log_alpha)
 		if (best == ALT_NONE)
 			break;
 		L->picks[L->n_picks++] = (struct pick){ .c = best, .alt = second, .explained = L->Fu[best], .llr = best_s,
-							.alt_llr = second_s, .lp = best_lp, .p0 = p0 };
+							.alt_llr = second_s, .lp = best_lp, .p0 = best_p0 };
 		unexplained -= L->Fu[best];
 		covered += L->N[best];
 		choose(L, best);
@@ -202,7 +208,7 @@ static void drains_set(struct rp_localize *L, struct rp_verdict *v)
 	for (size_t e = 0; e < L->n_eps; e++) {
 		struct rp_verdict_ep *ve = &v->eps[e];
 
-		if (L->map.leaf[e] == RP_FABTOPO_NONE)
+		if (L->map->leaf[e] == RP_FABTOPO_NONE)
 			continue;     /* not in the file: the blame's decision stands */
 		ve->drain = L->chosen[e];
 		ve->why[0] = '\0';
@@ -211,17 +217,17 @@ static void drains_set(struct rp_localize *L, struct rp_verdict *v)
 		const struct pick *pk = &L->picks[k];
 		struct rp_verdict_ep *ve;
 
-		if (pk->c >= L->n_eps || L->map.leaf[pk->c] == RP_FABTOPO_NONE)
+		if (pk->c >= L->n_eps || L->map->leaf[pk->c] == RP_FABTOPO_NONE)
 			continue;
 		ve = &v->eps[pk->c];
 		snprintf(ve->why, sizeof(ve->why), "adapter or its cable (%s port %u): %u of %u peer pairs through it failed, "
-			 "background %.3g%% (p %.1e)", L->map.leaf_names[L->map.leaf[pk->c]], L->map.leaf_port[pk->c],
+			 "background %.3g%% (p %.1e)", L->map->leaf_names[L->map->leaf[pk->c]], L->map->leaf_port[pk->c],
 			 L->F[pk->c], L->N[pk->c], 100 * pk->p0, exp(pk->lp));
 	}
 }
 
-int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
-		    size_t n_eps, const struct rp_peer_index *pi, struct rp_verdict *v)
+int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, const struct rp_fabtopo_map *map,
+		    const struct rp_endpoint *eps, size_t n_eps, const struct rp_peer_index *pi, struct rp_verdict *v)
 {
 	struct rp_localize *L = calloc(1, sizeof(*L));
 	double alpha = cfg->alpha > 0 && cfg->alpha < 1 ? cfg->alpha : RP_VERDICT_ALPHA_DEFAULT;
@@ -231,13 +237,10 @@ int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, 
 	if (!L)
 		return rp_error(-ENOMEM, "verdict: allocate the localization");
 	L->n_eps = n_eps;
-	rc = rp_fabtopo_map_build(cfg->topology, eps, n_eps, &L->map);
-	if (rc) {
-		free(L);
-		return rc;
-	}
-	L->L = L->map.n_leaves;
-	L->S = L->map.dmodk ? L->map.n_spines : 0;
+	L->map = map;
+	(void)eps;
+	L->L = L->map->n_leaves;
+	L->S = L->map->dmodk ? L->map->n_spines : 0;
 	L->C = n_eps + L->L + L->L * L->S + L->S;
 	L->N = calloc(L->C + 1, sizeof(*L->N));
 	L->F = calloc(L->C + 1, sizeof(*L->F));
@@ -253,7 +256,7 @@ int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, 
 		return rp_error(rc, "verdict: localize over %zu endpoints", n_eps);
 	}
 	drains_set(L, v);
-	v->topo_unknown = L->map.n_unknown;
+	v->topo_unknown = L->map->n_unknown;
 	*L_p = L;
 	return 0;
 }
@@ -283,14 +286,14 @@ static enum rp_suspect_kind comp_name(const struct rp_localize *L, const struct 
 		return RP_SUSPECT_ADAPTER;
 	}
 	if (c < up0) {
-		snprintf(buf, len, "%s", L->map.leaf_names[c - L->n_eps]);
+		snprintf(buf, len, "%s", L->map->leaf_names[c - L->n_eps]);
 		return RP_SUSPECT_LEAF;
 	}
 	if (c < sp0) {
-		snprintf(buf, len, "%s - %s", L->map.leaf_names[(c - up0) / L->S], L->map.spine_names[(c - up0) % L->S]);
+		snprintf(buf, len, "%s - %s", L->map->leaf_names[(c - up0) / L->S], L->map->spine_names[(c - up0) % L->S]);
 		return RP_SUSPECT_UPLINK;
 	}
-	snprintf(buf, len, "%s", L->map.spine_names[c - sp0]);
+	snprintf(buf, len, "%s", L->map->spine_names[c - sp0]);
 	return RP_SUSPECT_SPINE;
 }
 
@@ -359,7 +362,6 @@ void rp_localize_destroy(struct rp_localize *L)
 {
 	if (!L)
 		return;
-	rp_fabtopo_map_fini(&L->map);
 	free(L->N);
 	free(L->F);
 	free(L->Fu);

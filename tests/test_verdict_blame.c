@@ -418,6 +418,53 @@ static void test_localize_leaf_and_adapters(void **state)
 	scene_fini(&s);
 }
 
+/* The test bed's three leaves (e2e 81): six adapters on one host, two a leaf, one spine; leaf 1's
+ * uplink dead. The uplink is the first suspect (the other uplinks carried passing pairs, the leaf
+ * its own pair), nothing is drained, with or without the topology; with it, the leaves' failures are
+ * no longer taken for separate rails (the file says the leaves share a spine). */
+static void test_localize_three_leaves(void **state)
+{
+	static const char topo_text[] = "route dmodk\nadapter vm/mlx5_0:1 br0 1\nadapter vm/mlx5_1:1 br0 2\n"
+				       "adapter vm/mlx5_2:1 br1 1\nadapter vm/mlx5_3:1 br1 2\nadapter vm/mlx5_4:1 br2 1\n"
+				       "adapter vm/mlx5_5:1 br2 2\nuplink br0 sp0\nuplink br1 sp0\nuplink br2 sp0\n";
+	struct rp_fabtopo *topo;
+	struct scene s;
+	struct rp_verdict v;
+	char err[256];
+
+	(void)state;
+	scene_init(&s, 6, 1);      /* room for 36 results; then one node "vm" with mlx5_0..5 */
+	s.n = 0;
+	for (uint32_t a = 0; a < 6; a++) {
+		snprintf(s.eps[a].node, sizeof(s.eps[a].node), "vm");
+		snprintf(s.eps[a].device, sizeof(s.eps[a].device), "mlx5_%u", a);
+	}
+	for (uint32_t a = 0; a < 6; a++)
+		for (uint32_t b = 0; b < 6; b++) {
+			if (a == b)
+				continue;
+			s.pair_eps[2 * s.n] = a;
+			s.pair_eps[2 * s.n + 1] = b;
+			s.status[s.n++] = (a / 2 == 1) != (b / 2 == 1) ? RP_ST_RETRY_EXCEEDED : RP_ST_OK;
+		}
+	assert_int_equal(rp_fabtopo_parse("t", topo_text, strlen(topo_text), &topo, err, sizeof(err)), 0);
+	/* one host without the file: leaf 1 looks like a rail of its own (as separate bridges do, e2e 10) */
+	assert_int_equal(scene_judge_topo(&s, NULL, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.n_paths, 0);
+	assert_false(v.pass);
+	rp_verdict_fini(&v);
+	assert_int_equal(scene_judge_topo(&s, topo, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.n_paths, 0);
+	assert_int_equal(v.suspects[0].kind, RP_SUSPECT_UPLINK);
+	assert_string_equal(v.suspects[0].name, "br1 - sp0");
+	assert_true(v.suspects[0].confidence > 0.9);
+	rp_verdict_fini(&v);
+	rp_fabtopo_destroy(topo);
+	scene_fini(&s);
+}
+
 /* A loopback of one adapter with itself (a self pair, which never leaves the adapter) that only
  * failed: the adapter is drained, although it has no peer; one that passed, nothing; two adapters
  * whose self pairs pass and whose pair with each other fails: a path fault. */
@@ -513,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_unconfirmed_is_no_evidence),
 		cmocka_unit_test(test_localize_uplink),
 		cmocka_unit_test(test_localize_leaf_and_adapters),
+		cmocka_unit_test(test_localize_three_leaves),
 		cmocka_unit_test(test_self_pair),
 		cmocka_unit_test(test_no_port_is_its_own),
 		cmocka_unit_test(test_binom_tail),
