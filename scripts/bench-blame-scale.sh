@@ -5,7 +5,9 @@
 #
 #   scripts/bench-blame-scale.sh                 the runs below with build/rdmaprobe
 #   RP_BIN_BEFORE=/path/to/old/rdmaprobe          also the same runs with another build (before/after)
-#   RP_BLAME_RUNS="256:0.01 1024:0.01 256:0.02"   nodes:dead-fraction, rail pattern, 8 adapters
+#   RP_BLAME_RUNS="256:0.01 1024:0.01 256:0.02"   nodes:dead-fraction, rail pattern, 8 adapters (each run's
+#                                               row is kept in results/blame-scale-raw/*.row: the table has
+#                                               every run made so far)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,7 +25,6 @@ model() {    # nodes dead-fraction
 	printf 'latency 2us\nsetup 15ms\nround-overhead 5ms\nrandom-dead %s 12\n' "$2"
 }
 
-rows=()
 for run in $RUNS; do
 	IFS=: read -r nodes dead <<<"$run"
 	m="$RAW/rail-${nodes}x8-dead$dead.model"
@@ -40,14 +41,15 @@ for run in $RUNS; do
 		whole=$(grep -c '(none: no adapter passed)' "$out")
 		failed=$(grep -o '[0-9]* failed (0 below' "$out" | head -1 | cut -d' ' -f1)
 		paths=$(sed -n 's/^path faults: \([0-9]*\) peer pairs.*/\1/p' "$out")
-		rows+=("| rail ${nodes} x 8, random-dead $dead | $which | \`$("$bin" --version 2>&1 | head -1)\` | ${failed:-?} | $nodes_drained of $nodes | $adapters of $((nodes * 8)) | $whole | ${paths:-not reported} |")
+		echo "| rail ${nodes} x 8, random-dead $dead | $which | \`$("$bin" --version 2>&1 | head -1)\` | ${failed:-?} | $nodes_drained of $nodes | $adapters of $((nodes * 8)) | $whole | ${paths:-not reported} |" \
+			>"$RAW/rail-${nodes}x8-dead$dead-$which.row"
 	done
 done
 
 {
 	echo "# Drains at scale over random dead pairs (issue 28)"
 	echo
-	echo "Written by \`scripts/bench-blame-scale.sh\` (RP_BLAME_RUNS=\"$RUNS\"), $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "Written by \`scripts/bench-blame-scale.sh\` (last call: RP_BLAME_RUNS=\"$RUNS\"), $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo "SIMULATED: \`rdmaprobe matrix --transport sim --fabric-model results/blame-scale-raw/RUN.model --pattern rail --summary\`,"
 	echo "the NDR-like model of scripts/bench-sim-scale.sh with \`random-dead P 12\` (each unordered pair dead with"
 	echo "probability P: a fabric's background of failures that no adapter explains). Counted from the per-node lines"
@@ -57,6 +59,7 @@ done
 	echo
 	echo "| run | verdict | binary | failed directions | nodes with a drain | adapters drained | nodes drained whole | path faults (peer pairs) |"
 	echo "|---|---|---|---|---|---|---|---|"
-	for r in "${rows[@]}"; do echo "$r"; done
+	# every run's row so far (a later call with other RP_BLAME_RUNS adds to them), by size and rate
+	ls "$RAW"/*.row | sort -t- -k2,2V -k3,3 | xargs cat
 } >"$OUT"
 echo "wrote $OUT" >&2
