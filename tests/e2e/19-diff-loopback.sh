@@ -26,7 +26,7 @@ rc=$?
 cat "$r/worse.txt"
 [ "$rc" -eq 1 ] || { echo "FAIL: diff base lossy exit $rc, expected 1"; exit 1; }
 grep -q "^new failures (2):" "$r/worse.txt" || { echo "FAIL: expected 2 new failures"; exit 1; }
-"$RP_BIN" diff --json --drop 90% "$r/base.json" "$r/lossy.json" >"$r/worse.json"
+"$RP_BIN" diff --json - --drop 90% "$r/base.json" "$r/lossy.json" >"$r/worse.json"
 python3 - "$r/worse.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
