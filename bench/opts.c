@@ -150,13 +150,12 @@ static void fmt_size(double v, char *buf, size_t len)
 			 unit[k]);
 }
 
-/* A bound of a duration option in the unit that reads best: "10 ms", "0.1 s", "60 s", "1 h", "30 d". */
+/* A bound of a duration option in the unit that reads best (one the parser takes): "10 ms", "60 s",
+ * "1 h", "24 h". */
 static void fmt_seconds(double v, char *buf, size_t len)
 {
 	if (v > 0 && v < 1)
 		snprintf(buf, len, "%g ms", v * 1e3);
-	else if (v >= 86400 && v == 86400 * (double)(uint64_t)(v / 86400))
-		snprintf(buf, len, "%g d", v / 86400);
 	else if (v >= 3600 && v == 3600 * (double)(uint64_t)(v / 3600))
 		snprintf(buf, len, "%g h", v / 3600);
 	else
