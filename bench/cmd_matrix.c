@@ -434,6 +434,12 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 		mine.err = cal == RP_EXIT_USAGE ? -EINVAL : -ENOMEM;
 		mine.why = "--calibrate-from: the file cannot be used (see this rank's stderr)";
 	}
+	/* rank 0 writes the reports: a path it cannot write stops every rank before anything is measured
+	 * (it used to measure the whole run and then exit 3) */
+	if (comm->rank == 0 && !mine.err && mx_outputs_check(&o->eng, o->html, o->junit) != 0) {
+		mine.err = -EINVAL;
+		mine.why = "an output file cannot be written (named above): nothing was measured";
+	}
 	/* every rank must run rank 0's schedule (and so, with --budget, make its choice): the start-up
 	 * refuses a rank started with other settings, naming it, rather than pairs waiting for a peer
 	 * that runs other rounds */
