@@ -131,6 +131,11 @@ $(BUILD)/tests/test_oob_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
 $(BUILD)/tests/test_oob_mpi: $(if $(HAVE_MPI),$(MPI_OBJ))
 $(BUILD)/tests/test_oob_mpi: TEST_EXTRA = $(if $(HAVE_MPI),$(MPI_OBJ) $(MPI_LIBS))
 
+# The front end's signal handling and its watchdog (bench/signals.c) under test.
+$(BUILD)/tests/test_signals: $(BUILD)/bench/signals.o
+$(BUILD)/tests/test_signals: TEST_EXTRA = $(BUILD)/bench/signals.o
+$(BUILD)/tests/test_signals.o: CPPFLAGS += -Ibench
+
 # A test may name the functions it wraps in tests/<name>.wrap (linker flags, e.g. -Wl,--wrap=ibv_open_device).
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_EXTRA) $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a \

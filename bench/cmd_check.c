@@ -417,7 +417,9 @@ int cmd_check(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	k.t0 = now_s();
-	if (rp_signals_install() != 0 || rp_signals_alarm(k.budget) != 0)
+	/* a stop ends the loopback at once; a teardown that hangs is cut 10 s (the loopback's longest
+	 * deadline) after the signal */
+	if (rp_signals_install() != 0 || rp_signals_alarm(k.budget) != 0 || rp_signals_watchdog(10, true) != 0)
 		fprintf(stderr, "rdmaprobe check: cannot install the signal handlers or the budget timer: %s\n", strerror(errno));
 	status = ck_static(&k);
 	if (!status)

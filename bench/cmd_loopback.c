@@ -450,6 +450,8 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 		lb->eps[i].soft = soft_device_name(lb->ports[i].device);
 	}
 	rc = rp_signals_install();
+	if (!rc)   /* a pair in flight ends at the stop; whatever hangs after it, one --timeout ends the process */
+		rc = rp_signals_watchdog(lb->e.timeout, true);
 	if (rc)
 		fprintf(stderr, "rdmaprobe loopback: cannot install SIGINT/SIGTERM handlers: %s\n", strerror(-rc));
 	return -1;

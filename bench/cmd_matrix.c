@@ -664,7 +664,9 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 		free(cmd_line);
 		return RP_EXIT_ENV;
 	}
-	if (rp_signals_install() != 0)
+	/* the watchdog is armed when the rounds end on a stop (below), on every rank: a signalled rank
+	 * still ends its round, which may last longer than --timeout */
+	if (rp_signals_install() != 0 || rp_signals_watchdog(o->eng.timeout, false) != 0)
 		fprintf(stderr, "rdmaprobe matrix: rank %d: could not install the SIGINT/SIGTERM handlers\n", comm.rank);
 	status = run_setup(&F, &comm);
 	if (status >= 0)
@@ -677,6 +679,11 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 				"connection (%zu held after their probe)\n", comm.rank, F.run.holds.reused,
 			F.run.holds.reused + F.run.holds.fresh, F.run.holds.made);
 	status = rounds_status(&F, rc, &any_dead);
+	/* stopped (signalled, or told by rank 0): the final reports, the teardown and MPI_Finalize get one
+	 * --timeout; a finalize waiting for a rank that is gone (mpirun --enable-recovery keeps the job)
+	 * kept mpirun running for minutes */
+	if (F.run.ctx.stop_sig || rp_stop_requested())
+		rp_signals_watchdog_arm(F.run.ctx.stop_sig ? F.run.ctx.stop_sig : rp_stop_signal());
 	if (F.run.ctx.stop_sig && comm.rank == 0)
 		fprintf(stderr, "rdmaprobe matrix: interrupted (signal %d) after %zu of %zu rounds\n", F.run.ctx.stop_sig,
 			F.run.rounds_done, F.out.n_rounds);

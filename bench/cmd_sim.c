@@ -408,7 +408,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	/* SIGINT/SIGTERM stop the rounds at the next pair, and the reports are written with the
 	 * verdict of what ran, as in a real run (there was no handler: the process died mid-write,
 	 * its last report saying interrupted: false and no verdict) */
-	if (rp_signals_install() != 0)
+	if (rp_signals_install() != 0 || rp_signals_watchdog(o->eng.timeout, false) != 0)
 		fprintf(stderr, "rdmaprobe matrix: cannot install the signal handlers: %s\n", strerror(errno));
 	if (rc) {
 		fprintf(stderr, "rdmaprobe matrix: --fabric-model %s: %s\n", o->model, err.msg);
@@ -451,6 +451,8 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	F.real_rounds_s = rp_now() - F.real_rounds_s - F.write_s;
 	if (F.S.c->size == 1)
 		rp_sim_run_advance(&F.S, F.S.collect_tail_s);   /* the last round's settling and go */
+	if (stop_sig(&F))   /* the reports, the teardown and MPI_Finalize: one --timeout */
+		rp_signals_watchdog_arm(stop_sig(&F));
 	if (rc < 0) {
 		fprintf(stderr, "rdmaprobe matrix: rank %d: the simulated rounds failed: %s\n", F.S.c->rank, strerror(-rc));
 		status = RP_EXIT_ENV;
