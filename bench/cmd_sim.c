@@ -259,6 +259,7 @@ static void files_write(struct sim_front *F)
 	double w0 = rp_now(), c0 = cpu_now();
 
 	F->out.rounds_done = F->S.run.rounds_done;
+	F->out.rounds_run = F->S.run.planned_run;
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
 	F->out.sweep_s = F->S.sweep_s;
@@ -376,6 +377,7 @@ static int sim_finish(struct sim_front *F)
 	int status;
 
 	F->out.rounds_done = F->S.run.rounds_done;
+	F->out.rounds_run = F->S.run.planned_run;
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
 	F->out.sweep_s = F->S.sweep_s;

@@ -34,6 +34,7 @@ struct mx_out {
 	size_t n_eps;
 	struct mx_results *results;   /* judged in place by mx_write_files */
 	size_t rounds_done, n_rounds;
+	size_t rounds_run;            /* planned rounds started: rounds_done, plus one a stop cut short */
 	double started_wall, elapsed_s;
 	const char *json, *csv, *html, *junit;
 	bool list_notable;            /* the reports list only the notable pairs (lib/pairs_list.h) */

@@ -75,6 +75,9 @@ static const char *json_extend(json_t *root, const struct mx_out *o, const struc
 	jset(m, "seed", json_integer((json_int_t)o->seed), &bad);
 	jset(m, "rounds", json_integer((json_int_t)o->n_rounds), &bad);
 	jset(m, "rounds_done", json_integer((json_int_t)o->rounds_done), &bad);
+	/* a round a stop cut short is not done, but its finished directions are in the pairs */
+	jset(m, "rounds_run", json_integer((json_int_t)(o->rounds_run > o->rounds_done ? o->rounds_run : o->rounds_done)),
+	     &bad);
 	jset(m, "complete", json_boolean(o->rounds_done == o->n_rounds && !o->stop_sig), &bad);
 	jset(m, "retest", json_integer((json_int_t)o->max_retest), &bad);
 	jset(m, "retest_rounds", json_integer((json_int_t)o->retest_rounds), &bad);
@@ -625,8 +628,12 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 		printf("warning %s: %s\n", rp_drift_code(), o->drift->warnings[i].message);
 	if (o->stop_sig)
 		printf("INTERRUPTED by signal %d: the pairs measured so far are above and in the reports\n", o->stop_sig);
-	if (o->rounds_done < o->n_rounds)
-		printf("INCOMPLETE: %zu of %zu rounds ran\n", o->rounds_done, o->n_rounds);
+	if (o->rounds_done < o->n_rounds && o->rounds_run > o->rounds_done)
+		printf("INCOMPLETE: %zu of %zu rounds done; round %zu was cut short by the stop (the directions it "
+		       "finished are counted below, the coverage counts the rounds done)\n", o->rounds_done, o->n_rounds,
+		       o->rounds_run);
+	else if (o->rounds_done < o->n_rounds)
+		printf("INCOMPLETE: %zu of %zu rounds done\n", o->rounds_done, o->n_rounds);
 	printf("%s%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds",
 	       o->simulated ? "SIMULATED " : "",
 	       v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed ? "PASS" : "FAIL", v->n_ok,
