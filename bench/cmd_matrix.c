@@ -735,7 +735,8 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 	 * --timeout; a finalize waiting for a rank that is gone (mpirun --enable-recovery keeps the job)
 	 * kept mpirun running for minutes */
 	if (F.run.ctx.stop_sig || rp_stop_requested())
-		rp_signals_watchdog_arm(F.run.ctx.stop_sig ? F.run.ctx.stop_sig : rp_stop_signal());
+		rp_signals_watchdog_arm(F.run.ctx.stop_sig ? F.run.ctx.stop_sig : rp_stop_signal(),
+					comm.rank == 0 ? 4 * F.write_cost : 0);   /* rank 0: room for its final write */
 	if (F.run.ctx.stop_sig && comm.rank == 0)
 		fprintf(stderr, "rdmaprobe matrix: interrupted (signal %d) after %zu of %zu rounds done%s\n",
 			F.run.ctx.stop_sig, F.run.rounds_done, F.out.n_rounds,

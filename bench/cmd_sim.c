@@ -454,7 +454,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	if (F.S.c->size == 1)
 		rp_sim_run_advance(&F.S, F.S.collect_tail_s);   /* the last round's settling and go */
 	if (stop_sig(&F))   /* the reports, the teardown and MPI_Finalize: one --timeout */
-		rp_signals_watchdog_arm(stop_sig(&F));
+		rp_signals_watchdog_arm(stop_sig(&F), 4 * F.write_cost);
 	if (rc < 0) {
 		fprintf(stderr, "rdmaprobe matrix: rank %d: the simulated rounds failed: %s\n", F.S.c->rank, strerror(-rc));
 		status = RP_EXIT_ENV;

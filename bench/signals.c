@@ -18,6 +18,7 @@
 static double wd_grace_s;
 static bool wd_on_signal;
 static volatile sig_atomic_t wd_armed_sig;
+static double wd_extra_s;      /* written before wd_armed_sig */
 
 static void on_stop(int sig)
 {
@@ -75,12 +76,12 @@ static void *watchdog_run(void *arg)
 			sig = s;
 		if (sig && armed_at == 0)
 			armed_at = rp_now();
-		if (sig && rp_now() - armed_at >= wd_grace_s)
+		if (sig && rp_now() - armed_at >= wd_grace_s + wd_extra_s)
 			break;
 		nanosleep(&tick, NULL);
 	}
 	n = snprintf(msg, sizeof(msg), "rdmaprobe: still running %.1f s after signal %d: exiting now (%d)\n",
-			 wd_grace_s, sig, 128 + sig);
+			 wd_grace_s + wd_extra_s, sig, 128 + sig);
 
 	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0)
 		n = 0;
@@ -107,8 +108,11 @@ int rp_signals_watchdog(double grace_s, bool arm_on_signal)
 	return 0;
 }
 
-void rp_signals_watchdog_arm(int sig)
+void rp_signals_watchdog_arm(int sig, double extra_s)
 {
-	if (!wd_armed_sig && sig > 0)
-		wd_armed_sig = sig;
+	if (wd_armed_sig || sig <= 0)
+		return;
+	wd_extra_s = extra_s > 0 ? extra_s : 0;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	wd_armed_sig = sig;
 }

@@ -18,7 +18,8 @@ int rp_signals_alarm(double seconds);
  * rp_signals_watchdog_arm() does (matrix: after its rounds, on every rank, signalled or told by rank
  * 0). SIGALRM (rp_signals_alarm) never arms it. 0 or a negative errno. */
 int rp_signals_watchdog(double grace_s, bool arm_on_signal);
-/* Arm the watchdog now for the stop by sig (kept when already armed). */
-void rp_signals_watchdog_arm(int sig);
+/* Arm the watchdog now for the stop by sig, with extra_s seconds on top of the grace period (rank 0's
+ * final reports of a large run take their time); kept when already armed. */
+void rp_signals_watchdog_arm(int sig, double extra_s);
 
 #endif

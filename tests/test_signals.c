@@ -77,7 +77,7 @@ static void matrix_style(void)
 	stuck(1);                     /* the rounds end: not armed by the signal itself */
 	if (!rp_stop_requested())
 		_exit(98);
-	rp_signals_watchdog_arm(SIGTERM);
+	rp_signals_watchdog_arm(SIGTERM, 0.1);
 	stuck(30);                    /* a finalize that never returns */
 }
 
