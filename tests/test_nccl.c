@@ -195,177 +195,130 @@ static int setup_log(void **state)
 
 /* --- the NCCL_IB_HCA parser -------------------------------------------------------------------- */
 
-static void test_spec_unset_and_empty_keep_all(void **state)
-{
-	struct rp_nccl_spec s;
+/* --- NCCL_IB_HCA parsing: one row a spec ------------------------------------------------------- */
 
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse(NULL, &s), 0);
-	assert_false(s.set);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_int_equal(rp_nccl_spec_parse("", &s), 0);
-	assert_true(s.set);
-	assert_int_equal(s.n_entries, 0);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_int_equal(rp_nccl_spec_parse("=", &s), 0);
-	assert_true(rp_nccl_spec_keeps(&s, "anything", 2));
+/* What a parsed spec looks like, in one line a row can state: "unset", else "^" when excluding, "="
+ * when exact, then the entries in brackets, each "name", "name:port" when a port was given, and
+ * "name:port:rail:plane" when 2.30.7's rail or plane fields are set. */
+static void spec_render(const struct rp_nccl_spec *s, char *buf, size_t len)
+{
+	size_t at;
+
+	if (!s->set) {
+		snprintf(buf, len, "unset");
+		return;
+	}
+	at = (size_t)snprintf(buf, len, "%s%s[", s->exclude ? "^" : "", s->exact ? "=" : "");
+	for (size_t i = 0; i < s->n_entries && at < len; i++) {
+		const struct rp_nccl_spec_entry *e = &s->entries[i];
+
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "", e->name);
+		if ((e->has_port || e->port != -1) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, ":%d", e->port);
+		if ((e->rail != -1 || e->plane != -1) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, ":%d:%d", e->rail, e->plane);
+	}
+	if (at < len)
+		snprintf(buf + at, len - at, "]");
 }
 
-static void test_spec_caret_alone_excludes_all(void **state)
-{
-	struct rp_nccl_spec s;
+struct spec_case {
+	const char *name;             /* the test's name */
+	const char *spec;             /* NULL: NCCL_IB_HCA unset */
+	uint32_t version;             /* 0: the newest release modelled */
+	const char *parsed;           /* spec_render() of the result */
+	const char *port_text;        /* the first entry's port_text; NULL: not checked */
+	const char *keeps[5];         /* "device:port" the spec keeps */
+	const char *drops[5];         /* "device:port" it does not */
+};
 
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("^", &s), 0);
-	assert_true(s.exclude);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_int_equal(rp_nccl_spec_parse("^=", &s), 0);
-	assert_true(s.exclude && s.exact);
-	assert_false(rp_nccl_spec_keeps(&s, "rxe0", 1));
-	assert_int_equal(rp_nccl_spec_parse("^,,", &s), 0);
-	assert_false(rp_nccl_spec_keeps(&s, "rxe0", 1));
-}
-
-static void test_spec_prefix_and_exact(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("mlx5_1", &s), 0);
-	assert_false(s.exact);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_11", 2));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_2", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_", 1));   /* shorter than the prefix */
-
-	assert_int_equal(rp_nccl_spec_parse("=mlx5_1", &s), 0);
-	assert_true(s.exact);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
-}
-
-static void test_spec_exclude_forms(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("^mlx5_1", &s), 0);
-	assert_true(s.exclude && !s.exact);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-
-	assert_int_equal(rp_nccl_spec_parse("^=mlx5_1", &s), 0);
-	assert_true(s.exclude && s.exact);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
-}
-
-/* Only "^" then "=" works: "=^x" is an exact match on the literal name "^x". */
-static void test_spec_equals_caret_is_literal(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("=^mlx5_0", &s), 0);
-	assert_false(s.exclude);
-	assert_true(s.exact);
-	assert_int_equal(s.n_entries, 1);
-	assert_string_equal(s.entries[0].name, "^mlx5_0");
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "^mlx5_0", 1));
-}
-
-static void test_spec_ports(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0:1,mlx5_1", &s), 0);
-	assert_int_equal(s.n_entries, 2);
-	assert_true(s.entries[0].has_port);
-	assert_int_equal(s.entries[0].port, 1);
-	assert_string_equal(s.entries[0].port_text, "1");
-	assert_false(s.entries[1].has_port);
-	assert_int_equal(s.entries[1].port, -1);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 2));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 2));   /* missing port = every port */
-
+static const struct spec_case spec_cases[] = {
+	{ "spec unset keeps all", NULL, 0, "unset", NULL, { "mlx5_0:1" }, { NULL } },
+	{ "spec empty keeps all", "", 0, "[]", NULL, { "mlx5_0:1" }, { NULL } },
+	{ "spec '=' alone keeps all", "=", 0, "=[]", NULL, { "anything:2" }, { NULL } },
+	{ "spec '^' alone excludes all", "^", 0, "^[]", NULL, { NULL }, { "mlx5_0:1" } },
+	{ "spec '^=' excludes all", "^=", 0, "^=[]", NULL, { NULL }, { "rxe0:1" } },
+	{ "spec '^,,' excludes all", "^,,", 0, "^[]", NULL, { NULL }, { "rxe0:1" } },
+	/* Without '=' an entry is a prefix; a shorter name is no match. */
+	{ "spec prefix", "mlx5_1", 0, "[mlx5_1]", NULL, { "mlx5_1:1", "mlx5_10:1", "mlx5_11:2" },
+	  { "mlx5_2:1", "mlx5_:1" } },
+	{ "spec exact", "=mlx5_1", 0, "=[mlx5_1]", NULL, { "mlx5_1:1" }, { "mlx5_10:1" } },
+	{ "spec exclude prefix", "^mlx5_1", 0, "^[mlx5_1]", NULL, { "mlx5_0:1" }, { "mlx5_1:1", "mlx5_10:1" } },
+	{ "spec exclude exact", "^=mlx5_1", 0, "^=[mlx5_1]", NULL, { "mlx5_10:1" }, { "mlx5_1:1" } },
+	/* Only "^" then "=" works: "=^x" is an exact match on the literal name "^x". */
+	{ "spec '=^' is a literal name", "=^mlx5_0", 0, "=[^mlx5_0]", NULL, { "^mlx5_0:1" },
+	  { "mlx5_0:1", "mlx5_1:1" } },
+	/* A missing port is every port. */
+	{ "spec ports", "mlx5_0:1,mlx5_1", 0, "[mlx5_0:1,mlx5_1]", "1", { "mlx5_0:1", "mlx5_1:1", "mlx5_1:2" },
+	  { "mlx5_0:2" } },
 	/* 2.30.7 (src/misc/utils.cc parseStringList, strsep on ':'): port:rail:plane. */
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0:2:0:1,mlx5_1:1", &s), 0);
-	assert_int_equal(s.n_entries, 2);
-	assert_int_equal(s.entries[0].port, 2);
-	assert_int_equal(s.entries[0].rail, 0);
-	assert_int_equal(s.entries[0].plane, 1);
-	assert_string_equal(s.entries[0].port_text, "2:0:1");
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 2));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	{ "spec port:rail:plane (2.30.7)", "mlx5_0:2:0:1,mlx5_1:1", 0, "[mlx5_0:2:0:1,mlx5_1:1]", "2:0:1",
+	  { "mlx5_0:2" }, { "mlx5_0:1" } },
 	/* 2.30.4 (same file, the character loop): "2:0:1" is atoi() = 2, no rail or plane. */
-	assert_int_equal(rp_nccl_spec_parse_v("mlx5_0:2:0:1", RP_NCCL_V(2, 30, 4), &s), 0);
-	assert_int_equal(s.entries[0].port, 2);
-	assert_int_equal(s.entries[0].rail, -1);
-	assert_int_equal(s.entries[0].plane, -1);
-
+	{ "spec port:rail:plane (2.30.4)", "mlx5_0:2:0:1", RP_NCCL_V(2, 30, 4), "[mlx5_0:2]", NULL,
+	  { "mlx5_0:2" }, { "mlx5_0:1" } },
 	/* Up to 2.30.4 what atoi() makes of odd ports: "" and "x" are 0 (no port), "-1" every port. */
-	assert_int_equal(rp_nccl_spec_parse_v("mlx5_0:,mlx5_1:x,mlx5_2:-1", RP_NCCL_V(2, 30, 4), &s), 0);
-	assert_int_equal(s.n_entries, 3);
-	assert_int_equal(s.entries[0].port, 0);
-	assert_int_equal(s.entries[1].port, 0);
-	assert_int_equal(s.entries[2].port, -1);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_2", 2));
+	{ "spec odd ports (2.30.4)", "mlx5_0:,mlx5_1:x,mlx5_2:-1", RP_NCCL_V(2, 30, 4),
+	  "[mlx5_0:0,mlx5_1:0,mlx5_2:-1]", NULL, { "mlx5_2:2" }, { "mlx5_0:1", "mlx5_1:1" } },
 	/* 2.30.7: an empty port field is -1, every port; "x" is still atoi() = 0. */
-	assert_int_equal(rp_nccl_spec_parse_v("mlx5_0:,mlx5_1:x,mlx5_2::5", RP_NCCL_V(2, 30, 7), &s), 0);
-	assert_int_equal(s.entries[0].port, -1);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_int_equal(s.entries[1].port, 0);
-	assert_int_equal(s.entries[2].port, -1);
-	assert_int_equal(s.entries[2].rail, 5);
+	{ "spec odd ports (2.30.7)", "mlx5_0:,mlx5_1:x,mlx5_2::5", RP_NCCL_V(2, 30, 7),
+	  "[mlx5_0:-1,mlx5_1:0,mlx5_2:-1:5:-1]", NULL, { "mlx5_0:1" }, { "mlx5_1:1" } },
 	/* atoi() is (int)strtol(): a number past LONG_MAX is LONG_MAX, whose low 32 bits are -1. */
-	assert_int_equal(rp_nccl_spec_parse("mlx5_9:99999999999999999999", &s), 0);
-	assert_int_equal(s.entries[0].port, -1);
-	assert_int_equal(rp_nccl_spec_parse("mlx5_9:4294967297", &s), 0);
-	assert_int_equal(s.entries[0].port, 1);
+	{ "spec port past LONG_MAX", "mlx5_9:99999999999999999999", 0, "[mlx5_9:-1]", NULL, { "mlx5_9:3" },
+	  { NULL } },
+	{ "spec port past INT_MAX wraps", "mlx5_9:4294967297", 0, "[mlx5_9:1]", NULL, { "mlx5_9:1" },
+	  { "mlx5_9:2" } },
+	{ "spec long port", "mlx5_0:111111111111111111111111111111111111111", 0, "[mlx5_0:-1]", NULL,
+	  { NULL }, { NULL } },
 	/* Plane and rail are int16_t: 65537 is 1. */
-	assert_int_equal(rp_nccl_spec_parse("mlx5_9:1:65537:65535", &s), 0);
-	assert_int_equal(s.entries[0].rail, 1);
-	assert_int_equal(s.entries[0].plane, -1);
-}
-
-static void test_spec_empty_entries_skipped(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse(",,mlx5_0,,,mlx5_1,", &s), 0);
-	assert_int_equal(s.n_entries, 2);
-	assert_string_equal(s.entries[0].name, "mlx5_0");
-	assert_string_equal(s.entries[1].name, "mlx5_1");
+	{ "spec rail and plane are int16_t", "mlx5_9:1:65537:65535", 0, "[mlx5_9:1:1:-1]", NULL, { NULL },
+	  { NULL } },
+	{ "spec empty entries skipped", ",,mlx5_0,,,mlx5_1,", 0, "[mlx5_0,mlx5_1]", NULL, { NULL }, { NULL } },
 	/* ":1" has no name: skipped like an empty entry. */
-	assert_int_equal(rp_nccl_spec_parse(":1,mlx5_2", &s), 0);
-	assert_int_equal(s.n_entries, 1);
-	assert_string_equal(s.entries[0].name, "mlx5_2");
+	{ "spec entry without a name skipped", ":1,mlx5_2", 0, "[mlx5_2]", NULL, { NULL }, { NULL } },
+	/* NCCL does not trim names. */
+	{ "spec leading space kept", "mlx5_0, mlx5_1", 0, "[mlx5_0, mlx5_1]", NULL, { NULL }, { "mlx5_1:1" } },
+	{ "spec trailing space kept", "mlx5_0 ", 0, "[mlx5_0 ]", NULL, { NULL }, { "mlx5_0:1" } },
+	/* After the port, atoi() stops at the space: the port still matches. */
+	{ "spec space after the port", "mlx5_0:1 ", 0, "[mlx5_0:1]", NULL, { "mlx5_0:1" }, { NULL } },
+};
+
+/* "device:port" of a row: the port after the last ':'. */
+static void split_dev_port(const char *dp, char *dev, size_t len, int *port)
+{
+	const char *colon = strrchr(dp, ':');
+
+	assert_non_null(colon);
+	snprintf(dev, len, "%.*s", (int)(colon - dp), dp);
+	*port = atoi(colon + 1);
 }
 
-static void test_spec_whitespace_not_trimmed(void **state)
+static void test_spec_case(void **state)
 {
+	const struct spec_case *c = *state;
 	struct rp_nccl_spec s;
+	char got[512], dev[RP_NAME_MAX];
+	int port;
 
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0, mlx5_1", &s), 0);
-	assert_int_equal(s.n_entries, 2);
-	assert_string_equal(s.entries[1].name, " mlx5_1");
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0 ", &s), 0);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	/* After the port, atoi() stops at the space: the port still matches. */
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0:1 ", &s), 0);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	if (c->version)
+		assert_int_equal(rp_nccl_spec_parse_v(c->spec, c->version, &s), 0);
+	else
+		assert_int_equal(rp_nccl_spec_parse(c->spec, &s), 0);
+	spec_render(&s, got, sizeof(got));
+	if (strcmp(got, c->parsed) != 0)
+		fail_msg("\"%s\" parsed as %s, want %s", c->spec ? c->spec : "(unset)", got, c->parsed);
+	if (c->port_text)
+		assert_string_equal(s.entries[0].port_text, c->port_text);
+	for (size_t i = 0; i < 5 && c->keeps[i]; i++) {
+		split_dev_port(c->keeps[i], dev, sizeof(dev), &port);
+		if (!rp_nccl_spec_keeps(&s, dev, port))
+			fail_msg("\"%s\" does not keep %s", c->spec ? c->spec : "(unset)", c->keeps[i]);
+	}
+	for (size_t i = 0; i < 5 && c->drops[i]; i++) {
+		split_dev_port(c->drops[i], dev, sizeof(dev), &port);
+		if (rp_nccl_spec_keeps(&s, dev, port))
+			fail_msg("\"%s\" keeps %s", c->spec ? c->spec : "(unset)", c->drops[i]);
+	}
 }
 
 static void test_spec_32_entry_limit(void **state)
@@ -1518,14 +1471,6 @@ static void test_cmd_exit_codes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spec_unset_and_empty_keep_all),
-		cmocka_unit_test(test_spec_caret_alone_excludes_all),
-		cmocka_unit_test(test_spec_prefix_and_exact),
-		cmocka_unit_test(test_spec_exclude_forms),
-		cmocka_unit_test(test_spec_equals_caret_is_literal),
-		cmocka_unit_test(test_spec_ports),
-		cmocka_unit_test(test_spec_empty_entries_skipped),
-		cmocka_unit_test(test_spec_whitespace_not_trimmed),
 		cmocka_unit_test(test_spec_32_entry_limit),
 		cmocka_unit_test(test_spec_overlong_rejected),
 		cmocka_unit_test(test_select_order_and_usable_ports),
@@ -1566,5 +1511,12 @@ int main(void)
 		cmocka_unit_test_setup(test_cmd_exit_codes, skip_without_bin),
 	};
 
-	return cmocka_run_group_tests_name("nccl", tests, setup_log, NULL);
+	struct CMUnitTest spec[sizeof(spec_cases) / sizeof(spec_cases[0])];
+	int failed;
+
+	for (size_t i = 0; i < sizeof(spec) / sizeof(spec[0]); i++)
+		spec[i] = (struct CMUnitTest){ .name = spec_cases[i].name, .test_func = test_spec_case,
+					       .initial_state = (void *)&spec_cases[i] };
+	failed = cmocka_run_group_tests_name("nccl_spec", spec, setup_log, NULL);
+	return failed + cmocka_run_group_tests_name("nccl", tests, setup_log, NULL);
 }
