@@ -19,102 +19,11 @@
 #include "fixture.h"
 #include "log.h"
 #include "nccl.h"
+#include "nodebuild.h"
 #include "testutil.h"
 #include "util.h"
 
 /* --- building nodes in memory ---------------------------------------------------------------- */
-
-static struct rp_hca *add_hca(struct rp_node *n, const char *name)
-{
-	struct rp_hca *h;
-
-	n->hcas = realloc(n->hcas, (n->n_hcas + 1) * sizeof(*n->hcas));
-	assert_non_null(n->hcas);
-	h = &n->hcas[n->n_hcas++];
-	memset(h, 0, sizeof(*h));
-	rp_strlcpy(h->name, name, sizeof(h->name));
-	h->in_verbs = RP_TRI_UNKNOWN;
-	h->numa_node = -1;
-	h->node_type = 1;
-	return h;
-}
-
-static struct rp_port *add_port(struct rp_hca *h, int num, int state, enum rp_link_layer ll)
-{
-	struct rp_port *p;
-
-	h->ports = realloc(h->ports, (h->n_ports + 1) * sizeof(*h->ports));
-	assert_non_null(h->ports);
-	p = &h->ports[h->n_ports++];
-	memset(p, 0, sizeof(*p));
-	p->num = num;
-	p->state = state;
-	p->phys_state = state == RP_PORT_ACTIVE ? 5 : 3;
-	p->link_layer = ll;
-	return p;
-}
-
-/* Append GID entry number n_gids; text in any inet_pton(AF_INET6) form, NULL for an empty entry. */
-static void add_gid(struct rp_port *p, const char *text, enum rp_gid_type type)
-{
-	struct rp_gid *g;
-
-	p->gids = realloc(p->gids, (p->n_gids + 1) * sizeof(*p->gids));
-	assert_non_null(p->gids);
-	g = &p->gids[p->n_gids];
-	memset(g, 0, sizeof(*g));
-	g->index = (int)p->n_gids++;
-	if (text)
-		assert_int_equal(inet_pton(AF_INET6, text, g->raw), 1);
-	g->type = text ? type : RP_GID_TYPE_NONE;
-}
-
-/* The usual mlx5 RoCE table: 0 fe80 v1, 1 fe80 v2, 2 IPv4 v1, 3 IPv4 v2, then empty entries. */
-static void add_mlx5_table(struct rp_port *p, const char *ipv4)
-{
-	char mapped[64];
-
-	snprintf(mapped, sizeof(mapped), "::ffff:%s", ipv4);
-	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_ROCE_V2);
-	add_gid(p, mapped, RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, mapped, RP_GID_TYPE_ROCE_V2);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
-}
-
-/* An IB port with GID 0 = subnet prefix + GUID. */
-static struct rp_port *add_ib_port(struct rp_hca *h, int num, int state, const char *gid0)
-{
-	struct rp_port *p = add_port(h, num, state, RP_LL_INFINIBAND);
-
-	add_gid(p, gid0, RP_GID_TYPE_IB_ROCE_V1);
-	return p;
-}
-
-static void free_node(struct rp_node *n)
-{
-	for (size_t d = 0; d < n->n_hcas; d++) {
-		for (size_t i = 0; i < n->hcas[d].n_ports; i++)
-			free(n->hcas[d].ports[i].gids);
-		free(n->hcas[d].ports);
-	}
-	free(n->hcas);
-	free(n->gpus);
-	memset(n, 0, sizeof(*n));
-}
-
-/* n IB devices mlx5_0..mlx5_<n-1>, one ACTIVE port each, one subnet. */
-static void ib_node(struct rp_node *n, int count)
-{
-	char name[16];
-
-	memset(n, 0, sizeof(*n));
-	for (int i = 0; i < count; i++) {
-		snprintf(name, sizeof(name), "mlx5_%d", i);
-		add_ib_port(add_hca(n, name), 1, RP_PORT_ACTIVE, "fe80::1");
-	}
-}
 
 /* --- helpers over results ---------------------------------------------------------------------- */
 
@@ -390,19 +299,19 @@ static void test_select_order_and_usable_ports(void **state)
 	struct rp_hca *h;
 
 	(void)state;
-	h = add_hca(&n, "mlx5_2");
-	add_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
-	add_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::2");
-	h = add_hca(&n, "mlx5_0");
-	add_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
-	add_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::4");
-	h = add_hca(&n, "mlx5_1");
-	add_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);           /* neither IB nor Ethernet */
-	h = add_hca(&n, "mlx5_3");
-	add_ib_port(h, 1, RP_PORT_INIT, "fe80::5");
-	add_ib_port(h, 2, RP_PORT_ARMED, "fe80::6");
-	h = add_hca(&n, "mlx5_4");
-	add_ib_port(h, 1, RP_PORT_ACTIVE_DEFER, "fe80::7");
+	h = rp_test_hca(&n, "mlx5_2", NULL);
+	rp_test_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
+	rp_test_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::2");
+	h = rp_test_hca(&n, "mlx5_0", NULL);
+	rp_test_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
+	rp_test_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::4");
+	h = rp_test_hca(&n, "mlx5_1", NULL);
+	rp_test_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);           /* neither IB nor Ethernet */
+	h = rp_test_hca(&n, "mlx5_3", NULL);
+	rp_test_ib_port(h, 1, RP_PORT_INIT, "fe80::5");
+	rp_test_ib_port(h, 2, RP_PORT_ARMED, "fe80::6");
+	h = rp_test_hca(&n, "mlx5_4", NULL);
+	rp_test_ib_port(h, 1, RP_PORT_ACTIVE_DEFER, "fe80::7");
 
 	assert_selected(&n, NULL, "mlx5_2:1 mlx5_2:2 mlx5_0:2");
 	assert_selected(&n, "", "mlx5_2:1 mlx5_2:2 mlx5_0:2");
@@ -412,7 +321,7 @@ static void test_select_order_and_usable_ports(void **state)
 	assert_selected(&n, "^mlx5_2", "mlx5_0:2");
 	assert_selected(&n, "mlx5_2:2", "mlx5_2:2");
 	assert_selected(&n, "^", "");
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_select_prefix_exact_exclude(void **state)
@@ -420,7 +329,7 @@ static void test_select_prefix_exact_exclude(void **state)
 	struct rp_node n;
 
 	(void)state;
-	ib_node(&n, 12);
+	rp_test_ib_node(&n, 12);
 	assert_selected(&n, "mlx5_1", "mlx5_1:1 mlx5_10:1 mlx5_11:1");
 	assert_selected(&n, "=mlx5_1", "mlx5_1:1");
 	assert_selected(&n, "^mlx5_1", "mlx5_0:1 mlx5_2:1 mlx5_3:1 mlx5_4:1 mlx5_5:1 mlx5_6:1 mlx5_7:1 mlx5_8:1 mlx5_9:1");
@@ -429,7 +338,7 @@ static void test_select_prefix_exact_exclude(void **state)
 	assert_selected(&n, "=^mlx5_1", "");
 	assert_selected(&n, "mlx5_0:1,mlx5_3:1", "mlx5_0:1 mlx5_3:1");
 	assert_selected(&n, " mlx5_0", "");
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_select_not_in_verbs_invisible(void **state)
@@ -437,13 +346,13 @@ static void test_select_not_in_verbs_invisible(void **state)
 	struct rp_node n;
 
 	(void)state;
-	ib_node(&n, 3);
+	rp_test_ib_node(&n, 3);
 	n.hcas[0].in_verbs = RP_TRI_TRUE;
 	n.hcas[1].in_verbs = RP_TRI_FALSE;
 	n.hcas[2].in_verbs = RP_TRI_TRUE;
 	assert_selected(&n, NULL, "mlx5_0:1 mlx5_2:1");
 	assert_selected(&n, "mlx5_1", "");
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* --- warnings: each raised where it should be, and not where it should not ------------------ */
@@ -453,8 +362,8 @@ static void test_warn_prefix_overmatch(void **state)
 	struct rp_node n, small;
 
 	(void)state;
-	ib_node(&n, 12);
-	ib_node(&small, 4);
+	rp_test_ib_node(&n, 12);
+	rp_test_ib_node(&small, 4);
 	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_1:1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
@@ -468,8 +377,8 @@ static void test_warn_prefix_overmatch(void **state)
 	n.hcas[10].ports[0].state = RP_PORT_DOWN;
 	n.hcas[11].ports[0].state = RP_PORT_DOWN;
 	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 0);
-	free_node(&n);
-	free_node(&small);
+	rp_test_node_free(&n);
+	rp_test_node_free(&small);
 }
 
 static void test_warn_no_match(void **state)
@@ -477,7 +386,7 @@ static void test_warn_no_match(void **state)
 	struct rp_node n;
 
 	(void)state;
-	ib_node(&n, 4);
+	rp_test_ib_node(&n, 4);
 	assert_int_equal(count_warn_hca(&n, "mlx5_9", RP_NCCL_W_NO_MATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx4_0", RP_NCCL_W_NO_MATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:2", RP_NCCL_W_NO_MATCH), 1);     /* no port 2 */
@@ -486,7 +395,7 @@ static void test_warn_no_match(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5", RP_NCCL_W_NO_MATCH), 0);
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NO_MATCH), 0);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_9", RP_NCCL_W_NO_MATCH), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_exclude_no_match_not_fatal(void **state)
@@ -495,14 +404,14 @@ static void test_warn_exclude_no_match_not_fatal(void **state)
 	struct rp_nccl_result r;
 
 	(void)state;
-	ib_node(&n, 2);
+	rp_test_ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_9", RP_NCCL_W_EXCLUDE_NO_MATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_EXCLUDE_NO_MATCH), 0);
 	assert_int_equal(count_warn_hca(&n, "mlx5_9", RP_NCCL_W_EXCLUDE_NO_MATCH), 0);
 	eval_ok(&n, "^mlx5_9", &r);
 	assert_true(rp_nccl_result_usable(&r));
 	rp_nccl_result_fini(&r);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_whitespace(void **state)
@@ -511,7 +420,7 @@ static void test_warn_whitespace(void **state)
 	struct rp_nccl_result r;
 
 	(void)state;
-	ib_node(&n, 2);
+	rp_test_ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0, mlx5_1", RP_NCCL_W_WHITESPACE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0 ", RP_NCCL_W_WHITESPACE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx5_1", RP_NCCL_W_WHITESPACE), 0);
@@ -525,7 +434,7 @@ static void test_warn_whitespace(void **state)
 	assert_int_equal(r.n_selected, 1);                       /* " mlx5_1" matched nothing */
 	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_NO_MATCH), 1);
 	rp_nccl_result_fini(&r);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_bad_port(void **state)
@@ -533,7 +442,7 @@ static void test_warn_bad_port(void **state)
 	struct rp_node n;
 
 	(void)state;
-	ib_node(&n, 2);
+	rp_test_ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:x", RP_NCCL_W_BAD_PORT), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:", RP_NCCL_W_BAD_PORT), 0);  /* 2.30.7: every port */
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:0", RP_NCCL_W_BAD_PORT), 1);
@@ -542,7 +451,7 @@ static void test_warn_bad_port(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:1:0:1", RP_NCCL_W_BAD_PORT), 0);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:x", RP_NCCL_W_NO_MATCH), 1);   /* port 0: nothing */
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:-1", RP_NCCL_W_NO_MATCH), 0);  /* every port */
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_too_many_entries(void **state)
@@ -551,7 +460,7 @@ static void test_warn_too_many_entries(void **state)
 	char spec[1024] = "";
 
 	(void)state;
-	ib_node(&n, 33);
+	rp_test_ib_node(&n, 33);
 	for (int i = 0; i < 33; i++) {
 		size_t at = strlen(spec);
 
@@ -561,7 +470,7 @@ static void test_warn_too_many_entries(void **state)
 	assert_selected(&n, "=mlx5_32", "mlx5_32:1");
 	*strrchr(spec, ',') = '\0';
 	assert_int_equal(count_warn_hca(&n, spec, RP_NCCL_W_TOO_MANY_ENTRIES), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_all_excluded_and_nothing_selected(void **state)
@@ -570,7 +479,7 @@ static void test_warn_all_excluded_and_nothing_selected(void **state)
 	struct rp_nccl_result r;
 
 	(void)state;
-	ib_node(&n, 2);
+	rp_test_ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "^", RP_NCCL_W_ALL_EXCLUDED), 1);
 	assert_int_equal(count_warn_hca(&n, "^=", RP_NCCL_W_ALL_EXCLUDED), 1);
 	assert_int_equal(count_warn_hca(&n, "^mlx5", RP_NCCL_W_ALL_EXCLUDED), 1);
@@ -582,19 +491,19 @@ static void test_warn_all_excluded_and_nothing_selected(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_7", RP_NCCL_W_ALL_EXCLUDED), 0);
 
 	/* No usable port at all: nothing selected, but nothing was excluded either. */
-	add_ib_port(add_hca(&dead, "mlx5_0"), 1, RP_PORT_DOWN, "fe80::1");
+	rp_test_ib_port(rp_test_hca(&dead, "mlx5_0", NULL), 1, RP_PORT_DOWN, "fe80::1");
 	assert_int_equal(count_warn_hca(&dead, NULL, RP_NCCL_W_NOTHING_SELECTED), 1);
 	assert_int_equal(count_warn_hca(&dead, "^", RP_NCCL_W_ALL_EXCLUDED), 0);
 	eval_ok(&dead, NULL, &r);
 	assert_false(rp_nccl_result_usable(&r));
 	assert_null(r.recommended);
 	rp_nccl_result_fini(&r);
-	free_node(&dead);
+	rp_test_node_free(&dead);
 
 	/* An empty node (no adapter at all). */
 	memset(&dead, 0, sizeof(dead));
 	assert_int_equal(count_warn_hca(&dead, NULL, RP_NCCL_W_NOTHING_SELECTED), 1);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_port_not_active(void **state)
@@ -603,14 +512,14 @@ static void test_warn_port_not_active(void **state)
 	struct rp_hca *h;
 
 	(void)state;
-	h = add_hca(&n, "mlx5_0");                             /* dual port, one cable */
-	add_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
-	add_ib_port(h, 2, RP_PORT_DOWN, "fe80::2");
-	h = add_hca(&n, "mlx5_1");                             /* nothing plugged */
-	add_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
-	h = add_hca(&n, "mlx5_2");
-	add_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);
-	add_hca(&n, "mlx5_3");                                 /* no ports directory */
+	h = rp_test_hca(&n, "mlx5_0", NULL);                             /* dual port, one cable */
+	rp_test_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
+	rp_test_ib_port(h, 2, RP_PORT_DOWN, "fe80::2");
+	h = rp_test_hca(&n, "mlx5_1", NULL);                             /* nothing plugged */
+	rp_test_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
+	h = rp_test_hca(&n, "mlx5_2", NULL);
+	rp_test_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);
+	rp_test_hca(&n, "mlx5_3", NULL);                                 /* no ports directory */
 
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:2", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_3", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
@@ -621,7 +530,7 @@ static void test_warn_port_not_active(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_0", RP_NCCL_W_PORT_NOT_ACTIVE), 0);   /* port 2 not named */
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_PORT_NOT_ACTIVE), 0);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_PORT_NOT_ACTIVE), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_not_in_verbs(void **state)
@@ -629,7 +538,7 @@ static void test_warn_not_in_verbs(void **state)
 	struct rp_node n;
 
 	(void)state;
-	ib_node(&n, 2);
+	rp_test_ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NOT_IN_VERBS), 0);   /* unknown: fixture root */
 	n.hcas[0].in_verbs = RP_TRI_TRUE;
 	n.hcas[1].in_verbs = RP_TRI_TRUE;
@@ -640,7 +549,7 @@ static void test_warn_not_in_verbs(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_NOT_IN_VERBS), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0", RP_NCCL_W_NOT_IN_VERBS), 0);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_NOT_IN_VERBS), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_too_many_ports(void **state)
@@ -649,14 +558,14 @@ static void test_warn_too_many_ports(void **state)
 	struct rp_nccl_result r;
 
 	(void)state;
-	ib_node(&n, 33);
+	rp_test_ib_node(&n, 33);
 	eval_ok(&n, NULL, &r);
 	assert_int_equal(r.n_selected, RP_NCCL_MAX_PORTS);
 	assert_string_equal(r.selected[31].hca, "mlx5_31");
 	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_TOO_MANY_PORTS), 1);
 	rp_nccl_result_fini(&r);
 	assert_int_equal(count_warn_hca(&n, "^=mlx5_32", RP_NCCL_W_TOO_MANY_PORTS), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_mixed_link_layer(void **state)
@@ -665,13 +574,13 @@ static void test_warn_mixed_link_layer(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	ib_node(&n, 2);
-	p = add_port(add_hca(&n, "mlx5_2"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_mlx5_table(p, "10.0.0.1");
+	rp_test_ib_node(&n, 2);
+	p = rp_test_port(rp_test_hca(&n, "mlx5_2", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.0.0.1");
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_MIXED_LINK_LAYER), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx5_1", RP_NCCL_W_MIXED_LINK_LAYER), 0);
 	assert_int_equal(count_warn_hca(&n, "=mlx5_2", RP_NCCL_W_MIXED_LINK_LAYER), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_ib_subnet_mismatch(void **state)
@@ -679,13 +588,13 @@ static void test_warn_ib_subnet_mismatch(void **state)
 	struct rp_node n = { 0 };
 
 	(void)state;
-	add_ib_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, "fe80::1:2:3:4");
-	add_ib_port(add_hca(&n, "mlx5_1"), 1, RP_PORT_ACTIVE, "fe80::5:6:7:8");
-	add_ib_port(add_hca(&n, "mlx5_2"), 1, RP_PORT_ACTIVE, "fec0:0:0:1::9");
+	rp_test_ib_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, "fe80::1:2:3:4");
+	rp_test_ib_port(rp_test_hca(&n, "mlx5_1", NULL), 1, RP_PORT_ACTIVE, "fe80::5:6:7:8");
+	rp_test_ib_port(rp_test_hca(&n, "mlx5_2", NULL), 1, RP_PORT_ACTIVE, "fec0:0:0:1::9");
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_IB_SUBNET_MISMATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "=mlx5_0,mlx5_1", RP_NCCL_W_IB_SUBNET_MISMATCH), 0);
 	assert_int_equal(count_warn_hca(&n, "=mlx5_0,mlx5_2", RP_NCCL_W_IB_SUBNET_MISMATCH), 1);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_warn_gid_codes(void **state)
@@ -695,8 +604,8 @@ static void test_warn_gid_codes(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_mlx5_table(p, "10.0.0.1");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.0.0.1");
 	rp_nccl_env_default(&env);
 	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_NO_USABLE_GID), 0);
 	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_BAD_GID_OVERRIDE), 0);
@@ -720,7 +629,7 @@ static void test_warn_gid_codes(void **state)
 	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_GID_INVALID), 1);
 	assert_true(rp_nccl_warn_fatal(RP_NCCL_W_NO_USABLE_GID));
 	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_ROCE_VERSION));
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* Every code has a distinct, stable name. */
@@ -771,7 +680,7 @@ static void test_recommended(void **state)
 	struct rp_node n;
 
 	(void)state;
-	ib_node(&n, 12);
+	rp_test_ib_node(&n, 12);
 	n.hcas[2].ports[0].state = RP_PORT_DOWN;
 	assert_recommended(&n, "mlx5_1", "=mlx5_1:1");
 	assert_recommended(&n, "mlx5_0,mlx5_3", "=mlx5_0:1,mlx5_3:1");
@@ -780,14 +689,14 @@ static void test_recommended(void **state)
 	assert_recommended(&n, "^mlx5_1,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8,mlx5_9",
 			   "=mlx5_0:1,mlx5_10:1,mlx5_11:1");                 /* mlx5_1 read as exact */
 	assert_recommended(&n, "^", NULL);
-	free_node(&n);
+	rp_test_node_free(&n);
 
-	ib_node(&n, 2);
-	add_ib_port(&n.hcas[1], 2, RP_PORT_ACTIVE, "fe80::9");
+	rp_test_ib_node(&n, 2);
+	rp_test_ib_port(&n.hcas[1], 2, RP_PORT_ACTIVE, "fe80::9");
 	assert_recommended(&n, NULL, "=mlx5_0:1,mlx5_1:1,mlx5_1:2");
 	assert_recommended(&n, "", "=mlx5_0:1,mlx5_1:1,mlx5_1:2");
 	assert_recommended(&n, "mlx5_1:2", "=mlx5_1:2");
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* --- the GID rule ------------------------------------------------------------------------------ */
@@ -800,15 +709,15 @@ static void test_gid_usual_mlx5_table(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_4"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_mlx5_table(p, "10.77.0.1");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_4", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.77.0.1");
 	rp_nccl_env_default(&env);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
 	eval_ok(&n, NULL, &r);
 	assert_int_equal(r.n_selected, 1);
 	assert_int_equal(r.selected[0].gid_index, 3);
 	rp_nccl_result_fini(&r);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_gid_roce_v1(void **state)
@@ -818,12 +727,12 @@ static void test_gid_roce_v1(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_mlx5_table(p, "10.0.0.1");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.0.0.1");
 	rp_nccl_env_default(&env);
 	env.roce_version = 1;
 	assert_int_equal(rp_nccl_gid_index(p, &env), 2);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_gid_ipv6_family(void **state)
@@ -833,8 +742,8 @@ static void test_gid_ipv6_family(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_mlx5_table(p, "10.0.0.1");                           /* 0..3, then empty 4, 5 */
+	p = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.0.0.1");                           /* 0..3, then empty 4, 5 */
 	p->gids[4].type = RP_GID_TYPE_IB_ROCE_V1;
 	assert_int_equal(inet_pton(AF_INET6, "2001:db8::7", p->gids[4].raw), 1);
 	p->gids[5].type = RP_GID_TYPE_ROCE_V2;
@@ -845,7 +754,7 @@ static void test_gid_ipv6_family(void **state)
 	assert_int_equal(rp_nccl_gid_index(p, &env), 5);
 	env.roce_version = 1;
 	assert_int_equal(rp_nccl_gid_index(p, &env), 4);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_gid_addr_range(void **state)
@@ -855,8 +764,8 @@ static void test_gid_addr_range(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_mlx5_table(p, "10.0.0.1");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.0.0.1");
 	p->gids[4].type = RP_GID_TYPE_IB_ROCE_V1;
 	assert_int_equal(inet_pton(AF_INET6, "::ffff:192.168.7.9", p->gids[4].raw), 1);
 	p->gids[5].type = RP_GID_TYPE_ROCE_V2;
@@ -886,7 +795,7 @@ static void test_gid_addr_range(void **state)
 	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
 	env.version = RP_NCCL_V(2, 23, 4);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_gid_override_and_ib(void **state)
@@ -896,9 +805,9 @@ static void test_gid_override_and_ib(void **state)
 	struct rp_port *eth, *ib;
 
 	(void)state;
-	eth = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_mlx5_table(eth, "10.0.0.1");
-	ib = add_ib_port(add_hca(&n, "mlx5_1"), 1, RP_PORT_ACTIVE, "fe80::1");
+	eth = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(eth, "::ffff:10.0.0.1");
+	ib = rp_test_ib_port(rp_test_hca(&n, "mlx5_1", NULL), 1, RP_PORT_ACTIVE, "fe80::1");
 	eth = &n.hcas[0].ports[0];
 	rp_nccl_env_default(&env);
 	env.gid_index = 1;
@@ -908,7 +817,7 @@ static void test_gid_override_and_ib(void **state)
 	assert_int_equal(rp_nccl_gid_index(ib, &env), 0);       /* InfiniBand ignores it */
 	env.gid_index = -1;
 	assert_int_equal(rp_nccl_gid_index(ib, &env), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static void test_gid_none(void **state)
@@ -918,14 +827,14 @@ static void test_gid_none(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "rxe0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	p = rp_test_port(rp_test_hca(&n, "rxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
 	rp_nccl_env_default(&env);
 	assert_int_equal(rp_nccl_gid_index(p, &env), -1);       /* empty table: the query of 0 fails */
-	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
+	rp_test_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	rp_test_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	rp_test_gid(p, NULL, RP_GID_TYPE_NONE);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);        /* NCCL stays on the link-local 0 */
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* Where no IPv4 GID has the wanted version, NCCL stops on the IPv4 one it has (here v1 at 2). */
@@ -936,13 +845,13 @@ static void test_gid_no_v2_takes_v1(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "rxe0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
-	add_gid(p, "::ffff:10.1.1.1", RP_GID_TYPE_IB_ROCE_V1);
+	p = rp_test_port(rp_test_hca(&n, "rxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	rp_test_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	rp_test_gid(p, "::ffff:10.1.1.1", RP_GID_TYPE_IB_ROCE_V1);
 	rp_nccl_env_default(&env);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 2);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* --- NCCL_IB_ADDR_RANGE and the environment ---------------------------------------------------- */
@@ -1056,7 +965,7 @@ static void test_env_read_as_nccl(void **state)
 	char *big;
 
 	(void)state;
-	add_mlx5_table(add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET), "10.0.0.1");
+	rp_test_gid_table(rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET), "::ffff:10.0.0.1");
 	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++) {
 		clear_env(NULL);
 		setenv(cases[i].var, cases[i].value, 1);
@@ -1089,7 +998,7 @@ static void test_env_read_as_nccl(void **state)
 	assert_non_null(strstr(last_log, "NCCL_IB_HCA"));
 	free(big);
 	clear_env(NULL);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* A name of 64+ characters: 2.30.7 cuts it (and matches on the cut name); 2.30.4 overruns NCCL's
@@ -1102,7 +1011,7 @@ static void test_evaluate_long_name(void **state)
 	char name[RP_NAME_MAX + 8];
 
 	(void)state;
-	ib_node(&n, 1);
+	rp_test_ib_node(&n, 1);
 	memset(name, 'x', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	env = env_with(name);
@@ -1113,7 +1022,7 @@ static void test_evaluate_long_name(void **state)
 	rp_nccl_result_fini(&r);                                 /* safe twice */
 	env.version = RP_NCCL_V(2, 30, 4);
 	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_NCCL_OVERFLOW), 1);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 
@@ -1289,11 +1198,11 @@ static void test_json_report(void **state)
 	char *dump;
 
 	(void)state;
-	add_ib_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, "fe80::1");
-	p = add_port(add_hca(&n, "mlx5_4"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_mlx5_table(p, "10.0.0.4");
-	p = add_port(add_hca(&n, "mlx5_5"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	rp_test_ib_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, "fe80::1");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_4", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.0.0.4");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_5", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
 	env = env_with("mlx5_0,mlx5_4,mlx5_5,\xff\xfe");
 	assert_int_equal(rp_nccl_evaluate(&n, &env, &r), 0);
 	j = rp_nccl_result_json(&r, &env);
@@ -1330,7 +1239,7 @@ static void test_json_report(void **state)
 	assert_null(json_object_get(j, "env"));
 	json_decref(j);
 	rp_nccl_result_fini(&r);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 static int skip_without_bin(void **state)

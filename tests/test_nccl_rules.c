@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "nccl.h"
 #include "nccl_int.h"
+#include "nodebuild.h"
 #include "node_json.h"
 #include "testutil.h"
 #include "util.h"
@@ -38,78 +39,6 @@
 #define V2307 RP_NCCL_V(2, 30, 7)
 
 /* --- nodes in memory ------------------------------------------------------------------------- */
-
-static struct rp_hca *add_hca(struct rp_node *n, const char *name, const char *pci_path)
-{
-	struct rp_hca *h;
-
-	n->hcas = realloc(n->hcas, (n->n_hcas + 1) * sizeof(*n->hcas));
-	assert_non_null(n->hcas);
-	h = &n->hcas[n->n_hcas++];
-	memset(h, 0, sizeof(*h));
-	rp_strlcpy(h->name, name, sizeof(h->name));
-	h->in_verbs = RP_TRI_UNKNOWN;
-	h->numa_node = -1;
-	if (pci_path) {
-		const char *last = strrchr(pci_path, '/');
-
-		rp_strlcpy(h->pci_path, pci_path, sizeof(h->pci_path));
-		rp_strlcpy(h->pci, last ? last + 1 : pci_path, sizeof(h->pci));
-	}
-	return h;
-}
-
-static struct rp_port *add_port(struct rp_hca *h, int num, enum rp_link_layer ll)
-{
-	struct rp_port *p;
-
-	h->ports = realloc(h->ports, (h->n_ports + 1) * sizeof(*h->ports));
-	assert_non_null(h->ports);
-	p = &h->ports[h->n_ports++];
-	memset(p, 0, sizeof(*p));
-	p->num = num;
-	p->state = RP_PORT_ACTIVE;
-	p->phys_state = 5;
-	p->link_layer = ll;
-	return p;
-}
-
-/* Append the next GID entry; NULL text: an empty entry. */
-static void add_gid(struct rp_port *p, const char *text, enum rp_gid_type type)
-{
-	struct rp_gid *g;
-
-	p->gids = realloc(p->gids, (p->n_gids + 1) * sizeof(*p->gids));
-	assert_non_null(p->gids);
-	g = &p->gids[p->n_gids];
-	memset(g, 0, sizeof(*g));
-	g->index = (int)p->n_gids++;
-	if (text)
-		assert_int_equal(inet_pton(AF_INET6, text, g->raw), 1);
-	g->type = text ? type : RP_GID_TYPE_NONE;
-}
-
-/* 0 fe80 v1, 1 fe80 v2, 2 <addr> v1, 3 <addr> v2, 4 and 5 empty (the usual mlx5 table). */
-static void add_table(struct rp_port *p, const char *addr)
-{
-	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_ROCE_V2);
-	add_gid(p, addr, RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, addr, RP_GID_TYPE_ROCE_V2);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
-}
-
-static void free_node(struct rp_node *n)
-{
-	for (size_t d = 0; d < n->n_hcas; d++) {
-		for (size_t i = 0; i < n->hcas[d].n_ports; i++)
-			free(n->hcas[d].ports[i].gids);
-		free(n->hcas[d].ports);
-	}
-	free(n->hcas);
-	memset(n, 0, sizeof(*n));
-}
 
 static struct rp_nccl_env env_v(uint32_t version, const char *hca)
 {
@@ -202,9 +131,11 @@ static void test_order_pci(void **state)
 	char got[256];
 
 	(void)state;
-	add_port(add_hca(&n, "mlx5_4", "devices/pci0000:80/0000:80:01.0/0000:85:00.0"), 1, RP_LL_INFINIBAND);
-	add_port(add_hca(&n, "mlx5_10", "devices/pci0000:00/0000:00:01.0/0000:0c:00.0"), 1, RP_LL_INFINIBAND);
-	add_port(add_hca(&n, "rxe9", NULL), 1, RP_LL_INFINIBAND);
+	rp_test_port(rp_test_hca(&n, "mlx5_4", "devices/pci0000:80/0000:80:01.0/0000:85:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	rp_test_port(rp_test_hca(&n, "mlx5_10", "devices/pci0000:00/0000:00:01.0/0000:0c:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	rp_test_port(rp_test_hca(&n, "rxe9", NULL), 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
 	assert_sel(&n, V2293, NULL, "mlx5_4:1 mlx5_10:1 rxe9:1");
 	assert_sel(&n, V2297, NULL, "mlx5_10:1 mlx5_4:1 rxe9:1");
 	assert_sel(&n, V2304, NULL, "mlx5_10:1 mlx5_4:1 rxe9:1");
@@ -213,11 +144,12 @@ static void test_order_pci(void **state)
 	env.pci_order = false;
 	eval_sel(&n, &env, got, sizeof(got), RP_NCCL_W_COUNT_, NULL);
 	assert_string_equal(got, "mlx5_4:1 mlx5_10:1 rxe9:1");
-	add_port(add_hca(&n, "vrdma0", "devices/pci0000:00/0000:00:03.0/virtio0"), 1, RP_LL_INFINIBAND);
+	rp_test_port(rp_test_hca(&n, "vrdma0", "devices/pci0000:00/0000:00:03.0/virtio0"),
+			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
 	assert_sel(&n, V2307, NULL, "vrdma0:1 mlx5_10:1 mlx5_4:1 rxe9:1");
 	assert_int_equal(rp_nccl_pci_sort_id("devices/pci0000:00/0000:00:01.0/0000:0c:00.0"), 0xc000);
 	assert_int_equal(rp_nccl_pci_sort_id("x/virtio0"), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* The port cap decides in ibv_get_device_list() order, before the sort (net_ib/init.cc
@@ -233,15 +165,16 @@ static void test_port_cap_per_device(void **state)
 	size_t c;
 
 	(void)state;
-	add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:f0:00.0"), 1, RP_LL_INFINIBAND);
+	rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:f0:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
 	for (int i = 1; i <= 17; i++) {
 		struct rp_hca *h;
 
 		snprintf(name, sizeof(name), "mlx5_%d", i);
 		snprintf(path, sizeof(path), "devices/pci0000:00/0000:00:02.0/0000:%02x:00.0", 0x60 - i);
-		h = add_hca(&n, name, path);
-		add_port(h, 1, RP_LL_INFINIBAND);
-		add_port(h, 2, RP_LL_INFINIBAND);
+		h = rp_test_hca(&n, name, path);
+		rp_test_port(h, 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+		rp_test_port(h, 2, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
 	}
 	env = env_v(V2307, NULL);
 	{
@@ -273,7 +206,7 @@ static void test_port_cap_per_device(void **state)
 	eval_sel(&n, &env, (char[4096]){ 0 }, 4096, RP_NCCL_W_NCCL_OVERFLOW, &c);
 	assert_int_equal(c, 0);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_TOO_MANY_PORTS), 1);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* --- crashes ---------------------------------------------------------------------------------- */
@@ -289,10 +222,11 @@ static void test_crash_null_pci_path(void **state)
 	struct rp_nccl_env env;
 
 	(void)state;
-	add_port(add_hca(&n, "irxe0", NULL), 1, RP_LL_ETHERNET);
-	add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
-	add_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
-	add_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
+	rp_test_port(rp_test_hca(&n, "irxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
+	rp_test_gid_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
 	for (uint32_t v = V2181; v <= V2307; v++) {
 		if (!rp_nccl_version_is_release(v))
 			continue;
@@ -307,7 +241,7 @@ static void test_crash_null_pci_path(void **state)
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
 	env = env_v(V2215, "irxe0");
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* ncclIbFindMatchingDev (net_ib.cc v2.20.3-1 to v2.23.4-1; absent in v2.19.4-1 and v2.24.3-1): with
@@ -322,8 +256,9 @@ static void test_crash_merge_nics(void **state)
 	struct rp_nccl_env env;
 
 	(void)state;
-	add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_INFINIBAND);
-	add_port(add_hca(&n, "rxe0", NULL), 1, RP_LL_INFINIBAND);
+	rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	rp_test_port(rp_test_hca(&n, "rxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
 	for (uint32_t v = V2181; v <= V2307; v++) {
 		bool crash = v >= RP_NCCL_V(2, 20, 3) && v < V2243;
 
@@ -341,24 +276,24 @@ static void test_crash_merge_nics(void **state)
 	env.merge_nics = false;                                        /* NCCL_IB_MERGE_NICS=0 */
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
 	/* the two ports of mlx5_0 merge into one NIC, full: rxe0 is compared with nothing */
-	add_port(&n.hcas[0], 2, RP_LL_INFINIBAND);
+	rp_test_port(&n.hcas[0], 2, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
 	env = env_v(V2215, NULL);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 
 	/* two soft devices: strcmp(NULL, NULL) */
 	memset(&n, 0, sizeof(n));
-	add_port(add_hca(&n, "rxe0", NULL), 1, RP_LL_ETHERNET);
-	add_port(add_hca(&n, "rxe1", NULL), 1, RP_LL_ETHERNET);
-	add_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
-	add_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
+	rp_test_port(rp_test_hca(&n, "rxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_port(rp_test_hca(&n, "rxe1", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
+	rp_test_gid_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
 	env = env_v(V2215, NULL);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 1);
 	env = env_v(V2186, NULL);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
 	env = env_v(V2307, NULL);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* rp_nccl_crash_check, what loopback, pair and the matrix ask (net_ib.cc as in the two tests
@@ -402,7 +337,8 @@ static void test_crash_addr_range(void **state)
 	struct rp_nccl_env env;
 
 	(void)state;
-	add_table(add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1,
+	rp_test_gid_table(rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
+			     1, RP_PORT_ACTIVE,
 			   RP_LL_ETHERNET), "::ffff:10.0.0.1");
 	env = env_v(V2215, NULL);
 	env.addr_range = "10.0.0.0";
@@ -418,7 +354,7 @@ static void test_crash_addr_range(void **state)
 	env.version = V2215;
 	env.gid_index = 3;                                             /* no walk, no range read */
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* --- NCCL_IB_HCA fields --------------------------------------------------------------------- */
@@ -431,9 +367,9 @@ static void test_empty_port_field(void **state)
 	struct rp_hca *h;
 
 	(void)state;
-	h = add_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0");
-	add_port(h, 1, RP_LL_INFINIBAND);
-	add_port(h, 2, RP_LL_INFINIBAND);
+	h = rp_test_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0");
+	rp_test_port(h, 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	rp_test_port(h, 2, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
 	assert_sel(&n, V2304, "mlx5_1:", "");
 	assert_sel(&n, V2181, "mlx5_1:", "");
 	assert_sel(&n, V2307, "mlx5_1:", "mlx5_1:1 mlx5_1:2");
@@ -441,7 +377,7 @@ static void test_empty_port_field(void **state)
 	assert_sel(&n, V2304, "mlx5_1:99999999999999999999", "mlx5_1:1 mlx5_1:2");
 	assert_sel(&n, V2304, "mlx5_1:2:7", "mlx5_1:2");
 	assert_sel(&n, V2307, "mlx5_1:2:7", "mlx5_1:2");
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* ncclIbGetPlaneIndex (net_ib/init.cc v2.30.7-1): the plane field of the entry that kept a port
@@ -459,7 +395,7 @@ static void test_planes(void **state)
 	for (int i = 0; i < 13; i++) {
 		snprintf(name, sizeof(name), "mlx5_%d", i);
 		snprintf(path, sizeof(path), "devices/pci0000:00/0000:00:02.0/0000:%02x:00.0", 0x10 + i);
-		add_port(add_hca(&n, name, path), 1, RP_LL_INFINIBAND);
+		rp_test_port(rp_test_hca(&n, name, path), 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
 	}
 	env = env_v(V2307, "=mlx5_0:1:0:16384");
 	eval_sel(&n, &env, got, sizeof(got), RP_NCCL_W_IB_DISABLED, &c);
@@ -483,7 +419,7 @@ static void test_planes(void **state)
 	*strrchr(spec, ',') = '\0';
 	env = env_v(V2307, spec);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_IB_DISABLED), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* parseStringList's limit is MAX_IB_DEVS entries: 16 in v2.18.1-1/v2.18.3-1, 32 from v2.18.5-1. */
@@ -514,8 +450,9 @@ static void test_gid_before_walk(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
-	add_table(p, "::ffff:10.0.0.1");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.0.0.1");
 	env = env_v(V2181, NULL);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_GID_INVALID), 1);    /* link-local fe80 */
@@ -541,7 +478,7 @@ static void test_gid_before_walk(void **state)
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 	env.version = V2215;
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* The walk (net_ib.cc v2.21.5-1, net_ib/connect.cc v2.30.7-1) on an IPv6-only RoCE table: with
@@ -554,8 +491,9 @@ static void test_gid_ipv6_only(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_4", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
-	add_table(p, "2001:db8::4");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_4", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "2001:db8::4");
 	env = env_v(V2307, NULL);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_GID_INVALID), 1);
@@ -566,7 +504,7 @@ static void test_gid_ipv6_only(void **state)
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
 	env.addr_range = "2001:db9::/32";
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* ncclIbRoceGetVersionNum: a RoCE port whose gid_attrs/types cannot be opened fails the walk and
@@ -582,8 +520,9 @@ static void test_gid_types_unreadable(void **state)
 	size_t c;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
-	add_table(p, "::ffff:10.0.0.1");
+	p = rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid_table(p, "::ffff:10.0.0.1");
 	for (size_t i = 0; i < 4; i++)
 		p->gids[i].type = RP_GID_TYPE_UNKNOWN;                     /* no gid_attrs */
 	env = env_v(V2307, NULL);
@@ -593,15 +532,16 @@ static void test_gid_types_unreadable(void **state)
 	env.version = V2205;                                           /* no walk: index 0, no read */
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 
-	q = add_port(add_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3c:00.0"), 1, RP_LL_ETHERNET);
-	add_gid(q, NULL, RP_GID_TYPE_NONE);                            /* 0 empty */
-	add_gid(q, "2001:db8::9", RP_GID_TYPE_ROCE_V2);
+	q = rp_test_port(rp_test_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3c:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	rp_test_gid(q, NULL, RP_GID_TYPE_NONE);                            /* 0 empty */
+	rp_test_gid(q, "2001:db8::9", RP_GID_TYPE_ROCE_V2);
 	env = env_v(V2234, NULL);
 	env.addr_family = AF_INET6;
 	assert_int_equal(rp_nccl_gid_index(q, &env), -1);
 	env.version = V2243;
 	assert_int_equal(rp_nccl_gid_index(q, &env), 1);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* ncclIbGetGidIndex for InfiniBand (net_ib.cc v2.22.3-1 on): GID NCCL_IB_ROUTABLE_FLID_GID_INDEX
@@ -614,9 +554,10 @@ static void test_gid_flid(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_INFINIBAND);
-	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, "fec0:0:12:1::1", RP_GID_TYPE_IB_ROCE_V1);          /* FLID 0x0012 */
+	p = rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
+			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	rp_test_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	rp_test_gid(p, "fec0:0:12:1::1", RP_GID_TYPE_IB_ROCE_V1);          /* FLID 0x0012 */
 	env = env_v(V2215, NULL);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 	env.version = V2223;
@@ -631,7 +572,7 @@ static void test_gid_flid(void **state)
 	env.flid_gid_index = 1;
 	assert_int_equal(inet_pton(AF_INET6, "fec0:0:0:1::1", p->gids[1].raw), 1);   /* FLID 0 */
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
-	free_node(&n);
+	rp_test_node_free(&n);
 }
 
 /* ncclIbGetPciPath's bus-id merge, handed to the topology (net_ib.cc, net_ib/init.cc): v2.18.1-1
