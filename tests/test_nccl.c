@@ -25,6 +25,27 @@
 
 /* --- building nodes in memory ---------------------------------------------------------------- */
 
+/* The shared builder (tests/nodebuild.h) under this file's short names. */
+static struct rp_hca *add_hca(struct rp_node *n, const char *name)
+{
+	return rp_test_hca(n, name, NULL);
+}
+
+/* The usual mlx5 RoCE table over an IPv4 address. */
+static void add_mlx5_table(struct rp_port *p, const char *ipv4)
+{
+	char mapped[64];
+
+	snprintf(mapped, sizeof(mapped), "::ffff:%s", ipv4);
+	rp_test_gid_table(p, mapped);
+}
+
+#define add_port rp_test_port
+#define add_gid rp_test_gid
+#define add_ib_port rp_test_ib_port
+#define free_node rp_test_node_free
+#define ib_node rp_test_ib_node
+
 /* --- helpers over results ---------------------------------------------------------------------- */
 
 static struct rp_nccl_env env_with(const char *hca)
@@ -299,19 +320,19 @@ static void test_select_order_and_usable_ports(void **state)
 	struct rp_hca *h;
 
 	(void)state;
-	h = rp_test_hca(&n, "mlx5_2", NULL);
-	rp_test_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
-	rp_test_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::2");
-	h = rp_test_hca(&n, "mlx5_0", NULL);
-	rp_test_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
-	rp_test_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::4");
-	h = rp_test_hca(&n, "mlx5_1", NULL);
-	rp_test_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);           /* neither IB nor Ethernet */
-	h = rp_test_hca(&n, "mlx5_3", NULL);
-	rp_test_ib_port(h, 1, RP_PORT_INIT, "fe80::5");
-	rp_test_ib_port(h, 2, RP_PORT_ARMED, "fe80::6");
-	h = rp_test_hca(&n, "mlx5_4", NULL);
-	rp_test_ib_port(h, 1, RP_PORT_ACTIVE_DEFER, "fe80::7");
+	h = add_hca(&n, "mlx5_2");
+	add_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
+	add_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::2");
+	h = add_hca(&n, "mlx5_0");
+	add_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
+	add_ib_port(h, 2, RP_PORT_ACTIVE, "fe80::4");
+	h = add_hca(&n, "mlx5_1");
+	add_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);           /* neither IB nor Ethernet */
+	h = add_hca(&n, "mlx5_3");
+	add_ib_port(h, 1, RP_PORT_INIT, "fe80::5");
+	add_ib_port(h, 2, RP_PORT_ARMED, "fe80::6");
+	h = add_hca(&n, "mlx5_4");
+	add_ib_port(h, 1, RP_PORT_ACTIVE_DEFER, "fe80::7");
 
 	assert_selected(&n, NULL, "mlx5_2:1 mlx5_2:2 mlx5_0:2");
 	assert_selected(&n, "", "mlx5_2:1 mlx5_2:2 mlx5_0:2");
@@ -321,7 +342,7 @@ static void test_select_order_and_usable_ports(void **state)
 	assert_selected(&n, "^mlx5_2", "mlx5_0:2");
 	assert_selected(&n, "mlx5_2:2", "mlx5_2:2");
 	assert_selected(&n, "^", "");
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_select_prefix_exact_exclude(void **state)
@@ -329,7 +350,7 @@ static void test_select_prefix_exact_exclude(void **state)
 	struct rp_node n;
 
 	(void)state;
-	rp_test_ib_node(&n, 12);
+	ib_node(&n, 12);
 	assert_selected(&n, "mlx5_1", "mlx5_1:1 mlx5_10:1 mlx5_11:1");
 	assert_selected(&n, "=mlx5_1", "mlx5_1:1");
 	assert_selected(&n, "^mlx5_1", "mlx5_0:1 mlx5_2:1 mlx5_3:1 mlx5_4:1 mlx5_5:1 mlx5_6:1 mlx5_7:1 mlx5_8:1 mlx5_9:1");
@@ -338,7 +359,7 @@ static void test_select_prefix_exact_exclude(void **state)
 	assert_selected(&n, "=^mlx5_1", "");
 	assert_selected(&n, "mlx5_0:1,mlx5_3:1", "mlx5_0:1 mlx5_3:1");
 	assert_selected(&n, " mlx5_0", "");
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_select_not_in_verbs_invisible(void **state)
@@ -346,13 +367,13 @@ static void test_select_not_in_verbs_invisible(void **state)
 	struct rp_node n;
 
 	(void)state;
-	rp_test_ib_node(&n, 3);
+	ib_node(&n, 3);
 	n.hcas[0].in_verbs = RP_TRI_TRUE;
 	n.hcas[1].in_verbs = RP_TRI_FALSE;
 	n.hcas[2].in_verbs = RP_TRI_TRUE;
 	assert_selected(&n, NULL, "mlx5_0:1 mlx5_2:1");
 	assert_selected(&n, "mlx5_1", "");
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* --- warnings: each raised where it should be, and not where it should not ------------------ */
@@ -362,8 +383,8 @@ static void test_warn_prefix_overmatch(void **state)
 	struct rp_node n, small;
 
 	(void)state;
-	rp_test_ib_node(&n, 12);
-	rp_test_ib_node(&small, 4);
+	ib_node(&n, 12);
+	ib_node(&small, 4);
 	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_1:1", RP_NCCL_W_PREFIX_OVERMATCH), 1);
@@ -377,8 +398,8 @@ static void test_warn_prefix_overmatch(void **state)
 	n.hcas[10].ports[0].state = RP_PORT_DOWN;
 	n.hcas[11].ports[0].state = RP_PORT_DOWN;
 	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_PREFIX_OVERMATCH), 0);
-	rp_test_node_free(&n);
-	rp_test_node_free(&small);
+	free_node(&n);
+	free_node(&small);
 }
 
 static void test_warn_no_match(void **state)
@@ -386,7 +407,7 @@ static void test_warn_no_match(void **state)
 	struct rp_node n;
 
 	(void)state;
-	rp_test_ib_node(&n, 4);
+	ib_node(&n, 4);
 	assert_int_equal(count_warn_hca(&n, "mlx5_9", RP_NCCL_W_NO_MATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx4_0", RP_NCCL_W_NO_MATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:2", RP_NCCL_W_NO_MATCH), 1);     /* no port 2 */
@@ -395,7 +416,7 @@ static void test_warn_no_match(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5", RP_NCCL_W_NO_MATCH), 0);
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NO_MATCH), 0);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_9", RP_NCCL_W_NO_MATCH), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_exclude_no_match_not_fatal(void **state)
@@ -404,14 +425,14 @@ static void test_warn_exclude_no_match_not_fatal(void **state)
 	struct rp_nccl_result r;
 
 	(void)state;
-	rp_test_ib_node(&n, 2);
+	ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_9", RP_NCCL_W_EXCLUDE_NO_MATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_EXCLUDE_NO_MATCH), 0);
 	assert_int_equal(count_warn_hca(&n, "mlx5_9", RP_NCCL_W_EXCLUDE_NO_MATCH), 0);
 	eval_ok(&n, "^mlx5_9", &r);
 	assert_true(rp_nccl_result_usable(&r));
 	rp_nccl_result_fini(&r);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_whitespace(void **state)
@@ -420,7 +441,7 @@ static void test_warn_whitespace(void **state)
 	struct rp_nccl_result r;
 
 	(void)state;
-	rp_test_ib_node(&n, 2);
+	ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0, mlx5_1", RP_NCCL_W_WHITESPACE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0 ", RP_NCCL_W_WHITESPACE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx5_1", RP_NCCL_W_WHITESPACE), 0);
@@ -434,7 +455,7 @@ static void test_warn_whitespace(void **state)
 	assert_int_equal(r.n_selected, 1);                       /* " mlx5_1" matched nothing */
 	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_NO_MATCH), 1);
 	rp_nccl_result_fini(&r);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_bad_port(void **state)
@@ -442,7 +463,7 @@ static void test_warn_bad_port(void **state)
 	struct rp_node n;
 
 	(void)state;
-	rp_test_ib_node(&n, 2);
+	ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:x", RP_NCCL_W_BAD_PORT), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:", RP_NCCL_W_BAD_PORT), 0);  /* 2.30.7: every port */
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:0", RP_NCCL_W_BAD_PORT), 1);
@@ -451,7 +472,7 @@ static void test_warn_bad_port(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:1:0:1", RP_NCCL_W_BAD_PORT), 0);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:x", RP_NCCL_W_NO_MATCH), 1);   /* port 0: nothing */
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:-1", RP_NCCL_W_NO_MATCH), 0);  /* every port */
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_too_many_entries(void **state)
@@ -460,7 +481,7 @@ static void test_warn_too_many_entries(void **state)
 	char spec[1024] = "";
 
 	(void)state;
-	rp_test_ib_node(&n, 33);
+	ib_node(&n, 33);
 	for (int i = 0; i < 33; i++) {
 		size_t at = strlen(spec);
 
@@ -470,7 +491,7 @@ static void test_warn_too_many_entries(void **state)
 	assert_selected(&n, "=mlx5_32", "mlx5_32:1");
 	*strrchr(spec, ',') = '\0';
 	assert_int_equal(count_warn_hca(&n, spec, RP_NCCL_W_TOO_MANY_ENTRIES), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_all_excluded_and_nothing_selected(void **state)
@@ -479,7 +500,7 @@ static void test_warn_all_excluded_and_nothing_selected(void **state)
 	struct rp_nccl_result r;
 
 	(void)state;
-	rp_test_ib_node(&n, 2);
+	ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, "^", RP_NCCL_W_ALL_EXCLUDED), 1);
 	assert_int_equal(count_warn_hca(&n, "^=", RP_NCCL_W_ALL_EXCLUDED), 1);
 	assert_int_equal(count_warn_hca(&n, "^mlx5", RP_NCCL_W_ALL_EXCLUDED), 1);
@@ -491,19 +512,19 @@ static void test_warn_all_excluded_and_nothing_selected(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_7", RP_NCCL_W_ALL_EXCLUDED), 0);
 
 	/* No usable port at all: nothing selected, but nothing was excluded either. */
-	rp_test_ib_port(rp_test_hca(&dead, "mlx5_0", NULL), 1, RP_PORT_DOWN, "fe80::1");
+	add_ib_port(add_hca(&dead, "mlx5_0"), 1, RP_PORT_DOWN, "fe80::1");
 	assert_int_equal(count_warn_hca(&dead, NULL, RP_NCCL_W_NOTHING_SELECTED), 1);
 	assert_int_equal(count_warn_hca(&dead, "^", RP_NCCL_W_ALL_EXCLUDED), 0);
 	eval_ok(&dead, NULL, &r);
 	assert_false(rp_nccl_result_usable(&r));
 	assert_null(r.recommended);
 	rp_nccl_result_fini(&r);
-	rp_test_node_free(&dead);
+	free_node(&dead);
 
 	/* An empty node (no adapter at all). */
 	memset(&dead, 0, sizeof(dead));
 	assert_int_equal(count_warn_hca(&dead, NULL, RP_NCCL_W_NOTHING_SELECTED), 1);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_port_not_active(void **state)
@@ -512,14 +533,14 @@ static void test_warn_port_not_active(void **state)
 	struct rp_hca *h;
 
 	(void)state;
-	h = rp_test_hca(&n, "mlx5_0", NULL);                             /* dual port, one cable */
-	rp_test_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
-	rp_test_ib_port(h, 2, RP_PORT_DOWN, "fe80::2");
-	h = rp_test_hca(&n, "mlx5_1", NULL);                             /* nothing plugged */
-	rp_test_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
-	h = rp_test_hca(&n, "mlx5_2", NULL);
-	rp_test_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);
-	rp_test_hca(&n, "mlx5_3", NULL);                                 /* no ports directory */
+	h = add_hca(&n, "mlx5_0");                             /* dual port, one cable */
+	add_ib_port(h, 1, RP_PORT_ACTIVE, "fe80::1");
+	add_ib_port(h, 2, RP_PORT_DOWN, "fe80::2");
+	h = add_hca(&n, "mlx5_1");                             /* nothing plugged */
+	add_ib_port(h, 1, RP_PORT_DOWN, "fe80::3");
+	h = add_hca(&n, "mlx5_2");
+	add_port(h, 1, RP_PORT_ACTIVE, RP_LL_UNKNOWN);
+	add_hca(&n, "mlx5_3");                                 /* no ports directory */
 
 	assert_int_equal(count_warn_hca(&n, "mlx5_0:2", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_3", RP_NCCL_W_PORT_NOT_ACTIVE), 1);
@@ -530,7 +551,7 @@ static void test_warn_port_not_active(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_0", RP_NCCL_W_PORT_NOT_ACTIVE), 0);   /* port 2 not named */
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_PORT_NOT_ACTIVE), 0);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_PORT_NOT_ACTIVE), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_not_in_verbs(void **state)
@@ -538,7 +559,7 @@ static void test_warn_not_in_verbs(void **state)
 	struct rp_node n;
 
 	(void)state;
-	rp_test_ib_node(&n, 2);
+	ib_node(&n, 2);
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_NOT_IN_VERBS), 0);   /* unknown: fixture root */
 	n.hcas[0].in_verbs = RP_TRI_TRUE;
 	n.hcas[1].in_verbs = RP_TRI_TRUE;
@@ -549,7 +570,7 @@ static void test_warn_not_in_verbs(void **state)
 	assert_int_equal(count_warn_hca(&n, "mlx5_1", RP_NCCL_W_NOT_IN_VERBS), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0", RP_NCCL_W_NOT_IN_VERBS), 0);
 	assert_int_equal(count_warn_hca(&n, "^mlx5_1", RP_NCCL_W_NOT_IN_VERBS), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_too_many_ports(void **state)
@@ -558,14 +579,14 @@ static void test_warn_too_many_ports(void **state)
 	struct rp_nccl_result r;
 
 	(void)state;
-	rp_test_ib_node(&n, 33);
+	ib_node(&n, 33);
 	eval_ok(&n, NULL, &r);
 	assert_int_equal(r.n_selected, RP_NCCL_MAX_PORTS);
 	assert_string_equal(r.selected[31].hca, "mlx5_31");
 	assert_int_equal(rp_nccl_result_count(&r, RP_NCCL_W_TOO_MANY_PORTS), 1);
 	rp_nccl_result_fini(&r);
 	assert_int_equal(count_warn_hca(&n, "^=mlx5_32", RP_NCCL_W_TOO_MANY_PORTS), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_mixed_link_layer(void **state)
@@ -574,13 +595,13 @@ static void test_warn_mixed_link_layer(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	rp_test_ib_node(&n, 2);
-	p = rp_test_port(rp_test_hca(&n, "mlx5_2", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.0.0.1");
+	ib_node(&n, 2);
+	p = add_port(add_hca(&n, "mlx5_2"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_MIXED_LINK_LAYER), 1);
 	assert_int_equal(count_warn_hca(&n, "mlx5_0,mlx5_1", RP_NCCL_W_MIXED_LINK_LAYER), 0);
 	assert_int_equal(count_warn_hca(&n, "=mlx5_2", RP_NCCL_W_MIXED_LINK_LAYER), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_ib_subnet_mismatch(void **state)
@@ -588,13 +609,13 @@ static void test_warn_ib_subnet_mismatch(void **state)
 	struct rp_node n = { 0 };
 
 	(void)state;
-	rp_test_ib_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, "fe80::1:2:3:4");
-	rp_test_ib_port(rp_test_hca(&n, "mlx5_1", NULL), 1, RP_PORT_ACTIVE, "fe80::5:6:7:8");
-	rp_test_ib_port(rp_test_hca(&n, "mlx5_2", NULL), 1, RP_PORT_ACTIVE, "fec0:0:0:1::9");
+	add_ib_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, "fe80::1:2:3:4");
+	add_ib_port(add_hca(&n, "mlx5_1"), 1, RP_PORT_ACTIVE, "fe80::5:6:7:8");
+	add_ib_port(add_hca(&n, "mlx5_2"), 1, RP_PORT_ACTIVE, "fec0:0:0:1::9");
 	assert_int_equal(count_warn_hca(&n, NULL, RP_NCCL_W_IB_SUBNET_MISMATCH), 1);
 	assert_int_equal(count_warn_hca(&n, "=mlx5_0,mlx5_1", RP_NCCL_W_IB_SUBNET_MISMATCH), 0);
 	assert_int_equal(count_warn_hca(&n, "=mlx5_0,mlx5_2", RP_NCCL_W_IB_SUBNET_MISMATCH), 1);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_warn_gid_codes(void **state)
@@ -604,8 +625,8 @@ static void test_warn_gid_codes(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.0.0.1");
+	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");
 	rp_nccl_env_default(&env);
 	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_NO_USABLE_GID), 0);
 	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_BAD_GID_OVERRIDE), 0);
@@ -629,7 +650,7 @@ static void test_warn_gid_codes(void **state)
 	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_GID_INVALID), 1);
 	assert_true(rp_nccl_warn_fatal(RP_NCCL_W_NO_USABLE_GID));
 	assert_false(rp_nccl_warn_fatal(RP_NCCL_W_ROCE_VERSION));
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* Every code has a distinct, stable name. */
@@ -680,7 +701,7 @@ static void test_recommended(void **state)
 	struct rp_node n;
 
 	(void)state;
-	rp_test_ib_node(&n, 12);
+	ib_node(&n, 12);
 	n.hcas[2].ports[0].state = RP_PORT_DOWN;
 	assert_recommended(&n, "mlx5_1", "=mlx5_1:1");
 	assert_recommended(&n, "mlx5_0,mlx5_3", "=mlx5_0:1,mlx5_3:1");
@@ -689,14 +710,14 @@ static void test_recommended(void **state)
 	assert_recommended(&n, "^mlx5_1,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8,mlx5_9",
 			   "=mlx5_0:1,mlx5_10:1,mlx5_11:1");                 /* mlx5_1 read as exact */
 	assert_recommended(&n, "^", NULL);
-	rp_test_node_free(&n);
+	free_node(&n);
 
-	rp_test_ib_node(&n, 2);
-	rp_test_ib_port(&n.hcas[1], 2, RP_PORT_ACTIVE, "fe80::9");
+	ib_node(&n, 2);
+	add_ib_port(&n.hcas[1], 2, RP_PORT_ACTIVE, "fe80::9");
 	assert_recommended(&n, NULL, "=mlx5_0:1,mlx5_1:1,mlx5_1:2");
 	assert_recommended(&n, "", "=mlx5_0:1,mlx5_1:1,mlx5_1:2");
 	assert_recommended(&n, "mlx5_1:2", "=mlx5_1:2");
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* --- the GID rule ------------------------------------------------------------------------------ */
@@ -709,15 +730,15 @@ static void test_gid_usual_mlx5_table(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_4", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.77.0.1");
+	p = add_port(add_hca(&n, "mlx5_4"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.77.0.1");
 	rp_nccl_env_default(&env);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
 	eval_ok(&n, NULL, &r);
 	assert_int_equal(r.n_selected, 1);
 	assert_int_equal(r.selected[0].gid_index, 3);
 	rp_nccl_result_fini(&r);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_gid_roce_v1(void **state)
@@ -727,12 +748,12 @@ static void test_gid_roce_v1(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.0.0.1");
+	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");
 	rp_nccl_env_default(&env);
 	env.roce_version = 1;
 	assert_int_equal(rp_nccl_gid_index(p, &env), 2);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_gid_ipv6_family(void **state)
@@ -742,8 +763,8 @@ static void test_gid_ipv6_family(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.0.0.1");                           /* 0..3, then empty 4, 5 */
+	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");                           /* 0..3, then empty 4, 5 */
 	p->gids[4].type = RP_GID_TYPE_IB_ROCE_V1;
 	assert_int_equal(inet_pton(AF_INET6, "2001:db8::7", p->gids[4].raw), 1);
 	p->gids[5].type = RP_GID_TYPE_ROCE_V2;
@@ -754,7 +775,7 @@ static void test_gid_ipv6_family(void **state)
 	assert_int_equal(rp_nccl_gid_index(p, &env), 5);
 	env.roce_version = 1;
 	assert_int_equal(rp_nccl_gid_index(p, &env), 4);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_gid_addr_range(void **state)
@@ -764,8 +785,8 @@ static void test_gid_addr_range(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.0.0.1");
+	p = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.1");
 	p->gids[4].type = RP_GID_TYPE_IB_ROCE_V1;
 	assert_int_equal(inet_pton(AF_INET6, "::ffff:192.168.7.9", p->gids[4].raw), 1);
 	p->gids[5].type = RP_GID_TYPE_ROCE_V2;
@@ -795,7 +816,7 @@ static void test_gid_addr_range(void **state)
 	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
 	env.version = RP_NCCL_V(2, 23, 4);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_gid_override_and_ib(void **state)
@@ -805,9 +826,9 @@ static void test_gid_override_and_ib(void **state)
 	struct rp_port *eth, *ib;
 
 	(void)state;
-	eth = rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(eth, "::ffff:10.0.0.1");
-	ib = rp_test_ib_port(rp_test_hca(&n, "mlx5_1", NULL), 1, RP_PORT_ACTIVE, "fe80::1");
+	eth = add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(eth, "10.0.0.1");
+	ib = add_ib_port(add_hca(&n, "mlx5_1"), 1, RP_PORT_ACTIVE, "fe80::1");
 	eth = &n.hcas[0].ports[0];
 	rp_nccl_env_default(&env);
 	env.gid_index = 1;
@@ -817,7 +838,7 @@ static void test_gid_override_and_ib(void **state)
 	assert_int_equal(rp_nccl_gid_index(ib, &env), 0);       /* InfiniBand ignores it */
 	env.gid_index = -1;
 	assert_int_equal(rp_nccl_gid_index(ib, &env), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static void test_gid_none(void **state)
@@ -827,14 +848,14 @@ static void test_gid_none(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "rxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	p = add_port(add_hca(&n, "rxe0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
 	rp_nccl_env_default(&env);
 	assert_int_equal(rp_nccl_gid_index(p, &env), -1);       /* empty table: the query of 0 fails */
-	rp_test_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
-	rp_test_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
-	rp_test_gid(p, NULL, RP_GID_TYPE_NONE);
+	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	add_gid(p, NULL, RP_GID_TYPE_NONE);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);        /* NCCL stays on the link-local 0 */
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* Where no IPv4 GID has the wanted version, NCCL stops on the IPv4 one it has (here v1 at 2). */
@@ -845,13 +866,13 @@ static void test_gid_no_v2_takes_v1(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "rxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
-	rp_test_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
-	rp_test_gid(p, "::ffff:10.1.1.1", RP_GID_TYPE_IB_ROCE_V1);
+	p = add_port(add_hca(&n, "rxe0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	add_gid(p, "::ffff:10.1.1.1", RP_GID_TYPE_IB_ROCE_V1);
 	rp_nccl_env_default(&env);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 2);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* --- NCCL_IB_ADDR_RANGE and the environment ---------------------------------------------------- */
@@ -965,7 +986,7 @@ static void test_env_read_as_nccl(void **state)
 	char *big;
 
 	(void)state;
-	rp_test_gid_table(rp_test_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET), "::ffff:10.0.0.1");
+	add_mlx5_table(add_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET), "10.0.0.1");
 	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++) {
 		clear_env(NULL);
 		setenv(cases[i].var, cases[i].value, 1);
@@ -998,7 +1019,7 @@ static void test_env_read_as_nccl(void **state)
 	assert_non_null(strstr(last_log, "NCCL_IB_HCA"));
 	free(big);
 	clear_env(NULL);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* A name of 64+ characters: 2.30.7 cuts it (and matches on the cut name); 2.30.4 overruns NCCL's
@@ -1011,7 +1032,7 @@ static void test_evaluate_long_name(void **state)
 	char name[RP_NAME_MAX + 8];
 
 	(void)state;
-	rp_test_ib_node(&n, 1);
+	ib_node(&n, 1);
 	memset(name, 'x', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	env = env_with(name);
@@ -1022,7 +1043,7 @@ static void test_evaluate_long_name(void **state)
 	rp_nccl_result_fini(&r);                                 /* safe twice */
 	env.version = RP_NCCL_V(2, 30, 4);
 	assert_int_equal(count_warn(&n, &env, RP_NCCL_W_NCCL_OVERFLOW), 1);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 
@@ -1198,11 +1219,11 @@ static void test_json_report(void **state)
 	char *dump;
 
 	(void)state;
-	rp_test_ib_port(rp_test_hca(&n, "mlx5_0", NULL), 1, RP_PORT_ACTIVE, "fe80::1");
-	p = rp_test_port(rp_test_hca(&n, "mlx5_4", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.0.0.4");
-	p = rp_test_port(rp_test_hca(&n, "mlx5_5", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
+	add_ib_port(add_hca(&n, "mlx5_0"), 1, RP_PORT_ACTIVE, "fe80::1");
+	p = add_port(add_hca(&n, "mlx5_4"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_mlx5_table(p, "10.0.0.4");
+	p = add_port(add_hca(&n, "mlx5_5"), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
+	add_gid(p, "fe80::1", RP_GID_TYPE_ROCE_V2);
 	env = env_with("mlx5_0,mlx5_4,mlx5_5,\xff\xfe");
 	assert_int_equal(rp_nccl_evaluate(&n, &env, &r), 0);
 	j = rp_nccl_result_json(&r, &env);
@@ -1239,7 +1260,7 @@ static void test_json_report(void **state)
 	assert_null(json_object_get(j, "env"));
 	json_decref(j);
 	rp_nccl_result_fini(&r);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 static int skip_without_bin(void **state)

@@ -40,6 +40,17 @@
 
 /* --- nodes in memory ------------------------------------------------------------------------- */
 
+/* The shared builder (tests/nodebuild.h) under this file's short names: ports are ACTIVE. */
+static struct rp_port *add_port(struct rp_hca *h, int num, enum rp_link_layer ll)
+{
+	return rp_test_port(h, num, RP_PORT_ACTIVE, ll);
+}
+
+#define add_hca rp_test_hca
+#define add_gid rp_test_gid
+#define add_table rp_test_gid_table
+#define free_node rp_test_node_free
+
 static struct rp_nccl_env env_v(uint32_t version, const char *hca)
 {
 	struct rp_nccl_env env;
@@ -131,11 +142,9 @@ static void test_order_pci(void **state)
 	char got[256];
 
 	(void)state;
-	rp_test_port(rp_test_hca(&n, "mlx5_4", "devices/pci0000:80/0000:80:01.0/0000:85:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
-	rp_test_port(rp_test_hca(&n, "mlx5_10", "devices/pci0000:00/0000:00:01.0/0000:0c:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
-	rp_test_port(rp_test_hca(&n, "rxe9", NULL), 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	add_port(add_hca(&n, "mlx5_4", "devices/pci0000:80/0000:80:01.0/0000:85:00.0"), 1, RP_LL_INFINIBAND);
+	add_port(add_hca(&n, "mlx5_10", "devices/pci0000:00/0000:00:01.0/0000:0c:00.0"), 1, RP_LL_INFINIBAND);
+	add_port(add_hca(&n, "rxe9", NULL), 1, RP_LL_INFINIBAND);
 	assert_sel(&n, V2293, NULL, "mlx5_4:1 mlx5_10:1 rxe9:1");
 	assert_sel(&n, V2297, NULL, "mlx5_10:1 mlx5_4:1 rxe9:1");
 	assert_sel(&n, V2304, NULL, "mlx5_10:1 mlx5_4:1 rxe9:1");
@@ -144,12 +153,11 @@ static void test_order_pci(void **state)
 	env.pci_order = false;
 	eval_sel(&n, &env, got, sizeof(got), RP_NCCL_W_COUNT_, NULL);
 	assert_string_equal(got, "mlx5_4:1 mlx5_10:1 rxe9:1");
-	rp_test_port(rp_test_hca(&n, "vrdma0", "devices/pci0000:00/0000:00:03.0/virtio0"),
-			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	add_port(add_hca(&n, "vrdma0", "devices/pci0000:00/0000:00:03.0/virtio0"), 1, RP_LL_INFINIBAND);
 	assert_sel(&n, V2307, NULL, "vrdma0:1 mlx5_10:1 mlx5_4:1 rxe9:1");
 	assert_int_equal(rp_nccl_pci_sort_id("devices/pci0000:00/0000:00:01.0/0000:0c:00.0"), 0xc000);
 	assert_int_equal(rp_nccl_pci_sort_id("x/virtio0"), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* The port cap decides in ibv_get_device_list() order, before the sort (net_ib/init.cc
@@ -165,16 +173,15 @@ static void test_port_cap_per_device(void **state)
 	size_t c;
 
 	(void)state;
-	rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:f0:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:f0:00.0"), 1, RP_LL_INFINIBAND);
 	for (int i = 1; i <= 17; i++) {
 		struct rp_hca *h;
 
 		snprintf(name, sizeof(name), "mlx5_%d", i);
 		snprintf(path, sizeof(path), "devices/pci0000:00/0000:00:02.0/0000:%02x:00.0", 0x60 - i);
-		h = rp_test_hca(&n, name, path);
-		rp_test_port(h, 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
-		rp_test_port(h, 2, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+		h = add_hca(&n, name, path);
+		add_port(h, 1, RP_LL_INFINIBAND);
+		add_port(h, 2, RP_LL_INFINIBAND);
 	}
 	env = env_v(V2307, NULL);
 	{
@@ -206,7 +213,7 @@ static void test_port_cap_per_device(void **state)
 	eval_sel(&n, &env, (char[4096]){ 0 }, 4096, RP_NCCL_W_NCCL_OVERFLOW, &c);
 	assert_int_equal(c, 0);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_TOO_MANY_PORTS), 1);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* --- crashes ---------------------------------------------------------------------------------- */
@@ -222,11 +229,10 @@ static void test_crash_null_pci_path(void **state)
 	struct rp_nccl_env env;
 
 	(void)state;
-	rp_test_port(rp_test_hca(&n, "irxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
-	rp_test_gid_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
+	add_port(add_hca(&n, "irxe0", NULL), 1, RP_LL_ETHERNET);
+	add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
+	add_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
+	add_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
 	for (uint32_t v = V2181; v <= V2307; v++) {
 		if (!rp_nccl_version_is_release(v))
 			continue;
@@ -241,7 +247,7 @@ static void test_crash_null_pci_path(void **state)
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
 	env = env_v(V2215, "irxe0");
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* ncclIbFindMatchingDev (net_ib.cc v2.20.3-1 to v2.23.4-1; absent in v2.19.4-1 and v2.24.3-1): with
@@ -256,9 +262,8 @@ static void test_crash_merge_nics(void **state)
 	struct rp_nccl_env env;
 
 	(void)state;
-	rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
-	rp_test_port(rp_test_hca(&n, "rxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_INFINIBAND);
+	add_port(add_hca(&n, "rxe0", NULL), 1, RP_LL_INFINIBAND);
 	for (uint32_t v = V2181; v <= V2307; v++) {
 		bool crash = v >= RP_NCCL_V(2, 20, 3) && v < V2243;
 
@@ -276,24 +281,24 @@ static void test_crash_merge_nics(void **state)
 	env.merge_nics = false;                                        /* NCCL_IB_MERGE_NICS=0 */
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
 	/* the two ports of mlx5_0 merge into one NIC, full: rxe0 is compared with nothing */
-	rp_test_port(&n.hcas[0], 2, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	add_port(&n.hcas[0], 2, RP_LL_INFINIBAND);
 	env = env_v(V2215, NULL);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 
 	/* two soft devices: strcmp(NULL, NULL) */
 	memset(&n, 0, sizeof(n));
-	rp_test_port(rp_test_hca(&n, "rxe0", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_port(rp_test_hca(&n, "rxe1", NULL), 1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
-	rp_test_gid_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
+	add_port(add_hca(&n, "rxe0", NULL), 1, RP_LL_ETHERNET);
+	add_port(add_hca(&n, "rxe1", NULL), 1, RP_LL_ETHERNET);
+	add_table(&n.hcas[0].ports[0], "::ffff:10.0.0.1");
+	add_table(&n.hcas[1].ports[0], "::ffff:10.0.0.2");
 	env = env_v(V2215, NULL);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 1);
 	env = env_v(V2186, NULL);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
 	env = env_v(V2307, NULL);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* rp_nccl_crash_check, what loopback, pair and the matrix ask (net_ib.cc as in the two tests
@@ -337,8 +342,7 @@ static void test_crash_addr_range(void **state)
 	struct rp_nccl_env env;
 
 	(void)state;
-	rp_test_gid_table(rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
-			     1, RP_PORT_ACTIVE,
+	add_table(add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1,
 			   RP_LL_ETHERNET), "::ffff:10.0.0.1");
 	env = env_v(V2215, NULL);
 	env.addr_range = "10.0.0.0";
@@ -354,7 +358,7 @@ static void test_crash_addr_range(void **state)
 	env.version = V2215;
 	env.gid_index = 3;                                             /* no walk, no range read */
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_NCCL_CRASH), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* --- NCCL_IB_HCA fields --------------------------------------------------------------------- */
@@ -367,9 +371,9 @@ static void test_empty_port_field(void **state)
 	struct rp_hca *h;
 
 	(void)state;
-	h = rp_test_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0");
-	rp_test_port(h, 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
-	rp_test_port(h, 2, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+	h = add_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0");
+	add_port(h, 1, RP_LL_INFINIBAND);
+	add_port(h, 2, RP_LL_INFINIBAND);
 	assert_sel(&n, V2304, "mlx5_1:", "");
 	assert_sel(&n, V2181, "mlx5_1:", "");
 	assert_sel(&n, V2307, "mlx5_1:", "mlx5_1:1 mlx5_1:2");
@@ -377,7 +381,7 @@ static void test_empty_port_field(void **state)
 	assert_sel(&n, V2304, "mlx5_1:99999999999999999999", "mlx5_1:1 mlx5_1:2");
 	assert_sel(&n, V2304, "mlx5_1:2:7", "mlx5_1:2");
 	assert_sel(&n, V2307, "mlx5_1:2:7", "mlx5_1:2");
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* ncclIbGetPlaneIndex (net_ib/init.cc v2.30.7-1): the plane field of the entry that kept a port
@@ -395,7 +399,7 @@ static void test_planes(void **state)
 	for (int i = 0; i < 13; i++) {
 		snprintf(name, sizeof(name), "mlx5_%d", i);
 		snprintf(path, sizeof(path), "devices/pci0000:00/0000:00:02.0/0000:%02x:00.0", 0x10 + i);
-		rp_test_port(rp_test_hca(&n, name, path), 1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
+		add_port(add_hca(&n, name, path), 1, RP_LL_INFINIBAND);
 	}
 	env = env_v(V2307, "=mlx5_0:1:0:16384");
 	eval_sel(&n, &env, got, sizeof(got), RP_NCCL_W_IB_DISABLED, &c);
@@ -419,7 +423,7 @@ static void test_planes(void **state)
 	*strrchr(spec, ',') = '\0';
 	env = env_v(V2307, spec);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_IB_DISABLED), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* parseStringList's limit is MAX_IB_DEVS entries: 16 in v2.18.1-1/v2.18.3-1, 32 from v2.18.5-1. */
@@ -450,9 +454,8 @@ static void test_gid_before_walk(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.0.0.1");
+	p = add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
+	add_table(p, "::ffff:10.0.0.1");
 	env = env_v(V2181, NULL);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_GID_INVALID), 1);    /* link-local fe80 */
@@ -478,7 +481,7 @@ static void test_gid_before_walk(void **state)
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 	env.version = V2215;
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* The walk (net_ib.cc v2.21.5-1, net_ib/connect.cc v2.30.7-1) on an IPv6-only RoCE table: with
@@ -491,9 +494,8 @@ static void test_gid_ipv6_only(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_4", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "2001:db8::4");
+	p = add_port(add_hca(&n, "mlx5_4", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
+	add_table(p, "2001:db8::4");
 	env = env_v(V2307, NULL);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 	assert_int_equal(count_v(&n, &env, RP_NCCL_W_GID_INVALID), 1);
@@ -504,7 +506,7 @@ static void test_gid_ipv6_only(void **state)
 	assert_int_equal(rp_nccl_gid_index(p, &env), 3);
 	env.addr_range = "2001:db9::/32";
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* ncclIbRoceGetVersionNum: a RoCE port whose gid_attrs/types cannot be opened fails the walk and
@@ -520,9 +522,8 @@ static void test_gid_types_unreadable(void **state)
 	size_t c;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid_table(p, "::ffff:10.0.0.1");
+	p = add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
+	add_table(p, "::ffff:10.0.0.1");
 	for (size_t i = 0; i < 4; i++)
 		p->gids[i].type = RP_GID_TYPE_UNKNOWN;                     /* no gid_attrs */
 	env = env_v(V2307, NULL);
@@ -532,16 +533,15 @@ static void test_gid_types_unreadable(void **state)
 	env.version = V2205;                                           /* no walk: index 0, no read */
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 
-	q = rp_test_port(rp_test_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3c:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_ETHERNET);
-	rp_test_gid(q, NULL, RP_GID_TYPE_NONE);                            /* 0 empty */
-	rp_test_gid(q, "2001:db8::9", RP_GID_TYPE_ROCE_V2);
+	q = add_port(add_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3c:00.0"), 1, RP_LL_ETHERNET);
+	add_gid(q, NULL, RP_GID_TYPE_NONE);                            /* 0 empty */
+	add_gid(q, "2001:db8::9", RP_GID_TYPE_ROCE_V2);
 	env = env_v(V2234, NULL);
 	env.addr_family = AF_INET6;
 	assert_int_equal(rp_nccl_gid_index(q, &env), -1);
 	env.version = V2243;
 	assert_int_equal(rp_nccl_gid_index(q, &env), 1);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* ncclIbGetGidIndex for InfiniBand (net_ib.cc v2.22.3-1 on): GID NCCL_IB_ROUTABLE_FLID_GID_INDEX
@@ -554,10 +554,9 @@ static void test_gid_flid(void **state)
 	struct rp_port *p;
 
 	(void)state;
-	p = rp_test_port(rp_test_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"),
-			     1, RP_PORT_ACTIVE, RP_LL_INFINIBAND);
-	rp_test_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
-	rp_test_gid(p, "fec0:0:12:1::1", RP_GID_TYPE_IB_ROCE_V1);          /* FLID 0x0012 */
+	p = add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_INFINIBAND);
+	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	add_gid(p, "fec0:0:12:1::1", RP_GID_TYPE_IB_ROCE_V1);          /* FLID 0x0012 */
 	env = env_v(V2215, NULL);
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 	env.version = V2223;
@@ -572,7 +571,7 @@ static void test_gid_flid(void **state)
 	env.flid_gid_index = 1;
 	assert_int_equal(inet_pton(AF_INET6, "fec0:0:0:1::1", p->gids[1].raw), 1);   /* FLID 0 */
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
-	rp_test_node_free(&n);
+	free_node(&n);
 }
 
 /* ncclIbGetPciPath's bus-id merge, handed to the topology (net_ib.cc, net_ib/init.cc): v2.18.1-1
