@@ -879,21 +879,35 @@ static void test_gid_no_v2_takes_v1(void **state)
 
 static void test_addr_range_parse(void **state)
 {
+	static const struct {
+		const char *text;
+		int family;
+		int rc;                   /* 0 or -EINVAL */
+		int prefix_len, first;    /* when 0: the prefix length and the address's first byte */
+	} cases[] = {
+		{ "10.0.0.0/8", AF_INET, 0, 8, 10 },
+		{ "2001:db8::/32", AF_INET6, 0, 32, 0x20 },
+		{ "10.0.0.0", AF_INET, -EINVAL, 0, 0 },          /* no prefix length */
+		{ "10.0.0.0/33", AF_INET, -EINVAL, 0, 0 },
+		{ "10.0.0.0/x", AF_INET, -EINVAL, 0, 0 },
+		{ "/8", AF_INET, -EINVAL, 0, 0 },
+		{ "2001:db8::/32", AF_INET, -EINVAL, 0, 0 },     /* another family */
+		{ "10.0.0.0/8", AF_INET6, -EINVAL, 0, 0 },
+		{ "2001:db8::/129", AF_INET6, -EINVAL, 0, 0 },
+	};
 	struct rp_nccl_addr_range r;
 
 	(void)state;
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/8", AF_INET, &r), 0);
-	assert_int_equal(r.prefix_len, 8);
-	assert_int_equal(r.addr[0], 10);
-	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/32", AF_INET6, &r), 0);
-	assert_int_equal(r.prefix_len, 32);
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/33", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/x", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("/8", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/32", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/8", AF_INET6, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/129", AF_INET6, &r), -EINVAL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = rp_nccl_addr_range_parse(cases[i].text, cases[i].family, &r);
+
+		if (rc != cases[i].rc)
+			fail_msg("\"%s\" (%s): %d, want %d", cases[i].text, cases[i].family == AF_INET ? "AF_INET" : "AF_INET6",
+				 rc, cases[i].rc);
+		if (rc == 0 && (r.prefix_len != cases[i].prefix_len || r.addr[0] != cases[i].first))
+			fail_msg("\"%s\": /%d first byte %d, want /%d %d", cases[i].text, r.prefix_len, r.addr[0],
+				 cases[i].prefix_len, cases[i].first);
+	}
 }
 
 static const char *const nccl_vars[] = {
