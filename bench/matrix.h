@@ -39,6 +39,8 @@ struct mx_out {
 	bool list_notable;            /* the reports list only the notable pairs (lib/pairs_list.h) */
 	const char *jsonl;            /* --jsonl: where every pair is (named in the reports); NULL none */
 	bool summary_only;            /* per-node summary instead of the grid */
+	bool nodes_all;               /* --nodes-all: a line for every node, not only those with a finding */
+	bool junit_pairs;             /* --junit-pairs: a JUnit test case per pair (else per endpoint) */
 	unsigned max_retest;          /* --retest */
 	size_t retest_rounds;         /* extra rounds run */
 	const struct mx_sweep *sweep; /* --sweep: its rounds and marks; NULL without */
@@ -85,7 +87,7 @@ struct mx_opts {
 	                               * option (the reports say so); NULL otherwise */
 	const char *list_pairs_s;     /* --list-pairs all|notable|auto */
 	enum rp_list_mode list_pairs;
-	bool per_gpu, plan, summary;
+	bool per_gpu, plan, summary, nodes_all, junit_pairs;
 	bool concurrent_rails;        /* --concurrent-rails */
 	const char *conc_drop_s;      /* --concurrent-drop */
 	bool conc_drop_seen;
@@ -149,5 +151,10 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p);
 /* The person's view on stdout, from the results as the last mx_write_files judged them: a grid for
  * small runs, per-node lines always, failures, a verdict line. */
 void mx_print(const struct mx_out *o, const struct rp_verdict *v);
+/* matrix_text.c: mx_print's nodes (those with a finding, or all), failures grouped by suspect and
+ * flaky pairs; and the verdict line's drain list ("; drain ..."). */
+struct rp_pairs;
+void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pairs *ps);
+void mx_print_drain(const struct mx_out *o, const struct rp_verdict *v);
 
 #endif

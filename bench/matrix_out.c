@@ -271,7 +271,8 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 		write_failed(o, o->html, final);
 		status = RP_EXIT_ENV;
 	}
-	if (o->junit && rp_report_junit_write(mv, o->junit) != 0) {
+	if (o->junit && rp_report_junit_write_opts(mv, &(struct rp_junit_opts){ .per_pair = o->junit_pairs,
+				      .simulated = o->simulated }, o->junit) != 0) {
 		write_failed(o, o->junit, final);
 		status = RP_EXIT_ENV;
 	}
@@ -509,55 +510,14 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 {
 	struct mx_results *mr = o->results;
 	struct rp_pairs ps = mx_results_pairs(mr), *judged = &ps;
-	struct rp_pair_result tmp;
-	size_t shown = 0;
-	char name[RP_NAME_MAX + 16], msg[1024];
+	char msg[1024];
 
 	if (o->simulated)
-		printf("SIMULATED run on the fabric model %s: no adapter was measured\n", o->simulated);
+		printf("SIMULATED run on the fabric model %s: %zu endpoints simulated, every result below is the "
+		       "model's, not hardware's\n", o->simulated, o->n_eps);
 	if (!o->summary_only && o->n_eps <= MX_GRID_MAX)
 		print_grid(o, judged);
-	printf("nodes:\n");
-	for (size_t k = 0; k < v->n_nodes; k++) {
-		const struct rp_verdict_node *nd = &v->nodes[k];
-		size_t pairs = 0, failed = 0;
-
-		for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++) {
-			pairs += v->eps[e].pairs;
-			failed += v->eps[e].failed;
-		}
-		printf("  %s: %zu endpoint%s; %zu measurements, %zu failed; drain:", o->eps[nd->first_ep].ep.node, nd->n_eps,
-		       nd->n_eps == 1 ? "" : "s", pairs, failed);
-		if (!nd->n_drain)
-			printf(" none");
-		for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++)
-			if (v->eps[e].drain)
-				printf(" %s (%s)", rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name)), v->eps[e].why);
-		printf("; NCCL_IB_HCA=%s\n", nd->recommended ? nd->recommended : "(none: no adapter passed)");
-	}
-	for (size_t i = 0; i < mr->n && shown < 20; i++) {
-		const struct rp_pair_result *r = rp_pairs_get(judged, i, &tmp);
-
-		if (r->status == RP_ST_OK)
-			continue;
-		if (shown++ == 0)
-			printf("failures:\n");
-		printf("  %s/%s:%d -> %s/%s:%d: %s: %s\n", r->src.node, r->src.device, r->src.port, r->dst.node,
-		       r->dst.device, r->dst.port, rp_status_code(r->status), r->reason);
-	}
-	if (v->n_failed > shown)
-		printf("  ... and %zu more (see the reports)\n", v->n_failed - shown);
-	shown = 0;
-	for (size_t i = 0; i < mr->n && shown < 20; i++) {
-		const struct rp_pair_result *r = rp_pairs_get(judged, i, &tmp);
-
-		if (r->confirm != RP_CONFIRM_FLAKY)
-			continue;
-		if (shown++ == 0)
-			printf("flaky (failed, then passed when measured again; a warning, not a drain):\n");
-		printf("  %s/%s:%d -> %s/%s:%d: first %s, then ok at %.2f Gb/s\n", r->src.node, r->src.device, r->src.port,
-		       r->dst.node, r->dst.device, r->dst.port, rp_status_code(r->attempts[0].status), r->gbps);
-	}
+	mx_print_findings(o, v, judged);
 	print_conc(o, judged);
 	if (rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)))
 		printf("warning nccl_version_mismatch: the nodes run different NCCL releases, so the same NCCL_IB_HCA "
@@ -587,6 +547,7 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 	} else if (o->sweep_off) {
 		printf(", without the reachability sweep (not yet with %s)", o->sweep_off);
 	}
+	mx_print_drain(o, v);
 	printf("\n");
 	fflush(stdout);
 }

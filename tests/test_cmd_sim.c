@@ -149,7 +149,7 @@ static void test_simulated_everywhere(void **state)
 	assert_int_equal(json_integer_value(rp_test_key(sim, "rank0_writes_on_held")), 54);
 	assert_int_equal(json_integer_value(rp_test_key(sim, "rank0_writes_fresh")), 0);
 	assert_int_equal(json_integer_value(rp_test_key(sim, "late_rounds")), 0);
-	assert_non_null(strstr(out, "0 flaky), bandwidth on the probes' connections\n"));
+	assert_non_null(strstr(out, "0 flaky), bandwidth on the probes' connections; drain: none\n"));
 	json_decref(root);
 
 	/* --hold off: the same verdict, no held connection; a bad value is refused */
@@ -186,7 +186,7 @@ static void test_list_notable(void **state)
 	(void)state;
 	file_put("m.txt", model, mpath, sizeof(mpath));
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 "
-					 "--list-pairs notable --json '%s/n.json' --csv '%s/n.csv' --junit '%s/n.xml' "
+					 "--list-pairs notable --json '%s/n.json' --csv '%s/n.csv' --junit '%s/n.xml' --junit-pairs "
 					 "2>/dev/null", mpath, d, d, d), 1);
 	assert_non_null(strstr(out, "\nSIMULATED FAIL: 54 of 56 pairs ok, 2 failed"));
 	snprintf(path, sizeof(path), "%s/n.json", d);
@@ -233,6 +233,66 @@ static void test_list_notable(void **state)
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --list-pairs some "
 					 "2>&1", mpath), 2);
 	assert_non_null(strstr(out, "--list-pairs some: one of all, notable, auto"));
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t c = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		c++;
+	return c;
+}
+
+/* The text is sized by findings: 16 nodes x 2 with a dead adapter (node01/mlx5_1, 30 failed
+ * directions, listed first) and a dead link elsewhere (node14 <-> node15 on mlx5_0). The verdict line
+ * names the drain; the failures come grouped by suspect, so the link's group shows beside the
+ * adapter's (before, the first 20 failures were all the adapter's and the link never showed); only
+ * the nodes with a finding get a line (--nodes-all: every node); NCCL_IB_HCA's '=' is explained once;
+ * the first line no longer says "no adapter was measured". JUnit: a case per endpoint (32 + 16 nodes),
+ * per pair with --junit-pairs. */
+static void test_text_by_findings(void **state)
+{
+	static const char m2[] = "nodes 16\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
+				 "round-overhead 5ms\ndead-endpoint node01/mlx5_1\ndead node14/mlx5_0 node15/mlx5_0\n";
+	char mpath[512];
+	char *x;
+	size_t lines = 0;
+
+	(void)state;
+	file_put("find.model", m2, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --pattern rail "
+					 "--sweep off --junit '%s/f.xml' 2>/dev/null", mpath, rp_test_tmpdir()), 1);
+	assert_null(strstr(out, "no adapter was measured"));
+	assert_true(strncmp(out, "SIMULATED run on the fabric model ", 34) == 0);
+	assert_non_null(strstr(out, "; drain 1 adapter on 1 node: node01/mlx5_1:1\n"));
+	assert_non_null(strstr(out, "  1 adapter suspect (on an adapter the verdict drains): 30 failed directions\n"
+				    "    node01/mlx5_1:1: 30 failed directions (30 confirmed), e.g. "));
+	assert_non_null(strstr(out, "  1 link suspect (between adapters it keeps: the link or the path between them): 2 "
+				    "failed directions\n    node14/mlx5_0:1 <-> node15/mlx5_0:1: 2 failed directions"));
+	assert_non_null(strstr(out, "nodes with a finding (3 of 16; --nodes-all lists every node):\n  node01: "));
+	assert_non_null(strstr(out, "\n  node14: "));
+	assert_null(strstr(out, "\n  node02: "));
+	assert_non_null(strstr(out, "13 nodes without a finding: NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 on each\n"));
+	assert_int_equal(count_of(out, "NCCL's exact match"), 1);
+	for (const char *p = out; *p; p++)
+		lines += *p == '\n';
+	assert_true(lines < 30);
+	snprintf(mpath, sizeof(mpath), "%s/f.xml", rp_test_tmpdir());
+	x = file_get(mpath);
+	assert_int_equal(count_of(x, "<testcase "), 48);
+	assert_non_null(strstr(x, "name=\"node01/mlx5_1:1\" time=\"0\">\n      <failure type=\"drain\""));
+	free(x);
+	file_put("find.model", m2, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --pattern rail "
+					 "--sweep off --nodes-all --junit-pairs --junit '%s/f.xml' 2>/dev/null", mpath,
+					 rp_test_tmpdir()), 1);
+	assert_non_null(strstr(out, "\nnodes:\n  node00: "));
+	assert_non_null(strstr(out, "\n  node02: "));
+	snprintf(mpath, sizeof(mpath), "%s/f.xml", rp_test_tmpdir());
+	x = file_get(mpath);
+	assert_int_equal(count_of(x, "<testcase "), 16 * 2 * 15 + 16);
+	free(x);
 }
 
 static void test_bad_input(void **state)
@@ -335,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulated_everywhere),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_text_by_findings),
 		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_mpi_ranks_same_findings),
 	};
