@@ -17,6 +17,7 @@
 #include "report.h"
 #include "report_html.h"
 #include "report_junit.h"
+#include "verdict_groups.h"
 
 #define MX_GRID_MAX 16   /* endpoints up to which stdout shows a grid */
 
@@ -197,22 +198,45 @@ static void write_failed(struct mx_out *o, const char *path, bool final)
 	o->write_failed = true;
 }
 
-/* --prom: the pairs with every endpoint and its drain verdict. */
+/* --prom: every endpoint with the verdict's counts and drain, and the verdict's findings (its
+ * suspects, lib/verdict_groups.h); no series per pair, so that the page is bounded by the endpoints and
+ * the findings, not by the pairs (a 1,024 x 8 run has 8 million). */
 static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_verdict *v, bool final)
 {
-	bool *drain = calloc(o->n_eps ? o->n_eps : 1, sizeof(*drain));
-	int status;
+	size_t n = o->n_eps ? o->n_eps : 1;
+	bool *drain = calloc(n, sizeof(*drain));
+	uint32_t *pairs = calloc(n, sizeof(*pairs)), *failed = calloc(n, sizeof(*failed));
+	struct rp_prom_finding *fd = NULL;
+	struct rp_fail_groups fg = { 0 };
+	bool pass = v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed;
+	struct rp_pairs every = mx_results_pairs(o->results);
+	int status = RP_EXIT_ENV;
 
-	if (!drain) {
+	if (drain && pairs && failed && (!v->n_failed || rp_fail_groups_build(v, o->results->pair_eps, &every, &fg) == 0))
+		fd = calloc(fg.n + 1, sizeof(*fd));
+	if (!fd) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for --prom\n");
-		return RP_EXIT_ENV;
+		goto out;
 	}
-	for (size_t e = 0; e < o->n_eps && e < v->n_eps; e++)
+	for (size_t e = 0; e < o->n_eps && e < v->n_eps; e++) {
 		drain[e] = v->eps[e].drain;
+		pairs[e] = v->eps[e].pairs;
+		failed[e] = v->eps[e].failed;
+	}
+	for (size_t k = 0; k < fg.n; k++)
+		fd[k] = (struct rp_prom_finding){ .kind = rp_suspect_kind_name(fg.g[k].kind), .a = &mv->eps[fg.g[k].a],
+						  .b = fg.g[k].kind == RP_SUSPECT_ADAPTER ? NULL : &mv->eps[fg.g[k].b],
+						  .failed = fg.g[k].n };
 	status = rp_cli_ops_prom(o->ops, &(struct rp_prom_run){ .command = "matrix", .version = rp_version_string(),
-				 .timestamp = o->started_wall, .eps = mv->eps, .n_eps = o->n_eps, .drain = drain },
-				 mv->res, mv->n, final);
+				 .timestamp = o->started_wall, .eps = mv->eps, .n_eps = o->n_eps, .drain = drain,
+				 .pass = &pass, .totals = true, .total_pairs = v->n_pairs, .total_failed = v->n_failed, .ep_pairs = pairs, .ep_failed = failed, .pairs_partial = mv->n_unlisted > 0,
+				 .no_pairs = true, .findings = fd, .n_findings = fg.n }, mv->res, mv->n, final);
+out:
+	rp_fail_groups_fini(&fg);
+	free(fd);
 	free(drain);
+	free(pairs);
+	free(failed);
 	return status;
 }
 
