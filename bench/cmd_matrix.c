@@ -168,11 +168,6 @@ static int opts_check(struct mx_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->list_pairs_s);
 		return RP_EXIT_USAGE;
 	}
-	if (o->list_pairs == RP_LIST_NOTABLE && o->ops.baseline) {
-		fprintf(stderr, "rdmaprobe matrix: --baseline compares every pair with the baseline: it needs --list-pairs all "
-				"(or auto), not notable\n");
-		return RP_EXIT_USAGE;
-	}
 	if (o->jsonl && (!o->jsonl[0] || strcmp(o->jsonl, "-") == 0)) {
 		fprintf(stderr, "rdmaprobe matrix: --jsonl wants a file name (the stream is a record, not standard output)\n");
 		return RP_EXIT_USAGE;
@@ -622,7 +617,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 		.startup_s = F->t0 - o->t_start, .pattern_requested = o->pattern_req_text,
 		.budget_s = o->budget_seen ? o->budget : 0,
-		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F->sched), o->ops.baseline != NULL),
+		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F->sched), false),
 	};
 	F->jsonl.fd = -1;
 	if (F->run.ctx.rank == 0 && o->jsonl) {

@@ -412,7 +412,9 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 	}
 	mv.conc = o->conc ? &cj.view : NULL;
 
-	if (v_out && all && o->ops && rp_cli_ops_baseline_judge(o->ops, "matrix", o->cfg, all, mr->n) != 0)
+	if (v_out && all && o->ops &&
+	    rp_cli_ops_baseline_judge_notable(o->ops, "matrix", o->cfg, all, listed.n, eps, o->list_notable ? o->n_eps : 0,
+					      mr->n - listed.n) != 0)
 		status = RP_EXIT_ENV;
 	status = files_write(o, &mv, &judged, &listed, &v, v_out != NULL) ? RP_EXIT_ENV : status;
 	conc_judged_fini(&cj);

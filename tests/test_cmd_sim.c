@@ -295,6 +295,40 @@ static void test_text_by_findings(void **state)
 	free(x);
 }
 
+/* diff on the reports matrix writes by default past 100,000 directions (--list-pairs notable): read,
+ * not refused ("a truncated or edited file?"); a direction the sweep found dead (4 KiB probe) and the
+ * same direction failed at 64 KiB without the sweep are one pair (before: both a new failure and
+ * gone); a failure the other report does not list is recovered; the headers say SIMULATED and notable. */
+static void test_diff_notable(void **state)
+{
+	static const char ma[] = "nodes 6\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
+				 "round-overhead 5ms\ndead node1/mlx5_0 node2/mlx5_0\ndead node3/mlx5_1 node4/mlx5_1\n";
+	static const char mb[] = "nodes 6\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
+				 "round-overhead 5ms\ndead node1/mlx5_0 node2/mlx5_0\ndead node0/mlx5_1 node5/mlx5_1\n";
+	const char *d = rp_test_tmpdir();
+	char pa[512], pb[512];
+
+	(void)state;
+	file_put("da.model", ma, pa, sizeof(pa));
+	file_put("db.model", mb, pb, sizeof(pb));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --list-pairs "
+					 "notable --json '%s/da.json' >/dev/null 2>&1", pa, d), 1);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --sweep off "
+					 "--list-pairs notable --json '%s/db.json' >/dev/null 2>&1", pb, d), 1);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff '%s/da.json' '%s/da.json' 2>&1", d, d), 0);
+	assert_null(strstr(out, "truncated or edited"));
+	assert_non_null(strstr(out, "SIMULATED OLD "));
+	assert_non_null(strstr(out, "4 pairs listed + 128 plain passes counted: a notable report, SIMULATED"));
+	assert_non_null(strstr(out, "still failing (4):"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff '%s/da.json' '%s/db.json' 2>&1", d, d), 1);
+	assert_non_null(strstr(out, "new failures (2):"));
+	assert_non_null(strstr(out, "still failing (2):"));      /* node1 <-> node2: the sweep's and the rounds' */
+	assert_non_null(strstr(out, "recovered (2):"));
+	assert_non_null(strstr(out, "now ok (a plain pass its notable report counts, not listed)"));
+	assert_null(strstr(out, "failed in OLD, not in NEW"));
+	assert_null(strstr(out, "measured in OLD, not in NEW"));
+}
+
 static void test_bad_input(void **state)
 {
 	char mpath[512];
@@ -396,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_simulated_everywhere),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_text_by_findings),
+		cmocka_unit_test(test_diff_notable),
 		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_mpi_ranks_same_findings),
 	};
