@@ -170,10 +170,71 @@ static json_t *intern(struct rp_diff_report *r, struct ep_intern *t, const struc
 	}
 }
 
+/* A pair's keys the rules never read and that hold most of its text (every attempt, both sides' port
+ * counters): left out before the element is parsed. */
+static bool key_skipped(const char *k, size_t n)
+{
+	return (n == 10 && memcmp(k, "\"counters\"", 10) == 0) || (n == 10 && memcmp(k, "\"attempts\"", 10) == 0);
+}
+
+/* The element at s->at .. end, an object, parsed without its skipped keys (copied into *tmp without
+ * them first). NULL: logged. */
+static json_t *pair_parse(struct scan *s, size_t end, char **tmp, size_t *cap)
+{
+	struct scan e = *s;
+	size_t n = 0, kend, vend;
+
+	if (s->buf[s->at] != '{')
+		return parse_span(s, end);
+	if (*cap < end - s->at + 2) {
+		char *t = realloc(*tmp, end - s->at + 2);
+
+		if (!t)
+			return NULL;
+		*tmp = t;
+		*cap = end - s->at + 2;
+	}
+	(*tmp)[n++] = '{';
+	e.at = s->at + 1;
+	for (;;) {
+		skip_ws(&e);
+		if (e.at >= end || e.buf[e.at] == '}' || value_end(&e, &kend) != 0)
+			break;
+		size_t k0 = e.at;
+
+		e.at = kend;
+		skip_ws(&e);
+		if (e.at >= end || e.buf[e.at] != ':')
+			return parse_span(s, end);   /* malformed: the parser names it */
+		e.at++;
+		skip_ws(&e);
+		if (value_end(&e, &vend) != 0)
+			return parse_span(s, end);
+		if (!key_skipped(e.buf + k0, kend - k0)) {
+			if (n > 1)
+				(*tmp)[n++] = ',';
+			memcpy(*tmp + n, e.buf + k0, vend - k0);
+			n += vend - k0;
+		}
+		e.at = vend;
+		skip_ws(&e);
+		if (e.at < end && e.buf[e.at] == ',')
+			e.at++;
+	}
+	(*tmp)[n++] = '}';
+
+	json_error_t jerr;
+	json_t *v = json_loadb(*tmp, n, JSON_REJECT_DUPLICATES, &jerr);
+
+	return v ? v : parse_span(s, end);
+}
+
 /* "pairs": each element parsed, validated, kept compact, freed. */
 static int pairs_stream(struct scan *s, struct rp_diff_report *r, struct ep_intern *t)
 {
-	size_t cap = 0;
+	size_t cap = 0, tmp_cap = 0;
+	char *tmp = NULL;
+	int out = 0;
 
 	if (s->buf[s->at] != '[') {
 		size_t end;
@@ -194,15 +255,18 @@ static int pairs_stream(struct scan *s, struct rp_diff_report *r, struct ep_inte
 			s->at++;
 			return 0;
 		}
-		if ((rc = value_end(s, &end)) != 0 || !(pj = parse_span(s, end)))
-			return rc ? rc : -EINVAL;
+		if ((rc = value_end(s, &end)) != 0 || !(pj = pair_parse(s, end, &tmp, &tmp_cap))) {
+			out = rc ? rc : -EINVAL;
+			break;
+		}
 		if (r->n == cap) {
 			size_t nc = cap ? 2 * cap : 1024;
 			struct rp_diff_pair *p = realloc(r->pairs, nc * sizeof(*p));
 
 			if (!p) {
 				json_decref(pj);
-				return rp_error(-ENOMEM, "%s: out of memory for %zu pairs", r->name, nc);
+				out = rp_error(-ENOMEM, "%s: out of memory for %zu pairs", r->name, nc);
+				break;
 			}
 			r->pairs = p;
 			cap = nc;
@@ -218,8 +282,10 @@ static int pairs_stream(struct scan *s, struct rp_diff_report *r, struct ep_inte
 				rc = rp_error(-ENOMEM, "%s: out of memory", r->name);
 		}
 		json_decref(pj);
-		if (rc)
-			return rc;
+		if (rc) {
+			out = rc;
+			break;
+		}
 		r->n++;
 		s->at = end;
 		skip_ws(s);
@@ -229,10 +295,13 @@ static int pairs_stream(struct scan *s, struct rp_diff_report *r, struct ep_inte
 		}
 		if (s->at < s->len && s->buf[s->at] == ']') {
 			s->at++;
-			return 0;
+			break;
 		}
-		return syntax(s, "',' or ']' expected in \"pairs\"");
+		out = syntax(s, "',' or ']' expected in \"pairs\"");
+		break;
 	}
+	free(tmp);
+	return out;
 }
 
 /* The top-level object: every key but "pairs" into r->root, "pairs" streamed. */
