@@ -398,7 +398,7 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 		.n_eps = o->n_eps, .pair_eps = o->list_notable ? lst.pair_eps : mr->pair_eps, .res = all,
 		.pairs = &listed, .n = listed.n, .verdict = &v, .rounds_done = o->rounds_done, .n_rounds = o->n_rounds,
 		.elapsed_s = o->elapsed_s, .drift = o->drift, .n_unlisted = mr->n - listed.n,
-		.unlisted_in = o->jsonl, .every = &judged,
+		.unlisted_in = o->jsonl, .every = &judged, .every_pair_eps = mr->pair_eps,
 	};
 	struct mx_conc_judged cj;
 

@@ -13,7 +13,8 @@
  * `drift` warnings across the endpoints and each node's ports in pairs with mtu_mismatch, when there
  * is one); "concurrent-rails" (matrix --concurrent-rails: each pair with every rail busy beside its
  * solo rate, its share and concurrent_drop; a pair failed under load fails the summary); "failures" and
- * "warnings" (only when some pair has one), each pair with its confirm state, warnings and attempts,
+ * "degraded" (pairs below the verdict's threshold, lossy or with an interval drop: counts and the first
+ * RP_HTML_DEGRADED_MAX); "warnings" (only when some pair has one), each pair with its confirm state, warnings and attempts,
  * at most RP_HTML_LIST_MAX entries each (the JSON report has every pair).
  *
  * Order: nodes and adapters in natural order (lib/natcmp.h), whatever order the run had.

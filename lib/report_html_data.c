@@ -112,6 +112,24 @@ static void node_cells_fini(struct node_cells *nc)
 	free(nc->worst);
 }
 
+struct unlisted_arg {
+	const struct rp_html_layout *lo;
+	struct node_cells *nc;
+};
+
+/* A plain pass the page does not list: counted in its node pair, and its worst when it is. */
+static void unlisted_cell(void *arg, size_t sp, size_t dp, uint8_t q)
+{
+	const struct unlisted_arg *u = arg;
+	size_t N = u->lo->n_nodes, s = u->lo->node_of[sp], d = u->lo->node_of[dp], k = s * N + d;
+
+	u->nc->cnt[2 * k]++;
+	if (q_rank(q) < q_rank(u->nc->c[2 * k])) {
+		u->nc->c[2 * k] = q;
+		u->nc->worst[k] = (uint16_t)((sp - u->lo->node_first[s]) << 8 | (dp - u->lo->node_first[d]));
+	}
+}
+
 static int node_cells_init(const struct rp_html_layout *lo, struct node_cells *nc)
 {
 	struct rp_pair_result pr_tmp;
@@ -135,6 +153,7 @@ static int node_cells_init(const struct rp_html_layout *lo, struct node_cells *n
 			nc->worst[k] = (uint16_t)((sp - lo->node_first[s]) << 8 | (dp - lo->node_first[d]));
 		}
 	}
+	rp_html_each_unlisted(lo, unlisted_cell, &(struct unlisted_arg){ lo, nc });
 	for (size_t k = 0; k < N * N; k++)
 		nc->c[2 * k + 1] = clamp8(nc->cnt[2 * k]);
 	return 0;
@@ -167,6 +186,22 @@ static void node_problems(const struct rp_html_layout *lo, struct rp_sb *sb, con
 static size_t n_ad(const struct rp_html_layout *lo, size_t k)
 {
 	return lo->node_first[k + 1] - lo->node_first[k];
+}
+
+struct detail_arg {
+	const struct rp_html_layout *lo;
+	const uint32_t *off;
+	uint8_t *dp;
+};
+
+static void unlisted_detail(void *arg, size_t sp, size_t dq, uint8_t q)
+{
+	const struct detail_arg *a = arg;
+	const struct rp_html_layout *lo = a->lo;
+	size_t N = lo->n_nodes, s = lo->node_of[sp], d = lo->node_of[dq], k = s * N + d;
+
+	if (a->off[k] != UINT32_MAX)
+		a->dp[a->off[k] + (sp - lo->node_first[s]) * n_ad(lo, d) + (dq - lo->node_first[d])] = q;
 }
 
 /* The node pairs whose adapter pairs are embedded (every one when they fit; else those with a failed
@@ -212,6 +247,7 @@ static void node_detail(const struct rp_html_layout *lo, struct rp_sb *sb, const
 		if (off[k] != UINT32_MAX)
 			dp[off[k] + (sp - lo->node_first[s]) * n_ad(lo, d) + (dq - lo->node_first[d])] = lo->q[i];
 	}
+	rp_html_each_unlisted(lo, unlisted_detail, &(struct detail_arg){ lo, off, dp });
 	rp_sb_puts(sb, ",\"dp\":");
 	base64(sb, dp, total);
 	free(dp);

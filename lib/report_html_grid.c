@@ -2,6 +2,9 @@
  * tables, node heatmap canvas, rail view); see report_html_int.h. */
 #include "report_html_int.h"
 
+#include "pairs.h"
+#include "pairs_list.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -197,6 +200,34 @@ static uint8_t share_of(const struct rp_html_layout *lo, size_t i)
 		return RP_HTML_Q_NA;
 	pct = r->gbps > 0 ? r->gbps / exp * 100 : 0;
 	return pct >= RP_HTML_Q_MAX ? RP_HTML_Q_MAX : (uint8_t)lround(pct);
+}
+
+void rp_html_each_unlisted(const struct rp_html_layout *lo, void (*fn)(void *arg, size_t sp, size_t dp, uint8_t q),
+			   void *arg)
+{
+	const struct rp_matrix_view *mv = lo->mv;
+
+	if (!mv->n_unlisted || !mv->every || !mv->every_pair_eps)
+		return;
+	for (size_t i = 0; i < mv->every->n; i++) {
+		uint32_t s = mv->every_pair_eps[2 * i], d = mv->every_pair_eps[2 * i + 1];
+		struct rp_pair_peek pk;
+		double exp, pct;
+		uint8_t q;
+
+		rp_pairs_peek(mv->every, i, &pk);
+		if (rp_pair_notable(&pk) || s >= lo->n_eps || d >= lo->n_eps)
+			continue;   /* listed: counted from the view's pairs */
+		exp = lo->link[s] > 0 && lo->link[d] > 0 ? fmin(lo->link[s], lo->link[d])
+							 : lo->median[s] > 0 ? lo->median[s] : lo->median[d];
+		if (!isfinite(pk.gbps) || !(exp > 0)) {
+			q = RP_HTML_Q_NA;
+		} else {
+			pct = pk.gbps > 0 ? pk.gbps / exp * 100 : 0;
+			q = pct >= RP_HTML_Q_MAX ? RP_HTML_Q_MAX : (uint8_t)lround(pct);
+		}
+		fn(arg, lo->pos[s], lo->pos[d], q);
+	}
 }
 
 void rp_html_layout_fini(struct rp_html_layout *lo)
@@ -497,8 +528,17 @@ static bool worse(const struct rp_html_layout *lo, size_t a, long b)
 
 struct rail_cell {
 	size_t pairs, failed, slow;
-	long worst;
+	long worst;                   /* the worst listed pair; -1 none */
+	size_t unlisted;              /* plain passes counted, not listed (in pairs) */
+	uint8_t uq;                   /* the lowest share among them */
 };
+
+struct rail_arg {
+	const struct rp_html_layout *lo;
+	struct rail_cell *c;
+};
+
+static void unlisted_rail(void *arg, size_t sp, size_t dp, uint8_t q);
 
 /* The adapter's position on its node: its rail. */
 static size_t rail_of(const struct rp_html_layout *lo, size_t p)
@@ -533,6 +573,12 @@ static void rail_row(const struct rp_html_layout *lo, struct rp_sb *sb, const st
 			rp_sb_puts(sb, "<td class=\"none\"></td>");
 			continue;
 		}
+		if (x->worst < 0) {   /* plain passes only, none listed */
+			rp_sb_printf(sb, "<td class=\"ok b%d\" data-d=\"rail %zu -&gt; rail %zu: %zu pairs, all plain passes (not "
+				     "listed one by one); the slowest at %u%% of the expected rate\">%u%%</td>", rp_html_bin_of(x->uq),
+				     a, b, x->pairs, x->uq, x->uq);
+			continue;
+		}
 		rp_sb_printf(sb, "<td class=\"ok b%d\" data-d=\"rail %zu -&gt; rail %zu: %zu pairs, %zu failed, %zu under 90%% of the "
 			     "expected rate; worst: ", rp_html_bin_of(lo->q[x->worst]), a, b, x->pairs, x->failed, x->slow);
 		rp_html_pair_detail(lo, sb, (size_t)x->worst);
@@ -546,6 +592,18 @@ static void rail_row(const struct rp_html_layout *lo, struct rp_sb *sb, const st
 	rp_sb_puts(sb, "</tr>\n");
 }
 
+static void unlisted_rail(void *arg, size_t sp, size_t dp, uint8_t q)
+{
+	const struct rail_arg *r = arg;
+	struct rail_cell *x = &r->c[rail_of(r->lo, sp) * r->lo->max_ad + rail_of(r->lo, dp)];
+
+	x->pairs++;
+	x->unlisted++;
+	x->slow += q < rp_html_bins[0].min_pct;
+	if (q < x->uq || x->uq == RP_HTML_Q_NONE)
+		x->uq = q;
+}
+
 /* Adapter a on every node against adapter b on every node: where a whole rail is slow or cut. */
 static void rails(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
@@ -557,8 +615,11 @@ static void rails(const struct rp_html_layout *lo, struct rp_sb *sb)
 		rp_sb_puts(sb, "<p>(no rail view: out of memory)</p>\n");
 		return;
 	}
-	for (size_t a = 0; a < A * A; a++)
+	for (size_t a = 0; a < A * A; a++) {
 		c[a].worst = -1;
+		c[a].uq = RP_HTML_Q_NONE;
+	}
+	rp_html_each_unlisted(lo, unlisted_rail, &(struct rail_arg){ lo, c });
 	for (size_t i = 0; i < lo->mv->n; i++) {
 		struct rail_cell *x = &c[rail_of(lo, rp_html_src_pos(lo, i)) * A + rail_of(lo, rp_html_dst_pos(lo, i))];
 
@@ -593,6 +654,8 @@ void rp_html_pictures(const struct rp_html_layout *lo, struct rp_sb *sb)
 	if (nodes && lo->n_nodes <= RP_HTML_HEATMAP_NODES) {
 		rp_sb_puts(sb, "<h2>Node by node: the worst pair between two nodes (rows write into columns)</h2>\n"
 			       "<p class=\"hint\">Hover a cell for the node pair; click it for its adapter pairs.</p>\n"
+			       "<p class=\"hint\" id=\"heat-note\">Every node pair with a failed or slow pair is drawn at least 3 "
+			       "pixels wide, failures on top, however large the fabric.</p>\n"
 			       "<div class=\"scroll\"><canvas id=\"node-heatmap\"></canvas></div>\n<div id=\"drill\"></div>\n");
 		rp_html_node_data(lo, sb);
 	} else if (nodes) {
