@@ -23,6 +23,7 @@
 #include "engine_cli.h"
 #include "log.h"
 #include "matrix.h"
+#include "mx_progress.h"
 #include "mx_ports.h"
 #include "mx_run.h"
 #include "mx_startup.h"
@@ -331,6 +332,8 @@ struct mx_front {
 	uint64_t msg_size_req;        /* -s as given (--budget may measure with a smaller size) */
 	struct mx_coverage coverage;  /* rank 0, at the end */
 	struct rp_sched_ep *sched_eps;   /* the schedule's view of the table */
+	struct mx_progress prog;      /* rank 0: the progress line's clock */
+	size_t sweep_k, sweep_n;      /* rank 0: the sweep's first pass, rounds done and in all */
 };
 
 /* The run's figures as of now into the reports' view. */
@@ -370,11 +373,16 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct mx_front *F = arg;
 	struct rp_pair_result tmp;
-	double took = rp_now() - F->t0, per = took / (double)(F->run.next_round ? F->run.next_round : 1);
+	double now = rp_now();
+	char line[256];
 
-	fprintf(stderr, "rdmaprobe matrix: %s %zu of %zu done: %zu pairs measured, %zu failed so far, %.0f s in, "
-			"~%.0f s left\n", retest ? "retest round" : F->run.in_late ? "late round" : "round", k + 1, n_rounds, F->run.mr.n, F->run.failed,
-		took, per * (double)(n_rounds - k - 1));
+	mx_progress_note(&F->prog, false, now - F->t0);
+	if (mx_progress_due(&F->prog, now, k + 1 == n_rounds)) {
+		mx_progress_format(line, sizeof(line), retest ? "retest round" : F->run.in_late ? "late round" : "round", k + 1,
+				   n_rounds, F->sweep_k, F->sweep_n, mx_results_failed(&F->run.mr), now - F->t0,
+				   mx_progress_eta(&F->prog, n_rounds - k - 1, F->sweep_n - F->sweep_k));
+		fprintf(stderr, "rdmaprobe matrix: %s\n", line);
+	}
 	F->dirty = true;
 	/* Every result of the round on its line before anything else is written (an error is logged
 	 * once and ends the stream, not the run: the summary files still hold everything). */
@@ -391,10 +399,16 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	struct rp_pair_result tmp;
 	size_t failed = F->run.sweep.screen_s > 0 && pass == 1 ? F->run.sweep.n_pending : F->run.failed;
 
-	fprintf(stderr, "rdmaprobe matrix: reachability %s %zu of %zu done: %zu direction%s failed %s, %.0f s in\n",
-		pass == 2 ? "sweep retest" : F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
-		failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
-		rp_now() - F->t0);
+	mx_progress_note(&F->prog, true, rp_now() - F->t0);
+	if (pass == 1) {
+		F->sweep_k = k + 1;
+		F->sweep_n = n_rounds;
+	}
+	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds))
+		fprintf(stderr, "rdmaprobe matrix: reachability %s %zu of %zu done: %zu direction%s failed %s, %.0f s in\n",
+			pass == 2 ? "sweep retest" : F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
+			failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
+			rp_now() - F->t0);
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
 		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), pass == 2);
 }
@@ -645,7 +659,8 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int argc, char **argv)
 {
 	struct mx_comm comm;
-	struct mx_front F = { .o = o, .t_launch = rp_now() };
+	struct mx_front F = { .o = o, .t_launch = rp_now(),
+			      .prog = { .interval_s = MX_PROGRESS_INTERVAL_S, .last_real = -1 } };
 	bool any_dead = false;
 	char *cmd_line = cmd_line_join(argc, argv);
 	int status, rc;

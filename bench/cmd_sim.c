@@ -32,6 +32,8 @@
 #include "engine_cli.h"
 #include "matrix.h"
 #include "mpi_plugin.h"
+#include "mx_progress.h"
+#include "mx_results.h"
 #include "oob_mpi.h"
 #include "opts.h"
 #include "schedule.h"
@@ -171,6 +173,8 @@ struct sim_front {
 	double real_rounds_s;         /* real time of the rounds on this host, rank 0's writes taken out */
 	size_t writes;
 	size_t heap_max;              /* the most heap in use at a sample (heap_sample) */
+	struct mx_progress prog;      /* the progress line's clock (the virtual one) */
+	size_t sweep_k, sweep_n;      /* the sweep's first pass: rounds done, in all */
 	char banner[512], title[512];
 };
 
@@ -279,20 +283,34 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 
 	heap_sample(F);
 	collect_advance(F);
-	if (k + 1 == n_rounds || (k + 1) % 64 == 0)
-		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s %zu of %zu done: %zu pairs, %zu failed, %.1f s projected\n",
-			retest ? "retest round" : F->S.run.in_late ? "late round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
+	mx_progress_note(&F->prog, false, F->S.vclock);
+	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds)) {
+		char line[256];
+
+		mx_progress_format(line, sizeof(line), retest ? "retest round" : F->S.run.in_late ? "late round" : "round",
+				   k + 1, n_rounds, F->sweep_k, F->sweep_n, mx_results_failed(&F->S.run.mr), F->S.vclock,
+				   mx_progress_eta(&F->prog, n_rounds - k - 1, F->sweep_n - F->sweep_k));
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s (the projected clock)\n", line);
+	}
 	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)
 		files_write(F);
 }
 
 static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
-	(void)pass;
-	(void)k;
-	(void)n_rounds;
-	heap_sample(arg);
-	collect_advance(arg);
+	struct sim_front *F = arg;
+
+	heap_sample(F);
+	collect_advance(F);
+	mx_progress_note(&F->prog, true, F->S.vclock);
+	if (pass == 1) {
+		F->sweep_k = k + 1;
+		F->sweep_n = n_rounds;
+	}
+	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds))
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): reachability %s %zu of %zu done: %zu failed so far, %.1f s in "
+			"(the projected clock)\n", pass == 2 ? "sweep retest" : F->S.run.sweep.screen_s > 0 ? "screen" : "sweep",
+			k + 1, n_rounds, mx_results_failed(&F->S.run.mr), F->S.vclock);
 }
 
 static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)
@@ -382,7 +400,7 @@ static int sim_finish(struct sim_front *F)
 /* The model, the simulation, the rounds, the verdict. */
 static int sim_run(struct sim_opts *o, int argc, char **argv)
 {
-	struct sim_front F = { .o = o };
+	struct sim_front F = { .o = o, .prog = { .interval_s = MX_PROGRESS_INTERVAL_S, .last_real = -1 } };
 	const struct rp_mpi_plugin *mpi = NULL;
 	struct rp_sim_model m;
 	struct rp_sim_error err;

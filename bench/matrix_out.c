@@ -561,6 +561,8 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 	       v->n_below, o->n_eps, o->rounds_done);
 	if (o->retest_rounds)
 		printf(" and %zu retest round%s", o->retest_rounds, o->retest_rounds == 1 ? "" : "s");
+	/* the run's one duration: the JSON's matrix.elapsed_s and the HTML's are this figure */
+	printf(" (%.1f s%s)", o->elapsed_s, o->simulated ? " on the projected clock" : "");
 	if (o->sweep && o->sweep->width) {
 		printf(", after a reachability sweep of %zu round%s (%zu direction%s unreachable, %zu flaky",
 		       o->sweep->rounds, o->sweep->rounds == 1 ? "" : "s", o->sweep->n_dead, o->sweep->n_dead == 1 ? "" : "s",

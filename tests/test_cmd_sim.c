@@ -134,7 +134,9 @@ static void test_simulated_everywhere(void **state)
 			     "2>/dev/null", mpath, dir);
 	assert_int_equal(rc, 1);
 	assert_non_null(strstr(out, "SIMULATED FAIL: 54 of 56 pairs ok, 2 failed (0 below threshold) over 8 endpoints in "
-				    "7 rounds, after a reachability sweep of 1 round (2 directions unreachable, 0 flaky)"));
+				    "7 rounds ("));
+	assert_non_null(strstr(out, " s on the projected clock), after a reachability sweep of 1 round (2 directions "
+				    "unreachable, 0 flaky)"));
 	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/b.json");
 	root = json_load_file(dir, 0, &jerr);
 	assert_non_null(root);
@@ -329,6 +331,47 @@ static void test_diff_notable(void **state)
 	assert_null(strstr(out, "measured in OLD, not in NEW"));
 }
 
+/* One clock: the verdict line's duration is the JSON's matrix.elapsed_s and the HTML's (before: the
+ * text had none, and the progress, the JSON and the projected figures gave four); the progress lines
+ * count the failures so far, the sweep's included (before: "0 failed" while they were unreachable),
+ * with the sweep's rounds and a time left. */
+static void test_one_clock(void **state)
+{
+	char mpath[512], path[600], want[64], err[1 << 14];
+	const char *d = rp_test_tmpdir(), *p;
+	json_error_t jerr;
+	json_t *root;
+	double text_s = -1, json_s;
+	char *html;
+
+	(void)state;
+	file_put("clock.model", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 "
+					 "--json '%s/clock.json' --html '%s/clock.html' 2>'%s/clock.err'", mpath, d, d, d), 1);
+	p = strstr(out, "SIMULATED FAIL: ");
+	assert_non_null(p);
+	p = strstr(p, " rounds (");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, " rounds (%lf s on the projected clock)", &text_s), 1);
+	snprintf(path, sizeof(path), "%s/clock.json", d);
+	root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	json_s = json_real_value(rp_test_key(rp_test_key(root, "matrix"), "elapsed_s"));
+	json_decref(root);
+	snprintf(want, sizeof(want), "%.1f", json_s);
+	snprintf(path, sizeof(path), "%.1f", text_s);
+	assert_string_equal(want, path);
+	snprintf(path, sizeof(path), "%s/clock.html", d);
+	html = file_get(path);
+	snprintf(want, sizeof(want), "; %.1f s.<br>", json_s);
+	assert_non_null(strstr(html, want));
+	free(html);
+	snprintf(path, sizeof(path), "cat '%s/clock.err'", d);
+	assert_int_equal(rp_test_run(path, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "round 7 of 7 done, sweep 1 of 1 done: 2 failed so far, "));
+	assert_non_null(strstr(err, " s left (the projected clock)"));
+}
+
 static void test_bad_input(void **state)
 {
 	char mpath[512];
@@ -431,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_text_by_findings),
 		cmocka_unit_test(test_diff_notable),
+		cmocka_unit_test(test_one_clock),
 		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_mpi_ranks_same_findings),
 	};
