@@ -8,7 +8,8 @@
 #   make SANITIZE=address,undefined check
 #   make WERROR=1        warnings are errors (CI sets it)
 #   make CUDA=0 MPI=0    build without the optional parts even when present
-#   make install         the binary, rdmaprobe(1) and the bash completion under DESTDIR/PREFIX
+#   make install         the binary, rdmaprobe(1), the bash completion and the example fabric models
+#                        (share/fabric-models, for matrix --transport sim) under DESTDIR/PREFIX
 #   make deb-check       build the Debian package in a scratch copy, install it with dpkg --root, run it
 #   make rpm-check       lint the RPM spec (rpm/rdmaprobe.spec) with rpmlint and rpmspec -P
 
@@ -160,8 +161,11 @@ PLUGINDIR   ?= $(PREFIX)/lib/rdmaprobe
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
 COMPDIR     ?= $(PREFIX)/share/bash-completion/completions
+DATADIR     ?= $(PREFIX)/share/rdmaprobe
 INSTALL     ?= install
-INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe $(PLUGINDIR)/rdmaprobe-mpi.so
+MODELS      := $(wildcard share/fabric-models/*.model)
+INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe $(PLUGINDIR)/rdmaprobe-mpi.so \
+	       $(MODELS:share/%=$(DATADIR)/%)
 
 install: $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC)
 	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(COMPDIR)'
@@ -170,6 +174,8 @@ install: $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC)
 	    $(INSTALL) -m 0644 $(MPI_PLUGIN) '$(DESTDIR)$(PLUGINDIR)/rdmaprobe-mpi.so')
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.1 '$(DESTDIR)$(MANDIR)/man1/rdmaprobe.1'
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.bash '$(DESTDIR)$(COMPDIR)/rdmaprobe'
+	$(INSTALL) -d '$(DESTDIR)$(DATADIR)/fabric-models'
+	$(INSTALL) -m 0644 $(MODELS) '$(DESTDIR)$(DATADIR)/fabric-models/'
 
 uninstall:
 	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')

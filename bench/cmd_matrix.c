@@ -50,14 +50,16 @@ static const char usage_text[] =
 	"and slow pairs again at the end (--retest), and says which adapters to drain and what NCCL_IB_HCA\n"
 	"each node should use. Exit: 0 pass, 1 failures, 2 usage, 3 environment (or a report not written),\n"
 	"128+signal when interrupted (130 SIGINT, 143 SIGTERM; finished pairs are in the reports).\n"
-	"  --min-bw: 0.9 or 90% = fraction of the pair's link rate; 180G = absolute Gb/s; 0 = none";
+	"  --min-bw: 0.9 or 90% = fraction of the pair's link rate; 180G = absolute Gb/s; 0 = none\n"
+	"  --transport sim --fabric-model FILE: the same run over a SIMULATED fabric, in one process, every\n"
+	"  report marked SIMULATED (doc/simulator.md; an example model in share/rdmaprobe/fabric-models)";
 
 static int opts_check(struct mx_opts *o);
 
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 29];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 34];
 	size_t n;
 	int rc;
 
@@ -98,6 +100,9 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
 		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (90s, 10m, 1h): the pattern at -s, else at a smaller -s (down to 1M), else the largest sample:K; the report states the coverage", &o->budget_seen },
 		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
+		{ "allow-simulated", 0, RP_OPT_FLAG, &o->allow_simulated, 0, 0, NULL, "--calibrate-from: accept a simulated run's report (refused otherwise: its figures are a model's)", NULL },
+		{ "transport", 0, RP_OPT_STR, &o->transport, 0, 0, "sim", "run over a SIMULATED fabric in one process, no MPI, no hardware (with --fabric-model; doc/simulator.md)", NULL },
+		{ "fabric-model", 0, RP_OPT_STR, &o->fabric_model, 0, 0, "FILE", "--transport sim: the fabric model (doc/simulator.md; an example in share/rdmaprobe/fabric-models)", NULL },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
 		{ "startup-timeout", 0, RP_OPT_SECONDS, &o->startup_timeout, 0.1, 86400, "S", "start-up: give up when no rank's ports arrive for S (default 60 s; at most 10 x S in all)", NULL },
 	};
@@ -156,6 +161,14 @@ static int opts_check(struct mx_opts *o)
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
 	o->pattern_req = o->pattern;
 	memcpy(o->pattern_req_text, o->pattern_text, sizeof(o->pattern_req_text));
+	if (o->fabric_model) {   /* with --transport the simulation (cmd_sim.c) parses the arguments */
+		fprintf(stderr, "rdmaprobe matrix: --fabric-model goes with --transport sim\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->allow_simulated && !o->calibrate_from) {
+		fprintf(stderr, "rdmaprobe matrix: --allow-simulated goes with --calibrate-from FILE\n");
+		return RP_EXIT_USAGE;
+	}
 	if (o->calibrate_from && !o->plan && !o->budget_seen) {
 		fprintf(stderr, "rdmaprobe matrix: --calibrate-from fits the plan's model: it goes with --plan or --budget\n");
 		return RP_EXIT_USAGE;
@@ -280,6 +293,7 @@ static int run_plan(struct mx_opts *o)
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
 						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
+						   .allow_simulated = o->allow_simulated,
 						   .budget_s = o->budget_seen ? o->budget : 0, .budget_text = budget_text(o),
 						   .json = o->eng.json });
 }
@@ -436,7 +450,7 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 				 .nccl_version = o->eng.ver.version };
 	/* --budget: every rank fits the same model and so makes the same choice; one that cannot read
 	 * the file fails the start-up exchange for all (its reason on its stderr) */
-	int cal = o->budget_seen ? mx_plan_model_load(o->calibrate_from, &F->model) : -1;
+	int cal = o->budget_seen ? mx_plan_model_load(o->calibrate_from, o->allow_simulated, &F->model) : -1;
 
 	struct mx_plan_run run;
 	double t1;

@@ -95,6 +95,8 @@ struct mx_opts {
 	double rate, round_timeout, startup_timeout;
 	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
 	const char *calibrate_from;   /* --calibrate-from: a previous run's JSON report for the plan's model */
+	bool allow_simulated;         /* --allow-simulated: --calibrate-from may read a simulated run's report */
+	const char *transport, *fabric_model;   /* listed for --help; seen here only without --transport */
 	double budget;                /* --budget: seconds; 0 none */
 	bool budget_seen;
 	double t_start;               /* rp_now() when the command started (the report's startup_s) */
@@ -118,6 +120,7 @@ struct mx_plan_in {
 	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail before each round */
 	unsigned sweep;               /* --sweep W */
 	const char *calibrate_from;   /* --calibrate-from FILE; NULL: the assumed figures */
+	bool allow_simulated;         /* --allow-simulated: a simulated run's report may calibrate */
 	double budget_s;              /* --budget: pick what fits; 0 none */
 	const char *budget_text;      /* as given */
 	const char *json;             /* --json FILE: the plan as a document ("-": stdout, the text then on stderr) */
@@ -129,7 +132,7 @@ void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsi
 int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p);
 /* --calibrate-from: the model, calibrated when path is given. Returns -1 to go on, or an exit status
  * (the file's problem logged by lib/). */
-int mx_plan_model_load(const char *path, struct mx_plan_model *m);
+int mx_plan_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m);
 /* --budget over the endpoints: the pattern and message size that fit into *choice, its line (what
  * changed and why) printed on stderr when say is set. Returns -1 to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
 int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,

@@ -287,7 +287,7 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 		}
 		json_decref(root);
 	}
-	if (o->csv && rp_report_write_csv_of(listed, o->csv) != 0) {
+	if (o->csv && rp_report_write_csv_sim(listed, o->simulated, o->csv) != 0) {
 		write_failed(o, o->csv, final);
 		status = RP_EXIT_ENV;
 	}

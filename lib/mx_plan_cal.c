@@ -31,6 +31,7 @@ struct cal_key {
 /* What the report holds, borrowed from its JSON. */
 struct cal_in {
 	const char *path;
+	bool allow_simulated;
 	json_t *root, *matrix, *pairs, *eps;
 	double duration_s, warmup;
 	bool bidir;
@@ -117,6 +118,13 @@ static int open_report(struct cal_in *in)
 	cmd = json_string_value(json_object_get(in->root, "command"));
 	if (!tool || strcmp(tool, "rdmaprobe") != 0) {
 		rp_log(RP_LOG_ERROR, "--calibrate-from %s: not an rdmaprobe report (no \"tool\": \"rdmaprobe\")", in->path);
+		return -EINVAL;
+	}
+	if (json_is_true(json_object_get(in->root, "simulated")) && !in->allow_simulated) {
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: a SIMULATED run's report (fabric model %s): its figures are the "
+		       "model's, not this fabric's; --allow-simulated fits the plan from it anyway", in->path,
+		       json_string_value(json_object_get(in->root, "fabric_model")) ?
+		       json_string_value(json_object_get(in->root, "fabric_model")) : "?");
 		return -EINVAL;
 	}
 	if (!cmd || strcmp(cmd, "matrix") != 0) {
@@ -421,7 +429,12 @@ static int fit_sweep(const struct cal_in *in, const struct rp_sched *s, const ch
 
 int mx_plan_calibrate(const char *path, struct mx_plan_model *m)
 {
-	struct cal_in in = { .path = path };
+	return mx_plan_calibrate_opts(path, false, m);
+}
+
+int mx_plan_calibrate_opts(const char *path, bool allow_simulated, struct mx_plan_model *m)
+{
+	struct cal_in in = { .path = path, .allow_simulated = allow_simulated };
 	struct mx_plan_model fit = *m;
 	struct rp_sched *s = NULL;
 	const char *sched_why = NULL;

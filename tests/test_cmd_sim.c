@@ -372,6 +372,53 @@ static void test_one_clock(void **state)
 	assert_non_null(strstr(err, " s left (the projected clock)"));
 }
 
+/* The simulator shown: matrix --help names --transport and --fabric-model (before: in no --help, so in
+ * no man page or completion either); the CSV's first column says SIMULATED on every row and the
+ * JUnit's properties say so; --calibrate-from refuses a simulated report unless --allow-simulated
+ * (before: took it without a word); the shipped example model runs. */
+static void test_simulator_shown(void **state)
+{
+	char mpath[512], path[600];
+	const char *d = rp_test_tmpdir();
+	char *text;
+	size_t rows = 0;
+
+	(void)state;
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --help 2>&1"), 0);
+	assert_non_null(strstr(out, "--transport"));
+	assert_non_null(strstr(out, "--fabric-model FILE"));
+	assert_non_null(strstr(out, "--allow-simulated"));
+	file_put("shown.model", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --json "
+					 "'%s/shown.json' --csv '%s/shown.csv' --junit '%s/shown.xml' >/dev/null 2>&1", mpath, d,
+					 d, d), 1);
+	snprintf(path, sizeof(path), "%s/shown.csv", d);
+	text = file_get(path);
+	assert_true(strncmp(text, "simulated,", 10) == 0);
+	for (const char *p = strchr(text, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		assert_true(strncmp(p + 1, "SIMULATED,", 10) == 0);
+		rows++;
+	}
+	assert_int_equal(rows, 56);
+	free(text);
+	snprintf(path, sizeof(path), "%s/shown.xml", d);
+	text = file_get(path);
+	assert_non_null(strstr(text, "<testsuites name=\"SIMULATED rdmaprobe matrix\""));
+	assert_non_null(strstr(text, "<property name=\"simulated\" value=\"true\"/>"));
+	free(text);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --plan --nodes 4 --hcas 2 --calibrate-from '%s/shown.json' "
+					 "2>&1", d), 2);
+	assert_non_null(strstr(out, "a SIMULATED run's report"));
+	assert_non_null(strstr(out, "--allow-simulated"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --plan --nodes 4 --hcas 2 --calibrate-from '%s/shown.json' "
+					 "--allow-simulated 2>&1", d), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --fabric-model '%s' 2>&1", mpath), 2);
+	assert_non_null(strstr(out, "--fabric-model goes with --transport sim"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model "
+					 "share/fabric-models/ndr-rail-example.model --pattern rail --sweep off 2>&1"), 1);
+	assert_non_null(strstr(out, "; drain 1 adapter on 1 node: node17/mlx5_3:1"));
+}
+
 static void test_bad_input(void **state)
 {
 	char mpath[512];
@@ -475,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_text_by_findings),
 		cmocka_unit_test(test_diff_notable),
 		cmocka_unit_test(test_one_clock),
+		cmocka_unit_test(test_simulator_shown),
 		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_mpi_ranks_same_findings),
 	};
