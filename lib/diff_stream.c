@@ -373,8 +373,6 @@ static int top_scan(struct scan *s, struct rp_diff_report *r)
 			s->at++;
 	}
 	free(t.slot);
-	if (!rc && !r->pairs)
-		rc = rp_error(-EINVAL, "%s: pairs: expected an array, got nothing (missing)", r->name);
 	return rc;
 }
 
@@ -414,6 +412,8 @@ int rp_diff_report_load(struct rp_diff_report *r, const char *path)
 	if (map != MAP_FAILED)
 		munmap(map, s.len);
 	if (!rc)
-		rc = rp_diff_head_load(r, NULL);
+		rc = rp_diff_head_load(r, NULL);   /* the top-level fields first, as a whole document's load */
+	if (!rc && !r->pairs)
+		rc = rp_error(-EINVAL, "%s: pairs: expected an array, got nothing (missing)", r->name);
 	return rc ? rc : rp_diff_report_finish(r);
 }
