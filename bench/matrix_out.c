@@ -14,6 +14,7 @@
 #include "matrix_retest.h"
 #include "mx_plan_json.h"
 #include "nccl_rules.h"
+#include "pairs_list.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_junit.h"
@@ -130,6 +131,39 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 		jset(root, "coverage", mx_coverage_json(o->coverage, o->pattern_requested, o->pattern, o->budget_s), &bad);
 	json_decref(eps);
 	return bad ? -ENOMEM : 0;
+}
+
+#define MX_OK_SAMPLE 256   /* plain passes a notable report keeps for --calibrate-from */
+
+/* A notable report: "matrix.pairs_listed.ok_sample", up to MX_OK_SAMPLE of the plain passes it does not
+ * list, spread over the run (every n / MX_OK_SAMPLE-th), whole: what --calibrate-from fits its set-up
+ * and rate from (the listed pairs are the failed, flaky and warned ones). */
+static int ok_sample_json(json_t *root, const struct rp_pairs *judged)
+{
+	json_t *listed = json_object_get(json_object_get(root, "matrix"), "pairs_listed"), *a = json_array();
+	size_t step = judged->n / MX_OK_SAMPLE ? judged->n / MX_OK_SAMPLE : 1, got = 0;
+	struct rp_pair_result tmp;
+
+	if (!listed || !a) {
+		json_decref(a);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < judged->n && got < MX_OK_SAMPLE; i += step) {
+		struct rp_pair_peek pk;
+
+		for (size_t j = i; j < judged->n && j < i + step; j++) {
+			rp_pairs_peek(judged, j, &pk);
+			if (rp_pair_notable(&pk) || pk.status != RP_ST_OK)
+				continue;
+			if (json_array_append_new(a, rp_report_pair_json(rp_pairs_get(judged, j, &tmp))) != 0) {
+				json_decref(a);
+				return -ENOMEM;
+			}
+			got++;
+			break;
+		}
+	}
+	return json_object_set_new(listed, "ok_sample", a) ? -ENOMEM : 0;
 }
 
 /* --concurrent-rails: "concurrent_rails": {"max_drop", "pairs": [{"round", "solo_gbps", "ratio",
@@ -280,6 +314,7 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 			      json_object_set_new(root, "fabric_model", json_string(o->simulated)) != 0 ||
 			      (o->json_more && o->json_more(root, o->json_more_arg) != 0);
 		if (!root || bad || json_extend(root, o, v, listed->n) != 0 || nccl_json(root, o) != 0 ||
+		    (o->list_notable && final && ok_sample_json(root, judged) != 0) ||
 		    (mv->conc && conc_json(root, mv->conc, judged) != 0) ||
 		    rp_report_write_json_of(root, listed, o->json) != 0) {
 			write_failed(o, o->json, final);

@@ -329,6 +329,13 @@ static void test_diff_notable(void **state)
 	assert_non_null(strstr(out, "now ok (a plain pass its notable report counts, not listed)"));
 	assert_null(strstr(out, "failed in OLD, not in NEW"));
 	assert_null(strstr(out, "measured in OLD, not in NEW"));
+	/* --calibrate-from reads a notable report: its set-up and rate from the plain passes' sample
+	 * (before: "no ok direction to fit from") */
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --plan --nodes 6 --hcas 2 --calibrate-from '%s/da.json' "
+					 "--allow-simulated 2>&1", d), 0);
+	assert_non_null(strstr(out, "set-up "));
+	assert_non_null(strstr(out, "ok directions in "));
+	assert_null(strstr(out, "no ok direction"));
 }
 
 /* One clock: the verdict line's duration is the JSON's matrix.elapsed_s and the HTML's (before: the
