@@ -407,6 +407,9 @@ void rp_report_html_build_opts(const struct rp_matrix_view *mv, const struct rp_
 	size_t n_fail = 0, *fail = NULL;
 	int rc = rp_html_layout_init(&lo, mv);
 
+	if (opts && opts->heatmap_nodes)
+		lo.heat_max = opts->heatmap_nodes;
+
 	page_head(mv, opts ? opts : &none, sb);
 	if (rc == 0)
 		fail = pairs_sorted(&lo, true, &n_fail);

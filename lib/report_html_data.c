@@ -312,12 +312,19 @@ static void names(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
 	const struct rp_endpoint *eps = lo->mv->eps;
 	const struct rp_verdict *v = lo->mv->verdict;
-	char buf[80];
+	char buf[2 * RP_NAME_MAX + 16];
 
 	rp_sb_puts(sb, "\"nodes\":[");
 	for (size_t k = 0; k < lo->n_nodes; k++) {
+		const char *a = eps[lo->order[lo->node_first[k]]].node, *b = eps[lo->order[lo->node_first[k + 1] - 1]].node;
+		char label[2 * sizeof(eps[0].node) + 4];
+
 		rp_sb_puts(sb, k ? "," : "");
-		rp_html_json_str(sb, eps[lo->order[lo->node_first[k]]].node, sizeof(eps[0].node));
+		if (lo->block > 1 && strcmp(a, b) != 0)   /* a block of nodes: its first and last */
+			snprintf(label, sizeof(label), "%.*s..%.*s", (int)sizeof(eps[0].node), a, (int)sizeof(eps[0].node), b);
+		else
+			snprintf(label, sizeof(label), "%.*s", (int)sizeof(eps[0].node), a);
+		rp_html_json_str(sb, label, sizeof(label));
 	}
 	rp_sb_puts(sb, "],\"ad\":[");
 	for (size_t k = 0; k < lo->n_nodes; k++) {
@@ -326,7 +333,11 @@ static void names(const struct rp_html_layout *lo, struct rp_sb *sb)
 			const struct rp_endpoint *ep = &eps[lo->order[p]];
 
 			rp_sb_puts(sb, p > lo->node_first[k] ? "," : "");
-			rp_html_json_str(sb, rp_verdict_ep_name(ep, buf, sizeof(buf)), sizeof(buf));
+			if (lo->block > 1)   /* a block's adapters are on several nodes: named whole */
+				snprintf(buf, sizeof(buf), "%s/%s:%d", ep->node, ep->device, ep->port);
+			else
+				rp_verdict_ep_name(ep, buf, sizeof(buf));
+			rp_html_json_str(sb, buf, sizeof(buf));
 		}
 		rp_sb_puts(sb, "]");
 	}

@@ -250,6 +250,8 @@ int rp_html_layout_init(struct rp_html_layout *lo, const struct rp_matrix_view *
 	memset(lo, 0, sizeof(*lo));
 	lo->mv = mv;
 	lo->n_eps = n;
+	lo->heat_max = RP_HTML_HEATMAP_NODES;
+	lo->block = 1;
 	for (size_t i = 0; i < 2 * mv->n; i++)
 		if (mv->pair_eps[i] >= n)
 			return -EINVAL;
@@ -644,6 +646,43 @@ static void rails(const struct rp_html_layout *lo, struct rp_sb *sb)
 	free(c);
 }
 
+/* Past heat_max nodes: the same heatmap over blocks of B consecutive nodes (natural order), each cell
+ * the worst pair between two blocks; a copy of the layout whose "nodes" are the blocks. */
+static void heat_blocks(const struct rp_html_layout *lo, struct rp_sb *sb)
+{
+	size_t B = (lo->n_nodes + lo->heat_max - 1) / lo->heat_max, nb = (lo->n_nodes + B - 1) / B;
+	struct rp_html_layout agg = *lo;
+	size_t *node_of = malloc((lo->n_eps ? lo->n_eps : 1) * sizeof(*node_of));
+	size_t *first = malloc((nb + 1) * sizeof(*first));
+
+	if (!node_of || !first || B * lo->max_ad > 255) {
+		rp_sb_printf(sb, "<p>No node heatmap: %zu nodes (%s); see the causes, the rails and the failures.</p>\n",
+			     lo->n_nodes, !node_of || !first ? "out of memory" : "too many adapters a block");
+		free(node_of);
+		free(first);
+		return;
+	}
+	for (size_t p = 0; p < lo->n_eps; p++)
+		node_of[p] = lo->node_of[p] / B;
+	for (size_t k = 0; k <= nb; k++)
+		first[k] = lo->node_first[k * B < lo->n_nodes ? k * B : lo->n_nodes];
+	agg.node_of = node_of;
+	agg.node_first = first;
+	agg.n_nodes = nb;
+	agg.block = B;
+	agg.n_nodes_real = lo->n_nodes;
+	rp_sb_printf(sb, "<h2>Node blocks: the worst pair between two blocks of %zu nodes (rows write into columns)</h2>\n"
+		     "<p class=\"hint\" id=\"heat-aggregated\">AGGREGATED: %zu nodes are more than the %zu cells a side this "
+		     "page draws, so each cell is a block of %zu x %zu consecutive nodes (natural order) and shows the worst pair "
+		     "between them: a failure anywhere in a block colours its cell. Hover a cell for the block pair; click it for "
+		     "its adapter pairs.</p>\n<p class=\"hint\" id=\"heat-note\"></p>\n"
+		     "<div class=\"scroll\"><canvas id=\"node-heatmap\"></canvas></div>\n<div id=\"drill\"></div>\n",
+		     B, lo->n_nodes, lo->heat_max, B, B);
+	rp_html_node_data(&agg, sb);
+	free(node_of);
+	free(first);
+}
+
 void rp_html_pictures(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
 	bool tables = lo->n_eps <= RP_HTML_GRID_MAX;
@@ -651,16 +690,15 @@ void rp_html_pictures(const struct rp_html_layout *lo, struct rp_sb *sb)
 
 	rp_sb_puts(sb, "<div id=\"detail\">hover over a cell for details</div>\n");
 	legend(lo, sb);
-	if (nodes && lo->n_nodes <= RP_HTML_HEATMAP_NODES) {
+	if (nodes && lo->n_nodes > lo->heat_max) {
+		heat_blocks(lo, sb);
+	} else if (nodes) {
 		rp_sb_puts(sb, "<h2>Node by node: the worst pair between two nodes (rows write into columns)</h2>\n"
 			       "<p class=\"hint\">Hover a cell for the node pair; click it for its adapter pairs.</p>\n"
 			       "<p class=\"hint\" id=\"heat-note\">Every node pair with a failed or slow pair is drawn at least 3 "
 			       "pixels wide, failures on top, however large the fabric.</p>\n"
 			       "<div class=\"scroll\"><canvas id=\"node-heatmap\"></canvas></div>\n<div id=\"drill\"></div>\n");
 		rp_html_node_data(lo, sb);
-	} else if (nodes) {
-		rp_sb_printf(sb, "<p>No node heatmap: %zu nodes is more than %d; see the causes, the rails and the failures.</p>\n",
-			     lo->n_nodes, RP_HTML_HEATMAP_NODES);
 	}
 	if (lo->max_ad > 1)
 		rails(lo, sb);

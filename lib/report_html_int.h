@@ -49,6 +49,9 @@ struct rp_html_layout {
 	double median_lo, median_hi;    /* the fabric medians' range (for the legend) */
 	size_t n_nominal;               /* fabrics whose link rate means nothing (see RP_HTML_NOMINAL_PCT) */
 	double nominal_median, nominal_link;  /* one of them, for the legend */
+	size_t heat_max;                /* the heatmap's cells a side (rp_html_opts.heatmap_nodes) */
+	size_t block;                   /* nodes a heatmap cell stands for: 1, or B when aggregated */
+	size_t n_nodes_real;            /* the nodes, when n_nodes counts blocks (the aggregated copy) */
 };
 
 /* Order, expected rates and shares of mv. 0 or -ENOMEM; rp_html_layout_fini() always. */

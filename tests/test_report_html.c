@@ -519,6 +519,38 @@ static void test_unlisted_passes_coloured(void **state)
 	mx_synth_fini(&s);
 }
 
+/* Past the heatmap's cells a side the page aggregates into blocks of nodes, the worst pair of a block
+ * winning, and says so (before: "No node heatmap" past 2,048 nodes, and every failure off the picture).
+ * 40 nodes x 4 drawn at most 16 a side: blocks of 3 nodes, 14 a side; node32's dead mlx5_3 fails
+ * exactly the cells of its block's row and column. */
+static void test_heatmap_aggregates(void **state)
+{
+	struct rp_html_opts opts = { .heatmap_nodes = 16 };
+	struct mx_synth s;
+	struct rp_sb sb;
+	static uint8_t cells[2 * 14 * 14];
+	size_t failed = 0, stray = 0, blk = (32 - 1) / 3;
+
+	(void)state;
+	assert_int_equal(mx_synth_build(&s, 40, 4, 0, true), 0);
+	rp_sb_init(&sb);
+	rp_report_html_build_opts(&s.view, &opts, &sb);
+	assert_false(rp_sb_failed(&sb));
+	assert_non_null(strstr(sb.buf, "id=\"heat-aggregated\">AGGREGATED: 40 nodes are more than the 16 cells a side"));
+	assert_non_null(strstr(sb.buf, "\"nodes\":[\"node1..node3\",\"node4..node6\","));
+	assert_int_equal(b64_get(sb.buf, "\"cells\":\"", cells, sizeof(cells)), 2 * 14 * 14);
+	for (size_t k = 0; k < 14 * 14; k++) {
+		if (cells[2 * k] != 254)
+			continue;
+		failed++;
+		stray += k / 14 != blk && k % 14 != blk;
+	}
+	assert_true(failed >= 13);
+	assert_int_equal(stray, 0);
+	rp_sb_fini(&sb);
+	mx_synth_fini(&s);
+}
+
 /* The causes' remainder: when the groups run out (RP_HTML_CAUSES_MAX), the failures left are counted
  * as in smaller groups, not claimed to share no endpoint (before: "82844 other failures share no
  * endpoint with another" of failures that each shared their endpoint with another). 15 links dead
@@ -805,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_large_run_compact),
 		cmocka_unit_test(test_unlisted_passes_coloured),
 		cmocka_unit_test(test_causes_remainder),
+		cmocka_unit_test(test_heatmap_aggregates),
 		cmocka_unit_test(test_hostile_names_in_data),
 		cmocka_unit_test(test_renders_in_chromium),
 		cmocka_unit_test(test_every_failure_drawn),
