@@ -426,6 +426,8 @@ static void legend(const struct rp_html_layout *lo, struct rp_sb *sb)
 	rp_sb_puts(sb, " (never of the fastest pair):");
 	if (lo->n_by_link)
 		rp_sb_printf(sb, " the slower port's link rate for %zu pairs between hardware ports;", lo->n_by_link);
+	if (lo->mv->n_unlisted)
+		rp_sb_printf(sb, " the %zu plain passes not listed one by one the same way;", lo->mv->n_unlisted);
 	if (lo->n_by_median) {
 		rp_sb_printf(sb, " the median of the pairs measured on its fabric for %zu pairs (soft devices such as rxe, whose "
 			     "link rate is nominal, or a rate nobody reported): ", lo->n_by_median);

@@ -267,7 +267,7 @@ static void ep_case_out(struct rp_sb *sb, const struct rp_matrix_view *mv, const
 		for (uint32_t k = 0; k < c[e].n_ex; k++)
 			ep_example(sb, rp_matrix_view_pair(mv, c[e].ex[k], &tmp), prev, sizeof(prev));
 		if (c[e].own > c[e].n_ex)
-			rp_sb_printf(sb, "\n... and %u more (the JSON report, or --junit-pairs)", c[e].own - c[e].n_ex);
+			rp_sb_printf(sb, "\n... and %u more", c[e].own - c[e].n_ex);
 		rp_sb_puts(sb, "</failure>\n");
 	}
 	rp_sb_puts(sb, "      <system-out>");

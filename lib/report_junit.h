@@ -23,7 +23,7 @@
 #include "strbuf.h"
 #include "verdict.h"
 
-#define RP_JUNIT_EP_PAIRS 5   /* failed directions an endpoint's case names */
+#define RP_JUNIT_EP_PAIRS 3   /* failed directions an endpoint's case names */
 
 struct rp_junit_opts {
 	bool per_pair;                /* a test case per pair (else per endpoint) */

@@ -17,7 +17,8 @@ N=${RP_NODES:-1024}
 OUT=$ROOT/results/reports-scale.md
 PNG=$ROOT/results/reports-scale-${N}x8.png
 S=$(mktemp -d /tmp/rp-reports-scale.XXXXXX)
-trap 'rm -rf "$S"' EXIT
+[ -n "${RP_KEEP:-}" ] || trap 'rm -rf "$S"' EXIT   # RP_KEEP=1: keep the reports (their directory on stderr)
+echo "scratch: $S" >&2
 
 model() {   # the extra line
 	printf '# bench-reports-scale.sh: NDR-like\nnodes %s\nadapters 8\nrate 400\nbandwidth 390\nlatency 2us\n' "$N"
@@ -29,7 +30,10 @@ model "dead-endpoint node$(printf '%04d' $((N / 2)))/mlx5_3" >"$S/deadep.model"
 timed() {   # name cmd...: runs it in $S, its time line in $S/name.time
 	local n=$1
 	shift
-	( cd "$S" && /usr/bin/time -o "$n.time" -f '%e s wall, %M KiB peak RSS' nice "$@" ) 
+	( cd "$S" && /usr/bin/time -o "$n.time.raw" -f '%e s wall, %U s user + %S s sys, %M KiB peak RSS' nice "$@" )
+	local rc=$?
+	tail -1 "$S/$n.time.raw" >"$S/$n.time"
+	return $rc
 }
 
 {
