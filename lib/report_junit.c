@@ -144,7 +144,7 @@ static void unlisted_case(struct rp_sb *sb, const struct rp_matrix_view *mv)
 }
 
 /* One test case per node: fails when some of its adapters are to be drained. */
-static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const struct rp_verdict_node *nd)
+static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const struct rp_verdict_node *nd, bool whys)
 {
 	const struct rp_endpoint *first = &mv->eps[nd->first_ep];
 	char name[80];
@@ -160,6 +160,8 @@ static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const s
 				continue;
 			rp_sb_puts(sb, " ");
 			rp_sb_xml(sb, rp_verdict_ep_name(&mv->eps[e], name, sizeof(name)));
+			if (!whys)
+				continue;   /* by endpoint: its own case says why */
 			rp_sb_puts(sb, " (");
 			rp_sb_xml(sb, mv->verdict->eps[e].why);
 			rp_sb_puts(sb, ")");
@@ -276,7 +278,7 @@ static void ep_case_out(struct rp_sb *sb, const struct rp_matrix_view *mv, const
 	else
 		rp_sb_printf(sb, "%u failed directions", c[e].own + c[e].peer);
 	if (c[e].peer)
-		rp_sb_printf(sb, " (%u of them with a peer the verdict drains: the peer's case)", c[e].peer);
+		rp_sb_printf(sb, " (%u with a drained peer: its case)", c[e].peer);
 	rp_sb_puts(sb, "</system-out>\n    </testcase>\n");
 }
 
@@ -337,7 +339,7 @@ static int junit_emit(const struct rp_matrix_view *mv, const struct rp_junit_opt
 	if (per_pair && mv->n_unlisted)
 		unlisted_case(sb, mv);
 	for (size_t k = 0; mv->verdict && k < mv->verdict->n_nodes; k++)
-		node_case(sb, mv, &mv->verdict->nodes[k]);
+		node_case(sb, mv, &mv->verdict->nodes[k], per_pair);
 	rp_sb_puts(sb, "  </testsuite>\n</testsuites>\n");
 	return af ? rp_sb_drain(sb, af) : rp_sb_failed(sb) ? -ENOMEM : 0;
 }
