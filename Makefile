@@ -8,8 +8,8 @@
 #   make SANITIZE=address,undefined check
 #   make WERROR=1        warnings are errors (CI sets it)
 #   make CUDA=0 MPI=0    build without the optional parts even when present
-#   make install         the binary, rdmaprobe(1), the bash completion and the example fabric models
-#                        (share/fabric-models, for matrix --transport sim) under DESTDIR/PREFIX
+#   make install         the binary, rdmaprobe(1), the bash completion, the NHC check and the example
+#                        fabric models (share/fabric-models, for matrix --transport sim) under DESTDIR/PREFIX
 #   make deb-check       build the Debian package in a scratch copy, install it with dpkg --root, run it
 #   make rpm-check       lint the RPM spec (rpm/rdmaprobe.spec) with rpmlint and rpmspec -P
 
@@ -132,6 +132,11 @@ $(BUILD)/tests/test_oob_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
 $(BUILD)/tests/test_oob_mpi: $(if $(HAVE_MPI),$(MPI_OBJ))
 $(BUILD)/tests/test_oob_mpi: TEST_EXTRA = $(if $(HAVE_MPI),$(MPI_OBJ) $(MPI_LIBS))
 
+# The front end's signal handling and its watchdog (bench/signals.c) under test.
+$(BUILD)/tests/test_signals: $(BUILD)/bench/signals.o
+$(BUILD)/tests/test_signals: TEST_EXTRA = $(BUILD)/bench/signals.o
+$(BUILD)/tests/test_signals.o: CPPFLAGS += -Ibench
+
 # A test may name the functions it wraps in tests/<name>.wrap (linker flags, e.g. -Wl,--wrap=ibv_open_device).
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_EXTRA) $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a \
@@ -165,15 +170,16 @@ DATADIR     ?= $(PREFIX)/share/rdmaprobe
 INSTALL     ?= install
 MODELS      := $(wildcard share/fabric-models/*.model)
 INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe $(PLUGINDIR)/rdmaprobe-mpi.so \
-	       $(MODELS:share/%=$(DATADIR)/%)
+	       $(DATADIR)/rdmaprobe.nhc $(MODELS:share/%=$(DATADIR)/%)
 
 install: $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC)
-	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(COMPDIR)'
+	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(COMPDIR)' '$(DESTDIR)$(DATADIR)'
 	$(INSTALL) -m 0755 $(BUILD)/rdmaprobe '$(DESTDIR)$(BINDIR)/rdmaprobe'
 	$(if $(MPI_PLUGIN),$(INSTALL) -d '$(DESTDIR)$(PLUGINDIR)' && \
 	    $(INSTALL) -m 0644 $(MPI_PLUGIN) '$(DESTDIR)$(PLUGINDIR)/rdmaprobe-mpi.so')
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.1 '$(DESTDIR)$(MANDIR)/man1/rdmaprobe.1'
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.bash '$(DESTDIR)$(COMPDIR)/rdmaprobe'
+	$(INSTALL) -m 0644 scripts/nhc/rdmaprobe.nhc '$(DESTDIR)$(DATADIR)/rdmaprobe.nhc'
 	$(INSTALL) -d '$(DESTDIR)$(DATADIR)/fabric-models'
 	$(INSTALL) -m 0644 $(MODELS) '$(DESTDIR)$(DATADIR)/fabric-models/'
 

@@ -6,6 +6,8 @@
 
 /* "an object", "an integer", ... "nothing (missing)" for NULL: for messages. */
 const char *rp_diff_type_name(const json_t *v);
+/* Every string of the tree, keys included, made safe to print (lib/sanitize.h). 0 or -ENOMEM. */
+int rp_diff_tree_clean(json_t *v);
 /* One element of "pairs" validated into *p (borrowing from pj). 0 or -EINVAL (logged). */
 int rp_diff_pair_load(const char *file, const json_t *pj, size_t index, struct rp_diff_pair *p);
 /* r->root's top-level fields; *pairs_p its "pairs" array (pairs_p NULL: not looked for). */

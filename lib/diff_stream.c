@@ -11,6 +11,7 @@
 
 #include "diff_int.h"
 #include "log.h"
+#include "sanitize.h"
 
 #define BLOCK_SIZE (1u << 20)   /* the reasons are kept in blocks of this size */
 
@@ -273,7 +274,9 @@ static int pairs_stream(struct scan *s, struct rp_diff_report *r, struct ep_inte
 		}
 		struct rp_diff_pair *p = &r->pairs[r->n];
 
-		rc = rp_diff_pair_load(r->name, pj, r->n, p);
+		rc = rp_diff_tree_clean(pj) ? rp_error(-ENOMEM, "%s: out of memory", r->name) : 0;
+		if (!rc)
+			rc = rp_diff_pair_load(r->name, pj, r->n, p);
 		if (!rc) {
 			p->reason = keep_str(r, p->reason);
 			p->src_obj = intern(r, t, &p->src, p->src_obj);
@@ -356,7 +359,14 @@ static int top_scan(struct scan *s, struct rp_diff_report *r)
 				rc = pairs_stream(s, r, &t);
 		} else if ((rc = value_end(s, &end)) == 0) {
 			v = parse_span(s, end);
-			rc = !v ? -EINVAL : json_object_set_new(r->root, json_string_value(key), v) ? -ENOMEM : 0;
+			if (!v)
+				rc = -EINVAL;
+			else if (rp_diff_tree_clean(v) || rp_diff_tree_clean(key)) {
+				json_decref(v);
+				rc = -ENOMEM;
+			} else {   /* set_new takes v either way */
+				rc = json_object_set_new(r->root, json_string_value(key), v) ? -ENOMEM : 0;
+			}
 			s->at = end;
 		}
 		json_decref(key);
@@ -378,25 +388,26 @@ static int top_scan(struct scan *s, struct rp_diff_report *r)
 
 int rp_diff_report_load(struct rp_diff_report *r, const char *path)
 {
-	struct scan s = { .name = path };
+	struct scan s = { 0 };
 	struct stat st;
 	void *map = MAP_FAILED;
 	int fd, rc;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "%s", path);
+	rp_str_sanitize_copy(r->name, sizeof(r->name), path);   /* named in messages: safe to print */
+	s.name = r->name;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		rc = -errno;
 		if (fd >= 0)
 			close(fd);
-		return rp_error(rc == -ENOENT ? -ENOENT : rc, "%s: unable to open %s: %s", path, path, strerror(-rc));
+		return rp_error(rc == -ENOENT ? -ENOENT : rc, "%s: unable to open it: %s", r->name, strerror(-rc));
 	}
 	if (st.st_size > 0)
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (st.st_size > 0 && map == MAP_FAILED)
-		return rp_error(-errno, "%s: cannot map it: %s", path, strerror(errno));
+		return rp_error(-errno, "%s: cannot map it: %s", r->name, strerror(errno));
 	s.buf = st.st_size > 0 ? map : "";
 	s.len = (size_t)st.st_size;
 	if (map != MAP_FAILED)
