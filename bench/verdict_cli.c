@@ -106,7 +106,7 @@ static const struct rp_endpoint *ep_of_array(const void *arg, size_t e)
 void rp_cli_print_suspects(const struct rp_verdict *v, const struct rp_endpoint *(*ep_of)(const void *arg, size_t e),
 			   const void *arg, size_t max_paths)
 {
-	bool listed = v->n_suspects > 1 || (v->n_suspects == 1 && v->suspects[0].kind != RP_SUSPECT_FABRIC);
+	bool listed = v->n_suspects > 1 || (v->n_suspects == 1 && v->suspects[0].kind != RP_COMP_FABRIC);
 
 	if (v->topo_unknown)
 		printf("note: --topology does not list %zu of the %zu endpoints: they are judged without it\n",
@@ -118,7 +118,7 @@ void rp_cli_print_suspects(const struct rp_verdict *v, const struct rp_endpoint 
 		if (k == 0)
 			printf("suspects (most likely first):\n");
 		printf("  %zu. %s %s: %u of %u peer pairs through it failed, confidence %.3f%s: %s\n", k + 1,
-		       rp_suspect_kind_str(s->kind), s->name, s->failed, s->measured, s->confidence,
+		       rp_component_str(s->kind), s->name, s->failed, s->measured, s->confidence,
 		       s->drain ? ", drained" : "", s->why);
 	}
 	if (!v->n_paths)

@@ -50,7 +50,7 @@
  *   5. With cfg.topology (lib/fabtopo.h), the failures are also localized to components (adapter,
  *      cable, leaf, leaf-spine link, spine): v->suspects, ranked; only adapters are ever drained.
  *      Without it the suspects are the drained adapters and, when path faults exist, one
- *      RP_SUSPECT_FABRIC entry for them.
+ *      RP_COMP_FABRIC entry for them.
  *   6. What is left passed against every measured peer on its fabric: the node's recommended
  *      NCCL_IB_HCA is "=dev:port,dev:port,..." of those (exact names, explicit ports), or none. A node
  *      is to drain as a whole (Slurm) only when every adapter of it is drained (n_drain == n_eps).
@@ -106,18 +106,18 @@ struct rp_verdict_path {
 	uint32_t failed;              /* its confirmed failed results (directions, sizes) */
 };
 
-enum rp_suspect_kind {
-	RP_SUSPECT_ADAPTER = 0,       /* the adapter itself (drained) */
-	RP_SUSPECT_CABLE,             /* the adapter's cable / leaf port (topology known) */
-	RP_SUSPECT_LEAF,              /* a leaf switch */
-	RP_SUSPECT_UPLINK,            /* a leaf-spine link */
-	RP_SUSPECT_SPINE,             /* a spine switch */
-	RP_SUSPECT_FABRIC,            /* no topology: the path faults as a whole (RP_VERDICT_PATH_TEXT) */
+enum rp_component {
+	RP_COMP_ADAPTER = 0,       /* the adapter itself (drained) */
+	RP_COMP_CABLE,             /* the adapter's cable / leaf port (topology known) */
+	RP_COMP_LEAF,              /* a leaf switch */
+	RP_COMP_UPLINK,            /* a leaf-spine link */
+	RP_COMP_SPINE,             /* a spine switch */
+	RP_COMP_FABRIC,            /* no topology: the path faults as a whole (RP_VERDICT_PATH_TEXT) */
 };
 
 /* A component that explains failed peer pairs, most likely first in v->suspects. */
 struct rp_verdict_suspect {
-	enum rp_suspect_kind kind;
+	enum rp_component kind;
 	char name[128];               /* "node0003/mlx5_1:1", "leaf1-3", "leaf1-3 - spine5", "switches or routing" */
 	uint32_t ep;                  /* ADAPTER, CABLE: the endpoint; UINT32_MAX otherwise */
 	uint32_t failed, measured;    /* peer pairs through it: failed (confirmed), measured */
@@ -126,7 +126,7 @@ struct rp_verdict_suspect {
 	char why[200];
 };
 
-const char *rp_suspect_kind_str(enum rp_suspect_kind k);   /* "adapter", "cable", "leaf", ... */
+const char *rp_component_str(enum rp_component k);   /* "adapter", "cable", "leaf", ... */
 
 struct rp_verdict_node {
 	size_t first_ep, n_eps;       /* its endpoints: eps[first_ep .. first_ep + n_eps) */
@@ -193,6 +193,8 @@ struct rp_matrix_view {
 	                               * writers count them; 0 when every pair is listed */
 	const char *unlisted_in;      /* where each of them is (the --jsonl file); NULL nowhere */
 	const struct rp_pairs *every; /* every pair, listed or not (conc's solo indexes it); NULL: the n above */
+	const uint32_t *every_pair_eps;   /* 2 per pair of every: its ends (the HTML counts the plain passes
+	                                   * it does not list); NULL: not given */
 };
 
 /* Pair i (< mv->n) of a view: from mv->pairs when set, else mv->res; built in tmp when it must be. */

@@ -12,7 +12,7 @@
 #include "fabtopo.h"
 #include "log.h"
 
-const char *rp_suspect_kind_str(enum rp_suspect_kind k)
+const char *rp_component_str(enum rp_component k)
 {
 	static const char *const names[] = { "adapter", "cable", "leaf", "uplink", "spine", "fabric" };
 
@@ -491,7 +491,7 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, 
 		if (!ve->drain)
 			continue;
 		k++;
-		s->kind = RP_SUSPECT_ADAPTER;
+		s->kind = RP_COMP_ADAPTER;
 		snprintf(s->name, sizeof(s->name), "%s/%s:%d", eps[e].node, eps[e].device, eps[e].port);
 		s->ep = (uint32_t)e;
 		s->failed = ve->peers_failed;
@@ -504,7 +504,7 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, 
 	if (v->n_paths) {
 		struct rp_verdict_suspect *s = &v->suspects[k++];
 
-		s->kind = RP_SUSPECT_FABRIC;
+		s->kind = RP_COMP_FABRIC;
 		snprintf(s->name, sizeof(s->name), "switches or routing");
 		s->ep = UINT32_MAX;
 		s->failed = (uint32_t)v->n_paths;

@@ -10,7 +10,7 @@ json_t *rp_verdict_suspects_json(const struct rp_verdict *v)
 	for (size_t k = 0; arr && k < v->n_suspects; k++) {
 		const struct rp_verdict_suspect *s = &v->suspects[k];
 		json_t *o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:f, s:b, s:s}", "rank", (json_int_t)(k + 1), "kind",
-				      rp_suspect_kind_str(s->kind), "name", s->name, "failed", (json_int_t)s->failed,
+				      rp_component_str(s->kind), "name", s->name, "failed", (json_int_t)s->failed,
 				      "measured", (json_int_t)s->measured, "confidence", s->confidence, "drain", s->drain,
 				      "why", s->why);
 

@@ -273,7 +273,7 @@ bool rp_localize_explains(const struct rp_localize *L, uint32_t a, uint32_t b)
 }
 
 /* Component c's kind and name. */
-static enum rp_suspect_kind comp_name(const struct rp_localize *L, const struct rp_endpoint *eps, uint32_t c, char *buf,
+static enum rp_component comp_name(const struct rp_localize *L, const struct rp_endpoint *eps, uint32_t c, char *buf,
 				      size_t len)
 {
 	size_t up0 = L->n_eps + L->L, sp0 = up0 + L->L * L->S;
@@ -283,18 +283,18 @@ static enum rp_suspect_kind comp_name(const struct rp_localize *L, const struct 
 
 		snprintf(tmp, sizeof(tmp), "%s/%s:%d", eps[c].node, eps[c].device, eps[c].port);
 		rp_strlcpy(buf, tmp, len);
-		return RP_SUSPECT_ADAPTER;
+		return RP_COMP_ADAPTER;
 	}
 	if (c < up0) {
 		snprintf(buf, len, "%s", L->map->leaf_names[c - L->n_eps]);
-		return RP_SUSPECT_LEAF;
+		return RP_COMP_LEAF;
 	}
 	if (c < sp0) {
 		snprintf(buf, len, "%s - %s", L->map->leaf_names[(c - up0) / L->S], L->map->spine_names[(c - up0) % L->S]);
-		return RP_SUSPECT_UPLINK;
+		return RP_COMP_UPLINK;
 	}
 	snprintf(buf, len, "%s", L->map->spine_names[c - sp0]);
-	return RP_SUSPECT_SPINE;
+	return RP_COMP_SPINE;
 }
 
 static void suspect_fill(const struct rp_localize *L, const struct rp_endpoint *eps, const struct rp_verdict *v,
@@ -321,7 +321,7 @@ int rp_localize_suspects(const struct rp_localize *L, const struct rp_endpoint *
 		s[n].confidence = pk->alt == ALT_NONE ? 1 : 1 / (1 + exp(pk->alt_llr - pk->llr));
 		snprintf(s[n].why, sizeof(s[n].why), "%u of %u peer pairs through it failed (background %.3g%%, p %.1e); "
 			 "explains %u failed pairs%s", L->F[pk->c], L->N[pk->c], 100 * pk->p0, exp(pk->lp), pk->explained,
-			 s[n].kind == RP_SUSPECT_ADAPTER ? "; the adapter or its cable" : "; not an adapter: nothing drained for it");
+			 s[n].kind == RP_COMP_ADAPTER ? "; the adapter or its cable" : "; not an adapter: nothing drained for it");
 		n++;
 	}
 	for (size_t k = 0; k < L->n_picks; k++) {
@@ -343,7 +343,7 @@ int rp_localize_suspects(const struct rp_localize *L, const struct rp_endpoint *
 	if (v->n_paths) {
 		struct rp_verdict_suspect *f = &s[n++];
 
-		f->kind = RP_SUSPECT_FABRIC;
+		f->kind = RP_COMP_FABRIC;
 		snprintf(f->name, sizeof(f->name), "switches or routing");
 		f->ep = UINT32_MAX;
 		f->failed = (uint32_t)v->n_paths;

@@ -167,7 +167,7 @@ static int judge(unsigned long i, const char *kind, const char *want_in, uint32_
 				v.eps[e].why);
 	}
 	for (size_t k = 0; k < v.n_suspects && want[0]; k++) {
-		if (v.suspects[k].kind == RP_SUSPECT_FABRIC)
+		if (v.suspects[k].kind == RP_COMP_FABRIC)
 			continue;
 		rank++;
 		if (strcmp(v.suspects[k].name, want) == 0) {

@@ -178,7 +178,7 @@ static void test_background_drains_nobody(void **state)
 			assert_int_equal(v.n_ambiguous, 2 * dead);
 			assert_true(v.background > rates[r] / 2 && v.background < rates[r] * 2);
 			assert_int_equal(v.n_suspects, 1);
-			assert_int_equal(v.suspects[0].kind, RP_SUSPECT_FABRIC);
+			assert_int_equal(v.suspects[0].kind, RP_COMP_FABRIC);
 			assert_int_equal(v.suspects[0].failed, dead);
 			assert_non_null(strstr(v.suspects[0].why, RP_VERDICT_PATH_TEXT));
 			for (size_t k = 0; k < s.nodes; k++)
@@ -225,11 +225,11 @@ static void test_faulty_adapters_drained_over_background(void **state)
 	/* the drained adapters first among the suspects, the rest of the failures as path faults */
 	assert_int_equal(v.n_suspects, 6);
 	for (size_t k = 0; k < 5; k++) {
-		assert_int_equal(v.suspects[k].kind, RP_SUSPECT_ADAPTER);
+		assert_int_equal(v.suspects[k].kind, RP_COMP_ADAPTER);
 		assert_true(v.suspects[k].drain);
 		assert_true(v.suspects[k].confidence > 0.999);
 	}
-	assert_int_equal(v.suspects[5].kind, RP_SUSPECT_FABRIC);
+	assert_int_equal(v.suspects[5].kind, RP_COMP_FABRIC);
 	assert_true(v.n_paths > 0);
 	rp_verdict_fini(&v);
 	scene_fini(&s);
@@ -256,7 +256,7 @@ static void test_two_endpoints_one_dead_link(void **state)
 	assert_int_equal(v.n_ambiguous, 2);
 	assert_string_equal(v.nodes[0].recommended, "=mlx5_0:1");
 	assert_int_equal(v.n_suspects, 1);
-	assert_int_equal(v.suspects[0].kind, RP_SUSPECT_FABRIC);
+	assert_int_equal(v.suspects[0].kind, RP_COMP_FABRIC);
 	rp_verdict_fini(&v);
 	scene_fini(&s);
 }
@@ -376,7 +376,7 @@ static void test_localize_uplink(void **state)
 	assert_int_equal(drained(&v), 0);
 	assert_true(v.localized);
 	assert_true(v.n_suspects >= 1);
-	assert_int_equal(v.suspects[0].kind, RP_SUSPECT_UPLINK);
+	assert_int_equal(v.suspects[0].kind, RP_COMP_UPLINK);
 	assert_string_equal(v.suspects[0].name, "leaf1-3 - spine2");
 	assert_int_equal(v.suspects[0].failed, v.suspects[0].measured);
 	assert_true(v.suspects[0].confidence > 0.9);
@@ -411,8 +411,8 @@ static void test_localize_leaf_and_adapters(void **state)
 	assert_int_equal(v.nodes[50].n_drain, v.nodes[50].n_eps);
 	assert_true(v.n_suspects >= 4);
 	for (size_t k = 0; k < 4; k++)
-		assert_true(v.suspects[k].kind == RP_SUSPECT_LEAF ? strcmp(v.suspects[k].name, "leaf0-2") == 0
-				  : v.suspects[k].kind == RP_SUSPECT_ADAPTER && v.suspects[k].drain);
+		assert_true(v.suspects[k].kind == RP_COMP_LEAF ? strcmp(v.suspects[k].name, "leaf0-2") == 0
+				  : v.suspects[k].kind == RP_COMP_ADAPTER && v.suspects[k].drain);
 	rp_verdict_fini(&v);
 	rp_fabtopo_destroy(topo);
 	scene_fini(&s);
@@ -457,7 +457,7 @@ static void test_localize_three_leaves(void **state)
 	assert_int_equal(scene_judge_topo(&s, topo, &v), 0);
 	assert_int_equal(drained(&v), 0);
 	assert_int_equal(v.n_paths, 0);
-	assert_int_equal(v.suspects[0].kind, RP_SUSPECT_UPLINK);
+	assert_int_equal(v.suspects[0].kind, RP_COMP_UPLINK);
 	assert_string_equal(v.suspects[0].name, "br1 - sp0");
 	assert_true(v.suspects[0].confidence > 0.9);
 	rp_verdict_fini(&v);
