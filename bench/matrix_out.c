@@ -413,6 +413,7 @@ static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
 		[RP_ST_DATA_MISMATCH] = "DATA", [RP_ST_BELOW_THRESHOLD] = "SLOW", [RP_ST_SETUP] = "SETUP",
 		[RP_ST_NO_PORT] = "NOPORT", [RP_ST_INTERRUPTED] = "INTR", [RP_ST_PORT_DOWN] = "DOWN",
 		[RP_ST_FLUSHED] = "FLUSH", [RP_ST_LINK_ERRORS] = "LINKERR", [RP_ST_MTU_BLACKHOLE] = "MTUHOLE",
+		[RP_ST_ENDPOINT_DEAD] = "EPDEAD",
 	};
 
 	if (!r)

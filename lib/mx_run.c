@@ -41,6 +41,9 @@ int mx_run_init(struct mx_run *R)
 	R->touched_cap = 2 * (R->ctx.max_pairs + n_eps + 1);
 	R->touched = calloc(R->touched_cap, sizeof(*R->touched));
 	R->spairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->spairs));
+	/* dead endpoints are confirmed by a second probe: looked for only when failures get one */
+	if (R->sweep.width && R->retest && !R->concurrent_rails && mx_sweep_ep_init(&R->sweep, n_eps) != 0)
+		return -ENOMEM;
 	return R->jobs && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
 }
 
