@@ -395,7 +395,8 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	size_t failed = F->run.sweep.screen_s > 0 && pass == 1 ? F->run.sweep.n_pending : F->run.failed;
 
 	fprintf(stderr, "rdmaprobe matrix: reachability %s %zu of %zu done: %zu direction%s failed %s, %.0f s in\n",
-		pass == 2 ? "sweep retest" : F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
+		pass == 3 ? "dead-endpoint confirmation after screen" : pass == 2 ? "sweep retest"
+		: F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
 		failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
 		rp_now() - F->t0);
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
@@ -438,6 +439,8 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	 * refuses a rank started with other settings, naming it, rather than pairs waiting for a peer
 	 * that runs other rounds */
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	run.hold = o->hold;               /* the digest takes every setting that orders the rounds */
+	run.retest = (unsigned)o->retest;
 	mine.sched_digest = mx_plan_digest(o->pattern_text, o->seed, &run, o->budget_seen ? o->budget : 0, &F->model);
 
 	if (comm->local_rank == 0) {

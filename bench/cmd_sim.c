@@ -321,9 +321,9 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	if (S->run.sweep.width)
 		printf("SIMULATED reachability sweep (width %u): %zu rounds, %.1f s of the rounds' time (probes of an "
 		       "endpoint taken to run at once); %zu directions left out as unreachable, %zu flaky, %zu cleared; "
-		       "first pass %s\n",
+		       "%zu endpoints dead (%zu directions endpoint_dead, %zu confirmation rounds); first pass %s\n",
 		       S->run.sweep.width, S->run.sweep.rounds, S->sweep_s, S->run.sweep.n_dead, S->run.sweep.n_flaky,
-		       S->run.sweep.n_cleared, S->run.sweep.screen_s > 0 ? "a screen (short window, no MTU probe)" : "full probes");
+		       S->run.sweep.n_cleared, S->run.sweep.n_ep_dead, S->run.sweep.n_ep_dirs, S->run.sweep.n_confirm, S->run.sweep.screen_s > 0 ? "a screen (short window, no MTU probe)" : "full probes");
 	printf("SIMULATED real time of the rounds on this host: %.2f s (%.1f ms a round; the protocol and the sides, "
 	       "rank 0's report writes taken out)\n", F->real_rounds_s,
 	       S->n_round_s + S->run.sweep.rounds ? 1e3 * F->real_rounds_s / (double)(S->n_round_s + S->run.sweep.rounds) : 0.0);

@@ -68,6 +68,10 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 		json_t *sw = json_object_get(m, "sweep");
 
 		jset(sw, "hold", json_boolean(o->hold), &bad);
+		/* endpoints found dead (mx_sweep.h): their directions endpoint_dead, not probed one by one */
+		jset(sw, "dead_endpoints", json_integer((json_int_t)o->sweep->n_ep_dead), &bad);
+		jset(sw, "endpoint_dead_directions", json_integer((json_int_t)o->sweep->n_ep_dirs), &bad);
+		jset(sw, "confirm_rounds", json_integer((json_int_t)o->sweep->n_confirm), &bad);
 		jset(sw, "hold_off", o->hold_off && o->hold_off[0] ? json_string(o->hold_off) : json_null(), &bad);
 		jset(sw, "late_rounds", json_integer((json_int_t)o->run->n_late), &bad);
 		/* rank 0's own writer sides only: each rank prints its own counts on stderr */
@@ -582,6 +586,9 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 		       o->sweep->n_flaky);
 		if (o->sweep->n_cleared)
 			printf(", %zu whose screen failed passed the full probe", o->sweep->n_cleared);
+		if (o->sweep->n_ep_dead)
+			printf(", %zu endpoint%s dead: %zu direction%s endpoint_dead", o->sweep->n_ep_dead,
+			       o->sweep->n_ep_dead == 1 ? "" : "s", o->sweep->n_ep_dirs, o->sweep->n_ep_dirs == 1 ? "" : "s");
 		printf(")");
 		if (o->hold)
 			printf(", bandwidth on the probes' connections%s", o->run && o->run->n_late ? " and in late rounds" : "");

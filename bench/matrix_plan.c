@@ -29,7 +29,7 @@ void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsi
 	*run = (struct mx_plan_run){ .msg_size = cfg->meas.msg_size, .iters = cfg->meas.iters,
 				     .warmup_iters = cfg->meas.warmup_iters, .duration_s = cfg->meas.duration_s,
 				     .bidir = cfg->meas.bidir, .concurrent_rails = concurrent_rails, .sweep = sweep,
-				     .latency = cfg->meas.mode == RP_MODE_LAT };
+				     .latency = cfg->meas.mode == RP_MODE_LAT, .timeout_s = cfg->timeout_s };
 }
 
 int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)

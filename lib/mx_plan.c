@@ -204,6 +204,8 @@ uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan
 	h = fnv_dbl(h, run->duration_s);
 	h = fnv_u64(h, (uint64_t)run->bidir | (uint64_t)run->concurrent_rails << 1 | (uint64_t)run->latency << 2 |
 			(uint64_t)run->sweep << 3);
+	h = fnv_u64(h, (uint64_t)run->hold | (uint64_t)run->retest << 1);
+	h = fnv_dbl(h, run->timeout_s);
 	if (budget_s > 0) {
 		h = fnv_dbl(h, budget_s);
 		h = fnv_dbl(h, m->setup_s);

@@ -70,6 +70,11 @@ struct mx_plan_run {
 	bool concurrent_rails;        /* solo rounds per rail before each round (groups needed) */
 	unsigned sweep;               /* --sweep W; 0 none */
 	bool latency;                 /* -l: the size is what is measured; the budget keeps it */
+	/* what else orders or shapes the rounds every rank runs (issue 26 item 5): in the digest */
+	bool hold;                    /* --hold (as the run decided it): the sweep's and the planned
+	                               * rounds interleave, late rounds follow */
+	unsigned retest;              /* --retest: the screen, the second pass, dead endpoints, retest sets */
+	double timeout_s;             /* --timeout: whether pass 1 screens (above its window) or not */
 };
 
 struct mx_plan_est {

@@ -799,6 +799,16 @@ static void test_digest(void **state)
 	r2 = run;
 	r2.latency = true;                  /* -l keeps -s under --budget: another choice */
 	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	/* issue 26 item 5: --hold, --retest and --timeout order or shape the rounds too */
+	r2 = run;
+	r2.hold = true;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.retest = 2;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.timeout_s = 3;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
 	/* without --budget the model chooses nothing: it does not count */
 	m2 = m;
 	m2.setup_s = 0.4;
