@@ -62,6 +62,18 @@ int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *
 	return mx_run_touch(R, k);
 }
 
+int mx_run_replace(struct mx_run *R, size_t k, const struct rp_pair_result *r)
+{
+	struct rp_pair_result tmp;
+	bool was_failed = mx_results_get(&R->mr, k, &tmp)->status != RP_ST_OK;
+
+	if (mx_results_put(&R->mr, k, r) != 0)
+		return -ENOMEM;
+	R->failed -= was_failed;
+	R->failed += r->status != RP_ST_OK;
+	return mx_run_touch(R, k);
+}
+
 int mx_run_touch(struct mx_run *R, size_t idx)
 {
 	if (R->n_touched == R->touched_cap) {
@@ -116,6 +128,13 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		mx_got_get_kept(&R->got, i, &tmp, &as_packed);
 		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
 
+		if (m && m->res[i % 2] != SIZE_MAX && (m->cleared & (1u << (i % 2)))) {
+			/* a screen failure pass 2 cleared: this measurement replaces it, as if never screened */
+			if (mx_run_replace(R, m->res[i % 2], &tmp) != 0)
+				return -ENOMEM;
+			R->kept[i] = (int64_t)m->res[i % 2];
+			continue;
+		}
 		if (m && m->res[i % 2] != SIZE_MAX) {
 			/* the sweep failed this direction once: this measurement is its retest */
 			size_t k = m->res[i % 2];

@@ -120,6 +120,8 @@ int mx_run_late_round(struct mx_run *R, const struct mx_job *jobs, size_t n);
  * keeps the status k has now, the last verdict's: results are judged in place), the failed count
  * kept right, k touched. 0 or -ENOMEM (the touch, or keeping k). */
 int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *again, int again_qp);
+/* Rank 0: result k replaced by r (the failed count kept right, k touched). 0 or -ENOMEM. */
+int mx_run_replace(struct mx_run *R, size_t k, const struct rp_pair_result *r);
 /* Rank 0: note result idx as changed this round (grows touched). 0 or -ENOMEM. */
 int mx_run_touch(struct mx_run *R, size_t idx);
 /* The planned rounds sched and concurrent_rails make (what mx_run_init sets n_planned to). */

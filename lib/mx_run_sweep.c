@@ -35,8 +35,9 @@ static int keep_result(struct mx_run *R, struct mx_sweep_mark *m, int d, const s
 	return touch ? mx_run_touch(R, R->mr.n - 1) : 0;
 }
 
-/* Rank 0, pass 1: mark a failed probe; a screen's waits for pass 2 (pending), any other is the
- * direction's result at once. */
+/* Rank 0, pass 1: mark a failed probe and keep it as the direction's result at once (a finding
+ * every report written from now on holds: issue 26 item 4); a screen's is also pending, for pass 2
+ * to decide what it was (kept as a first failure, unconfirmed, until then). */
 static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp_pair_result *g)
 {
 	struct mx_sweep *S = &R->sweep;
@@ -75,7 +76,22 @@ static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp
 	if (rp_packed_set(&S->pending[S->n_pending].r, g) != 0)
 		return -ENOMEM;
 	m->first[d] = S->n_pending++;
-	return 0;
+	return keep_result(R, m, d, g, true);
+}
+
+/* Rank 0: a screen failure that pass 2 cleared (the full probe passed): kept, unconfirmed, until
+ * the bandwidth round that measures the direction replaces it (mx_run_keep_cleared); its reason
+ * says so, should the run end before. 0 or -ENOMEM. */
+static int note_cleared(struct mx_run *R, size_t k)
+{
+	struct rp_pair_result tmp, *r = mx_results_get(&R->mr, k, &tmp);
+	char buf[sizeof(r->reason)];
+
+	snprintf(buf, sizeof(buf), "%.160s; a full probe passed since: to be measured", r->reason);
+	rp_strlcpy(r->reason, buf, sizeof(r->reason));
+	if (mx_results_put(&R->mr, k, r) != 0)
+		return -ENOMEM;
+	return mx_run_touch(R, k);
 }
 
 /* Rank 0, pass 2: fold the second probe into the first; dead or flaky from it. After a screen,
@@ -92,20 +108,15 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 		sweep_reason(g, 0);
 	if (m && m->first[d] != SIZE_MAX && !R->sweep.pending[m->first[d]].used) {
 		struct mx_sweep_pending *p = &R->sweep.pending[m->first[d]];
-		struct rp_pair_result first;
-		int rc;
+		bool cleared = ok && mx_sweep_inconclusive((enum rp_status)p->r.status);
 
 		p->used = true;
-		if (ok && mx_sweep_inconclusive((enum rp_status)p->r.status)) {
-			m->cleared |= 1u << d;
-			rp_packed_clear(&p->r);
-			return 0;
-		}
-		rp_packed_get(&p->r, &first);
 		rp_packed_clear(&p->r);
-		rc = keep_result(R, m, d, &first, false);
-		if (rc != 0)
-			return rc;
+		if (cleared) {
+			m->cleared |= 1u << d;
+			return m->res[d] != SIZE_MAX ? note_cleared(R, m->res[d]) : 0;
+		}
+		/* the screen's failure is the direction's result since pass 1 (keep_first) */
 	}
 	if (!m || m->res[d] == SIZE_MAX)
 		return 0;   /* impossible: pass 2 is built from the marks */
@@ -134,8 +145,10 @@ static int keep_undecided(struct mx_run *R)
 		if (p->used || !m || ((m->dead | m->flaky | m->cleared) & bit))
 			continue;     /* decided (every pending screen has its mark: keep_first made it) */
 		p->used = true;
-		rp_packed_get(&p->r, &first);
-		rc = keep_result(R, m, p->d, &first, true);
+		if (m->res[p->d] == SIZE_MAX) {   /* kept since pass 1 (keep_first): as observed */
+			rp_packed_get(&p->r, &first);
+			rc = keep_result(R, m, p->d, &first, true);
+		}
 		m->dead |= bit;       /* not measured again: left out, unconfirmed */
 	}
 	for (size_t i = 0; i < R->sweep.n_pending; i++)

@@ -7,7 +7,8 @@
  * - a healthy endpoint whose first four peers are behind dead links is suspected, passes its
  *   confirmation with untried peers and is spared: the dead links are judged as before (confirmed
  *   failures), everything else it has is measured;
- * - dead links scattered over the fabric make no suspect at all.
+ * - dead links scattered over the fabric make no suspect at all;
+ * - a screen's failure is in the results (what a report holds) before its second probe, --hold or not.
  * Each case runs with and without --hold.
  */
 #include <errno.h>
@@ -40,7 +41,18 @@ struct bench {
 	int bad;                      /* every direction of it fails; -1 none */
 	bool dead_link[N][N];         /* both directions of the pair fail */
 	unsigned probes[N][N], confirm[N][N], bw[N][N];
+	const struct mx_run *run0;    /* rank 0's run, for the hook */
+	size_t failed_at_last;        /* rank 0's failed results when the last planned round ended */
 };
+
+/* Rank 0 after a bandwidth round: what a report written now would hold. */
+static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
+{
+	struct bench *B = arg;
+
+	if (!retest && !B->run0->in_late && k + 1 == n_rounds)
+		B->failed_at_last = mx_results_failed(&B->run0->mr);
+}
 
 static int devnum(const char *d)
 {
@@ -151,6 +163,10 @@ static void run_world(struct bench *B, struct rank *ranks, struct mxt_world **w_
 		R->run.retest = 1;
 		R->run.sweep.width = W;
 		R->run.hold = hold_;
+		if (r == 0) {
+			B->run0 = &R->run;
+			R->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .arg = B };
+		}
 		assert_int_equal(mx_run_init(&R->run), 0);
 	}
 	for (int r = 0; r < N; r++)
@@ -319,6 +335,27 @@ static void test_scattered_dead_links_no_suspect(void **state)
 	world_done(ranks, w, s);
 }
 
+/* Issue 26 item 4: a screen's failure is a finding from its round on. With --hold its second probe
+ * waits until after the bandwidth rounds; a report written after the last of them (and a run
+ * killed then) must hold it already, unconfirmed, as --hold off's does. */
+static void test_screen_failures_in_report(void **state)
+{
+	struct bench B = { .bad = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	B.dead_link[0][3] = B.dead_link[3][0] = true;
+	B.dead_link[2][5] = true;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	assert_int_equal(B.failed_at_last, 3);
+	assert_int_equal(R->failed, 3);
+	world_done(ranks, w, s);
+}
+
 static int hold_on(void **state)
 {
 	(void)state;
@@ -339,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_dead_endpoint_one_deadline),
 		cmocka_unit_test(test_healthy_behind_dead_links_spared),
 		cmocka_unit_test(test_scattered_dead_links_no_suspect),
+		cmocka_unit_test(test_screen_failures_in_report),
 	};
 	int rc = cmocka_run_group_tests_name("dead endpoints", runs, hold_off, hold_off);
 
