@@ -94,6 +94,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
 		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (90s, 10m, 1h): the pattern at -s, else at a smaller -s (down to 1M), else the largest sample:K; the report states the coverage", &o->budget_seen },
+		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--plan, --budget: price the worst case with N dead endpoints, or P% of them (default 1%); --budget fits it; 0: a healthy fabric", NULL },
 		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
 		{ "startup-timeout", 0, RP_OPT_SECONDS, &o->startup_timeout, 0.1, 86400, "S", "start-up: give up when no rank's ports arrive for S (default 60 s; at most 10 x S in all)", NULL },
@@ -153,6 +154,17 @@ static int opts_check(struct mx_opts *o)
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
 	o->pattern_req = o->pattern;
 	memcpy(o->pattern_req_text, o->pattern_text, sizeof(o->pattern_req_text));
+	if (o->plan_dead_s && !o->plan && !o->budget_seen) {
+		fprintf(stderr, "rdmaprobe matrix: --plan-dead prices dead endpoints in the plan: it goes with --plan or --budget\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->plan_dead_s) {
+		size_t d;
+		int st = mx_plan_dead_opt(o->plan_dead_s, 100, &d);
+
+		if (st >= 0)
+			return st;
+	}
 	if (o->calibrate_from && !o->plan && !o->budget_seen) {
 		fprintf(stderr, "rdmaprobe matrix: --calibrate-from fits the plan's model: it goes with --plan or --budget\n");
 		return RP_EXIT_USAGE;
@@ -282,6 +294,7 @@ static int run_plan(struct mx_opts *o)
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
 						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
+						   .plan_dead = o->plan_dead_s, .hold = o->hold, .retest = (unsigned)o->retest,
 						   .budget_s = o->budget_seen ? o->budget : 0, .budget_text = budget_text(o),
 						   .json = o->eng.json });
 }
@@ -441,6 +454,9 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	run.hold = o->hold;               /* the digest takes every setting that orders the rounds */
 	run.retest = (unsigned)o->retest;
+	/* --plan-dead as given (the endpoints are not known yet): the budget's worst case */
+	run.plan_dead = o->plan_dead_s ? (size_t)strtoull(o->plan_dead_s, NULL, 10) * 2 + (strchr(o->plan_dead_s, '%') != NULL)
+				       : SIZE_MAX;
 	mine.sched_digest = mx_plan_digest(o->pattern_text, o->seed, &run, o->budget_seen ? o->budget : 0, &F->model);
 
 	if (comm->local_rank == 0) {
@@ -496,6 +512,13 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 	for (size_t e = 0; e < n_eps; e++)
 		gbps[e] = F->table.eps[e].ep.link_gbps > 0 ? F->table.eps[e].ep.link_gbps : o->rate;
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	run.hold = o->hold;
+	run.retest = (unsigned)o->retest;
+	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, &run.plan_dead);
+	if (status >= 0) {
+		free(gbps);
+		return status;
+	}
 	status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &F->model, &run, o->budget,
 				budget_text(o), comm->rank == 0, &F->choice);
 	free(gbps);

@@ -160,6 +160,17 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
 	}
 	e.startup_s = m->startup_s + m->startup_per_ep_s * (double)n_eps;
 	e.total_s = e.startup_s + e.sweep_s + e.rounds_s;
+	e.worst_s = e.total_s;
+	if (run->plan_dead) {
+		struct mx_plan_faults f;
+
+		rc = mx_plan_faults(sched, n_eps, run, run->plan_dead, &f);
+		if (rc)
+			return rc;
+		e.dead = f.dead;
+		e.faults_s = f.faults_s;
+		e.worst_s = e.total_s + f.faults_s;
+	}
 	*est_p = e;
 	return 0;
 }
@@ -214,6 +225,7 @@ uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan
 		h = fnv_dbl(h, m->startup_s);
 		h = fnv_dbl(h, m->startup_per_ep_s);
 		h = fnv_dbl(h, m->sweep_probe_s);
+		h = fnv_u64(h, run->plan_dead);   /* the worst case the budget fits */
 	}
 	return h;
 }
