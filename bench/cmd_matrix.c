@@ -94,7 +94,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
 		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (90s, 10m, 1h): the pattern at -s, else at a smaller -s (down to 1M), else the largest sample:K; the report states the coverage", &o->budget_seen },
-		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--plan, --budget: price the worst case with N dead endpoints, or P% of them (default 1%); --budget fits it; 0: a healthy fabric", NULL },
+		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--plan, --budget: price the worst case with N dead endpoints, or P% of them (default 1% with the sweep and --retest, else 0); --budget fits it", NULL },
 		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
 		{ "startup-timeout", 0, RP_OPT_SECONDS, &o->startup_timeout, 0.1, 86400, "S", "start-up: give up when no rank's ports arrive for S (default 60 s; at most 10 x S in all)", NULL },
@@ -160,7 +160,7 @@ static int opts_check(struct mx_opts *o)
 	}
 	if (o->plan_dead_s) {
 		size_t d;
-		int st = mx_plan_dead_opt(o->plan_dead_s, 100, &d);
+		int st = mx_plan_dead_opt(o->plan_dead_s, 100, true, &d);
 
 		if (st >= 0)
 			return st;
@@ -456,7 +456,7 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	run.retest = (unsigned)o->retest;
 	/* --plan-dead as given (the endpoints are not known yet): the budget's worst case */
 	run.plan_dead = o->plan_dead_s ? (size_t)strtoull(o->plan_dead_s, NULL, 10) * 2 + (strchr(o->plan_dead_s, '%') != NULL)
-				       : SIZE_MAX;
+				       : SIZE_MAX;   /* (the default follows --sweep and --retest, in the digest) */
 	mine.sched_digest = mx_plan_digest(o->pattern_text, o->seed, &run, o->budget_seen ? o->budget : 0, &F->model);
 
 	if (comm->local_rank == 0) {
@@ -514,7 +514,7 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = (unsigned)o->retest;
-	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, &run.plan_dead);
+	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
 	if (status >= 0) {
 		free(gbps);
 		return status;

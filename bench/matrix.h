@@ -125,9 +125,11 @@ struct mx_plan_in {
 	const char *json;             /* --json FILE: the plan as a document ("-": stdout, the text then on stderr) */
 };
 int mx_plan_print(const struct mx_plan_in *in);
-/* --plan-dead's text ("N" endpoints or "P%" of n_eps; NULL: 1%) as a count (at most n_eps) into *dead.
- * -1 to go on, or RP_EXIT_USAGE (said why). */
-int mx_plan_dead_opt(const char *s, size_t n_eps, size_t *dead);
+/* --plan-dead's text ("N" endpoints or "P%" of n_eps) as a count (at most n_eps) into *dead. NULL:
+ * 1% when the run decides dead endpoints (decides: a sweep and --retest, where each costs a
+ * deadline or two), else 0 (direction by direction every round a dead endpoint is in waits a
+ * deadline: priced when asked, never by default). -1 to go on, or RP_EXIT_USAGE (said why). */
+int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead);
 /* What the run measures, for the model. */
 void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
 /* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. -1 to go on, or an exit status. */

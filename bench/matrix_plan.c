@@ -33,13 +33,13 @@ void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsi
 				     .latency = cfg->meas.mode == RP_MODE_LAT, .timeout_s = cfg->timeout_s };
 }
 
-int mx_plan_dead_opt(const char *s, size_t n_eps, size_t *dead)
+int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead)
 {
 	char *end = NULL;
 	double v;
 
 	if (!s) {
-		*dead = mx_plan_dead_default(n_eps);
+		*dead = decides ? mx_plan_dead_default(n_eps) : 0;
 		return -1;
 	}
 	errno = 0;
@@ -256,7 +256,8 @@ static int plan_print(const struct plan_view *v)
 						  : "every round a dead endpoint is in waits a full deadline",
 			o->budget_s > 0 ? "; --budget fits this" : "");
 	else
-		fprintf(v->out, "worst case: not priced (--plan-dead 0: a healthy fabric)\n");
+		fprintf(v->out, "worst case: not priced (--plan-dead 0%s: a healthy fabric)\n",
+			run->sweep && run->retest ? "" : ", the default without the sweep or --retest");
 	return status;
 }
 
@@ -331,7 +332,7 @@ int mx_plan_print(const struct mx_plan_in *o)
 	mx_plan_run_of(o->cfg, o->concurrent_rails, o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = o->retest;
-	status = mx_plan_dead_opt(o->plan_dead, n_eps, &run.plan_dead);
+	status = mx_plan_dead_opt(o->plan_dead, n_eps, run.sweep && run.retest, &run.plan_dead);
 	if (status >= 0)
 		goto out;
 	status = mx_plan_model_load(o->calibrate_from, &m);

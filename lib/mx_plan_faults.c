@@ -64,7 +64,7 @@ int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_p
 		 * direction: a screen deadline in each of its sweep rounds, a full one per W of its
 		 * directions in the second pass. */
 		double screen = full > MX_SWEEP_SCREEN_TIMEOUT_S ? MX_SWEEP_SCREEN_TIMEOUT_S : full;
-		double confirm = (full > MX_EPDEAD_CONFIRM_S ? MX_EPDEAD_CONFIRM_S : full) + MTU_PROBE_S;
+		double confirm = full + MTU_PROBE_S;   /* as pass 2's probe */
 		size_t distinct = 0, undetected = 0;
 		uint32_t undetected_peers = 0;
 

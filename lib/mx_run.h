@@ -105,7 +105,7 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 		       size_t k, size_t n_rounds, const struct rp_engine_cfg *probe);
 /* After first-pass sweep round k of n_rounds, on every rank: rank 0 picks the suspects (mx_sweep.h,
  * "dead endpoints"), every rank probes them in one confirmation round at full's settings (NCCL's
- * ACK timeout, a window of MX_EPDEAD_CONFIRM_S at most), rank 0 records the dead ones' directions
+ * ACK timeout, the full --timeout and the MTU probe, as pass 2), rank 0 records the dead ones' directions
  * and sends every rank the dead list. Nothing to do (no --retest, no suspect): no round. 0, 1
  * stopped, negative errno. */
 int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *full);

@@ -389,7 +389,6 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
 {
 	struct mx_ctx *c = &R->ctx;
 	const struct rp_engine_cfg *saved = c->cfg;
-	struct rp_engine_cfg confirm = *full;
 	struct suspect *sus = NULL;
 	struct mx_job *jobs = NULL;
 	uint32_t *round_of = NULL;
@@ -411,12 +410,10 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
 	}
 	R->next_round++;
 	if (rc == 0 && n) {
-		if (confirm.timeout_s > MX_EPDEAD_CONFIRM_S)
-			confirm.timeout_s = MX_EPDEAD_CONFIRM_S;
-		c->cfg = &confirm;
+		c->cfg = full;
 		R->holds.mode = MX_HOLD_OFF;       /* the sweep round's held connections stay as they are */
 		R->epdead = &(struct epdead_round){ .sus = sus, .n = n_sus };
-		rc = mx_run_sweep_round(R, jobs, n, &got, 3, k, n_rounds, &confirm);
+		rc = mx_run_sweep_round(R, jobs, n, &got, 3, k, n_rounds, full);
 		R->epdead = NULL;
 		R->holds.mode = mode;
 		c->cfg = saved;

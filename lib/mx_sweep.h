@@ -47,9 +47,10 @@
  * peers or random dead links explain is not evidence: a peer that passed nothing counts for
  * nothing, and one passing direction spares the endpoint). Each such suspect is confirmed in one
  * extra round: MX_EPDEAD_CONFIRM_PAIRS pairs with peers it has not been probed with yet (both
- * directions, at NCCL's ACK timeout, a window of MX_EPDEAD_CONFIRM_S at most, MTU probe on), so a
- * healthy endpoint that only met dead links passes them; when no untried peer is left, its failed
- * pairs are probed again. Every confirmation probe failed: the endpoint is dead, and every scheduled
+ * directions, as pass 2 probes: the full --timeout, NCCL's ACK timeout, the MTU probe), so a
+ * healthy endpoint that only met dead links passes them, and one the screen's short window failed
+ * (a starved host) gets pass 2's window before anything is decided; when no untried peer is left,
+ * its failed pairs are probed again. Every confirmation probe failed: the endpoint is dead, and every scheduled
  * direction it is in becomes RP_ST_ENDPOINT_DEAD (its reason says what was and was not probed),
  * never probed or measured again; one passed: spared, judged direction by direction as before
  * (never suspected again). The dead list goes to every rank (a plan), which leaves those
@@ -87,8 +88,6 @@ struct mx_sweep_mark {
 
 #define MX_EPDEAD_PEERS 4         /* distinct failed peers (that passed with others) for a suspect */
 #define MX_EPDEAD_CONFIRM_PAIRS 2 /* pairs probed (both directions) to confirm a suspect */
-#define MX_EPDEAD_CONFIRM_S 6.0   /* the confirmation's window at most: above one NCCL ACK timeout
-                                   * (4.3 s), so that a healthy link retransmits within it */
 
 /* mx_sweep.ep[] bits */
 enum {
