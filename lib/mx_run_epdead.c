@@ -214,7 +214,8 @@ static void dead_result(const struct mx_run *R, uint32_t src, uint32_t dst, cons
 }
 
 /* Rank 0: the suspect a direction of a newly dead endpoint belongs to (the first dead end). */
-static const struct suspect *which(const struct mx_sweep *S, const struct suspect *sus, size_t n, uint32_t a, uint32_t b)
+static const struct suspect *which(const struct mx_sweep *S, const struct suspect *sus, size_t n, uint32_t a,
+				   uint32_t b)
 {
 	for (size_t j = 0; j < n; j++)
 		if ((sus[j].e == a || sus[j].e == b) && (S->ep[sus[j].e] & MX_EP_NEW))
