@@ -425,6 +425,8 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
 			rc = rc ? rc : src;
 		}
 	}
+	for (size_t j = 0; j < n_sus && (rc != 0 || n == 0); j++)
+		R->sweep.ep[sus[j].e] &= (uint8_t)~MX_EP_SUSPECT;   /* no confirmation ran: suspected again later */
 	free(sus);
 	free(jobs);
 	free(round_of);

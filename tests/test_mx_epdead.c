@@ -9,6 +9,7 @@
  *   confirmation with untried peers and is spared: the dead links are judged as before (confirmed
  *   failures), everything else it has is measured;
  * - dead links scattered over the fabric make no suspect at all;
+ * - with every peer in the first round (width 16) the confirmation probes failed pairs again;
  * - a screen's failure is in the results (what a report holds) before its second probe, --hold or not.
  * Each case runs with and without --hold.
  */
@@ -35,6 +36,7 @@
 
 static struct rp_pair_result rtmp_;
 static bool hold_;
+static unsigned width_ = W;      /* the sweep's width of the next run */
 
 struct bench {
 	struct mx_measure m;
@@ -162,7 +164,7 @@ static void run_world(struct bench *B, struct rank *ranks, struct mxt_world **w_
 		R->run.vcfg = &vcfg_;
 		R->run.rep_eps = rep_;
 		R->run.retest = 1;
-		R->run.sweep.width = W;
+		R->run.sweep.width = width_;
 		R->run.hold = hold_;
 		if (r == 0) {
 			B->run0 = &R->run;
@@ -315,6 +317,38 @@ static void test_healthy_behind_dead_links_spared(void **state)
 	world_done(ranks, w, s);
 }
 
+/* Width 16: every pair in the first sweep round, no untried peer left for the confirmation: the
+ * suspect's failed pairs are probed again (2 of them, both ways), and it is dead all the same. */
+static void test_dead_endpoint_no_untried_peer(void **state)
+{
+	struct bench B = { .bad = 7 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+	unsigned confirm = 0;
+
+	(void)state;
+	width_ = 16;
+	run_world(&B, ranks, &w, s);
+	width_ = W;
+	one_result_each(R);
+	for (int p = 0; p < N; p++)
+		confirm += B.confirm[7][p] + B.confirm[p][7];
+	assert_int_equal(confirm, 2 * MX_EPDEAD_CONFIRM_PAIRS);
+	assert_int_equal(R->sweep.n_ep_dead, 1);
+	assert_int_equal(R->sweep.rounds, 1 + 1);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		assert_int_equal(r->status, a == 7 || b == 7 ? RP_ST_ENDPOINT_DEAD : RP_ST_OK);
+		if ((a == 7 || b == 7) && B.confirm[a][b])
+			assert_non_null(strstr(r->reason, "peers it had failed with"));
+	}
+	world_done(ranks, w, s);
+}
+
 /* Dead links scattered (no endpoint with more than two): nobody is even suspected. */
 static void test_scattered_dead_links_no_suspect(void **state)
 {
@@ -377,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_dead_endpoint_one_deadline),
 		cmocka_unit_test(test_healthy_behind_dead_links_spared),
 		cmocka_unit_test(test_scattered_dead_links_no_suspect),
+		cmocka_unit_test(test_dead_endpoint_no_untried_peer),
 		cmocka_unit_test(test_screen_failures_in_report),
 	};
 	int rc = cmocka_run_group_tests_name("dead endpoints", runs, hold_off, hold_off);
