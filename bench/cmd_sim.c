@@ -34,6 +34,7 @@
 #include "mpi_plugin.h"
 #include "oob_mpi.h"
 #include "opts.h"
+#include "report_jsonl.h"
 #include "schedule.h"
 #include "signals.h"
 #include "sim_run.h"
@@ -53,7 +54,7 @@ static const char usage_text[] =
 struct sim_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_verdict vc;
-	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s, *hold_s;
+	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s, *hold_s, *jsonl;
 	bool hold;
 	char hold_off[160];
 	enum rp_list_mode list_pairs;
@@ -86,6 +87,12 @@ static int sim_opts_check(struct sim_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --transport sim needs --fabric-model FILE\n");
 		return RP_EXIT_USAGE;
 	}
+	if (o->jsonl && (!o->jsonl[0] || strcmp(o->jsonl, "-") == 0)) {
+		fprintf(stderr, "rdmaprobe matrix: --jsonl wants a file name (the stream is a record, not standard output)\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->jsonl && rp_report_path_check(o->jsonl) != 0)
+		return RP_EXIT_USAGE;
 	if (rp_pattern_parse(o->pattern_s, &o->pattern) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n",
 			o->pattern_s);
@@ -153,6 +160,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once (auto: 64; off)", NULL },
 		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: bandwidth on the probe's connection (matrix --hold)", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list (matrix --list-pairs): all, notable, auto (default)", NULL },
+		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every direction to FILE as JSON Lines, as it is kept (matrix --jsonl)", NULL },
 	};
 
 	memcpy(table + n, mine, sizeof(mine));
@@ -171,6 +179,7 @@ struct sim_front {
 	struct sim_opts *o;
 	struct rp_sim_run S;
 	struct mx_out out;
+	struct rp_jsonl jsonl;        /* --jsonl (rank 0); fd -1 without */
 	double v_last_write, write_cost, write_s, write_cpu_s;
 	double real_rounds_s;         /* real time of the rounds on this host, rank 0's writes taken out */
 	size_t writes;
@@ -285,12 +294,24 @@ static void collect_advance(struct sim_front *F)
 
 /* After a round, as the real front end: write when the time since the last write is at least four
  * times what it cost, on the virtual clock. */
+/* --jsonl: the round's kept or changed results, each on its line, before anything else is written
+ * (as the real front end; an error ends the stream, not the run). */
+static void jsonl_round(struct sim_front *F, bool retest)
+{
+	struct rp_pair_result tmp;
+	const struct mx_run *R = &F->S.run;
+
+	for (size_t i = 0; i < R->n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
+		rp_jsonl_pairs(&F->jsonl, mx_results_get(&R->mr, R->touched[i], &tmp), 1, (unsigned)(R->next_round - 1), retest);
+}
+
 static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct sim_front *F = arg;
 
 	heap_sample(F);
 	collect_advance(F);
+	jsonl_round(F, retest);
 	if (k + 1 == n_rounds || (k + 1) % 64 == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s %zu of %zu done: %zu pairs, %zu failed, %.1f s projected\n",
 			retest ? "retest round" : F->S.run.in_late ? "late round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
@@ -300,11 +321,11 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 
 static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
-	(void)pass;
 	(void)k;
 	(void)n_rounds;
 	heap_sample(arg);
 	collect_advance(arg);
+	jsonl_round(arg, pass == 2);
 }
 
 static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)
@@ -444,6 +465,17 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.hold = F.S.run.hold, .hold_off = o->hold_off, .run = &F.S.run,
 		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), false),
 	};
+	F.jsonl.fd = -1;
+	if (F.S.c->rank == 0 && o->jsonl) {
+		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = argc,
+					       .argv = argv, .started = F.out.started_wall };
+
+		if (rp_jsonl_open(&F.jsonl, o->jsonl, &info, true) != 0)
+			fprintf(stderr, "rdmaprobe matrix: --jsonl %s: not streaming (see above); the other reports are written\n",
+				o->jsonl);
+		else
+			F.out.jsonl = o->jsonl;
+	}
 	if (F.S.c->rank == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, %d rank%s, pattern %s: %zu rounds, "
 			"%llu pairs\n", F.S.n_eps, F.S.n_nodes, F.S.c->size, F.S.c->size == 1 ? "" : "s", o->pattern_text,
@@ -461,6 +493,10 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		goto out;
 	}
 	status = F.S.c->rank == 0 ? sim_finish(&F) : stop_sig(&F) ? 128 + stop_sig(&F) : RP_EXIT_OK;
+	if (F.jsonl.fd >= 0 && rp_jsonl_close(&F.jsonl, !F.out.stop_sig && F.out.rounds_done == F.out.n_rounds) != 0 &&
+	    status == RP_EXIT_OK)
+		status = RP_EXIT_ENV;
+	F.jsonl.fd = -1;
 out:
 	for (int r = 0; F.S.dead && r < F.S.c->size; r++)
 		any_dead |= F.S.dead[r];
