@@ -54,6 +54,7 @@ static const char usage_text[] =
 struct sim_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_verdict vc;
+	struct rp_cli_ops ops;        /* --prom, --baseline, --drop: as a real run */
 	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s, *hold_s, *jsonl;
 	bool hold;
 	char hold_off[160];
@@ -123,6 +124,8 @@ static int sim_opts_check(struct sim_opts *o)
 	if (rc)
 		return rc;
 	rc = mx_outputs_check(&o->eng, o->html, o->junit);   /* before the model runs, as a real run */
+	if (!rc)
+		rc = rp_cli_ops_finish(&o->ops, "matrix");
 	if (rc)
 		return rc;
 	if (strcmp(o->eng.cfg.src_mem.kind ? o->eng.cfg.src_mem.kind : "host", "host") != 0 ||
@@ -136,13 +139,14 @@ static int sim_opts_check(struct sim_opts *o)
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 12];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 12];
 	size_t n;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
 	rp_cli_engine_init(&o->eng);
 	rp_cli_verdict_init(&o->vc);
+	rp_cli_ops_init(&o->ops);
 	o->pattern_s = "full";
 	o->sweep_s = "auto";
 	o->hold_s = "auto";
@@ -165,6 +169,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 
 	memcpy(table + n, mine, sizeof(mine));
 	n += RP_ARRAY_SIZE(mine);
+	n += rp_cli_ops_opts(&o->ops, table + n);
 	memset(table + n, 0, sizeof(table[0]));
 	rc = rp_opts_parse("matrix", usage_text, table, argc, argv, NULL, 0, NULL);
 	if (rc == 1)
@@ -406,6 +411,8 @@ static int sim_finish(struct sim_front *F)
 	status = mx_write_files(&F->out, &v, &judged) ? RP_EXIT_ENV : RP_EXIT_OK;
 	if (judged) {
 		mx_print(&F->out, &v);
+		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
+			status = RP_EXIT_FAIL;   /* regressed against --baseline, as a real run */
 		if (!status)
 			status = v.pass && F->out.rounds_done == F->out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
 		rp_verdict_fini(&v);
@@ -463,7 +470,8 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
 		.hold = F.S.run.hold, .hold_off = o->hold_off, .run = &F.S.run,
-		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), false),
+		.ops = &o->ops,
+		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), o->ops.baseline != NULL),
 	};
 	F.jsonl.fd = -1;
 	if (F.S.c->rank == 0 && o->jsonl) {
@@ -515,5 +523,8 @@ int cmd_matrix_sim(int argc, char **argv)
 	struct sim_opts o;
 	int rc = sim_opts_parse(&o, argc, argv);
 
-	return rc < 0 ? sim_run(&o, argc, argv) : rc;
+	if (rc < 0)
+		rc = sim_run(&o, argc, argv);
+	rp_cli_ops_fini(&o.ops);
+	return rc;
 }

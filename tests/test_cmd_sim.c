@@ -271,6 +271,30 @@ static void test_jsonl(void **state)
 	assert_non_null(strstr(out, "--jsonl wants a file name"));
 }
 
+/* ... and --prom, --baseline: the metrics file is written, a run judged against its own report
+ * reports no regression; a baseline that cannot be read is refused before anything runs. Failed
+ * before: unknown options, exit 2. */
+static void test_prom_baseline(void **state)
+{
+	char mpath[512], prom[512], js[512];
+	char *text;
+
+	(void)state;
+	file_put("pb.model", model, mpath, sizeof(mpath));
+	snprintf(prom, sizeof(prom), "%s/s.prom", rp_test_tmpdir());
+	snprintf(js, sizeof(js), "%s/pb.json", rp_test_tmpdir());
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --prom '%s' "
+					 "--json '%s' 2>&1", mpath, prom, js), 1);
+	text = file_get(prom);
+	assert_non_null(strstr(text, "rdmaprobe_"));
+	free(text);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --baseline '%s' 2>&1",
+					 mpath, js), 1);   /* the dead link fails, as in the baseline */
+	assert_non_null(strstr(out, "BASELINE ok: no regression"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --baseline "
+					 "/nonexistent/b.json 2>&1", mpath), 2);
+}
+
 static void test_bad_input(void **state)
 {
 	char mpath[512];
@@ -439,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_simulated_everywhere),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_jsonl),
+		cmocka_unit_test(test_prom_baseline),
 		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_unclean_path_and_write_errors),
 		cmocka_unit_test(test_sigterm_is_an_interrupted_run),
