@@ -64,6 +64,9 @@ struct sim_opts {
 	unsigned sweep;
 	struct rp_pattern pattern;
 	char pattern_text[32];
+	double budget;                /* --budget: seconds; as a real run, the plan's (default) model */
+	bool budget_seen;
+	const char *plan_dead_s;      /* --plan-dead: the worst case the budget fits */
 };
 
 bool mx_sim_requested(int argc, char **argv)
@@ -139,7 +142,7 @@ static int sim_opts_check(struct sim_opts *o)
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 12];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 16];
 	size_t n;
 	int rc;
 
@@ -165,6 +168,8 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: bandwidth on the probe's connection (matrix --hold)", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list (matrix --list-pairs): all, notable, auto (default)", NULL },
 		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every direction to FILE as JSON Lines, as it is kept (matrix --jsonl)", NULL },
+		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (matrix --budget, with the plan's assumed model)", &o->budget_seen },
+		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--budget: the worst case it fits (matrix --plan-dead)", NULL },
 	};
 
 	memcpy(table + n, mine, sizeof(mine));
@@ -424,6 +429,54 @@ static int sim_finish(struct sim_front *F)
 	return F->out.stop_sig ? 128 + F->out.stop_sig : status;
 }
 
+/* --budget, as a real run chooses (mx_plan_choose) over the model's endpoints at its rate with the
+ * plan's assumed figures: the pattern and message size that fit replace the ones asked for. -1 to go
+ * on, or an exit status. */
+static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say)
+{
+	size_t n_eps = (size_t)m->nodes * m->adapters, dead = 0;
+	struct rp_sched_ep *se;
+	double *gbps;
+	struct mx_plan_model pm;
+	struct mx_plan_run run;
+	struct mx_plan_choice choice;
+	char bt[32];
+	int status;
+
+	if (!o->budget_seen)
+		return -1;
+	if (o->plan_dead_s && (status = mx_plan_dead_opt(o->plan_dead_s, 100, true, &dead)) >= 0)
+		return status;
+	se = calloc(n_eps ? n_eps : 1, sizeof(*se));
+	gbps = calloc(n_eps ? n_eps : 1, sizeof(*gbps));
+	if (!se || !gbps) {
+		free(se);
+		free(gbps);
+		return RP_EXIT_ENV;
+	}
+	for (size_t e = 0; e < n_eps; e++) {
+		se[e] = (struct rp_sched_ep){ .node = (uint32_t)(e / m->adapters), .rail = (uint32_t)(e % m->adapters) };
+		gbps[e] = m->rate_gbps;
+	}
+	mx_plan_model_default(&pm);
+	mx_plan_run_of(&o->eng.cfg, false, o->sweep, &run);
+	run.hold = o->hold;
+	run.retest = (unsigned)o->eng.retest;
+	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
+	snprintf(bt, sizeof(bt), "%g s", o->budget);
+	if (status < 0)
+		status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &pm, &run, o->budget, bt, say,
+					&choice);
+	if (status < 0) {
+		o->pattern = choice.pattern;
+		o->eng.cfg.meas.msg_size = choice.msg_size;
+		rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
+	}
+	free(se);
+	free(gbps);
+	return status;
+}
+
 /* The model, the simulation, the rounds, the verdict. */
 static int sim_run(struct sim_opts *o, int argc, char **argv)
 {
@@ -447,6 +500,13 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	status = sim_mpi_start(&argc, &argv, &mpi, &comm, &on_mpi);
 	if (status) {
 		rp_sim_model_fini(&m);
+		return status;
+	}
+	status = sim_budget(o, &m, !on_mpi || comm.rank == 0);
+	if (status >= 0) {   /* every rank chooses alike (the same options and model): all stop here */
+		rp_sim_model_fini(&m);
+		if (on_mpi)
+			mpi->finalize();
 		return status;
 	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,

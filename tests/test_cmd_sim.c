@@ -295,6 +295,28 @@ static void test_prom_baseline(void **state)
 					 "/nonexistent/b.json 2>&1", mpath), 2);
 }
 
+/* ... and --budget, chosen as a real run chooses (the plan's assumed figures over the model's
+ * endpoints): an hour fits the full pattern, which then runs; a second fits nothing (exit 2, before
+ * any round); --plan-dead's text is checked. Failed before: unknown option, exit 2 for all. */
+static void test_budget(void **state)
+{
+	char mpath[512];
+
+	(void)state;
+	file_put("bud.model", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1h 2>&1",
+					 mpath), 1);
+	assert_non_null(strstr(out, "--budget 3600 s: --pattern full fits"));
+	assert_non_null(strstr(out, "SIMULATED FAIL"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1s 2>&1",
+					 mpath), 2);
+	assert_non_null(strstr(out, "nothing fits"));
+	assert_null(strstr(out, "SIMULATED FAIL"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1h "
+					 "--plan-dead many 2>&1", mpath), 2);
+	assert_non_null(strstr(out, "--plan-dead many"));
+}
+
 static void test_bad_input(void **state)
 {
 	char mpath[512];
@@ -464,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_jsonl),
 		cmocka_unit_test(test_prom_baseline),
+		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_unclean_path_and_write_errors),
 		cmocka_unit_test(test_sigterm_is_an_interrupted_run),
