@@ -99,6 +99,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
 		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (90s, 10m, 1h): the pattern at -s, else at a smaller -s (down to 1M), else the largest sample:K; the report states the coverage", &o->budget_seen },
+		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--plan, --budget: price the worst case with N dead endpoints, or P% of them (default 1% with the sweep and --retest, else 0); --budget fits it", NULL },
 		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
 		{ "allow-simulated", 0, RP_OPT_FLAG, &o->allow_simulated, 0, 0, NULL, "--calibrate-from: accept a simulated run's report (refused otherwise: its figures are a model's)", NULL },
 		{ "transport", 0, RP_OPT_STR, &o->transport, 0, 0, "sim", "run over a SIMULATED fabric in one process, no MPI, no hardware (with --fabric-model; doc/simulator.md)", NULL },
@@ -161,6 +162,17 @@ static int opts_check(struct mx_opts *o)
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
 	o->pattern_req = o->pattern;
 	memcpy(o->pattern_req_text, o->pattern_text, sizeof(o->pattern_req_text));
+	if (o->plan_dead_s && !o->plan && !o->budget_seen) {
+		fprintf(stderr, "rdmaprobe matrix: --plan-dead prices dead endpoints in the plan: it goes with --plan or --budget\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->plan_dead_s) {
+		size_t d;
+		int st = mx_plan_dead_opt(o->plan_dead_s, 100, true, &d);
+
+		if (st >= 0)
+			return st;
+	}
 	if (o->fabric_model) {   /* with --transport the simulation (cmd_sim.c) parses the arguments */
 		fprintf(stderr, "rdmaprobe matrix: --fabric-model goes with --transport sim\n");
 		return RP_EXIT_USAGE;
@@ -293,6 +305,7 @@ static int run_plan(struct mx_opts *o)
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
 						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
+						   .plan_dead = o->plan_dead_s, .hold = o->hold, .retest = (unsigned)o->retest,
 						   .allow_simulated = o->allow_simulated,
 						   .budget_s = o->budget_seen ? o->budget : 0, .budget_text = budget_text(o),
 						   .json = o->eng.json });
@@ -472,7 +485,8 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	}
 	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds))
 		fprintf(stderr, "rdmaprobe matrix: reachability %s %zu of %zu done: %zu direction%s failed %s, %.0f s in\n",
-			pass == 2 ? "sweep retest" : F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
+			pass == 3 ? "dead-endpoint confirmation after screen" : pass == 2 ? "sweep retest"
+			: F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
 			failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
 			rp_now() - F->t0);
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
@@ -521,6 +535,11 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	 * refuses a rank started with other settings, naming it, rather than pairs waiting for a peer
 	 * that runs other rounds */
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	run.hold = o->hold;               /* the digest takes every setting that orders the rounds */
+	run.retest = (unsigned)o->retest;
+	/* --plan-dead as given (the endpoints are not known yet): the budget's worst case */
+	run.plan_dead = o->plan_dead_s ? (size_t)strtoull(o->plan_dead_s, NULL, 10) * 2 + (strchr(o->plan_dead_s, '%') != NULL)
+				       : SIZE_MAX;   /* (the default follows --sweep and --retest, in the digest) */
 	mine.sched_digest = mx_plan_digest(o->pattern_text, o->seed, &run, o->budget_seen ? o->budget : 0, &F->model);
 
 	if (comm->local_rank == 0) {
@@ -576,6 +595,13 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 	for (size_t e = 0; e < n_eps; e++)
 		gbps[e] = F->table.eps[e].ep.link_gbps > 0 ? F->table.eps[e].ep.link_gbps : o->rate;
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	run.hold = o->hold;
+	run.retest = (unsigned)o->retest;
+	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
+	if (status >= 0) {
+		free(gbps);
+		return status;
+	}
 	status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &F->model, &run, o->budget,
 				budget_text(o), comm->rank == 0, &F->choice);
 	free(gbps);

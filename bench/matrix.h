@@ -96,6 +96,7 @@ struct mx_opts {
 	double rate, round_timeout, startup_timeout;
 	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
 	const char *calibrate_from;   /* --calibrate-from: a previous run's JSON report for the plan's model */
+	const char *plan_dead_s;      /* --plan-dead N or P% (default 1%) */
 	bool allow_simulated;         /* --allow-simulated: --calibrate-from may read a simulated run's report */
 	const char *transport, *fabric_model;   /* listed for --help; seen here only without --transport */
 	double budget;                /* --budget: seconds; 0 none */
@@ -121,12 +122,20 @@ struct mx_plan_in {
 	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail before each round */
 	unsigned sweep;               /* --sweep W */
 	const char *calibrate_from;   /* --calibrate-from FILE; NULL: the assumed figures */
+	const char *plan_dead;        /* --plan-dead: N or P% (NULL: 1%) */
+	bool hold;                    /* --hold as the run would decide it */
+	unsigned retest;              /* --retest */
 	bool allow_simulated;         /* --allow-simulated: a simulated run's report may calibrate */
 	double budget_s;              /* --budget: pick what fits; 0 none */
 	const char *budget_text;      /* as given */
 	const char *json;             /* --json FILE: the plan as a document ("-": stdout, the text then on stderr) */
 };
 int mx_plan_print(const struct mx_plan_in *in);
+/* --plan-dead's text ("N" endpoints or "P%" of n_eps) as a count (at most n_eps) into *dead. NULL:
+ * 1% when the run decides dead endpoints (decides: a sweep and --retest, where each costs a
+ * deadline or two), else 0 (direction by direction every round a dead endpoint is in waits a
+ * deadline: priced when asked, never by default). -1 to go on, or RP_EXIT_USAGE (said why). */
+int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead);
 /* What the run measures, for the model. */
 void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
 /* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. -1 to go on, or an exit status. */

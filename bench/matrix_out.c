@@ -102,6 +102,10 @@ static const char *json_extend(json_t *root, const struct mx_out *o, const struc
 		json_t *sw = json_object_get(m, "sweep");
 
 		jset(sw, "hold", json_boolean(o->hold), &bad);
+		/* endpoints found dead (mx_sweep.h): their directions endpoint_dead, not probed one by one */
+		jset(sw, "dead_endpoints", json_integer((json_int_t)o->sweep->n_ep_dead), &bad);
+		jset(sw, "endpoint_dead_directions", json_integer((json_int_t)o->sweep->n_ep_dirs), &bad);
+		jset(sw, "confirm_rounds", json_integer((json_int_t)o->sweep->n_confirm), &bad);
 		jset(sw, "hold_off", o->hold_off && o->hold_off[0] ? jsafe(o->hold_off) : json_null(), &bad);
 		jset(sw, "late_rounds", json_integer((json_int_t)o->run->n_late), &bad);
 		/* rank 0's own writer sides only: each rank prints its own counts on stderr */
@@ -550,6 +554,7 @@ static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
 		[RP_ST_DATA_MISMATCH] = "DATA", [RP_ST_BELOW_THRESHOLD] = "SLOW", [RP_ST_SETUP] = "SETUP",
 		[RP_ST_NO_PORT] = "NOPORT", [RP_ST_INTERRUPTED] = "INTR", [RP_ST_PORT_DOWN] = "DOWN",
 		[RP_ST_FLUSHED] = "FLUSH", [RP_ST_LINK_ERRORS] = "LINKERR", [RP_ST_MTU_BLACKHOLE] = "MTUHOLE",
+		[RP_ST_ENDPOINT_DEAD] = "EPDEAD",
 	};
 
 	if (!r)
@@ -684,6 +689,9 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 		       o->sweep->n_flaky);
 		if (o->sweep->n_cleared)
 			printf(", %zu whose screen failed passed the full probe", o->sweep->n_cleared);
+		if (o->sweep->n_ep_dead)
+			printf(", %zu endpoint%s dead: %zu direction%s endpoint_dead", o->sweep->n_ep_dead,
+			       o->sweep->n_ep_dead == 1 ? "" : "s", o->sweep->n_ep_dirs, o->sweep->n_ep_dirs == 1 ? "" : "s");
 		printf(")");
 		if (o->hold)
 			printf(", bandwidth on the probes' connections%s", o->run && o->run->n_late ? " and in late rounds" : "");

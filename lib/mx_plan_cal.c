@@ -408,7 +408,8 @@ static const char *rounds_unfit(const struct cal_in *in)
 		return "its run has retest rounds";
 	if (json_object_get(in->root, "concurrent_rails"))
 		return "its run has concurrent rounds";
-	if (json_is_object(sw) && (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0))
+	if (json_is_object(sw) && (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0 ||
+				   num(sw, "dead_endpoints", 0) != 0))
 		return "its reachability sweep left pairs out of the rounds or changed their timeout";
 	if (json_is_object(sw) && num(sw, "late_rounds", 0) != 0)
 		return "its run has late rounds (directions its sweep cleared, measured after the planned rounds)";
@@ -505,7 +506,8 @@ static int fit_sweep(const struct cal_in *in, const struct rp_sched *s, const ch
 
 	if (!json_is_object(sw))
 		why = "its run had no reachability sweep";
-	else if (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0 || num(sw, "cleared", -1) != 0)
+	else if (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0 || num(sw, "cleared", -1) != 0 ||
+		 num(sw, "dead_endpoints", 0) != 0)
 		why = "its sweep found failing directions, whose probes wait out their deadlines";
 	else if (!(el >= 0) || !(rounds >= 1) || !(width >= 1) || width > UINT32_MAX)
 		why = "its sweep has no elapsed_s, rounds or width";

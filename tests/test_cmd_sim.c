@@ -237,6 +237,88 @@ static void test_list_notable(void **state)
 	assert_non_null(strstr(out, "--list-pairs some: one of all, notable, auto"));
 }
 
+/* Issue 29 item 2 (the simulator takes the real run's report options): --jsonl streams every kept
+ * direction (a run line marked simulated, a pair line each, an end line complete), its last line
+ * per direction the JSON report's status; '-' is refused as the real run refuses it. Failed before:
+ * "unknown option --jsonl", exit 2. */
+static void test_jsonl(void **state)
+{
+	char mpath[512], jl[512], js[512];
+	char *text;
+	json_t *doc;
+	size_t pair_lines = 0, n = 0;
+
+	(void)state;
+	file_put("jl.model", model, mpath, sizeof(mpath));
+	snprintf(jl, sizeof(jl), "%s/s.jsonl", rp_test_tmpdir());
+	snprintf(js, sizeof(js), "%s/s.json", rp_test_tmpdir());
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --jsonl '%s' "
+					 "--json '%s' 2>&1", mpath, jl, js), 1);
+	text = file_get(jl);
+	assert_non_null(strstr(text, "\"record\":\"run\""));
+	assert_non_null(strstr(text, "\"simulated\":true"));
+	assert_non_null(strstr(text, "\"record\":\"end\""));
+	assert_non_null(strstr(text, "\"complete\":true"));
+	for (const char *p = text; (p = strstr(p, "\"record\":\"pair\"")); p++)
+		pair_lines++;
+	doc = json_load_file(js, 0, NULL);
+	assert_non_null(doc);
+	n = json_array_size(json_object_get(doc, "pairs"));
+	assert_int_equal(n, 8 * 7);
+	assert_true(pair_lines >= n);     /* every direction, its retests and folds again */
+	json_decref(doc);
+	free(text);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --jsonl - 2>&1",
+					 mpath), 2);
+	assert_non_null(strstr(out, "--jsonl wants a file name"));
+}
+
+/* ... and --prom, --baseline: the metrics file is written, a run judged against its own report
+ * reports no regression; a baseline that cannot be read is refused before anything runs. Failed
+ * before: unknown options, exit 2. */
+static void test_prom_baseline(void **state)
+{
+	char mpath[512], prom[512], js[512];
+	char *text;
+
+	(void)state;
+	file_put("pb.model", model, mpath, sizeof(mpath));
+	snprintf(prom, sizeof(prom), "%s/s.prom", rp_test_tmpdir());
+	snprintf(js, sizeof(js), "%s/pb.json", rp_test_tmpdir());
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --prom '%s' "
+					 "--json '%s' 2>&1", mpath, prom, js), 1);
+	text = file_get(prom);
+	assert_non_null(strstr(text, "rdmaprobe_"));
+	free(text);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --baseline '%s' 2>&1",
+					 mpath, js), 1);   /* the dead link fails, as in the baseline */
+	assert_non_null(strstr(out, "BASELINE ok: no regression"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --baseline "
+					 "/nonexistent/b.json 2>&1", mpath), 2);
+}
+
+/* ... and --budget, chosen as a real run chooses (the plan's assumed figures over the model's
+ * endpoints): an hour fits the full pattern, which then runs; a second fits nothing (exit 2, before
+ * any round); --plan-dead's text is checked. Failed before: unknown option, exit 2 for all. */
+static void test_budget(void **state)
+{
+	char mpath[512];
+
+	(void)state;
+	file_put("bud.model", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1h 2>&1",
+					 mpath), 1);
+	assert_non_null(strstr(out, "--budget 3600 s: --pattern full fits"));
+	assert_non_null(strstr(out, "SIMULATED FAIL"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1s 2>&1",
+					 mpath), 2);
+	assert_non_null(strstr(out, "nothing fits"));
+	assert_null(strstr(out, "SIMULATED FAIL"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1h "
+					 "--plan-dead many 2>&1", mpath), 2);
+	assert_non_null(strstr(out, "--plan-dead many"));
+}
+
 static size_t count_of(const char *hay, const char *needle)
 {
 	size_t c = 0;
@@ -593,6 +675,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulated_everywhere),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_jsonl),
+		cmocka_unit_test(test_prom_baseline),
+		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_text_by_findings),
 		cmocka_unit_test(test_diff_notable),
 		cmocka_unit_test(test_one_clock),
