@@ -34,8 +34,10 @@ static const struct rp_nccl_rule_info rules[RP_NCCL_R_COUNT_] = {
 	[RP_NCCL_R_FLID_GID] = { "flid_gid_index", RP_NCCL_V(2, 22, 3), 0, "src/transport/net_ib.cc",
 		"InfiniBand ports use GID NCCL_IB_ROUTABLE_FLID_GID_INDEX (default 1) when it carries a "
 		"non-zero FLID, else 0" },
-	[RP_NCCL_R_TYPES_EINVAL_OK] = { "gid_types_einval_ok", RP_NCCL_V(2, 24, 3), 0, "src/transport/net_ib.cc",
-		"reading gid_attrs/types/<i> failing with EINVAL (an empty entry) no longer fails the port" },
+	[RP_NCCL_R_TYPES_EINVAL_OK] = { "gid_types_einval_ok", RP_NCCL_V(2, 26, 2), 0, "src/transport/net_ib.cc",
+		"reading gid_attrs/types/<i> failing with EINVAL (an empty entry, or a container's sysfs) no "
+		"longer fails the port: the GID is skipped (ncclIbRoceGetVersionNum, commit f44ac759, "
+		"v2.26.2-1; the candidate's version starts at -1 from the same release)" },
 	[RP_NCCL_R_PCI_ORDER] = { "pci_order", RP_NCCL_V(2, 29, 7), 0, "src/transport/net_ib/init.cc",
 		"the selected ports are sorted by the PCI address of class/infiniband/<dev>/device "
 		"(NCCL_IB_DEVICE_PCI_ORDER, default 1), devices without one last" },
