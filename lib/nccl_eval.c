@@ -399,6 +399,8 @@ void rp_nccl_topo_merge(const struct rp_nccl_env *env, struct rp_topo_merge *m)
 	m->off = rp_nccl_rule_on(env->version, RP_NCCL_R_NO_PATH_MERGE);
 	m->one_digit = rp_nccl_rule_on(env->version, RP_NCCL_R_MERGE_ONE_DIGIT);
 	m->vfs = env->merge_vfs;
+	m->gpu_link_nvml = rp_nccl_rule_on(env->version, RP_NCCL_R_GPU_LINK_NVML);
+	m->version = env->version;
 }
 
 /* Per GPU: NCCL's adapter among the selected ones and whether NCCL would use GPUDirect RDMA. */

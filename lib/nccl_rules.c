@@ -50,6 +50,16 @@ static const struct rp_nccl_rule_info rules[RP_NCCL_R_COUNT_] = {
 		"ncclIbFindMatchingDev (NCCL_IB_MERGE_NICS, default 1) compares each new port's PCI path with "
 		"the first port of every merged NIC that has room for a second one: a device without a device "
 		"link on either side is a strcmp() of NULL" },
+	[RP_NCCL_R_GPU_LINK_NVML] = { "gpu_link_nvml", RP_NCCL_V(2, 30, 7), 0, "src/graph/xml.cc",
+		"ncclTopoGetPciNode takes a GPU's link from NVML's current PCIe generation and width (a GPU idle "
+		"at Gen1 gets a narrow path; no answer: Gen3, x16); before, like every other device, from "
+		"max_link_speed/max_link_width of the GPU and the port above it" },
+	[RP_NCCL_R_AMD_SYS_BW] = { "amd_inter_cpu_bw", RP_NCCL_V(2, 19, 1), 0, "src/graph/topo.cc",
+		"ncclTopoGetInterCpuBw gives AMD CPUs AMD_BW (16 GB/s); before, no AMD case: LOC_BW (5000), "
+		"SYS paths are not capped" },
+	[RP_NCCL_R_INTEL_SRP_ERP] = { "intel_srp_erp_bw", RP_NCCL_V(2, 26, 2), 0, "src/graph/topo.cc",
+		"ncclTopoAddCpu classes Intel family 6 model >= 0xCF as Emerald Rapids (ERP_QPI_BW 40) and >= "
+		"0x8F as Sapphire Rapids (SRP_QPI_BW 22); before, model >= 0x55 is SKL (10), else 6" },
 };
 
 /* Every release tag read, oldest first. */

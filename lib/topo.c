@@ -61,8 +61,10 @@ struct topo_chain {
 	int cpu_numa;
 };
 
-/* PCIe per-lane rates as NCCL's kvDictPciGen has them (x100 Mbps), by the exact sysfs text;
- * anything else (missing, unknown) is the Gen3 fallback 60. */
+/* PCIe per-lane rates as NCCL's kvDictPciGen has them (x100 Mbps), in its order, each entry
+ * matching a text that starts with it (kvConvertToInt compares strlen(entry) characters: "2.5
+ * GT/s" also takes "2.5 GT/s PCIe"); anything else (missing, unknown, "16.0 GT/s") is the Gen3
+ * fallback 60. */
 static int pci_gen_speed(const char *s)
 {
 	static const struct { const char *text; int speed; } gens[] = {
@@ -72,9 +74,32 @@ static int pci_gen_speed(const char *s)
 	};
 
 	for (size_t i = 0; i < RP_ARRAY_SIZE(gens); i++)
-		if (strcmp(s, gens[i].text) == 0)
+		if (strncmp(s, gens[i].text, strlen(gens[i].text)) == 0)
 			return gens[i].speed;
 	return 60;
+}
+
+/* A GPU's own link as NCCL 2.30.7 reads it (src/graph/xml.cc ncclTopoGetPciNode with an NVML
+ * device): NVML's current PCIe generation (sysfs current_link_speed: 2.5 GT/s Gen1 ... 64 GT/s
+ * Gen6) as that generation's per-lane rate, Gen3's 60 when NVML has none (NCCL then writes "16.0
+ * GT/s", which its table does not hold); NVML's current width, 16 when it has none. An idle GPU
+ * that trained its link down to Gen1 gets a narrow path. */
+static float gpu_nvml_bw(const char *root, const char *path)
+{
+	static const int rate[] = { 60, 15, 30, 60, 120, 240, 480 };
+	char buf[64];
+	float gts = 0;
+	long width = 0;
+	int gen = 0;
+
+	if (rp_sysfs_readf(root, buf, sizeof(buf), "%s/current_link_speed", path) == 0 &&
+	    sscanf(buf, "%f", &gts) == 1)
+		gen = gts >= 64 ? 6 : gts >= 32 ? 5 : gts >= 16 ? 4 : gts >= 8 ? 3 : gts >= 5 ? 2 : gts > 0 ? 1 : 0;
+	if (rp_sysfs_readf(root, buf, sizeof(buf), "%s/current_link_width", path) == 0)
+		width = strtol(buf, NULL, 0);
+	if (width <= 0)
+		width = 16;
+	return (float)width * (float)rate[gen] / 80.0f;
 }
 
 /* The bandwidth of the link above the PCI node at path (src/graph/xml.cc and topo.cc,
@@ -254,9 +279,12 @@ static void chain_build(const char *root, const char *pci_path, int own_numa, st
 	c->cpu_numa = own_numa;
 }
 
-static void chain_gpu(const struct rp_node *node, const struct rp_gpu *gpu, struct topo_chain *c)
+static void chain_gpu(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_topo_merge *m,
+		      struct topo_chain *c)
 {
 	chain_build(node->sysfs_root, gpu->pci_path, gpu->numa_node, c);
+	if (m->gpu_link_nvml && gpu->pci_path[0])
+		c->bw[0] = gpu_nvml_bw(node->sysfs_root, gpu->pci_path);
 	chain_flatten_bcm(c);
 }
 
@@ -267,7 +295,7 @@ static int first_cpu(const struct rp_node *node)
 	struct topo_chain c;
 
 	if (node->n_gpus > 0) {
-		chain_gpu(node, &node->gpus[0], &c);
+		chain_gpu(node, &node->gpus[0], &rp_topo_merge_newest, &c);
 		return c.cpu_numa;
 	}
 	for (size_t i = 0; i < node->n_hcas; i++) {
@@ -346,7 +374,9 @@ static float chain_min_bw(const struct topo_chain *c, int from, int to)
 	return m;
 }
 
-const struct rp_topo_merge rp_topo_merge_newest = { .off = false, .one_digit = false, .vfs = true };
+const struct rp_topo_merge rp_topo_merge_newest = {
+	.off = false, .one_digit = false, .vfs = true, .gpu_link_nvml = true, .version = 0,
+};
 
 float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca)
 {
@@ -357,9 +387,10 @@ float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, co
 			const struct rp_topo_merge *m)
 {
 	struct topo_chain g, h;
+	struct rp_topo_cpu cpu;
 	float bw = hca_net_bw(hca), up;
 
-	chain_gpu(node, gpu, &g);
+	chain_gpu(node, gpu, m, &g);
 	chain_hca(node, hca, m, &h);
 	for (int i = 0; i < g.n; i++) {
 		for (int j = 0; j < h.n; j++) {
@@ -375,8 +406,12 @@ float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, co
 	bw = up < bw ? up : bw;
 	up = chain_min_bw(&h, 0, h.n);
 	bw = up < bw ? up : bw;
-	if (g.cpu_numa != h.cpu_numa && bw > RP_TOPO_SYS_BW)
-		bw = RP_TOPO_SYS_BW;
+	if (g.cpu_numa != h.cpu_numa) {
+		/* ncclTopoConnectCpus: every CPU pair linked at ncclTopoGetInterCpuBw's figure. */
+		rp_topo_cpu_read(node->sysfs_root, m->version, &cpu);
+		if (bw > cpu.sys_bw)
+			bw = cpu.sys_bw;
+	}
 	return bw;
 }
 
@@ -390,7 +425,7 @@ enum rp_path rp_topo_path_m(const struct rp_node *node, const struct rp_gpu *gpu
 {
 	struct topo_chain g, h;
 
-	chain_gpu(node, gpu, &g);
+	chain_gpu(node, gpu, m, &g);
 	chain_hca(node, hca, m, &h);
 	if (g.cpu_numa != h.cpu_numa)
 		return RP_PATH_SYS;
