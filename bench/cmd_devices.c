@@ -230,6 +230,8 @@ static int add_counters_json(const struct rp_node *node, json_t *j)
 static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
 		      const struct rp_nccl_version_found *ver, const struct rp_health *h, bool counters)
 {
+	char msg[256];
+
 	if (node->verbs_consulted)
 		printf("sysfs %s, adapters from ibv_get_device_list()\n\n", node->sysfs_root);
 	else
@@ -249,6 +251,8 @@ static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
 	print_health(h);
 	if (counters)
 		print_counters(node);
+	if (rp_nccl_newer_than_model(ver->version, msg, sizeof(msg)))
+		printf("\nwarning nccl_newer_than_model: %s\n", msg);
 	return 0;
 }
 

@@ -43,6 +43,7 @@ static const struct {
 	[RP_NCCL_W_NCCL_CRASH] = { "nccl_crash", true },
 	[RP_NCCL_W_NCCL_OVERFLOW] = { "nccl_overflow", true },
 	[RP_NCCL_W_NCCL_VERSION] = { "nccl_version", false },
+	[RP_NCCL_W_NEWER_THAN_MODEL] = { "nccl_newer_than_model", false },
 };
 
 const char *rp_nccl_warn_code(enum rp_nccl_warn w)
@@ -602,13 +603,13 @@ static void check_env_text(struct eval *ev)
 /* The release, when it is not one of those read. */
 static void check_version(struct eval *ev)
 {
-	char v[16];
+	char v[16], msg[256];
 
 	rp_nccl_version_format(ev->env->version, v, sizeof(v));
 	if (ev->env->version < RP_NCCL_VERSION_OLDEST)
 		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is older than the oldest release modelled (2.18.1): its rules are used", v);
-	else if (ev->env->version > RP_NCCL_VERSION_NEWEST)
-		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is newer than the newest release modelled (2.30.7): its rules are used", v);
+	else if (rp_nccl_newer_than_model(ev->env->version, msg, sizeof(msg)))
+		warn_add(ev, RP_NCCL_W_NEWER_THAN_MODEL, "%s", msg);
 	else if (!rp_nccl_version_is_release(ev->env->version))
 		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is not a release tag: the rules of the releases around it are used", v);
 }

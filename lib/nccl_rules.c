@@ -157,3 +157,17 @@ uint32_t rp_nccl_version_modelled(uint32_t v)
 		return 0;
 	return v > RP_NCCL_VERSION_NEWEST ? RP_NCCL_VERSION_NEWEST : v;
 }
+
+bool rp_nccl_newer_than_model(uint32_t v, char *msg, size_t len)
+{
+	char a[16], b[16];
+
+	if (v <= RP_NCCL_VERSION_NEWEST)
+		return false;
+	rp_nccl_version_format(v, a, sizeof(a));
+	rp_nccl_version_format(RP_NCCL_VERSION_NEWEST, b, sizeof(b));
+	if (len)
+		snprintf(msg, len, "NCCL %s is newer than the newest release modelled (%s): the answer follows %s's "
+			 "rules and is not exact where %s changed them", a, b, b, a);
+	return true;
+}

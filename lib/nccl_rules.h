@@ -60,5 +60,8 @@ bool rp_nccl_version_is_release(uint32_t v);
 /* The release whose rules apply to v: v itself when modelled, the newest for a newer one, 0 when
  * older than RP_NCCL_VERSION_OLDEST. Versions between releases get the rules of the release before. */
 uint32_t rp_nccl_version_modelled(uint32_t v);
+/* Is v newer than the newest modelled release? Then msg (when len) says so for a person, naming
+ * both versions: the answer follows the newest release's rules and is not exact for v. */
+bool rp_nccl_newer_than_model(uint32_t v, char *msg, size_t len);
 
 #endif
