@@ -336,19 +336,82 @@ static bool hca_merged_path(const struct rp_node *node, const struct rp_hca *hca
 	return strcmp(last_comp(real), "pci") == 0;
 }
 
+/* Does NCCL see this adapter (an ACTIVE port: ncclIbInitDevices lists no other)? */
+static bool hca_active(const struct rp_hca *hca)
+{
+	for (size_t i = 0; i < hca->n_ports; i++)
+		if (hca->ports[i].state == RP_PORT_ACTIVE)
+			return true;
+	return false;
+}
+
+/* Is the merged bus id 0000:00:00.0? NCCL's NIC node id is then 0 (NCCL_TOPO_LOCAL_NIC_ID of bus id
+ * 0), the id every adapter not on PCI shares (topo.cc ncclTopoAddCpu: NCCL_TOPO_LOCAL_NIC_ID(numa,
+ * 0), the numa bits masked away by NCCL_TOPO_ID): the two land on ONE NIC node, created by whichever
+ * ncclTopoAddPci/ncclTopoAddCpu meets first and hanging where that one put it. */
+static bool merged_is_zero(const char *merged)
+{
+	return strcmp(last_comp(merged), "0000:00:00.0") == 0;
+}
+
+/* The chain of the first adapter (node order) NCCL sees whose merged bus id is 0000:00:00.0 and that
+ * hangs off the first CPU; false when there is none. */
+static bool zero_nic_on_first_cpu(const struct rp_node *node, const struct rp_topo_merge *m, int first,
+				  struct topo_chain *c)
+{
+	char merged[RP_PATHBUF];
+
+	for (size_t i = 0; i < node->n_hcas; i++) {
+		const struct rp_hca *h = &node->hcas[i];
+
+		if (!hca_active(h) || !hca_merged_path(node, h, m, merged, sizeof(merged)) || !merged_is_zero(merged))
+			continue;
+		chain_build(node->sysfs_root, merged, h->numa_node, c);
+		chain_flatten_bcm(c);
+		if (c->cpu_numa == first)
+			return true;
+	}
+	return false;
+}
+
+/* Does NCCL see an adapter that is not on PCI? */
+static bool any_nic_off_pci(const struct rp_node *node, const struct rp_topo_merge *m)
+{
+	char merged[RP_PATHBUF];
+
+	for (size_t i = 0; i < node->n_hcas; i++)
+		if (hca_active(&node->hcas[i]) && !hca_merged_path(node, &node->hcas[i], m, merged, sizeof(merged)))
+			return true;
+	return false;
+}
+
+/* An adapter's place in NCCL's graph. Not on PCI: the shared NIC node under the first CPU, linked
+ * at LOC_BW, unless an adapter merged to 0000:00:00.0 under that same CPU created the node first
+ * (its PCI node sorts before the "nic" one there): then that adapter's chain. Merged to
+ * 0000:00:00.0 with an adapter off PCI present and its own CPU another one: the node the first
+ * CPU's "nic" made, as if off PCI. */
 static void chain_hca(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
 		      struct topo_chain *c)
 {
 	char merged[RP_PATHBUF];
+	int first;
 
 	if (!hca_merged_path(node, hca, m, merged, sizeof(merged))) {
+		first = first_cpu(node);
+		if (zero_nic_on_first_cpu(node, m, first, c))
+			return;
 		c->n = 0;
 		c->bw[0] = 3.4e38f;
-		c->cpu_numa = first_cpu(node);
+		c->cpu_numa = first;
 		return;
 	}
 	chain_build(node->sysfs_root, merged, hca->numa_node, c);
 	chain_flatten_bcm(c);
+	if (merged_is_zero(merged) && any_nic_off_pci(node, m) && c->cpu_numa != (first = first_cpu(node))) {
+		c->n = 0;
+		c->bw[0] = 3.4e38f;
+		c->cpu_numa = first;
+	}
 }
 
 /* The port rate NCCL gives the NIC's network link, GB/s (Mbps / 8000): the fastest usable port;

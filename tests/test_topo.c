@@ -407,6 +407,45 @@ static void test_sys_bw_per_cpu(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
+/* A NIC on a root bus at 0000:00:1d.0 merges (ncclIbGetPciPath, both device digits zeroed) into
+ * 0000:00:00.0, which exists (the host bridge): on PCI, NIC id 0, the id NCCL gives the node every
+ * adapter off PCI shares (src/graph/topo.cc ncclTopoAddCpu and ncclTopoAddPci, 2.30.7). With rxe0
+ * there, the first CPU's "nic" creates that node first (the CPU of the first GPU, NUMA 1 here), and
+ * the NIC joins it: PHB from the GPU on NUMA 1, not SYS. Without an adapter off PCI it stays on its
+ * own CPU (NUMA 0): SYS. Failed before: SYS in both. */
+static int machine_zero_merge(struct rp_fx *fx)
+{
+	int rc = rp_fx_gpu(fx, "pci0000:11/0000:11:02.0/0000:15:00.0", 1);
+
+	rc = rc ? rc : rp_fx_pci(fx, "pci0000:00/0000:00:00.0", 0x8086, 0x09a2, 0x060000, 0);
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_2", "pci0000:00/0000:00:1d.0", 0, "1.0", NULL);
+	rc = rc ? rc : rp_fx_port(fx, "mlx5_2", 1, &rp_fx_port_ib_ndr_active);
+	rc = rc ? rc : rp_fx_hca(fx, "rxe0", NULL, -1, "1.0", NULL);
+	return rc ? rc : rp_fx_port(fx, "rxe0", 1, &rp_fx_port_eth_100_active);
+}
+
+static void test_zero_merged_nic_joins_virtual(void **state)
+{
+	struct rp_node node;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, machine_zero_merge, &node);
+	assert_int_equal(path_of(&node, "0000:15:00.0", "mlx5_2"), RP_PATH_PHB);
+	assert_int_equal(path_of(&node, "0000:15:00.0", "rxe0"), RP_PATH_PHB);
+	rp_node_fini(&node);
+	assert_int_equal(rp_fx_remove(&fx, "class/infiniband/rxe0"), 0);
+	{
+		struct rp_discover_opts opts = { 0 };
+
+		opts.sysfs_root = fx.root;
+		assert_int_equal(rp_node_discover(&node, &opts), 0);
+	}
+	assert_int_equal(node.n_hcas, 1);
+	assert_int_equal(path_of(&node, "0000:15:00.0", "mlx5_2"), RP_PATH_SYS);
+	rp_test_discover_done(&fx, &node);
+}
+
 /* The CPU classes of ncclTopoAddCpu / ncclTopoGetInterCpuBw (src/graph/topo.cc) from a modalias,
  * and their release boundaries, which must be those of nccl_rules.c's table: Intel family 6 models
  * 0xCF (ERP 40) and 0x8F (SRP 22) from v2.26.2-1, 0x55 SKL 10, older 6; AMD 16 from v2.19.1-1;
@@ -657,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_link_nvml),
 		cmocka_unit_test(test_sys_bw_per_cpu),
 		cmocka_unit_test(test_topo_cpu_classes),
+		cmocka_unit_test(test_zero_merged_nic_joins_virtual),
 		cmocka_unit_test(test_nic_bus_id_merge),
 		cmocka_unit_test(test_bcm_one_level),
 		cmocka_unit_test(test_path_parse),
