@@ -113,8 +113,7 @@ int rp_topo_cpu_from_modalias(const char *text, uint32_t version, struct rp_topo
 			return -EINVAL;
 		snprintf(cpu->arch, sizeof(cpu->arch), "x86_64");
 		snprintf(cpu->vendor, sizeof(cpu->vendor), "%s", x86_vendor_name(ven));
-		/* The kernel's family and model; NCCL's (base + extended << 4) differ only for families
-		 * above 0xf, which no class depends on. */
+		/* The kernel's family and model, as cpu_here() reports them too. */
 		cpu->family = (int)fam;
 		cpu->model = (int)mod;
 	} else if (strncmp(type, "aarch64", 7) == 0 || strncmp(type, "arm64", 5) == 0) {
@@ -147,7 +146,12 @@ static void cpu_here(uint32_t version, struct rp_topo_cpu *cpu)
 			snprintf(cpu->vendor, sizeof(cpu->vendor), "%s", vendor);
 		}
 		if (__get_cpuid(1, &a, &b, &c, &d)) {
-			cpu->family = (int)(((a >> 8) & 0xf) + (((a >> 20) & 0xff) << 4));
+			/* As the kernel numbers them (the modalias' figures): NCCL adds the extended
+			 * family << 4 whatever the base family, which differs only above 0xf, where no
+			 * class looks (Intel 6, Zhaoxin 7). The model is base + extended << 4 in both. */
+			unsigned base = (a >> 8) & 0xf;
+
+			cpu->family = (int)(base == 0xf ? base + ((a >> 20) & 0xff) : base);
 			cpu->model = (int)(((a >> 4) & 0xf) + (((a >> 16) & 0xf) << 4));
 		}
 	}

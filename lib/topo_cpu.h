@@ -28,7 +28,7 @@
 struct rp_topo_cpu {
 	char arch[16];                /* "x86_64", "arm64", "ppc64", or "" when unknown */
 	char vendor[16];              /* x86: the CPUID vendor string ("GenuineIntel"); else "" */
-	int family, model;            /* x86 as NCCL computes them; -1 when unknown */
+	int family, model;            /* x86, as the kernel numbers them (AMD Zen 3: 25, 1); -1 unknown */
 	const char *cls;              /* NCCL's class: "intel_skl", "amd", "arm", "unknown", ... */
 	float sys_bw;                 /* NCCL's inter-CPU link bandwidth, GB/s */
 	char source[RP_PATHBUF + 64]; /* "<root>/devices/system/cpu/modalias" or "cpuid (this machine)" */
