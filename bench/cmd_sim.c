@@ -32,6 +32,8 @@
 #include "engine_cli.h"
 #include "matrix.h"
 #include "mpi_plugin.h"
+#include "mx_progress.h"
+#include "mx_results.h"
 #include "oob_mpi.h"
 #include "opts.h"
 #include "schedule.h"
@@ -57,7 +59,7 @@ struct sim_opts {
 	bool hold;
 	char hold_off[160];
 	enum rp_list_mode list_pairs;
-	bool summary;
+	bool summary, nodes_all, junit_pairs;
 	uint64_t seed;
 	unsigned sweep;
 	struct rp_pattern pattern;
@@ -129,7 +131,7 @@ static int sim_opts_check(struct sim_opts *o)
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 12];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 16];
 	size_t n;
 	int rc;
 
@@ -148,8 +150,10 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "pattern", 'p', RP_OPT_STR, &o->pattern_s, 0, 0, "P", "full, rail, intra, shift, sample:K (default full)", NULL },
 		{ "seed", 0, RP_OPT_U64, &o->seed, 0, 1.8e19, "N", "seed of sample:K (default 1)", NULL },
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
-		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
+		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML: a test case per endpoint (failures name their pairs) and per node", NULL },
+		{ "junit-pairs", 0, RP_OPT_FLAG, &o->junit_pairs, 0, 0, NULL, "--junit: a test case per pair instead of per endpoint (large: 84,000 cases at 1,024 x 8)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
+		{ "nodes-all", 0, RP_OPT_FLAG, &o->nodes_all, 0, 0, NULL, "a line for every node on stdout (default: the nodes with a finding)", NULL },
 		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once (auto: 64; off)", NULL },
 		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: bandwidth on the probe's connection (matrix --hold)", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list (matrix --list-pairs): all, notable, auto (default)", NULL },
@@ -175,6 +179,8 @@ struct sim_front {
 	double real_rounds_s;         /* real time of the rounds on this host, rank 0's writes taken out */
 	size_t writes;
 	size_t heap_max;              /* the most heap in use at a sample (heap_sample) */
+	struct mx_progress prog;      /* the progress line's clock (the virtual one) */
+	size_t sweep_k, sweep_n;      /* the sweep's first pass: rounds done, in all */
 	char banner[512], title[512];
 };
 
@@ -291,20 +297,34 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 
 	heap_sample(F);
 	collect_advance(F);
-	if (k + 1 == n_rounds || (k + 1) % 64 == 0)
-		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s %zu of %zu done: %zu pairs, %zu failed, %.1f s projected\n",
-			retest ? "retest round" : F->S.run.in_late ? "late round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
+	mx_progress_note(&F->prog, false, F->S.vclock);
+	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds)) {
+		char line[256];
+
+		mx_progress_format(line, sizeof(line), retest ? "retest round" : F->S.run.in_late ? "late round" : "round",
+				   k + 1, n_rounds, F->sweep_k, F->sweep_n, mx_results_failed(&F->S.run.mr), F->S.vclock,
+				   mx_progress_eta(&F->prog, n_rounds - k - 1, F->sweep_n - F->sweep_k));
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s (the projected clock)\n", line);
+	}
 	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)
 		files_write(F);
 }
 
 static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
-	(void)pass;
-	(void)k;
-	(void)n_rounds;
-	heap_sample(arg);
-	collect_advance(arg);
+	struct sim_front *F = arg;
+
+	heap_sample(F);
+	collect_advance(F);
+	mx_progress_note(&F->prog, true, F->S.vclock);
+	if (pass == 1) {
+		F->sweep_k = k + 1;
+		F->sweep_n = n_rounds;
+	}
+	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds))
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): reachability %s %zu of %zu done: %zu failed so far, %.1f s in "
+			"(the projected clock)\n", pass == 2 ? "sweep retest" : F->S.run.sweep.screen_s > 0 ? "screen" : "sweep",
+			k + 1, n_rounds, mx_results_failed(&F->S.run.mr), F->S.vclock);
 }
 
 static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)
@@ -399,7 +419,7 @@ static int sim_finish(struct sim_front *F)
 /* The model, the simulation, the rounds, the verdict. */
 static int sim_run(struct sim_opts *o, int argc, char **argv)
 {
-	struct sim_front F = { .o = o };
+	struct sim_front F = { .o = o, .prog = { .interval_s = MX_PROGRESS_INTERVAL_S, .last_real = -1 } };
 	const struct rp_mpi_plugin *mpi = NULL;
 	struct rp_sim_model m;
 	struct rp_sim_error err;
@@ -432,13 +452,13 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		status = rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
 		goto out;
 	}
-	snprintf(F.banner, sizeof(F.banner), "SIMULATED: fabric model %s, no adapter was measured", o->model);
+	snprintf(F.banner, sizeof(F.banner), "SIMULATED: fabric model %s: every result is the model's, not hardware's", o->model);
 	snprintf(F.title, sizeof(F.title), "SIMULATED rdmaprobe matrix --transport sim --fabric-model %s", o->model);
 	F.out = (struct mx_out){
 		.cmd_line = F.title, .argc = argc, .argv = argv, .cfg = &o->eng.cfg,
 		.pattern = o->pattern_text, .seed = o->seed, .vcfg = &o->vc.cfg, .eps = F.S.eps, .n_eps = F.S.n_eps,
 		.results = &F.S.run.mr, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),
-		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
+		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary, .nodes_all = o->nodes_all, .junit_pairs = o->junit_pairs,
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
 		.hold = F.S.run.hold, .hold_off = o->hold_off, .run = &F.S.run,

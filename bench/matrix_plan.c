@@ -42,14 +42,14 @@ int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)
 	return RP_EXIT_USAGE;
 }
 
-int mx_plan_model_load(const char *path, struct mx_plan_model *m)
+int mx_plan_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m)
 {
 	int rc;
 
 	mx_plan_model_default(m);
 	if (!path)
 		return -1;
-	rc = mx_plan_calibrate(path, m);   /* logged: the file and what is wrong with it */
+	rc = mx_plan_calibrate_opts(path, allow_simulated, m);   /* logged: the file and what is wrong with it */
 	if (!rc)
 		return -1;
 	return rc == -ENOMEM || rc == -EIO ? RP_EXIT_ENV : RP_EXIT_USAGE;
@@ -297,7 +297,7 @@ int mx_plan_print(const struct mx_plan_in *o)
 			rate[e] = o->rate;
 	}
 	mx_plan_run_of(o->cfg, o->concurrent_rails, o->sweep, &run);
-	status = mx_plan_model_load(o->calibrate_from, &m);
+	status = mx_plan_model_load(o->calibrate_from, o->allow_simulated, &m);
 	if (status >= 0)
 		goto out;
 	if (o->budget_s > 0) {

@@ -127,6 +127,10 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
  * -EACCES (cannot read it), -EINVAL (not JSON, not a matrix report, or no ok direction to fit from),
  * -ENOMEM; every error logged once naming the file and what is wrong, m left untouched. */
 int mx_plan_calibrate(const char *path, struct mx_plan_model *m);
+/* The same; a simulated run's report (its top-level "simulated": true: the model's figures, not a
+ * fabric's) is refused with -EINVAL (logged, naming --allow-simulated) unless allow_simulated.
+ * mx_plan_calibrate refuses it. */
+int mx_plan_calibrate_opts(const char *path, bool allow_simulated, struct mx_plan_model *m);
 
 /* --- the budget (mx_plan_budget.c) ---------------------------------------------------------------- */
 
