@@ -662,9 +662,11 @@ const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair
 	case RP_PW_LOSSY: {
 		const struct rp_pair_ctr_side *sd = r->counters.src.verdict == RP_CV_LOSSY ? &r->counters.src : &r->counters.dst;
 
-		snprintf(buf, len, "lossy: %s %s:%d: %s (bandwidth passed; the link drops packets)",
+		snprintf(buf, len, "lossy: %s %s:%d: %s (bandwidth passed; %s)",
 			 sd == &r->counters.src ? "src" : "dst", sd == &r->counters.src ? r->src.device : r->dst.device,
-			 sd == &r->counters.src ? r->src.port : r->dst.port, sd->reason);
+			 sd == &r->counters.src ? r->src.port : r->dst.port, sd->reason,
+			 sd->cls == RP_CC_RESEND ? "resent above --max-errors resend, with no sequence gap" :
+			 "the link drops packets");
 		return buf;
 	}
 	case RP_PW_MTU_MISMATCH:

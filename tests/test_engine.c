@@ -179,7 +179,7 @@ static void test_loopback_ok(void **state)
 }
 
 /* Port counters around the run: each side snapshots its own port (here both ends are fake0:1 of an
- * rxe-like fixture tree), a retransmission counter that moves during the run makes both sides'
+ * rxe-like fixture tree), a sequence-gap counter (rcvd_seq_err: loss) that moves during the run makes both sides'
  * judgement lossy with the counter named, and the target's side reaches the writer's result through
  * the RESULT message (nothing else fills counters.dst there). With the counter left alone both sides
  * are measured and ok, nothing moved but what rxe counts for every packet. Fails before the engine
@@ -205,7 +205,7 @@ static void test_loopback_counters(void **state)
 
 	fk_reset();
 	fk_ctr_fx = &fx;
-	fk_ctr_rel = "class/infiniband/fake0/ports/1/hw_counters/completer_retry_err";
+	fk_ctr_rel = "class/infiniband/fake0/ports/1/hw_counters/rcvd_seq_err";
 	fk_ctr_at = 50;
 	fk_ctr_value = 37;
 	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
@@ -217,9 +217,9 @@ static void test_loopback_counters(void **state)
 		assert_int_equal(sd->verdict, RP_CV_LOSSY);
 		assert_int_equal(sd->cls, RP_CC_RETRANS);
 		assert_int_equal(sd->n, 1);
-		assert_string_equal(sd->c[0].name, "completer_retry_err");
+		assert_string_equal(sd->c[0].name, "rcvd_seq_err");
 		assert_int_equal(sd->c[0].delta, 37);
-		assert_non_null(strstr(sd->reason, "completer_retry_err +37"));
+		assert_non_null(strstr(sd->reason, "rcvd_seq_err +37"));
 	}
 	/* no sysfs at all: nothing read, nothing judged, the pair unaffected */
 	fk_reset();
