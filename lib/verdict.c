@@ -645,7 +645,8 @@ static void counts_fill(const uint32_t *pair_eps, const struct rp_pairs *ps, str
 		v->n_interval_drop += (w >> RP_PW_INTERVAL_DROP) & 1u;
 		v->n_lossy += (w >> RP_PW_LOSSY) & 1u;
 		v->n_mtu_mismatch += (w >> RP_PW_MTU_MISMATCH) & 1u;
-		for (int side = 0; side < 2; side++) {
+		/* a self pair (s == d) is one pair of its endpoint, not two */
+		for (int side = 0; side < (pair_eps[2 * i] == pair_eps[2 * i + 1] ? 1 : 2); side++) {
 			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
 
 			ve->pairs++;
@@ -700,7 +701,10 @@ int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 
 		if (ve->measured && !ve->worked && ve->confirmed == ve->failed) {
 			ve->drain = true;
-			snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed", ve->pairs);
+			if (ve->pairs == 1)
+				snprintf(ve->why, sizeof(ve->why), "reached no peer: its only pair failed");
+			else
+				snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed", ve->pairs);
 		} else if (ve->worked && cov[ve->fabric] > max_cov) {
 			max_cov = cov[ve->fabric];
 		}

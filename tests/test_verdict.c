@@ -499,6 +499,30 @@ static void retest_with(struct fixture *f, size_t i, enum rp_status st, double g
 	rp_retest_merge(&f->res[i], &again);
 }
 
+/* Issue 26 item 20: an adapter whose one pair (with itself) failed, confirmed: drained with a reason
+ * that counts one pair. Failed before: "reached no peer: all 2 pairs failed" (a self pair counted
+ * once per side). */
+static void test_self_pair_counted_once(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c = cfg_none();
+	struct rp_verdict v;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	ep_add(&f, "vm", "rxe3", 10);
+	pair_add(&f, 0, 0, RP_ST_TIMEOUT, 0);
+	rp_pair_result_record_attempt(&f.res[0], 14);
+	retest_with(&f, 0, RP_ST_TIMEOUT, 0, 20);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(f.res[0].confirm, RP_CONFIRM_CONFIRMED);
+	assert_int_equal(v.eps[0].pairs, 1);
+	assert_int_equal(v.eps[0].failed, 1);
+	assert_true(v.eps[0].drain);
+	assert_string_equal(v.eps[0].why, "reached no peer: its only pair failed");
+	rp_verdict_fini(&v);
+}
+
 /* Under CPU contention one sample of a healthy pair came out an outlier; its retest is in line, the
  * outlier rule judged again on the new measurement clears it: ok, flaky (a warning with both
  * results), the run passes, nothing drained. */
@@ -918,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_apply_is_idempotent),
 		cmocka_unit_test(test_bidir_each_direction_judged),
 		cmocka_unit_test(test_direction_far_below_its_reverse),
+		cmocka_unit_test(test_self_pair_counted_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
