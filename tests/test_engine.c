@@ -124,6 +124,29 @@ static void test_rtr_resolution(void **state)
 	assert_true(fk_all_released());
 }
 
+/* Issue 26 item 20: an RTR refused (EINVAL) on a port whose GID is link-local says that no routable
+ * GID exists, naming the port and the address, not just "Invalid argument". Failed before: the
+ * reason was "modify qp ... to RTR toward fake0 port 1: Invalid argument". */
+static void test_rtr_no_routable_gid(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.n_qps = 1;
+	fk_gid_link_local = true;
+	fk_fail_at = 21;
+	fk_fail_errno = EINVAL;
+	drive_pair(&cfg, &r);
+	assert_int_equal(fk_failed_step, ST_RTR);
+	assert_int_equal(r.status, RP_ST_RTR);
+	if (!strstr(r.reason, "no routable GID: fake0 port 1 uses GID fe80::") || !strstr(r.reason, "(link-local)") ||
+	    !strstr(r.reason, strerror(EINVAL)))
+		fail_msg("reason: %s", r.reason);
+	assert_true(fk_all_released());
+}
+
 /* The QP attributes are NCCL's, except the probe's timeout and retry count from the config. */
 static void test_nccl_attributes(void **state)
 {
@@ -542,6 +565,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_fail_at_every_step, setup),
 		cmocka_unit_test_setup(test_rtr_resolution, setup),
+		cmocka_unit_test_setup(test_rtr_no_routable_gid, setup),
 		cmocka_unit_test_setup(test_nccl_attributes, setup),
 		cmocka_unit_test_setup(test_loopback_ok, setup),
 		cmocka_unit_test_setup(test_loopback_counters, setup),
