@@ -388,8 +388,10 @@ int cmd_pair(int argc, char **argv)
 		return status;
 	status = rp_cli_select_ports("pair", o.spec, o.ib_port, o.e.gid_seen ? o.e.gid_index : -1, o.e.ver.version,
 				     &ports, &n_ports, &node);
-	if (!status)   /* fails the run at the end (exit 1), as 'nccl' does */
+	if (!status) {   /* fails the run at the end (exit 1), as 'nccl' does */
 		rp_cli_nccl_crash(&o.e, "pair", &node);
+		rp_cli_named_unusable(&o.e, "pair", o.spec, &node);
+	}
 	rp_node_fini(&node);
 	if (status)
 		return status;
