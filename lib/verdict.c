@@ -221,9 +221,11 @@ static enum dir_outcome dir_decide(const struct rp_verdict_cfg *cfg, const struc
 			return DIR_BELOW_LINK;
 		}
 	}
-	if (cfg->outlier > 0 && in->rev > 0 && in->gbps < RP_VERDICT_REVERSE_RATIO * in->rev)
-		return DIR_BELOW_REVERSE;
-	return m >= 0 && in->gbps < cfg->outlier * m ? DIR_OUTLIER : DIR_OK;
+	if (m >= 0 && in->gbps < cfg->outlier * m)
+		return DIR_OUTLIER;
+	/* what the medians cannot see: two adapters, a row of one pair */
+	return cfg->outlier > 0 && in->rev > 0 && in->gbps < RP_VERDICT_REVERSE_RATIO * in->rev ? DIR_BELOW_REVERSE
+												  : DIR_OK;
 }
 
 static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result *r, double m, double rev)
