@@ -510,26 +510,25 @@ static void over_text(const struct rp_ctr_limit *l, const char *what, uint64_t s
 		snprintf(r, size, "%s %" PRIu64 " above %g: ", what, sum, l->value);
 }
 
-/* Loss against retransmission. A sequence gap (a packet that never arrived) is loss; then the
- * side's retransmissions were loss too, and gaps and retransmissions together are judged against
- * "retrans". Retransmissions without a gap (duplicates, a sender's timeouts) say the data arrived
- * and was resent: a slow or CPU-starved peer or a lost ACK: reported in the reason, not lossy,
- * unless "resend" has a limit of its own. */
+/* Loss against retransmission, each judged on its own. Sequence gaps (a packet that never arrived)
+ * are loss: lossy above "retrans", the resends listed after them as what the loss cost.
+ * Retransmissions without a gap (duplicates, a sender's timeouts) say the data arrived and was
+ * resent: a slow or CPU-starved peer or a lost ACK: named in the reason, not lossy, unless "resend"
+ * has a limit of its own. On the soft-device test bed under host contention a healthy link shows
+ * up to 214 resends and 0-7 gaps per 13 MB; 5% netem loss 19-57 gaps per 2-4 MB (e2e 12, 26, 72). */
 static void judge_transport(const struct rp_ctr_delta *d, uint64_t bytes, const struct rp_ctr_limits *lim,
 			    struct rp_ctr_judgement *j)
 {
 	uint64_t gaps = class_sum(d, RP_CC_RETRANS), resent = class_sum(d, RP_CC_RESEND);
-	uint64_t both = gaps > UINT64_MAX - resent ? UINT64_MAX : gaps + resent;
 	double rate;
 
-	if (gaps && over_limit(&lim->cls[RP_CC_RETRANS], both, bytes, &rate)) {
+	if (gaps && over_limit(&lim->cls[RP_CC_RETRANS], gaps, bytes, &rate)) {
 		j->verdict = RP_CV_LOSSY;
 		j->cls = RP_CC_RETRANS;
-		over_text(&lim->cls[RP_CC_RETRANS], "packet loss: sequence gaps and retransmissions", both, rate,
-			  j->reason, sizeof(j->reason));
+		over_text(&lim->cls[RP_CC_RETRANS], "packet loss: sequence gaps", gaps, rate, j->reason, sizeof(j->reason));
 		list_moved(d, RP_CC_RETRANS, j->reason, sizeof(j->reason));
 		if (resent)
-			strncat(j->reason, ", ", sizeof(j->reason) - strlen(j->reason) - 1);
+			strncat(j->reason, "; resent: ", sizeof(j->reason) - strlen(j->reason) - 1);
 		list_moved(d, RP_CC_RESEND, j->reason, sizeof(j->reason));
 		return;
 	}

@@ -22,7 +22,9 @@ if grep -E '^ *warning:|WARNING|lossy:|drops packets|[1-9][0-9]* lossy' "$RP_RES
 	echo "FAIL: the quick start shows a warning on a healthy test bed (above)"
 	exit 1
 fi
-"$RP_BIN" loopback -d rxe0,rxe1,rxe2 --no-self -n 200 --json "$RP_RESULTS/healthy.json" \
+# --outlier 0: this part is about the counters (under the shared host's contention a healthy rxe
+# pair can be an outlier against its row, a failure the quick start may show, not a warning)
+"$RP_BIN" loopback -d rxe0,rxe1,rxe2 --no-self -n 200 --outlier 0 --json "$RP_RESULTS/healthy.json" \
 	>"$RP_RESULTS/stdout2" 2>"$RP_RESULTS/stderr2"
 rc=$?
 [ "$rc" -eq 0 ] || { cat "$RP_RESULTS/stdout2"; echo "FAIL: healthy loopback exited $rc"; exit 1; }
