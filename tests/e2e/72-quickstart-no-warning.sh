@@ -16,12 +16,16 @@ rc=$?
 cat "$RP_RESULTS/stdout"
 [ "$rc" -eq 0 ] || { tail -20 "$RP_RESULTS/stderr"; echo "FAIL: quickstart --show exited $rc"; exit 1; }
 grep -q '^verdict: ' "$RP_RESULTS/stdout" || { echo "FAIL: no verdict line"; exit 1; }
-# a pair's "    warning: ..." line, a WARNING on stderr copied to stdout, a lossy count on the verdict
-# line ("Health / no warning" from devices is the healthy answer, not a warning)
-if grep -E '^ *warning:|WARNING|lossy:|drops packets|[1-9][0-9]* lossy' "$RP_RESULTS/stdout"; then
+# a pair's "    warning: ..." line, a WARNING, a lossy count on the verdict line ("Health / no
+# warning" from devices is the healthy answer, not a warning). Two warnings say what the shared
+# 2-core host did to the emulated guest, not the link, and are tolerated with a note: flaky (a
+# sample that failed and passed its retest) and interval_drop (a stalled vCPU; see e2e 10).
+if grep -E '^ *warning:|WARNING|lossy:|drops packets|[1-9][0-9]* lossy' "$RP_RESULTS/stdout" |
+	grep -vE '^ *warning: (flaky|interval_drop):'; then
 	echo "FAIL: the quick start shows a warning on a healthy test bed (above)"
 	exit 1
 fi
+grep -E '^ *warning: (flaky|interval_drop):' "$RP_RESULTS/stdout" | sed 's/^/note (host contention): /'
 # --outlier 0: this part is about the counters (under the shared host's contention a healthy rxe
 # pair can be an outlier against its row, a failure the quick start may show, not a warning)
 "$RP_BIN" loopback -d rxe0,rxe1,rxe2 --no-self -n 200 --outlier 0 --json "$RP_RESULTS/healthy.json" \
