@@ -1,7 +1,7 @@
 /* counters.c: counter snapshots, deltas, classes, limits and the judgement; see counters.h.
  *
  * Names and widths: K drivers/infiniband/core/sysfs.c (PMA attributes), ib/hw/mlx5/counters.c,
- * ib/sw/rxe/rxe_hw_counters.c, bnxt_re and irdma (../shared/notes/health-signals.md, 1).
+ * ib/sw/rxe/rxe_hw_counters.c, bnxt_re and irdma (doc/health-signals.md, section 1).
  *
  * Measured on the Soft-RoCE test bed (Linux 6.1, tests/e2e/19-devices-health.sh): a 300 x 4 KiB
  * loopback pair each way over a link with 5% netem loss moves completer_retry_err (10-21),

@@ -1,4 +1,4 @@
-/* counters.h: RDMA port error counters around a measurement (../shared/notes/health-signals.md, 1).
+/* counters.h: RDMA port error counters around a measurement (doc/health-signals.md, section 1).
  *
  * A snapshot reads, in one pass each, a port's PMA counters (class/infiniband/<dev>/ports/<p>/
  * counters/), its driver counters (ports/<p>/hw_counters/) and the device-level driver counters

@@ -1,5 +1,5 @@
 /* health.h: static health checks of a node: what can be read before anything is measured
- * (../shared/notes/health-signals.md). Ports against their siblings, PCIe links against what both
+ * (doc/health-signals.md). Ports against their siblings, PCIe links against what both
  * ends can do, the expected rate of each adapter port, ACS on the GPU-adapter paths, and GPUDirect
  * readiness (IOMMU, nvidia-peermem, dma-buf) without a GPU driver call.
  *

@@ -9,7 +9,7 @@
  * acs_redirect: for each GPU and each of its nearest adapters that share a PCIe switch with it (path
  * PIX or PXB; through the root complex the traffic takes that way anyway), every bridge on the path
  * below their common ancestor. Upstream forwarding alone is not flagged: inside a switch it does not
- * change where a P2P request goes (health-signals.md, 3).
+ * change where a P2P request goes (doc/health-signals.md, section 3).
  */
 #include <dlfcn.h>
 #include <errno.h>

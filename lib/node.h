@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_NAME_MAX 64   /* device, netdev, GPU names */
+#include "util.h"   /* RP_NAME_MAX */
+
 #define RP_PCI_MAX 16    /* "dddd:bb:dd.f" and its NUL */
 #define RP_PATHBUF 512   /* a sysfs path */
 #define RP_GID_TEXT 40   /* "fe80:0000:...:0001" and its NUL */

@@ -1,5 +1,5 @@
 /* pcie.h: PCIe link speed and width, the PCI path of a device hop by hop, and ACS from config space
- * (../shared/notes/health-signals.md, 2 and 3).
+ * (doc/health-signals.md, sections 2 and 3).
  *
  * Link bandwidth. A lane's data rate is its transfer rate less the line encoding, as the kernel
  * counts it (drivers/pci/pci.h PCIE_SPEED2MBS_ENC): 2.5 and 5 GT/s use 8b/10b (x 0.8: 2 and 4

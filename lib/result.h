@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "node.h"
+#include "util.h"   /* RP_NAME_MAX */
 
 enum rp_status {
 	RP_ST_OK = 0,

@@ -1,5 +1,5 @@
 /* sysfs.h: reading /sys (or a fixture tree standing in for it) and one parser per file format
- * (../shared/notes/nccl-semantics.md, "sysfs formats").
+ * (doc/devices.md, "sysfs formats").
  *
  * Two layers:
  * - Parsers (rp_sysfs_parse_*) are pure functions over a NUL-terminated string, the text of one

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #define RP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define RP_NAME_MAX 64   /* device, netdev, GPU and host names */
 
 /* Unsigned decimal (or 0x hex when allow_hex) in [min, max]. No sign, no spaces. */
 int rp_parse_u64(const char *s, uint64_t min, uint64_t max, bool allow_hex, uint64_t *out_p);

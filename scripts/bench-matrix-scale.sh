@@ -12,7 +12,7 @@
 #                                          nohold (--hold off: the default sweep, every connection new);
 #                                          VARIANT@BIN runs it with the rdmaprobe binary BIN (another
 #                                          build, say the one before a change, in the same boot)
-#   RP_BENCH_NAME=matrix-scale             results/NAME.md and results/NAME-raw/
+#   RP_BENCH_NAME=matrix-scale             results/NAME.md and results/NAME-raw/ (git-ignored)
 #
 # Scenarios, each on E endpoints rxe0..rxe(E-1), rank N = node N on rxeN:
 #   healthy  every device on one bridge;

@@ -10,7 +10,7 @@
 # tx depth (128) and completion moderation (100); then ib_write_lat against `rdmaprobe pair --latency`
 # (64 B); then the time each tool takes to give up on an unreachable pair (rxe0 -> rxe2, which sits on
 # another bridge). Ratios are rdmaprobe / perftest; under QEMU TCG only ratios from one boot mean
-# anything (../shared/notes/rxe-testbed.md).
+# anything (doc/testbed.md, "What figures from the VM mean").
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

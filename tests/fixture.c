@@ -1,5 +1,6 @@
 /* fixture.c: fake sysfs trees for the tests; see fixture.h. */
 #include "fixture.h"
+#include "log.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -564,4 +565,11 @@ int rp_fx_machine_broken(struct rp_fx *fx)
 	rc = rc ? rc : rp_fx_symlink(fx, "devices/pci0000:00/0000:00:03.0/0000:af:00.0/infiniband/mlx5_4/device",
 				     "../../../0000:af:00.7");
 	return rc;
+}
+
+int quiet(void **state)
+{
+	(void)state;
+	rp_log_set_level(RP_LOG_ERROR);
+	return 0;
 }

@@ -576,13 +576,6 @@ static void test_cmd_devices_counters(void **state)
 	rp_fx_destroy(&fx);
 }
 
-static int quiet(void **state)
-{
-	(void)state;
-	rp_log_set_level(RP_LOG_ERROR);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

@@ -265,13 +265,6 @@ static void test_describe_fixture(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
-static int quiet(void **state)
-{
-	(void)state;
-	rp_log_set_level(RP_LOG_ERROR);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

@@ -823,13 +823,6 @@ static void test_cmd_nccl_mtu_mismatch(void **state)
 	rp_fx_destroy(&fx);
 }
 
-static int quiet(void **state)
-{
-	(void)state;
-	rp_log_set_level(RP_LOG_ERROR);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

@@ -19,102 +19,32 @@
 #include "fixture.h"
 #include "log.h"
 #include "nccl.h"
+#include "nodebuild.h"
 #include "testutil.h"
 #include "util.h"
 
 /* --- building nodes in memory ---------------------------------------------------------------- */
 
+/* The shared builder (tests/nodebuild.h) under this file's short names. */
 static struct rp_hca *add_hca(struct rp_node *n, const char *name)
 {
-	struct rp_hca *h;
-
-	n->hcas = realloc(n->hcas, (n->n_hcas + 1) * sizeof(*n->hcas));
-	assert_non_null(n->hcas);
-	h = &n->hcas[n->n_hcas++];
-	memset(h, 0, sizeof(*h));
-	rp_strlcpy(h->name, name, sizeof(h->name));
-	h->in_verbs = RP_TRI_UNKNOWN;
-	h->numa_node = -1;
-	h->node_type = 1;
-	return h;
+	return rp_test_hca(n, name, NULL);
 }
 
-static struct rp_port *add_port(struct rp_hca *h, int num, int state, enum rp_link_layer ll)
-{
-	struct rp_port *p;
-
-	h->ports = realloc(h->ports, (h->n_ports + 1) * sizeof(*h->ports));
-	assert_non_null(h->ports);
-	p = &h->ports[h->n_ports++];
-	memset(p, 0, sizeof(*p));
-	p->num = num;
-	p->state = state;
-	p->phys_state = state == RP_PORT_ACTIVE ? 5 : 3;
-	p->link_layer = ll;
-	return p;
-}
-
-/* Append GID entry number n_gids; text in any inet_pton(AF_INET6) form, NULL for an empty entry. */
-static void add_gid(struct rp_port *p, const char *text, enum rp_gid_type type)
-{
-	struct rp_gid *g;
-
-	p->gids = realloc(p->gids, (p->n_gids + 1) * sizeof(*p->gids));
-	assert_non_null(p->gids);
-	g = &p->gids[p->n_gids];
-	memset(g, 0, sizeof(*g));
-	g->index = (int)p->n_gids++;
-	if (text)
-		assert_int_equal(inet_pton(AF_INET6, text, g->raw), 1);
-	g->type = text ? type : RP_GID_TYPE_NONE;
-}
-
-/* The usual mlx5 RoCE table: 0 fe80 v1, 1 fe80 v2, 2 IPv4 v1, 3 IPv4 v2, then empty entries. */
+/* The usual mlx5 RoCE table over an IPv4 address. */
 static void add_mlx5_table(struct rp_port *p, const char *ipv4)
 {
 	char mapped[64];
 
 	snprintf(mapped, sizeof(mapped), "::ffff:%s", ipv4);
-	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_ROCE_V2);
-	add_gid(p, mapped, RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, mapped, RP_GID_TYPE_ROCE_V2);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
+	rp_test_gid_table(p, mapped);
 }
 
-/* An IB port with GID 0 = subnet prefix + GUID. */
-static struct rp_port *add_ib_port(struct rp_hca *h, int num, int state, const char *gid0)
-{
-	struct rp_port *p = add_port(h, num, state, RP_LL_INFINIBAND);
-
-	add_gid(p, gid0, RP_GID_TYPE_IB_ROCE_V1);
-	return p;
-}
-
-static void free_node(struct rp_node *n)
-{
-	for (size_t d = 0; d < n->n_hcas; d++) {
-		for (size_t i = 0; i < n->hcas[d].n_ports; i++)
-			free(n->hcas[d].ports[i].gids);
-		free(n->hcas[d].ports);
-	}
-	free(n->hcas);
-	free(n->gpus);
-	memset(n, 0, sizeof(*n));
-}
-
-/* n IB devices mlx5_0..mlx5_<n-1>, one ACTIVE port each, one subnet. */
-static void ib_node(struct rp_node *n, int count)
-{
-	char name[16];
-
-	memset(n, 0, sizeof(*n));
-	for (int i = 0; i < count; i++) {
-		snprintf(name, sizeof(name), "mlx5_%d", i);
-		add_ib_port(add_hca(n, name), 1, RP_PORT_ACTIVE, "fe80::1");
-	}
-}
+#define add_port rp_test_port
+#define add_gid rp_test_gid
+#define add_ib_port rp_test_ib_port
+#define free_node rp_test_node_free
+#define ib_node rp_test_ib_node
 
 /* --- helpers over results ---------------------------------------------------------------------- */
 
@@ -195,177 +125,130 @@ static int setup_log(void **state)
 
 /* --- the NCCL_IB_HCA parser -------------------------------------------------------------------- */
 
-static void test_spec_unset_and_empty_keep_all(void **state)
-{
-	struct rp_nccl_spec s;
+/* --- NCCL_IB_HCA parsing: one row a spec ------------------------------------------------------- */
 
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse(NULL, &s), 0);
-	assert_false(s.set);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_int_equal(rp_nccl_spec_parse("", &s), 0);
-	assert_true(s.set);
-	assert_int_equal(s.n_entries, 0);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_int_equal(rp_nccl_spec_parse("=", &s), 0);
-	assert_true(rp_nccl_spec_keeps(&s, "anything", 2));
+/* What a parsed spec looks like, in one line a row can state: "unset", else "^" when excluding, "="
+ * when exact, then the entries in brackets, each "name", "name:port" when a port was given, and
+ * "name:port:rail:plane" when 2.30.7's rail or plane fields are set. */
+static void spec_render(const struct rp_nccl_spec *s, char *buf, size_t len)
+{
+	size_t at;
+
+	if (!s->set) {
+		snprintf(buf, len, "unset");
+		return;
+	}
+	at = (size_t)snprintf(buf, len, "%s%s[", s->exclude ? "^" : "", s->exact ? "=" : "");
+	for (size_t i = 0; i < s->n_entries && at < len; i++) {
+		const struct rp_nccl_spec_entry *e = &s->entries[i];
+
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "", e->name);
+		if ((e->has_port || e->port != -1) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, ":%d", e->port);
+		if ((e->rail != -1 || e->plane != -1) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, ":%d:%d", e->rail, e->plane);
+	}
+	if (at < len)
+		snprintf(buf + at, len - at, "]");
 }
 
-static void test_spec_caret_alone_excludes_all(void **state)
-{
-	struct rp_nccl_spec s;
+struct spec_case {
+	const char *name;             /* the test's name */
+	const char *spec;             /* NULL: NCCL_IB_HCA unset */
+	uint32_t version;             /* 0: the newest release modelled */
+	const char *parsed;           /* spec_render() of the result */
+	const char *port_text;        /* the first entry's port_text; NULL: not checked */
+	const char *keeps[5];         /* "device:port" the spec keeps */
+	const char *drops[5];         /* "device:port" it does not */
+};
 
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("^", &s), 0);
-	assert_true(s.exclude);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_int_equal(rp_nccl_spec_parse("^=", &s), 0);
-	assert_true(s.exclude && s.exact);
-	assert_false(rp_nccl_spec_keeps(&s, "rxe0", 1));
-	assert_int_equal(rp_nccl_spec_parse("^,,", &s), 0);
-	assert_false(rp_nccl_spec_keeps(&s, "rxe0", 1));
-}
-
-static void test_spec_prefix_and_exact(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("mlx5_1", &s), 0);
-	assert_false(s.exact);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_11", 2));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_2", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_", 1));   /* shorter than the prefix */
-
-	assert_int_equal(rp_nccl_spec_parse("=mlx5_1", &s), 0);
-	assert_true(s.exact);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
-}
-
-static void test_spec_exclude_forms(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("^mlx5_1", &s), 0);
-	assert_true(s.exclude && !s.exact);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-
-	assert_int_equal(rp_nccl_spec_parse("^=mlx5_1", &s), 0);
-	assert_true(s.exclude && s.exact);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_10", 1));
-}
-
-/* Only "^" then "=" works: "=^x" is an exact match on the literal name "^x". */
-static void test_spec_equals_caret_is_literal(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("=^mlx5_0", &s), 0);
-	assert_false(s.exclude);
-	assert_true(s.exact);
-	assert_int_equal(s.n_entries, 1);
-	assert_string_equal(s.entries[0].name, "^mlx5_0");
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "^mlx5_0", 1));
-}
-
-static void test_spec_ports(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0:1,mlx5_1", &s), 0);
-	assert_int_equal(s.n_entries, 2);
-	assert_true(s.entries[0].has_port);
-	assert_int_equal(s.entries[0].port, 1);
-	assert_string_equal(s.entries[0].port_text, "1");
-	assert_false(s.entries[1].has_port);
-	assert_int_equal(s.entries[1].port, -1);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 2));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_1", 2));   /* missing port = every port */
-
+static const struct spec_case spec_cases[] = {
+	{ "spec unset keeps all", NULL, 0, "unset", NULL, { "mlx5_0:1" }, { NULL } },
+	{ "spec empty keeps all", "", 0, "[]", NULL, { "mlx5_0:1" }, { NULL } },
+	{ "spec '=' alone keeps all", "=", 0, "=[]", NULL, { "anything:2" }, { NULL } },
+	{ "spec '^' alone excludes all", "^", 0, "^[]", NULL, { NULL }, { "mlx5_0:1" } },
+	{ "spec '^=' excludes all", "^=", 0, "^=[]", NULL, { NULL }, { "rxe0:1" } },
+	{ "spec '^,,' excludes all", "^,,", 0, "^[]", NULL, { NULL }, { "rxe0:1" } },
+	/* Without '=' an entry is a prefix; a shorter name is no match. */
+	{ "spec prefix", "mlx5_1", 0, "[mlx5_1]", NULL, { "mlx5_1:1", "mlx5_10:1", "mlx5_11:2" },
+	  { "mlx5_2:1", "mlx5_:1" } },
+	{ "spec exact", "=mlx5_1", 0, "=[mlx5_1]", NULL, { "mlx5_1:1" }, { "mlx5_10:1" } },
+	{ "spec exclude prefix", "^mlx5_1", 0, "^[mlx5_1]", NULL, { "mlx5_0:1" }, { "mlx5_1:1", "mlx5_10:1" } },
+	{ "spec exclude exact", "^=mlx5_1", 0, "^=[mlx5_1]", NULL, { "mlx5_10:1" }, { "mlx5_1:1" } },
+	/* Only "^" then "=" works: "=^x" is an exact match on the literal name "^x". */
+	{ "spec '=^' is a literal name", "=^mlx5_0", 0, "=[^mlx5_0]", NULL, { "^mlx5_0:1" },
+	  { "mlx5_0:1", "mlx5_1:1" } },
+	/* A missing port is every port. */
+	{ "spec ports", "mlx5_0:1,mlx5_1", 0, "[mlx5_0:1,mlx5_1]", "1", { "mlx5_0:1", "mlx5_1:1", "mlx5_1:2" },
+	  { "mlx5_0:2" } },
 	/* 2.30.7 (src/misc/utils.cc parseStringList, strsep on ':'): port:rail:plane. */
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0:2:0:1,mlx5_1:1", &s), 0);
-	assert_int_equal(s.n_entries, 2);
-	assert_int_equal(s.entries[0].port, 2);
-	assert_int_equal(s.entries[0].rail, 0);
-	assert_int_equal(s.entries[0].plane, 1);
-	assert_string_equal(s.entries[0].port_text, "2:0:1");
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 2));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	{ "spec port:rail:plane (2.30.7)", "mlx5_0:2:0:1,mlx5_1:1", 0, "[mlx5_0:2:0:1,mlx5_1:1]", "2:0:1",
+	  { "mlx5_0:2" }, { "mlx5_0:1" } },
 	/* 2.30.4 (same file, the character loop): "2:0:1" is atoi() = 2, no rail or plane. */
-	assert_int_equal(rp_nccl_spec_parse_v("mlx5_0:2:0:1", RP_NCCL_V(2, 30, 4), &s), 0);
-	assert_int_equal(s.entries[0].port, 2);
-	assert_int_equal(s.entries[0].rail, -1);
-	assert_int_equal(s.entries[0].plane, -1);
-
+	{ "spec port:rail:plane (2.30.4)", "mlx5_0:2:0:1", RP_NCCL_V(2, 30, 4), "[mlx5_0:2]", NULL,
+	  { "mlx5_0:2" }, { "mlx5_0:1" } },
 	/* Up to 2.30.4 what atoi() makes of odd ports: "" and "x" are 0 (no port), "-1" every port. */
-	assert_int_equal(rp_nccl_spec_parse_v("mlx5_0:,mlx5_1:x,mlx5_2:-1", RP_NCCL_V(2, 30, 4), &s), 0);
-	assert_int_equal(s.n_entries, 3);
-	assert_int_equal(s.entries[0].port, 0);
-	assert_int_equal(s.entries[1].port, 0);
-	assert_int_equal(s.entries[2].port, -1);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_2", 2));
+	{ "spec odd ports (2.30.4)", "mlx5_0:,mlx5_1:x,mlx5_2:-1", RP_NCCL_V(2, 30, 4),
+	  "[mlx5_0:0,mlx5_1:0,mlx5_2:-1]", NULL, { "mlx5_2:2" }, { "mlx5_0:1", "mlx5_1:1" } },
 	/* 2.30.7: an empty port field is -1, every port; "x" is still atoi() = 0. */
-	assert_int_equal(rp_nccl_spec_parse_v("mlx5_0:,mlx5_1:x,mlx5_2::5", RP_NCCL_V(2, 30, 7), &s), 0);
-	assert_int_equal(s.entries[0].port, -1);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	assert_int_equal(s.entries[1].port, 0);
-	assert_int_equal(s.entries[2].port, -1);
-	assert_int_equal(s.entries[2].rail, 5);
+	{ "spec odd ports (2.30.7)", "mlx5_0:,mlx5_1:x,mlx5_2::5", RP_NCCL_V(2, 30, 7),
+	  "[mlx5_0:-1,mlx5_1:0,mlx5_2:-1:5:-1]", NULL, { "mlx5_0:1" }, { "mlx5_1:1" } },
 	/* atoi() is (int)strtol(): a number past LONG_MAX is LONG_MAX, whose low 32 bits are -1. */
-	assert_int_equal(rp_nccl_spec_parse("mlx5_9:99999999999999999999", &s), 0);
-	assert_int_equal(s.entries[0].port, -1);
-	assert_int_equal(rp_nccl_spec_parse("mlx5_9:4294967297", &s), 0);
-	assert_int_equal(s.entries[0].port, 1);
+	{ "spec port past LONG_MAX", "mlx5_9:99999999999999999999", 0, "[mlx5_9:-1]", NULL, { "mlx5_9:3" },
+	  { NULL } },
+	{ "spec port past INT_MAX wraps", "mlx5_9:4294967297", 0, "[mlx5_9:1]", NULL, { "mlx5_9:1" },
+	  { "mlx5_9:2" } },
+	{ "spec long port", "mlx5_0:111111111111111111111111111111111111111", 0, "[mlx5_0:-1]", NULL,
+	  { NULL }, { NULL } },
 	/* Plane and rail are int16_t: 65537 is 1. */
-	assert_int_equal(rp_nccl_spec_parse("mlx5_9:1:65537:65535", &s), 0);
-	assert_int_equal(s.entries[0].rail, 1);
-	assert_int_equal(s.entries[0].plane, -1);
-}
-
-static void test_spec_empty_entries_skipped(void **state)
-{
-	struct rp_nccl_spec s;
-
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse(",,mlx5_0,,,mlx5_1,", &s), 0);
-	assert_int_equal(s.n_entries, 2);
-	assert_string_equal(s.entries[0].name, "mlx5_0");
-	assert_string_equal(s.entries[1].name, "mlx5_1");
+	{ "spec rail and plane are int16_t", "mlx5_9:1:65537:65535", 0, "[mlx5_9:1:1:-1]", NULL, { NULL },
+	  { NULL } },
+	{ "spec empty entries skipped", ",,mlx5_0,,,mlx5_1,", 0, "[mlx5_0,mlx5_1]", NULL, { NULL }, { NULL } },
 	/* ":1" has no name: skipped like an empty entry. */
-	assert_int_equal(rp_nccl_spec_parse(":1,mlx5_2", &s), 0);
-	assert_int_equal(s.n_entries, 1);
-	assert_string_equal(s.entries[0].name, "mlx5_2");
+	{ "spec entry without a name skipped", ":1,mlx5_2", 0, "[mlx5_2]", NULL, { NULL }, { NULL } },
+	/* NCCL does not trim names. */
+	{ "spec leading space kept", "mlx5_0, mlx5_1", 0, "[mlx5_0, mlx5_1]", NULL, { NULL }, { "mlx5_1:1" } },
+	{ "spec trailing space kept", "mlx5_0 ", 0, "[mlx5_0 ]", NULL, { NULL }, { "mlx5_0:1" } },
+	/* After the port, atoi() stops at the space: the port still matches. */
+	{ "spec space after the port", "mlx5_0:1 ", 0, "[mlx5_0:1]", NULL, { "mlx5_0:1" }, { NULL } },
+};
+
+/* "device:port" of a row: the port after the last ':'. */
+static void split_dev_port(const char *dp, char *dev, size_t len, int *port)
+{
+	const char *colon = strrchr(dp, ':');
+
+	assert_non_null(colon);
+	snprintf(dev, len, "%.*s", (int)(colon - dp), dp);
+	*port = atoi(colon + 1);
 }
 
-static void test_spec_whitespace_not_trimmed(void **state)
+static void test_spec_case(void **state)
 {
+	const struct spec_case *c = *state;
 	struct rp_nccl_spec s;
+	char got[512], dev[RP_NAME_MAX];
+	int port;
 
-	(void)state;
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0, mlx5_1", &s), 0);
-	assert_int_equal(s.n_entries, 2);
-	assert_string_equal(s.entries[1].name, " mlx5_1");
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_1", 1));
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0 ", &s), 0);
-	assert_false(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
-	/* After the port, atoi() stops at the space: the port still matches. */
-	assert_int_equal(rp_nccl_spec_parse("mlx5_0:1 ", &s), 0);
-	assert_true(rp_nccl_spec_keeps(&s, "mlx5_0", 1));
+	if (c->version)
+		assert_int_equal(rp_nccl_spec_parse_v(c->spec, c->version, &s), 0);
+	else
+		assert_int_equal(rp_nccl_spec_parse(c->spec, &s), 0);
+	spec_render(&s, got, sizeof(got));
+	if (strcmp(got, c->parsed) != 0)
+		fail_msg("\"%s\" parsed as %s, want %s", c->spec ? c->spec : "(unset)", got, c->parsed);
+	if (c->port_text)
+		assert_string_equal(s.entries[0].port_text, c->port_text);
+	for (size_t i = 0; i < 5 && c->keeps[i]; i++) {
+		split_dev_port(c->keeps[i], dev, sizeof(dev), &port);
+		if (!rp_nccl_spec_keeps(&s, dev, port))
+			fail_msg("\"%s\" does not keep %s", c->spec ? c->spec : "(unset)", c->keeps[i]);
+	}
+	for (size_t i = 0; i < 5 && c->drops[i]; i++) {
+		split_dev_port(c->drops[i], dev, sizeof(dev), &port);
+		if (rp_nccl_spec_keeps(&s, dev, port))
+			fail_msg("\"%s\" keeps %s", c->spec ? c->spec : "(unset)", c->drops[i]);
+	}
 }
 
 static void test_spec_32_entry_limit(void **state)
@@ -996,21 +879,35 @@ static void test_gid_no_v2_takes_v1(void **state)
 
 static void test_addr_range_parse(void **state)
 {
+	static const struct {
+		const char *text;
+		int family;
+		int rc;                   /* 0 or -EINVAL */
+		int prefix_len, first;    /* when 0: the prefix length and the address's first byte */
+	} cases[] = {
+		{ "10.0.0.0/8", AF_INET, 0, 8, 10 },
+		{ "2001:db8::/32", AF_INET6, 0, 32, 0x20 },
+		{ "10.0.0.0", AF_INET, -EINVAL, 0, 0 },          /* no prefix length */
+		{ "10.0.0.0/33", AF_INET, -EINVAL, 0, 0 },
+		{ "10.0.0.0/x", AF_INET, -EINVAL, 0, 0 },
+		{ "/8", AF_INET, -EINVAL, 0, 0 },
+		{ "2001:db8::/32", AF_INET, -EINVAL, 0, 0 },     /* another family */
+		{ "10.0.0.0/8", AF_INET6, -EINVAL, 0, 0 },
+		{ "2001:db8::/129", AF_INET6, -EINVAL, 0, 0 },
+	};
 	struct rp_nccl_addr_range r;
 
 	(void)state;
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/8", AF_INET, &r), 0);
-	assert_int_equal(r.prefix_len, 8);
-	assert_int_equal(r.addr[0], 10);
-	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/32", AF_INET6, &r), 0);
-	assert_int_equal(r.prefix_len, 32);
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/33", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/x", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("/8", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/32", AF_INET, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("10.0.0.0/8", AF_INET6, &r), -EINVAL);
-	assert_int_equal(rp_nccl_addr_range_parse("2001:db8::/129", AF_INET6, &r), -EINVAL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = rp_nccl_addr_range_parse(cases[i].text, cases[i].family, &r);
+
+		if (rc != cases[i].rc)
+			fail_msg("\"%s\" (%s): %d, want %d", cases[i].text, cases[i].family == AF_INET ? "AF_INET" : "AF_INET6",
+				 rc, cases[i].rc);
+		if (rc == 0 && (r.prefix_len != cases[i].prefix_len || r.addr[0] != cases[i].first))
+			fail_msg("\"%s\": /%d first byte %d, want /%d %d", cases[i].text, r.prefix_len, r.addr[0],
+				 cases[i].prefix_len, cases[i].first);
+	}
 }
 
 static const char *const nccl_vars[] = {
@@ -1518,14 +1415,6 @@ static void test_cmd_exit_codes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spec_unset_and_empty_keep_all),
-		cmocka_unit_test(test_spec_caret_alone_excludes_all),
-		cmocka_unit_test(test_spec_prefix_and_exact),
-		cmocka_unit_test(test_spec_exclude_forms),
-		cmocka_unit_test(test_spec_equals_caret_is_literal),
-		cmocka_unit_test(test_spec_ports),
-		cmocka_unit_test(test_spec_empty_entries_skipped),
-		cmocka_unit_test(test_spec_whitespace_not_trimmed),
 		cmocka_unit_test(test_spec_32_entry_limit),
 		cmocka_unit_test(test_spec_overlong_rejected),
 		cmocka_unit_test(test_select_order_and_usable_ports),
@@ -1566,5 +1455,12 @@ int main(void)
 		cmocka_unit_test_setup(test_cmd_exit_codes, skip_without_bin),
 	};
 
-	return cmocka_run_group_tests_name("nccl", tests, setup_log, NULL);
+	struct CMUnitTest spec[sizeof(spec_cases) / sizeof(spec_cases[0])];
+	int failed;
+
+	for (size_t i = 0; i < sizeof(spec) / sizeof(spec[0]); i++)
+		spec[i] = (struct CMUnitTest){ .name = spec_cases[i].name, .test_func = test_spec_case,
+					       .initial_state = (void *)&spec_cases[i] };
+	failed = cmocka_run_group_tests_name("nccl_spec", spec, setup_log, NULL);
+	return failed + cmocka_run_group_tests_name("nccl", tests, setup_log, NULL);
 }

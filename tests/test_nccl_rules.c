@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "nccl.h"
 #include "nccl_int.h"
+#include "nodebuild.h"
 #include "node_json.h"
 #include "testutil.h"
 #include "util.h"
@@ -39,77 +40,16 @@
 
 /* --- nodes in memory ------------------------------------------------------------------------- */
 
-static struct rp_hca *add_hca(struct rp_node *n, const char *name, const char *pci_path)
-{
-	struct rp_hca *h;
-
-	n->hcas = realloc(n->hcas, (n->n_hcas + 1) * sizeof(*n->hcas));
-	assert_non_null(n->hcas);
-	h = &n->hcas[n->n_hcas++];
-	memset(h, 0, sizeof(*h));
-	rp_strlcpy(h->name, name, sizeof(h->name));
-	h->in_verbs = RP_TRI_UNKNOWN;
-	h->numa_node = -1;
-	if (pci_path) {
-		const char *last = strrchr(pci_path, '/');
-
-		rp_strlcpy(h->pci_path, pci_path, sizeof(h->pci_path));
-		rp_strlcpy(h->pci, last ? last + 1 : pci_path, sizeof(h->pci));
-	}
-	return h;
-}
-
+/* The shared builder (tests/nodebuild.h) under this file's short names: ports are ACTIVE. */
 static struct rp_port *add_port(struct rp_hca *h, int num, enum rp_link_layer ll)
 {
-	struct rp_port *p;
-
-	h->ports = realloc(h->ports, (h->n_ports + 1) * sizeof(*h->ports));
-	assert_non_null(h->ports);
-	p = &h->ports[h->n_ports++];
-	memset(p, 0, sizeof(*p));
-	p->num = num;
-	p->state = RP_PORT_ACTIVE;
-	p->phys_state = 5;
-	p->link_layer = ll;
-	return p;
+	return rp_test_port(h, num, RP_PORT_ACTIVE, ll);
 }
 
-/* Append the next GID entry; NULL text: an empty entry. */
-static void add_gid(struct rp_port *p, const char *text, enum rp_gid_type type)
-{
-	struct rp_gid *g;
-
-	p->gids = realloc(p->gids, (p->n_gids + 1) * sizeof(*p->gids));
-	assert_non_null(p->gids);
-	g = &p->gids[p->n_gids];
-	memset(g, 0, sizeof(*g));
-	g->index = (int)p->n_gids++;
-	if (text)
-		assert_int_equal(inet_pton(AF_INET6, text, g->raw), 1);
-	g->type = text ? type : RP_GID_TYPE_NONE;
-}
-
-/* 0 fe80 v1, 1 fe80 v2, 2 <addr> v1, 3 <addr> v2, 4 and 5 empty (the usual mlx5 table). */
-static void add_table(struct rp_port *p, const char *addr)
-{
-	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, "fe80::ba59:9fff:fe00:1", RP_GID_TYPE_ROCE_V2);
-	add_gid(p, addr, RP_GID_TYPE_IB_ROCE_V1);
-	add_gid(p, addr, RP_GID_TYPE_ROCE_V2);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
-	add_gid(p, NULL, RP_GID_TYPE_NONE);
-}
-
-static void free_node(struct rp_node *n)
-{
-	for (size_t d = 0; d < n->n_hcas; d++) {
-		for (size_t i = 0; i < n->hcas[d].n_ports; i++)
-			free(n->hcas[d].ports[i].gids);
-		free(n->hcas[d].ports);
-	}
-	free(n->hcas);
-	memset(n, 0, sizeof(*n));
-}
+#define add_hca rp_test_hca
+#define add_gid rp_test_gid
+#define add_table rp_test_gid_table
+#define free_node rp_test_node_free
 
 static struct rp_nccl_env env_v(uint32_t version, const char *hca)
 {

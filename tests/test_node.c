@@ -546,13 +546,6 @@ static void test_cmd_text_and_exit_codes(void **state)
 	rp_fx_destroy(&fx);
 }
 
-static int quiet(void **state)
-{
-	(void)state;
-	rp_log_set_level(RP_LOG_ERROR);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

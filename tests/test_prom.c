@@ -207,7 +207,7 @@ static void test_atomic(void **state)
 	has(dump, "rdmaprobe_run_pairs{command=\"matrix\"} 1.0");
 }
 
-static void quiet(enum rp_log_level level, const char *msg, void *ctx)
+static void log_drop(enum rp_log_level level, const char *msg, void *ctx)
 {
 	(void)level;
 	(void)msg;
@@ -216,7 +216,7 @@ static void quiet(enum rp_log_level level, const char *msg, void *ctx)
 
 static int setup(void **state)
 {
-	rp_log_set_sink(quiet, NULL);
+	rp_log_set_sink(log_drop, NULL);
 	return rp_test_tmpdir_setup(state);
 }
 

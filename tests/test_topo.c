@@ -453,13 +453,6 @@ static void test_path_parse(void **state)
 	assert_string_equal(rp_path_str(RP_PATH_LOC), "LOC");
 }
 
-static int quiet(void **state)
-{
-	(void)state;
-	rp_log_set_level(RP_LOG_ERROR);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

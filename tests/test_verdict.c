@@ -57,6 +57,69 @@ static struct rp_verdict_cfg cfg_none(void)
 	return (struct rp_verdict_cfg){ .min_bw = 0, .outlier = 0 };
 }
 
+/* --- shared fixture builders ------------------------------------------------------------------ */
+
+/* Endpoints "node/device", port 1, at link Gb/s each, in order; the list ends with NULL. */
+static void eps_add(struct fixture *f, double link, ...)
+{
+	va_list ap;
+	const char *nd;
+
+	va_start(ap, link);
+	while ((nd = va_arg(ap, const char *)) != NULL) {
+		const char *slash = strchr(nd, '/');
+		char node[RP_NAME_MAX];
+
+		assert_non_null(slash);
+		snprintf(node, sizeof(node), "%.*s", (int)(slash - nd), nd);
+		assert_true(f->n_eps < MAX_EPS);
+		ep_add(f, node, slash + 1, link);
+	}
+	va_end(ap);
+}
+
+/* Every ordered pair of the endpoints (self pairs too when self), ok at gbps, source-major. */
+static void mesh(struct fixture *f, bool self, double gbps)
+{
+	for (uint32_t a = 0; a < f->n_eps; a++)
+		for (uint32_t b = 0; b < f->n_eps; b++)
+			if (self || a != b)
+				pair_add(f, a, b, RP_ST_OK, gbps);
+}
+
+/* The index of pair a -> b (the first one). */
+static size_t pair_of(const struct fixture *f, uint32_t a, uint32_t b)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->pair_eps[2 * i] == a && f->pair_eps[2 * i + 1] == b)
+			return i;
+	fail_msg("no pair %u -> %u", a, b);
+	return 0;
+}
+
+/* Pair a -> b failed with st, as pair_add() makes a failed pair. */
+static void fail_pair(struct fixture *f, uint32_t a, uint32_t b, enum rp_status st)
+{
+	struct rp_pair_result *r = &f->res[pair_of(f, a, b)];
+
+	r->verified = false;
+	rp_pair_result_fail(r, st, "synthetic %s", rp_status_code(st));
+}
+
+/* Every pair with endpoint e at either end failed with st. */
+static void fail_touching(struct fixture *f, uint32_t e, enum rp_status st)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->pair_eps[2 * i] == e || f->pair_eps[2 * i + 1] == e)
+			fail_pair(f, f->pair_eps[2 * i], f->pair_eps[2 * i + 1], st);
+}
+
+/* The verdict over the fixture's endpoints and pairs. */
+static int judge(const struct rp_verdict_cfg *c, struct fixture *f, struct rp_verdict *v)
+{
+	return rp_verdict_apply(c, f->eps, f->n_eps, f->pair_eps, f->res, f->n, v);
+}
+
 static void test_min_bw_parse(void **state)
 {
 	struct rp_verdict_cfg c;
@@ -94,14 +157,13 @@ static void test_fraction_and_absolute_thresholds(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	ep_add(&f, "a", "mlx5_0", 100);
-	ep_add(&f, "b", "mlx5_0", 100);
-	ep_add(&f, "c", "mlx5_0", 0);        /* rate unknown: a fraction cannot apply */
+	eps_add(&f, 100, "a/mlx5_0", "b/mlx5_0", NULL);
+	eps_add(&f, 0, "c/mlx5_0", NULL);    /* rate unknown: a fraction cannot apply */
 	pair_add(&f, 0, 1, RP_ST_OK, 95);
 	pair_add(&f, 1, 0, RP_ST_OK, 85);
 	pair_add(&f, 0, 2, RP_ST_OK, 5);
 	assert_int_equal(rp_verdict_min_bw_parse("0.9", &c), 0);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(f.res[0].status, RP_ST_OK);
 	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
 	assert_non_null(strstr(f.res[1].reason, "link rate"));
@@ -114,7 +176,7 @@ static void test_fraction_and_absolute_thresholds(void **state)
 	for (size_t i = 0; i < f.n; i++)
 		f.res[i].status = RP_ST_OK;
 	assert_int_equal(rp_verdict_min_bw_parse("90G", &c), 0);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(f.res[0].status, RP_ST_OK);
 	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
 	assert_int_equal(f.res[2].status, RP_ST_BELOW_THRESHOLD);
@@ -132,18 +194,12 @@ static void test_outliers_blame_the_slow_adapter(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	for (int i = 0; i < 4; i++) {
-		char node[8];
-
-		snprintf(node, sizeof(node), "n%d", i);
-		ep_add(&f, node, "mlx5_0", 200);
-	}
-	for (uint32_t a = 0; a < 4; a++)
-		for (uint32_t b = 0; b < 4; b++)
-			if (a != b)
-				pair_add(&f, a, b, RP_ST_OK, b == 3 ? 30 : 100);
+	eps_add(&f, 200, "n0/mlx5_0", "n1/mlx5_0", "n2/mlx5_0", "n3/mlx5_0", NULL);
+	mesh(&f, false, 100);
+	for (uint32_t a = 0; a < 3; a++)
+		f.res[pair_of(&f, a, 3)].gbps = 30;
 	c.outlier = 0.5;
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	for (size_t i = 0; i < f.n; i++) {
 		bool into3 = f.pair_eps[2 * i + 1] == 3;
 
@@ -168,18 +224,10 @@ static void test_unreachable_adapter_drained(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	for (int i = 0; i < 4; i++) {
-		char node[8], dev[8];
-
-		snprintf(node, sizeof(node), "node%d", i);
-		snprintf(dev, sizeof(dev), "rxe%d", i);
-		ep_add(&f, node, dev, 10);
-	}
-	for (uint32_t a = 0; a < 4; a++)
-		for (uint32_t b = 0; b < 4; b++)
-			if (a != b)
-				pair_add(&f, a, b, (a == 3 || b == 3) ? RP_ST_RTR : RP_ST_OK, 0.2);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	eps_add(&f, 10, "node0/rxe0", "node1/rxe1", "node2/rxe2", "node3/rxe3", NULL);
+	mesh(&f, false, 0.2);
+	fail_touching(&f, 3, RP_ST_RTR);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_false(v.pass);
 	assert_int_equal(v.n_ok, 6);
 	assert_int_equal(v.n_failed, 6);
@@ -209,15 +257,13 @@ static void test_separate_rails_not_drained(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	ep_add(&f, "a", "mlx5_0", 400);
-	ep_add(&f, "a", "mlx5_1", 400);
-	ep_add(&f, "b", "mlx5_0", 400);
-	ep_add(&f, "b", "mlx5_1", 400);
+	eps_add(&f, 400, "a/mlx5_0", "a/mlx5_1", "b/mlx5_0", "b/mlx5_1", NULL);
+	mesh(&f, false, 350);
 	for (uint32_t x = 0; x < 4; x++)
 		for (uint32_t y = 0; y < 4; y++)
-			if (x != y)
-				pair_add(&f, x, y, (x % 2 == y % 2) ? RP_ST_OK : RP_ST_RETRY_EXCEEDED, 350);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+			if (x % 2 != y % 2)
+				fail_pair(&f, x, y, RP_ST_RETRY_EXCEEDED);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_false(v.pass);
 	for (int e = 0; e < 4; e++)
 		assert_false(v.eps[e].drain);
@@ -237,12 +283,7 @@ static void test_recommendation_skips_drained(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	ep_add(&f, "a", "mlx5_0", 400);
-	ep_add(&f, "a", "mlx5_1", 400);
-	ep_add(&f, "a", "mlx5_10", 400);
-	ep_add(&f, "b", "mlx5_0", 400);
-	ep_add(&f, "b", "mlx5_1", 400);
-	ep_add(&f, "b", "mlx5_10", 400);
+	eps_add(&f, 400, "a/mlx5_0", "a/mlx5_1", "a/mlx5_10", "b/mlx5_0", "b/mlx5_1", "b/mlx5_10", NULL);
 	for (uint32_t x = 0; x < 6; x++)
 		for (uint32_t y = 0; y < 6; y++)
 			if (x != y)
@@ -270,11 +311,10 @@ static void test_all_ok_passes(void **state)
 	(void)state;
 	memset(&f, 0, sizeof(f));
 	rp_verdict_cfg_default(&c);
-	ep_add(&f, "a", "rxe0", 10);
-	ep_add(&f, "b", "rxe0", 10);
+	eps_add(&f, 10, "a/rxe0", "b/rxe0", NULL);
 	pair_add(&f, 0, 1, RP_ST_OK, 9.5);
 	pair_add(&f, 1, 0, RP_ST_OK, 9.4);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_true(v.pass);
 	assert_int_equal(v.n_ok, 2);
 	assert_false(v.eps[0].drain);
@@ -338,11 +378,10 @@ static void test_bad_endpoint_number(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	ep_add(&f, "a", "rxe0", 10);
-	ep_add(&f, "b", "rxe0", 10);
+	eps_add(&f, 10, "a/rxe0", "b/rxe0", NULL);
 	pair_add(&f, 0, 1, RP_ST_OK, 9.5);
 	f.pair_eps[1] = 7;
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), -EINVAL);
+	assert_int_equal(judge(&c, &f, &v), -EINVAL);
 	rp_verdict_fini(&v);
 }
 
@@ -351,8 +390,7 @@ static void test_bad_endpoint_number(void **state)
 static void loopback_scene(struct fixture *f, double cross01, double cross10)
 {
 	memset(f, 0, sizeof(*f));
-	ep_add(f, "vm", "rxe0", 10);
-	ep_add(f, "vm", "rxe1", 10);
+	eps_add(f, 10, "vm/rxe0", "vm/rxe1", NULL);
 	f->eps[0].soft = f->eps[1].soft = true;
 	pair_add(f, 0, 0, RP_ST_OK, 0.27);
 	pair_add(f, 0, 1, RP_ST_OK, cross01);
@@ -377,7 +415,7 @@ static void test_soft_device_fraction_not_applied(void **state)
 	(void)state;
 	rp_verdict_cfg_default(&c);
 	loopback_scene(&f, 0.25, 0.24);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_true(v.pass);
 	assert_int_equal(v.n_nominal, 4);
 	for (size_t i = 0; i < f.n; i++) {
@@ -389,7 +427,7 @@ static void test_soft_device_fraction_not_applied(void **state)
 
 	/* an absolute --min-bw judges soft devices like any other, and sets no nominal warning */
 	assert_int_equal(rp_verdict_min_bw_parse("0.26G", &c), 0);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(v.n_nominal, 0);
 	assert_int_equal(f.res[0].status, RP_ST_OK);
 	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
@@ -404,7 +442,7 @@ static void test_soft_device_fraction_not_applied(void **state)
 		f.res[i].src.soft = f.res[i].dst.soft = false;
 	f.res[1].dst.soft = true;
 	rp_verdict_cfg_default(&c);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(f.res[1].status, RP_ST_OK);
 	assert_int_equal(f.res[0].status, RP_ST_BELOW_THRESHOLD);   /* hardware at 0.27 of 10: a real failure */
 	rp_verdict_fini(&v);
@@ -469,7 +507,7 @@ static void test_loopback_lossy_pair_is_outlier_unconfirmed(void **state)
 	(void)state;
 	rp_verdict_cfg_default(&c);
 	loopback_scene(&f, 0.014, 0.015);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_false(v.pass);
 	assert_int_equal(v.n_below, 2);
 	assert_int_equal(v.n_unconfirmed, 2);
@@ -536,13 +574,13 @@ static void test_outlier_cleared_by_retest(void **state)
 	(void)state;
 	rp_verdict_cfg_default(&c);
 	loopback_scene(&f, 0.05, 0.26);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
 	assert_true(rp_retest_wanted(&f.res[1], c.retest));
 	assert_false(rp_retest_wanted(&f.res[2], c.retest));
 	rp_verdict_fini(&v);
 	retest_with(&f, 1, RP_ST_OK, 0.25, 14);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_true(v.pass);
 	assert_int_equal(v.n_flaky, 1);
 	assert_int_equal(f.res[1].status, RP_ST_OK);
@@ -573,11 +611,11 @@ static void test_confirmed_outlier_drains(void **state)
 	(void)state;
 	rp_verdict_cfg_default(&c);
 	loopback_scene(&f, 0.014, 0.26);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_false(v.eps[0].drain || v.eps[1].drain);
 	rp_verdict_fini(&v);
 	retest_with(&f, 1, RP_ST_OK, 0.013, 14);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_false(v.pass);
 	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
 	assert_int_equal(f.res[1].confirm, RP_CONFIRM_CONFIRMED);
@@ -601,16 +639,11 @@ static void test_tie_drains_nobody(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	for (int i = 0; i < 3; i++) {
-		char dev[8];
-
-		snprintf(dev, sizeof(dev), "rxe%d", i);
-		ep_add(&f, "vm", dev, 10);
-	}
-	for (uint32_t a = 0; a < 3; a++)
-		for (uint32_t b = 0; b < 3; b++)
-			pair_add(&f, a, b, (a == 1 && b == 2) || (a == 2 && b == 1) ? RP_ST_RETRY_EXCEEDED : RP_ST_OK, 0.1);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	eps_add(&f, 10, "vm/rxe0", "vm/rxe1", "vm/rxe2", NULL);
+	mesh(&f, true, 0.1);
+	fail_pair(&f, 1, 2, RP_ST_RETRY_EXCEEDED);
+	fail_pair(&f, 2, 1, RP_ST_RETRY_EXCEEDED);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	for (size_t e = 0; e < f.n_eps; e++)
 		assert_false(v.eps[e].drain);
 	assert_int_equal(v.n_ambiguous, 2);
@@ -622,7 +655,7 @@ static void test_tie_drains_nobody(void **state)
 	rp_pair_result_fail(&f.res[1], RP_ST_RETRY_EXCEEDED, "0 -> 1");   /* pair 0 -> 1 */
 	assert_int_equal(f.pair_eps[2], 0);
 	assert_int_equal(f.pair_eps[3], 1);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	for (size_t e = 0; e < f.n_eps; e++)
 		assert_int_equal(v.eps[e].drain, e == 1);
 	assert_int_equal(v.n_ambiguous, 0);
@@ -641,12 +674,7 @@ static void test_no_drain_on_unconfirmed(void **state)
 	(void)state;
 	c.retest = 1;
 	memset(&f, 0, sizeof(f));
-	for (int i = 0; i < 3; i++) {
-		char node[8];
-
-		snprintf(node, sizeof(node), "n%d", i);
-		ep_add(&f, node, "mlx5_0", 400);
-	}
+	eps_add(&f, 400, "n0/mlx5_0", "n1/mlx5_0", "n2/mlx5_0", NULL);
 	pair_add(&f, 0, 1, RP_ST_OK, 380);
 	pair_add(&f, 1, 0, RP_ST_OK, 380);
 	pair_add(&f, 0, 2, RP_ST_PEER_LOST, 0);
@@ -655,7 +683,7 @@ static void test_no_drain_on_unconfirmed(void **state)
 	pair_add(&f, 2, 1, RP_ST_PEER_LOST, 0);
 	for (size_t i = 0; i < f.n; i++)
 		rp_pair_result_record_attempt(&f.res[i], 14);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_false(v.pass);
 	assert_int_equal(v.n_unconfirmed, 4);
 	for (size_t e = 0; e < f.n_eps; e++)
@@ -665,7 +693,7 @@ static void test_no_drain_on_unconfirmed(void **state)
 
 	for (size_t i = 2; i < f.n; i++)
 		retest_with(&f, i, RP_ST_RETRY_EXCEEDED, 0, RP_RETEST_NCCL_QP_TIMEOUT);
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(v.n_confirmed, 4);
 	assert_true(v.eps[2].drain);
 	assert_false(v.eps[0].drain || v.eps[1].drain);
@@ -733,7 +761,7 @@ static void test_counters_lossy_and_link_errors(void **state)
 	assert_false(v.pass);
 	rp_verdict_fini(&v);
 	/* judged afresh: the same input gives the same verdict (link_errors back to ok, then again) */
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(f.res[2].status, RP_ST_LINK_ERRORS);
 	assert_int_equal(v.n_lossy, 1);
 	rp_verdict_fini(&v);
@@ -754,7 +782,7 @@ static void test_mtu_mismatch(void **state)
 	f.res[1].src.mtu = 1024;
 	f.res[1].dst.mtu = 4096;
 	f.res[2].src.mtu = 4096;      /* dst unknown */
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_false(f.res[0].warnings & (1u << RP_PW_MTU_MISMATCH));
 	assert_true(f.res[1].warnings & (1u << RP_PW_MTU_MISMATCH));
 	assert_false(f.res[2].warnings & (1u << RP_PW_MTU_MISMATCH));
@@ -778,7 +806,7 @@ static void test_interval_drop_warns(void **state)
 	f.res[1].gbps_min = 0.0018;
 	f.res[1].gbps_min_at_s = 3.2;
 	f.res[2].gbps_min = 0.2;       /* a normal wobble */
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_true(v.pass);
 	assert_int_equal(v.n_interval_drop, 1);
 	assert_int_equal(f.res[1].status, RP_ST_OK);
@@ -790,7 +818,7 @@ static void test_interval_drop_warns(void **state)
 	rp_verdict_fini(&v);
 
 	c.interval_drop = 0;           /* off */
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(v.n_interval_drop, 0);
 	assert_false(f.res[1].warnings & (1u << RP_PW_INTERVAL_DROP));
 	rp_verdict_fini(&v);
@@ -808,8 +836,7 @@ static void test_outlier_medians_per_size_and_latency(void **state)
 	c.outlier = 0.5;
 	c.min_bw = 0.9;
 	memset(&f, 0, sizeof(f));
-	ep_add(&f, "a", "mlx5_0", 100);
-	ep_add(&f, "a", "mlx5_1", 100);
+	eps_add(&f, 100, "a/mlx5_0", "a/mlx5_1", NULL);
 	for (int big = 0; big < 2; big++) {
 		pair_add(&f, 0, 1, RP_ST_OK, big ? 95 : 0.5);
 		pair_add(&f, 1, 0, RP_ST_OK, big ? 96 : 0.5);
@@ -818,7 +845,7 @@ static void test_outlier_medians_per_size_and_latency(void **state)
 			f.res[i].msg_size = big ? 65536 : 2;
 	}
 	c.min_bw = 0;
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_true(v.pass);
 	rp_verdict_fini(&v);
 
@@ -827,7 +854,7 @@ static void test_outlier_medians_per_size_and_latency(void **state)
 		f.res[i].lat.measured = true;
 	}
 	c.min_bw = 0.9;
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_true(v.pass);
 	rp_verdict_fini(&v);
 }
@@ -844,7 +871,7 @@ static void test_apply_is_idempotent(void **state)
 	rp_verdict_cfg_default(&c);
 	loopback_scene(&f, 0.014, 0.26);
 	for (int k = 0; k < 2; k++) {
-		assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+		assert_int_equal(judge(&c, &f, &v), 0);
 		assert_int_equal(v.n_below, 1);
 		assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
 		assert_int_equal(f.res[1].n_attempts, 1);
@@ -873,8 +900,7 @@ static void test_bidir_each_direction_judged(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	ep_add(&f, "a", "mlx5_0", 100);
-	ep_add(&f, "b", "mlx5_0", 100);
+	eps_add(&f, 100, "a/mlx5_0", "b/mlx5_0", NULL);
 	pair_add(&f, 0, 1, RP_ST_OK, 95);
 	f.res[0].gbps_min = 90;
 	f.res[0].reverse = (struct rp_pair_reverse){ .measured = true, .status = RP_ST_OK, .gbps = 40, .gbps_min = 1,
@@ -884,7 +910,7 @@ static void test_bidir_each_direction_judged(void **state)
 	c.interval_drop = 0.1;
 	assert_int_equal(rp_verdict_min_bw_parse("0.9", &c), 0);
 	for (int k = 0; k < 2; k++) {
-		assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+		assert_int_equal(judge(&c, &f, &v), 0);
 		assert_int_equal(f.res[0].reverse.status, RP_ST_BELOW_THRESHOLD);
 		assert_non_null(strstr(f.res[0].reverse.reason, "40.000 Gb/s is below"));
 		assert_true(f.res[0].reverse.warnings & (1u << RP_PW_INTERVAL_DROP));
@@ -899,7 +925,7 @@ static void test_bidir_each_direction_judged(void **state)
 		rp_verdict_fini(&v);
 	}
 	c.min_bw = 0.3;
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(f.res[0].status, RP_ST_OK);
 	assert_string_equal(f.res[0].reason, "");
 	assert_int_equal(f.res[0].reverse.status, RP_ST_OK);
@@ -910,7 +936,7 @@ static void test_bidir_each_direction_judged(void **state)
 	f.res[0].reverse.status = RP_ST_TIMEOUT;
 	f.res[0].reverse.cause_side = RP_SIDE_DST;
 	snprintf(f.res[0].reverse.reason, sizeof(f.res[0].reverse.reason), "no completion");
-	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(f.res[0].status, RP_ST_TIMEOUT);
 	assert_int_equal(f.res[0].cause_side, RP_SIDE_DST);
 	assert_false(v.pass);

@@ -6,6 +6,11 @@
 #                                     (rxe active_mtu 4096). Devices on one bridge reach each other
 #                                     over the wire, a device reaches itself, other bridges are
 #                                     unreachable.
+#   fabric.sh up 'br0:0,1 br1:2,3 spine:br0,br1'
+#                                     two leaf switches joined by a spine: each leaf bridge has an
+#                                     uplink (veth uBRIDGE in the leaf, sBRIDGE in bridge sp0), and
+#                                     the joined leaves share the first one's subnet, so devices on
+#                                     different leaves reach each other through the spine
 #   fabric.sh down                    remove all of it (and pending faults); fine when nothing is up
 #   fabric.sh show                    one line per device: rxeN hN brB address
 #   fabric.sh fault loss rxeN 5%      netem loss on the device's link, both directions (hN and pN);
@@ -21,6 +26,9 @@
 #                                     MTU 9000, so nothing fails to send (a switch port with a
 #                                     smaller MTU that drops jumbo frames)
 #   fabric.sh fault clear rxeN        no loss, no black hole, link up, MTU 9000
+#   fabric.sh fault uplink brB loss 100%   netem loss on leaf brB's uplink to the spine, both ways
+#                                     (0% clears it): every path between brB's devices and another
+#                                     leaf's crosses it, paths within brB do not
 # What it does is printed tersely on stderr.
 set -euo pipefail
 
@@ -78,8 +86,16 @@ up() {
 	[ ! -d "$STATE" ] || { say "a fabric is up: taking it down first"; down; }
 	local seg br list bidx=0 n
 	local -a devs=() brs=() bnum=()
-	declare -A seen=()
+	declare -A seen=() subnet_of=()
+	local spine=
 	for seg in $spec; do
+		if [[ $seg =~ ^spine:([a-z][a-z0-9]{0,9}(,[a-z][a-z0-9]{0,9})+)$ ]]; then
+			[ -z "$spine" ] || die "one spine only"
+			spine=${BASH_REMATCH[1]//,/ }
+		fi
+	done
+	for seg in $spec; do
+		[[ $seg == spine:* ]] && continue
 		[[ $seg =~ ^([a-z][a-z0-9]{0,9}):([0-9]+(,[0-9]+)*)$ ]] || die "bad segment '$seg' (want brB:N,N,...)"
 		br=${BASH_REMATCH[1]}
 		list=${BASH_REMATCH[2]}
@@ -88,6 +104,7 @@ up() {
 		if [[ $br =~ ^br([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -le 255 ]; then bidx=$((10#${BASH_REMATCH[1]})); fi
 		[ -z "${seen[net$bidx]:-}" ] || die "bridges $br and another would share subnet 10.$bidx.0.0/24"
 		seen[net$bidx]=1
+		subnet_of[$br]=$bidx
 		for n in ${list//,/ }; do
 			n=$((10#$n))
 			[ "$n" -le 250 ] || die "device number $n too large (0..250)"
@@ -98,8 +115,18 @@ up() {
 		bidx=$((bidx + 1))
 	done
 
+	local first=
+	for br in $spine; do
+		[ -n "${seen[$br]:-}" ] || die "spine names $br, which is no bridge of the fabric"
+		[ -n "$first" ] || first=$br
+		for i in "${!brs[@]}"; do
+			[ "${brs[$i]}" = "$br" ] && bnum[$i]=${subnet_of[$first]}
+		done
+	done
+
 	mkdir -p "$STATE"
 	: >"$STATE/devices"
+	: >"$STATE/uplinks"
 	# Defaults before the devices exist, so hN inherits them.
 	local k
 	for k in all default; do
@@ -138,10 +165,20 @@ up() {
 		batch+="route add local $addr dev h$n scope host src $addr table $table"$'\n'
 		echo "rxe$n h$n ${brs[$i]} $addr" >>"$STATE/devices"
 	done
+	if [ -n "$spine" ]; then
+		batch+="link add name sp0 type bridge stp_state 0 forward_delay 0"$'\n'
+		batch+="link set sp0 mtu $MTU up"$'\n'
+		for br in $spine; do
+			batch+="link add u$br mtu $MTU type veth peer name s$br mtu $MTU"$'\n'
+			batch+="link set u$br master $br up"$'\n'
+			batch+="link set s$br master sp0 up"$'\n'
+			echo "$br u$br s$br sp0" >>"$STATE/uplinks"
+		done
+	fi
 	# Static neighbours between devices of one segment: loss faults then hit RDMA traffic, not ARP.
 	for i in "${!devs[@]}"; do
 		for j in "${!devs[@]}"; do
-			[ "$i" != "$j" ] && [ "${brs[$i]}" = "${brs[$j]}" ] || continue
+			[ "$i" != "$j" ] && [ "${bnum[$i]}" = "${bnum[$j]}" ] || continue
 			batch+="neigh replace 10.${bnum[$j]}.0.$((devs[j] + 1)) lladdr $(mac_of "${bnum[$j]}" "${devs[$j]}") dev h${devs[$i]} nud permanent"$'\n'
 		done
 	done
@@ -162,6 +199,7 @@ up() {
 		done
 		line+=";"
 	done
+	[ -z "$spine" ] || line+=" spine sp0: ${spine// /, };"
 	say "up${line%;}"
 }
 
@@ -190,6 +228,10 @@ down() {
 			case " $bridges " in *" $br "*) ;; *) bridges+=" $br" ;; esac
 		done <"$STATE/devices"
 	fi
+	if [ -f "$STATE/uplinks" ]; then
+		while read -r br up rest; do batch+="link del $up"$'\n'; done <"$STATE/uplinks"
+		[ ! -s "$STATE/uplinks" ] || batch+="link del sp0"$'\n'
+	fi
 	for br in $bridges; do batch+="link del $br"$'\n'; done
 	[ -z "$batch" ] || printf '%s' "$batch" | ip -force -batch - 2>/dev/null || true
 	rm -rf "$STATE"
@@ -201,8 +243,24 @@ show() {
 	cat "$STATE/devices"
 }
 
+# fault uplink brB loss P%: netem loss on the leaf's uplink (both veth ends: each direction once).
+uplink_fault() {
+	local br=${1:-} what=${2:-} pct=${3:-} line
+	line=$(awk -v b="$br" '$1 == b' "$STATE/uplinks" 2>/dev/null || true)
+	[ -n "$line" ] || die "$br has no uplink (fabric.sh up '... spine:brA,brB')"
+	[ "$what" = loss ] && [[ $pct =~ ^[0-9]+(\.[0-9]+)?%$ ]] || die "usage: fault uplink brB loss P%"
+	set -- $line
+	printf 'qdisc replace dev %s root netem loss %s\n' "$2" "$pct" "$3" "$pct" | tc -batch -
+	say "uplink of $br loses $pct each way ($2, $3)"
+}
+
 fault() {
 	local kind=${1:-} dev=${2:-} netdev
+	if [ "$kind" = uplink ]; then
+		shift
+		uplink_fault "$@"
+		return
+	fi
 	[ -n "$kind" ] && [ -n "$dev" ] || die "fault needs a kind and a device: fault loss|rate|down|up|mtu|blackhole|clear rxeN ..."
 	netdev=$(netdev_of "$dev")
 	local peer=p${netdev#h}
@@ -261,7 +319,7 @@ fault() {
 		ip link set "$netdev" mtu $MTU up
 		say "$dev cleared ($netdev)"
 		;;
-	*) die "unknown fault '$kind' (loss, rate, down, up, mtu, blackhole, clear)" ;;
+	*) die "unknown fault '$kind' (loss, rate, down, up, mtu, blackhole, clear, uplink)" ;;
 	esac
 }
 

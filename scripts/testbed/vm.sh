@@ -33,7 +33,7 @@ EXIT_TIMEOUT=124
 EXIT_TESTBED=125
 EXIT_KERNEL=126
 
-# Loaded in this order by the initrd (../../../shared/notes/rxe-testbed.md). crc32_generic first:
+# Loaded in this order by the initrd, each after those it needs (doc/testbed.md). crc32_generic first:
 # without it `rdma link add` fails with "failed to init crc32".
 MODULES=(crc32_generic virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci
 	netfs fscache 9pnet 9pnet_virtio 9p ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe

@@ -1,1 +1,0 @@
-mpirun -np 8 rank.sh -s 64K -n 200 --sweep 16 --json loss-8-sweep16.json

@@ -1,1 +1,0 @@
-mpirun -np 8 rank.sh -s 64K -n 200 --hold off --json healthy-8-nohold.json  # rdmaprobe 0.1.0 (35e3bad+dirty) features: verbs rdmacm cuda mpi

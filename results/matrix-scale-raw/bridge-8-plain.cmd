@@ -1,1 +1,0 @@
-mpirun -np 8 rank.sh -s 64K -n 200  --json bridge-8-plain.json

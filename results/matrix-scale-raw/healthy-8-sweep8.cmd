@@ -1,1 +1,0 @@
-mpirun -np 8 rank.sh -s 64K -n 200 --sweep 8 --json healthy-8-sweep8.json

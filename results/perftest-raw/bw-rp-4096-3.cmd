@@ -1,1 +1,0 @@
-rdmaprobe pair 127.0.0.1:19006 -d rxe0 -s 4096 -n 1000 -t 128 --cq-mod 100 (listener: rdmaprobe pair --listen -d rxe1 -p 19006)

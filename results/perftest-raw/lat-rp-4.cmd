@@ -1,1 +1,0 @@
-rdmaprobe pair 127.0.0.1:19037 -d rxe0 --latency -s 64 -n 1000 (listener: rdmaprobe pair --listen -d rxe1 -p 19037)

@@ -1,1 +1,0 @@
-ib_write_bw -d rxe0 -x 1 -p 19043 -F -s 4096 -n 100 127.0.0.1 (server: -d rxe2)

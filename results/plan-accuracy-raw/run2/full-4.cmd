@@ -1,1 +1,0 @@
-mpirun -np 4 rank.sh -s 64K -n 200 --json full-4.json

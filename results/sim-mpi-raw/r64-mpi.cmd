@@ -1,1 +1,0 @@
-mpirun --allow-run-as-root --oversubscribe -np 64 /work/main/build/rdmaprobe matrix --transport sim --fabric-model /work/main/results/sim-mpi-raw/r64.model --pattern rail --nccl-version 2.28.9 --summary --json /tmp/rp-sim-mpi.YIjfyR/r64-mpi.json

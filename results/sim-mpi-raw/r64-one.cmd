@@ -1,1 +1,0 @@
-/work/main/build/rdmaprobe matrix --transport sim --fabric-model /work/main/results/sim-mpi-raw/r64.model --pattern rail --nccl-version 2.28.9 --summary --json /tmp/rp-sim-mpi.YIjfyR/r64-one.json

@@ -1,1 +1,0 @@
-mpirun --allow-run-as-root --oversubscribe -np 16 /tmp/tree-after/rdmaprobe matrix --transport sim --fabric-model /work/wt/tree/results/sim-mpi-tree-after2-raw/r16.model --pattern rail --nccl-version 2.28.9 --summary --json /tmp/rp-sim-mpi.ouNVSs/r16-mpi.json

@@ -1,1 +1,0 @@
-mpirun --allow-run-as-root --oversubscribe -np 16 /tmp/tree-before/rdmaprobe matrix --transport sim --fabric-model /work/wt/tree/results/sim-mpi-tree-before-raw/r16.model --pattern rail --nccl-version 2.28.9 --summary --json /tmp/rp-sim-mpi.hlqjPY/r16-mpi.json
