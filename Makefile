@@ -8,7 +8,7 @@
 #   make SANITIZE=address,undefined check
 #   make WERROR=1        warnings are errors (CI sets it)
 #   make CUDA=0 MPI=0    build without the optional parts even when present
-#   make install         the binary, rdmaprobe(1) and the bash completion under DESTDIR/PREFIX
+#   make install         the binary, rdmaprobe(1), the bash completion and the NHC check under DESTDIR/PREFIX
 #   make deb-check       build the Debian package in a scratch copy, install it with dpkg --root, run it
 #   make rpm-check       lint the RPM spec (rpm/rdmaprobe.spec) with rpmlint and rpmspec -P
 
@@ -131,6 +131,11 @@ $(BUILD)/tests/test_oob_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
 $(BUILD)/tests/test_oob_mpi: $(if $(HAVE_MPI),$(MPI_OBJ))
 $(BUILD)/tests/test_oob_mpi: TEST_EXTRA = $(if $(HAVE_MPI),$(MPI_OBJ) $(MPI_LIBS))
 
+# The front end's signal handling and its watchdog (bench/signals.c) under test.
+$(BUILD)/tests/test_signals: $(BUILD)/bench/signals.o
+$(BUILD)/tests/test_signals: TEST_EXTRA = $(BUILD)/bench/signals.o
+$(BUILD)/tests/test_signals.o: CPPFLAGS += -Ibench
+
 # A test may name the functions it wraps in tests/<name>.wrap (linker flags, e.g. -Wl,--wrap=ibv_open_device).
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TEST_EXTRA) $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a \
@@ -160,16 +165,19 @@ PLUGINDIR   ?= $(PREFIX)/lib/rdmaprobe
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
 COMPDIR     ?= $(PREFIX)/share/bash-completion/completions
+DATADIR     ?= $(PREFIX)/share/rdmaprobe
 INSTALL     ?= install
-INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe $(PLUGINDIR)/rdmaprobe-mpi.so
+INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe $(PLUGINDIR)/rdmaprobe-mpi.so \
+	       $(DATADIR)/rdmaprobe.nhc
 
 install: $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC)
-	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(COMPDIR)'
+	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(COMPDIR)' '$(DESTDIR)$(DATADIR)'
 	$(INSTALL) -m 0755 $(BUILD)/rdmaprobe '$(DESTDIR)$(BINDIR)/rdmaprobe'
 	$(if $(MPI_PLUGIN),$(INSTALL) -d '$(DESTDIR)$(PLUGINDIR)' && \
 	    $(INSTALL) -m 0644 $(MPI_PLUGIN) '$(DESTDIR)$(PLUGINDIR)/rdmaprobe-mpi.so')
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.1 '$(DESTDIR)$(MANDIR)/man1/rdmaprobe.1'
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.bash '$(DESTDIR)$(COMPDIR)/rdmaprobe'
+	$(INSTALL) -m 0644 scripts/nhc/rdmaprobe.nhc '$(DESTDIR)$(DATADIR)/rdmaprobe.nhc'
 
 uninstall:
 	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')

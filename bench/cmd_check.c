@@ -4,8 +4,9 @@
  * port writes into itself), within --budget; the problems and the verdict come from lib/check.h.
  *
  * Output: the first line is the drain reason ("rdmaprobe: mlx5_3:1 DOWN (phys Disabled)"), or
- * "rdmaprobe: healthy ..." / "rdmaprobe: could not check: ...", then one line per problem; --json
- * prints everything as one object instead; --prom FILE writes the metrics (lib/prom.h).
+ * "rdmaprobe: healthy ..." / "rdmaprobe: could not check: ...", then one line per problem; --json FILE
+ * writes everything as one object (atomically; "-" or a bare --json: on stdout instead of the text);
+ * --prom FILE writes the metrics (lib/prom.h).
  * --slurm-drain: when unhealthy, the scontrol command that drains this node is printed (a dry run);
  * with --apply it is run. A healthy node is never resumed (an operator may have drained it).
  * Exit: 0 healthy, 1 unhealthy, 2 usage, 3 could not check (the budget ran out before the loopback
@@ -27,24 +28,27 @@
 #include "nccl.h"
 #include "nccl_version.h"
 #include "node.h"
+#include "ops_cli.h"
 #include "opts.h"
 #include "pairset.h"
 #include "prom.h"
 #include "report.h"
 #include "retest.h"
+#include "sanitize.h"
 #include "signals.h"
 #include "stop.h"
 #include "util.h"
 #include "verdict.h"
 
-static const char usage[] = "[--budget S] [--hca SPEC] [--json] [--prom FILE] [--slurm-drain [--apply]] [options]\n\n"
+static const char usage[] = "[--budget S] [--hca SPEC] [--json FILE] [--prom FILE] [--slurm-drain [--apply]] [options]\n\n"
 	"Exit: 0 healthy, 1 unhealthy (the first line is the drain reason), 2 usage, 3 could not check.\n"
 	"--slurm-drain prints 'scontrol update nodename=NODE state=drain reason=...' when unhealthy; --apply runs it.";
 
 struct ck_run {
 	double budget;
 	const char *hca, *nccl_version, *python, *sysfs_root, *prom, *node_name;
-	bool hca_seen, json, drain, apply, no_loopback, quiet;
+	const char *json;             /* --json FILE; "-" standard output (then no text) */
+	bool hca_seen, json_only, drain, apply, no_loopback, quiet;
 	char node[RP_NAME_MAX];
 	double t0;
 	struct rp_node n;
@@ -152,7 +156,7 @@ static int ck_retest(struct ck_run *k, struct rp_pairset_job *jobs)
 		rc = ck_counters_judge(k, 1);   /* unconfirmed */
 		goto out;
 	}
-	if (!k->quiet && !k->json)
+	if (!k->quiet && !k->json_only)
 		fprintf(stderr, "rdmaprobe check: %zu port%s failed, measured again ...\n", m, m == 1 ? "" : "s");
 	rc = rp_pairset_run(again, m, res);
 	for (size_t j = 0; !rc && j < m; j++)
@@ -206,7 +210,7 @@ static int ck_loopback(struct ck_run *k)
 		jobs[i].src = (struct rp_engine_port){ k->node, s->hca, s->port, s->gid_index };
 		jobs[i].dst = jobs[i].src;
 	}
-	if (!k->quiet && !k->json)
+	if (!k->quiet && !k->json_only)
 		fprintf(stderr, "rdmaprobe check: loopback of %zu port%s at once, %.2f s each ...\n", n, n == 1 ? "" : "s",
 			jobs[0].cfg.meas.duration_s);
 	if (rp_pairset_run(jobs, n, k->res) != 0) {
@@ -242,7 +246,7 @@ static void ck_drain(struct ck_run *k)
 	snprintf(k->drain_cmd, sizeof(k->drain_cmd), "scontrol update nodename=%s state=drain reason=\"%s\"", k->node,
 		 k->reason);
 	if (!k->apply) {
-		if (!k->json)
+		if (!k->json_only)
 			printf("dry run (--apply runs it): %s\n", k->drain_cmd);
 		return;
 	}
@@ -261,7 +265,7 @@ static void ck_drain(struct ck_run *k)
 	k->drain_exit = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (k->drain_exit)
 		fprintf(stderr, "rdmaprobe check: '%s' exited %d: the node is NOT drained\n", k->drain_cmd, k->drain_exit);
-	else if (!k->json)
+	else if (!k->json_only)
 		printf("drained: %s\n", k->drain_cmd);
 }
 
@@ -284,8 +288,8 @@ static void ck_print_text(const struct ck_run *k, enum rp_check_status st)
 		printf("warn check incomplete: %s\n", k->c.incomplete_why);
 }
 
-/* Everything as one JSON object on stdout. 0 or 3. */
-static int ck_print_json(const struct ck_run *k)
+/* Everything as one JSON object into --json FILE (atomic; "-" stdout). 0 or 3 (said why). */
+static int ck_write_json(const struct ck_run *k)
 {
 	json_t *o = rp_check_json(&k->c), *lb = json_array(), *drain = NULL;
 	int rc = !o || !lb;
@@ -305,11 +309,10 @@ static int ck_print_json(const struct ck_run *k)
 	     json_object_set_new(o, "health", rp_health_to_json(&k->h)) ||
 	     json_object_set(o, "loopback", lb) ||
 	     json_object_set_new(o, "drain", drain ? drain : json_null());
-	if (rc || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-		fprintf(stderr, "rdmaprobe check: could not write the JSON report\n");
-		rc = 1;
-	} else {
-		putchar('\n');
+	if (rc) {
+		rp_cli_write_failed("check", k->json, 0, "check report");
+	} else if ((rc = rp_report_write_json(o, k->json)) != 0) {
+		rp_cli_write_failed("check", k->json, rc, NULL);
 	}
 	json_decref(lb);
 	json_decref(o);
@@ -339,7 +342,7 @@ static int ck_prom(const struct ck_run *k)
 	free(eps);
 	free(drain);
 	if (rc)
-		fprintf(stderr, "rdmaprobe check: could not write --prom %s\n", k->prom);
+		rp_cli_write_failed("check", k->prom, rc, NULL);
 	return rc ? RP_EXIT_ENV : 0;
 }
 
@@ -363,7 +366,7 @@ static int ck_parse(struct ck_run *k, int argc, char **argv)
 		{ "python", 0, RP_OPT_STR, &k->python, 0, 0, "ENV", "look first for the nvidia-nccl-cu* wheel's libnccl here", NULL },
 		{ "sysfs-root", 0, RP_OPT_STR, &k->sysfs_root, 0, 0, "DIR", "read DIR instead of /sys (no loopback: exit 3 at best)", NULL },
 		{ "no-loopback", 0, RP_OPT_FLAG, &k->no_loopback, 0, 0, NULL, "static checks only", NULL },
-		{ "json", 0, RP_OPT_FLAG, &k->json, 0, 0, NULL, "print everything as JSON", NULL },
+		{ "json", 0, RP_OPT_OUTPUT, &k->json, 0, 0, "FILE", "write everything as JSON to FILE (- or a bare --json: stdout, instead of the text)", NULL },
 		{ "prom", 0, RP_OPT_STR, &k->prom, 0, 0, "FILE", "write Prometheus text exposition (node exporter textfile; atomic)", NULL },
 		{ "slurm-drain", 0, RP_OPT_FLAG, &k->drain, 0, 0, NULL,
 		  "when unhealthy, print the scontrol command that drains this node (dry run)", NULL },
@@ -384,6 +387,11 @@ static int ck_parse(struct ck_run *k, int argc, char **argv)
 		fprintf(stderr, "rdmaprobe check: --prom %s: cannot write the metrics there\n", k->prom);
 		return RP_EXIT_USAGE;
 	}
+	if (k->json && rp_report_path_check(k->json) != 0) {
+		fprintf(stderr, "rdmaprobe check: --json %s: cannot write the report there\n", k->json);
+		return RP_EXIT_USAGE;
+	}
+	k->json_only = k->json && strcmp(k->json, "-") == 0;
 	if (k->hca_seen && strnlen(k->hca, RP_NCCL_SPEC_MAX + 1) > RP_NCCL_SPEC_MAX) {
 		fprintf(stderr, "rdmaprobe check: --hca is longer than %d characters (NCCL_IB_HCA)\n", RP_NCCL_SPEC_MAX);
 		return RP_EXIT_USAGE;
@@ -397,7 +405,7 @@ static int ck_parse(struct ck_run *k, int argc, char **argv)
 		rp_nccl_version_find(k->python, &k->ver);
 	}
 	if (k->node_name) {
-		rp_strlcpy(k->node, k->node_name, sizeof(k->node));
+		rp_str_sanitize_copy(k->node, sizeof(k->node), k->node_name);   /* safe to print and in JSON */
 	} else {
 		if (gethostname(k->node, sizeof(k->node) - 1) != 0)
 			rp_strlcpy(k->node, "localhost", sizeof(k->node));
@@ -419,7 +427,9 @@ int cmd_check(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	k.t0 = now_s();
-	if (rp_signals_install() != 0 || rp_signals_alarm(k.budget) != 0)
+	/* a stop ends the loopback at once; a teardown that hangs is cut 10 s (the loopback's longest
+	 * deadline) after the signal */
+	if (rp_signals_install() != 0 || rp_signals_alarm(k.budget) != 0 || rp_signals_watchdog(10, true) != 0)
 		fprintf(stderr, "rdmaprobe check: cannot install the signal handlers or the budget timer: %s\n", strerror(errno));
 	status = ck_static(&k);
 	if (!status)
@@ -434,13 +444,11 @@ int cmd_check(int argc, char **argv)
 	rp_check_sort(&k.c);
 	rp_check_drain_reason(&k.c, k.reason, sizeof(k.reason));
 	st = rp_check_status(&k.c);
-	if (k.json) {
-		ck_drain(&k);
-		status = ck_print_json(&k);
-	} else {
+	if (!k.json_only)
 		ck_print_text(&k, st);   /* the drain reason first, then the command */
-		ck_drain(&k);
-	}
+	ck_drain(&k);
+	if (k.json)
+		status = ck_write_json(&k);
 	if (k.prom && ck_prom(&k))
 		status = RP_EXIT_ENV;
 	status = ck_exit_status(st, status);

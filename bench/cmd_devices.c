@@ -19,11 +19,13 @@
 #include "nccl_version.h"
 #include "node.h"
 #include "node_json.h"
+#include "ops_cli.h"
+#include "report.h"
 #include "opts.h"
 #include "sysfs.h"
 #include "topo.h"
 
-static const char devices_usage[] = "[--json] [--counters] [--sysfs-root DIR] [--nccl-version X.Y.Z] [--python ENV]";
+static const char devices_usage[] = "[--json FILE] [--counters] [--sysfs-root DIR] [--nccl-version X.Y.Z] [--python ENV]";
 
 static const char *dash(const char *s)
 {
@@ -248,33 +250,35 @@ static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
 	return 0;
 }
 
-static int print_json(const struct rp_node *node, const struct rp_nccl_env *env,
+/* --json FILE ("-": stdout); a failure said with its cause. 0 or a negative errno. */
+static int write_json(const char *path, const struct rp_node *node, const struct rp_nccl_env *env,
 		      const struct rp_nccl_version_found *ver, const struct rp_health *h, bool counters)
 {
 	json_t *j = rp_node_to_json(node, env);
 	json_t *hj = j ? rp_health_to_json(h) : NULL;
-	int rc;
+	const char *bad = !j ? "device list" : !hj ? "health" : NULL;
+	int rc = 0;
 
-	if (!hj || json_object_set_new(j, "health", hj) || (counters && add_counters_json(node, j))) {
-		json_decref(j);
-		return -ENOMEM;
-	}
-	if (json_object_set_new(j, "nccl_version", rp_nccl_version_json(ver))) {
-		json_decref(j);
-		return -ENOMEM;
-	}
-	rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!bad && json_object_set_new(j, "health", hj) != 0)
+		bad = "health";
+	else if (!bad && counters && add_counters_json(node, j))
+		bad = "counters";
+	else if (!bad && json_object_set_new(j, "nccl_version", rp_nccl_version_json(ver)))
+		bad = "nccl_version";
+	if (!bad)
+		rc = rp_report_write_json(j, path);
 	json_decref(j);
-	printf("\n");
-	return rc ? -EIO : 0;
+	if (bad || rc)
+		rp_cli_write_failed("devices", path, rc, bad);
+	return bad ? -ENOMEM : rc;
 }
 
 int cmd_devices(int argc, char **argv)
 {
-	bool json = false, counters = false;
-	const char *root = NULL, *nccl_version = NULL, *python = NULL;
+	bool counters = false;
+	const char *root = NULL, *nccl_version = NULL, *python = NULL, *json = NULL;
 	const struct rp_opt opts[] = {
-		{ "json", 'j', RP_OPT_FLAG, &json, 0, 0, NULL, "print JSON instead of a table", NULL },
+		{ "json", 'j', RP_OPT_OUTPUT, &json, 0, 0, "FILE", "write JSON to FILE (- or a bare --json: stdout, instead of the table)", NULL },
 		{ "counters", 0, RP_OPT_FLAG, &counters, 0, 0, NULL,
 		  "also show each port's error and hardware counters (counters/, hw_counters/) with their class", NULL },
 		{ "sysfs-root", 0, RP_OPT_STR, &root, 0, 0, "DIR",
@@ -299,6 +303,10 @@ int cmd_devices(int argc, char **argv)
 		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
 	if (root && !root[0]) {
 		fprintf(stderr, "rdmaprobe devices: --sysfs-root needs a directory, not an empty string\n");
+		return RP_EXIT_USAGE;
+	}
+	if (json && rp_report_path_check(json) != 0) {
+		fprintf(stderr, "rdmaprobe devices: --json %s: cannot write the report there\n", json);
 		return RP_EXIT_USAGE;
 	}
 	if (nccl_version) {
@@ -327,8 +335,10 @@ int cmd_devices(int argc, char **argv)
 	hopts.merge = &merge;
 	rc = rp_health_check(&node, &hopts, &health);
 	fflush(stderr);
-	if (!rc)
-		rc = json ? print_json(&node, &env, &ver, &health, counters) : print_text(&node, &env, &ver, &health, counters);
+	if (!rc && (!json || strcmp(json, "-") != 0))
+		rc = print_text(&node, &env, &ver, &health, counters);
+	if (!rc && json)
+		rc = write_json(json, &node, &env, &ver, &health, counters);
 	rp_health_fini(&health);
 	rp_node_fini(&node);
 	return rc ? RP_EXIT_ENV : RP_EXIT_OK;

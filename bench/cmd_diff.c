@@ -11,12 +11,15 @@
 
 #include "cmds.h"
 #include "diff.h"
+#include "ops_cli.h"
 #include "opts.h"
+#include "report.h"
 
 static const char usage_text[] =
-	"[--drop X] [--json] OLD.json NEW.json\n\n"
-	"Compares two reports of loopback, pair or matrix (--json FILE of those commands). Exit: 0 no\n"
-	"regression, 1 regression, 2 usage or a malformed report.";
+	"[--drop X] [--json FILE] OLD.json NEW.json\n\n"
+	"Compares two reports of loopback, pair or matrix (--json FILE of those commands). --json FILE writes\n"
+	"the comparison as JSON (- for stdout, instead of the text). Exit: 0 no regression, 1 regression, 2\n"
+	"usage or a malformed report.";
 
 static const char *const headings[RP_DIFF_KIND_COUNT_] = {
 	[RP_DIFF_NEW_FAILURE] = "new failures",
@@ -99,30 +102,31 @@ static void print_text(const struct rp_diff *d, const struct rp_diff_report *old
 		printf("\nno regression against OLD\n");
 }
 
-static int print_json(const struct rp_diff *d, const struct rp_diff_report *old, const struct rp_diff_report *cur)
+/* --json FILE ("-": stdout), atomically; a failure said with its cause. */
+static int write_json(const char *path, const struct rp_diff *d, const struct rp_diff_report *old,
+		      const struct rp_diff_report *cur)
 {
 	json_t *j = rp_diff_json(d, old, cur);
 	int rc;
 
-	if (!j)
+	if (!j) {
+		rp_cli_write_failed("diff", path, 0, "comparison");
 		return -ENOMEM;
-	rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-	json_decref(j);
-	if (rc || printf("\n") < 0) {
-		fprintf(stderr, "rdmaprobe diff: could not write the JSON to stdout\n");
-		return -EIO;
 	}
-	return 0;
+	rc = rp_report_write_json(j, path);
+	json_decref(j);
+	if (rc)
+		rp_cli_write_failed("diff", path, rc, NULL);
+	return rc;
 }
 
 int cmd_diff(int argc, char **argv)
 {
-	const char *drop_s = "10%", *pos[2] = { 0 };
-	bool json = false;
+	const char *drop_s = "10%", *pos[2] = { 0 }, *json = NULL;
 	const struct rp_opt table[] = {
 		{ "drop", 0, RP_OPT_STR, &drop_s, 0, 0, "X",
 		  "a drop in Gb/s past X is a regression: 10% or 0.1 (default 10%)", NULL },
-		{ "json", 'j', RP_OPT_FLAG, &json, 0, 0, NULL, "print JSON instead of text", NULL },
+		{ "json", 'j', RP_OPT_OUTPUT, &json, 0, 0, "FILE", "write the comparison as JSON to FILE (- for stdout, instead of the text)", NULL },
 		{ 0 },
 	};
 	struct rp_diff_report old = { 0 }, cur = { 0 };
@@ -134,7 +138,12 @@ int cmd_diff(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
 	if (npos != 2) {
-		fprintf(stderr, "rdmaprobe diff: give two reports, OLD.json NEW.json\n");
+		fprintf(stderr, "rdmaprobe diff: give two reports, OLD.json NEW.json%s\n",
+			json ? " (--json takes the output FILE, - for stdout)" : "");
+		return RP_EXIT_USAGE;
+	}
+	if (json && rp_report_path_check(json) != 0) {
+		fprintf(stderr, "rdmaprobe diff: --json %s: cannot write the comparison there\n", json);
 		return RP_EXIT_USAGE;
 	}
 	if (rp_diff_drop_parse(drop_s, &drop) != 0) {
@@ -150,9 +159,9 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	status = d.regression ? RP_EXIT_FAIL : RP_EXIT_OK;
-	if (!json)
+	if (!json || strcmp(json, "-") != 0)
 		print_text(&d, &old, &cur);
-	else if (print_json(&d, &old, &cur) != 0)
+	if (json && write_json(json, &d, &old, &cur) != 0)
 		status = RP_EXIT_ENV;
 out:
 	rp_diff_fini(&d);

@@ -166,7 +166,17 @@ static int lb_checkpoint(struct lb_run *lb, bool final)
 		lb->write_status = RP_EXIT_ENV;
 	if ((lb->e.json || lb->e.csv) && (final || !lb->write_status)) {
 		json_t *extra = json_object(), *bl = final ? rp_cli_ops_baseline_json(&lb->ops) : NULL;
+		int sig = rp_stop_requested() ? rp_stop_signal() : 0;
 
+		/* whether the file is the whole run: an interrupted one read as finished before (issue 26 item
+		 * 17); "complete" only in the final write of a run that measured every planned pair */
+		if (extra && (json_object_set_new(extra, "interrupted", json_boolean(sig != 0)) != 0 ||
+			      json_object_set_new(extra, "signal", sig ? json_integer(sig) : json_null()) != 0 ||
+			      json_object_set_new(extra, "pairs_planned", json_integer((json_int_t)lb->planned)) != 0 ||
+			      json_object_set_new(extra, "complete", json_boolean(final && !sig && lb->n_res == lb->planned)) != 0)) {
+			json_decref(extra);
+			extra = NULL;
+		}
 		if (!extra || (bl && json_object_set_new(extra, "baseline", bl) != 0) ||
 		    (lb->concurrent && json_object_set_new(extra, "concurrent", conc_json(lb)) != 0)) {
 			fprintf(stderr, "rdmaprobe loopback: out of memory\n");
@@ -454,6 +464,8 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 		lb->eps[i].soft = soft_device_name(lb->ports[i].device);
 	}
 	rc = rp_signals_install();
+	if (!rc)   /* a pair in flight ends at the stop; whatever hangs after it, one --timeout ends the process */
+		rc = rp_signals_watchdog(lb->e.timeout, true);
 	if (rc)
 		fprintf(stderr, "rdmaprobe loopback: cannot install SIGINT/SIGTERM handlers: %s\n", strerror(-rc));
 	return -1;

@@ -334,6 +334,10 @@ struct mx_front {
 	uint64_t msg_size_req;        /* -s as given (--budget may measure with a smaller size) */
 	struct mx_coverage coverage;  /* rank 0, at the end */
 	struct rp_sched_ep *sched_eps;   /* the schedule's view of the table */
+	/* rank 0: the final reports and verdict were written and printed as soon as a stop arrived (mpirun
+	 * follows its SIGTERM with a SIGKILL a second later), with these counts */
+	bool early;
+	size_t early_pairs, early_ok, early_failed;
 };
 
 /* The run's figures as of now into the reports' view. */
@@ -343,6 +347,7 @@ static void out_refresh(struct mx_front *F, double now)
 	F->out.sweep_s = F->run.sweep.elapsed_s;
 	F->out.stop_sig = F->run.ctx.stop_sig ? F->run.ctx.stop_sig : rp_stop_signal();
 	F->out.rounds_done = F->run.rounds_done;
+	F->out.rounds_run = F->run.planned_run;
 	F->out.retest_rounds = F->run.retest_rounds;
 }
 
@@ -358,13 +363,54 @@ static void files_write(struct mx_front *F)
 	F->dirty = false;
 }
 
-/* A stop arrived mid-round: what finished is written before mpirun's SIGKILL follows its SIGTERM. */
+/* Rank 0's final reports: the coverage of the rounds done, every file with the verdict, and, when
+ * print is set, the person's view (the verdict, the coverage). Returns mx_write_files()'s status; the
+ * verdict stays in *v when *judged (the caller calls rp_verdict_fini). */
+static int final_write(struct mx_front *F, struct rp_verdict *v, bool *judged, bool print)
+{
+	int wrc;
+
+	out_refresh(F, rp_now());
+	if (mx_coverage_compute(F->sched_eps, F->table.n_eps, &F->o->pattern_req, F->sched,
+				mx_coverage_sched_rounds(F->sched, F->o->concurrent_rails, F->out.rounds_done),
+				&F->coverage) == 0) {
+		mx_coverage_set_run(&F->coverage, F->msg_size_req, F->o->eng.cfg.meas.msg_size,
+				    F->o->budget_seen ? &F->choice : NULL, &F->o->pattern_req);
+		F->out.coverage = &F->coverage;
+	}
+	wrc = mx_write_files(&F->out, v, judged);
+	if (*judged && print) {
+		mx_print(&F->out, v);
+		if (F->out.coverage)
+			mx_coverage_print(&F->coverage, F->o->pattern_req_text, F->o->pattern_text, F->out.budget_s);
+		fflush(stdout);
+	}
+	return wrc;
+}
+
+/* A stop arrived mid-round (rank 0 waiting for the round): mpirun follows its SIGTERM with a SIGKILL
+ * a second later, so the final reports (coverage, the INTERRUPTED verdict) are written and the
+ * verdict printed now, from the rounds done, not after the round (it was lost: stdout empty, the
+ * JSON without its coverage). */
 static void files_flush(void *arg)
 {
 	struct mx_front *F = arg;
+	struct rp_verdict v;
+	bool judged = false;
 
-	if (F->dirty)
-		files_write(F);
+	if (F->early)
+		return;
+	F->early = true;
+	fprintf(stderr, "rdmaprobe matrix: stopped by signal %d: the final reports and the verdict of the %zu round%s "
+			"done, now\n", rp_stop_signal(), F->run.rounds_done, F->run.rounds_done == 1 ? "" : "s");
+	final_write(F, &v, &judged, true);
+	if (judged) {
+		F->early_pairs = v.n_pairs;
+		F->early_ok = v.n_ok;
+		F->early_failed = v.n_failed;
+		rp_verdict_fini(&v);
+	}
+	F->dirty = false;
 }
 
 /* Rank 0 after a round (before the ranks go on): the progress line, then the files, spending at most
@@ -374,10 +420,17 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	struct mx_front *F = arg;
 	struct rp_pair_result tmp;
 	double took = rp_now() - F->t0, per = took / (double)(F->run.next_round ? F->run.next_round : 1);
+	/* a planned round a stop cut short is not done: said so, as the final lines count it */
+	bool cut = !retest && !F->run.in_late && F->run.rounds_done < F->run.planned_run;
 
-	fprintf(stderr, "rdmaprobe matrix: %s %zu of %zu done: %zu pairs measured, %zu failed so far, %.0f s in, "
-			"~%.0f s left\n", retest ? "retest round" : F->run.in_late ? "late round" : "round", k + 1, n_rounds, F->run.mr.n, F->run.failed,
-		took, per * (double)(n_rounds - k - 1));
+	if (cut)
+		fprintf(stderr, "rdmaprobe matrix: round %zu of %zu cut short by signal %d: %zu pairs measured, %zu failed "
+				"so far, %.0f s in\n", k + 1, n_rounds, F->run.ctx.stop_sig ? F->run.ctx.stop_sig : rp_stop_signal(),
+			F->run.mr.n, F->run.failed, took);
+	else
+		fprintf(stderr, "rdmaprobe matrix: %s %zu of %zu done: %zu pairs measured, %zu failed so far, %.0f s in, "
+				"~%.0f s left\n", retest ? "retest round" : F->run.in_late ? "late round" : "round", k + 1, n_rounds,
+			F->run.mr.n, F->run.failed, took, per * (double)(n_rounds - k - 1));
 	F->dirty = true;
 	/* Every result of the round on its line before anything else is written (an error is logged
 	 * once and ends the stream, not the run: the summary files still hold everything). */
@@ -433,6 +486,12 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	if (cal >= 0 && !err) {
 		mine.err = cal == RP_EXIT_USAGE ? -EINVAL : -ENOMEM;
 		mine.why = "--calibrate-from: the file cannot be used (see this rank's stderr)";
+	}
+	/* rank 0 writes the reports: a path it cannot write stops every rank before anything is measured
+	 * (it used to measure the whole run and then exit 3) */
+	if (comm->rank == 0 && !mine.err && mx_outputs_check(&o->eng, o->html, o->junit) != 0) {
+		mine.err = -EINVAL;
+		mine.why = "an output file cannot be written (named above): nothing was measured";
 	}
 	/* every rank must run rank 0's schedule (and so, with --budget, make its choice): the start-up
 	 * refuses a rank started with other settings, naming it, rather than pairs waiting for a peer
@@ -550,25 +609,24 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 static int run_finish(struct mx_front *F, int status)
 {
 	struct rp_verdict v;
-	bool judged = false;
+	bool judged = false, same;
 	int wrc;
 
 	out_refresh(F, rp_now());
 	if (F->jsonl.fd >= 0 &&
 	    rp_jsonl_close(&F->jsonl, !F->out.stop_sig && F->out.rounds_done == F->out.n_rounds) != 0 && !status)
 		status = RP_EXIT_ENV;   /* the stream is a requested output: its loss is the run's error */
-	if (mx_coverage_compute(F->sched_eps, F->table.n_eps, &F->o->pattern_req, F->sched,
-				mx_coverage_sched_rounds(F->sched, F->o->concurrent_rails, F->out.rounds_done),
-				&F->coverage) == 0) {
-		mx_coverage_set_run(&F->coverage, F->msg_size_req, F->o->eng.cfg.meas.msg_size,
-				    F->o->budget_seen ? &F->choice : NULL, &F->o->pattern_req);
-		F->out.coverage = &F->coverage;
-	}
-	wrc = mx_write_files(&F->out, &v, &judged);
-	if (judged) {
+	/* after an early final (files_flush): the files again, with what the cut round finished; the
+	 * view printed again only when the verdict's counts moved, and saying why */
+	wrc = final_write(F, &v, &judged, !F->early);
+	same = judged && v.n_pairs == F->early_pairs && v.n_ok == F->early_ok && v.n_failed == F->early_failed;
+	if (judged && F->early && !same) {
+		printf("after the interrupted round's last reports:\n");
 		mx_print(&F->out, &v);
 		if (F->out.coverage)
 			mx_coverage_print(&F->coverage, F->o->pattern_req_text, F->o->pattern_text, F->out.budget_s);
+	}
+	if (judged) {
 		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
 			status = RP_EXIT_FAIL;
 		if (!status)
@@ -658,7 +716,9 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 		free(cmd_line);
 		return RP_EXIT_ENV;
 	}
-	if (rp_signals_install() != 0)
+	/* the watchdog is armed when the rounds end on a stop (below), on every rank: a signalled rank
+	 * still ends its round, which may last longer than --timeout */
+	if (rp_signals_install() != 0 || rp_signals_watchdog(o->eng.timeout, false) != 0)
 		fprintf(stderr, "rdmaprobe matrix: rank %d: could not install the SIGINT/SIGTERM handlers\n", comm.rank);
 	status = run_setup(&F, &comm);
 	if (status >= 0)
@@ -671,9 +731,16 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 				"connection (%zu held after their probe)\n", comm.rank, F.run.holds.reused,
 			F.run.holds.reused + F.run.holds.fresh, F.run.holds.made);
 	status = rounds_status(&F, rc, &any_dead);
+	/* stopped (signalled, or told by rank 0): the final reports, the teardown and MPI_Finalize get one
+	 * --timeout; a finalize waiting for a rank that is gone (mpirun --enable-recovery keeps the job)
+	 * kept mpirun running for minutes */
+	if (F.run.ctx.stop_sig || rp_stop_requested())
+		rp_signals_watchdog_arm(F.run.ctx.stop_sig ? F.run.ctx.stop_sig : rp_stop_signal(),
+					comm.rank == 0 ? 4 * F.write_cost : 0);   /* rank 0: room for its final write */
 	if (F.run.ctx.stop_sig && comm.rank == 0)
-		fprintf(stderr, "rdmaprobe matrix: interrupted (signal %d) after %zu of %zu rounds\n", F.run.ctx.stop_sig,
-			F.run.rounds_done, F.out.n_rounds);
+		fprintf(stderr, "rdmaprobe matrix: interrupted (signal %d) after %zu of %zu rounds done%s\n",
+			F.run.ctx.stop_sig, F.run.rounds_done, F.out.n_rounds,
+			F.run.planned_run > F.run.rounds_done ? " (and one cut short)" : "");
 	for (int r = 0; F.run.ctx.dead && r < comm.size; r++)
 		any_dead |= F.run.ctx.dead[r];
 	if (comm.rank == 0 && rc != -ENOMEM)

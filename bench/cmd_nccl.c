@@ -25,6 +25,8 @@
 #include "cmds.h"
 #include "health.h"
 #include "health_json.h"
+#include "ops_cli.h"
+#include "report.h"
 #include "nccl.h"
 #include "nccl_version.h"
 #include "node.h"
@@ -39,11 +41,11 @@ struct nccl_opts {
 	const char *sysfs_root;
 	const char *nccl_version;
 	const char *python;
-	bool json;
+	const char *json;             /* --json FILE; "-" standard output (then no text) */
 };
 
 static const char *const usage_line =
-	"[--hca SPEC] [--gid-index N] [--nccl-version X.Y.Z] [--python ENV] [--sysfs-root DIR] [--json]";
+	"[--hca SPEC] [--gid-index N] [--nccl-version X.Y.Z] [--python ENV] [--sysfs-root DIR] [--json FILE]";
 
 /* The health checks of the node, cut to the ports NCCL would select (health_fini() it in every case);
  * the ACS check's nearest adapters as env's release merges bus ids. */
@@ -86,8 +88,8 @@ static void print_health(const struct rp_health *h)
 		printf("  rate    %s:%d %s\n", h->rates[i].device, h->rates[i].port, h->rates[i].message);
 }
 
-static int print_json(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
-		      const struct rp_nccl_version_found *ver, const struct rp_health *h)
+static int write_json(const char *path, const struct rp_nccl_result *res, const struct rp_nccl_env *env,
+		      const struct rp_node *node, const struct rp_nccl_version_found *ver, const struct rp_health *h)
 {
 	json_t *root = rp_nccl_result_json(res, env);
 	json_t *jv = rp_nccl_version_json(ver);
@@ -98,7 +100,7 @@ static int print_json(const struct rp_nccl_result *res, const struct rp_nccl_env
 		json_decref(root);
 		json_decref(jv);
 		json_decref(jh);
-		fprintf(stderr, "rdmaprobe nccl: out of memory building the JSON report\n");
+		rp_cli_write_failed("nccl", path, 0, "report");
 		return -ENOMEM;
 	}
 	rc = json_object_set_new(root, "nccl_version", jv);
@@ -107,14 +109,16 @@ static int print_json(const struct rp_nccl_result *res, const struct rp_nccl_env
 	rc = rc ? rc : json_object_set_new(root, "verbs_consulted", json_boolean(node->verbs_consulted));
 	if (!rc && node->no_device_reason[0])
 		rc = json_object_set_new(root, "no_device_reason", json_string(node->no_device_reason));
-	if (rc || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+	if (rc) {
 		json_decref(root);
-		fprintf(stderr, "rdmaprobe nccl: could not write the JSON report\n");
-		return -EIO;
+		rp_cli_write_failed("nccl", path, 0, "report");
+		return -ENOMEM;
 	}
-	putchar('\n');
+	rc = rp_report_write_json(root, path);
 	json_decref(root);
-	return 0;
+	if (rc)
+		rp_cli_write_failed("nccl", path, rc, NULL);
+	return rc;
 }
 
 /* "::ffff:10.0.0.1 (RoCE v2)" for the GID a selected RoCE port uses, "" when unknown. */
@@ -234,7 +238,7 @@ int cmd_nccl(int argc, char **argv)
 		{ "python", 0, RP_OPT_STR, &o.python, 0, 0, "ENV",
 		  "look first for the nvidia-nccl-cu* wheel's libnccl in this Python environment (or its python)", NULL },
 		{ "sysfs-root", 0, RP_OPT_STR, &o.sysfs_root, 0, 0, "DIR", "read DIR instead of /sys (verbs not consulted)", NULL },
-		{ "json", 0, RP_OPT_FLAG, &o.json, 0, 0, NULL, "print JSON", NULL },
+		{ "json", 0, RP_OPT_OUTPUT, &o.json, 0, 0, "FILE", "write JSON to FILE (- or a bare --json: stdout, instead of the text)", NULL },
 		{ 0 },
 	};
 	struct rp_discover_opts dopts = { 0 };
@@ -249,6 +253,10 @@ int cmd_nccl(int argc, char **argv)
 	rc = rp_opts_parse("nccl", usage_line, table, argc, argv, NULL, 0, NULL);
 	if (rc)
 		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
+	if (o.json && rp_report_path_check(o.json) != 0) {
+		fprintf(stderr, "rdmaprobe nccl: --json %s: cannot write the report there\n", o.json);
+		return RP_EXIT_USAGE;
+	}
 	/* --hca replaces $NCCL_IB_HCA: a malformed value there must not stop the evaluation of SPEC. */
 	if (o.hca_seen)
 		unsetenv("NCCL_IB_HCA");
@@ -290,13 +298,11 @@ int cmd_nccl(int argc, char **argv)
 		status = RP_EXIT_ENV;
 		goto out;
 	}
-	if (o.json) {
-		if (print_json(&res, &env, &node, &ver, &health)) {
-			status = RP_EXIT_ENV;
-			goto out;
-		}
-	} else {
+	if (!o.json || strcmp(o.json, "-") != 0)
 		print_text(&res, &env, &node, source, &ver, &health);
+	if (o.json && write_json(o.json, &res, &env, &node, &ver, &health)) {
+		status = RP_EXIT_ENV;
+		goto out;
 	}
 	status = rp_nccl_result_usable(&res) ? RP_EXIT_OK : RP_EXIT_FAIL;
 out:

@@ -390,6 +390,8 @@ int cmd_pair(int argc, char **argv)
 	if (status)
 		return status < 0 ? RP_EXIT_OK : status;
 	status = rp_signals_install();
+	if (!status)   /* a listener waiting for a client, a pair in flight: out within one --timeout */
+		status = rp_signals_watchdog(o.e.timeout, true);
 	if (status) {
 		fprintf(stderr, "rdmaprobe pair: cannot install the signal handlers: %s\n", strerror(-status));
 		return RP_EXIT_ENV;

@@ -35,7 +35,9 @@
 #include "oob_mpi.h"
 #include "opts.h"
 #include "schedule.h"
+#include "signals.h"
 #include "sim_run.h"
+#include "stop.h"
 #include "util.h"
 #include "verdict_cli.h"
 
@@ -45,7 +47,8 @@ static const char usage_text[] =
 	"real schedule, rounds, retest, verdict and reports, every side answered from the model on a virtual\n"
 	"clock. Every report says SIMULATED. Prints the projected wall time of the rounds, the rounds, and\n"
 	"this process's (rank 0's) peak memory and CPU time. Under mpirun/srun the job's ranks share the\n"
-	"model's nodes and talk over MPI as a real run does. Exit: 0 pass, 1 failures, 2 usage, 3 environment.";
+	"model's nodes and talk over MPI as a real run does. Exit: 0 pass, 1 failures, 2 usage, 3 environment,\n"
+	"128+signal when interrupted (130 SIGINT, 143 SIGTERM; the reports then say interrupted).";
 
 struct sim_opts {
 	struct rp_cli_engine eng;
@@ -110,6 +113,9 @@ static int sim_opts_check(struct sim_opts *o)
 	rc = rp_cli_verdict_finish(&o->vc, "matrix", o->eng.latency);
 	if (!rc)
 		rc = rp_cli_engine_finish(&o->eng, "matrix");
+	if (rc)
+		return rc;
+	rc = mx_outputs_check(&o->eng, o->html, o->junit);   /* before the model runs, as a real run */
 	if (rc)
 		return rc;
 	if (strcmp(o->eng.cfg.src_mem.kind ? o->eng.cfg.src_mem.kind : "host", "host") != 0 ||
@@ -242,14 +248,22 @@ static int sim_json(void *root, void *arg)
 	return sim && json_object_set_new(root, "simulation", sim) == 0 ? 0 : -ENOMEM;
 }
 
+/* The signal that stopped the run (every rank's, as the real matrix: lib/stop.h), 0 none. */
+static int stop_sig(const struct sim_front *F)
+{
+	return F->S.run.ctx.stop_sig ? F->S.run.ctx.stop_sig : rp_stop_signal();
+}
+
 static void files_write(struct sim_front *F)
 {
 	double w0 = rp_now(), c0 = cpu_now();
 
 	F->out.rounds_done = F->S.run.rounds_done;
+	F->out.rounds_run = F->S.run.planned_run;
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
 	F->out.sweep_s = F->S.sweep_s;
+	F->out.stop_sig = stop_sig(F);
 	mx_write_files(&F->out, NULL, NULL);
 	F->S.run.failed = mx_results_failed(&F->S.run.mr);   /* as the verdict judged them */
 	F->write_cost = rp_now() - w0;
@@ -363,9 +377,11 @@ static int sim_finish(struct sim_front *F)
 	int status;
 
 	F->out.rounds_done = F->S.run.rounds_done;
+	F->out.rounds_run = F->S.run.planned_run;
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
 	F->out.sweep_s = F->S.sweep_s;
+	F->out.stop_sig = stop_sig(F);   /* SIGTERM/SIGINT: the reports say interrupted, with the verdict */
 	status = mx_write_files(&F->out, &v, &judged) ? RP_EXIT_ENV : RP_EXIT_OK;
 	if (judged) {
 		mx_print(&F->out, &v);
@@ -374,7 +390,10 @@ static int sim_finish(struct sim_front *F)
 		rp_verdict_fini(&v);
 	}
 	print_figures(F, rp_now() - f0, cpu_now() - fc0);
-	return status;
+	if (F->out.stop_sig)
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): interrupted (signal %d) after %zu of %zu rounds\n",
+			F->out.stop_sig, F->out.rounds_done, F->out.n_rounds);
+	return F->out.stop_sig ? 128 + F->out.stop_sig : status;
 }
 
 /* The model, the simulation, the rounds, the verdict. */
@@ -388,6 +407,11 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	bool on_mpi, any_dead = false;
 	int status, rc = rp_sim_model_load(o->model, &m, &err);
 
+	/* SIGINT/SIGTERM stop the rounds at the next pair, and the reports are written with the
+	 * verdict of what ran, as in a real run (there was no handler: the process died mid-write,
+	 * its last report saying interrupted: false and no verdict) */
+	if (rp_signals_install() != 0 || rp_signals_watchdog(o->eng.timeout, false) != 0)
+		fprintf(stderr, "rdmaprobe matrix: cannot install the signal handlers: %s\n", strerror(errno));
 	if (rc) {
 		fprintf(stderr, "rdmaprobe matrix: --fabric-model %s: %s\n", o->model, err.msg);
 		return rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
@@ -429,12 +453,14 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	F.real_rounds_s = rp_now() - F.real_rounds_s - F.write_s;
 	if (F.S.c->size == 1)
 		rp_sim_run_advance(&F.S, F.S.collect_tail_s);   /* the last round's settling and go */
+	if (stop_sig(&F))   /* the reports, the teardown and MPI_Finalize: one --timeout */
+		rp_signals_watchdog_arm(stop_sig(&F), 4 * F.write_cost);
 	if (rc < 0) {
 		fprintf(stderr, "rdmaprobe matrix: rank %d: the simulated rounds failed: %s\n", F.S.c->rank, strerror(-rc));
 		status = RP_EXIT_ENV;
 		goto out;
 	}
-	status = F.S.c->rank == 0 ? sim_finish(&F) : RP_EXIT_OK;
+	status = F.S.c->rank == 0 ? sim_finish(&F) : stop_sig(&F) ? 128 + stop_sig(&F) : RP_EXIT_OK;
 out:
 	for (int r = 0; F.S.dead && r < F.S.c->size; r++)
 		any_dead |= F.S.dead[r];

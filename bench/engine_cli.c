@@ -1,6 +1,7 @@
 /* engine_cli.c: shared options, validation, port selection and reports of loopback and pair; see
  * engine_cli.h. */
 #include "engine_cli.h"
+#include "ops_cli.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -564,23 +565,33 @@ int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, in
 
 	if (e->json) {
 		json_t *root = rp_report_json(&info, pairs, n);
+		const char *bad = root ? NULL : "report";
+		int rc = 0;
 
 		/* key NULL: every key of section joins the report */
-		if (root && section && (key ? json_object_set(root, key, section) : json_object_update(root, section)) != 0) {
-			json_decref(root);
-			root = NULL;
-		}
-		if (!root || json_object_set_new(root, "nccl_version", rp_nccl_version_json(&e->ver)) != 0 ||
-		    (e->nccl_crash[0] && add_crash_warning(e, root, false) != 0) ||
-		    (e->unusable[0] && add_crash_warning(e, root, true) != 0) || rp_report_write_json(root, e->json) != 0) {
-			fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->json);
+		if (!bad && section && (key ? json_object_set(root, key, section) : json_object_update(root, section)) != 0)
+			bad = key ? key : "report";
+		if (!bad && json_object_set_new(root, "nccl_version", rp_nccl_version_json(&e->ver)) != 0)
+			bad = "nccl_version";
+		if (!bad && e->nccl_crash[0] && add_crash_warning(e, root, false) != 0)
+			bad = "warnings";
+		if (!bad && e->unusable[0] && add_crash_warning(e, root, true) != 0)
+			bad = "warnings";
+		if (!bad)
+			rc = rp_report_write_json(root, e->json);
+		if (bad || rc) {
+			rp_cli_write_failed(cmd, e->json, rc, bad);
 			status = RP_EXIT_ENV;
 		}
 		json_decref(root);
 	}
-	if (e->csv && rp_report_write_csv(pairs, n, e->csv) != 0) {
-		fprintf(stderr, "rdmaprobe %s: could not write %s\n", cmd, e->csv);
-		status = RP_EXIT_ENV;
+	if (e->csv) {
+		int rc = rp_report_write_csv(pairs, n, e->csv);
+
+		if (rc) {
+			rp_cli_write_failed(cmd, e->csv, rc, NULL);
+			status = RP_EXIT_ENV;
+		}
 	}
 	free(full);
 	return status;

@@ -34,6 +34,7 @@ struct mx_out {
 	size_t n_eps;
 	struct mx_results *results;   /* judged in place by mx_write_files */
 	size_t rounds_done, n_rounds;
+	size_t rounds_run;            /* planned rounds started: rounds_done, plus one a stop cut short */
 	double started_wall, elapsed_s;
 	const char *json, *csv, *html, *junit;
 	bool list_notable;            /* the reports list only the notable pairs (lib/pairs_list.h) */
@@ -146,6 +147,10 @@ int cmd_matrix_sim(int argc, char **argv);
  * verdict could not be computed. If v_out is not NULL and the verdict was computed, it is kept there
  * even when a file failed (the caller prints it and calls rp_verdict_fini) and *judged_p is true. */
 int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p);
+/* Whether rank 0 can write the reports it was asked for (--json, --csv, --html, --junit; --prom and
+ * --jsonl are checked with their options): before anything is measured, as loopback does. 0, or 2
+ * with the option and the path's problem on stderr. */
+int mx_outputs_check(const struct rp_cli_engine *e, const char *html, const char *junit);
 /* The person's view on stdout, from the results as the last mx_write_files judged them: a grid for
  * small runs, per-node lines always, failures, a verdict line. */
 void mx_print(const struct mx_out *o, const struct rp_verdict *v);

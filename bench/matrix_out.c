@@ -17,43 +17,67 @@
 #include "report.h"
 #include "report_html.h"
 #include "report_junit.h"
+#include "sanitize.h"
 
 #define MX_GRID_MAX 16   /* endpoints up to which stdout shows a grid */
 
-/* jansson setters that remember a failure instead of leaking. */
-static void jset(json_t *obj, const char *key, json_t *val, bool *bad)
+/* jansson setters that remember the first key that failed (out of memory) instead of leaking. */
+static void jset(json_t *obj, const char *key, json_t *val, const char **bad)
 {
-	if (!val || json_object_set_new(obj, key, val) != 0)
-		*bad = true;
+	if ((!val || json_object_set_new(obj, key, val) != 0) && !*bad)
+		*bad = key;
 }
 
-/* "matrix": how the run was scheduled and how far it got; "verdict"; "nodes". */
-static int json_extend(json_t *root, const struct mx_out *o, const struct rp_verdict *v, size_t n_listed)
+/* A JSON string of s made safe first (lib/sanitize.h): a node name given with --node, a path or a
+ * reason that is not UTF-8 is written with '?' for its bad bytes, never a reason to lose the report
+ * (jansson refuses invalid UTF-8). NULL only when out of memory. */
+static json_t *jsafe(const char *s)
+{
+	char *copy;
+	json_t *j;
+
+	if (!s || rp_str_is_clean(s))
+		return json_string(s ? s : "");
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	rp_str_sanitize(copy);
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+/* "matrix": how the run was scheduled and how far it got; "verdict"; "nodes". NULL, or the first key
+ * that could not be added (out of memory). */
+static const char *json_extend(json_t *root, const struct mx_out *o, const struct rp_verdict *v, size_t n_listed)
 {
 	json_t *m = json_object(), *eps = json_array(), *vj = json_object(), *nodes = json_array();
 	char name[RP_NAME_MAX + 16];
-	bool bad = !m || !eps || !vj || !nodes;
+	const char *bad = !m || !eps || !vj || !nodes ? "matrix" : NULL;
 
 	for (size_t e = 0; !bad && e < o->n_eps; e++) {
 		const struct mx_ep *x = &o->eps[e];
-		json_t *j = json_pack("{s:s, s:s, s:i, s:i, s:i, s:f}", "node", x->ep.node, "device", x->ep.device,
+		json_t *j = json_pack("{s:o, s:o, s:i, s:i, s:i, s:f}", "node", jsafe(x->ep.node), "device", jsafe(x->ep.device),
 				      "port", x->ep.port, "rank", x->owner, "gid_index", x->ep.gid_index, "link_gbps",
 				      x->ep.link_gbps);
 
 		if (j && x->no_port[0])
-			jset(j, "no_port", json_string(x->no_port), &bad);
+			jset(j, "no_port", jsafe(x->no_port), &bad);
 		if (j && e < v->n_eps) {      /* its directions, as the verdict counted them (listed or not) */
 			jset(j, "pairs", json_integer((json_int_t)v->eps[e].pairs), &bad);
 			jset(j, "failed", json_integer((json_int_t)v->eps[e].failed), &bad);
 		}
 
 		if (!j || json_array_append_new(eps, j) != 0)
-			bad = true;
+			bad = bad ? bad : "endpoints";
 	}
-	jset(m, "pattern", json_string(o->pattern), &bad);
+	jset(m, "pattern", jsafe(o->pattern), &bad);
 	jset(m, "seed", json_integer((json_int_t)o->seed), &bad);
 	jset(m, "rounds", json_integer((json_int_t)o->n_rounds), &bad);
 	jset(m, "rounds_done", json_integer((json_int_t)o->rounds_done), &bad);
+	/* a round a stop cut short is not done, but its finished directions are in the pairs */
+	jset(m, "rounds_run", json_integer((json_int_t)(o->rounds_run > o->rounds_done ? o->rounds_run : o->rounds_done)),
+	     &bad);
 	jset(m, "complete", json_boolean(o->rounds_done == o->n_rounds && !o->stop_sig), &bad);
 	jset(m, "retest", json_integer((json_int_t)o->max_retest), &bad);
 	jset(m, "retest_rounds", json_integer((json_int_t)o->retest_rounds), &bad);
@@ -63,12 +87,12 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 			   (json_int_t)o->sweep->n_flaky, "cleared", (json_int_t)o->sweep->n_cleared, "screen_s",
 			   o->sweep->screen_s > 0 ? json_real(o->sweep->screen_s) : json_null(), "elapsed_s", o->sweep_s)
 				    : json_null(), &bad);
-	jset(m, "sweep_off", o->sweep_off ? json_string(o->sweep_off) : json_null(), &bad);
+	jset(m, "sweep_off", o->sweep_off ? jsafe(o->sweep_off) : json_null(), &bad);
 	if (o->sweep && o->sweep->width && o->run) {
 		json_t *sw = json_object_get(m, "sweep");
 
 		jset(sw, "hold", json_boolean(o->hold), &bad);
-		jset(sw, "hold_off", o->hold_off && o->hold_off[0] ? json_string(o->hold_off) : json_null(), &bad);
+		jset(sw, "hold_off", o->hold_off && o->hold_off[0] ? jsafe(o->hold_off) : json_null(), &bad);
 		jset(sw, "late_rounds", json_integer((json_int_t)o->run->n_late), &bad);
 		/* rank 0's own writer sides only: each rank prints its own counts on stderr */
 		jset(sw, "rank0_writes_on_held", json_integer((json_int_t)o->run->holds.reused), &bad);
@@ -77,7 +101,7 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	jset(m, "pairs_listed", json_pack("{s:s, s:I, s:I, s:I, s:o}", "which", o->list_notable ? "notable" : "all",
 					   "listed", (json_int_t)n_listed, "total", (json_int_t)o->results->n,
 					   "not_listed", (json_int_t)(o->results->n - n_listed), "every_pair_in",
-					   o->jsonl ? json_string(o->jsonl) : json_null()), &bad);
+					   o->jsonl ? jsafe(o->jsonl) : json_null()), &bad);
 	jset(m, "interrupted", json_boolean(o->stop_sig != 0), &bad);
 	jset(m, "signal", o->stop_sig ? json_integer(o->stop_sig) : json_null(), &bad);
 	jset(m, "elapsed_s", json_real(o->elapsed_s), &bad);
@@ -103,23 +127,24 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 		const struct rp_verdict_node *nd = &v->nodes[k];
 		json_t *j = json_object(), *list = json_array(), *drain = json_array(), *why = json_object();
 
-		bad = !j || !list || !drain || !why;
+		bad = !j || !list || !drain || !why ? "nodes" : NULL;
 		for (size_t e = nd->first_ep; !bad && e < nd->first_ep + nd->n_eps; e++) {
 			rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name));
-			if (json_array_append_new(list, json_string(name)) != 0)
-				bad = true;
-			if (v->eps[e].drain && (json_array_append_new(drain, json_string(name)) != 0 ||
-						json_object_set_new(why, name, json_string(v->eps[e].why)) != 0))
-				bad = true;
+			rp_str_sanitize(name);   /* a key as well as a value: safe before it is either */
+			if (json_array_append_new(list, jsafe(name)) != 0)
+				bad = "endpoints";
+			if (v->eps[e].drain && (json_array_append_new(drain, jsafe(name)) != 0 ||
+						json_object_set_new(why, name, jsafe(v->eps[e].why)) != 0))
+				bad = "drain_reasons";
 		}
-		jset(j, "node", json_string(o->eps[nd->first_ep].ep.node), &bad);
+		jset(j, "node", jsafe(o->eps[nd->first_ep].ep.node), &bad);
 		jset(j, "endpoints", list, &bad);
 		jset(j, "drain", drain, &bad);
 		jset(j, "drain_reasons", why, &bad);
-		jset(j, "recommended_nccl_ib_hca", nd->recommended ? json_string(nd->recommended) : json_null(), &bad);
+		jset(j, "recommended_nccl_ib_hca", nd->recommended ? jsafe(nd->recommended) : json_null(), &bad);
 		if (bad || json_array_append_new(nodes, j) != 0) {
 			json_decref(j);
-			bad = true;
+			bad = bad ? bad : "nodes";
 		}
 	}
 	jset(root, "matrix", m, &bad);
@@ -128,15 +153,16 @@ static int json_extend(json_t *root, const struct mx_out *o, const struct rp_ver
 	if (o->coverage)   /* the final write's: what the run covered (mx_plan_json.h) */
 		jset(root, "coverage", mx_coverage_json(o->coverage, o->pattern_requested, o->pattern, o->budget_s), &bad);
 	json_decref(eps);
-	return bad ? -ENOMEM : 0;
+	return bad;
 }
 
 /* --concurrent-rails: "concurrent_rails": {"max_drop", "pairs": [{"round", "solo_gbps", "ratio",
- * "pair"}]}, each pair measured with every rail busy, beside the same pair measured alone. */
-static int conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct rp_pairs *solo)
+ * "pair"}]}, each pair measured with every rail busy, beside the same pair measured alone. NULL, or
+ * the key that could not be added. */
+static const char *conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct rp_pairs *solo)
 {
 	json_t *o = json_object(), *a = json_array();
-	bool bad = !o || !a;
+	const char *bad = !o || !a ? "concurrent_rails" : NULL;
 	struct rp_pair_result tmp;
 
 	for (size_t k = 0; !bad && k < mc->n; k++) {
@@ -147,53 +173,62 @@ static int conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct
 				      rp_report_pair_json(&mc->res[k]));
 
 		if (!e || json_array_append_new(a, e) != 0)
-			bad = true;
+			bad = "concurrent_rails";
 	}
 	jset(o, "max_drop", json_real(mc->max_drop), &bad);
 	jset(o, "pairs", a, &bad);
 	a = NULL;
 	jset(root, "concurrent_rails", o, &bad);
 	json_decref(a);
-	return bad ? -ENOMEM : 0;
+	return bad;
 }
 
 /* The releases whose rules selected each rank's ports: rank 0's ("nccl_version"), every rank's
  * ("nccl_versions"), and "warnings": [{"code": "nccl_version_mismatch", "message"}] when they differ,
- * followed by the `drift` warnings rank 0 found across the endpoints (lib/drift.h's JSON). */
-static int nccl_json(json_t *root, const struct mx_out *o)
+ * followed by the `drift` warnings rank 0 found across the endpoints (lib/drift.h's JSON). NULL, or the
+ * key that could not be added. */
+static const char *nccl_json(json_t *root, const struct mx_out *o)
 {
 	json_t *list = json_array(), *warn = json_array();
 	char msg[1024], v[16];
-	bool bad = !list || !warn;
+	const char *bad = !list || !warn ? "nccl_versions" : NULL;
 
 	jset(root, "nccl_version", o->nccl_ver ? rp_nccl_version_json(o->nccl_ver) : json_null(), &bad);
 	for (size_t i = 0; !bad && i < o->n_rank_ver; i++) {
 		rp_nccl_version_format(o->rank_ver[i].version, v, sizeof(v));
-		if (json_array_append_new(list, json_pack("{s:i, s:s, s:s}", "rank", o->rank_ver[i].rank, "node",
-							  o->rank_ver[i].node, "version", v)) != 0)
-			bad = true;
+		if (json_array_append_new(list, json_pack("{s:i, s:o, s:s}", "rank", o->rank_ver[i].rank, "node",
+							  jsafe(o->rank_ver[i].node), "version", v)) != 0)
+			bad = "nccl_versions";
 	}
 	if (!bad && rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)) &&
-	    json_array_append_new(warn, json_pack("{s:s, s:s}", "code", "nccl_version_mismatch", "message", msg)) != 0)
-		bad = true;
+	    json_array_append_new(warn, json_pack("{s:s, s:o}", "code", "nccl_version_mismatch", "message", jsafe(msg))) != 0)
+		bad = "warnings";
 	if (!bad && o->drift && o->drift->n_warnings) {
 		json_t *dj = rp_drift_to_json(o->drift);
 
 		if (!dj || json_array_extend(warn, dj) != 0)
-			bad = true;
+			bad = "warnings";
 		json_decref(dj);
 	}
 	jset(root, "nccl_versions", list, &bad);
 	jset(root, "warnings", warn, &bad);
-	return bad ? -ENOMEM : 0;
+	return bad;
 }
 
-/* One file; a failure is named on stderr once per file kind and run, and always at the end. */
-static void write_failed(struct mx_out *o, const char *path, bool final)
+/* One file; a failure is named on stderr with its cause (what: a key of the report that could not be
+ * built, else the negative errno rc), once per file kind and run, and always at the end. */
+static void write_failed(struct mx_out *o, const char *path, bool final, int rc, const char *what)
 {
-	if (final || !o->write_failed)
-		fprintf(stderr, "rdmaprobe matrix: could not write %s%s\n", path,
-			final ? "" : " (tried again after every round; the verdict is printed at the end)");
+	char part[96];
+
+	if (!final && o->write_failed)
+		return;
+	if (what)
+		snprintf(part, sizeof(part), "report's \"%s\"", what);
+	rp_cli_write_failed("matrix", path, rc, what ? part : NULL);
+	if (!final)
+		fprintf(stderr, "rdmaprobe matrix: (%s: tried again after every round; the verdict is printed at the end)\n",
+			path);
 	o->write_failed = true;
 }
 
@@ -232,52 +267,79 @@ static int html_write(const struct mx_out *o, const struct rp_matrix_view *mv)
 	return rc;
 }
 
+/* --json: the engine's report plus the matrix's keys; 0 or 3 (named on stderr with its cause). */
+static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pairs *judged,
+		      const struct rp_pairs *listed, const struct rp_verdict *v, bool final)
+{
+	struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
+				       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
+	/* the pairs are streamed into the file, never all in one tree (a run keeps millions) */
+	json_t *root = rp_report_json_head_of(&info, judged);   /* its summary counts every pair */
+	json_t *bl = final && o->ops ? rp_cli_ops_baseline_json(o->ops) : NULL;
+	const char *bad = root ? NULL : "command_line";
+	int rc = 0;
+
+	if (bl && root && json_object_set_new(root, "baseline", bl) != 0)   /* takes bl either way */
+		bad = "baseline";
+	else if (!root)
+		json_decref(bl);
+	if (!bad && o->simulated && (json_object_set_new(root, "simulated", json_true()) != 0 ||
+				     json_object_set_new(root, "fabric_model", jsafe(o->simulated)) != 0))
+		bad = "fabric_model";
+	if (!bad && o->simulated && o->json_more && o->json_more(root, o->json_more_arg) != 0)
+		bad = "simulation";
+	if (!bad)
+		bad = json_extend(root, o, v, listed->n);
+	if (!bad)
+		bad = nccl_json(root, o);
+	if (!bad && mv->conc)
+		bad = conc_json(root, mv->conc, judged);
+	if (!bad)
+		rc = rp_report_write_json_of(root, listed, o->json);
+	json_decref(root);
+	if (!bad && !rc)
+		return 0;
+	write_failed(o, o->json, final, rc, bad);
+	return RP_EXIT_ENV;
+}
+
 /* judged: every pair (the concurrent pairs' solo results index it); listed: the pairs the files list. */
 static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pairs *judged,
 		       const struct rp_pairs *listed, const struct rp_verdict *v, bool final)
 {
-	int status = 0;
+	int status = o->json ? json_write(o, mv, judged, listed, v, final) : 0;
+	int rc;
 
-	if (o->json) {
-		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
-					       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
-		/* the pairs are streamed into the file, never all in one tree (a run keeps millions) */
-		json_t *root = rp_report_json_head_of(&info, judged);   /* its summary counts every pair */
-		json_t *bl = final && o->ops ? rp_cli_ops_baseline_json(o->ops) : NULL;
-		bool bad = false;
-
-		if (bl && root)
-			bad = json_object_set_new(root, "baseline", bl) != 0;   /* takes bl either way */
-		else
-			json_decref(bl);
-
-		if (root && o->simulated)
-			bad = bad || json_object_set_new(root, "simulated", json_true()) != 0 ||
-			      json_object_set_new(root, "fabric_model", json_string(o->simulated)) != 0 ||
-			      (o->json_more && o->json_more(root, o->json_more_arg) != 0);
-		if (!root || bad || json_extend(root, o, v, listed->n) != 0 || nccl_json(root, o) != 0 ||
-		    (mv->conc && conc_json(root, mv->conc, judged) != 0) ||
-		    rp_report_write_json_of(root, listed, o->json) != 0) {
-			write_failed(o, o->json, final);
-			status = RP_EXIT_ENV;
-		}
-		json_decref(root);
-	}
-	if (o->csv && rp_report_write_csv_of(listed, o->csv) != 0) {
-		write_failed(o, o->csv, final);
+	if (o->csv && (rc = rp_report_write_csv_of(listed, o->csv)) != 0) {
+		write_failed(o, o->csv, final, rc, NULL);
 		status = RP_EXIT_ENV;
 	}
-	if (o->html && html_write(o, mv) != 0) {
-		write_failed(o, o->html, final);
+	if (o->html && (rc = html_write(o, mv)) != 0) {
+		write_failed(o, o->html, final, rc, NULL);
 		status = RP_EXIT_ENV;
 	}
-	if (o->junit && rp_report_junit_write(mv, o->junit) != 0) {
-		write_failed(o, o->junit, final);
+	if (o->junit && (rc = rp_report_junit_write(mv, o->junit)) != 0) {
+		write_failed(o, o->junit, final, rc, NULL);
 		status = RP_EXIT_ENV;
 	}
 	if (o->ops && prom_write(o, mv, v, final) != 0)
 		status = RP_EXIT_ENV;
 	return status;
+}
+
+int mx_outputs_check(const struct rp_cli_engine *e, const char *html, const char *junit)
+{
+	const char *opt[2] = { "html", "junit" }, *path[2] = { html, junit };
+	int rc = rp_cli_check_outputs(e, "matrix");
+
+	for (int i = 0; !rc && i < 2; i++) {
+		if (path[i] && rp_report_path_check(path[i]) != 0) {
+			fprintf(stderr, "rdmaprobe matrix: --%s %s: cannot write the report there; nothing was measured\n",
+				opt[i], path[i]);
+			rc = RP_EXIT_USAGE;
+		}
+	}
+	return rc;
 }
 
 /* The concurrent pairs judged against the solo results as the verdict judged them. */
@@ -566,8 +628,12 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 		printf("warning %s: %s\n", rp_drift_code(), o->drift->warnings[i].message);
 	if (o->stop_sig)
 		printf("INTERRUPTED by signal %d: the pairs measured so far are above and in the reports\n", o->stop_sig);
-	if (o->rounds_done < o->n_rounds)
-		printf("INCOMPLETE: %zu of %zu rounds ran\n", o->rounds_done, o->n_rounds);
+	if (o->rounds_done < o->n_rounds && o->rounds_run > o->rounds_done)
+		printf("INCOMPLETE: %zu of %zu rounds done; round %zu was cut short by the stop (the directions it "
+		       "finished are counted below, the coverage counts the rounds done)\n", o->rounds_done, o->n_rounds,
+		       o->rounds_run);
+	else if (o->rounds_done < o->n_rounds)
+		printf("INCOMPLETE: %zu of %zu rounds done\n", o->rounds_done, o->n_rounds);
 	printf("%s%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds",
 	       o->simulated ? "SIMULATED " : "",
 	       v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed ? "PASS" : "FAIL", v->n_ok,

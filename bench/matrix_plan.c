@@ -7,6 +7,7 @@
 
 #include "cmds.h"
 #include "matrix.h"
+#include "ops_cli.h"
 #include "mx_plan_json.h"
 #include "mx_run.h"
 #include "report.h"
@@ -244,13 +245,13 @@ static int plan_json(const struct plan_view *v, const struct mx_plan_choice *cho
 						   .rates_src = o->rail_gbps ? "this node's ports" : "--rate", .m = v->m,
 						   .run = v->run, .est = &v->e, .choice = choice, .cov = &cov });
 	if (!root) {
-		fprintf(stderr, "rdmaprobe matrix: --plan --json %s: out of memory\n", o->json);
+		rp_cli_write_failed("matrix", o->json, 0, "plan document");
 		return RP_EXIT_ENV;
 	}
 	rc = rp_report_write_json(root, o->json);   /* logged: the file and what failed */
 	json_decref(root);
 	if (rc)
-		fprintf(stderr, "rdmaprobe matrix: could not write %s\n", o->json);
+		rp_cli_write_failed("matrix", o->json, rc, NULL);
 	return rc ? RP_EXIT_ENV : -1;
 }
 

@@ -1,4 +1,5 @@
 /* ops_cli.c: --prom, --baseline and --drop for loopback and matrix (ops_cli.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,12 +56,12 @@ int rp_cli_ops_finish(struct rp_cli_ops *o, const char *cmd)
 int rp_cli_ops_prom(struct rp_cli_ops *o, const struct rp_prom_run *run, const struct rp_pair_result *pairs, size_t n,
 		    bool final)
 {
-	if (!o->prom)
-		return 0;
-	if (rp_prom_write(o->prom, run, pairs, n) == 0)
+	int rc = o->prom ? rp_prom_write(o->prom, run, pairs, n) : 0;
+
+	if (rc == 0)
 		return 0;
 	if (final || !o->prom_failed)
-		fprintf(stderr, "rdmaprobe %s: could not write %s\n", run->command, o->prom);
+		rp_cli_write_failed(run->command, o->prom, rc, NULL);
 	o->prom_failed = true;
 	return RP_EXIT_ENV;
 }
@@ -110,4 +111,14 @@ bool rp_cli_ops_baseline_print(const struct rp_cli_ops *o)
 void rp_cli_ops_fini(struct rp_cli_ops *o)
 {
 	rp_baseline_fini(&o->bl);
+}
+
+void rp_cli_write_failed(const char *cmd, const char *path, int rc, const char *what)
+{
+	if (what)
+		fprintf(stderr, "rdmaprobe %s: could not write %s: the %s could not be built (out of memory)\n", cmd,
+			path, what);
+	else
+		fprintf(stderr, "rdmaprobe %s: could not write %s: %s\n", cmd, strcmp(path, "-") ? path : "the standard output",
+			strerror(rc < 0 ? -rc : rc ? rc : EIO));
 }

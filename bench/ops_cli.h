@@ -42,4 +42,9 @@ json_t *rp_cli_ops_baseline_json(const struct rp_cli_ops *o);
 bool rp_cli_ops_baseline_print(const struct rp_cli_ops *o);
 void rp_cli_ops_fini(struct rp_cli_ops *o);
 
+/* Every command's one line for an output that could not be written, with its cause: "rdmaprobe CMD:
+ * could not write PATH: WHY", WHY the report's part `what` that could not be built (out of memory)
+ * when what is set, else the negative errno rc's text (lib/ logged the detail just before). */
+void rp_cli_write_failed(const char *cmd, const char *path, int rc, const char *what);
+
 #endif

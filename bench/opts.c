@@ -133,6 +133,48 @@ static const struct rp_opt *opt_find(const struct rp_opt *opts, const char *arg,
 	return NULL;
 }
 
+/* A bound of a size option with its binary unit: "1 B", "64 KiB", "4 GiB", else the bytes and about
+ * how many of the largest unit ("1073741823 B (about 1.0 GiB)"). */
+static void fmt_size(double v, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	uint64_t b = v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+	int k = 0;
+
+	while (k < 6 && b >> (10 * (k + 1)) != 0)
+		k++;
+	if (k == 0 || b % (1ULL << (10 * k)) == 0)
+		snprintf(buf, len, "%llu %s", (unsigned long long)(b >> (10 * k)), unit[k]);
+	else
+		snprintf(buf, len, "%llu B (about %.1f %s)", (unsigned long long)b, (double)b / (double)(1ULL << (10 * k)),
+			 unit[k]);
+}
+
+/* A bound of a duration option in the unit that reads best (one the parser takes): "10 ms", "60 s",
+ * "1 h", "24 h". */
+static void fmt_seconds(double v, char *buf, size_t len)
+{
+	if (v > 0 && v < 1)
+		snprintf(buf, len, "%g ms", v * 1e3);
+	else if (v >= 3600 && v == 3600 * (double)(uint64_t)(v / 3600))
+		snprintf(buf, len, "%g h", v / 3600);
+	else
+		snprintf(buf, len, "%g s", v);
+}
+
+/* A bound as the option's kind reads it: sizes and durations with their unit, counts in full. */
+static void fmt_bound(const struct rp_opt *o, double v, char *buf, size_t len)
+{
+	if (o->kind == RP_OPT_SIZE)
+		fmt_size(v, buf, len);
+	else if (o->kind == RP_OPT_SECONDS)
+		fmt_seconds(v, buf, len);
+	else if (o->kind == RP_OPT_U64 || o->kind == RP_OPT_INT)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%g", v);
+}
+
 /* Store val into o->dest after a checked parse; prints the error. */
 static int opt_store(const struct rp_opt *o, const char *val)
 {
@@ -145,6 +187,7 @@ static int opt_store(const struct rp_opt *o, const char *val)
 		*(bool *)o->dest = true;
 		return 0;
 	case RP_OPT_STR:
+	case RP_OPT_OUTPUT:
 		*(const char **)o->dest = val;
 		return 0;
 	case RP_OPT_INT:
@@ -173,9 +216,13 @@ static int opt_store(const struct rp_opt *o, const char *val)
 			*(double *)o->dest = d;
 		break;
 	}
-	if (rc == -ERANGE)
-		fprintf(stderr, "rdmaprobe: --%s %s: out of range (%g to %g)\n", o->name, val, o->min, o->max);
-	else if (rc)
+	if (rc == -ERANGE) {
+		char lo[64], hi[64];
+
+		fmt_bound(o, o->min, lo, sizeof(lo));
+		fmt_bound(o, o->max, hi, sizeof(hi));
+		fprintf(stderr, "rdmaprobe: --%s %s: out of range (%s to %s)\n", o->name, val, lo, hi);
+	} else if (rc)
 		fprintf(stderr, "rdmaprobe: --%s %s: not a valid %s\n", o->name, val,
 			o->kind == RP_OPT_SIZE ? "size (e.g. 4096, 64K, 1M)" :
 			o->kind == RP_OPT_SECONDS ? "duration (e.g. 10, 500ms, 2m)" : "number");
@@ -220,6 +267,10 @@ int rp_opts_parse(const char *cmd, const char *usage, const struct rp_opt *opts,
 			fprintf(stderr, "rdmaprobe %s: --%s takes no value\n", cmd, o->name);
 			return -1;
 		}
+		/* the old bare "--json" where no positional argument can follow: standard output */
+		if (o->kind == RP_OPT_OUTPUT && !val && max_positional == 0 &&
+		    (a + 1 >= argc || (argv[a + 1][0] == '-' && argv[a + 1][1] != '\0')))
+			val = "-";
 		if (o->kind != RP_OPT_FLAG && !val) {
 			if (a + 1 >= argc) {
 				fprintf(stderr, "rdmaprobe %s: --%s needs a value (%s)\n", cmd, o->name, o->metavar);

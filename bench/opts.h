@@ -18,6 +18,9 @@ enum rp_opt_kind {
 	RP_OPT_SIZE,     /* uint64_t *, with units K/M/G, in [min, max] */
 	RP_OPT_DOUBLE,   /* double *, in [min, max] */
 	RP_OPT_SECONDS,  /* double * seconds, with units ms/s/m, in [min, max] */
+	RP_OPT_OUTPUT,   /* const char **: an output FILE, "-" standard output; for a command without
+	                  * positional arguments a bare "--json" (last, or before another --option: the
+	                  * old spelling, unambiguous there) means "-" */
 };
 
 struct rp_opt {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sanitize.h"
 #include "util.h"
 
 /* Where a value sits, for messages: the file and the path to the object holding it. */
@@ -329,6 +330,40 @@ static int check_unique(struct rp_diff_report *r)
 	return 0;
 }
 
+/* Every string of the tree, keys included, made safe to print (lib/sanitize.h): a report is a file
+ * from elsewhere, and diff prints its reasons, names and values to a terminal. -ENOMEM or 0. */
+static int tree_clean(json_t *v)
+{
+	const char *key;
+	json_t *x;
+	void *tmp;
+	size_t i;
+
+	if (json_is_string(v) && !rp_str_is_clean(json_string_value(v))) {
+		char *c = strdup(json_string_value(v));
+		int rc = c ? (rp_str_sanitize(c), json_string_set(v, c)) : -1;
+
+		free(c);
+		return rc ? -ENOMEM : 0;
+	}
+	json_array_foreach(v, i, x)
+		if (tree_clean(x))
+			return -ENOMEM;
+	json_object_foreach_safe(v, tmp, key, x) {
+		if (tree_clean(x))
+			return -ENOMEM;
+		if (!rp_str_is_clean(key)) {
+			char *c = strdup(key);
+			int rc = c ? (rp_str_sanitize(c), json_object_set(v, c, x)) : -1;
+
+			free(c);
+			if (rc || json_object_del(v, key))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int rp_diff_report_from_json(struct rp_diff_report *r, json_t *root, const char *name)
 {
 	json_t *pairs = NULL;
@@ -336,7 +371,9 @@ int rp_diff_report_from_json(struct rp_diff_report *r, json_t *root, const char 
 
 	memset(r, 0, sizeof(*r));
 	r->root = root;
-	rp_strlcpy(r->name, name, sizeof(r->name));
+	rp_str_sanitize_copy(r->name, sizeof(r->name), name);
+	if (tree_clean(root))
+		return rp_error(-ENOMEM, "%s: out of memory", r->name);
 	rc = load_head(r, &pairs);
 	if (rc)
 		return rc;

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,23 @@ static int plugin_open(const char *path, const struct rp_mpi_plugin **plugin_p, 
 	return 0;
 }
 
+/* $RDMAPROBE_MPI_PLUGIN without a '/': dlopen looks for such a name in the library path
+ * (LD_LIBRARY_PATH, the binary's RUNPATH, /etc/ld.so.cache, /lib, /usr/lib), never in the working
+ * directory, so no existence check here can stand for it: dlopen is asked, and what it said is the
+ * error, with a hint when the name is a file in the working directory. */
+static int bare_name_open(const char *name, const struct rp_mpi_plugin **plugin_p, char *why, size_t why_len)
+{
+	int rc = plugin_open(name, plugin_p, why, why_len);
+	bool here = access(name, F_OK) == 0;
+	size_t len = strlen(why);
+
+	if (rc != 0)
+		snprintf(why + len, why_len - len, " (RDMAPROBE_MPI_PLUGIN=%s has no '/': dlopen looks for it in the "
+			 "library path, LD_LIBRARY_PATH and /etc/ld.so.cache, not in the working directory%s%s)", name,
+			 here ? "; for the file here, give ./" : "", here ? name : "");
+	return rc;
+}
+
 int rp_mpi_plugin_load(const struct rp_mpi_plugin **plugin_p, char *why, size_t why_len)
 {
 	char here[PATH_MAX + 32] = "";
@@ -57,6 +75,8 @@ int rp_mpi_plugin_load(const struct rp_mpi_plugin **plugin_p, char *why, size_t 
 	size_t n = 0;
 
 	*plugin_p = NULL;
+	if (env && env[0] && !strchr(env, '/'))
+		return bare_name_open(env, plugin_p, why, why_len);
 	if (env && env[0])
 		tried[n++] = env;
 	else {

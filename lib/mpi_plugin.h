@@ -1,6 +1,7 @@
 /* mpi_plugin.h: finding and opening the MPI plugin (lib/oob_mpi.h) when `matrix` runs.
  *
- * Where, in this order: $RDMAPROBE_MPI_PLUGIN (a path), then rdmaprobe-mpi.so next to the running
+ * Where, in this order: $RDMAPROBE_MPI_PLUGIN (a path; a name without '/' is handed to dlopen, which
+ * looks for it in the library path, and its answer is the error), then rdmaprobe-mpi.so next to the running
  * binary (/proc/self/exe's directory: a build tree, or a relocated install), then the directory it
  * was installed to (RP_PLUGINDIR, $(PREFIX)/lib/rdmaprobe). The first that exists is opened
  * (RTLD_NOW | RTLD_GLOBAL: Open MPI opens components of its own that need libmpi's symbols); a

@@ -250,7 +250,9 @@ int mx_comm_oob_open(struct mx_comm *c, struct rp_oob *oob, int peer, int tag, c
 	m->addr = *addr;
 	oob->ops = &comm_oob_ops;
 	oob->priv = m;
-	snprintf(oob->peer, sizeof(oob->peer), "rank %d (round %u, pair %u, tag %d)", peer, addr->round + 1, addr->pair,
-		 tag);
+	/* addr->round counts every exchange of the run (sweep, bandwidth, retest and late rounds): "step",
+	 * so that "round 4" never appears in a run of 3 bandwidth rounds (issue 26 item 17) */
+	snprintf(oob->peer, sizeof(oob->peer), "rank %d (step %u of the run, pair %u, tag %d)", peer, addr->round + 1,
+		 addr->pair, tag);
 	return 0;
 }

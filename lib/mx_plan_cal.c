@@ -139,6 +139,61 @@ static int open_report(struct cal_in *in)
 	return 0;
 }
 
+/* One figure's range: absent (or null) is allowed (the fit leaves what lacks it out); a value outside
+ * [lo, hi] is a damaged or hand-made report, refused naming the field (it used to be fitted: a rate of
+ * 1e-300 Gb/s made the plan's times overflow and the planner report "out of memory"). */
+static int range_bad(const struct cal_in *in, const json_t *obj, const char *where, const char *key, double lo,
+		     double hi)
+{
+	const json_t *v = json_object_get(obj, key);
+	double x;
+
+	if (!v || json_is_null(v))
+		return 0;
+	x = json_is_number(v) ? json_number_value(v) : NAN;
+	if (isfinite(x) && x >= lo && x <= hi)
+		return 0;
+	if (!json_is_number(v))
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: %s%s: not a number", in->path, where, key);
+	else
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: %s%s: %g is out of range (%g to %g)", in->path, where, key, x, lo,
+		       hi);
+	return -EINVAL;
+}
+
+/* Every figure the fit reads, in the ranges a real run can give: a direction of an ok pair moves at
+ * least 1 kb/s (1e-6 Gb/s) and at most 100 Tb/s; times at most 1e7 s (116 days). */
+static int ranges_check(const struct cal_in *in)
+{
+	static const double max_s = 1e7, max_gbps = 1e5;
+	const json_t *cfg = json_object_get(in->root, "config"), *sw = json_object_get(in->matrix, "sweep");
+	char where[64];
+	int rc = 0;
+
+	rc = rc ? rc : range_bad(in, cfg, "config.", "duration_s", 0, max_s);
+	rc = rc ? rc : range_bad(in, cfg, "config.", "warmup_iters", 0, 1e12);
+	rc = rc ? rc : range_bad(in, in->matrix, "matrix.", "elapsed_s", 0, max_s);
+	rc = rc ? rc : range_bad(in, in->matrix, "matrix.", "startup_s", 0, max_s);
+	if (json_is_object(sw))
+		rc = rc ? rc : range_bad(in, sw, "matrix.sweep.", "elapsed_s", 0, max_s);
+	for (size_t i = 0; !rc && i < json_array_size(in->pairs); i++) {
+		const json_t *p = json_array_get(in->pairs, i);
+		const char *st = json_string_value(json_object_get(p, "status"));
+		bool ok = st && strcmp(st, "ok") == 0;
+
+		snprintf(where, sizeof(where), "pairs[%zu].", i);
+		rc = range_bad(in, p, where, "gbps", ok ? 1e-6 : 0, max_gbps);
+		rc = rc ? rc : range_bad(in, p, where, "elapsed_s", 0, max_s);
+		rc = rc ? rc : range_bad(in, p, where, "bytes", 0, 1e18);
+		rc = rc ? rc : range_bad(in, p, where, "msg_size", 0, 1ULL << 32);
+		snprintf(where, sizeof(where), "pairs[%zu].src.", i);
+		rc = rc ? rc : range_bad(in, json_object_get(p, "src"), where, "link_gbps", 0, max_gbps);
+		snprintf(where, sizeof(where), "pairs[%zu].dst.", i);
+		rc = rc ? rc : range_bad(in, json_object_get(p, "dst"), where, "link_gbps", 0, max_gbps);
+	}
+	return rc;
+}
+
 /* The endpoint keys, sorted for ep_find. */
 static int load_eps(struct cal_in *in)
 {
@@ -427,6 +482,8 @@ int mx_plan_calibrate(const char *path, struct mx_plan_model *m)
 	const char *sched_why = NULL;
 	int rc = open_report(&in);
 
+	if (!rc)
+		rc = ranges_check(&in);
 	if (!rc)
 		rc = load_eps(&in);
 	if (!rc)

@@ -51,7 +51,7 @@ static bool dir_known(const struct mx_task *t, const struct mx_ep *S, const stru
 		const struct mx_ep *x = S->owner == peer ? S : D;
 
 		rp_pair_result_init(r, &S->ep, &D->ep);
-		rp_pair_result_fail(r, RP_ST_PEER_LOST, "rank %d (driving %s/%s:%d) stopped answering before round %zu",
+		rp_pair_result_fail(r, RP_ST_PEER_LOST, "rank %d (driving %s/%s:%d) stopped answering before step %zu of the run",
 				    peer, x->ep.node, x->ep.device, x->ep.port, t->round + 1);
 		return true;
 	}
@@ -126,8 +126,8 @@ static void task_skip(struct mx_task *t)
 		if (!(t->job.dirs & (1u << dir)))
 			continue;
 		rp_pair_result_init(&r, &c->eps[src].ep, &c->eps[dst].ep);
-		rp_pair_result_fail(&r, RP_ST_PEER_LOST, "not measured: rank %d got the go of round %zu only at the end of "
-				    "round %zu (the rank to pass it on stopped answering)", c->rank, t->round, t->round + 1);
+		rp_pair_result_fail(&r, RP_ST_PEER_LOST, "not measured: rank %d got the go of step %zu of the run only at the "
+				    "end of step %zu (the rank to pass it on stopped answering)", c->rank, t->round, t->round + 1);
 		task_keep(t, dir, c->eps[src].owner == c->rank, &r);
 	}
 }
@@ -187,6 +187,9 @@ static void pause_ms(long ms)
 
 	nanosleep(&ts, NULL);
 }
+
+/* (In the reasons, "step N of the run" counts every exchange: sweep, bandwidth, retest and late
+ * rounds; the progress lines count the bandwidth rounds. Issue 26 item 17.) */
 
 /* Wait for the round's threads; on rank 0, write the files at once when a stop arrives meanwhile
  * (mpirun follows its SIGTERM with a SIGKILL soon after). */
@@ -267,7 +270,7 @@ static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jo
 		if (!(j->dirs & (1u << d)) || mx_got_have(got, k))
 			continue;
 		rp_pair_result_init(&r, &c->eps[src].ep, &c->eps[dst].ep);
-		rp_pair_result_fail(&r, RP_ST_PEER_LOST, "no report from rank %d or rank %d for round %zu",
+		rp_pair_result_fail(&r, RP_ST_PEER_LOST, "no report from rank %d or rank %d for step %zu of the run",
 				    c->eps[src].owner, c->eps[dst].owner, round + 1);
 		rc = mx_got_set(got, k, &r, false);
 	}

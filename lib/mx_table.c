@@ -266,6 +266,7 @@ static void claims_fill(const struct mx_comm *c, const char *all, const size_t *
 		t->rank_ver[r].rank = r;
 		t->rank_ver[r].version = h->nccl_version;
 		snprintf(t->rank_ver[r].node, sizeof(t->rank_ver[r].node), "%.*s", RP_NAME_MAX - 1, h->n ? w[0].node : "?");
+		rp_str_sanitize(t->rank_ver[r].node);   /* a peer's name, as ep_clean makes the claims' */
 		t->n_rank_ver = (size_t)r + 1;
 		for (uint32_t i = 0; i < h->n; i++, k++) {
 			cl[k].w = w[i];

@@ -34,12 +34,55 @@ struct page {
 	size_t n_eps;
 };
 
+/* s as its label value reads (label_value() below, before escaping): every byte that is not UTF-8 and
+ * every control character but newline is '?'. Cut to len - 1 bytes. */
+static void label_form(const char *s, char *out, size_t len)
+{
+	size_t k = 0;
+
+	while (*s && k + 1 < len) {
+		size_t n = rp_utf8_seq_len(s, strlen(s));
+
+		if (n == 0 || ((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f || k + n >= len) {
+			out[k++] = '?';
+			s += n ? n : 1;
+			continue;
+		}
+		memcpy(out + k, s, n);
+		k += n;
+		s += n;
+	}
+	out[k] = '\0';
+}
+
+static bool plain_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+/* Names compared as their labels read: two names that differ only in bytes the page shows as '?'
+ * are one series (they were two series with the same labels, which Prometheus rejects). */
+static int name_cmp(const char *a, const char *b)
+{
+	char x[4 * RP_NAME_MAX], y[4 * RP_NAME_MAX];
+	int c = strcmp(a, b);
+
+	if (!c || (plain_ascii(a) && plain_ascii(b)))
+		return c;
+	label_form(a, x, sizeof(x));
+	label_form(b, y, sizeof(y));
+	return strcmp(x, y);
+}
+
 static int ep_cmp(const struct rp_endpoint *a, const struct rp_endpoint *b)
 {
-	int c = strcmp(a->node, b->node);
+	int c = name_cmp(a->node, b->node);
 
 	if (!c)
-		c = strcmp(a->device, b->device);
+		c = name_cmp(a->device, b->device);
 	return c ? c : (a->port > b->port) - (a->port < b->port);
 }
 

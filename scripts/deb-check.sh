@@ -39,7 +39,7 @@ done
 dpkg --dry-run -i "$deb" >"$work/dry-run.log" 2>&1 || { cat "$work/dry-run.log" >&2; die "dpkg --dry-run -i on this host"; }
 
 contents=$(dpkg-deb --contents "$deb" | awk '{print $NF}')
-for f in ./usr/bin/rdmaprobe ./usr/lib/rdmaprobe/rdmaprobe-mpi.so ./usr/share/man/man1/rdmaprobe.1.gz ./usr/share/bash-completion/completions/rdmaprobe; do
+for f in ./usr/bin/rdmaprobe ./usr/lib/rdmaprobe/rdmaprobe-mpi.so ./usr/share/man/man1/rdmaprobe.1.gz ./usr/share/bash-completion/completions/rdmaprobe ./usr/share/rdmaprobe/rdmaprobe.nhc; do
 	printf '%s\n' "$contents" | grep -qx "$f" || die "the package lacks $f"
 done
 

@@ -260,7 +260,7 @@ static void test_cli_prom_unwritable_keeps_verdict(void **state)
 	snprintf(cmd, sizeof(cmd), "trap '' XFSZ; ulimit -f 0; exec '%s' check --sysfs-root '%s' --nccl-version 2.28.9 "
 		 "--no-loopback --prom '%s/u2.prom' 2>&1", rp_test_bin(), fx.root, rp_test_tmpdir());
 	rc = rp_test_run(cmd, out, sizeof(out));
-	if (!strstr(out, "could not write --prom"))
+	if (!strstr(out, "could not write ") || !strstr(out, "u2.prom"))
 		fail_msg("no word of the failed --prom (exit %d):\n%s", rc, out);
 	assert_int_equal(rc, 1);
 	rp_test_discover_done(&fx, &node);
@@ -269,7 +269,8 @@ static void test_cli_prom_unwritable_keeps_verdict(void **state)
 	snprintf(cmd, sizeof(cmd), "trap '' XFSZ; ulimit -f 0; exec '%s' check --sysfs-root '%s' --nccl-version 2.28.9 "
 		 "--no-loopback --prom '%s/u3.prom' 2>&1", rp_test_bin(), fx.root, rp_test_tmpdir());
 	rc = rp_test_run(cmd, out, sizeof(out));
-	assert_non_null(strstr(out, "could not write --prom"));
+	assert_non_null(strstr(out, "could not write "));
+	assert_non_null(strstr(out, "u3.prom"));
 	assert_int_equal(rc, 3);
 	rp_test_discover_done(&fx, &node);
 }
@@ -305,6 +306,49 @@ static void test_cli_healthy_unknown_prom(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
+/* Issue 26 items 14 and 8: --json FILE as every command takes it, beside --prom (it was a flag:
+ * "--prom x --json check.json" failed, "unexpected argument"); "-" (or the old bare --json) is stdout
+ * instead of the text; a path that cannot be written is refused before the check; a --node that is
+ * not UTF-8 no longer loses the JSON. */
+static void test_cli_json_file(void **state)
+{
+	struct rp_fx fx;
+	struct rp_node node;
+	char out[65536], path[512], prom[512];
+	json_t *j;
+
+	(void)state;
+	rp_test_discover(&fx, rp_fx_machine_dgx_h100, &node);
+	snprintf(path, sizeof(path), "%s/check.json", rp_test_tmpdir());
+	snprintf(prom, sizeof(prom), "%s/check.prom", rp_test_tmpdir());
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "check --sysfs-root '%s' --nccl-version 2.28.9 --no-loopback "
+					 "--prom '%s' --json '%s'", fx.root, prom, path), 0);
+	assert_int_equal(strncmp(out, "rdmaprobe: healthy: 8 adapters", 30), 0);   /* the text as well */
+	j = json_load_file(path, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "status")), "healthy");
+	json_decref(j);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "check --sysfs-root '%s' --nccl-version 2.28.9 --no-loopback "
+					 "--json - --prom '%s'", fx.root, prom), 0);
+	j = json_loads(out, 0, NULL);   /* stdout is the JSON alone */
+	assert_non_null(j);
+	json_decref(j);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "check --sysfs-root '%s' --no-loopback --json /dev/full 2>&1",
+					 fx.root), 2);
+	assert_non_null(strstr(out, "--json /dev/full: cannot write the report there"));
+	rp_test_discover_done(&fx, &node);
+
+	rp_test_discover(&fx, rp_fx_machine_dual_socket, &node);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "check --sysfs-root '%s' --nccl-version 2.28.9 --slurm-drain "
+					 "--node \"$(printf 'bad\\377name')\" --json '%s' 2>&1", fx.root, path), 1);
+	assert_null(strstr(out, "could not write"));
+	j = json_load_file(path, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "node")), "bad?name");
+	json_decref(j);
+	rp_test_discover_done(&fx, &node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_cli_drain),
 		cmocka_unit_test(test_cli_healthy_unknown_prom),
 		cmocka_unit_test(test_cli_prom_unwritable_keeps_verdict),
+		cmocka_unit_test(test_cli_json_file),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

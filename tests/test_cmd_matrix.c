@@ -2,8 +2,8 @@
  * with the schedule's numbers, bad options exit 2 with a message, a run outside a launcher exits 3
  * and says how to start it. Under a real "mpirun -np 3" (skipped loudly without MPI or mpirun), with
  * a -d that selects nothing on any host: each rank's endpoint is reported no_usable_port and drained
- * and the JSON is written (the job is not aborted); a --json path that cannot be written still
- * leaves the verdict on stdout, names the file and exits 3. Runs the built binary (RP_TEST_BIN). */
+ * and the JSON is written (the job is not aborted); a --json path that cannot be written is refused
+ * before anything is measured (exit 2). Runs the built binary (RP_TEST_BIN). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -383,14 +383,19 @@ static void test_budget_in_a_run(void **state)
 	assert_null(strstr(out, "pairs ok"));
 }
 
-static void test_unwritable_json_still_prints_the_verdict(void **state)
+/* Issue 26 item 19: an output rank 0 cannot write is refused before anything is measured, as
+ * loopback does (it used to run every round, then exit 3); every rank stops with exit 2. */
+static void test_unwritable_json_refused_before_measuring(void **state)
 {
 	(void)state;
 	if (!mpi_usable())
 		skip();
-	assert_int_equal(matrix_mpirun(2, "-n 10 --timeout 1 --json /nonexistent-dir/m.json"), 3);
-	assert_non_null(strstr(out, "FAIL: 0 of 2 pairs ok, 2 failed"));
-	assert_non_null(strstr(out, "could not write /nonexistent-dir/m.json\n"));
+	assert_int_equal(matrix_mpirun(2, "-n 10 --timeout 1 --json /nonexistent-dir/m.json"), 2);
+	assert_non_null(strstr(out, "--json /nonexistent-dir/m.json: cannot write the report there; nothing was measured"));
+	assert_null(strstr(out, "pairs ok"));
+	assert_int_equal(matrix_mpirun(2, "-n 10 --timeout 1 --junit /dev/full"), 2);
+	assert_non_null(strstr(out, "--junit /dev/full: cannot write the report there"));
+	assert_null(strstr(out, "pairs ok"));
 }
 
 /* Issue 10: each rank's NCCL release reaches rank 0; rank 1's 2.18.6 beside 2.30.7 on nodes 0 and 2
@@ -476,7 +481,7 @@ int main(void)
 		cmocka_unit_test(test_needs_a_launcher),
 		cmocka_unit_test(test_no_port_is_the_finding),
 		cmocka_unit_test(test_budget_in_a_run),
-		cmocka_unit_test(test_unwritable_json_still_prints_the_verdict),
+		cmocka_unit_test(test_unwritable_json_refused_before_measuring),
 		cmocka_unit_test(test_nccl_version_mismatch),
 		cmocka_unit_test(test_ranks_with_other_settings_refused),
 	};

@@ -254,6 +254,73 @@ static void test_bad_input(void **state)
 	assert_non_null(strstr(out, "does not model --bidir"));
 }
 
+/* Issue 26 items 8, 9, 19: a model whose path is not UTF-8: the JSON is written all the same, the
+ * bad byte as '?' (it was lost: "could not write", exit 3, because jansson refuses invalid UTF-8); a
+ * file that cannot be written says why; one that cannot be written at all is refused at the start. */
+static void test_unclean_path_and_write_errors(void **state)
+{
+	char mpath[512], jpath[512], cmd[2048];
+	const char *d = rp_test_tmpdir();
+	json_error_t jerr;
+	json_t *root;
+
+	(void)state;
+	file_put("bad\xffname.txt", model, mpath, sizeof(mpath));
+	snprintf(jpath, sizeof(jpath), "%s/u.json", d);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 "
+					 "--sweep off --json '%s' 2>&1", mpath, jpath), 1);
+	assert_null(strstr(out, "could not write"));
+	root = json_load_file(jpath, 0, &jerr);
+	assert_non_null(root);
+	assert_non_null(strstr(json_string_value(rp_test_key(root, "fabric_model")), "bad?name.txt"));
+	assert_non_null(strstr(json_string_value(rp_test_key(root, "command_line")), "bad\xef\xbf\xbdname.txt"));   /* U+FFFD */
+	json_decref(root);
+	/* a file the start-up check passes but the write fails (a 1 KiB file size limit, SIGXFSZ
+	 * ignored: write(2) says EFBIG): the cause is on the "could not write" line */
+	snprintf(cmd, sizeof(cmd), "ulimit -f 1; trap '' XFSZ; '%s' matrix --transport sim --fabric-model '%s' "
+		 "--retest 0 --sweep off --json '%s/big.json' 2>&1", rp_test_bin(), mpath, d);
+	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 3);
+	assert_non_null(strstr(out, "could not write "));
+	assert_non_null(strstr(out, "/big.json: File too large"));
+	/* an output that cannot be written is refused before the model runs, as loopback does */
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --json /dev/full "
+					 "2>&1", mpath), 2);
+	assert_non_null(strstr(out, "--json /dev/full: cannot write the report there; nothing was measured"));
+	assert_null(strstr(out, "pairs ok"));
+}
+
+/* Issue 26 item 13: SIGTERM mid-run ends the simulated run as it ends a real one: the rounds stop,
+ * the reports are written with interrupted: true and the verdict of what ran, the text says
+ * INTERRUPTED, exit 143. There was no handler: the process died, its last report saying
+ * interrupted: false. */
+static void test_sigterm_is_an_interrupted_run(void **state)
+{
+	static char cmd[4096];
+	char mpath[512], jpath[512];
+	json_error_t jerr;
+	json_t *root, *m;
+
+	(void)state;
+	file_put("big.txt", "nodes 128\nadapters 8\nrate 100\nsetup 1ms\nround-overhead 1ms\n", mpath, sizeof(mpath));
+	snprintf(jpath, sizeof(jpath), "%s/term.json", rp_test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "'%s' matrix --transport sim --fabric-model '%s' --sweep off --retest 0 --json '%s' "
+		 ">'%s.out' 2>&1 & p=$!; for i in $(seq 1 600); do [ -s '%s' ] && break; sleep 0.1; done; "
+		 "kill -TERM $p; wait $p; echo \"rc=$?\"; cat '%s.out'", rp_test_bin(), mpath, jpath, jpath, jpath, jpath);
+	rp_test_run(cmd, out, sizeof(out));
+	assert_int_equal(strncmp(out, "rc=143\n", 7), 0);
+	assert_non_null(strstr(out, "INTERRUPTED by signal 15"));
+	assert_non_null(strstr(out, "\nSIMULATED FAIL: "));
+	root = json_load_file(jpath, 0, &jerr);
+	assert_non_null(root);
+	m = rp_test_key(root, "matrix");
+	assert_true(json_is_true(rp_test_key(m, "interrupted")));
+	assert_int_equal(json_integer_value(rp_test_key(m, "signal")), 15);
+	assert_true(json_is_false(rp_test_key(m, "complete")));
+	assert_true(json_integer_value(rp_test_key(m, "rounds_done")) < json_integer_value(rp_test_key(m, "rounds")));
+	assert_true(json_is_false(rp_test_key(rp_test_key(root, "verdict"), "pass")));
+	json_decref(root);
+}
+
 /* What a run says about the fabric, without what differs from run to run (times, memory, the
  * rank count, sides answered here, mpirun's own lines after it): the grid, the nodes, the failures
  * and the verdict, in order, up to the verdict line. */
@@ -336,6 +403,8 @@ int main(void)
 		cmocka_unit_test(test_simulated_everywhere),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_list_notable),
+		cmocka_unit_test(test_unclean_path_and_write_errors),
+		cmocka_unit_test(test_sigterm_is_an_interrupted_run),
 		cmocka_unit_test(test_mpi_ranks_same_findings),
 	};
 

@@ -609,11 +609,23 @@ static void test_binary(void **state)
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff '%s' '%s'", p0, p1), 1);
 	assert_non_null(strstr(out, "new failures (1):\n  n1/a:1 -> n1/b:1 4096 B  was ok 10.000 Gb/s  now retry_exceeded"));
 	assert_non_null(strstr(out, "REGRESSION: 1 finding(s) worse than OLD"));
-	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff --json '%s' '%s'", p0, p1), 1);
+	assert_int_equal(out[strlen(out) - 1], '\n');   /* the text ends its last line */
+	/* --json FILE as every command takes it: "-" is stdout instead of the text, a file beside it */
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff --json - '%s' '%s'", p0, p1), 1);
+	assert_int_equal(out[strlen(out) - 1], '\n');
 	j = json_loads(out, 0, &jerr);
 	assert_non_null(j);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "counts"), "new_failure")), 1);
 	json_decref(j);
+	path_of(bad, sizeof(bad), "d.json");
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff --json '%s' '%s' '%s'", bad, p0, p1), 1);
+	assert_non_null(strstr(out, "REGRESSION: 1 finding(s) worse than OLD\n"));
+	j = json_load_file(bad, 0, &jerr);
+	assert_non_null(j);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "counts"), "new_failure")), 1);
+	json_decref(j);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff --json /dev/full '%s' '%s' 2>&1", p0, p1), 2);
+	assert_non_null(strstr(out, "--json /dev/full: cannot write the comparison there"));
 	/* the other way round the pair recovered: no regression */
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff '%s' '%s'", p1, p0), 0);
 	assert_non_null(strstr(out, "recovered (1):"));
@@ -626,6 +638,31 @@ static void test_binary(void **state)
 	assert_non_null(strstr(out, "give two reports"));
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff --help"), 0);
 	assert_non_null(strstr(out, "--drop X"));
+}
+
+/* A report is a file from elsewhere: an escape sequence in a pair's reason, a node name or a key
+ * never reaches the terminal (it did: "\x1b[2J" cleared the screen of whoever ran diff). */
+static void test_binary_control_characters(void **state)
+{
+	struct rp_pair_result o[2], n[2];
+	char p0[512], p1[512], out[16384];
+	json_t *j, *p;
+
+	(void)state;
+	good_doc_pairs(o);
+	good_doc_pairs(n);
+	write_doc(doc(o, 2), "c0.json", p0, sizeof(p0));
+	n[0].status = RP_ST_RETRY_EXCEEDED;
+	j = doc(n, 2);
+	p = json_array_get(json_object_get(j, "pairs"), 0);
+	json_object_set_new(p, "reason", json_string("peer said \x1b[2J\x1b]0;owned\x07 bye"));
+	json_object_set_new(json_object_get(p, "src"), "mem\x1b[31m", json_string("x\xc2\x9b"));
+	write_doc(j, "c1.json", p1, sizeof(p1));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff '%s' '%s' 2>&1", p0, p1), 1);
+	assert_non_null(strstr(out, "peer said ?[2J?]0;owned? bye"));
+	assert_null(strstr(out, "\xc2\x9b"));   /* C1 CSI */
+	for (const char *c = out; *c; c++)
+		assert_false(((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f);
 }
 
 int main(void)
@@ -644,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_files),
 		cmocka_unit_test(test_json_output),
 		cmocka_unit_test(test_binary),
+		cmocka_unit_test(test_binary_control_characters),
 	};
 
 	return cmocka_run_group_tests_name("diff", tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

@@ -157,7 +157,10 @@ static int run_cli(const char *args, char *err, size_t err_len)
 static void test_cli_bad_input(void **state)
 {
 	static const struct { const char *args, *msg; } cases[] = {
-		{ "loopback -s 0", "--size 0: out of range" },
+		{ "loopback -s 0", "--size 0: out of range (1 B to 4 GiB)" },   /* units (issue 26 item 15) */
+		{ "loopback -D 25h", "--duration 25h: out of range (10 ms to 24 h)" },
+		{ "loopback --timeout 0.01", "--timeout 0.01: out of range (100 ms to 1 h)" },
+		{ "loopback -n 0", "--iters 0: out of range (1 to 1000000000000)" },
 		{ "loopback -s 12Q", "--size 12Q: not a valid size" },
 		{ "loopback -s 4G --no-verify", "the size must be below 4 GiB" },
 		{ "loopback -s 3G", "--size 3221225472: at most 1024M" },

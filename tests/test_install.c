@@ -153,6 +153,9 @@ static void test_man_renders(void **state)
 	assert_non_null(strstr(page, "\n.SH NAME\nrdmaprobe \\- "));
 	assert_non_null(strstr(page, "\n.SH COMMANDS\n.SS devices\n"));
 	assert_non_null(strstr(page, "\n.SH EXIT STATUS\n"));
+	/* every status a command exits with, the signals' included (issue 26 item 15) */
+	assert_non_null(strstr(strstr(page, "\n.SH EXIT STATUS\n"), "\n.B 130\n"));
+	assert_non_null(strstr(strstr(page, "\n.SH EXIT STATUS\n"), "\n.B 143\n"));
 	assert_null(strstr(page, "@COMMANDS@"));
 	assert_null(strstr(page, "@VERSION@"));
 	snprintf(path, sizeof(path), "%s/rdmaprobe.1", build_dir());
@@ -172,7 +175,7 @@ static void test_man_renders(void **state)
 	}
 	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "RDMAPROBE(1)"));
-	assert_non_null(strstr(out, "rdmaprobe diff [--drop X] [--json] OLD.json NEW.json"));
+	assert_non_null(strstr(out, "rdmaprobe diff [--drop X] [--json FILE] OLD.json NEW.json"));
 	assert_non_null(strstr(out, "--drop X"));
 	assert_non_null(strstr(out, "-d, --device SPEC"));
 	assert_non_null(strstr(out, "EXIT STATUS"));
@@ -253,7 +256,8 @@ static void test_make_install(void **state)
 
 		snprintf(so, sizeof(so), "%s/rdmaprobe-mpi.so", build_dir());
 		snprintf(want, sizeof(want), "%s644 ./usr/share/bash-completion/completions/rdmaprobe\n"
-			 "644 ./usr/share/man/man1/rdmaprobe.1\n755 ./usr/bin/rdmaprobe\n",
+			 "644 ./usr/share/man/man1/rdmaprobe.1\n644 ./usr/share/rdmaprobe/rdmaprobe.nhc\n"
+			 "755 ./usr/bin/rdmaprobe\n",
 			 access(so, F_OK) == 0 ? "644 ./usr/lib/rdmaprobe/rdmaprobe-mpi.so\n" : "");
 		assert_string_equal(out, want);   /* the MPI plugin where the binary looks for it */
 	}
@@ -261,6 +265,9 @@ static void test_make_install(void **state)
 	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "rdmaprobe "));
 	snprintf(cmd, sizeof(cmd), "cmp '%s/usr/share/man/man1/rdmaprobe.1' '%s/rdmaprobe.1'", root, build_dir());
+	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
+	/* the NHC check the README documents, where the RPM puts it too (issue 26 item 15) */
+	snprintf(cmd, sizeof(cmd), "cmp '%s/usr/share/rdmaprobe/rdmaprobe.nhc' scripts/nhc/rdmaprobe.nhc", root);
 	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
 	snprintf(cmd, sizeof(cmd), SUBMAKE " uninstall BUILD='%s' DESTDIR='%s' PREFIX=/usr 2>&1", build_dir(), root);
 	if (rp_test_run(cmd, out, sizeof(out)) != 0)

@@ -92,6 +92,34 @@ static void test_matrix_without_the_plugin(void **state)
 		assert_int_equal(lone_run(env, "matrix -d =rxe0"), 3);
 	}
 	assert_non_null(strstr(out, "cannot be loaded"));
+	{
+		/* Issue 26 item 12: a name without '/' in a directory that holds it: dlopen looks in the
+		 * library path, not here, so the error is dlopen's with that said, never "does not exist"
+		 * (which it claimed, having checked the working directory) */
+		char cmd[3 * PATH_MAX + 256], dir[PATH_MAX];
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", rp_test_bin());
+		slash = strrchr(dir, '/');
+		assert_non_null(slash);
+		*slash = '\0';
+		snprintf(cmd, sizeof(cmd), "cd '%s' && test -e rdmaprobe-mpi.so && env -u LD_LIBRARY_PATH -u PMIX_RANK "
+			 "-u PMI_RANK OMPI_COMM_WORLD_SIZE=1 RDMAPROBE_MPI_PLUGIN=rdmaprobe-mpi.so '%s' matrix -d =rxe0 2>&1",
+			 dir, lone);
+		assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 3);
+		assert_null(strstr(out, "does not exist"));
+		assert_non_null(strstr(out, "rdmaprobe-mpi.so cannot be loaded: "));
+		assert_non_null(strstr(out, "dlopen looks for it in the library path"));
+		assert_non_null(strstr(out, "give ./rdmaprobe-mpi.so)"));
+		/* and where dlopen does look (LD_LIBRARY_PATH), from a directory without it: loaded (it was
+		 * "rdmaprobe-mpi.so does not exist"); a singleton start then finds one endpoint to pair */
+		snprintf(cmd, sizeof(cmd), "cd '%s' && env -u PMIX_RANK -u PMI_RANK OMPI_COMM_WORLD_SIZE=1 "
+			 "LD_LIBRARY_PATH='%s' RDMAPROBE_MPI_PLUGIN=rdmaprobe-mpi.so timeout 60 '%s' matrix -d =rxe0 2>&1",
+			 rp_test_tmpdir(), dir, lone);
+		rp_test_run(cmd, out, sizeof(out));
+		assert_null(strstr(out, "MPI cannot be loaded"));
+		assert_non_null(strstr(out, "nothing to pair"));
+	}
 }
 
 int main(void)

@@ -740,6 +740,23 @@ static void expect_bad(const char *path, int err, const char *msg)
 		fail_msg("logged '%s', want '%s'", logged, msg);
 }
 
+/* Issue 26 item 10: absurd figures are refused naming the field (they were fitted: gbps 1e-300 or
+ * elapsed_s 1e308 made the plan's times overflow, and the planner then said "out of memory", exit 3). */
+static void tiny_rate(json_t *root)
+{
+	json_object_set_new(json_array_get(json_object_get(root, "pairs"), 1), "gbps", json_real(1e-300));
+}
+
+static void endless(json_t *root)
+{
+	json_object_set_new(json_object_get(root, "matrix"), "elapsed_s", json_real(1e308));
+}
+
+static void string_size(json_t *root)
+{
+	json_object_set_new(json_array_get(json_object_get(root, "pairs"), 2), "msg_size", json_string("64K"));
+}
+
 static void test_calibrate_bad(void **state)
 {
 	char path[512];
@@ -764,6 +781,9 @@ static void test_calibrate_bad(void **state)
 	expect_bad(write_report("foreign.json", foreign), -EINVAL, "not an rdmaprobe report");
 	expect_bad(write_report("none.json", none_ok), -EINVAL, "no ok direction to fit from (12 pair results");
 	expect_bad(write_report("noeps.json", no_endpoints), -EINVAL, "without its \"matrix.endpoints\" array");
+	expect_bad(write_report("tiny.json", tiny_rate), -EINVAL, "pairs[1].gbps: 1e-300 is out of range (1e-06 to 100000)");
+	expect_bad(write_report("long.json", endless), -EINVAL, "matrix.elapsed_s: 1e+308 is out of range (0 to 1e+07)");
+	expect_bad(write_report("str.json", string_size), -EINVAL, "pairs[2].msg_size: not a number");
 	rp_log_set_sink(NULL, NULL);
 }
 

@@ -321,13 +321,17 @@ static void test_peer_strings_sanitised(void **state)
 	(void)state;
 	ep_set(&off[0], "node0", "mlx5_0", "28.39.1002", 0);
 	ep_set(&off[1], "node1", "mlx5_0", "28.39.1002", 0);
-	ep_set(&off[2], "node2", "mlx5_0", "28.39.1002", 0);
+	ep_set(&off[2], "node2\xffname", "mlx5_0", "28.39.1002", 0);   /* not UTF-8 (--node $'node2\xffname') */
 	ep_set(&off[3], "node3\x1b[2J", "mlx5_0", "x", 0);
 	rp_strlcpy(off[3].ep.drift.node, "node3\x1b[2J", sizeof(off[3].ep.drift.node));
 	memset(off[3].ep.drift.value[RP_DF_FIRMWARE], 'z', RP_DRIFT_VALUE);   /* no terminator */
 	gather(off, ranks);
 	for (size_t i = 0; i < ranks[0].t.n_eps; i++)
 		assert_null(strchr(ranks[0].t.eps[i].ep.node, '\x1b'));
+	/* every rank's NCCL release names its node too (the JSON's "nccl_versions"): cleaned as well */
+	assert_int_equal(ranks[0].t.n_rank_ver, NR);
+	assert_string_equal(ranks[0].t.rank_ver[3].node, "node3?[2J");
+	assert_string_equal(ranks[0].t.rank_ver[2].node, "node2?name");
 	d = &ranks[0].t.drift;
 	assert_int_equal(d->n_warnings, 1);
 	assert_int_equal(strlen(d->warnings[0].value), RP_DRIFT_VALUE - 1);

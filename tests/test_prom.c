@@ -179,6 +179,32 @@ static void test_checker_rejects(void **state)
 	}
 }
 
+/* Names that differ only in bytes the page shows as '?' ("bad\xffname", "bad\xfename") are one
+ * endpoint and one series per pair: they were two series with the same labels, a page Prometheus
+ * rejects whole. */
+static void test_labels_dedup_after_sanitising(void **state)
+{
+	struct rp_endpoint a = ep("bad\xffname", "rxe0", 1), a2 = ep("bad\xfename", "rxe0", 1), b = ep("n2", "rxe0", 1);
+	struct rp_endpoint eps[2] = { a, a2 };
+	const bool drain[2] = { false, false };
+	struct rp_pair_result r[2];
+	struct rp_prom_run run = { .command = "matrix", .eps = eps, .n_eps = 2, .drain = drain };
+	char path[512], dump[65536];
+	const char *p;
+	int n = 0;
+
+	(void)state;
+	ok_pair(&r[0], a, b, 65536, 10);
+	ok_pair(&r[1], a2, b, 65536, 20);
+	snprintf(path, sizeof(path), "%s/dedup.prom", rp_test_tmpdir());
+	assert_int_equal(rp_prom_write(path, &run, r, 2), 0);
+	assert_int_equal(parse(path, dump, sizeof(dump)), 0);
+	has(dump, "rdmaprobe_endpoint_pairs{command=\"matrix\",device=\"rxe0\",node=\"bad?name\",port=\"1\"} 1.0");
+	for (p = dump; (p = strstr(p, "rdmaprobe_pair_pass{")) != NULL; p++)
+		n++;
+	assert_int_equal(n, 1);
+}
+
 /* Written whole or not at all: the old file stays when the new one cannot be written, and no
  * temporary is left beside it. */
 static void test_atomic(void **state)
@@ -226,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_checker_rejects),
 		cmocka_unit_test(test_atomic),
+		cmocka_unit_test(test_labels_dedup_after_sanitising),
 	};
 
 	return cmocka_run_group_tests_name("prom", tests, setup, rp_test_tmpdir_teardown);

@@ -130,6 +130,10 @@ static void test_errors(void **state)
 	bad("nodes 4\nadapters 2\nsetup 2h\n", 3, "setup: '2h' is out of range");
 	bad("nodes 4\nadapters 2\nround-overhead x\n", 3, "round-overhead: 'x'");
 	bad("nodes 4\nadapters 2\nnode-digits 10\n", 3, "node-digits: '10' is out of range");
+	/* issue 26 item 13: too few digits for the node count is refused at parse time, at its line
+	 * (it was accepted, and the run then failed on names that are not fixed-width) */
+	bad("nodes 12\nadapters 2\nnode-digits 1\n", 3, "node-digits: 1 is too few for 12 nodes (node numbers up to 11 need 2");
+	bad("node-digits 2\nnodes 101\nadapters 1\ndead node000/mlx5_0 node001/mlx5_0\n", 1, "node-digits: 2 is too few for 101 nodes");
 	bad("nodes 4\nadapters 2\nnode-prefix n7\n", 3, "node-prefix: 'n7' is not a name prefix");
 	bad("nodes 4\nadapters 2\ndevice-prefix a/b\n", 3, "device-prefix: 'a/b' is not a name prefix");
 	bad("nodes 4\nadapters 2\nrandom-dead 1.5 1\n", 3, "random-dead: '1.5' is out of range");
@@ -142,7 +146,11 @@ static void test_errors(void **state)
 	bad("nodes 12\nadapters 2\ndead node1/mlx5_0 node02/mlx5_0\n", 3, "no endpoint 'node1/mlx5_0'");   /* padded: node01 */
 	bad("nodes 4\nadapters 2\ndead node1/mlx5_0 node1/mlx5_0\n", 3, "the same endpoint");
 	bad("nodes 4\nadapters 2\ndead node0/mlx5_0 node1/mlx5_0\nslow node1/mlx5_0 node0/mlx5_0 10\n", 4,
-	    "already has an override");
+	    "slow: the link node0/mlx5_0 - node1/mlx5_0 already has an override");
+	/* two repeated links: the first line that repeats one is named, whatever the sort order */
+	bad("nodes 4\nadapters 2\ndead node2/mlx5_0 node3/mlx5_0\ndead node0/mlx5_0 node1/mlx5_0\n"
+	    "lossy node1/mlx5_0 node0/mlx5_0 0.5\ndead node3/mlx5_0 node2/mlx5_0\n", 5,
+	    "lossy: the link node0/mlx5_0 - node1/mlx5_0 already has an override");
 	bad("nodes 4\nadapters 2\nlossy node0/mlx5_0 node1/mlx5_0 1\n", 3, "lossy: loss '1' is not in (0, 1)");
 	bad("nodes 4\nadapters 2\nlossy node0/mlx5_0 node1/mlx5_0 0\n", 3, "lossy: loss '0' is not in (0, 1)");
 	bad("nodes 4\nadapters 2\nslow node0/mlx5_0 node1/mlx5_0 0\n", 3, "slow: '0' is not a bandwidth");

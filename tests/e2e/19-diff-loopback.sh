@@ -11,6 +11,8 @@ r=$RP_RESULTS
 "$RP_BIN" loopback -d rxe0,rxe1 -s 4K -n 100 --timeout 8 --json "$r/base.json" >"$r/base.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: healthy loopback exit $rc"; tail -20 "$r/base.out"; exit 1; }
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["complete"] is True and r["interrupted"] is False and r["signal"] is None and r["pairs_planned"] == 4, r' "$r/base.json" ||
+	{ echo "FAIL: a finished loopback does not say complete (issue 26 item 17)"; exit 1; }
 "$RP_FABRIC" fault loss rxe1 100% || exit 1
 "$RP_BIN" loopback -d rxe0,rxe1 -s 4K -n 100 --timeout 4 --json "$r/lossy.json" >"$r/lossy.out" 2>&1
 rc=$?
@@ -26,7 +28,7 @@ rc=$?
 cat "$r/worse.txt"
 [ "$rc" -eq 1 ] || { echo "FAIL: diff base lossy exit $rc, expected 1"; exit 1; }
 grep -q "^new failures (2):" "$r/worse.txt" || { echo "FAIL: expected 2 new failures"; exit 1; }
-"$RP_BIN" diff --json --drop 90% "$r/base.json" "$r/lossy.json" >"$r/worse.json"
+"$RP_BIN" diff --json - --drop 90% "$r/base.json" "$r/lossy.json" >"$r/worse.json"
 python3 - "$r/worse.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))

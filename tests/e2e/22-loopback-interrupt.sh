@@ -3,7 +3,8 @@
 # timeout: 180
 # Ctrl-C of a running loopback (SIGINT to its process group, as a terminal sends it): it stops at
 # the next pair boundary, the pairs finished until then are judged and in valid --json / --csv
-# files, the verdict line says it was interrupted, and the exit status is 130 (128 + SIGINT).
+# files, the verdict line says it was interrupted, and the exit status is 130 (128 + SIGINT); the JSON
+# says interrupted (signal 2), not complete.
 # Before, Ctrl-C lost every measured pair: the files were written only at the end.
 set -u
 json=$RP_RESULTS/int.json csv=$RP_RESULTS/int.csv
@@ -33,6 +34,9 @@ assert 1 <= len(pairs) < 4, "%d pairs in the file" % len(pairs)
 for p in pairs:
     assert p["status"] == "ok" and p["verified"] and p["gbps"] > 0, p
 assert r["summary"]["pairs"] == len(pairs), r["summary"]
+# it says it is not the whole run (issue 26 item 17: it read as a finished one)
+assert r["interrupted"] is True and r["signal"] == 2 and r["complete"] is False, r
+assert r["pairs_planned"] == 4, r["pairs_planned"]
 csv = open(sys.argv[2]).read().splitlines()
 assert len(csv) == 1 + len(pairs), (len(csv), len(pairs))
 print("ok: %d finished pairs in valid files after SIGINT" % len(pairs))

@@ -3,8 +3,8 @@
 # timeout: 200
 # Rank 3's -d matches no adapter (=rxe_missing). The job is not aborted: rank 3's endpoint is the
 # finding (every pair with it no_usable_port, with the reason; drained), the pairs among nodes 0-2
-# are measured and pass, exit 1, the JSON is written. Then a healthy run whose --json path cannot be
-# written: the verdict is still printed, the file is named on stderr, exit 3. Last, a threshold no
+# are measured and pass, exit 1, the JSON is written. Then a run whose --json path cannot be written:
+# refused before anything is measured, the file named on stderr, exit 2. Last, a threshold no
 # pair meets (--min-bw 1000G): every pair is measured again in extra contention-free rounds (three
 # for three endpoints) before the verdict, and still fails.
 set -uo pipefail
@@ -36,15 +36,17 @@ for n in range(3):
 assert d["verdict"]["failed"] == 6
 ' || { echo "FAIL: JSON report"; exit 1; }
 
-# An unwritable --json (no such directory): every round was measured, so the verdict is printed.
+# An unwritable --json (no such directory): refused before anything is measured (issue 26 item 19;
+# it used to measure every round and then exit 3), every rank stopping with exit 2.
 mx_mpirun 4 -s 4K -n 100 --timeout 2 --min-bw 0 --outlier 0 --json /nonexistent-dir/m.json --csv "$out/m.csv" \
 	>"$out/stdout2" 2>"$out/stderr2"
 rc=$?
 cat "$out/stdout2"
-[ $rc -eq 3 ] || { echo "FAIL: unwritable --json: exit $rc, want 3"; tail -20 "$out/stderr2"; exit 1; }
-grep -q "^PASS: 12 of 12 pairs ok" "$out/stdout2" || { echo "FAIL: no verdict on stdout"; exit 1; }
-grep -q "could not write /nonexistent-dir/m.json$" "$out/stderr2" || { echo "FAIL: the failed file is not named"; exit 1; }
-[ "$(wc -l <"$out/m.csv")" -eq 13 ] || { echo "FAIL: the CSV that could be written is not complete"; exit 1; }
+[ $rc -eq 2 ] || { echo "FAIL: unwritable --json: exit $rc, want 2"; tail -20 "$out/stderr2"; exit 1; }
+grep -q "pairs ok" "$out/stdout2" && { echo "FAIL: measured although the report cannot be written"; exit 1; }
+grep -q -- "--json /nonexistent-dir/m.json: cannot write the report there; nothing was measured" "$out/stderr2" ||
+	{ echo "FAIL: the unwritable file is not named"; exit 1; }
+[ -e "$out/m.csv" ] && { echo "FAIL: a CSV was written by a run that should not have started"; exit 1; }
 
 # Retest rounds: all three pairs below threshold -> measured again in 3 extra rounds, then the verdict.
 mx_mpirun 3 -s 4K -n 100 --timeout 2 --min-bw 1000G --outlier 0 --json "$out/slow.json" >"$out/stdout3" 2>"$out/stderr3"

@@ -5,6 +5,7 @@
 # RP_MX_KILL_RANK=N kills rank N (kill -9) once the file RP_MX_KILL_WHEN exists
 # (rank 0 writes its report after the first round: "mid-run"), plus RP_MX_KILL_AFTER seconds.
 # RP_MX_NODEV_RANK=N gives rank N a -d that matches no adapter (=rxe_missing).
+# RP_MX_BADNAME_RANK=N names rank N's node "bad\xffname" (not UTF-8).
 # RP_MX_PID_DIR: each rank writes the pid of its rdmaprobe to DIR/rankN.pid (to signal one rank).
 set -euo pipefail
 r=${OMPI_COMM_WORLD_RANK:?not started by Open MPI mpirun}
@@ -17,6 +18,7 @@ if [ "${RP_MX_LAYOUT:-}" = shared ]; then
 	dev="=rxe$((2 * (r / 2))),rxe$((2 * (r / 2) + 1))"
 fi
 [ -n "${RP_MX_NODEV_RANK:-}" ] && [ "$r" = "$RP_MX_NODEV_RANK" ] && dev="=rxe_missing"
+[ -n "${RP_MX_BADNAME_RANK:-}" ] && [ "$r" = "$RP_MX_BADNAME_RANK" ] && node=$'bad\xffname'
 if [ -n "${RP_MX_KILL_RANK:-}" ] && [ "$r" = "$RP_MX_KILL_RANK" ]; then
 	"${RP_BIN:?}" matrix --node "$node" -d "$dev" "$@" &
 	pid=$!
