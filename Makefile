@@ -8,7 +8,8 @@
 #   make SANITIZE=address,undefined check
 #   make WERROR=1        warnings are errors (CI sets it)
 #   make CUDA=0 MPI=0    build without the optional parts even when present
-#   make install         the binary, rdmaprobe(1), the bash completion and the NHC check under DESTDIR/PREFIX
+#   make install         the binary, rdmaprobe(1), the bash completion, the NHC check and the example
+#                        fabric models (share/fabric-models, for matrix --transport sim) under DESTDIR/PREFIX
 #   make deb-check       build the Debian package in a scratch copy, install it with dpkg --root, run it
 #   make rpm-check       lint the RPM spec (rpm/rdmaprobe.spec) with rpmlint and rpmspec -P
 
@@ -167,8 +168,9 @@ MANDIR      ?= $(PREFIX)/share/man
 COMPDIR     ?= $(PREFIX)/share/bash-completion/completions
 DATADIR     ?= $(PREFIX)/share/rdmaprobe
 INSTALL     ?= install
+MODELS      := $(wildcard share/fabric-models/*.model)
 INSTALLED   := $(BINDIR)/rdmaprobe $(MANDIR)/man1/rdmaprobe.1 $(COMPDIR)/rdmaprobe $(PLUGINDIR)/rdmaprobe-mpi.so \
-	       $(DATADIR)/rdmaprobe.nhc
+	       $(DATADIR)/rdmaprobe.nhc $(MODELS:share/%=$(DATADIR)/%)
 
 install: $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC)
 	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(COMPDIR)' '$(DESTDIR)$(DATADIR)'
@@ -178,6 +180,8 @@ install: $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC)
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.1 '$(DESTDIR)$(MANDIR)/man1/rdmaprobe.1'
 	$(INSTALL) -m 0644 $(BUILD)/rdmaprobe.bash '$(DESTDIR)$(COMPDIR)/rdmaprobe'
 	$(INSTALL) -m 0644 scripts/nhc/rdmaprobe.nhc '$(DESTDIR)$(DATADIR)/rdmaprobe.nhc'
+	$(INSTALL) -d '$(DESTDIR)$(DATADIR)/fabric-models'
+	$(INSTALL) -m 0644 $(MODELS) '$(DESTDIR)$(DATADIR)/fabric-models/'
 
 uninstall:
 	rm -f $(foreach f,$(INSTALLED),'$(DESTDIR)$(f)')

@@ -112,6 +112,7 @@ static int print_affinity(const struct rp_node *node, const struct rp_nccl_env *
 {
 	size_t *idx = calloc(node->n_hcas, sizeof(*idx));
 	struct rp_topo_merge m;
+	struct rp_topo_cpu cpu;
 	char v[16], rel[RP_PATHBUF + 320];
 
 	if (!idx) {
@@ -131,7 +132,10 @@ static int print_affinity(const struct rp_node *node, const struct rp_nccl_env *
 			printf(" %-8s", rp_path_str(rp_topo_path_m(node, &node->gpus[g], &node->hcas[h], &m)));
 		printf("\n");
 	}
-	printf("\nNearest adapter(s) per GPU (NCCL %s's choice: widest path, then path type)\n", v);
+	rp_topo_cpu_read(node->sysfs_root, env->version, &cpu);
+	printf("\nNearest adapter(s) per GPU (NCCL %s's choice: widest path, then path type; between CPUs NCCL "
+	       "counts %g GB/s for this CPU, %s %s, read from %s)\n", v, cpu.sys_bw, cpu.vendor[0] ? cpu.vendor : cpu.arch,
+	       cpu.cls, cpu.source);
 	for (size_t g = 0; g < node->n_gpus; g++) {
 		size_t n = rp_topo_nearest_m(node, &node->gpus[g], &m, idx, node->n_hcas);
 
@@ -228,6 +232,8 @@ static int add_counters_json(const struct rp_node *node, json_t *j)
 static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
 		      const struct rp_nccl_version_found *ver, const struct rp_health *h, bool counters)
 {
+	char msg[256];
+
 	if (node->verbs_consulted)
 		printf("sysfs %s, adapters from ibv_get_device_list()\n\n", node->sysfs_root);
 	else
@@ -247,6 +253,8 @@ static int print_text(const struct rp_node *node, const struct rp_nccl_env *env,
 	print_health(h);
 	if (counters)
 		print_counters(node);
+	if (rp_nccl_newer_than_model(ver->version, msg, sizeof(msg)))
+		printf("\nwarning nccl_newer_than_model: %s\n", msg);
 	return 0;
 }
 

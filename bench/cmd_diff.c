@@ -35,8 +35,10 @@ static const char *const headings[RP_DIFF_KIND_COUNT_] = {
 	[RP_DIFF_ENDPOINT_NEW] = "endpoints only in NEW",
 };
 
-static void print_side(const char *label, const struct rp_diff_pair *p)
+static void print_side(const char *label, const struct rp_diff_pair *p, bool unlisted)
 {
+	if (!p && unlisted)
+		printf("  %s ok (a plain pass its notable report counts, not listed)", label);
 	if (!p)
 		return;
 	if (p->status == RP_ST_OK)
@@ -72,18 +74,31 @@ static void print_item(const struct rp_diff_item *it)
 		printf(": %.3f -> %.3f Gb/s (%+.1f%%)\n", it->old_gbps, it->cur_gbps, 100 * (it->cur_gbps / it->old_gbps - 1));
 		return;
 	}
-	print_side("was", it->old);
-	print_side(it->old ? "now" : "NEW:", it->cur);
+	print_side("was", it->old, it->old_unlisted);
+	print_side(it->old || it->old_unlisted ? "now" : "NEW:", it->cur, it->cur_unlisted);
 	printf("\n");
+}
+
+/* "OLD file (matrix, started, 83352 pairs listed + 8297064 plain passes counted, SIMULATED)" */
+static void print_head(const char *which, const struct rp_diff_report *r)
+{
+	printf("%s%s %s (%s, %s, %zu pairs", rp_diff_report_simulated(r) ? "SIMULATED " : "", which, r->name, r->command,
+	       r->started, r->n);
+	if (r->notable)
+		printf(" listed + %zu plain passes counted: a notable report", r->n_unlisted);
+	printf("%s)\n", rp_diff_report_simulated(r) ? ", SIMULATED: the model's results, not hardware's" : "");
 }
 
 static void print_text(const struct rp_diff *d, const struct rp_diff_report *old, const struct rp_diff_report *cur)
 {
 	size_t regressions = 0;
 
-	printf("OLD %s (%s, %s, %zu pairs)\nNEW %s (%s, %s, %zu pairs)\n%zu pairs measured in both; drop threshold %g%%\n",
-	       old->name, old->command, old->started, old->n, cur->name, cur->command, cur->started, cur->n, d->matched,
-	       100 * d->drop);
+	print_head("OLD", old);
+	print_head("NEW", cur);
+	printf("%zu pairs measured in both; drop threshold %g%%\n", d->matched, 100 * d->drop);
+	if (old->notable || cur->notable)
+		printf("note: a notable report lists its failed, flaky and warned pairs and counts its plain passes: a pair "
+		       "it does not list is ok there, without a rate to compare\n");
 	if (strcmp(old->command, cur->command) != 0)
 		printf("note: comparing a %s report with a %s report\n", old->command, cur->command);
 	for (int k = 0; k < RP_DIFF_KIND_COUNT_; k++) {

@@ -10,6 +10,7 @@
  * each is compared with the same ordered pair measured alone: concurrent_drop below
  * (1 - --concurrent-drop) x solo (default 25%). A pair that fails under load fails the run; a drop is a
  * warning. JSON: "concurrent": [{"src", "dst", "msg_size", "round", "solo_gbps", "ratio", "pair"}]. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "ops_cli.h"
 #include "pairset.h"
 #include "report.h"
+#include "pairset_sweep.h"
 #include "retest.h"
 #include "signals.h"
 #include "stop.h"
@@ -58,6 +60,9 @@ struct lb_run {
 	struct rp_pair_result *conc;  /* the pairs run within their set, one size pass after another */
 	struct lb_conc { uint32_t src, dst, round; int solo; double ratio; } *conc_meta;
 	size_t n_conc, conc_planned;
+	const char *sweep_s;          /* --sweep auto|off */
+	enum rp_reach *reach;         /* the first pass's sweep, per (src i, dst j): what it found */
+	struct rp_pair_result *found; /* its dead directions' results, its flaky ones' first failure */
 };
 
 /* A software RDMA device: its link rate is nominal. Until the engine fills rp_endpoint.soft from the
@@ -215,6 +220,67 @@ static bool lb_measure(struct lb_run *lb, const struct rp_engine_cfg *cfg, size_
 	return true;
 }
 
+/* Before the first pass: every direction probed at once, what failed probed again at once
+ * (lib/pairset_sweep.h): a dead adapter costs a screen and a confirmation, not a deadline per
+ * direction. Not with --bidir, --retest 0 (one sample decides), --sweep off or a single direction.
+ * -1 to go on (lb->reach NULL: no sweep), or an exit status. */
+static int lb_sweep(struct lb_run *lb)
+{
+	size_t n = lb->n_ports, m = 0;
+	struct rp_pairset_job *jobs;
+	enum rp_reach *reach;
+	struct rp_pair_result *found;
+	uint32_t *at;
+	unsigned rounds = 0;
+	size_t dead = 0, flaky = 0;
+	double t0 = rp_now();
+	int rc;
+
+	if (strcmp(lb->sweep_s, "off") == 0 || lb->e.bidir || lb->vc.cfg.retest == 0 ||
+	    (lb->no_self ? n * (n - 1) : n * n) < 2)
+		return -1;
+	jobs = calloc(n * n, sizeof(*jobs));
+	reach = calloc(n * n, sizeof(*reach));
+	found = calloc(n * n, sizeof(*found));
+	at = calloc(n * n, sizeof(*at));
+	lb->reach = calloc(n * n, sizeof(*lb->reach));
+	lb->found = calloc(n * n, sizeof(*lb->found));
+	rc = jobs && reach && found && at && lb->reach && lb->found ? 0 : -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			struct rp_cli_port *s = &lb->ports[i], *d = &lb->ports[j];
+
+			if (lb->no_self && i == j)
+				continue;
+			rp_cli_pair_cfg(&lb->e, s, d, &jobs[m].cfg);
+			jobs[m].cfg.meas.msg_size = lb->e.sizes[0];
+			jobs[m].src = (struct rp_engine_port){ lb->host, s->device, s->port, s->gid_index };
+			jobs[m].dst = (struct rp_engine_port){ lb->host, d->device, d->port, d->gid_index };
+			at[m++] = (uint32_t)(i * n + j);
+		}
+	if (!rc && !lb->quiet)
+		fprintf(stderr, "[sweep] %zu directions probed at once ...\n", m);
+	if (!rc)
+		rc = rp_pairset_reach(jobs, m, rp_engine_loopback_run, reach, found, &rounds);
+	for (size_t k = 0; !rc && k < m; k++) {
+		lb->reach[at[k]] = reach[k];
+		lb->found[at[k]] = found[k];
+		dead += reach[k] == RP_REACH_DEAD;
+		flaky += reach[k] == RP_REACH_FLAKY;
+	}
+	if (!rc && !lb->quiet)
+		fprintf(stderr, "[sweep] %zu dead (confirmed, not measured again), %zu failed once then passed, in %u round%s, "
+			"%.1f s\n", dead, flaky, rounds, rounds == 1 ? "" : "s", rp_now() - t0);
+	free(jobs);
+	free(reach);
+	free(found);
+	free(at);
+	if (!rc)
+		return -1;
+	fprintf(stderr, "rdmaprobe loopback: out of memory for the reachability sweep\n");
+	return RP_EXIT_ENV;
+}
+
 /* Every pair of the pass that failed or fell below the threshold/outlier rule, measured again
  * (up to --retest times), each new measurement folded in and the verdict applied again. */
 static int lb_retest(struct lb_run *lb, size_t first, unsigned pass)
@@ -340,21 +406,36 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 
 	for (size_t k = 0; k < n * n; k++)
 		lb->index[k] = -1;
+	if (pass == 0 && (rc = lb_sweep(lb)) >= 0)
+		return rc;
 	for (size_t i = 0; i < n && !rp_stop_requested(); i++) {
 		for (size_t j = 0; j < n && !rp_stop_requested(); j++) {
 			struct rp_pair_result *r = &lb->res[lb->n_res];
+			enum rp_reach reach = pass == 0 && lb->reach ? lb->reach[i * n + j] : RP_REACH_OK;
 			struct rp_engine_cfg cfg;
 
 			if ((lb->no_self && i == j) || (lb->e.bidir && j < i))
 				continue;   /* --bidir: i -> j runs j -> i at the same time */
 			rp_cli_pair_cfg(&lb->e, &lb->ports[i], &lb->ports[j], &cfg);
 			cfg.meas.msg_size = lb->e.sizes[pass];
+			if (reach == RP_REACH_FLAKY && cfg.qp.qp_timeout < RP_RETEST_NCCL_QP_TIMEOUT)
+				cfg.qp.qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT;
 			if (!lb->quiet)
 				fprintf(stderr, "[%zu/%zu] %s:%d -> %s:%d, %zu bytes ...\n", lb->n_res + 1, lb->planned,
 					lb->ports[i].device, lb->ports[i].port, lb->ports[j].device, lb->ports[j].port,
 					cfg.meas.msg_size);
-			if (!lb_measure(lb, &cfg, i, j, pass, r))
+			if (reach == RP_REACH_DEAD) {
+				*r = lb->found[i * n + j];   /* both probes failed: no bandwidth run */
+				r->src.soft |= soft_device_name(lb->ports[i].device);
+				r->dst.soft |= soft_device_name(lb->ports[j].device);
+			} else if (!lb_measure(lb, &cfg, i, j, pass, r)) {
 				break;
+			} else if (reach == RP_REACH_FLAKY) {
+				struct rp_pair_result probe = lb->found[i * n + j];
+
+				rp_retest_merge(&probe, r);   /* its probe's failure first: never a plain pass */
+				*r = probe;
+			}
 			if (!lb->quiet)
 				/* the reason was logged where it was detected and is in the table below */
 				fprintf(stderr, "[%zu/%zu] %s (%.1f s)\n", lb->n_res + 1, lb->planned, rp_status_code(r->status),
@@ -380,7 +461,7 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 /* Options, ports, endpoints and storage. Returns -1 to go on, or an exit status. */
 static int lb_setup(struct lb_run *lb, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 6];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 7];
 	struct rp_node node = { 0 };
 	size_t k, n, per_pass;
 	int rc, status;
@@ -397,7 +478,11 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 				    "then the node's disjoint pairs at the same time, each against its solo figure", NULL };
 	table[4] = (struct rp_opt){ "concurrent-drop", 0, RP_OPT_STR, &lb->conc_drop_s, 0, 0, "X",
 				    "--concurrent: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", NULL };
-	k = 5 + rp_cli_engine_opts(&lb->e, table + 5);
+	lb->sweep_s = "auto";
+	table[5] = (struct rp_opt){ "sweep", 0, RP_OPT_STR, &lb->sweep_s, 0, 0, "auto|off",
+				    "probe every direction at once before any bandwidth run; a direction that fails twice is "
+				    "not measured (default auto: with --retest, not with --bidir)", NULL };
+	k = 6 + rp_cli_engine_opts(&lb->e, table + 6);
 	k += rp_cli_verdict_opts(&lb->vc, table + k);
 	k += rp_cli_ops_opts(&lb->ops, table + k);
 	memset(&table[k], 0, sizeof(table[k]));
@@ -424,6 +509,10 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	if (!status && rp_diff_drop_parse(lb->conc_drop_s, &lb->conc_drop) != 0) {
 		fprintf(stderr, "rdmaprobe loopback: --concurrent-drop %s: a percentage (25%%) or a fraction (0.25) below 1\n",
 			lb->conc_drop_s);
+		status = RP_EXIT_USAGE;
+	}
+	if (!status && strcmp(lb->sweep_s, "auto") != 0 && strcmp(lb->sweep_s, "off") != 0) {
+		fprintf(stderr, "rdmaprobe loopback: --sweep takes auto or off, not '%s'\n", lb->sweep_s);
 		status = RP_EXIT_USAGE;
 	}
 	if (status)
@@ -512,6 +601,8 @@ out:
 	free(lb.index);
 	free(lb.pair_eps);
 	free(lb.res);
+	free(lb.reach);
+	free(lb.found);
 	free(lb.ports);
 	return status;
 }

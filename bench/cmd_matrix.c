@@ -23,6 +23,7 @@
 #include "engine_cli.h"
 #include "log.h"
 #include "matrix.h"
+#include "mx_progress.h"
 #include "mx_ports.h"
 #include "mx_run.h"
 #include "mx_startup.h"
@@ -49,14 +50,16 @@ static const char usage_text[] =
 	"and slow pairs again at the end (--retest), and says which adapters to drain and what NCCL_IB_HCA\n"
 	"each node should use. Exit: 0 pass, 1 failures, 2 usage, 3 environment (or a report not written),\n"
 	"128+signal when interrupted (130 SIGINT, 143 SIGTERM; finished pairs are in the reports).\n"
-	"  --min-bw: 0.9 or 90% = fraction of the pair's link rate; 180G = absolute Gb/s; 0 = none";
+	"  --min-bw: 0.9 or 90% = fraction of the pair's link rate; 180G = absolute Gb/s; 0 = none\n"
+	"  --transport sim --fabric-model FILE: the same run over a SIMULATED fabric, in one process, every\n"
+	"  report marked SIMULATED (doc/simulator.md; an example model in share/rdmaprobe/fabric-models)";
 
 static int opts_check(struct mx_opts *o);
 
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 29];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 34];
 	size_t n;
 	int rc;
 
@@ -85,16 +88,22 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 		{ "hcas", 0, RP_OPT_U64, &o->hcas, 1, 1024, "N", "--plan: ports per node (default: this node's selection)", &o->hcas_seen },
 		{ "rate", 0, RP_OPT_DOUBLE, &o->rate, 0.001, 1e6, "GBPS", "--plan with --hcas: link rate (default 400)", &o->rate_seen },
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
-		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
+		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML: a test case per endpoint (failures name their pairs) and per node", NULL },
+		{ "junit-pairs", 0, RP_OPT_FLAG, &o->junit_pairs, 0, 0, NULL, "--junit: a test case per pair instead of per endpoint (large: 84,000 cases at 1,024 x 8)", NULL },
 		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first: probe every pair, W of an endpoint's at once; the unreachable leave the bandwidth rounds (auto: 64; off)", NULL },
 		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: measure a direction's bandwidth on its probe's connection (the sweep's rounds and the bandwidth rounds interleave; auto: when the settings allow)", NULL },
 		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every measured direction to FILE as JSON Lines, as it arrives", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
+		{ "nodes-all", 0, RP_OPT_FLAG, &o->nodes_all, 0, 0, NULL, "a line for every node on stdout (default: the nodes with a finding)", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list one by one: all, notable (failed, flaky, warned; the rest counted), auto (all up to 100000 directions; default)", NULL },
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
 		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (90s, 10m, 1h): the pattern at -s, else at a smaller -s (down to 1M), else the largest sample:K; the report states the coverage", &o->budget_seen },
+		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--plan, --budget: price the worst case with N dead endpoints, or P% of them (default 1% with the sweep and --retest, else 0); --budget fits it", NULL },
 		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
+		{ "allow-simulated", 0, RP_OPT_FLAG, &o->allow_simulated, 0, 0, NULL, "--calibrate-from: accept a simulated run's report (refused otherwise: its figures are a model's)", NULL },
+		{ "transport", 0, RP_OPT_STR, &o->transport, 0, 0, "sim", "run over a SIMULATED fabric in one process, no MPI, no hardware (with --fabric-model; doc/simulator.md)", NULL },
+		{ "fabric-model", 0, RP_OPT_STR, &o->fabric_model, 0, 0, "FILE", "--transport sim: the fabric model (doc/simulator.md; an example in share/rdmaprobe/fabric-models)", NULL },
 		{ "round-timeout", 0, RP_OPT_SECONDS, &o->round_timeout, 1, 86400, "S", "wait this long for a round's reports (default: from --timeout)", &o->round_timeout_seen },
 		{ "startup-timeout", 0, RP_OPT_SECONDS, &o->startup_timeout, 0.1, 86400, "S", "start-up: give up when no rank's ports arrive for S (default 60 s; at most 10 x S in all)", NULL },
 	};
@@ -153,6 +162,25 @@ static int opts_check(struct mx_opts *o)
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
 	o->pattern_req = o->pattern;
 	memcpy(o->pattern_req_text, o->pattern_text, sizeof(o->pattern_req_text));
+	if (o->plan_dead_s && !o->plan && !o->budget_seen) {
+		fprintf(stderr, "rdmaprobe matrix: --plan-dead prices dead endpoints in the plan: it goes with --plan or --budget\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->plan_dead_s) {
+		size_t d;
+		int st = mx_plan_dead_opt(o->plan_dead_s, 100, true, &d);
+
+		if (st >= 0)
+			return st;
+	}
+	if (o->fabric_model) {   /* with --transport the simulation (cmd_sim.c) parses the arguments */
+		fprintf(stderr, "rdmaprobe matrix: --fabric-model goes with --transport sim\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->allow_simulated && !o->calibrate_from) {
+		fprintf(stderr, "rdmaprobe matrix: --allow-simulated goes with --calibrate-from FILE\n");
+		return RP_EXIT_USAGE;
+	}
 	if (o->calibrate_from && !o->plan && !o->budget_seen) {
 		fprintf(stderr, "rdmaprobe matrix: --calibrate-from fits the plan's model: it goes with --plan or --budget\n");
 		return RP_EXIT_USAGE;
@@ -164,11 +192,6 @@ static int opts_check(struct mx_opts *o)
 	}
 	if (o->list_pairs_s && rp_list_mode_parse(o->list_pairs_s, &o->list_pairs) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->list_pairs_s);
-		return RP_EXIT_USAGE;
-	}
-	if (o->list_pairs == RP_LIST_NOTABLE && o->ops.baseline) {
-		fprintf(stderr, "rdmaprobe matrix: --baseline compares every pair with the baseline: it needs --list-pairs all "
-				"(or auto), not notable\n");
 		return RP_EXIT_USAGE;
 	}
 	if (o->jsonl && (!o->jsonl[0] || strcmp(o->jsonl, "-") == 0)) {
@@ -282,6 +305,8 @@ static int run_plan(struct mx_opts *o)
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
 						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
+						   .plan_dead = o->plan_dead_s, .hold = o->hold, .retest = (unsigned)o->retest,
+						   .allow_simulated = o->allow_simulated,
 						   .budget_s = o->budget_seen ? o->budget : 0, .budget_text = budget_text(o),
 						   .json = o->eng.json });
 }
@@ -334,6 +359,8 @@ struct mx_front {
 	uint64_t msg_size_req;        /* -s as given (--budget may measure with a smaller size) */
 	struct mx_coverage coverage;  /* rank 0, at the end */
 	struct rp_sched_ep *sched_eps;   /* the schedule's view of the table */
+	struct mx_progress prog;      /* rank 0: the progress line's clock */
+	size_t sweep_k, sweep_n;      /* rank 0: the sweep's first pass, rounds done and in all */
 	/* rank 0: the final reports and verdict were written and printed as soon as a stop arrived (mpirun
 	 * follows its SIGTERM with a SIGKILL a second later), with these counts */
 	bool early;
@@ -419,18 +446,22 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct mx_front *F = arg;
 	struct rp_pair_result tmp;
-	double took = rp_now() - F->t0, per = took / (double)(F->run.next_round ? F->run.next_round : 1);
+	double now = rp_now();
+	char line[256];
 	/* a planned round a stop cut short is not done: said so, as the final lines count it */
 	bool cut = !retest && !F->run.in_late && F->run.rounds_done < F->run.planned_run;
 
-	if (cut)
+	mx_progress_note(&F->prog, false, now - F->t0);
+	if (cut) {
 		fprintf(stderr, "rdmaprobe matrix: round %zu of %zu cut short by signal %d: %zu pairs measured, %zu failed "
 				"so far, %.0f s in\n", k + 1, n_rounds, F->run.ctx.stop_sig ? F->run.ctx.stop_sig : rp_stop_signal(),
-			F->run.mr.n, F->run.failed, took);
-	else
-		fprintf(stderr, "rdmaprobe matrix: %s %zu of %zu done: %zu pairs measured, %zu failed so far, %.0f s in, "
-				"~%.0f s left\n", retest ? "retest round" : F->run.in_late ? "late round" : "round", k + 1, n_rounds,
-			F->run.mr.n, F->run.failed, took, per * (double)(n_rounds - k - 1));
+			F->run.mr.n, F->run.failed, now - F->t0);
+	} else if (mx_progress_due(&F->prog, now, k + 1 == n_rounds)) {
+		mx_progress_format(line, sizeof(line), retest ? "retest round" : F->run.in_late ? "late round" : "round", k + 1,
+				   n_rounds, F->sweep_k, F->sweep_n, mx_results_failed(&F->run.mr), now - F->t0,
+				   mx_progress_eta(&F->prog, n_rounds - k - 1, F->sweep_n - F->sweep_k));
+		fprintf(stderr, "rdmaprobe matrix: %s\n", line);
+	}
 	F->dirty = true;
 	/* Every result of the round on its line before anything else is written (an error is logged
 	 * once and ends the stream, not the run: the summary files still hold everything). */
@@ -447,10 +478,17 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	struct rp_pair_result tmp;
 	size_t failed = F->run.sweep.screen_s > 0 && pass == 1 ? F->run.sweep.n_pending : F->run.failed;
 
-	fprintf(stderr, "rdmaprobe matrix: reachability %s %zu of %zu done: %zu direction%s failed %s, %.0f s in\n",
-		pass == 2 ? "sweep retest" : F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
-		failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
-		rp_now() - F->t0);
+	mx_progress_note(&F->prog, true, rp_now() - F->t0);
+	if (pass == 1) {
+		F->sweep_k = k + 1;
+		F->sweep_n = n_rounds;
+	}
+	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds))
+		fprintf(stderr, "rdmaprobe matrix: reachability %s %zu of %zu done: %zu direction%s failed %s, %.0f s in\n",
+			pass == 3 ? "dead-endpoint confirmation after screen" : pass == 2 ? "sweep retest"
+			: F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
+			failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
+			rp_now() - F->t0);
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
 		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), pass == 2);
 }
@@ -478,7 +516,7 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 				 .nccl_version = o->eng.ver.version };
 	/* --budget: every rank fits the same model and so makes the same choice; one that cannot read
 	 * the file fails the start-up exchange for all (its reason on its stderr) */
-	int cal = o->budget_seen ? mx_plan_model_load(o->calibrate_from, &F->model) : -1;
+	int cal = o->budget_seen ? mx_plan_model_load(o->calibrate_from, o->allow_simulated, &F->model) : -1;
 
 	struct mx_plan_run run;
 	double t1;
@@ -497,6 +535,11 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	 * refuses a rank started with other settings, naming it, rather than pairs waiting for a peer
 	 * that runs other rounds */
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	run.hold = o->hold;               /* the digest takes every setting that orders the rounds */
+	run.retest = (unsigned)o->retest;
+	/* --plan-dead as given (the endpoints are not known yet): the budget's worst case */
+	run.plan_dead = o->plan_dead_s ? (size_t)strtoull(o->plan_dead_s, NULL, 10) * 2 + (strchr(o->plan_dead_s, '%') != NULL)
+				       : SIZE_MAX;   /* (the default follows --sweep and --retest, in the digest) */
 	mine.sched_digest = mx_plan_digest(o->pattern_text, o->seed, &run, o->budget_seen ? o->budget : 0, &F->model);
 
 	if (comm->local_rank == 0) {
@@ -552,6 +595,13 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 	for (size_t e = 0; e < n_eps; e++)
 		gbps[e] = F->table.eps[e].ep.link_gbps > 0 ? F->table.eps[e].ep.link_gbps : o->rate;
 	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	run.hold = o->hold;
+	run.retest = (unsigned)o->retest;
+	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
+	if (status >= 0) {
+		free(gbps);
+		return status;
+	}
 	status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &F->model, &run, o->budget,
 				budget_text(o), comm->rank == 0, &F->choice);
 	free(gbps);
@@ -671,14 +721,14 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.cmd_line = cmd_line, .argc = argc, .argv = argv, .cfg = &o->eng.cfg, .pattern = o->pattern_text,
 		.seed = o->seed, .vcfg = &o->vc.cfg, .eps = F->table.eps, .n_eps = F->table.n_eps, .results = &F->run.mr,
 		.n_rounds = F->run.n_planned, .started_wall = (double)time(NULL), .json = o->eng.json,
-		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
+		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary, .nodes_all = o->nodes_all, .junit_pairs = o->junit_pairs,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops, .sweep = &F->run.sweep,
 		.sweep_off = o->sweep_off, .hold = o->hold, .hold_off = o->hold_off, .run = &F->run,
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 		.startup_s = F->t0 - o->t_start, .pattern_requested = o->pattern_req_text,
 		.budget_s = o->budget_seen ? o->budget : 0,
-		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F->sched), o->ops.baseline != NULL),
+		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F->sched), false),
 	};
 	F->jsonl.fd = -1;
 	if (F->run.ctx.rank == 0 && o->jsonl) {
@@ -706,7 +756,8 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int argc, char **argv)
 {
 	struct mx_comm comm;
-	struct mx_front F = { .o = o, .t_launch = rp_now() };
+	struct mx_front F = { .o = o, .t_launch = rp_now(),
+			      .prog = { .interval_s = MX_PROGRESS_INTERVAL_S, .last_real = -1 } };
 	bool any_dead = false;
 	char *cmd_line = cmd_line_join(argc, argv);
 	int status, rc;

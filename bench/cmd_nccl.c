@@ -31,6 +31,7 @@
 #include "nccl_version.h"
 #include "node.h"
 #include "opts.h"
+#include "topo_cpu.h"
 #include "util.h"
 
 struct nccl_opts {
@@ -107,6 +108,13 @@ static int write_json(const char *path, const struct rp_nccl_result *res, const 
 	rc = rc ? rc : json_object_set_new(root, "health", jh);
 	rc = rc ? rc : json_object_set_new(root, "sysfs_root", json_string(node->sysfs_root));
 	rc = rc ? rc : json_object_set_new(root, "verbs_consulted", json_boolean(node->verbs_consulted));
+	if (!rc) {
+		/* The CPU whose inter-socket figure caps SYS paths in the per-GPU choice, and its source. */
+		struct rp_topo_cpu cpu;
+
+		rp_topo_cpu_read(node->sysfs_root, env->version, &cpu);
+		rc = json_object_set_new(root, "topology_cpu", rp_topo_cpu_json(&cpu));
+	}
 	if (!rc && node->no_device_reason[0])
 		rc = json_object_set_new(root, "no_device_reason", json_string(node->no_device_reason));
 	if (rc) {

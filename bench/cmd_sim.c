@@ -32,8 +32,11 @@
 #include "engine_cli.h"
 #include "matrix.h"
 #include "mpi_plugin.h"
+#include "mx_progress.h"
+#include "mx_results.h"
 #include "oob_mpi.h"
 #include "opts.h"
+#include "report_jsonl.h"
 #include "schedule.h"
 #include "signals.h"
 #include "sim_run.h"
@@ -53,15 +56,19 @@ static const char usage_text[] =
 struct sim_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_verdict vc;
-	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s, *hold_s;
+	struct rp_cli_ops ops;        /* --prom, --baseline, --drop: as a real run */
+	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s, *hold_s, *jsonl;
 	bool hold;
 	char hold_off[160];
 	enum rp_list_mode list_pairs;
-	bool summary;
+	bool summary, nodes_all, junit_pairs;
 	uint64_t seed;
 	unsigned sweep;
 	struct rp_pattern pattern;
 	char pattern_text[32];
+	double budget;                /* --budget: seconds; as a real run, the plan's (default) model */
+	bool budget_seen;
+	const char *plan_dead_s;      /* --plan-dead: the worst case the budget fits */
 };
 
 bool mx_sim_requested(int argc, char **argv)
@@ -86,6 +93,12 @@ static int sim_opts_check(struct sim_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --transport sim needs --fabric-model FILE\n");
 		return RP_EXIT_USAGE;
 	}
+	if (o->jsonl && (!o->jsonl[0] || strcmp(o->jsonl, "-") == 0)) {
+		fprintf(stderr, "rdmaprobe matrix: --jsonl wants a file name (the stream is a record, not standard output)\n");
+		return RP_EXIT_USAGE;
+	}
+	if (o->jsonl && rp_report_path_check(o->jsonl) != 0)
+		return RP_EXIT_USAGE;
 	if (rp_pattern_parse(o->pattern_s, &o->pattern) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n",
 			o->pattern_s);
@@ -116,6 +129,8 @@ static int sim_opts_check(struct sim_opts *o)
 	if (rc)
 		return rc;
 	rc = mx_outputs_check(&o->eng, o->html, o->junit);   /* before the model runs, as a real run */
+	if (!rc)
+		rc = rp_cli_ops_finish(&o->ops, "matrix");
 	if (rc)
 		return rc;
 	if (strcmp(o->eng.cfg.src_mem.kind ? o->eng.cfg.src_mem.kind : "host", "host") != 0 ||
@@ -129,13 +144,14 @@ static int sim_opts_check(struct sim_opts *o)
 /* Parse, validate, derive. Returns -1 to go on, or an exit status. */
 static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + 12];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 20];
 	size_t n;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
 	rp_cli_engine_init(&o->eng);
 	rp_cli_verdict_init(&o->vc);
+	rp_cli_ops_init(&o->ops);
 	o->pattern_s = "full";
 	o->sweep_s = "auto";
 	o->hold_s = "auto";
@@ -148,15 +164,21 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "pattern", 'p', RP_OPT_STR, &o->pattern_s, 0, 0, "P", "full, rail, intra, shift, sample:K (default full)", NULL },
 		{ "seed", 0, RP_OPT_U64, &o->seed, 0, 1.8e19, "N", "seed of sample:K (default 1)", NULL },
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
-		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML (each pair a test case)", NULL },
+		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML: a test case per endpoint (failures name their pairs) and per node", NULL },
+		{ "junit-pairs", 0, RP_OPT_FLAG, &o->junit_pairs, 0, 0, NULL, "--junit: a test case per pair instead of per endpoint (large: 84,000 cases at 1,024 x 8)", NULL },
 		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
+		{ "nodes-all", 0, RP_OPT_FLAG, &o->nodes_all, 0, 0, NULL, "a line for every node on stdout (default: the nodes with a finding)", NULL },
 		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once (auto: 64; off)", NULL },
 		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: bandwidth on the probe's connection (matrix --hold)", NULL },
 		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list (matrix --list-pairs): all, notable, auto (default)", NULL },
+		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every direction to FILE as JSON Lines, as it is kept (matrix --jsonl)", NULL },
+		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (matrix --budget, with the plan's assumed model)", &o->budget_seen },
+		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--budget: the worst case it fits (matrix --plan-dead)", NULL },
 	};
 
 	memcpy(table + n, mine, sizeof(mine));
 	n += RP_ARRAY_SIZE(mine);
+	n += rp_cli_ops_opts(&o->ops, table + n);
 	memset(table + n, 0, sizeof(table[0]));
 	rc = rp_opts_parse("matrix", usage_text, table, argc, argv, NULL, 0, NULL);
 	if (rc == 1)
@@ -171,10 +193,13 @@ struct sim_front {
 	struct sim_opts *o;
 	struct rp_sim_run S;
 	struct mx_out out;
+	struct rp_jsonl jsonl;        /* --jsonl (rank 0); fd -1 without */
 	double v_last_write, write_cost, write_s, write_cpu_s;
 	double real_rounds_s;         /* real time of the rounds on this host, rank 0's writes taken out */
 	size_t writes;
 	size_t heap_max;              /* the most heap in use at a sample (heap_sample) */
+	struct mx_progress prog;      /* the progress line's clock (the virtual one) */
+	size_t sweep_k, sweep_n;      /* the sweep's first pass: rounds done, in all */
 	char banner[512], title[512];
 };
 
@@ -285,26 +310,54 @@ static void collect_advance(struct sim_front *F)
 
 /* After a round, as the real front end: write when the time since the last write is at least four
  * times what it cost, on the virtual clock. */
+/* --jsonl: the round's kept or changed results, each on its line, before anything else is written
+ * (as the real front end; an error ends the stream, not the run). */
+static void jsonl_round(struct sim_front *F, bool retest)
+{
+	struct rp_pair_result tmp;
+	const struct mx_run *R = &F->S.run;
+
+	for (size_t i = 0; i < R->n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
+		rp_jsonl_pairs(&F->jsonl, mx_results_get(&R->mr, R->touched[i], &tmp), 1, (unsigned)(R->next_round - 1), retest);
+}
+
 static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct sim_front *F = arg;
 
 	heap_sample(F);
 	collect_advance(F);
-	if (k + 1 == n_rounds || (k + 1) % 64 == 0)
-		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s %zu of %zu done: %zu pairs, %zu failed, %.1f s projected\n",
-			retest ? "retest round" : F->S.run.in_late ? "late round" : "round", k + 1, n_rounds, F->S.run.mr.n, F->S.run.failed, F->S.vclock);
+	jsonl_round(F, retest);
+	mx_progress_note(&F->prog, false, F->S.vclock);
+	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds)) {
+		char line[256];
+
+		mx_progress_format(line, sizeof(line), retest ? "retest round" : F->S.run.in_late ? "late round" : "round",
+				   k + 1, n_rounds, F->sweep_k, F->sweep_n, mx_results_failed(&F->S.run.mr), F->S.vclock,
+				   mx_progress_eta(&F->prog, n_rounds - k - 1, F->sweep_n - F->sweep_k));
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s (the projected clock)\n", line);
+	}
 	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)
 		files_write(F);
 }
 
 static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
-	(void)pass;
-	(void)k;
-	(void)n_rounds;
-	heap_sample(arg);
-	collect_advance(arg);
+	struct sim_front *F = arg;
+
+	heap_sample(F);
+	collect_advance(F);
+	mx_progress_note(&F->prog, true, F->S.vclock);
+	if (pass == 1) {
+		F->sweep_k = k + 1;
+		F->sweep_n = n_rounds;
+	}
+	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds))
+		fprintf(stderr, "rdmaprobe matrix (SIMULATED): reachability %s %zu of %zu done: %zu failed so far, %.1f s in "
+			"(the projected clock)\n", pass == 3 ? "dead-endpoint confirmation" : pass == 2 ? "sweep retest"
+			: F->S.run.sweep.screen_s > 0 ? "screen" : "sweep",
+			k + 1, n_rounds, mx_results_failed(&F->S.run.mr), F->S.vclock);
+	jsonl_round(F, pass == 2);
 }
 
 static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)
@@ -335,9 +388,9 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	if (S->run.sweep.width)
 		printf("SIMULATED reachability sweep (width %u): %zu rounds, %.1f s of the rounds' time (probes of an "
 		       "endpoint taken to run at once); %zu directions left out as unreachable, %zu flaky, %zu cleared; "
-		       "first pass %s\n",
+		       "%zu endpoints dead (%zu directions endpoint_dead, %zu confirmation rounds); first pass %s\n",
 		       S->run.sweep.width, S->run.sweep.rounds, S->sweep_s, S->run.sweep.n_dead, S->run.sweep.n_flaky,
-		       S->run.sweep.n_cleared, S->run.sweep.screen_s > 0 ? "a screen (short window, no MTU probe)" : "full probes");
+		       S->run.sweep.n_cleared, S->run.sweep.n_ep_dead, S->run.sweep.n_ep_dirs, S->run.sweep.n_confirm, S->run.sweep.screen_s > 0 ? "a screen (short window, no MTU probe)" : "full probes");
 	printf("SIMULATED real time of the rounds on this host: %.2f s (%.1f ms a round; the protocol and the sides, "
 	       "rank 0's report writes taken out)\n", F->real_rounds_s,
 	       S->n_round_s + S->run.sweep.rounds ? 1e3 * F->real_rounds_s / (double)(S->n_round_s + S->run.sweep.rounds) : 0.0);
@@ -385,6 +438,8 @@ static int sim_finish(struct sim_front *F)
 	status = mx_write_files(&F->out, &v, &judged) ? RP_EXIT_ENV : RP_EXIT_OK;
 	if (judged) {
 		mx_print(&F->out, &v);
+		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
+			status = RP_EXIT_FAIL;   /* regressed against --baseline, as a real run */
 		if (!status)
 			status = v.pass && F->out.rounds_done == F->out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
 		rp_verdict_fini(&v);
@@ -396,10 +451,58 @@ static int sim_finish(struct sim_front *F)
 	return F->out.stop_sig ? 128 + F->out.stop_sig : status;
 }
 
+/* --budget, as a real run chooses (mx_plan_choose) over the model's endpoints at its rate with the
+ * plan's assumed figures: the pattern and message size that fit replace the ones asked for. -1 to go
+ * on, or an exit status. */
+static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say)
+{
+	size_t n_eps = (size_t)m->nodes * m->adapters, dead = 0;
+	struct rp_sched_ep *se;
+	double *gbps;
+	struct mx_plan_model pm;
+	struct mx_plan_run run;
+	struct mx_plan_choice choice;
+	char bt[32];
+	int status;
+
+	if (!o->budget_seen)
+		return -1;
+	if (o->plan_dead_s && (status = mx_plan_dead_opt(o->plan_dead_s, 100, true, &dead)) >= 0)
+		return status;
+	se = calloc(n_eps ? n_eps : 1, sizeof(*se));
+	gbps = calloc(n_eps ? n_eps : 1, sizeof(*gbps));
+	if (!se || !gbps) {
+		free(se);
+		free(gbps);
+		return RP_EXIT_ENV;
+	}
+	for (size_t e = 0; e < n_eps; e++) {
+		se[e] = (struct rp_sched_ep){ .node = (uint32_t)(e / m->adapters), .rail = (uint32_t)(e % m->adapters) };
+		gbps[e] = m->rate_gbps;
+	}
+	mx_plan_model_default(&pm);
+	mx_plan_run_of(&o->eng.cfg, false, o->sweep, &run);
+	run.hold = o->hold;
+	run.retest = (unsigned)o->eng.retest;
+	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
+	snprintf(bt, sizeof(bt), "%g s", o->budget);
+	if (status < 0)
+		status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &pm, &run, o->budget, bt, say,
+					&choice);
+	if (status < 0) {
+		o->pattern = choice.pattern;
+		o->eng.cfg.meas.msg_size = choice.msg_size;
+		rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
+	}
+	free(se);
+	free(gbps);
+	return status;
+}
+
 /* The model, the simulation, the rounds, the verdict. */
 static int sim_run(struct sim_opts *o, int argc, char **argv)
 {
-	struct sim_front F = { .o = o };
+	struct sim_front F = { .o = o, .prog = { .interval_s = MX_PROGRESS_INTERVAL_S, .last_real = -1 } };
 	const struct rp_mpi_plugin *mpi = NULL;
 	struct rp_sim_model m;
 	struct rp_sim_error err;
@@ -421,6 +524,13 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		rp_sim_model_fini(&m);
 		return status;
 	}
+	status = sim_budget(o, &m, !on_mpi || comm.rank == 0);
+	if (status >= 0) {   /* every rank chooses alike (the same options and model): all stop here */
+		rp_sim_model_fini(&m);
+		if (on_mpi)
+			mpi->finalize();
+		return status;
+	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
 				   .seed = o->seed, .retest = (unsigned)o->eng.retest, .sweep = o->sweep,
 				   .hold = o->hold && o->sweep && mx_hold_allowed(&o->eng.cfg, o->sweep, o->hold_off, sizeof(o->hold_off)),
@@ -432,18 +542,30 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		status = rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
 		goto out;
 	}
-	snprintf(F.banner, sizeof(F.banner), "SIMULATED: fabric model %s, no adapter was measured", o->model);
+	snprintf(F.banner, sizeof(F.banner), "SIMULATED: fabric model %s: every result is the model's, not hardware's", o->model);
 	snprintf(F.title, sizeof(F.title), "SIMULATED rdmaprobe matrix --transport sim --fabric-model %s", o->model);
 	F.out = (struct mx_out){
 		.cmd_line = F.title, .argc = argc, .argv = argv, .cfg = &o->eng.cfg,
 		.pattern = o->pattern_text, .seed = o->seed, .vcfg = &o->vc.cfg, .eps = F.S.eps, .n_eps = F.S.n_eps,
 		.results = &F.S.run.mr, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),
-		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary,
+		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary, .nodes_all = o->nodes_all, .junit_pairs = o->junit_pairs,
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
 		.hold = F.S.run.hold, .hold_off = o->hold_off, .run = &F.S.run,
-		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), false),
+		.ops = &o->ops,
+		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), o->ops.baseline != NULL),
 	};
+	F.jsonl.fd = -1;
+	if (F.S.c->rank == 0 && o->jsonl) {
+		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = argc,
+					       .argv = argv, .started = F.out.started_wall };
+
+		if (rp_jsonl_open(&F.jsonl, o->jsonl, &info, true) != 0)
+			fprintf(stderr, "rdmaprobe matrix: --jsonl %s: not streaming (see above); the other reports are written\n",
+				o->jsonl);
+		else
+			F.out.jsonl = o->jsonl;
+	}
 	if (F.S.c->rank == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, %d rank%s, pattern %s: %zu rounds, "
 			"%llu pairs\n", F.S.n_eps, F.S.n_nodes, F.S.c->size, F.S.c->size == 1 ? "" : "s", o->pattern_text,
@@ -461,6 +583,10 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		goto out;
 	}
 	status = F.S.c->rank == 0 ? sim_finish(&F) : stop_sig(&F) ? 128 + stop_sig(&F) : RP_EXIT_OK;
+	if (F.jsonl.fd >= 0 && rp_jsonl_close(&F.jsonl, !F.out.stop_sig && F.out.rounds_done == F.out.n_rounds) != 0 &&
+	    status == RP_EXIT_OK)
+		status = RP_EXIT_ENV;
+	F.jsonl.fd = -1;
 out:
 	for (int r = 0; F.S.dead && r < F.S.c->size; r++)
 		any_dead |= F.S.dead[r];
@@ -479,5 +605,8 @@ int cmd_matrix_sim(int argc, char **argv)
 	struct sim_opts o;
 	int rc = sim_opts_parse(&o, argc, argv);
 
-	return rc < 0 ? sim_run(&o, argc, argv) : rc;
+	if (rc < 0)
+		rc = sim_run(&o, argc, argv);
+	rp_cli_ops_fini(&o.ops);
+	return rc;
 }

@@ -40,6 +40,8 @@ struct mx_out {
 	bool list_notable;            /* the reports list only the notable pairs (lib/pairs_list.h) */
 	const char *jsonl;            /* --jsonl: where every pair is (named in the reports); NULL none */
 	bool summary_only;            /* per-node summary instead of the grid */
+	bool nodes_all;               /* --nodes-all: a line for every node, not only those with a finding */
+	bool junit_pairs;             /* --junit-pairs: a JUnit test case per pair (else per endpoint) */
 	unsigned max_retest;          /* --retest */
 	size_t retest_rounds;         /* extra rounds run */
 	const struct mx_sweep *sweep; /* --sweep: its rounds and marks; NULL without */
@@ -86,7 +88,7 @@ struct mx_opts {
 	                               * option (the reports say so); NULL otherwise */
 	const char *list_pairs_s;     /* --list-pairs all|notable|auto */
 	enum rp_list_mode list_pairs;
-	bool per_gpu, plan, summary;
+	bool per_gpu, plan, summary, nodes_all, junit_pairs;
 	bool concurrent_rails;        /* --concurrent-rails */
 	const char *conc_drop_s;      /* --concurrent-drop */
 	bool conc_drop_seen;
@@ -94,6 +96,9 @@ struct mx_opts {
 	double rate, round_timeout, startup_timeout;
 	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
 	const char *calibrate_from;   /* --calibrate-from: a previous run's JSON report for the plan's model */
+	const char *plan_dead_s;      /* --plan-dead N or P% (default 1%) */
+	bool allow_simulated;         /* --allow-simulated: --calibrate-from may read a simulated run's report */
+	const char *transport, *fabric_model;   /* listed for --help; seen here only without --transport */
 	double budget;                /* --budget: seconds; 0 none */
 	bool budget_seen;
 	double t_start;               /* rp_now() when the command started (the report's startup_s) */
@@ -117,18 +122,27 @@ struct mx_plan_in {
 	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail before each round */
 	unsigned sweep;               /* --sweep W */
 	const char *calibrate_from;   /* --calibrate-from FILE; NULL: the assumed figures */
+	const char *plan_dead;        /* --plan-dead: N or P% (NULL: 1%) */
+	bool hold;                    /* --hold as the run would decide it */
+	unsigned retest;              /* --retest */
+	bool allow_simulated;         /* --allow-simulated: a simulated run's report may calibrate */
 	double budget_s;              /* --budget: pick what fits; 0 none */
 	const char *budget_text;      /* as given */
 	const char *json;             /* --json FILE: the plan as a document ("-": stdout, the text then on stderr) */
 };
 int mx_plan_print(const struct mx_plan_in *in);
+/* --plan-dead's text ("N" endpoints or "P%" of n_eps) as a count (at most n_eps) into *dead. NULL:
+ * 1% when the run decides dead endpoints (decides: a sweep and --retest, where each costs a
+ * deadline or two), else 0 (direction by direction every round a dead endpoint is in waits a
+ * deadline: priced when asked, never by default). -1 to go on, or RP_EXIT_USAGE (said why). */
+int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead);
 /* What the run measures, for the model. */
 void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
 /* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. -1 to go on, or an exit status. */
 int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p);
 /* --calibrate-from: the model, calibrated when path is given. Returns -1 to go on, or an exit status
  * (the file's problem logged by lib/). */
-int mx_plan_model_load(const char *path, struct mx_plan_model *m);
+int mx_plan_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m);
 /* --budget over the endpoints: the pattern and message size that fit into *choice, its line (what
  * changed and why) printed on stderr when say is set. Returns -1 to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
 int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
@@ -154,5 +168,10 @@ int mx_outputs_check(const struct rp_cli_engine *e, const char *html, const char
 /* The person's view on stdout, from the results as the last mx_write_files judged them: a grid for
  * small runs, per-node lines always, failures, a verdict line. */
 void mx_print(const struct mx_out *o, const struct rp_verdict *v);
+/* matrix_text.c: mx_print's nodes (those with a finding, or all), failures grouped by suspect and
+ * flaky pairs; and the verdict line's drain list ("; drain ..."). */
+struct rp_pairs;
+void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pairs *ps);
+void mx_print_drain(const struct mx_out *o, const struct rp_verdict *v);
 
 #endif

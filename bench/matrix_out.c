@@ -14,10 +14,12 @@
 #include "matrix_retest.h"
 #include "mx_plan_json.h"
 #include "nccl_rules.h"
+#include "pairs_list.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_junit.h"
 #include "sanitize.h"
+#include "verdict_groups.h"
 
 #define MX_GRID_MAX 16   /* endpoints up to which stdout shows a grid */
 
@@ -92,6 +94,10 @@ static const char *json_extend(json_t *root, const struct mx_out *o, const struc
 		json_t *sw = json_object_get(m, "sweep");
 
 		jset(sw, "hold", json_boolean(o->hold), &bad);
+		/* endpoints found dead (mx_sweep.h): their directions endpoint_dead, not probed one by one */
+		jset(sw, "dead_endpoints", json_integer((json_int_t)o->sweep->n_ep_dead), &bad);
+		jset(sw, "endpoint_dead_directions", json_integer((json_int_t)o->sweep->n_ep_dirs), &bad);
+		jset(sw, "confirm_rounds", json_integer((json_int_t)o->sweep->n_confirm), &bad);
 		jset(sw, "hold_off", o->hold_off && o->hold_off[0] ? jsafe(o->hold_off) : json_null(), &bad);
 		jset(sw, "late_rounds", json_integer((json_int_t)o->run->n_late), &bad);
 		/* rank 0's own writer sides only: each rank prints its own counts on stderr */
@@ -154,6 +160,39 @@ static const char *json_extend(json_t *root, const struct mx_out *o, const struc
 		jset(root, "coverage", mx_coverage_json(o->coverage, o->pattern_requested, o->pattern, o->budget_s), &bad);
 	json_decref(eps);
 	return bad;
+}
+
+#define MX_OK_SAMPLE 256   /* plain passes a notable report keeps for --calibrate-from */
+
+/* A notable report: "matrix.pairs_listed.ok_sample", up to MX_OK_SAMPLE of the plain passes it does not
+ * list, spread over the run (every n / MX_OK_SAMPLE-th), whole: what --calibrate-from fits its set-up
+ * and rate from (the listed pairs are the failed, flaky and warned ones). */
+static int ok_sample_json(json_t *root, const struct rp_pairs *judged)
+{
+	json_t *listed = json_object_get(json_object_get(root, "matrix"), "pairs_listed"), *a = json_array();
+	size_t step = judged->n / MX_OK_SAMPLE ? judged->n / MX_OK_SAMPLE : 1, got = 0;
+	struct rp_pair_result tmp;
+
+	if (!listed || !a) {
+		json_decref(a);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < judged->n && got < MX_OK_SAMPLE; i += step) {
+		struct rp_pair_peek pk;
+
+		for (size_t j = i; j < judged->n && j < i + step; j++) {
+			rp_pairs_peek(judged, j, &pk);
+			if (rp_pair_notable(&pk) || pk.status != RP_ST_OK)
+				continue;
+			if (json_array_append_new(a, rp_report_pair_json(rp_pairs_get(judged, j, &tmp))) != 0) {
+				json_decref(a);
+				return -ENOMEM;
+			}
+			got++;
+			break;
+		}
+	}
+	return json_object_set_new(listed, "ok_sample", a) ? -ENOMEM : 0;
 }
 
 /* --concurrent-rails: "concurrent_rails": {"max_drop", "pairs": [{"round", "solo_gbps", "ratio",
@@ -232,22 +271,45 @@ static void write_failed(struct mx_out *o, const char *path, bool final, int rc,
 	o->write_failed = true;
 }
 
-/* --prom: the pairs with every endpoint and its drain verdict. */
+/* --prom: every endpoint with the verdict's counts and drain, and the verdict's findings (its
+ * suspects, lib/verdict_groups.h); no series per pair, so that the page is bounded by the endpoints and
+ * the findings, not by the pairs (a 1,024 x 8 run has 8 million). */
 static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_verdict *v, bool final)
 {
-	bool *drain = calloc(o->n_eps ? o->n_eps : 1, sizeof(*drain));
-	int status;
+	size_t n = o->n_eps ? o->n_eps : 1;
+	bool *drain = calloc(n, sizeof(*drain));
+	uint32_t *pairs = calloc(n, sizeof(*pairs)), *failed = calloc(n, sizeof(*failed));
+	struct rp_prom_finding *fd = NULL;
+	struct rp_fail_groups fg = { 0 };
+	bool pass = v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed;
+	struct rp_pairs every = mx_results_pairs(o->results);
+	int status = RP_EXIT_ENV;
 
-	if (!drain) {
+	if (drain && pairs && failed && (!v->n_failed || rp_fail_groups_build(v, o->results->pair_eps, &every, &fg) == 0))
+		fd = calloc(fg.n + 1, sizeof(*fd));
+	if (!fd) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for --prom\n");
-		return RP_EXIT_ENV;
+		goto out;
 	}
-	for (size_t e = 0; e < o->n_eps && e < v->n_eps; e++)
+	for (size_t e = 0; e < o->n_eps && e < v->n_eps; e++) {
 		drain[e] = v->eps[e].drain;
+		pairs[e] = v->eps[e].pairs;
+		failed[e] = v->eps[e].failed;
+	}
+	for (size_t k = 0; k < fg.n; k++)
+		fd[k] = (struct rp_prom_finding){ .kind = rp_suspect_kind_name(fg.g[k].kind), .a = &mv->eps[fg.g[k].a],
+						  .b = fg.g[k].kind == RP_SUSPECT_ADAPTER ? NULL : &mv->eps[fg.g[k].b],
+						  .failed = fg.g[k].n };
 	status = rp_cli_ops_prom(o->ops, &(struct rp_prom_run){ .command = "matrix", .version = rp_version_string(),
-				 .timestamp = o->started_wall, .eps = mv->eps, .n_eps = o->n_eps, .drain = drain },
-				 mv->res, mv->n, final);
+				 .timestamp = o->started_wall, .eps = mv->eps, .n_eps = o->n_eps, .drain = drain,
+				 .pass = &pass, .totals = true, .total_pairs = v->n_pairs, .total_failed = v->n_failed, .ep_pairs = pairs, .ep_failed = failed, .pairs_partial = mv->n_unlisted > 0,
+				 .no_pairs = true, .findings = fd, .n_findings = fg.n }, mv->res, mv->n, final);
+out:
+	rp_fail_groups_fini(&fg);
+	free(fd);
 	free(drain);
+	free(pairs);
+	free(failed);
 	return status;
 }
 
@@ -292,6 +354,8 @@ static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 		bad = json_extend(root, o, v, listed->n);
 	if (!bad)
 		bad = nccl_json(root, o);
+	if (!bad && o->list_notable && final && ok_sample_json(root, judged) != 0)
+		bad = "matrix.pairs_listed.ok_sample";
 	if (!bad && mv->conc)
 		bad = conc_json(root, mv->conc, judged);
 	if (!bad)
@@ -310,7 +374,7 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 	int status = o->json ? json_write(o, mv, judged, listed, v, final) : 0;
 	int rc;
 
-	if (o->csv && (rc = rp_report_write_csv_of(listed, o->csv)) != 0) {
+	if (o->csv && (rc = rp_report_write_csv_sim(listed, o->simulated, o->csv)) != 0) {
 		write_failed(o, o->csv, final, rc, NULL);
 		status = RP_EXIT_ENV;
 	}
@@ -318,7 +382,8 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 		write_failed(o, o->html, final, rc, NULL);
 		status = RP_EXIT_ENV;
 	}
-	if (o->junit && (rc = rp_report_junit_write(mv, o->junit)) != 0) {
+	if (o->junit && (rc = rp_report_junit_write_opts(mv, &(struct rp_junit_opts){ .per_pair = o->junit_pairs,
+					.simulated = o->simulated }, o->junit)) != 0) {
 		write_failed(o, o->junit, final, rc, NULL);
 		status = RP_EXIT_ENV;
 	}
@@ -435,7 +500,7 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 		.n_eps = o->n_eps, .pair_eps = o->list_notable ? lst.pair_eps : mr->pair_eps, .res = all,
 		.pairs = &listed, .n = listed.n, .verdict = &v, .rounds_done = o->rounds_done, .n_rounds = o->n_rounds,
 		.elapsed_s = o->elapsed_s, .drift = o->drift, .n_unlisted = mr->n - listed.n,
-		.unlisted_in = o->jsonl, .every = &judged,
+		.unlisted_in = o->jsonl, .every = &judged, .every_pair_eps = mr->pair_eps,
 	};
 	struct mx_conc_judged cj;
 
@@ -449,7 +514,9 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 	}
 	mv.conc = o->conc ? &cj.view : NULL;
 
-	if (v_out && all && o->ops && rp_cli_ops_baseline_judge(o->ops, "matrix", o->cfg, all, mr->n) != 0)
+	if (v_out && all && o->ops &&
+	    rp_cli_ops_baseline_judge_notable(o->ops, "matrix", o->cfg, all, listed.n, eps, o->list_notable ? o->n_eps : 0,
+					      mr->n - listed.n) != 0)
 		status = RP_EXIT_ENV;
 	status = files_write(o, &mv, &judged, &listed, &v, v_out != NULL) ? RP_EXIT_ENV : status;
 	conc_judged_fini(&cj);
@@ -475,6 +542,7 @@ static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
 		[RP_ST_DATA_MISMATCH] = "DATA", [RP_ST_BELOW_THRESHOLD] = "SLOW", [RP_ST_SETUP] = "SETUP",
 		[RP_ST_NO_PORT] = "NOPORT", [RP_ST_INTERRUPTED] = "INTR", [RP_ST_PORT_DOWN] = "DOWN",
 		[RP_ST_FLUSHED] = "FLUSH", [RP_ST_LINK_ERRORS] = "LINKERR", [RP_ST_MTU_BLACKHOLE] = "MTUHOLE",
+		[RP_ST_ENDPOINT_DEAD] = "EPDEAD",
 	};
 
 	if (!r)
@@ -571,55 +639,14 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 {
 	struct mx_results *mr = o->results;
 	struct rp_pairs ps = mx_results_pairs(mr), *judged = &ps;
-	struct rp_pair_result tmp;
-	size_t shown = 0;
-	char name[RP_NAME_MAX + 16], msg[1024];
+	char msg[1024];
 
 	if (o->simulated)
-		printf("SIMULATED run on the fabric model %s: no adapter was measured\n", o->simulated);
+		printf("SIMULATED run on the fabric model %s: %zu endpoints simulated, every result below is the "
+		       "model's, not hardware's\n", o->simulated, o->n_eps);
 	if (!o->summary_only && o->n_eps <= MX_GRID_MAX)
 		print_grid(o, judged);
-	printf("nodes:\n");
-	for (size_t k = 0; k < v->n_nodes; k++) {
-		const struct rp_verdict_node *nd = &v->nodes[k];
-		size_t pairs = 0, failed = 0;
-
-		for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++) {
-			pairs += v->eps[e].pairs;
-			failed += v->eps[e].failed;
-		}
-		printf("  %s: %zu endpoint%s; %zu measurements, %zu failed; drain:", o->eps[nd->first_ep].ep.node, nd->n_eps,
-		       nd->n_eps == 1 ? "" : "s", pairs, failed);
-		if (!nd->n_drain)
-			printf(" none");
-		for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++)
-			if (v->eps[e].drain)
-				printf(" %s (%s)", rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name)), v->eps[e].why);
-		printf("; NCCL_IB_HCA=%s\n", nd->recommended ? nd->recommended : "(none: no adapter passed)");
-	}
-	for (size_t i = 0; i < mr->n && shown < 20; i++) {
-		const struct rp_pair_result *r = rp_pairs_get(judged, i, &tmp);
-
-		if (r->status == RP_ST_OK)
-			continue;
-		if (shown++ == 0)
-			printf("failures:\n");
-		printf("  %s/%s:%d -> %s/%s:%d: %s: %s\n", r->src.node, r->src.device, r->src.port, r->dst.node,
-		       r->dst.device, r->dst.port, rp_status_code(r->status), r->reason);
-	}
-	if (v->n_failed > shown)
-		printf("  ... and %zu more (see the reports)\n", v->n_failed - shown);
-	shown = 0;
-	for (size_t i = 0; i < mr->n && shown < 20; i++) {
-		const struct rp_pair_result *r = rp_pairs_get(judged, i, &tmp);
-
-		if (r->confirm != RP_CONFIRM_FLAKY)
-			continue;
-		if (shown++ == 0)
-			printf("flaky (failed, then passed when measured again; a warning, not a drain):\n");
-		printf("  %s/%s:%d -> %s/%s:%d: first %s, then ok at %.2f Gb/s\n", r->src.node, r->src.device, r->src.port,
-		       r->dst.node, r->dst.device, r->dst.port, rp_status_code(r->attempts[0].status), r->gbps);
-	}
+	mx_print_findings(o, v, judged);
 	print_conc(o, judged);
 	if (rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)))
 		printf("warning nccl_version_mismatch: the nodes run different NCCL releases, so the same NCCL_IB_HCA "
@@ -641,18 +668,24 @@ void mx_print(const struct mx_out *o, const struct rp_verdict *v)
 	       v->n_below, o->n_eps, o->rounds_done);
 	if (o->retest_rounds)
 		printf(" and %zu retest round%s", o->retest_rounds, o->retest_rounds == 1 ? "" : "s");
+	/* the run's one duration: the JSON's matrix.elapsed_s and the HTML's are this figure */
+	printf(" (%.1f s%s)", o->elapsed_s, o->simulated ? " on the projected clock" : "");
 	if (o->sweep && o->sweep->width) {
 		printf(", after a reachability sweep of %zu round%s (%zu direction%s unreachable, %zu flaky",
 		       o->sweep->rounds, o->sweep->rounds == 1 ? "" : "s", o->sweep->n_dead, o->sweep->n_dead == 1 ? "" : "s",
 		       o->sweep->n_flaky);
 		if (o->sweep->n_cleared)
 			printf(", %zu whose screen failed passed the full probe", o->sweep->n_cleared);
+		if (o->sweep->n_ep_dead)
+			printf(", %zu endpoint%s dead: %zu direction%s endpoint_dead", o->sweep->n_ep_dead,
+			       o->sweep->n_ep_dead == 1 ? "" : "s", o->sweep->n_ep_dirs, o->sweep->n_ep_dirs == 1 ? "" : "s");
 		printf(")");
 		if (o->hold)
 			printf(", bandwidth on the probes' connections%s", o->run && o->run->n_late ? " and in late rounds" : "");
 	} else if (o->sweep_off) {
 		printf(", without the reachability sweep (not yet with %s)", o->sweep_off);
 	}
+	mx_print_drain(o, v);
 	printf("\n");
 	fflush(stdout);
 }

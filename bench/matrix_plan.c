@@ -1,6 +1,7 @@
 /* matrix_plan.c: 'rdmaprobe matrix --plan': the schedule and its estimates, without MPI or hardware,
  * and --budget's choice (here and in a run). The model is lib/mx_plan's; this file prints it. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,31 @@ void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsi
 	*run = (struct mx_plan_run){ .msg_size = cfg->meas.msg_size, .iters = cfg->meas.iters,
 				     .warmup_iters = cfg->meas.warmup_iters, .duration_s = cfg->meas.duration_s,
 				     .bidir = cfg->meas.bidir, .concurrent_rails = concurrent_rails, .sweep = sweep,
-				     .latency = cfg->meas.mode == RP_MODE_LAT };
+				     .latency = cfg->meas.mode == RP_MODE_LAT, .timeout_s = cfg->timeout_s };
+}
+
+int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead)
+{
+	char *end = NULL;
+	double v;
+
+	if (!s) {
+		*dead = decides ? mx_plan_dead_default(n_eps) : 0;
+		return -1;
+	}
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == 0 && end != s && isfinite(v) && v >= 0 && strcmp(end, "%") == 0 && v <= 100) {
+		*dead = (size_t)ceil(v / 100.0 * (double)n_eps);
+		return -1;
+	}
+	if (errno == 0 && end != s && *end == '\0' && v >= 0 && v <= 1e9 && v == floor(v)) {
+		*dead = (size_t)v < n_eps ? (size_t)v : n_eps;
+		return -1;
+	}
+	fprintf(stderr, "rdmaprobe matrix: --plan-dead %s: a count of dead endpoints (0 or more) or a percentage of "
+		"them (0%% to 100%%)\n", s);
+	return RP_EXIT_USAGE;
 }
 
 int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)
@@ -42,14 +67,14 @@ int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)
 	return RP_EXIT_USAGE;
 }
 
-int mx_plan_model_load(const char *path, struct mx_plan_model *m)
+int mx_plan_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m)
 {
 	int rc;
 
 	mx_plan_model_default(m);
 	if (!path)
 		return -1;
-	rc = mx_plan_calibrate(path, m);   /* logged: the file and what is wrong with it */
+	rc = mx_plan_calibrate_opts(path, allow_simulated, m);   /* logged: the file and what is wrong with it */
 	if (!rc)
 		return -1;
 	return rc == -ENOMEM || rc == -EIO ? RP_EXIT_ENV : RP_EXIT_USAGE;
@@ -71,7 +96,7 @@ static void choose_fail(int rc, const struct mx_plan_choice *c, const char *pat_
 	else
 		fprintf(stderr, "rdmaprobe matrix: --budget %s: nothing fits: --pattern %s needs ~%.1f s at -s %s%s, and even "
 				"sample:1 (one round) ~%.1f s at -s %s (start-up ~%.1f s); not running\n", budget_text, pat_text,
-			c->requested_s, s0, at_floor, c->est.total_s, fl, c->est.startup_s);
+			c->requested_s, s0, at_floor, c->est.worst_s, fl, c->est.startup_s);
 }
 
 int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
@@ -145,7 +170,7 @@ static void model_print(FILE *out, const struct mx_plan_model *m, const struct m
 		fprintf(out, "  sweep: %zu probe round%s (at most %zu probes at an endpoint) of %.3f s: %.1f s: %s\n",
 			e->sweep_rounds, e->sweep_rounds == 1 ? "" : "s", e->sweep_probes_max, mx_plan_sweep_round_s(m, 0),
 			e->sweep_s, m->sweep_src);
-	fprintf(out, "  retest: no extra rounds (they measure again only what fails or is slow: a healthy fabric assumed)\n");
+	fprintf(out, "  retest: no extra rounds (they measure again only what fails or is slow)\n");
 }
 
 /* The rounds, each with its estimate: all of them up to 32, else the first three and the last. */
@@ -225,6 +250,15 @@ static int plan_print(const struct plan_view *v)
 		e->total_s, e->startup_s, sweep, e->rounds_s,
 		o->rail_gbps ? "this node's ports" : "--rate",
 		v->m->calibrated ? "calibrated (see model)" : "uncalibrated: assumed figures (--calibrate-from FILE fits them)");
+	if (e->dead)
+		fprintf(v->out, "worst case with %zu dead endpoint%s (--plan-dead): %.1f s (+%.1f s: %s)%s\n", e->dead,
+			e->dead == 1 ? "" : "s", e->worst_s, e->faults_s,
+			run->sweep && run->retest ? "a screen deadline and a confirmation in each sweep round that finds one dead"
+						  : "every round a dead endpoint is in waits a full deadline",
+			o->budget_s > 0 ? "; --budget fits this" : "");
+	else
+		fprintf(v->out, "worst case: not priced (--plan-dead 0%s: a healthy fabric)\n",
+			run->sweep && run->retest ? "" : ", the default without the sweep or --retest");
 	return status;
 }
 
@@ -297,7 +331,12 @@ int mx_plan_print(const struct mx_plan_in *o)
 			rate[e] = o->rate;
 	}
 	mx_plan_run_of(o->cfg, o->concurrent_rails, o->sweep, &run);
-	status = mx_plan_model_load(o->calibrate_from, &m);
+	run.hold = o->hold;
+	run.retest = o->retest;
+	status = mx_plan_dead_opt(o->plan_dead, n_eps, run.sweep && run.retest, &run.plan_dead);
+	if (status >= 0)
+		goto out;
+	status = mx_plan_model_load(o->calibrate_from, o->allow_simulated, &m);
 	if (status >= 0)
 		goto out;
 	if (o->budget_s > 0) {

@@ -69,11 +69,18 @@ int rp_cli_ops_prom(struct rp_cli_ops *o, const struct rp_prom_run *run, const s
 int rp_cli_ops_baseline_judge(struct rp_cli_ops *o, const char *cmd, const struct rp_engine_cfg *cfg,
 			      const struct rp_pair_result *pairs, size_t n)
 {
+	return rp_cli_ops_baseline_judge_notable(o, cmd, cfg, pairs, n, NULL, 0, 0);
+}
+
+int rp_cli_ops_baseline_judge_notable(struct rp_cli_ops *o, const char *cmd, const struct rp_engine_cfg *cfg,
+				      const struct rp_pair_result *pairs, size_t n, const struct rp_endpoint *eps,
+				      size_t n_eps, size_t n_unlisted)
+{
 	struct rp_report_info info = { .command = cmd, .version = rp_version_string(), .cfg = cfg };
 
 	if (!o->baseline)
 		return 0;
-	if (rp_baseline_judge(&o->bl, &info, pairs, n) != 0) {
+	if (rp_baseline_judge_notable(&o->bl, &info, pairs, n, eps, n_eps, n_unlisted) != 0) {
 		fprintf(stderr, "rdmaprobe %s: could not compare the run with --baseline %s (see above)\n", cmd,
 			o->baseline);
 		return RP_EXIT_ENV;

@@ -35,6 +35,10 @@ int rp_cli_ops_prom(struct rp_cli_ops *o, const struct rp_prom_run *run, const s
 /* With --baseline: judge the run's judged pairs against it. 0, or 3 (printed). */
 int rp_cli_ops_baseline_judge(struct rp_cli_ops *o, const char *cmd, const struct rp_engine_cfg *cfg,
 			      const struct rp_pair_result *pairs, size_t n);
+/* The same for a run that lists only its notable pairs (rp_baseline_judge_notable). */
+int rp_cli_ops_baseline_judge_notable(struct rp_cli_ops *o, const char *cmd, const struct rp_engine_cfg *cfg,
+				      const struct rp_pair_result *pairs, size_t n, const struct rp_endpoint *eps,
+				      size_t n_eps, size_t n_unlisted);
 /* The "baseline" JSON section (new reference) once judged, else NULL. */
 json_t *rp_cli_ops_baseline_json(const struct rp_cli_ops *o);
 /* Print the baseline's regressions after the verdict (nothing without --baseline); true when the run

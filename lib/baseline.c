@@ -1,6 +1,7 @@
 /* baseline.c: a run judged against an accepted earlier report (baseline.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "baseline.h"
@@ -32,6 +33,31 @@ void rp_baseline_fini(struct rp_baseline *b)
 int rp_baseline_judge(struct rp_baseline *b, const struct rp_report_info *info, const struct rp_pair_result *pairs,
 		      size_t n)
 {
+	return rp_baseline_judge_notable(b, info, pairs, n, NULL, 0, 0);
+}
+
+/* This run's endpoints as a notable report's (sorted for rp_diff_report_has_ep). */
+static int cur_notable(struct rp_diff_report *r, const struct rp_endpoint *eps, size_t n_eps, size_t n_unlisted)
+{
+	r->eps = calloc(n_eps + 1, sizeof(*r->eps));
+	if (!r->eps)
+		return rp_error(-ENOMEM, "baseline: out of memory for %zu endpoints", n_eps);
+	for (size_t i = 0; i < n_eps; i++) {
+		snprintf(r->eps[i].node, sizeof(r->eps[i].node), "%s", eps[i].node);
+		snprintf(r->eps[i].device, sizeof(r->eps[i].device), "%s", eps[i].device);
+		r->eps[i].port = eps[i].port;
+	}
+	r->n_eps = n_eps;
+	qsort(r->eps, n_eps, sizeof(*r->eps), rp_diff_ep_cmp);
+	r->notable = true;
+	r->n_unlisted = n_unlisted;
+	return 0;
+}
+
+int rp_baseline_judge_notable(struct rp_baseline *b, const struct rp_report_info *info,
+			      const struct rp_pair_result *pairs, size_t n, const struct rp_endpoint *eps, size_t n_eps,
+			      size_t n_unlisted)
+{
 	json_t *root;
 	int rc;
 
@@ -42,6 +68,8 @@ int rp_baseline_judge(struct rp_baseline *b, const struct rp_report_info *info, 
 	b->judged = true;   /* from here on cur and d are safe to finish */
 	memset(&b->d, 0, sizeof(b->d));
 	rc = rp_diff_report_from_json(&b->cur, root, "this run");
+	if (!rc && n_eps)
+		rc = cur_notable(&b->cur, eps, n_eps, n_unlisted);
 	if (!rc)
 		rc = rp_diff_compare(&b->old, &b->cur, b->drop, &b->d);
 	for (size_t i = 0; !rc && i < b->d.n; i++)

@@ -35,6 +35,13 @@ void rp_baseline_fini(struct rp_baseline *b);
  * again (the earlier comparison is dropped). 0, or a negative errno (logged). */
 int rp_baseline_judge(struct rp_baseline *b, const struct rp_report_info *info, const struct rp_pair_result *pairs,
 		      size_t n);
+/* The same for a run that lists only its notable pairs (a matrix's default above 100,000 directions):
+ * pairs[0..n) are the listed ones, n_unlisted plain passes are counted, eps[0..n_eps) are the run's
+ * endpoints: a pair between two of them that is not listed is a plain pass (diff.h). n_eps 0: every
+ * pair is listed (rp_baseline_judge). */
+int rp_baseline_judge_notable(struct rp_baseline *b, const struct rp_report_info *info,
+			      const struct rp_pair_result *pairs, size_t n, const struct rp_endpoint *eps, size_t n_eps,
+			      size_t n_unlisted);
 /* True when judged and some finding is a regression. */
 bool rp_baseline_regressed(const struct rp_baseline *b);
 

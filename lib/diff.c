@@ -39,6 +39,7 @@ struct ep_acc {
 
 struct cmp {
 	struct rp_diff *d;
+	const struct rp_diff_report *r[2];
 	size_t cap;
 	struct ep_acc *eps;
 	size_t n_eps;
@@ -143,7 +144,7 @@ static int ep_note(struct cmp *c, int side, const struct rp_diff_ep *ep, json_t 
 /* Every endpoint either report names, sorted and unique, with its fields per side. */
 static int eps_build(struct cmp *c, const struct rp_diff_report *r[2])
 {
-	size_t n = 2 * (r[0]->n + r[1]->n), k = 0;
+	size_t n = 2 * (r[0]->n + r[1]->n) + r[0]->n_eps + r[1]->n_eps, k = 0;
 
 	c->eps = calloc(n + 1, sizeof(*c->eps));
 	if (!c->eps)
@@ -153,6 +154,9 @@ static int eps_build(struct cmp *c, const struct rp_diff_report *r[2])
 			c->eps[k++].ep = r[s]->pairs[i].src;
 			c->eps[k++].ep = r[s]->pairs[i].dst;
 		}
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < r[s]->n_eps; i++)
+			c->eps[k++].ep = r[s]->eps[i];
 	qsort(c->eps, n, sizeof(*c->eps), ep_key_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (c->n_eps == 0 || ep_key_cmp(&c->eps[c->n_eps - 1], &c->eps[i]) != 0)
@@ -163,6 +167,13 @@ static int eps_build(struct cmp *c, const struct rp_diff_report *r[2])
 
 			if (rc || (rc = ep_note(c, s, &r[s]->pairs[i].dst, r[s]->pairs[i].dst_obj)))
 				return rc;
+		}
+	for (int s = 0; s < 2; s++)   /* a notable report's endpoints are in it, listed pairs or not */
+		for (size_t i = 0; i < r[s]->n_eps; i++) {
+			struct ep_acc *e = ep_find(c, &r[s]->eps[i]);
+
+			if (!e->fields[s] && !(e->fields[s] = json_object()))
+				return rp_error(-ENOMEM, "diff: out of memory");
 		}
 	return 0;
 }
@@ -202,12 +213,38 @@ static void pair_both(struct cmp *c, const struct rp_diff_pair *o, const struct 
 	}
 }
 
+/* Whether report r, notable, counts the pair of p as a plain pass it did not list. */
+static bool unlisted_in(const struct rp_diff_report *r, const struct rp_diff_pair *p)
+{
+	return r->notable && rp_diff_report_has_ep(r, &p->src) && rp_diff_report_has_ep(r, &p->dst);
+}
+
+/* A pair one notable report lists and the other counts as a plain pass without listing it. */
+static void pair_unlisted(struct cmp *c, const struct rp_diff_pair *o, const struct rp_diff_pair *n)
+{
+	const struct rp_diff_pair *p = o ? o : n;
+	struct rp_diff_item *it;
+
+	c->d->matched++;
+	if (p->status == RP_ST_OK)
+		return;   /* ok in both: no rate to compare */
+	it = item_add(c, o ? RP_DIFF_RECOVERED : RP_DIFF_NEW_FAILURE, !o);
+	if (!it)
+		return;
+	it->old = o;
+	it->cur = n;
+	it->old_unlisted = !o;
+	it->cur_unlisted = !n;
+}
+
 /* One step of the merge: o and/or n (NULL when that report lacks the key). */
 static void pair_step(struct cmp *c, const struct rp_diff_pair *o, const struct rp_diff_pair *n)
 {
 	bool o_measured = o && o->status != RP_ST_INTERRUPTED, n_measured = n && n->status != RP_ST_INTERRUPTED;
 
-	if (o_measured && n_measured)
+	if ((!o && n_measured && unlisted_in(c->r[0], n)) || (!n && o_measured && unlisted_in(c->r[1], o)))
+		pair_unlisted(c, o, n);
+	else if (o_measured && n_measured)
 		pair_both(c, o, n);
 	else if (o_measured)
 		pair_item(c, o->status == RP_ST_OK ? RP_DIFF_NOT_MEASURED : RP_DIFF_GONE, o->status == RP_ST_OK, o, n);
@@ -310,10 +347,15 @@ static void endpoint_rules(struct cmp *c, const struct ep_acc *e)
 			it->n_pairs = e->n_pairs;
 		}
 	}
-	json_object_foreach(e->fields[0], key, v)
-		field_changed(c, e, key);
+	/* a notable report names an endpoint without its fields when none of its pairs is listed */
+	bool both_only = c->r[0]->notable || c->r[1]->notable;
+
+	json_object_foreach(e->fields[0], key, v) {
+		if (!both_only || json_object_get(e->fields[1], key))
+			field_changed(c, e, key);
+	}
 	json_object_foreach(e->fields[1], key, v) {
-		if (!json_object_get(e->fields[0], key))
+		if (!both_only && !json_object_get(e->fields[0], key))
 			field_changed(c, e, key);
 	}
 }
@@ -342,7 +384,7 @@ int rp_diff_compare(const struct rp_diff_report *old, const struct rp_diff_repor
 		    struct rp_diff *d)
 {
 	const struct rp_diff_report *r[2] = { old, cur };
-	struct cmp c = { .d = d, .drop = drop };
+	struct cmp c = { .d = d, .r = { old, cur }, .drop = drop };
 
 	memset(d, 0, sizeof(*d));
 	d->drop = drop;
@@ -373,10 +415,12 @@ static void jset(json_t *o, const char *key, json_t *value, int *bad)
 		(*bad)++;
 }
 
-static json_t *side_json(const struct rp_diff_pair *p, int *bad)
+static json_t *side_json(const struct rp_diff_pair *p, bool unlisted, int *bad)
 {
 	json_t *o;
 
+	if (!p && unlisted)
+		return json_pack("{s:s, s:b}", "status", "ok", "unlisted", 1);
 	if (!p)
 		return json_null();
 	o = json_object();
@@ -408,8 +452,8 @@ static json_t *item_json(const struct rp_diff_item *it)
 		jset(o, "src", json_string(rp_diff_ep_name(&p->src, a, sizeof(a))), &bad);
 		jset(o, "dst", json_string(rp_diff_ep_name(&p->dst, a, sizeof(a))), &bad);
 		jset(o, "msg_size", json_integer((json_int_t)p->msg_size), &bad);
-		jset(o, "old", side_json(it->old, &bad), &bad);
-		jset(o, "new", side_json(it->cur, &bad), &bad);
+		jset(o, "old", side_json(it->old, it->old_unlisted, &bad), &bad);
+		jset(o, "new", side_json(it->cur, it->cur_unlisted, &bad), &bad);
 	} else {
 		jset(o, "endpoint", json_string(rp_diff_ep_name(&it->ep, a, sizeof(a))), &bad);
 	}
@@ -444,7 +488,15 @@ static json_t *report_json(const struct rp_diff_report *r, int *bad)
 	jset(o, "command", json_string(r->command), bad);
 	jset(o, "started", json_string(r->started), bad);
 	jset(o, "pairs", json_integer((json_int_t)r->n), bad);
+	jset(o, "notable", json_boolean(r->notable), bad);
+	jset(o, "unlisted", json_integer((json_int_t)r->n_unlisted), bad);
+	jset(o, "simulated", json_boolean(rp_diff_report_simulated(r)), bad);
 	return o;
+}
+
+bool rp_diff_report_simulated(const struct rp_diff_report *r)
+{
+	return json_is_true(json_object_get(r->root, "simulated"));
 }
 
 json_t *rp_diff_json(const struct rp_diff *d, const struct rp_diff_report *old, const struct rp_diff_report *cur)

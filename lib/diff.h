@@ -6,7 +6,9 @@
  * Fields the rules do not know are kept: an endpoint's extra scalar fields (a writer may add firmware
  * or PCIe fields) are compared like the known ones.
  *
- * Pairs are matched by (src node, device, port, dst node, device, port, msg size). A pair that failed
+ * Pairs are matched by (src node, device, port, dst node, device, port, msg size); in matrix reports
+ * (one size a run) by the direction alone, so a direction the sweep's probe found dead (4 KiB) and the
+ * same direction failed at the bandwidth size are one pair. A pair that failed
  * before it was measured has msg_size 0 in the file; it is matched at the run's config.msg_size, and
  * when a size sweep leaves several such failures of one (src, dst) at that size, the first stands for
  * them (a warning says so). A pair whose status is "interrupted" was not measured and counts as absent
@@ -23,6 +25,10 @@
  *   added          ok in NEW, absent in OLD
  *   gone           failed in OLD, absent in NEW
  *   endpoint_gone / endpoint_new: an endpoint only one report has
+ * A notable report (diff.h's load) does not list its plain passes: a pair it lacks between two of its
+ * endpoints is ok there without a rate (old_unlisted / cur_unlisted), so a listed failure against it
+ * is new_failure or recovered, a listed pass is matched without a rate to compare; an endpoint's
+ * fields are compared only where both reports have them.
  * Everything is computed in lib/; the front end prints rp_diff_json() or its own text.
  */
 #ifndef RP_DIFF_H
@@ -53,26 +59,41 @@ struct rp_diff_pair {
 	size_t index;                 /* position in the file's "pairs" */
 	bool size_inferred;           /* the pair failed before its size was recorded (msg_size 0 in the
 	                               * file): msg_size is the run's config.msg_size */
+	uint64_t key_size;            /* the size in its key: msg_size; 0 in a matrix report (one size) */
+	bool unlisted;                /* a plain pass a notable report counts but does not list (no rate) */
 };
 
 struct rp_diff_report {
 	char name[256];               /* the file name, for messages */
 	char command[32];             /* "loopback", "pair", "matrix" */
 	char started[32];
-	json_t *root;                 /* owned */
+	json_t *root;                 /* owned; a streamed load leaves "pairs" out of it */
 	struct rp_diff_pair *pairs;   /* sorted by key; owned */
 	size_t n;
+	bool matrix;                  /* a matrix report: pairs keyed by direction alone */
+	bool notable;                 /* lists only its notable pairs (matrix.pairs_listed.which) */
+	size_t n_unlisted;            /* the plain passes it counts without listing them */
+	struct rp_diff_ep *eps;       /* notable: matrix.endpoints, sorted; owned */
+	size_t n_eps;
+	json_t *kept;                 /* streamed: the pairs' endpoint objects, one per distinct object */
+	char **blocks;                /* streamed: the pairs' reasons */
+	size_t n_blocks, block_used;
 };
 
-/* Read and validate path into *r (caller storage). 0, or -EINVAL / -ENOENT / -ENOMEM (logged, naming
- * the file and the field). *r is safe to rp_diff_report_fini() either way. */
+/* Read and validate path into *r (caller storage), streamed: the file is mapped and its "pairs" read
+ * one element at a time (each parsed, validated, kept as a struct rp_diff_pair, and freed), so memory
+ * is O(listed pairs + endpoints), not the whole document's tree. A notable report (matrix
+ * --list-pairs notable, the default above 100,000 directions) is read: its summary counts every pair
+ * and it lists the failed, flaky and warned ones; a pair it does not list between two of its
+ * endpoints is a plain pass (compared as such: no rate). 0, or -EINVAL / -ENOENT / -ENOMEM (logged,
+ * naming the file and the field). *r is safe to rp_diff_report_fini() either way. */
 int rp_diff_report_load(struct rp_diff_report *r, const char *path);
 /* The same from a parsed document (steals the reference to root, also on failure); name is for
  * messages. */
 int rp_diff_report_from_json(struct rp_diff_report *r, json_t *root, const char *name);
 void rp_diff_report_fini(struct rp_diff_report *r);
 
-/* Order pairs by their matching key (src, dst, msg size): <0, 0, >0. */
+/* Order pairs by their matching key (src, dst, key_size): <0, 0, >0. */
 int rp_diff_pair_key_cmp(const struct rp_diff_pair *a, const struct rp_diff_pair *b);
 
 /* "10%", "10.5%" or a fraction "0.1", in [0, 1). 0 or -EINVAL; not logged (the caller names it). */
@@ -99,6 +120,8 @@ struct rp_diff_item {
 	enum rp_diff_kind kind;
 	bool regression;
 	const struct rp_diff_pair *old, *cur;  /* pair items; either may be NULL; borrowed from the reports */
+	bool old_unlisted, cur_unlisted;       /* that side NULL: a plain pass its notable report counts but
+	                                        * does not list (ok, no rate), not an absent pair */
 	struct rp_diff_ep ep;                  /* endpoint items */
 	double old_gbps, cur_gbps;             /* drop, endpoint_drop (endpoint: sums over n_pairs) */
 	size_t n_pairs;                        /* endpoint_drop: pairs ok in both that the endpoint is in */
@@ -120,6 +143,13 @@ struct rp_diff {
 int rp_diff_compare(const struct rp_diff_report *old, const struct rp_diff_report *cur, double drop,
 		    struct rp_diff *d);
 void rp_diff_fini(struct rp_diff *d);
+
+/* Order endpoints by node, device, port (qsort/bsearch over struct rp_diff_ep). */
+int rp_diff_ep_cmp(const void *a, const void *b);
+/* Whether the report is of a simulated run (its top-level "simulated": true). */
+bool rp_diff_report_simulated(const struct rp_diff_report *r);
+/* Whether a notable report names the endpoint (matrix.endpoints). */
+bool rp_diff_report_has_ep(const struct rp_diff_report *r, const struct rp_diff_ep *ep);
 
 /* "node/device:port". */
 const char *rp_diff_ep_name(const struct rp_diff_ep *ep, char *buf, size_t len);

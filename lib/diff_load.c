@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff_int.h"
 #include "log.h"
 #include "sanitize.h"
 #include "util.h"
@@ -21,7 +22,7 @@ struct jloc {
 	const char *path;   /* "" at the top, "pairs[3].src" below */
 };
 
-static const char *type_name(const json_t *v)
+const char *rp_diff_type_name(const json_t *v)
 {
 	if (!v)
 		return "nothing (missing)";
@@ -47,7 +48,7 @@ static int bad_field(const struct jloc *at, const char *key, const char *want, c
 	else if (json_is_real(got))
 		snprintf(val, sizeof(val), " %g", json_real_value(got));
 	return rp_error(-EINVAL, "%s: %s%s%s: expected %s, got %s%s", at->file, at->path, at->path[0] ? "." : "",
-			key, want, type_name(got), val);
+			key, want, rp_diff_type_name(got), val);
 }
 
 static int get_obj(const struct jloc *at, const json_t *o, const char *key, json_t **out_p)
@@ -169,7 +170,7 @@ static int load_latency(const struct jloc *at, const json_t *pair)
 	return 0;
 }
 
-static int load_pair(const char *file, const json_t *pj, size_t index, struct rp_diff_pair *p)
+int rp_diff_pair_load(const char *file, const json_t *pj, size_t index, struct rp_diff_pair *p)
 {
 	char path[32];
 	struct jloc at = { file, path };
@@ -180,7 +181,7 @@ static int load_pair(const char *file, const json_t *pj, size_t index, struct rp
 
 	snprintf(path, sizeof(path), "pairs[%zu]", index);
 	if (!json_is_object(pj))
-		return rp_error(-EINVAL, "%s: %s: expected an object, got %s", file, path, type_name(pj));
+		return rp_error(-EINVAL, "%s: %s: expected an object, got %s", file, path, rp_diff_type_name(pj));
 	memset(p, 0, sizeof(*p));
 	p->index = index;
 	if ((rc = load_ep(&at, pj, "src", &p->src, &p->src_obj)) || (rc = load_ep(&at, pj, "dst", &p->dst, &p->dst_obj)) ||
@@ -202,8 +203,9 @@ static int load_pair(const char *file, const json_t *pj, size_t index, struct rp
 	return load_latency(&at, pj);
 }
 
-static int ep_cmp(const struct rp_diff_ep *a, const struct rp_diff_ep *b)
+int rp_diff_ep_cmp(const void *x, const void *y)
 {
+	const struct rp_diff_ep *a = x, *b = y;
 	int c = strcmp(a->node, b->node);
 
 	if (!c)
@@ -213,11 +215,11 @@ static int ep_cmp(const struct rp_diff_ep *a, const struct rp_diff_ep *b)
 
 int rp_diff_pair_key_cmp(const struct rp_diff_pair *a, const struct rp_diff_pair *b)
 {
-	int c = ep_cmp(&a->src, &b->src);
+	int c = rp_diff_ep_cmp(&a->src, &b->src);
 
 	if (!c)
-		c = ep_cmp(&a->dst, &b->dst);
-	return c ? c : (a->msg_size > b->msg_size) - (a->msg_size < b->msg_size);
+		c = rp_diff_ep_cmp(&a->dst, &b->dst);
+	return c ? c : (a->key_size > b->key_size) - (a->key_size < b->key_size);
 }
 
 /* By key, then by position in the file, so the first of equal keys comes first. */
@@ -229,8 +231,50 @@ static int pair_qsort_cmp(const void *a, const void *b)
 	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* The top-level fields, then the summary against the pairs it counts. */
-static int load_head(struct rp_diff_report *r, json_t **pairs_p)
+/* A matrix report that lists only its notable pairs (matrix.pairs_listed.which "notable": failed,
+ * flaky, warned; the plain passes counted, not listed): its endpoints (matrix.endpoints), sorted, so
+ * that a pair it does not list between two of them reads as a plain pass. */
+static int notable_load(struct rp_diff_report *r)
+{
+	json_t *m = json_object_get(r->root, "matrix"), *listed = json_object_get(m, "pairs_listed");
+	json_t *eps = json_object_get(m, "endpoints"), *e;
+	const char *which = json_string_value(json_object_get(listed, "which"));
+	size_t i;
+
+	r->matrix = strcmp(r->command, "matrix") == 0;
+	if (!which || strcmp(which, "notable") != 0)
+		return 0;
+	r->notable = true;
+	r->n_unlisted = (size_t)json_integer_value(json_object_get(listed, "not_listed"));
+	if (!json_is_array(eps))
+		return bad_field(&(struct jloc){ r->name, "matrix" }, "endpoints", "an array (a notable report names its "
+				 "endpoints)", eps);
+	r->eps = calloc(json_array_size(eps) + 1, sizeof(*r->eps));
+	if (!r->eps)
+		return rp_error(-ENOMEM, "%s: out of memory", r->name);
+	json_array_foreach(eps, i, e) {
+		const char *node = json_string_value(json_object_get(e, "node"));
+		const char *dev = json_string_value(json_object_get(e, "device"));
+		json_t *port = json_object_get(e, "port");
+		struct rp_diff_ep *d = &r->eps[r->n_eps++];
+
+		if (!node || !dev || !json_is_integer(port) || rp_strlcpy(d->node, node, sizeof(d->node)) ||
+		    rp_strlcpy(d->device, dev, sizeof(d->device)))
+			return rp_error(-EINVAL, "%s: matrix.endpoints[%zu]: expected node, device and port", r->name, i);
+		d->port = (int)json_integer_value(port);
+	}
+	qsort(r->eps, r->n_eps, sizeof(*r->eps), rp_diff_ep_cmp);
+	return 0;
+}
+
+bool rp_diff_report_has_ep(const struct rp_diff_report *r, const struct rp_diff_ep *ep)
+{
+	return bsearch(ep, r->eps, r->n_eps, sizeof(*r->eps), rp_diff_ep_cmp) != NULL;
+}
+
+/* The top-level fields, then the summary against the pairs it counts (pairs_p NULL: a streamed load,
+ * whose pairs are not in the document). */
+int rp_diff_head_load(struct rp_diff_report *r, json_t **pairs_p)
 {
 	const struct jloc at = { r->name, "" };
 	const char *s;
@@ -239,7 +283,7 @@ static int load_head(struct rp_diff_report *r, json_t **pairs_p)
 	int rc;
 
 	if (!json_is_object(r->root))
-		return rp_error(-EINVAL, "%s: expected a JSON object at the top, got %s", r->name, type_name(r->root));
+		return rp_error(-EINVAL, "%s: expected a JSON object at the top, got %s", r->name, rp_diff_type_name(r->root));
 	if ((rc = get_int(&at, r->root, "schema", 0, INT32_MAX, &schema)))
 		return rc;
 	if (schema != 1)
@@ -254,6 +298,9 @@ static int load_head(struct rp_diff_report *r, json_t **pairs_p)
 	    (rc = get_str(&at, r->root, "started", false, &s)) ||
 	    (rc = copy_str(&at, "started", s, r->started, sizeof(r->started))) ||
 	    (rc = get_str(&at, r->root, "version", false, &s)) || (rc = get_obj(&at, r->root, "summary", &summary)))
+		return rc;
+	rc = notable_load(r);
+	if (rc || !pairs_p)
 		return rc;
 	pairs = json_object_get(r->root, "pairs");
 	if (!json_is_array(pairs))
@@ -276,7 +323,13 @@ static int check_summary(const struct rp_diff_report *r)
 	    (rc = get_int(&at, summary, "ok", 0, INT64_MAX, &ok)) ||
 	    (rc = get_int(&at, summary, "failed", 0, INT64_MAX, &failed)))
 		return rc;
-	if ((size_t)pairs != r->n || (size_t)ok != n_ok || (size_t)failed != r->n - n_ok)
+	if (r->notable && ((size_t)pairs != r->n + r->n_unlisted || (size_t)ok != n_ok + r->n_unlisted ||
+			   (size_t)failed != r->n - n_ok))
+		return rp_error(-EINVAL, "%s: summary: says %lld pairs, %lld ok, %lld failed; this notable report (matrix."
+				"pairs_listed) lists %zu, %zu ok, %zu failed, and counts %zu plain passes it does not list "
+				"(a truncated or edited file?)", r->name, (long long)pairs, (long long)ok, (long long)failed,
+				r->n, n_ok, r->n - n_ok, r->n_unlisted);
+	if (!r->notable && ((size_t)pairs != r->n || (size_t)ok != n_ok || (size_t)failed != r->n - n_ok))
 		return rp_error(-EINVAL, "%s: summary: says %lld pairs, %lld ok, %lld failed; \"pairs\" holds %zu, %zu ok, "
 				"%zu failed (a truncated or edited file?)", r->name, (long long)pairs, (long long)ok,
 				(long long)failed, r->n, n_ok, r->n - n_ok);
@@ -300,6 +353,10 @@ static int infer_sizes(struct rp_diff_report *r)
 			r->pairs[i].msg_size = (uint64_t)size;
 			r->pairs[i].size_inferred = true;
 		}
+	/* a matrix measures one size: a direction is its key, so the sweep's 4 KiB probe that failed and
+	 * a bandwidth failure of the same direction in another run are the same pair */
+	for (size_t i = 0; i < r->n; i++)
+		r->pairs[i].key_size = r->matrix ? 0 : r->pairs[i].msg_size;
 	return 0;
 }
 
@@ -332,7 +389,7 @@ static int check_unique(struct rp_diff_report *r)
 
 /* Every string of the tree, keys included, made safe to print (lib/sanitize.h): a report is a file
  * from elsewhere, and diff prints its reasons, names and values to a terminal. -ENOMEM or 0. */
-static int tree_clean(json_t *v)
+int rp_diff_tree_clean(json_t *v)
 {
 	const char *key;
 	json_t *x;
@@ -347,10 +404,10 @@ static int tree_clean(json_t *v)
 		return rc ? -ENOMEM : 0;
 	}
 	json_array_foreach(v, i, x)
-		if (tree_clean(x))
+		if (rp_diff_tree_clean(x))
 			return -ENOMEM;
 	json_object_foreach_safe(v, tmp, key, x) {
-		if (tree_clean(x))
+		if (rp_diff_tree_clean(x))
 			return -ENOMEM;
 		if (!rp_str_is_clean(key)) {
 			char *c = strdup(key);
@@ -372,18 +429,24 @@ int rp_diff_report_from_json(struct rp_diff_report *r, json_t *root, const char 
 	memset(r, 0, sizeof(*r));
 	r->root = root;
 	rp_str_sanitize_copy(r->name, sizeof(r->name), name);
-	if (tree_clean(root))
+	if (rp_diff_tree_clean(root))
 		return rp_error(-ENOMEM, "%s: out of memory", r->name);
-	rc = load_head(r, &pairs);
+	rc = rp_diff_head_load(r, &pairs);
 	if (rc)
 		return rc;
 	r->pairs = calloc(json_array_size(pairs) + 1, sizeof(*r->pairs));
 	if (!r->pairs)
 		return rp_error(-ENOMEM, "%s: out of memory for %zu pairs", name, json_array_size(pairs));
 	for (size_t i = 0; i < json_array_size(pairs); i++, r->n++)
-		if ((rc = load_pair(r->name, json_array_get(pairs, i), i, &r->pairs[i])))
+		if ((rc = rp_diff_pair_load(r->name, json_array_get(pairs, i), i, &r->pairs[i])))
 			return rc;
-	rc = check_summary(r);
+	return rp_diff_report_finish(r);
+}
+
+int rp_diff_report_finish(struct rp_diff_report *r)
+{
+	int rc = check_summary(r);
+
 	if (!rc)
 		rc = infer_sizes(r);
 	if (rc)
@@ -392,27 +455,16 @@ int rp_diff_report_from_json(struct rp_diff_report *r, json_t *root, const char 
 	return check_unique(r);
 }
 
-int rp_diff_report_load(struct rp_diff_report *r, const char *path)
-{
-	json_error_t jerr;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-
-	if (!root) {
-		memset(r, 0, sizeof(*r));
-		if (json_error_code(&jerr) == json_error_cannot_open_file)
-			return rp_error(-ENOENT, "%s: %s", path, jerr.text);
-		return rp_error(-EINVAL, "%s: line %d column %d: not valid JSON: %s", path, jerr.line, jerr.column, jerr.text);
-	}
-	return rp_diff_report_from_json(r, root, path);
-}
-
 void rp_diff_report_fini(struct rp_diff_report *r)
 {
 	json_decref(r->root);
+	json_decref(r->kept);
 	free(r->pairs);
-	r->root = NULL;
-	r->pairs = NULL;
-	r->n = 0;
+	free(r->eps);
+	for (size_t i = 0; i < r->n_blocks; i++)
+		free(r->blocks[i]);
+	free(r->blocks);
+	memset(r, 0, sizeof(*r));
 }
 
 const char *rp_diff_ep_name(const struct rp_diff_ep *ep, char *buf, size_t len)

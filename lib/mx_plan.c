@@ -160,6 +160,17 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
 	}
 	e.startup_s = m->startup_s + m->startup_per_ep_s * (double)n_eps;
 	e.total_s = e.startup_s + e.sweep_s + e.rounds_s;
+	e.worst_s = e.total_s;
+	if (run->plan_dead) {
+		struct mx_plan_faults f;
+
+		rc = mx_plan_faults(sched, n_eps, run, run->plan_dead, &f);
+		if (rc)
+			return rc;
+		e.dead = f.dead;
+		e.faults_s = f.faults_s;
+		e.worst_s = e.total_s + f.faults_s;
+	}
 	*est_p = e;
 	return 0;
 }
@@ -204,6 +215,8 @@ uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan
 	h = fnv_dbl(h, run->duration_s);
 	h = fnv_u64(h, (uint64_t)run->bidir | (uint64_t)run->concurrent_rails << 1 | (uint64_t)run->latency << 2 |
 			(uint64_t)run->sweep << 3);
+	h = fnv_u64(h, (uint64_t)run->hold | (uint64_t)run->retest << 1);
+	h = fnv_dbl(h, run->timeout_s);
 	if (budget_s > 0) {
 		h = fnv_dbl(h, budget_s);
 		h = fnv_dbl(h, m->setup_s);
@@ -212,6 +225,7 @@ uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan
 		h = fnv_dbl(h, m->startup_s);
 		h = fnv_dbl(h, m->startup_per_ep_s);
 		h = fnv_dbl(h, m->sweep_probe_s);
+		h = fnv_u64(h, run->plan_dead);   /* the worst case the budget fits */
 	}
 	return h;
 }

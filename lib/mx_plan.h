@@ -18,8 +18,9 @@
  *                 its CPU and adapter, so a round of 7 rounds' probes is not one of 1 round's (the VM:
  *                 0.37 s at n 2, 2.1-3.8 s at n 14). Uncalibrated, setup_s + the overhead (a probe
  *                 moves a few KiB: its set-up is its cost; assumed all at once, whatever n_k)
- *   --retest:   no extra rounds: they measure again what failed or was slow, and the plan assumes a
- *                 healthy fabric (the text says so)
+ *   --retest:   no extra rounds: they measure again what failed or was slow
+ *   --plan-dead D: beside the healthy estimate, its worst case with D dead endpoints (mx_plan_faults);
+ *                 --budget fits the worst case
  *   --budget:   the pattern and message size that fit (mx_plan_budget below)
  * Uncalibrated figures are assumptions (mx_plan_model_default); mx_plan_calibrate() fits them from a
  * previous run's JSON report (lib/mx_plan_cal.c).
@@ -70,6 +71,13 @@ struct mx_plan_run {
 	bool concurrent_rails;        /* solo rounds per rail before each round (groups needed) */
 	unsigned sweep;               /* --sweep W; 0 none */
 	bool latency;                 /* -l: the size is what is measured; the budget keeps it */
+	/* what else orders or shapes the rounds every rank runs (issue 26 item 5): in the digest */
+	bool hold;                    /* --hold (as the run decided it): the sweep's and the planned
+	                               * rounds interleave, late rounds follow */
+	unsigned retest;              /* --retest: the screen, the second pass, dead endpoints, retest sets */
+	double timeout_s;             /* --timeout: whether pass 1 screens (above its window) or not */
+	size_t plan_dead;             /* --plan-dead: the estimate's worst case has this many dead
+	                               * endpoints (0: a healthy fabric only); --budget fits it */
 };
 
 struct mx_plan_est {
@@ -79,8 +87,28 @@ struct mx_plan_est {
 	size_t sweep_probes_max;      /* the most probes one endpoint is in in one sweep round */
 	uint64_t pairs;               /* unordered; each measured both ways */
 	size_t max_round_pairs;
-	double startup_s, rounds_s, sweep_s, total_s;
+	double startup_s, rounds_s, sweep_s, total_s;   /* total_s: a healthy fabric */
+	size_t dead;                  /* the worst case's dead endpoints (run->plan_dead) */
+	double faults_s, worst_s;     /* what they add at worst (mx_plan_faults), total_s + that */
 };
+
+/* The worst case of `dead` dead endpoints (issue 29). With a sweep and --retest the run decides
+ * endpoints (mx_sweep.h "dead endpoints"): each costs the screen's deadline in the sweep round where
+ * it shows MX_EPDEAD_PEERS failed peers and one confirmation (its window plus the MTU probe), and
+ * endpoints found in the same round share both: the worst D are those found in the most distinct
+ * rounds (rail, full: all in the first). Else every round a dead endpoint is in waits a full
+ * deadline. */
+struct mx_plan_faults {
+	size_t dead;
+	size_t confirm_rounds;        /* distinct detection rounds among the worst D */
+	double per_s;                 /* one detection round's cost (or, direction by direction, a dead
+	                               * endpoint's) */
+	double faults_s;
+};
+int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_plan_run *run, size_t dead,
+		   struct mx_plan_faults *f);
+/* --plan-dead's default: 1% of the endpoints, at least one. */
+size_t mx_plan_dead_default(size_t n_eps);
 
 /* A sweep round whose busiest endpoint is in n probes under m: n x sweep_probe_s, or (derived)
  * setup_s + round_overhead_s. */
@@ -127,6 +155,10 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
  * -EACCES (cannot read it), -EINVAL (not JSON, not a matrix report, or no ok direction to fit from),
  * -ENOMEM; every error logged once naming the file and what is wrong, m left untouched. */
 int mx_plan_calibrate(const char *path, struct mx_plan_model *m);
+/* The same; a simulated run's report (its top-level "simulated": true: the model's figures, not a
+ * fabric's) is refused with -EINVAL (logged, naming --allow-simulated) unless allow_simulated.
+ * mx_plan_calibrate refuses it. */
+int mx_plan_calibrate_opts(const char *path, bool allow_simulated, struct mx_plan_model *m);
 
 /* --- the budget (mx_plan_budget.c) ---------------------------------------------------------------- */
 

@@ -52,7 +52,7 @@ static int largest_size(const struct bud *b, const struct rp_pattern *pat, uint6
 
 		if (rc)
 			return rc;
-		if (e->total_s <= b->budget_s) {
+		if (e->worst_s <= b->budget_s) {
 			*size_p = s;
 			return 0;
 		}
@@ -76,7 +76,7 @@ static int largest_sample(const struct bud *b, uint32_t hi, uint64_t size, struc
 	rc = est_at(b, &c->pattern, size, &c->est);
 	if (rc)
 		return rc;
-	if (c->est.total_s > b->budget_s)
+	if (c->est.worst_s > b->budget_s)
 		return -ENOSPC;
 	/* invariant: sample:lo fits (c->est is its estimate); the estimate grows with K */
 	while (lo < hi) {
@@ -85,7 +85,7 @@ static int largest_sample(const struct bud *b, uint32_t hi, uint64_t size, struc
 		rc = est_at(b, &p, size, &est);
 		if (rc)
 			return rc;
-		if (est.total_s <= b->budget_s) {
+		if (est.worst_s <= b->budget_s) {
 			lo = p.k;
 			c->est = est;
 		} else {
@@ -112,8 +112,8 @@ int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep
 	rc = est_at(&b, pat, run->msg_size, &c->est);
 	if (rc)
 		return rc;
-	c->requested_s = c->est.total_s;
-	if (c->est.total_s <= budget_s)
+	c->requested_s = c->est.worst_s;
+	if (c->est.worst_s <= budget_s)
 		return 0;
 	c->floor_tried = true;
 	c->floor_s = c->requested_s;
@@ -122,7 +122,7 @@ int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep
 		c->floor_tried = rc == -ENOSPC;
 		if (rc != -ENOSPC)
 			return rc;
-		c->floor_s = c->est.total_s;
+		c->floor_s = c->est.worst_s;
 	}
 	if (pat->kind == RP_PATTERN_RAIL || pat->kind == RP_PATTERN_INTRA)
 		return -EDOM;
@@ -185,12 +185,12 @@ void mx_plan_choice_str(const struct mx_plan_choice *c, const struct rp_pattern 
 		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s-s %s -> %s", c->reduced ? ", " : "", s0, s1);
 	if (!c->reduced) {
 		snprintf(buf, len, "%s to fit %s: %s needs ~%.1f s at -s %s, ~%.1f s at %s", what, bd, rq, c->requested_s,
-			 s0, c->est.total_s, s1);
+			 s0, c->est.worst_s, s1);
 		return;
 	}
 	if (c->floor_size != c->msg_size_requested)
 		snprintf(at_floor, sizeof(at_floor), " and ~%.1f s at %s (the smallest size it chooses)", c->floor_s, fl);
 	snprintf(buf, len, "%s to fit %s: %s needs ~%.1f s at -s %s%s; %s is the largest sample that fits (~%.1f s at "
 		 "-s %s): each endpoint against %u random peer%s", what, bd, rq, c->requested_s, s0, at_floor, ch,
-		 c->est.total_s, s1, c->pattern.k, c->pattern.k == 1 ? "" : "s");
+		 c->est.worst_s, s1, c->pattern.k, c->pattern.k == 1 ? "" : "s");
 }

@@ -31,6 +31,7 @@ struct cal_key {
 /* What the report holds, borrowed from its JSON. */
 struct cal_in {
 	const char *path;
+	bool allow_simulated;
 	json_t *root, *matrix, *pairs, *eps;
 	double duration_s, warmup;
 	bool bidir;
@@ -38,7 +39,25 @@ struct cal_in {
 	struct cal_key *keys;         /* "node/device:port" of each endpoint, sorted by key */
 	struct cal_dir *dirs;
 	size_t n_dirs;
+	/* a notable report (matrix.pairs_listed.which "notable") lists its failed, flaky and warned pairs;
+	 * its plain passes are counted, a sample of them in matrix.pairs_listed.ok_sample */
+	bool notable;
+	json_t *sample;               /* that sample; NULL none */
+	double def_bytes;             /* a direction it does not list: the sample's median bytes */
 };
+
+/* Pair i of the report: its "pairs", then a notable report's ok sample. */
+static const json_t *pair_at(const struct cal_in *in, size_t i)
+{
+	size_t n = json_array_size(in->pairs);
+
+	return i < n ? json_array_get(in->pairs, i) : json_array_get(in->sample, i - n);
+}
+
+static size_t pairs_n(const struct cal_in *in)
+{
+	return json_array_size(in->pairs) + json_array_size(in->sample);
+}
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -119,6 +138,13 @@ static int open_report(struct cal_in *in)
 		rp_log(RP_LOG_ERROR, "--calibrate-from %s: not an rdmaprobe report (no \"tool\": \"rdmaprobe\")", in->path);
 		return -EINVAL;
 	}
+	if (json_is_true(json_object_get(in->root, "simulated")) && !in->allow_simulated) {
+		rp_log(RP_LOG_ERROR, "--calibrate-from %s: a SIMULATED run's report (fabric model %s): its figures are the "
+		       "model's, not this fabric's; --allow-simulated fits the plan from it anyway", in->path,
+		       json_string_value(json_object_get(in->root, "fabric_model")) ?
+		       json_string_value(json_object_get(in->root, "fabric_model")) : "?");
+		return -EINVAL;
+	}
 	if (!cmd || strcmp(cmd, "matrix") != 0) {
 		rp_log(RP_LOG_ERROR, "--calibrate-from %s: a report of rdmaprobe %s, not of a matrix run", in->path,
 		       cmd ? cmd : "(no command)");
@@ -132,6 +158,14 @@ static int open_report(struct cal_in *in)
 		       !json_is_object(in->matrix) ? "\"matrix\" object" : !json_is_array(in->pairs) ? "\"pairs\" array"
 										       : "\"matrix.endpoints\" array");
 		return -EINVAL;
+	}
+	{
+		json_t *listed = json_object_get(in->matrix, "pairs_listed");
+		const char *which = json_string_value(json_object_get(listed, "which"));
+
+		in->notable = which && strcmp(which, "notable") == 0;
+		in->sample = in->notable && json_is_array(json_object_get(listed, "ok_sample")) ?
+				     json_object_get(listed, "ok_sample") : NULL;
 	}
 	in->duration_s = num(json_object_get(in->root, "config"), "duration_s", 0);
 	in->warmup = num(json_object_get(in->root, "config"), "warmup_iters", 0);
@@ -232,7 +266,7 @@ static bool dir_fit(const struct cal_in *in, const json_t *p, double *setup_p, d
 /* Set-up and rate from the ok directions; every direction with both endpoints known kept in dirs. */
 static int fit_dirs(struct cal_in *in, struct mx_plan_model *m)
 {
-	size_t n = json_array_size(in->pairs), n_setup = 0, n_frac = 0;
+	size_t n = pairs_n(in), n_setup = 0, n_frac = 0;
 	double *setup = calloc(n ? n : 1, sizeof(*setup)), *frac = calloc(n ? n : 1, sizeof(*frac));
 	int rc = 0;
 
@@ -242,7 +276,7 @@ static int fit_dirs(struct cal_in *in, struct mx_plan_model *m)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const json_t *p = json_array_get(in->pairs, i);
+		const json_t *p = pair_at(in, i);
 		struct cal_dir *d = &in->dirs[in->n_dirs];
 		double f, ls = num(json_object_get(p, "src"), "link_gbps", 0), ld = num(json_object_get(p, "dst"), "link_gbps", 0);
 
@@ -258,9 +292,23 @@ static int fit_dirs(struct cal_in *in, struct mx_plan_model *m)
 	}
 	if (!n_setup) {
 		rp_log(RP_LOG_ERROR, "--calibrate-from %s: no ok direction to fit from (%zu pair results, none ok with bytes "
-		       "moved)", in->path, n);
+		       "moved%s)", in->path, n, in->notable && !in->sample ? "; a notable report lists its failed, flaky and "
+		       "warned pairs only, and this one has no matrix.pairs_listed.ok_sample (an older writer)" : "");
 		rc = -EINVAL;
 		goto out;
+	}
+	if (in->notable && in->sample) {   /* the directions it does not list: the sample's median bytes */
+		size_t first = json_array_size(in->pairs), k = n - first;
+		double *bytes = calloc(k ? k : 1, sizeof(*bytes));
+
+		if (!bytes) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (size_t i = first; i < n; i++)
+			bytes[i - first] = num(pair_at(in, i), "bytes", 0) + in->warmup * num(pair_at(in, i), "msg_size", 0);
+		in->def_bytes = k ? median(bytes, k) : 0;
+		free(bytes);
 	}
 	m->setup_s = median(setup, n_setup);
 	snprintf(m->setup_src, sizeof(m->setup_src), "median of %zu ok directions in %s", n_setup, in->path);
@@ -288,6 +336,13 @@ static double dir_model_s(const struct cal_in *in, const struct mx_plan_model *m
 {
 	struct cal_dir k = { .a = a, .b = b }, *hit = bsearch(&k, in->dirs, in->n_dirs, sizeof(k), dir_cmp);
 
+	if (!hit && in->notable && in->def_bytes > 0) {   /* a plain pass it does not list */
+		double la = num(json_array_get(in->eps, a), "link_gbps", 0), lb = num(json_array_get(in->eps, b), "link_gbps", 0);
+
+		k.bytes = in->def_bytes;
+		k.link_gbps = la < lb ? la : lb;
+		hit = &k;
+	}
 	if (!hit)
 		return 0;
 	if (in->duration_s > 0)
@@ -353,7 +408,8 @@ static const char *rounds_unfit(const struct cal_in *in)
 		return "its run has retest rounds";
 	if (json_object_get(in->root, "concurrent_rails"))
 		return "its run has concurrent rounds";
-	if (json_is_object(sw) && (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0))
+	if (json_is_object(sw) && (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0 ||
+				   num(sw, "dead_endpoints", 0) != 0))
 		return "its reachability sweep left pairs out of the rounds or changed their timeout";
 	if (json_is_object(sw) && num(sw, "late_rounds", 0) != 0)
 		return "its run has late rounds (directions its sweep cleared, measured after the planned rounds)";
@@ -450,7 +506,8 @@ static int fit_sweep(const struct cal_in *in, const struct rp_sched *s, const ch
 
 	if (!json_is_object(sw))
 		why = "its run had no reachability sweep";
-	else if (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0 || num(sw, "cleared", -1) != 0)
+	else if (num(sw, "unreachable", -1) != 0 || num(sw, "flaky", -1) != 0 || num(sw, "cleared", -1) != 0 ||
+		 num(sw, "dead_endpoints", 0) != 0)
 		why = "its sweep found failing directions, whose probes wait out their deadlines";
 	else if (!(el >= 0) || !(rounds >= 1) || !(width >= 1) || width > UINT32_MAX)
 		why = "its sweep has no elapsed_s, rounds or width";
@@ -476,7 +533,12 @@ static int fit_sweep(const struct cal_in *in, const struct rp_sched *s, const ch
 
 int mx_plan_calibrate(const char *path, struct mx_plan_model *m)
 {
-	struct cal_in in = { .path = path };
+	return mx_plan_calibrate_opts(path, false, m);
+}
+
+int mx_plan_calibrate_opts(const char *path, bool allow_simulated, struct mx_plan_model *m)
+{
+	struct cal_in in = { .path = path, .allow_simulated = allow_simulated };
 	struct mx_plan_model fit = *m;
 	struct rp_sched *s = NULL;
 	const char *sched_why = NULL;

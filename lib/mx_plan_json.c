@@ -50,10 +50,11 @@ static json_t *measurement_json(const struct mx_plan_run *r, uint64_t msg_size_r
 
 static json_t *estimate_json(const struct mx_plan_est *e)
 {
-	return json_pack("{s:f, s:I, s:I, s:f, s:f, s:f, s:s}", "startup_s", e->startup_s, "sweep_rounds",
+	return json_pack("{s:f, s:I, s:I, s:f, s:f, s:f, s:s, s:I, s:f, s:f}", "startup_s", e->startup_s, "sweep_rounds",
 			 (json_int_t)e->sweep_rounds, "sweep_probes_max", (json_int_t)e->sweep_probes_max, "sweep_s", e->sweep_s, "rounds_s", e->rounds_s, "total_s", e->total_s,
 			 "retest", "not counted: retest rounds measure again only what fails or is slow (a healthy fabric "
-			 "assumed)");
+			 "assumed: the worst case with dead endpoints is worst_s)", "dead_endpoints", (json_int_t)e->dead,
+			 "faults_s", e->faults_s, "worst_s", e->worst_s);
 }
 
 static json_t *budget_json(const struct mx_plan_choice *c, const struct rp_pattern *requested)

@@ -41,6 +41,9 @@ int mx_run_init(struct mx_run *R)
 	R->touched_cap = 2 * (R->ctx.max_pairs + n_eps + 1);
 	R->touched = calloc(R->touched_cap, sizeof(*R->touched));
 	R->spairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->spairs));
+	/* dead endpoints are confirmed by a second probe: looked for only when failures get one */
+	if (R->sweep.width && R->retest && !R->concurrent_rails && mx_sweep_ep_init(&R->sweep, n_eps) != 0)
+		return -ENOMEM;
 	return R->jobs && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
 }
 
@@ -56,6 +59,18 @@ int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *
 		return -ENOMEM;
 	R->failed -= was_failed;
 	R->failed += kept->status != RP_ST_OK;
+	return mx_run_touch(R, k);
+}
+
+int mx_run_replace(struct mx_run *R, size_t k, const struct rp_pair_result *r)
+{
+	struct rp_pair_result tmp;
+	bool was_failed = mx_results_get(&R->mr, k, &tmp)->status != RP_ST_OK;
+
+	if (mx_results_put(&R->mr, k, r) != 0)
+		return -ENOMEM;
+	R->failed -= was_failed;
+	R->failed += r->status != RP_ST_OK;
 	return mx_run_touch(R, k);
 }
 
@@ -113,6 +128,13 @@ static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, siz
 		mx_got_get_kept(&R->got, i, &tmp, &as_packed);
 		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
 
+		if (m && m->res[i % 2] != SIZE_MAX && (m->cleared & (1u << (i % 2)))) {
+			/* a screen failure pass 2 cleared: this measurement replaces it, as if never screened */
+			if (mx_run_replace(R, m->res[i % 2], &tmp) != 0)
+				return -ENOMEM;
+			R->kept[i] = (int64_t)m->res[i % 2];
+			continue;
+		}
 		if (m && m->res[i % 2] != SIZE_MAX) {
 			/* the sweep failed this direction once: this measurement is its retest */
 			size_t k = m->res[i % 2];

@@ -64,6 +64,7 @@ struct mx_run {
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
 	struct mx_holds holds;        /* this rank's held connections; holds.made/reused/fresh its counts */
+	void *epdead;                 /* rank 0, during a dead-endpoint confirmation: its suspects */
 	size_t n_late, late_run;      /* late rounds planned, run (mx_run_sweep_held) */
 	bool in_late;                 /* rank 0, in round_done: the round is a late one (k of n_late) */
 	/* rank 0, in round_done/sweep_done: the round that just ended, every job and both directions' raw
@@ -97,6 +98,20 @@ int mx_run_sweep(struct mx_run *R);
  * the late rounds: what pass 2 found flaky (at NCCL's ACK timeout, folded into its sweep result) or
  * cleared, each endpoint in one measurement at a time. 0, 1 stopped, negative errno. */
 int mx_run_sweep_held(struct mx_run *R);
+/* One sweep round over jobs[0..n) on every rank (mx_run_sweep.c): pass 1 (rank 0 keeps its
+ * failures), 2 (folds the second probes), 3 (a dead-endpoint confirmation: keeps nothing, the
+ * caller decides from got); the sweep_done hook, then the go. 0 go on, 1 stop, negative errno. */
+int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct mx_got *got, int pass,
+		       size_t k, size_t n_rounds, const struct rp_engine_cfg *probe);
+/* After first-pass sweep round k of n_rounds, on every rank: rank 0 picks the suspects (mx_sweep.h,
+ * "dead endpoints"), every rank probes them in one confirmation round at full's settings (NCCL's
+ * ACK timeout, the full --timeout and the MTU probe, as pass 2), rank 0 records the dead ones' directions
+ * and sends every rank the dead list. Nothing to do (no --retest, no suspect): no round. 0, 1
+ * stopped, negative errno. */
+int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *full);
+/* Rank 0, in a confirmation round before its hook: decide, and record the dead endpoints'
+ * directions (touched). 0 or -ENOMEM. */
+int mx_run_epdead_keep(struct mx_run *R, const struct mx_job *jobs, size_t n, const struct mx_got *got);
 /* Planned rounds [from, to) (mx_run_sweep_held's batches; mx_run_rounds runs them all). */
 int mx_run_planned(struct mx_run *R, size_t from, size_t to);
 /* One late round over jobs[0..n) (at most the planned rounds' jobs). */
@@ -105,6 +120,8 @@ int mx_run_late_round(struct mx_run *R, const struct mx_job *jobs, size_t n);
  * keeps the status k has now, the last verdict's: results are judged in place), the failed count
  * kept right, k touched. 0 or -ENOMEM (the touch, or keeping k). */
 int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *again, int again_qp);
+/* Rank 0: result k replaced by r (the failed count kept right, k touched). 0 or -ENOMEM. */
+int mx_run_replace(struct mx_run *R, size_t k, const struct rp_pair_result *r);
 /* Rank 0: note result idx as changed this round (grows touched). 0 or -ENOMEM. */
 int mx_run_touch(struct mx_run *R, size_t idx);
 /* The planned rounds sched and concurrent_rails make (what mx_run_init sets n_planned to). */

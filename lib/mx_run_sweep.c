@@ -35,8 +35,9 @@ static int keep_result(struct mx_run *R, struct mx_sweep_mark *m, int d, const s
 	return touch ? mx_run_touch(R, R->mr.n - 1) : 0;
 }
 
-/* Rank 0, pass 1: mark a failed probe; a screen's waits for pass 2 (pending), any other is the
- * direction's result at once. */
+/* Rank 0, pass 1: mark a failed probe and keep it as the direction's result at once (a finding
+ * every report written from now on holds: issue 26 item 4); a screen's is also pending, for pass 2
+ * to decide what it was (kept as a first failure, unconfirmed, until then). */
 static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp_pair_result *g)
 {
 	struct mx_sweep *S = &R->sweep;
@@ -45,6 +46,10 @@ static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp
 	if (!m)
 		return -ENOMEM;
 	sweep_reason(g, S->screen_s);
+	if (!m->failed && S->ep_failed && j->a < S->n_eps && j->b < S->n_eps) {
+		S->ep_failed[j->a]++;    /* a pair's first failed direction: one more failed peer each */
+		S->ep_failed[j->b]++;
+	}
 	m->failed |= 1u << d;
 	if (m->dead & (1u << d))
 		return 0;          /* a pair the pattern scheduled twice, decided at its first probe */
@@ -71,7 +76,22 @@ static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp
 	if (rp_packed_set(&S->pending[S->n_pending].r, g) != 0)
 		return -ENOMEM;
 	m->first[d] = S->n_pending++;
-	return 0;
+	return keep_result(R, m, d, g, true);
+}
+
+/* Rank 0: a screen failure that pass 2 cleared (the full probe passed): kept, unconfirmed, until
+ * the bandwidth round that measures the direction replaces it (mx_run_keep_cleared); its reason
+ * says so, should the run end before. 0 or -ENOMEM. */
+static int note_cleared(struct mx_run *R, size_t k)
+{
+	struct rp_pair_result tmp, *r = mx_results_get(&R->mr, k, &tmp);
+	char buf[sizeof(r->reason)];
+
+	snprintf(buf, sizeof(buf), "%.160s; a full probe passed since: to be measured", r->reason);
+	rp_strlcpy(r->reason, buf, sizeof(r->reason));
+	if (mx_results_put(&R->mr, k, r) != 0)
+		return -ENOMEM;
+	return mx_run_touch(R, k);
 }
 
 /* Rank 0, pass 2: fold the second probe into the first; dead or flaky from it. After a screen,
@@ -88,20 +108,15 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 		sweep_reason(g, 0);
 	if (m && m->first[d] != SIZE_MAX && !R->sweep.pending[m->first[d]].used) {
 		struct mx_sweep_pending *p = &R->sweep.pending[m->first[d]];
-		struct rp_pair_result first;
-		int rc;
+		bool cleared = ok && mx_sweep_inconclusive((enum rp_status)p->r.status);
 
 		p->used = true;
-		if (ok && mx_sweep_inconclusive((enum rp_status)p->r.status)) {
-			m->cleared |= 1u << d;
-			rp_packed_clear(&p->r);
-			return 0;
-		}
-		rp_packed_get(&p->r, &first);
 		rp_packed_clear(&p->r);
-		rc = keep_result(R, m, d, &first, false);
-		if (rc != 0)
-			return rc;
+		if (cleared) {
+			m->cleared |= 1u << d;
+			return m->res[d] != SIZE_MAX ? note_cleared(R, m->res[d]) : 0;
+		}
+		/* the screen's failure is the direction's result since pass 1 (keep_first) */
 	}
 	if (!m || m->res[d] == SIZE_MAX)
 		return 0;   /* impossible: pass 2 is built from the marks */
@@ -130,8 +145,10 @@ static int keep_undecided(struct mx_run *R)
 		if (p->used || !m || ((m->dead | m->flaky | m->cleared) & bit))
 			continue;     /* decided (every pending screen has its mark: keep_first made it) */
 		p->used = true;
-		rp_packed_get(&p->r, &first);
-		rc = keep_result(R, m, p->d, &first, true);
+		if (m->res[p->d] == SIZE_MAX) {   /* kept since pass 1 (keep_first): as observed */
+			rp_packed_get(&p->r, &first);
+			rc = keep_result(R, m, p->d, &first, true);
+		}
 		m->dead |= bit;       /* not measured again: left out, unconfirmed */
 	}
 	for (size_t i = 0; i < R->sweep.n_pending; i++)
@@ -142,9 +159,7 @@ static int keep_undecided(struct mx_run *R)
 	return rc;
 }
 
-/* One sweep round over jobs[0..n) on every rank; rank 0 keeps what it must and releases the others.
- * 0 go on, 1 stop, negative errno. */
-static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct mx_got *got, int pass,
+int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct mx_got *got, int pass,
 		       size_t k, size_t n_rounds, const struct rp_engine_cfg *probe)
 {
 	struct mx_ctx *c = &R->ctx;
@@ -154,7 +169,9 @@ static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 	if (rc < 0 || c->rank != 0)
 		return rc;
 	R->n_touched = 0;
-	for (size_t i = 0; i < n && !krc; i++) {
+	if (pass == 3)
+		krc = mx_run_epdead_keep(R, jobs, n, got);
+	for (size_t i = 0; i < n && !krc && pass != 3; i++) {
 		for (int d = 0; d < 2 && !krc; d++) {
 			struct rp_pair_result tmp, *g;
 			enum rp_status st;
@@ -164,6 +181,11 @@ static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 			/* a probe a stop cut short says nothing: the direction stays in the bandwidth rounds; a
 			 * probe that passed the screen needs nothing of its result */
 			st = mx_got_status(got, 2 * i + d);
+			if (pass == 1 && st == RP_ST_OK && R->sweep.ep && jobs[i].a < R->sweep.n_eps &&
+			    jobs[i].b < R->sweep.n_eps) {
+				R->sweep.ep[jobs[i].a] |= MX_EP_PASSED;
+				R->sweep.ep[jobs[i].b] |= MX_EP_PASSED;
+			}
 			if (st == RP_ST_INTERRUPTED || (pass == 1 && st == RP_ST_OK))
 				continue;
 			g = mx_got_get(got, 2 * i + d, &tmp);
@@ -184,8 +206,9 @@ static int sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 	return krc ? krc : rc;
 }
 
-/* Pass 1: every scheduled pair, W planned rounds at a time. */
-static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe)
+/* Pass 1: every scheduled pair, W planned rounds at a time; after each round, the dead endpoints
+ * (mx_run_epdead: confirmed at full's settings). */
+static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe, const struct rp_engine_cfg *full)
 {
 	unsigned w = R->sweep.width;
 	size_t n_rounds = mx_sweep_n_rounds(R->sched, w), cap = 2 * (size_t)w * (R->ctx.max_pairs ? R->ctx.max_pairs : 1);
@@ -198,7 +221,9 @@ static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe)
 
 		rc = mx_sweep_round_jobs(R->sched, w, k, R->pairs, jobs, cap, &n);
 		if (rc == 0)
-			rc = sweep_round(R, jobs, n, &got, 1, k, n_rounds, probe);
+			rc = mx_run_sweep_round(R, jobs, mx_sweep_drop_dead(&R->sweep, jobs, n), &got, 1, k, n_rounds, probe);
+		if (rc == 0)
+			rc = mx_run_epdead(R, k, n_rounds, full);
 	}
 	free(jobs);
 	mx_got_fini(&got);
@@ -247,7 +272,7 @@ static int pass_two(struct mx_run *R, const struct mx_job *jobs, const uint32_t 
 	for (size_t i = 0; i < n; i++)
 		n_rounds = round_of[i] + 1 > n_rounds ? round_of[i] + 1 : n_rounds;
 	for (size_t k = 0; k < n_rounds && rc == 0; k++)
-		rc = sweep_round(R, batch, round_batch(jobs, round_of, n, k, batch), &got, 2, k, n_rounds, probe);
+		rc = mx_run_sweep_round(R, batch, round_batch(jobs, round_of, n, k, batch), &got, 2, k, n_rounds, probe);
 	free(batch);
 	mx_got_fini(&got);
 	return rc;
@@ -336,7 +361,7 @@ static int sweep_second(struct mx_run *R, int rc, const struct rp_engine_cfg *sa
 
 			if (!R->retest)
 				m->dead = m->failed;   /* not probed again: left out, unconfirmed */
-			R->sweep.n_dead += (size_t)__builtin_popcount(m->dead);
+			R->sweep.n_dead += (size_t)__builtin_popcount(m->dead & ~m->epdead);
 			R->sweep.n_flaky += (size_t)__builtin_popcount(m->flaky);
 			R->sweep.n_cleared += (size_t)__builtin_popcount(m->cleared);
 		}
@@ -357,7 +382,7 @@ int mx_run_sweep(struct mx_run *R)
 	R->sweep.screen_s = mx_sweep_cfg(saved, R->retest > 0, &screen);
 	mx_sweep_cfg(saved, false, &probe);
 	R->ctx.cfg = &screen;
-	return sweep_second(R, pass_one(R, &screen), saved, &probe);
+	return sweep_second(R, pass_one(R, &screen, &probe), saved, &probe);
 }
 
 /* A held sweep, after its round of jobs[0..n): the directions that failed their probe, from rank 0 to
@@ -460,8 +485,11 @@ int mx_run_sweep_held(struct mx_run *R)
 		R->holds.mode = MX_HOLD_MAKE;
 		R->ctx.cfg = &screen;
 		rc = mx_sweep_round_jobs(R->sched, w, k, R->pairs, jobs, cap, &n);
+		n = rc == 0 ? mx_sweep_drop_dead(&R->sweep, jobs, n) : 0;
 		if (rc == 0)
-			rc = sweep_round(R, jobs, n, &got, 1, k, n_rounds, &screen);
+			rc = mx_run_sweep_round(R, jobs, n, &got, 1, k, n_rounds, &screen);
+		if (rc == 0)
+			rc = mx_run_epdead(R, k, n_rounds, &probe);   /* (holds none of its own) */
 		if (rc == 0)
 			rc = failed_share(R, jobs, n);
 		mx_got_fini(&got);   /* the sweep round's sides are kept or decided: not held through its batch */

@@ -95,7 +95,8 @@ size_t mx_sweep_pack(const struct mx_sweep *s, unsigned width, size_t n_eps, str
 	 * fewer than width probes and its target takes fewer than width there; the rest wait. */
 	for (size_t i = 0; i < s->n; i++)
 		for (int d = 0; d < 2; d++)
-			if (s->marks[i].failed & ~s->marks[i].dead & (1u << d)) {   /* not decided in pass 1 */
+			if (s->marks[i].failed & ~(s->marks[i].dead | s->marks[i].flaky | s->marks[i].cleared) &
+			    (1u << d)) {   /* not decided before pass 2 */
 				jobs[n] = (struct mx_job){ .a = s->marks[i].a, .b = s->marks[i].b, .dirs = 1u << d,
 							   .qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT };
 				round_of[n++] = UINT32_MAX;
@@ -162,6 +163,7 @@ void mx_sweep_sort(struct mx_sweep *s)
 			m->dead |= s->marks[i].dead;
 			m->flaky |= s->marks[i].flaky;
 			m->cleared |= s->marks[i].cleared;
+			m->epdead |= s->marks[i].epdead;
 			for (int d = 0; d < 2; d++) {
 				if (m->res[d] == SIZE_MAX)
 					m->res[d] = s->marks[i].res[d];
@@ -190,6 +192,8 @@ size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_s
 	for (size_t i = 0; i < n; i++) {
 		const struct mx_sweep_mark *m = mx_sweep_find(s, jobs[i].a, jobs[i].b);
 
+		if (mx_sweep_ep_dead(s, jobs[i].a) || mx_sweep_ep_dead(s, jobs[i].b))
+			jobs[i].dirs = 0;
 		if (m) {
 			jobs[i].dirs &= ~(m->dead | (left_failed ? m->failed : 0));
 			if (m->flaky & jobs[i].dirs)
@@ -239,8 +243,41 @@ size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs
 	return rounds;
 }
 
+int mx_sweep_ep_init(struct mx_sweep *s, size_t n_eps)
+{
+	s->ep = calloc(n_eps ? n_eps : 1, sizeof(*s->ep));
+	s->ep_failed = calloc(n_eps ? n_eps : 1, sizeof(*s->ep_failed));
+	s->n_eps = n_eps;
+	if (s->ep && s->ep_failed)
+		return 0;
+	free(s->ep);
+	free(s->ep_failed);
+	s->ep = NULL;
+	s->ep_failed = NULL;
+	return -ENOMEM;
+}
+
+bool mx_sweep_ep_dead(const struct mx_sweep *s, uint32_t e)
+{
+	return s->ep && e < s->n_eps && (s->ep[e] & MX_EP_DEAD);
+}
+
+size_t mx_sweep_drop_dead(const struct mx_sweep *s, struct mx_job *jobs, size_t n)
+{
+	size_t o = 0;
+
+	if (!s->n_ep_dead)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (!mx_sweep_ep_dead(s, jobs[i].a) && !mx_sweep_ep_dead(s, jobs[i].b))
+			jobs[o++] = jobs[i];
+	return o;
+}
+
 void mx_sweep_fini(struct mx_sweep *s)
 {
+	free(s->ep);
+	free(s->ep_failed);
 	free(s->marks);
 	for (size_t i = 0; s->pending && i < s->n_pending; i++)
 		rp_packed_clear(&s->pending[i].r);

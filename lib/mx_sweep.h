@@ -38,6 +38,24 @@
  * connections and leave out what failed (mx_sweep_apply's left_failed); after the last, pass 2 over
  * every failed direction as above, and the directions it found flaky or cleared are measured in late
  * rounds (mx_sweep_late), as they would have been in their planned round.
+ *
+ * Dead endpoints (with --retest; lib/mx_run_epdead.c). A dead adapter fails every direction it is
+ * in, and judged direction by direction it costs a screen deadline in every first-pass round and a
+ * full one in each of ceil(2 x peers / W) second-pass rounds: its peer count, not one deadline.
+ * So after each first-pass round rank 0 looks for endpoints that passed no probe at all and whose
+ * failed pairs include at least MX_EPDEAD_PEERS distinct peers that passed with others (what the
+ * peers or random dead links explain is not evidence: a peer that passed nothing counts for
+ * nothing, and one passing direction spares the endpoint). Each such suspect is confirmed in one
+ * extra round: MX_EPDEAD_CONFIRM_PAIRS pairs with peers it has not been probed with yet (both
+ * directions, as pass 2 probes: the full --timeout, NCCL's ACK timeout, the MTU probe), so a
+ * healthy endpoint that only met dead links passes them, and one the screen's short window failed
+ * (a starved host) gets pass 2's window before anything is decided; when no untried peer is left,
+ * its failed pairs are probed again. Every confirmation probe failed: the endpoint is dead, and every scheduled
+ * direction it is in becomes RP_ST_ENDPOINT_DEAD (its reason says what was and was not probed),
+ * never probed or measured again; one passed: spared, judged direction by direction as before
+ * (never suspected again). The dead list goes to every rank (a plan), which leaves those
+ * directions out of every later round. A node whose every adapter is dead is so by the same rule,
+ * adapter by adapter, in the same rounds (the reason says the node is dead).
  */
 #ifndef RP_MX_SWEEP_H
 #define RP_MX_SWEEP_H
@@ -65,6 +83,19 @@ struct mx_sweep_mark {
 	size_t res[2];                /* rank 0: the direction's index in the results; SIZE_MAX none */
 	size_t first[2];              /* rank 0, while screening: the failed screen's index in
 	                               * mx_sweep.pending; SIZE_MAX none */
+	uint32_t epdead;              /* rank 0: left out because an endpoint of it is dead (in dead too) */
+};
+
+#define MX_EPDEAD_PEERS 4         /* distinct failed peers (that passed with others) for a suspect */
+#define MX_EPDEAD_CONFIRM_PAIRS 2 /* pairs probed (both directions) to confirm a suspect */
+
+/* mx_sweep.ep[] bits */
+enum {
+	MX_EP_PASSED = 1,             /* rank 0: a first probe of it passed */
+	MX_EP_DEAD = 2,               /* every rank: decided dead */
+	MX_EP_SPARED = 4,             /* rank 0: a confirmation passed: never suspected again */
+	MX_EP_SUSPECT = 8,            /* rank 0, during a confirmation */
+	MX_EP_NEW = 16,               /* rank 0, while a decision is recorded */
 };
 
 struct mx_sweep {
@@ -79,6 +110,13 @@ struct mx_sweep {
 	double screen_s;              /* pass 1's window when it screened; 0: it did not */
 	struct mx_sweep_pending *pending; /* rank 0: the failed screens, until pass 2 decides */
 	size_t n_pending, cap_pending;
+	/* dead endpoints (with --retest; NULL ep: not looked for) */
+	uint8_t *ep;                  /* per endpoint, MX_EP_* bits */
+	uint32_t *ep_failed;          /* rank 0, per endpoint: its pairs that failed a first probe */
+	size_t n_eps;
+	size_t n_ep_dead;             /* endpoints decided dead */
+	size_t n_ep_dirs;             /* rank 0: directions recorded RP_ST_ENDPOINT_DEAD */
+	size_t n_confirm;             /* confirmation rounds run */
 };
 
 /* A failed screen (rank 0): not a result until pass 2 decides what it was. Packed (a few hundred
@@ -117,7 +155,8 @@ double mx_sweep_cfg(const struct rp_engine_cfg *cfg, bool screen, struct rp_engi
 /* A screen failure with this status may be the screen's own short window: timed_out, peer_lost. */
 bool mx_sweep_inconclusive(enum rp_status st);
 /* Pack the marked pairs' failed directions (but those pass 1 already found dead: a failure no
- * second probe changes, rp_retest_wanted) into second-pass rounds, one job per direction, each
+ * second probe changes, rp_retest_wanted, or an endpoint dead; and those a confirmation already
+ * decided flaky or cleared) into second-pass rounds, one job per direction, each
  * endpoint the writer of at most width and the target of at most width per round: jobs (room for
  * 2 x s->n), round_of[i] its round, *n_jobs the jobs made; count_scratch holds 2 x n_eps. Returns
  * the rounds used. */
@@ -129,7 +168,7 @@ size_t mx_sweep_pack(const struct mx_sweep *s, unsigned width, size_t n_eps, str
 struct mx_sweep_mark *mx_sweep_mark(struct mx_sweep *s, uint32_t a, uint32_t b);
 void mx_sweep_sort(struct mx_sweep *s);
 const struct mx_sweep_mark *mx_sweep_find(const struct mx_sweep *s, uint32_t a, uint32_t b);
-/* A planned round's jobs as the sweep leaves them: dead directions cleared (with left_failed, every
+/* A planned round's jobs as the sweep leaves them: dead directions and those of dead endpoints cleared (with left_failed, every
  * direction that failed its first probe: a held sweep's batch, before pass 2 decides), jobs left
  * with none dropped (pairs[] kept parallel), a job with a flaky direction at NCCL's ACK timeout.
  * Returns the number of jobs left. */
@@ -142,6 +181,12 @@ size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_s
  * with a flaky direction runs at NCCL's ACK timeout. Returns the rounds used. */
 size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs, uint32_t *round_of,
 		     size_t *n_jobs, uint64_t *scratch);
+/* Look for dead endpoints among n_eps (mx_run_init does, with --retest). 0 or -ENOMEM. */
+int mx_sweep_ep_init(struct mx_sweep *s, size_t n_eps);
+/* Is endpoint e decided dead (false when not looked for)? */
+bool mx_sweep_ep_dead(const struct mx_sweep *s, uint32_t e);
+/* jobs[0..n) less those with an end decided dead; the number left. */
+size_t mx_sweep_drop_dead(const struct mx_sweep *s, struct mx_job *jobs, size_t n);
 void mx_sweep_fini(struct mx_sweep *s);
 
 #endif

@@ -345,28 +345,41 @@ bool rp_nccl_gid_wanted(const struct rp_gid *g, const struct rp_nccl_env *env)
 	return g && gid_family(g) == env->addr_family && gid_in_range(g, env_range(env, &range, &crash));
 }
 
-/* ncclIbRoceGetVersionNum: 1 or 2 from gid_attrs/types/<i>; 0 when the read fails with EINVAL (an
- * empty entry: the kernel refuses it) and the release lets that pass (since 2.24.3); -1 when NCCL
- * fails: the file is missing (open fails) or, before 2.24.3, the read fails. */
+/* What ncclIbRoceGetVersionNum leaves in its caller's variable. */
+#define VER_FAIL (-100)     /* NCCL fails the port */
+#define VER_UNSET (-101)    /* not set: the candidate's stays -1 (since 2.26.2), the current one's is
+			     * uninitialised in NCCL (its result then depends on garbage) */
+
+/* ncclIbRoceGetVersionNum (net_ib.cc v2.21.5-1 to v2.28.9-1, net_ib/connect.cc since): open
+ * gid_attrs/types/<i> (failing: NCCL fails the port), read it (failing: the port fails, except
+ * that from v2.26.2-1 an EINVAL read is skipped, the version left unset), then 1 for "IB/RoCE v1"
+ * or "RoCE v1", 2 for "RoCE v2", else unset. An empty entry's read fails with EINVAL. */
 static int gid_types_version(const struct rp_gid *g, uint32_t version)
 {
+	bool einval = g->type_read == RP_GID_TREAD_EINVAL ||
+		      (g->type_read == RP_GID_TREAD_KERNEL && g->type == RP_GID_TYPE_NONE);
+
+	if (g->type_read == RP_GID_TREAD_FAILS)
+		return VER_FAIL;
+	if (einval)
+		return rp_nccl_rule_on(version, RP_NCCL_R_TYPES_EINVAL_OK) ? VER_UNSET : VER_FAIL;
 	switch (g->type) {
 	case RP_GID_TYPE_IB_ROCE_V1:
 		return 1;
 	case RP_GID_TYPE_ROCE_V2:
 		return 2;
-	case RP_GID_TYPE_NONE:
-		return rp_nccl_rule_on(version, RP_NCCL_R_TYPES_EINVAL_OK) ? 0 : -1;
 	default:
-		return -1;
+		return VER_UNSET;
 	}
 }
 
 /* ncclIbGetGidIndex's walk (since 2.21.5): start at 0, for each candidate 1..len-1 take it when it
  * brings the wanted family (and range) where the current one has the other family; else, when it
- * is valid, of the wanted family and range, read both RoCE versions (a failed read fails the
- * port) and take it when it has the wanted version and the current one has another version or is
- * not valid. */
+ * is valid, of the wanted family and range, read both RoCE versions (the current one first; a
+ * failed read fails the port) and take it when it has the wanted version and the current one has
+ * another version or is not valid. A candidate whose version is unset has -1 (never the wanted
+ * one unless NCCL_IB_ROCE_VERSION_NUM=-1); a current one whose version is unset is taken as
+ * different (NCCL compares an uninitialised variable there). */
 static void gid_walk(const struct rp_port *port, const struct rp_nccl_env *env, const struct rp_nccl_addr_range *r,
 		     struct rp_nccl_gid_choice *c)
 {
@@ -384,12 +397,14 @@ static void gid_walk(const struct rp_port *port, const struct rp_nccl_env *env, 
 		if (gid_family(&g) != env->addr_family || !rp_nccl_gid_valid(&g) || !gid_in_range(&g, r))
 			continue;
 		vcur = gid_types_version(&cur, env->version);
-		vcand = gid_types_version(&g, env->version);
-		if (vcur < 0 || vcand < 0) {
+		vcand = vcur == VER_FAIL ? VER_FAIL : gid_types_version(&g, env->version);
+		if (vcur == VER_FAIL || vcand == VER_FAIL) {
 			c->status = RP_NCCL_GID_TYPES_FAIL;
-			c->index = vcur < 0 ? cur.index : cand;
+			c->index = vcur == VER_FAIL ? cur.index : cand;
 			return;
 		}
+		if (vcand == VER_UNSET)
+			vcand = -1;
 		if ((vcur != vcand || !rp_nccl_gid_valid(&cur)) && vcand == env->roce_version)
 			c->index = cand;
 	}
@@ -419,22 +434,26 @@ void rp_nccl_gid_choose(const struct rp_port *port, const struct rp_nccl_env *en
 
 	c->status = RP_NCCL_GID_OK;
 	c->index = 0;
-	if (port->link_layer != RP_LL_ETHERNET) {
-		/* InfiniBand: LID routing with GID 0, or since 2.22.3 the FLID index when its GID has one;
-		 * ibv_query_gid() on a negative index fails the port. */
-		if (!rp_nccl_rule_on(env->version, RP_NCCL_R_FLID_GID) || env->flid_gid_index >= len)
-			return;
-		if (env->flid_gid_index < 0) {
-			c->status = RP_NCCL_GID_QUERY_FAILS;
-			c->index = env->flid_gid_index;
-			return;
+	if (port->link_layer != RP_LL_ETHERNET && rp_nccl_rule_on(env->version, RP_NCCL_R_FLID_GID)) {
+		/* InfiniBand since 2.22.3: the FLID index when its GID has one, else 0; the index is then
+		 * queried (ibv_query_gid): a negative one, or 0 in an empty table, fails the port. */
+		if (env->flid_gid_index < len) {
+			if (env->flid_gid_index < 0) {
+				c->status = RP_NCCL_GID_QUERY_FAILS;
+				c->index = env->flid_gid_index;
+				return;
+			}
+			g = gid_query(port, env->flid_gid_index);
+			if (gid_flid(&g) != 0)
+				c->index = env->flid_gid_index;
 		}
-		g = gid_query(port, env->flid_gid_index);
-		if (gid_flid(&g) != 0)
-			c->index = env->flid_gid_index;
+		if (c->index >= len)
+			c->status = RP_NCCL_GID_QUERY_FAILS;
 		return;
 	}
-	/* RoCE: before 2.21.5 NCCL_IB_GID_INDEX (default 0) as given; since, as given when >= 0. */
+	/* RoCE, and InfiniBand before 2.22.3 (ncclIbAccept queries the index on every port: net_ib.cc
+	 * v2.18.1-1 to v2.21.5-1; IB QPs route by LID, so it is only queried): before 2.21.5
+	 * NCCL_IB_GID_INDEX (default 0) as given; since, as given when >= 0, else the walk. */
 	idx = rp_nccl_env_gid_index(env);
 	if (!auto_rule || idx >= 0) {
 		c->index = idx;

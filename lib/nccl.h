@@ -188,7 +188,8 @@ enum rp_nccl_warn {
 	RP_NCCL_W_IB_DISABLED,        /* fatal: NCCL disables the IB transport (sockets, silently) */
 	RP_NCCL_W_NCCL_CRASH,         /* fatal: NCCL dereferences NULL here */
 	RP_NCCL_W_NCCL_OVERFLOW,      /* fatal: NCCL writes past one of its own arrays (undefined) */
-	RP_NCCL_W_NCCL_VERSION,       /* not fatal: the version is not one of the releases read */
+	RP_NCCL_W_NCCL_VERSION,       /* not fatal: the version is older than the releases read, or between two */
+	RP_NCCL_W_NEWER_THAN_MODEL,   /* not fatal: newer than the newest release read: its rules, not exact */
 	RP_NCCL_W_COUNT_
 };
 

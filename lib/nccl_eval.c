@@ -43,6 +43,7 @@ static const struct {
 	[RP_NCCL_W_NCCL_CRASH] = { "nccl_crash", true },
 	[RP_NCCL_W_NCCL_OVERFLOW] = { "nccl_overflow", true },
 	[RP_NCCL_W_NCCL_VERSION] = { "nccl_version", false },
+	[RP_NCCL_W_NEWER_THAN_MODEL] = { "nccl_newer_than_model", false },
 };
 
 const char *rp_nccl_warn_code(enum rp_nccl_warn w)
@@ -337,6 +338,24 @@ static void check_roce_gid(struct eval *ev, const struct rp_nccl_sel *s, const s
 			 s->hca, s->port, s->gid_index, rp_gid_type_str(g->type), env->roce_version);
 }
 
+/* ibv_query_gid() on the index NCCL took fails, and with it the port. On InfiniBand since 2.22.3
+ * the index is NCCL_IB_ROUTABLE_FLID_GID_INDEX's or 0; elsewhere NCCL_IB_GID_INDEX's or the walk's. */
+static void gid_query_fails(struct eval *ev, const struct rp_nccl_sel *s, const struct rp_port *p, int index)
+{
+	bool ib = s->link_layer != RP_LL_ETHERNET;
+	bool flid = ib && rp_nccl_rule_on(ev->env->version, RP_NCCL_R_FLID_GID);
+	const char *from;
+
+	if (flid)
+		from = index == ev->env->flid_gid_index ? "NCCL_IB_ROUTABLE_FLID_GID_INDEX" : "the default";
+	else
+		from = index == rp_nccl_env_gid_index(ev->env) ? "NCCL_IB_GID_INDEX" : "NCCL's automatic choice";
+	warn_add(ev, ib ? RP_NCCL_W_PORT_FAILED : RP_NCCL_W_BAD_GID_OVERRIDE,
+		 "GID index %d on %s:%d (%s): no such index (the table has %zu), ibv_query_gid() fails and NCCL "
+		 "fails the port%s", index, s->hca, s->port, from, p->n_gids,
+		 ib && !flid ? " (this release queries it on InfiniBand ports too)" : "");
+}
+
 /* GID index per selected port (rp_nccl_gid_choose), with its warnings. A range that crashes NCCL
  * is reported once. */
 static void assign_gids(struct eval *ev)
@@ -358,10 +377,7 @@ static void assign_gids(struct eval *ev)
 				check_roce_gid(ev, s, p);
 			break;
 		case RP_NCCL_GID_QUERY_FAILS:
-			warn_add(ev, s->link_layer == RP_LL_ETHERNET ? RP_NCCL_W_BAD_GID_OVERRIDE : RP_NCCL_W_PORT_FAILED,
-				 "%s=%d on %s:%d: no such GID index (the table has %zu), ibv_query_gid() fails and NCCL "
-				 "fails the port", s->link_layer == RP_LL_ETHERNET ? "NCCL_IB_GID_INDEX" : "NCCL_IB_ROUTABLE_FLID_GID_INDEX",
-				 c.index, s->hca, s->port, p->n_gids);
+			gid_query_fails(ev, s, p, c.index);
 			break;
 		case RP_NCCL_GID_TYPES_FAIL:
 			warn_add(ev, RP_NCCL_W_PORT_FAILED,
@@ -384,6 +400,8 @@ void rp_nccl_topo_merge(const struct rp_nccl_env *env, struct rp_topo_merge *m)
 	m->off = rp_nccl_rule_on(env->version, RP_NCCL_R_NO_PATH_MERGE);
 	m->one_digit = rp_nccl_rule_on(env->version, RP_NCCL_R_MERGE_ONE_DIGIT);
 	m->vfs = env->merge_vfs;
+	m->gpu_link_nvml = rp_nccl_rule_on(env->version, RP_NCCL_R_GPU_LINK_NVML);
+	m->version = env->version;
 }
 
 /* Per GPU: NCCL's adapter among the selected ones and whether NCCL would use GPUDirect RDMA. */
@@ -585,13 +603,13 @@ static void check_env_text(struct eval *ev)
 /* The release, when it is not one of those read. */
 static void check_version(struct eval *ev)
 {
-	char v[16];
+	char v[16], msg[256];
 
 	rp_nccl_version_format(ev->env->version, v, sizeof(v));
 	if (ev->env->version < RP_NCCL_VERSION_OLDEST)
 		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is older than the oldest release modelled (2.18.1): its rules are used", v);
-	else if (ev->env->version > RP_NCCL_VERSION_NEWEST)
-		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is newer than the newest release modelled (2.30.7): its rules are used", v);
+	else if (rp_nccl_newer_than_model(ev->env->version, msg, sizeof(msg)))
+		warn_add(ev, RP_NCCL_W_NEWER_THAN_MODEL, "%s", msg);
 	else if (!rp_nccl_version_is_release(ev->env->version))
 		warn_add(ev, RP_NCCL_W_NCCL_VERSION, "NCCL %s is not a release tag: the rules of the releases around it are used", v);
 }

@@ -34,8 +34,10 @@ static const struct rp_nccl_rule_info rules[RP_NCCL_R_COUNT_] = {
 	[RP_NCCL_R_FLID_GID] = { "flid_gid_index", RP_NCCL_V(2, 22, 3), 0, "src/transport/net_ib.cc",
 		"InfiniBand ports use GID NCCL_IB_ROUTABLE_FLID_GID_INDEX (default 1) when it carries a "
 		"non-zero FLID, else 0" },
-	[RP_NCCL_R_TYPES_EINVAL_OK] = { "gid_types_einval_ok", RP_NCCL_V(2, 24, 3), 0, "src/transport/net_ib.cc",
-		"reading gid_attrs/types/<i> failing with EINVAL (an empty entry) no longer fails the port" },
+	[RP_NCCL_R_TYPES_EINVAL_OK] = { "gid_types_einval_ok", RP_NCCL_V(2, 26, 2), 0, "src/transport/net_ib.cc",
+		"reading gid_attrs/types/<i> failing with EINVAL (an empty entry, or a container's sysfs) no "
+		"longer fails the port: the GID is skipped (ncclIbRoceGetVersionNum, commit f44ac759, "
+		"v2.26.2-1; the candidate's version starts at -1 from the same release)" },
 	[RP_NCCL_R_PCI_ORDER] = { "pci_order", RP_NCCL_V(2, 29, 7), 0, "src/transport/net_ib/init.cc",
 		"the selected ports are sorted by the PCI address of class/infiniband/<dev>/device "
 		"(NCCL_IB_DEVICE_PCI_ORDER, default 1), devices without one last" },
@@ -48,6 +50,16 @@ static const struct rp_nccl_rule_info rules[RP_NCCL_R_COUNT_] = {
 		"ncclIbFindMatchingDev (NCCL_IB_MERGE_NICS, default 1) compares each new port's PCI path with "
 		"the first port of every merged NIC that has room for a second one: a device without a device "
 		"link on either side is a strcmp() of NULL" },
+	[RP_NCCL_R_GPU_LINK_NVML] = { "gpu_link_nvml", RP_NCCL_V(2, 30, 7), 0, "src/graph/xml.cc",
+		"ncclTopoGetPciNode takes a GPU's link from NVML's current PCIe generation and width (a GPU idle "
+		"at Gen1 gets a narrow path; no answer: Gen3, x16); before, like every other device, from "
+		"max_link_speed/max_link_width of the GPU and the port above it" },
+	[RP_NCCL_R_AMD_SYS_BW] = { "amd_inter_cpu_bw", RP_NCCL_V(2, 19, 1), 0, "src/graph/topo.cc",
+		"ncclTopoGetInterCpuBw gives AMD CPUs AMD_BW (16 GB/s); before, no AMD case: LOC_BW (5000), "
+		"SYS paths are not capped" },
+	[RP_NCCL_R_INTEL_SRP_ERP] = { "intel_srp_erp_bw", RP_NCCL_V(2, 26, 2), 0, "src/graph/topo.cc",
+		"ncclTopoAddCpu classes Intel family 6 model >= 0xCF as Emerald Rapids (ERP_QPI_BW 40) and >= "
+		"0x8F as Sapphire Rapids (SRP_QPI_BW 22); before, model >= 0x55 is SKL (10), else 6" },
 };
 
 /* Every release tag read, oldest first. */
@@ -144,4 +156,18 @@ uint32_t rp_nccl_version_modelled(uint32_t v)
 	if (v < RP_NCCL_VERSION_OLDEST)
 		return 0;
 	return v > RP_NCCL_VERSION_NEWEST ? RP_NCCL_VERSION_NEWEST : v;
+}
+
+bool rp_nccl_newer_than_model(uint32_t v, char *msg, size_t len)
+{
+	char a[16], b[16];
+
+	if (v <= RP_NCCL_VERSION_NEWEST)
+		return false;
+	rp_nccl_version_format(v, a, sizeof(a));
+	rp_nccl_version_format(RP_NCCL_VERSION_NEWEST, b, sizeof(b));
+	if (len)
+		snprintf(msg, len, "NCCL %s is newer than the newest release modelled (%s): the answer follows %s's "
+			 "rules and is not exact where %s changed them", a, b, b, a);
+	return true;
 }

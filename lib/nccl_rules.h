@@ -30,6 +30,9 @@ enum rp_nccl_rule {
 	RP_NCCL_R_PCI_ORDER,          /* ports sorted by PCI address (NCCL_IB_DEVICE_PCI_ORDER, default 1) */
 	RP_NCCL_R_HCA_FIELDS,         /* strtok/strsep parser: "dev:" every port, :rail:plane, 63-char names */
 	RP_NCCL_R_MERGE_NICS_STRCMP,  /* NCCL_IB_MERGE_NICS strcmp()s PCI paths of ports: a NULL one crashes */
+	RP_NCCL_R_GPU_LINK_NVML,      /* a GPU's own PCI link from NVML's current generation and width */
+	RP_NCCL_R_AMD_SYS_BW,         /* AMD CPUs link at 16 GB/s (before: as local, 5000) */
+	RP_NCCL_R_INTEL_SRP_ERP,      /* Intel Sapphire/Emerald Rapids classes (22, 40 GB/s between CPUs) */
 	RP_NCCL_R_COUNT_
 };
 
@@ -57,5 +60,8 @@ bool rp_nccl_version_is_release(uint32_t v);
 /* The release whose rules apply to v: v itself when modelled, the newest for a newer one, 0 when
  * older than RP_NCCL_VERSION_OLDEST. Versions between releases get the rules of the release before. */
 uint32_t rp_nccl_version_modelled(uint32_t v);
+/* Is v newer than the newest modelled release? Then msg (when len) says so for a person, naming
+ * both versions: the answer follows the newest release's rules and is not exact for v. */
+bool rp_nccl_newer_than_model(uint32_t v, char *msg, size_t len);
 
 #endif

@@ -21,11 +21,19 @@ void rp_nccl_version_describe(const struct rp_nccl_version_found *f, char *buf, 
 {
 	char v[16];
 
+	char newer[40] = "";
+
 	rp_nccl_version_format(f->version, v, sizeof(v));
+	if (rp_nccl_newer_than_model(f->version, NULL, 0)) {
+		char m[16];
+
+		rp_nccl_version_format(RP_NCCL_VERSION_NEWEST, m, sizeof(m));
+		snprintf(newer, sizeof(newer), "; rules of %s", m);
+	}
 	if (f->source == RP_NCCL_VSRC_LIBNCCL)
-		snprintf(buf, len, "%s (from %s)", v, f->library);
+		snprintf(buf, len, "%s (from %s%s)", v, f->library, newer);
 	else if (f->source == RP_NCCL_VSRC_OPTION)
-		snprintf(buf, len, "%s (--nccl-version)", v);
+		snprintf(buf, len, "%s (--nccl-version%s)", v, newer);
 	else
 		snprintf(buf, len, "%s (default: %s)", v, f->why);
 }
@@ -174,7 +182,7 @@ int rp_nccl_version_from_option(const char *text, struct rp_nccl_version_found *
 struct json_t *rp_nccl_version_json(const struct rp_nccl_version_found *f)
 {
 	json_t *o = json_object();
-	char v[16], r[16];
+	char v[16], r[16], msg[256];
 	bool ok = o != NULL;
 
 	rp_nccl_version_format(f->version, v, sizeof(v));
@@ -186,6 +194,15 @@ struct json_t *rp_nccl_version_json(const struct rp_nccl_version_found *f)
 		ok = json_object_set_new(o, "library", json_string(f->library)) == 0;
 	if (ok && f->source == RP_NCCL_VSRC_DEFAULT && f->why[0])
 		ok = json_object_set_new(o, "why", json_string(f->why)) == 0;
+	/* exact: the rules applied are that release's own (a release read, not a newer one). */
+	ok = ok && json_object_set_new(o, "exact", json_boolean(rp_nccl_version_is_release(f->version))) == 0;
+	if (ok && rp_nccl_newer_than_model(f->version, msg, sizeof(msg))) {
+		json_t *w = json_object();
+
+		ok = w && json_object_set_new(w, "code", json_string("nccl_newer_than_model")) == 0 &&
+		     json_object_set_new(w, "message", json_string(msg)) == 0;
+		ok = json_object_set_new(o, "warning", w) == 0 && ok;
+	}
 	if (!ok) {
 		json_decref(o);
 		return NULL;

@@ -60,7 +60,9 @@ struct rp_nccl_rank_version {
 bool rp_nccl_versions_differ(const struct rp_nccl_rank_version *v, size_t n, char *msg, size_t len);
 
 /* {"version": "2.30.7", "source": ..., "library": ... (libnccl only), "rules": the release whose
- * rules apply} (jansson); NULL when memory runs out. */
+ * rules apply, "exact": whether those are the release's own rules (false for a version newer than
+ * the newest modelled, or between releases), "warning": {"code": "nccl_newer_than_model",
+ * "message"} only for a newer one} (jansson); NULL when memory runs out. */
 struct json_t;
 struct json_t *rp_nccl_version_json(const struct rp_nccl_version_found *f);
 

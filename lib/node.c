@@ -195,6 +195,7 @@ static int port_read_gids(const char *root, const char *hca, struct rp_port *por
 	char **names = NULL;
 	size_t n = 0;
 	int max_index = -1, rc;
+	enum rp_gid_type_read empty_read;
 
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%d/gids", hca, port->num);
 	rc = rp_sysfs_list_dir(root, rel, &names, &n);
@@ -217,12 +218,14 @@ static int port_read_gids(const char *root, const char *hca, struct rp_port *por
 	if (!port->gids)
 		return rp_error(-ENOMEM, "allocate the GID table of %s port %d: out of memory", hca, port->num);
 	port->n_gids = (size_t)max_index + 1;
+	empty_read = rp_gid_empty_type_read(root, hca, port->num);
 	for (int i = 0; i <= max_index; i++) {
 		struct rp_gid *g = &port->gids[i];
 
 		g->index = i;
 		g->type = RP_GID_TYPE_NONE;
 		rp_sysfs_gid_to_text(g->raw, g->text);
+		g->type_read = empty_read;
 		if (attr_read(root, buf, sizeof(buf), "%s/%d", rel, i))
 			continue;
 		if (rp_sysfs_parse_gid(buf, g->raw)) {
@@ -236,13 +239,7 @@ static int port_read_gids(const char *root, const char *hca, struct rp_port *por
 		if (rp_sysfs_gid_is_zero(g->raw))
 			continue;
 		/* A valid entry: its type and netdev (reads of empty entries fail with EINVAL). */
-		if (rp_sysfs_readf(root, buf, sizeof(buf), "class/infiniband/%s/ports/%d/gid_attrs/types/%d", hca,
-				   port->num, i) == 0) {
-			if (rp_sysfs_parse_gid_type(buf, &g->type))
-				g->type = RP_GID_TYPE_UNKNOWN;
-		} else {
-			g->type = RP_GID_TYPE_UNKNOWN;
-		}
+		g->type_read = rp_gid_read_type(root, hca, port->num, i, &g->type);
 		if (rp_sysfs_readf(root, buf, sizeof(buf), "class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", hca,
 				   port->num, i) == 0 && buf[0])
 			if (rp_sysfs_parse_ndev(buf, g->ndev, sizeof(g->ndev)))

@@ -32,11 +32,20 @@ enum rp_port_state {
 	RP_PORT_ACTIVE = 4, RP_PORT_ACTIVE_DEFER = 5,
 };
 
+/* What reading gid_attrs/types/<i> gives, as NCCL's GID choice reads it (open, then read). */
+enum rp_gid_type_read {
+	RP_GID_TREAD_KERNEL = 0,      /* as the kernel has it: a valid entry reads, an empty one fails with EINVAL */
+	RP_GID_TREAD_EINVAL,          /* the read fails with EINVAL although the entry is valid (a container's
+	                               * sysfs; in a --sysfs-root tree: the file is missing, its directory is not) */
+	RP_GID_TREAD_FAILS,           /* the file cannot be opened (no gid_attrs directory) or read (other errno) */
+};
+
 struct rp_gid {
 	int index;
 	uint8_t raw[16];
 	char text[RP_GID_TEXT];       /* as sysfs writes it: 8 groups of 4 hex digits */
 	enum rp_gid_type type;        /* NONE for an empty (all-zero) entry */
+	enum rp_gid_type_read type_read;
 	char ndev[RP_NAME_MAX];       /* "" when none */
 };
 

@@ -27,4 +27,15 @@
 int rp_port_gids_from_verbs(struct rp_port *port, size_t tbl_len, const struct ibv_gid_entry *entries,
 			    size_t n, const char *root, const char *hca);
 
+/* Read gid_attrs/types/<index> of hca's port under root as NCCL does: *type_p gets the type (UNKNOWN
+ * when the read fails or the text is not a known type) and the return says how the read went. The
+ * kernel lists the attribute for every index and fails the read of an empty one with EINVAL: in a
+ * tree, a missing file whose directory exists stands for that (EINVAL); a missing directory is a
+ * failed open, as on kernels without gid_attrs. */
+enum rp_gid_type_read rp_gid_read_type(const char *root, const char *hca, int port, int index,
+				       enum rp_gid_type *type_p);
+/* How the read of an empty entry's type goes: EINVAL (KERNEL) when the port has a gid_attrs/types
+ * directory, else FAILS. */
+enum rp_gid_type_read rp_gid_empty_type_read(const char *root, const char *hca, int port);
+
 #endif

@@ -142,6 +142,7 @@ static void affinity_json(const struct rp_node *node, const struct rp_nccl_env *
 
 		for (size_t h = 0; h < node->n_hcas; h++) {
 			json_t *o = json_object();
+			float bw;
 
 			if (!o) {
 				*ok = false;
@@ -150,6 +151,9 @@ static void affinity_json(const struct rp_node *node, const struct rp_nccl_env *
 			set(o, "gpu", json_string(gpu->pci), ok);
 			set(o, "hca", json_string(node->hcas[h].name), ok);
 			set(o, "path", json_string(rp_path_str(rp_topo_path_m(node, gpu, &node->hcas[h], &m))), ok);
+			/* GB/s, as NCCL ranks adapters by it (ncclTopoGetLocal: widest, then smallest type) */
+			bw = rp_topo_path_bw_m(node, gpu, &node->hcas[h], &m);
+			set(o, "bw", bw < 1e30f ? json_real(bw) : json_null(), ok);
 			append(aff, o, ok);
 		}
 		if (!list || (node->n_hcas && !idx)) {
@@ -195,6 +199,13 @@ json_t *rp_node_to_json(const struct rp_node *node, const struct rp_nccl_env *en
 	for (size_t i = 0; i < node->n_gpus; i++)
 		append(gpus, gpu_json(&node->gpus[i], &ok), &ok);
 	affinity_json(node, env, aff, nearest, &ok);
+	{
+		/* The CPU whose inter-socket figure caps SYS paths, and where it was read from. */
+		struct rp_topo_cpu cpu;
+
+		rp_topo_cpu_read(node->sysfs_root, env->version, &cpu);
+		set(root, "topology_cpu", rp_topo_cpu_json(&cpu), &ok);
+	}
 	set(root, "devices", devs, &ok);
 	set(root, "gpus", gpus, &ok);
 	set(root, "affinity", aff, &ok);

@@ -12,7 +12,7 @@
 #include "log.h"
 #include "util.h"
 
-#define GBPS_TO_BPS 1e9
+#define GBPS_TO_BYTES_PS (1e9 / 8)   /* the reports' Gb/s in Prometheus's base unit, bytes per second */
 
 /* One endpoint of the page: the first description seen of it, and what its pairs add up to. */
 struct ep_stat {
@@ -20,6 +20,7 @@ struct ep_stat {
 	size_t order;                 /* where it was first seen: eps[] first, then the pairs */
 	int drain;                    /* -1 no verdict given, 0 keep, 1 drain */
 	size_t pairs, failed;
+	long long given_pairs, given_failed;   /* the caller's counts (rp_prom_run.ep_pairs); -1 none */
 	double min_gbps;              /* slowest measured pair; < 0 none measured */
 	unsigned warnings[RP_PW_COUNT_];
 };
@@ -170,11 +171,15 @@ static int eps_build(struct page *pg)
 	if (!pg->eps)
 		return rp_error(-ENOMEM, "prom: out of memory for %zu endpoints", total);
 	for (size_t i = 0; i < run->n_eps; i++, k++)
-		pg->eps[k] = (struct ep_stat){ .ep = &run->eps[i], .order = k, .drain = run->drain ? run->drain[i] : -1 };
+		pg->eps[k] = (struct ep_stat){ .ep = &run->eps[i], .order = k, .drain = run->drain ? run->drain[i] : -1,
+					       .given_pairs = run->ep_pairs ? (long long)run->ep_pairs[i] : -1,
+					       .given_failed = run->ep_failed ? (long long)run->ep_failed[i] : -1 };
 	for (size_t i = 0; i < pg->n; i++) {
-		pg->eps[k] = (struct ep_stat){ .ep = &pg->pairs[pg->order[i]].src, .order = k, .drain = -1 };
+		pg->eps[k] = (struct ep_stat){ .ep = &pg->pairs[pg->order[i]].src, .order = k, .drain = -1,
+					       .given_pairs = -1, .given_failed = -1 };
 		k++;
-		pg->eps[k] = (struct ep_stat){ .ep = &pg->pairs[pg->order[i]].dst, .order = k, .drain = -1 };
+		pg->eps[k] = (struct ep_stat){ .ep = &pg->pairs[pg->order[i]].dst, .order = k, .drain = -1,
+					       .given_pairs = -1, .given_failed = -1 };
 		k++;
 	}
 	qsort(pg->eps, total, sizeof(*pg->eps), ep_stat_cmp);
@@ -192,6 +197,12 @@ static int eps_build(struct page *pg)
 		ep_count(s, r);
 		if (d != s)
 			ep_count(d, r);
+	}
+	for (size_t i = 0; i < pg->n_eps; i++) {   /* the verdict's counts over every pair, listed or not */
+		if (pg->eps[i].given_pairs >= 0)
+			pg->eps[i].pairs = (size_t)pg->eps[i].given_pairs;
+		if (pg->eps[i].given_failed >= 0)
+			pg->eps[i].failed = (size_t)pg->eps[i].given_failed;
 	}
 	return 0;
 }
@@ -281,15 +292,16 @@ static void run_families(const struct page *pg, size_t failed)
 	family(sb, "rdmaprobe_run_timestamp_seconds", "when the run was measured, seconds since the epoch");
 	sample_open(pg, "rdmaprobe_run_timestamp_seconds");
 	sample_close(sb, run->timestamp > 0 ? run->timestamp : (double)time(NULL));
-	family(sb, "rdmaprobe_run_pass", "1 when every pair of the run passed");
+	family(sb, "rdmaprobe_run_pass", "1 when the run passed: its verdict, else every pair passed; with a check, "
+	       "the check healthy too");
 	sample_open(pg, "rdmaprobe_run_pass");
-	sample_close(sb, failed == 0);
+	sample_close(sb, (run->pass ? *run->pass : failed == 0) && (!run->check || rp_check_status(run->check) == 0));
 	family(sb, "rdmaprobe_run_pairs", "pairs measured (or attempted) by the run");
 	sample_open(pg, "rdmaprobe_run_pairs");
-	sample_close(sb, (double)pg->n);
+	sample_close(sb, (double)(run->totals ? run->total_pairs : pg->n));
 	family(sb, "rdmaprobe_run_failed_pairs", "pairs of the run that did not pass");
 	sample_open(pg, "rdmaprobe_run_failed_pairs");
-	sample_close(sb, (double)failed);
+	sample_close(sb, (double)(run->totals ? run->total_failed : failed));
 }
 
 /* The node check's families: its status and its problems counted by (severity, source, code). */
@@ -333,23 +345,25 @@ static const struct {
 	[EP_DRAIN] = { "rdmaprobe_endpoint_drain", "1 when the verdict says drain this endpoint" },
 	[EP_PAIRS] = { "rdmaprobe_endpoint_pairs", "pairs the endpoint was in" },
 	[EP_FAILED] = { "rdmaprobe_endpoint_failed_pairs", "pairs the endpoint was in that did not pass" },
-	[EP_RATE] = { "rdmaprobe_endpoint_link_rate_bits_per_second", "the port's link rate (nominal on soft devices)" },
+	[EP_RATE] = { "rdmaprobe_endpoint_link_rate_bytes_per_second", "the port's link rate (nominal on soft devices)" },
 	[EP_MTU] = { "rdmaprobe_endpoint_mtu_bytes", "the port's active MTU" },
-	[EP_MIN_BW] = { "rdmaprobe_endpoint_min_bandwidth_bits_per_second",
+	[EP_MIN_BW] = { "rdmaprobe_endpoint_min_bandwidth_bytes_per_second",
 			"average bandwidth of the endpoint's slowest measured pair" },
 };
 
 /* The value of metric m for endpoint e; false when it has none (no verdict, unknown MTU, ...). */
-static bool ep_value(const struct ep_stat *e, enum ep_metric m, double *v)
+static bool ep_value(const struct page *pg, const struct ep_stat *e, enum ep_metric m, double *v)
 {
+	if (m == EP_MIN_BW && pg->run->pairs_partial)
+		return false;   /* its slowest pair may be a pass the page was not given */
 	switch (m) {
 	case EP_PASS: *v = e->failed == 0; return e->pairs > 0;
 	case EP_DRAIN: *v = e->drain; return e->drain >= 0;
 	case EP_PAIRS: *v = (double)e->pairs; return true;
 	case EP_FAILED: *v = (double)e->failed; return true;
-	case EP_RATE: *v = e->ep->link_gbps * GBPS_TO_BPS; return e->ep->link_gbps > 0 && isfinite(e->ep->link_gbps);
+	case EP_RATE: *v = e->ep->link_gbps * GBPS_TO_BYTES_PS; return e->ep->link_gbps > 0 && isfinite(e->ep->link_gbps);
 	case EP_MTU: *v = e->ep->mtu; return e->ep->mtu > 0;
-	case EP_MIN_BW: *v = e->min_gbps * GBPS_TO_BPS; return e->min_gbps >= 0;
+	case EP_MIN_BW: *v = e->min_gbps * GBPS_TO_BYTES_PS; return e->min_gbps >= 0;
 	case EP_METRIC_COUNT_: break;
 	}
 	return false;
@@ -362,7 +376,7 @@ static void ep_families(const struct page *pg)
 		double v;
 
 		for (size_t i = 0; i < pg->n_eps; i++) {
-			if (!ep_value(&pg->eps[i], (enum ep_metric)m, &v))
+			if (!ep_value(pg, &pg->eps[i], (enum ep_metric)m, &v))
 				continue;
 			if (!any)
 				family(pg->sb, ep_metrics[m].name, ep_metrics[m].help);
@@ -372,9 +386,16 @@ static void ep_families(const struct page *pg)
 			sample_close(pg->sb, v);
 		}
 	}
-	family(pg->sb, "rdmaprobe_endpoint_warnings", "pairs the endpoint was in that carry the warning code");
+	bool any = false;
+
 	for (size_t i = 0; i < pg->n_eps; i++)
 		for (int w = 0; w < RP_PW_COUNT_; w++) {
+			if (!pg->eps[i].warnings[w])
+				continue;   /* the series an endpoint has: its warnings, not every code */
+			if (!any)
+				family(pg->sb, "rdmaprobe_endpoint_warnings",
+				       "pairs the endpoint was in that carry the warning code (absent: none)");
+			any = true;
 			sample_open(pg, "rdmaprobe_endpoint_warnings");
 			ep_labels(pg, pg->eps[i].ep);
 			label(pg->sb, "code", rp_pair_warning_code((enum rp_pair_warning)w), false);
@@ -414,8 +435,8 @@ static void pair_latency(const struct page *pg)
 
 static void pair_families(const struct page *pg)
 {
-	static const char *const names[] = { "rdmaprobe_pair_bandwidth_bits_per_second",
-					     "rdmaprobe_pair_min_interval_bandwidth_bits_per_second" };
+	static const char *const names[] = { "rdmaprobe_pair_bandwidth_bytes_per_second",
+					     "rdmaprobe_pair_min_interval_bandwidth_bytes_per_second" };
 	static const char *const helps[] = { "average bandwidth, first post to last completion",
 					     "bandwidth of the pair's slowest interval" };
 
@@ -439,7 +460,7 @@ static void pair_families(const struct page *pg)
 			if (!any)
 				family(pg->sb, names[b], helps[b]);
 			any = true;
-			pair_sample(pg, names[b], r, NULL, NULL, g * GBPS_TO_BPS);
+			pair_sample(pg, names[b], r, NULL, NULL, g * GBPS_TO_BYTES_PS);
 		}
 	}
 	pair_latency(pg);
@@ -449,6 +470,30 @@ static void pair_families(const struct page *pg)
 			if ((pg->pairs[pg->order[i]].warnings >> w) & 1u)
 				pair_sample(pg, "rdmaprobe_pair_warning", &pg->pairs[pg->order[i]], "code",
 					    rp_pair_warning_code((enum rp_pair_warning)w), 1);
+}
+
+/* One series per finding (a suspect of the verdict): its failed directions. */
+static void finding_families(const struct page *pg)
+{
+	const struct rp_prom_run *run = pg->run;
+
+	if (!run->n_findings)
+		return;
+	family(pg->sb, "rdmaprobe_finding_failed_directions",
+	       "failed directions blamed on one suspect: an adapter (peer labels empty) or the link between two");
+	for (size_t i = 0; i < run->n_findings; i++) {
+		const struct rp_prom_finding *f = &run->findings[i];
+		char port[16];
+
+		sample_open(pg, "rdmaprobe_finding_failed_directions");
+		label(pg->sb, "kind", f->kind, false);
+		ep_labels(pg, f->a);
+		label(pg->sb, "peer_node", f->b ? f->b->node : "", false);
+		label(pg->sb, "peer_device", f->b ? f->b->device : "", false);
+		snprintf(port, sizeof(port), "%d", f->b ? f->b->port : 0);
+		label(pg->sb, "peer_port", f->b ? port : "", false);
+		sample_close(pg->sb, (double)f->failed);
+	}
 }
 
 int rp_prom_format(struct rp_sb *sb, const struct rp_prom_run *run, const struct rp_pair_result *pairs, size_t n)
@@ -469,7 +514,9 @@ int rp_prom_format(struct rp_sb *sb, const struct rp_prom_run *run, const struct
 		if (run->check)
 			check_families(&pg);
 		ep_families(&pg);
-		pair_families(&pg);
+		finding_families(&pg);
+		if (!run->no_pairs)
+			pair_families(&pg);
 	}
 	free(pg.order);
 	free(pg.eps);

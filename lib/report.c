@@ -754,6 +754,11 @@ int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char
 
 int rp_report_write_csv_of(const struct rp_pairs *ps, const char *path)
 {
+	return rp_report_write_csv_sim(ps, NULL, path);
+}
+
+int rp_report_write_csv_sim(const struct rp_pairs *ps, const char *simulated, const char *path)
+{
 	struct rp_pair_result tmp;
 	size_t n = ps->n;
 	struct rp_atomic_file af;
@@ -763,8 +768,12 @@ int rp_report_write_csv_of(const struct rp_pairs *ps, const char *path)
 	if (rc)
 		return rc;
 	rp_sb_init(&sb);
+	if (simulated)
+		rp_sb_puts(&sb, "simulated,");
 	rp_sb_puts(&sb, csv_header);
 	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (simulated)
+			rp_sb_puts(&sb, "SIMULATED,");
 		csv_pair(&sb, rp_pairs_get(ps, i, &tmp));
 		if (sb.len >= RP_REPORT_CHUNK || i + 1 == n)
 			rc = rp_sb_drain(&sb, &af);

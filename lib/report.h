@@ -94,6 +94,9 @@ struct rp_pairs;
 json_t *rp_report_json_head_of(const struct rp_report_info *info, const struct rp_pairs *ps);
 int rp_report_write_json_of(const json_t *root, const struct rp_pairs *ps, const char *path);
 int rp_report_write_csv_of(const struct rp_pairs *ps, const char *path);
+/* The same for a simulated run (simulated: its model file; NULL a real run): a first column
+ * "simulated" whose every row says SIMULATED, so that no row read alone passes for a measurement. */
+int rp_report_write_csv_sim(const struct rp_pairs *ps, const char *simulated, const char *path);
 /* Write text produced by the caller to path atomically (for HTML/JUnit writers). */
 int rp_report_write_text(const char *text, size_t len, const char *path);
 

@@ -208,11 +208,15 @@ static void causes_section(const struct rp_html_layout *lo, struct rp_sb *sb, co
 		cnt[rp_html_src_pos(lo, fail[k])]++;
 		cnt[rp_html_dst_pos(lo, fail[k])]++;
 	}
+	bool unshared = false;   /* the loop stopped because no endpoint is shared any more */
+
 	while (left && groups < RP_HTML_CAUSES_MAX) {
 		size_t p = cause_pick(lo, cnt);
 
-		if (p == SIZE_MAX)
+		if (p == SIZE_MAX) {
+			unshared = true;
 			break;
+		}
 		for (size_t k = 0; k < n_fail; k++) {
 			size_t s = rp_html_src_pos(lo, fail[k]), d = rp_html_dst_pos(lo, fail[k]);
 
@@ -227,9 +231,13 @@ static void causes_section(const struct rp_html_layout *lo, struct rp_sb *sb, co
 	}
 	for (size_t g = 0; g < groups; g++)
 		cause_line(lo, sb, pick[g], fail, grp, n_fail, (long)g, groups == 1 && left == 0);
-	if (left)
+	if (left && unshared)
 		rp_sb_printf(sb, "<li class=\"cause\">%zu other failure%s share%s no endpoint with another: see the list.</li>\n",
 			     left, left == 1 ? "" : "s", left == 1 ? "s" : "");
+	else if (left)   /* the groups shown are the largest; the rest may share endpoints among themselves */
+		rp_sb_printf(sb, "<li class=\"cause\">%zu more failure%s in smaller groups than these %d (the text report groups "
+			     "every failure by suspect; the JSON report has each).</li>\n", left, left == 1 ? "" : "s",
+			     RP_HTML_CAUSES_MAX);
 	if (!n_fail)
 		rp_sb_puts(sb, "<li class=\"good\">No failures.</li>\n");
 	rp_sb_puts(sb, "</ul>\n");
@@ -399,6 +407,9 @@ void rp_report_html_build_opts(const struct rp_matrix_view *mv, const struct rp_
 	size_t n_fail = 0, *fail = NULL;
 	int rc = rp_html_layout_init(&lo, mv);
 
+	if (opts && opts->heatmap_nodes)
+		lo.heat_max = opts->heatmap_nodes;
+
 	page_head(mv, opts ? opts : &none, sb);
 	if (rc == 0)
 		fail = pairs_sorted(&lo, true, &n_fail);
@@ -408,6 +419,7 @@ void rp_report_html_build_opts(const struct rp_matrix_view *mv, const struct rp_
 	} else {
 		summary_section(&lo, sb);
 		causes_section(&lo, sb, fail, n_fail);
+		rp_html_degraded(&lo, sb);
 		rp_html_pictures(&lo, sb);
 		nodes_section(&lo, sb);
 		rp_html_node_warnings(&lo, sb);

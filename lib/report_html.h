@@ -8,12 +8,14 @@
  * "node-heatmap" (a <canvas> of node by node cells, the worst pair of each, drawn by the page's
  * script from compact embedded data, hover for the cell and click for its adapter pairs: when there
  * is more than one node and either more than one adapter on a node or too many endpoints for the
- * tables; up to RP_HTML_HEATMAP_NODES nodes); "rails" (adapter i on every node against adapter j, when
+ * tables; past RP_HTML_HEATMAP_NODES nodes each cell is a block of B x B nodes, B the fewest that fit,
+ * the worst pair of the block wins, and the page says so); "rails" (adapter i on every node against adapter j, when
  * a node has more than one adapter); "nodes" (drains, recommended NCCL_IB_HCA); "node-warnings" (the
  * `drift` warnings across the endpoints and each node's ports in pairs with mtu_mismatch, when there
  * is one); "concurrent-rails" (matrix --concurrent-rails: each pair with every rail busy beside its
  * solo rate, its share and concurrent_drop; a pair failed under load fails the summary); "failures" and
- * "warnings" (only when some pair has one), each pair with its confirm state, warnings and attempts,
+ * "degraded" (pairs below the verdict's threshold, lossy or with an interval drop: counts and the first
+ * RP_HTML_DEGRADED_MAX); "warnings" (only when some pair has one), each pair with its confirm state, warnings and attempts,
  * at most RP_HTML_LIST_MAX entries each (the JSON report has every pair).
  *
  * Order: nodes and adapters in natural order (lib/natcmp.h), whatever order the run had.
@@ -45,6 +47,7 @@
 
 struct rp_html_opts {
 	const char *banner;           /* shown above everything and in the title (e.g. "SYNTHETIC DATA"); NULL none */
+	size_t heatmap_nodes;         /* the heatmap's cells a side before it aggregates; 0: RP_HTML_HEATMAP_NODES */
 };
 
 void rp_report_html_build(const struct rp_matrix_view *mv, struct rp_sb *sb);

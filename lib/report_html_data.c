@@ -112,6 +112,24 @@ static void node_cells_fini(struct node_cells *nc)
 	free(nc->worst);
 }
 
+struct unlisted_arg {
+	const struct rp_html_layout *lo;
+	struct node_cells *nc;
+};
+
+/* A plain pass the page does not list: counted in its node pair, and its worst when it is. */
+static void unlisted_cell(void *arg, size_t sp, size_t dp, uint8_t q)
+{
+	const struct unlisted_arg *u = arg;
+	size_t N = u->lo->n_nodes, s = u->lo->node_of[sp], d = u->lo->node_of[dp], k = s * N + d;
+
+	u->nc->cnt[2 * k]++;
+	if (q_rank(q) < q_rank(u->nc->c[2 * k])) {
+		u->nc->c[2 * k] = q;
+		u->nc->worst[k] = (uint16_t)((sp - u->lo->node_first[s]) << 8 | (dp - u->lo->node_first[d]));
+	}
+}
+
 static int node_cells_init(const struct rp_html_layout *lo, struct node_cells *nc)
 {
 	struct rp_pair_result pr_tmp;
@@ -135,6 +153,7 @@ static int node_cells_init(const struct rp_html_layout *lo, struct node_cells *n
 			nc->worst[k] = (uint16_t)((sp - lo->node_first[s]) << 8 | (dp - lo->node_first[d]));
 		}
 	}
+	rp_html_each_unlisted(lo, unlisted_cell, &(struct unlisted_arg){ lo, nc });
 	for (size_t k = 0; k < N * N; k++)
 		nc->c[2 * k + 1] = clamp8(nc->cnt[2 * k]);
 	return 0;
@@ -167,6 +186,22 @@ static void node_problems(const struct rp_html_layout *lo, struct rp_sb *sb, con
 static size_t n_ad(const struct rp_html_layout *lo, size_t k)
 {
 	return lo->node_first[k + 1] - lo->node_first[k];
+}
+
+struct detail_arg {
+	const struct rp_html_layout *lo;
+	const uint32_t *off;
+	uint8_t *dp;
+};
+
+static void unlisted_detail(void *arg, size_t sp, size_t dq, uint8_t q)
+{
+	const struct detail_arg *a = arg;
+	const struct rp_html_layout *lo = a->lo;
+	size_t N = lo->n_nodes, s = lo->node_of[sp], d = lo->node_of[dq], k = s * N + d;
+
+	if (a->off[k] != UINT32_MAX)
+		a->dp[a->off[k] + (sp - lo->node_first[s]) * n_ad(lo, d) + (dq - lo->node_first[d])] = q;
 }
 
 /* The node pairs whose adapter pairs are embedded (every one when they fit; else those with a failed
@@ -212,6 +247,7 @@ static void node_detail(const struct rp_html_layout *lo, struct rp_sb *sb, const
 		if (off[k] != UINT32_MAX)
 			dp[off[k] + (sp - lo->node_first[s]) * n_ad(lo, d) + (dq - lo->node_first[d])] = lo->q[i];
 	}
+	rp_html_each_unlisted(lo, unlisted_detail, &(struct detail_arg){ lo, off, dp });
 	rp_sb_puts(sb, ",\"dp\":");
 	base64(sb, dp, total);
 	free(dp);
@@ -276,12 +312,19 @@ static void names(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
 	const struct rp_endpoint *eps = lo->mv->eps;
 	const struct rp_verdict *v = lo->mv->verdict;
-	char buf[80];
+	char buf[2 * RP_NAME_MAX + 16];
 
 	rp_sb_puts(sb, "\"nodes\":[");
 	for (size_t k = 0; k < lo->n_nodes; k++) {
+		const char *a = eps[lo->order[lo->node_first[k]]].node, *b = eps[lo->order[lo->node_first[k + 1] - 1]].node;
+		char label[2 * sizeof(eps[0].node) + 4];
+
 		rp_sb_puts(sb, k ? "," : "");
-		rp_html_json_str(sb, eps[lo->order[lo->node_first[k]]].node, sizeof(eps[0].node));
+		if (lo->block > 1 && strcmp(a, b) != 0)   /* a block of nodes: its first and last */
+			snprintf(label, sizeof(label), "%.*s..%.*s", (int)sizeof(eps[0].node), a, (int)sizeof(eps[0].node), b);
+		else
+			snprintf(label, sizeof(label), "%.*s", (int)sizeof(eps[0].node), a);
+		rp_html_json_str(sb, label, sizeof(label));
 	}
 	rp_sb_puts(sb, "],\"ad\":[");
 	for (size_t k = 0; k < lo->n_nodes; k++) {
@@ -290,7 +333,11 @@ static void names(const struct rp_html_layout *lo, struct rp_sb *sb)
 			const struct rp_endpoint *ep = &eps[lo->order[p]];
 
 			rp_sb_puts(sb, p > lo->node_first[k] ? "," : "");
-			rp_html_json_str(sb, rp_verdict_ep_name(ep, buf, sizeof(buf)), sizeof(buf));
+			if (lo->block > 1)   /* a block's adapters are on several nodes: named whole */
+				snprintf(buf, sizeof(buf), "%s/%s:%d", ep->node, ep->device, ep->port);
+			else
+				rp_verdict_ep_name(ep, buf, sizeof(buf));
+			rp_html_json_str(sb, buf, sizeof(buf));
 		}
 		rp_sb_puts(sb, "]");
 	}

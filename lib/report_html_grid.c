@@ -2,6 +2,9 @@
  * tables, node heatmap canvas, rail view); see report_html_int.h. */
 #include "report_html_int.h"
 
+#include "pairs.h"
+#include "pairs_list.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -199,6 +202,34 @@ static uint8_t share_of(const struct rp_html_layout *lo, size_t i)
 	return pct >= RP_HTML_Q_MAX ? RP_HTML_Q_MAX : (uint8_t)lround(pct);
 }
 
+void rp_html_each_unlisted(const struct rp_html_layout *lo, void (*fn)(void *arg, size_t sp, size_t dp, uint8_t q),
+			   void *arg)
+{
+	const struct rp_matrix_view *mv = lo->mv;
+
+	if (!mv->n_unlisted || !mv->every || !mv->every_pair_eps)
+		return;
+	for (size_t i = 0; i < mv->every->n; i++) {
+		uint32_t s = mv->every_pair_eps[2 * i], d = mv->every_pair_eps[2 * i + 1];
+		struct rp_pair_peek pk;
+		double exp, pct;
+		uint8_t q;
+
+		rp_pairs_peek(mv->every, i, &pk);
+		if (rp_pair_notable(&pk) || s >= lo->n_eps || d >= lo->n_eps)
+			continue;   /* listed: counted from the view's pairs */
+		exp = lo->link[s] > 0 && lo->link[d] > 0 ? fmin(lo->link[s], lo->link[d])
+							 : lo->median[s] > 0 ? lo->median[s] : lo->median[d];
+		if (!isfinite(pk.gbps) || !(exp > 0)) {
+			q = RP_HTML_Q_NA;
+		} else {
+			pct = pk.gbps > 0 ? pk.gbps / exp * 100 : 0;
+			q = pct >= RP_HTML_Q_MAX ? RP_HTML_Q_MAX : (uint8_t)lround(pct);
+		}
+		fn(arg, lo->pos[s], lo->pos[d], q);
+	}
+}
+
 void rp_html_layout_fini(struct rp_html_layout *lo)
 {
 	free(lo->order);
@@ -219,6 +250,8 @@ int rp_html_layout_init(struct rp_html_layout *lo, const struct rp_matrix_view *
 	memset(lo, 0, sizeof(*lo));
 	lo->mv = mv;
 	lo->n_eps = n;
+	lo->heat_max = RP_HTML_HEATMAP_NODES;
+	lo->block = 1;
 	for (size_t i = 0; i < 2 * mv->n; i++)
 		if (mv->pair_eps[i] >= n)
 			return -EINVAL;
@@ -393,6 +426,8 @@ static void legend(const struct rp_html_layout *lo, struct rp_sb *sb)
 	rp_sb_puts(sb, " (never of the fastest pair):");
 	if (lo->n_by_link)
 		rp_sb_printf(sb, " the slower port's link rate for %zu pairs between hardware ports;", lo->n_by_link);
+	if (lo->mv->n_unlisted)
+		rp_sb_printf(sb, " the %zu plain passes not listed one by one the same way;", lo->mv->n_unlisted);
 	if (lo->n_by_median) {
 		rp_sb_printf(sb, " the median of the pairs measured on its fabric for %zu pairs (soft devices such as rxe, whose "
 			     "link rate is nominal, or a rate nobody reported): ", lo->n_by_median);
@@ -497,8 +532,17 @@ static bool worse(const struct rp_html_layout *lo, size_t a, long b)
 
 struct rail_cell {
 	size_t pairs, failed, slow;
-	long worst;
+	long worst;                   /* the worst listed pair; -1 none */
+	size_t unlisted;              /* plain passes counted, not listed (in pairs) */
+	uint8_t uq;                   /* the lowest share among them */
 };
+
+struct rail_arg {
+	const struct rp_html_layout *lo;
+	struct rail_cell *c;
+};
+
+static void unlisted_rail(void *arg, size_t sp, size_t dp, uint8_t q);
 
 /* The adapter's position on its node: its rail. */
 static size_t rail_of(const struct rp_html_layout *lo, size_t p)
@@ -533,6 +577,12 @@ static void rail_row(const struct rp_html_layout *lo, struct rp_sb *sb, const st
 			rp_sb_puts(sb, "<td class=\"none\"></td>");
 			continue;
 		}
+		if (x->worst < 0) {   /* plain passes only, none listed */
+			rp_sb_printf(sb, "<td class=\"ok b%d\" data-d=\"rail %zu -&gt; rail %zu: %zu pairs, all plain passes (not "
+				     "listed one by one); the slowest at %u%% of the expected rate\">%u%%</td>", rp_html_bin_of(x->uq),
+				     a, b, x->pairs, x->uq, x->uq);
+			continue;
+		}
 		rp_sb_printf(sb, "<td class=\"ok b%d\" data-d=\"rail %zu -&gt; rail %zu: %zu pairs, %zu failed, %zu under 90%% of the "
 			     "expected rate; worst: ", rp_html_bin_of(lo->q[x->worst]), a, b, x->pairs, x->failed, x->slow);
 		rp_html_pair_detail(lo, sb, (size_t)x->worst);
@@ -546,6 +596,18 @@ static void rail_row(const struct rp_html_layout *lo, struct rp_sb *sb, const st
 	rp_sb_puts(sb, "</tr>\n");
 }
 
+static void unlisted_rail(void *arg, size_t sp, size_t dp, uint8_t q)
+{
+	const struct rail_arg *r = arg;
+	struct rail_cell *x = &r->c[rail_of(r->lo, sp) * r->lo->max_ad + rail_of(r->lo, dp)];
+
+	x->pairs++;
+	x->unlisted++;
+	x->slow += q < rp_html_bins[0].min_pct;
+	if (q < x->uq || x->uq == RP_HTML_Q_NONE)
+		x->uq = q;
+}
+
 /* Adapter a on every node against adapter b on every node: where a whole rail is slow or cut. */
 static void rails(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
@@ -557,8 +619,11 @@ static void rails(const struct rp_html_layout *lo, struct rp_sb *sb)
 		rp_sb_puts(sb, "<p>(no rail view: out of memory)</p>\n");
 		return;
 	}
-	for (size_t a = 0; a < A * A; a++)
+	for (size_t a = 0; a < A * A; a++) {
 		c[a].worst = -1;
+		c[a].uq = RP_HTML_Q_NONE;
+	}
+	rp_html_each_unlisted(lo, unlisted_rail, &(struct rail_arg){ lo, c });
 	for (size_t i = 0; i < lo->mv->n; i++) {
 		struct rail_cell *x = &c[rail_of(lo, rp_html_src_pos(lo, i)) * A + rail_of(lo, rp_html_dst_pos(lo, i))];
 
@@ -583,6 +648,43 @@ static void rails(const struct rp_html_layout *lo, struct rp_sb *sb)
 	free(c);
 }
 
+/* Past heat_max nodes: the same heatmap over blocks of B consecutive nodes (natural order), each cell
+ * the worst pair between two blocks; a copy of the layout whose "nodes" are the blocks. */
+static void heat_blocks(const struct rp_html_layout *lo, struct rp_sb *sb)
+{
+	size_t B = (lo->n_nodes + lo->heat_max - 1) / lo->heat_max, nb = (lo->n_nodes + B - 1) / B;
+	struct rp_html_layout agg = *lo;
+	size_t *node_of = malloc((lo->n_eps ? lo->n_eps : 1) * sizeof(*node_of));
+	size_t *first = malloc((nb + 1) * sizeof(*first));
+
+	if (!node_of || !first || B * lo->max_ad > 255) {
+		rp_sb_printf(sb, "<p>No node heatmap: %zu nodes (%s); see the causes, the rails and the failures.</p>\n",
+			     lo->n_nodes, !node_of || !first ? "out of memory" : "too many adapters a block");
+		free(node_of);
+		free(first);
+		return;
+	}
+	for (size_t p = 0; p < lo->n_eps; p++)
+		node_of[p] = lo->node_of[p] / B;
+	for (size_t k = 0; k <= nb; k++)
+		first[k] = lo->node_first[k * B < lo->n_nodes ? k * B : lo->n_nodes];
+	agg.node_of = node_of;
+	agg.node_first = first;
+	agg.n_nodes = nb;
+	agg.block = B;
+	agg.n_nodes_real = lo->n_nodes;
+	rp_sb_printf(sb, "<h2>Node blocks: the worst pair between two blocks of %zu nodes (rows write into columns)</h2>\n"
+		     "<p class=\"hint\" id=\"heat-aggregated\">AGGREGATED: %zu nodes are more than the %zu cells a side this "
+		     "page draws, so each cell is a block of %zu x %zu consecutive nodes (natural order) and shows the worst pair "
+		     "between them: a failure anywhere in a block colours its cell. Hover a cell for the block pair; click it for "
+		     "its adapter pairs.</p>\n<p class=\"hint\" id=\"heat-note\"></p>\n"
+		     "<div class=\"scroll\"><canvas id=\"node-heatmap\"></canvas></div>\n<div id=\"drill\"></div>\n",
+		     B, lo->n_nodes, lo->heat_max, B, B);
+	rp_html_node_data(&agg, sb);
+	free(node_of);
+	free(first);
+}
+
 void rp_html_pictures(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
 	bool tables = lo->n_eps <= RP_HTML_GRID_MAX;
@@ -590,14 +692,15 @@ void rp_html_pictures(const struct rp_html_layout *lo, struct rp_sb *sb)
 
 	rp_sb_puts(sb, "<div id=\"detail\">hover over a cell for details</div>\n");
 	legend(lo, sb);
-	if (nodes && lo->n_nodes <= RP_HTML_HEATMAP_NODES) {
+	if (nodes && lo->n_nodes > lo->heat_max) {
+		heat_blocks(lo, sb);
+	} else if (nodes) {
 		rp_sb_puts(sb, "<h2>Node by node: the worst pair between two nodes (rows write into columns)</h2>\n"
 			       "<p class=\"hint\">Hover a cell for the node pair; click it for its adapter pairs.</p>\n"
+			       "<p class=\"hint\" id=\"heat-note\">Every node pair with a failed or slow pair is drawn at least 3 "
+			       "pixels wide, failures on top, however large the fabric.</p>\n"
 			       "<div class=\"scroll\"><canvas id=\"node-heatmap\"></canvas></div>\n<div id=\"drill\"></div>\n");
 		rp_html_node_data(lo, sb);
-	} else if (nodes) {
-		rp_sb_printf(sb, "<p>No node heatmap: %zu nodes is more than %d; see the causes, the rails and the failures.</p>\n",
-			     lo->n_nodes, RP_HTML_HEATMAP_NODES);
 	}
 	if (lo->max_ad > 1)
 		rails(lo, sb);

@@ -49,6 +49,9 @@ struct rp_html_layout {
 	double median_lo, median_hi;    /* the fabric medians' range (for the legend) */
 	size_t n_nominal;               /* fabrics whose link rate means nothing (see RP_HTML_NOMINAL_PCT) */
 	double nominal_median, nominal_link;  /* one of them, for the legend */
+	size_t heat_max;                /* the heatmap's cells a side (rp_html_opts.heatmap_nodes) */
+	size_t block;                   /* nodes a heatmap cell stands for: 1, or B when aggregated */
+	size_t n_nodes_real;            /* the nodes, when n_nodes counts blocks (the aggregated copy) */
 };
 
 /* Order, expected rates and shares of mv. 0 or -ENOMEM; rp_html_layout_fini() always. */
@@ -59,6 +62,13 @@ double rp_html_expected(const struct rp_html_layout *lo, size_t i);
 /* Display position of an endpoint and of a result's ends. */
 size_t rp_html_src_pos(const struct rp_html_layout *lo, size_t i);
 size_t rp_html_dst_pos(const struct rp_html_layout *lo, size_t i);
+
+/* The plain passes the view counts but does not list (mv->n_unlisted, read from mv->every and
+ * mv->every_pair_eps): fn(arg, src display position, dst display position, share) for each, so that a
+ * healthy cell is coloured whether or not its pairs are listed. Nothing when the view lists every pair
+ * or does not give every pair. */
+void rp_html_each_unlisted(const struct rp_html_layout *lo, void (*fn)(void *arg, size_t sp, size_t dp, uint8_t q),
+			   void *arg);
 
 /* "node/dev:port" escaped for HTML. */
 void rp_html_ep(struct rp_sb *sb, const struct rp_endpoint *ep);
@@ -88,6 +98,11 @@ void rp_html_json_str(struct rp_sb *sb, const char *s, size_t max);
  * figures (only with mv->conc); report_html_warn.c. */
 void rp_html_node_warnings(const struct rp_html_layout *lo, struct rp_sb *sb);
 void rp_html_conc(const struct rp_html_layout *lo, struct rp_sb *sb);
+/* "degraded": the pairs that moved data but below the verdict's threshold, lossy or with an interval
+ * drop (counts, and the first RP_HTML_DEGRADED_MAX), apart from the failures: a slow link is a line
+ * here, not a pixel. */
+#define RP_HTML_DEGRADED_MAX 100
+void rp_html_degraded(const struct rp_html_layout *lo, struct rp_sb *sb);
 /* The page's script. */
 extern const char rp_html_script[];
 

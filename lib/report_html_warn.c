@@ -155,3 +155,54 @@ void rp_html_conc(const struct rp_html_layout *lo, struct rp_sb *sb)
 	if (!mc->n)
 		rp_sb_puts(sb, "<p>No concurrent pair was measured.</p>\n");
 }
+
+/* A pair that moved data but badly: below the verdict's threshold, lossy or with an interval drop. */
+static bool degraded(const struct rp_pair_result *r)
+{
+	return r->status == RP_ST_BELOW_THRESHOLD ||
+	       (r->status == RP_ST_OK && (r->warnings & ((1u << RP_PW_LOSSY) | (1u << RP_PW_INTERVAL_DROP))));
+}
+
+void rp_html_degraded(const struct rp_html_layout *lo, struct rp_sb *sb)
+{
+	struct rp_pair_result tmp;
+	size_t below = 0, lossy = 0, drop = 0, shown = 0;
+
+	for (size_t i = 0; i < lo->mv->n; i++) {
+		const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &tmp);
+
+		below += r->status == RP_ST_BELOW_THRESHOLD;
+		lossy += (r->warnings >> RP_PW_LOSSY) & 1u;
+		drop += (r->warnings >> RP_PW_INTERVAL_DROP) & 1u;
+	}
+	rp_sb_printf(sb, "<h2>Degraded links: moved data, but slowly or with losses</h2>\n<div id=\"degraded\"><p>%zu pair%s "
+		     "below the verdict's threshold, %zu lossy (retransmissions), %zu with an interval drop.</p>\n",
+		     below, below == 1 ? "" : "s", lossy, drop);
+	if (below + lossy + drop)
+		rp_sb_puts(sb, "<ol>\n");
+	for (size_t i = 0; i < lo->mv->n && shown < RP_HTML_DEGRADED_MAX; i++) {
+		const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &tmp);
+
+		if (!degraded(r))
+			continue;
+		shown++;
+		rp_sb_printf(sb, "<li class=\"b%d\"><span class=\"pair\">", rp_html_bin_of(lo->q[i]));
+		rp_html_ep(sb, &r->src);
+		rp_sb_puts(sb, " &rarr; ");
+		rp_html_ep(sb, &r->dst);
+		rp_sb_puts(sb, "</span>: ");
+		rp_html_gbps(sb, 2, r->gbps);
+		if (lo->q[i] <= RP_HTML_Q_MAX)
+			rp_sb_printf(sb, " Gb/s, %u%% of the expected rate", lo->q[i]);
+		else
+			rp_sb_puts(sb, " Gb/s");
+		rp_sb_printf(sb, "%s%s%s</li>\n", r->status == RP_ST_BELOW_THRESHOLD ? "; below threshold" : "",
+			     (r->warnings >> RP_PW_LOSSY) & 1u ? "; lossy" : "",
+			     (r->warnings >> RP_PW_INTERVAL_DROP) & 1u ? "; interval drop" : "");
+	}
+	if (below + lossy + drop)
+		rp_sb_puts(sb, "</ol>\n");
+	if (below + lossy + drop > shown)
+		rp_sb_printf(sb, "<p>and more: the failures and warnings lists, and the JSON report, have every one.</p>\n");
+	rp_sb_puts(sb, "</div>\n");
+}

@@ -5,9 +5,14 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "atomic_file.h"
 #include "log.h"
+#include "pairs.h"
 #include "report.h"
+#include "verdict_groups.h"
 
 #define RP_JUNIT_CHUNK 65536   /* test cases move into the file this often */
 
@@ -139,7 +144,7 @@ static void unlisted_case(struct rp_sb *sb, const struct rp_matrix_view *mv)
 }
 
 /* One test case per node: fails when some of its adapters are to be drained. */
-static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const struct rp_verdict_node *nd)
+static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const struct rp_verdict_node *nd, bool whys)
 {
 	const struct rp_endpoint *first = &mv->eps[nd->first_ep];
 	char name[80];
@@ -155,6 +160,8 @@ static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const s
 				continue;
 			rp_sb_puts(sb, " ");
 			rp_sb_xml(sb, rp_verdict_ep_name(&mv->eps[e], name, sizeof(name)));
+			if (!whys)
+				continue;   /* by endpoint: its own case says why */
 			rp_sb_puts(sb, " (");
 			rp_sb_xml(sb, mv->verdict->eps[e].why);
 			rp_sb_puts(sb, ")");
@@ -166,52 +173,194 @@ static void node_case(struct rp_sb *sb, const struct rp_matrix_view *mv, const s
 	rp_sb_puts(sb, "</system-out>\n    </testcase>\n");
 }
 
+/* An endpoint's case (by endpoint): its failed directions, its own and those blamed on a drained peer. */
+struct ep_case {
+	uint32_t own, peer;
+	uint32_t n_ex;
+	size_t ex[RP_JUNIT_EP_PAIRS]; /* the first of its own failures, listed pair indices */
+};
+
+static enum rp_status view_status(const struct rp_matrix_view *mv, size_t i)
+{
+	struct rp_pair_peek pk;
+
+	if (mv->pairs) {
+		rp_pairs_peek(mv->pairs, i, &pk);
+		return pk.status;
+	}
+	return mv->res[i].status;
+}
+
+static void ep_own(struct ep_case *c, size_t i)
+{
+	if (c->n_ex < RP_JUNIT_EP_PAIRS)
+		c->ex[c->n_ex++] = i;
+	c->own++;
+}
+
+/* Every listed failure counted on its ends (see the header); NULL out of memory. */
+static struct ep_case *ep_cases(const struct rp_matrix_view *mv)
+{
+	const struct rp_verdict *v = mv->verdict && mv->verdict->n_eps == mv->n_eps ? mv->verdict : NULL;
+	struct ep_case *c = calloc(mv->n_eps + 1, sizeof(*c));
+
+	for (size_t i = 0; c && i < mv->n; i++) {
+		uint32_t s = mv->pair_eps[2 * i], d = mv->pair_eps[2 * i + 1], a = s, b = d;
+
+		if (s >= mv->n_eps || d >= mv->n_eps || view_status(mv, i) == RP_ST_OK)
+			continue;
+		if (v && rp_fail_suspect(v, s, d, &a, &b) == RP_SUSPECT_ADAPTER) {
+			ep_own(&c[a], i);
+			if (s != d)
+				c[a == s ? d : s].peer++;
+			continue;
+		}
+		ep_own(&c[s], i);
+		if (d != s)
+			ep_own(&c[d], i);
+	}
+	return c;
+}
+
+static bool ep_fails(const struct rp_matrix_view *mv, const struct ep_case *c, size_t e)
+{
+	return c[e].own || (mv->verdict && e < mv->verdict->n_eps && mv->verdict->eps[e].drain);
+}
+
+/* One failed direction of an endpoint's case: "src -> dst: status", its reason when it is not the
+ * previous example's (a dead adapter's thousands share one), and whether it was not confirmed. */
+static void ep_example(struct rp_sb *sb, const struct rp_pair_result *r, char *prev, size_t prev_len)
+{
+	rp_sb_puts(sb, "\n");
+	ep_xml(sb, &r->src);
+	rp_sb_puts(sb, " -&gt; ");
+	ep_xml(sb, &r->dst);
+	rp_sb_printf(sb, ": %s", rp_status_code(r->status));
+	if (strncmp(prev, r->reason, prev_len) != 0) {
+		rp_sb_puts(sb, ": ");
+		rp_sb_xmln(sb, r->reason, sizeof(r->reason));
+		snprintf(prev, prev_len, "%s", r->reason);
+	}
+	if (r->confirm != RP_CONFIRM_CONFIRMED && r->confirm != RP_CONFIRM_NONE)
+		rp_sb_printf(sb, " (%s)", rp_report_confirm_text(r->confirm));
+}
+
+static void ep_case_out(struct rp_sb *sb, const struct rp_matrix_view *mv, const struct ep_case *c, size_t e)
+{
+	const struct rp_verdict_ep *ve = mv->verdict && e < mv->verdict->n_eps ? &mv->verdict->eps[e] : NULL;
+	struct rp_pair_result tmp;
+	char prev[sizeof(tmp.reason)] = "";
+
+	rp_sb_puts(sb, "    <testcase classname=\"");
+	rp_sb_xmln(sb, mv->eps[e].node, sizeof(mv->eps[e].node));
+	rp_sb_puts(sb, "\" name=\"");
+	ep_xml(sb, &mv->eps[e]);
+	rp_sb_puts(sb, "\" time=\"0\">\n");
+	if (ep_fails(mv, c, e)) {
+		rp_sb_printf(sb, "      <failure type=\"%s\" message=\"", ve && ve->drain ? "drain" : "failed");
+		if (ve && ve->drain) {
+			rp_sb_puts(sb, "drain: ");
+			rp_sb_xml(sb, ve->why);
+		} else {
+			rp_sb_printf(sb, "%u failed direction%s that no drain explains (the link or the path)", c[e].own,
+				     c[e].own == 1 ? "" : "s");
+		}
+		rp_sb_printf(sb, "\">%u failed direction%s of its own", c[e].own, c[e].own == 1 ? "" : "s");
+		for (uint32_t k = 0; k < c[e].n_ex; k++)
+			ep_example(sb, rp_matrix_view_pair(mv, c[e].ex[k], &tmp), prev, sizeof(prev));
+		if (c[e].own > c[e].n_ex)
+			rp_sb_printf(sb, "\n... and %u more", c[e].own - c[e].n_ex);
+		rp_sb_puts(sb, "</failure>\n");
+	}
+	rp_sb_puts(sb, "      <system-out>");
+	if (ve)
+		rp_sb_printf(sb, "%u directions, %u failed", ve->pairs, ve->failed);
+	else
+		rp_sb_printf(sb, "%u failed directions", c[e].own + c[e].peer);
+	if (c[e].peer)
+		rp_sb_printf(sb, " (%u with a drained peer: its case)", c[e].peer);
+	rp_sb_puts(sb, "</system-out>\n    </testcase>\n");
+}
+
 /* The document into sb; with af, moved into af after every chunk of test cases (streamed). 0 or
  * -ENOMEM (sb ran out of memory). */
-static int junit_emit(const struct rp_matrix_view *mv, struct rp_sb *sb, struct rp_atomic_file *af)
+static int junit_emit(const struct rp_matrix_view *mv, const struct rp_junit_opts *opts, struct rp_sb *sb,
+		      struct rp_atomic_file *af)
 {
-	size_t failures = 0, tests = mv->n + (mv->n_unlisted > 0), node_fail = 0;
+	bool per_pair = !opts || opts->per_pair;
+	const char *sim = opts ? opts->simulated : NULL;
+	struct ep_case *c = per_pair ? NULL : ep_cases(mv);
+	size_t failures = 0, tests = per_pair ? mv->n + (mv->n_unlisted > 0) : mv->n_eps, node_fail = 0;
 	struct rp_pair_result tmp;
 
-	for (size_t i = 0; i < mv->n; i++)
+	if (!per_pair && !c)
+		return -ENOMEM;
+	for (size_t i = 0; per_pair && i < mv->n; i++)
 		failures += rp_matrix_view_pair(mv, i, &tmp)->status != RP_ST_OK;
+	for (size_t e = 0; !per_pair && e < mv->n_eps; e++)
+		failures += ep_fails(mv, c, e);
 	if (mv->verdict) {
 		tests += mv->verdict->n_nodes;
 		for (size_t k = 0; k < mv->verdict->n_nodes; k++)
 			node_fail += mv->verdict->nodes[k].n_drain > 0;
 	}
 	rp_sb_puts(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	rp_sb_printf(sb, "<testsuites name=\"rdmaprobe matrix\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
-		     tests, failures + node_fail, mv->elapsed_s);
-	rp_sb_printf(sb, "  <testsuite name=\"rdmaprobe matrix\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\">\n",
-		     tests, failures + node_fail, mv->elapsed_s);
+	rp_sb_printf(sb, "<testsuites name=\"%srdmaprobe matrix\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
+		     sim ? "SIMULATED " : "", tests, failures + node_fail, mv->elapsed_s);
+	rp_sb_printf(sb, "  <testsuite name=\"%srdmaprobe matrix\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\">\n",
+		     sim ? "SIMULATED " : "", tests, failures + node_fail, mv->elapsed_s);
 	rp_sb_puts(sb, "    <properties>\n      <property name=\"version\" value=\"");
 	rp_sb_xml(sb, mv->version ? mv->version : "");
 	rp_sb_puts(sb, "\"/>\n      <property name=\"command_line\" value=\"");
 	rp_sb_xml(sb, mv->title ? mv->title : "");
 	rp_sb_puts(sb, "\"/>\n      <property name=\"pattern\" value=\"");
 	rp_sb_xml(sb, mv->pattern ? mv->pattern : "");
-	rp_sb_printf(sb, "\"/>\n      <property name=\"rounds\" value=\"%zu/%zu\"/>\n    </properties>\n",
-		     mv->rounds_done, mv->n_rounds);
-	for (size_t i = 0; i < mv->n; i++) {
+	rp_sb_printf(sb, "\"/>\n      <property name=\"rounds\" value=\"%zu/%zu\"/>\n", mv->rounds_done, mv->n_rounds);
+	rp_sb_printf(sb, "      <property name=\"test_cases\" value=\"%s\"/>\n", per_pair ? "pair" : "endpoint");
+	if (sim) {
+		rp_sb_puts(sb, "      <property name=\"simulated\" value=\"true\"/>\n      <property name=\"fabric_model\" value=\"");
+		rp_sb_xml(sb, sim);
+		rp_sb_puts(sb, "\"/>\n");
+	}
+	rp_sb_puts(sb, "    </properties>\n");
+	for (size_t i = 0; per_pair && i < mv->n; i++) {
 		pair_case(sb, rp_matrix_view_pair(mv, i, &tmp));
 		if (af && sb->len >= RP_JUNIT_CHUNK && rp_sb_drain(sb, af) != 0)
 			return -ENOMEM;
 	}
-	if (mv->n_unlisted)
+	for (size_t e = 0; !per_pair && e < mv->n_eps; e++) {
+		ep_case_out(sb, mv, c, e);
+		if (af && sb->len >= RP_JUNIT_CHUNK && rp_sb_drain(sb, af) != 0) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
+	free(c);
+	if (per_pair && mv->n_unlisted)
 		unlisted_case(sb, mv);
 	for (size_t k = 0; mv->verdict && k < mv->verdict->n_nodes; k++)
-		node_case(sb, mv, &mv->verdict->nodes[k]);
+		node_case(sb, mv, &mv->verdict->nodes[k], per_pair);
 	rp_sb_puts(sb, "  </testsuite>\n</testsuites>\n");
 	return af ? rp_sb_drain(sb, af) : rp_sb_failed(sb) ? -ENOMEM : 0;
 }
 
+void rp_report_junit_build_opts(const struct rp_matrix_view *mv, const struct rp_junit_opts *opts, struct rp_sb *sb)
+{
+	if (junit_emit(mv, opts, sb, NULL) != 0)
+		sb->oom = true;                 /* an out-of-memory stays in sb */
+}
+
 void rp_report_junit_build(const struct rp_matrix_view *mv, struct rp_sb *sb)
 {
-	(void)junit_emit(mv, sb, NULL);       /* an out-of-memory stays in sb */
+	rp_report_junit_build_opts(mv, NULL, sb);
 }
 
 int rp_report_junit_write(const struct rp_matrix_view *mv, const char *path)
+{
+	return rp_report_junit_write_opts(mv, NULL, path);
+}
+
+int rp_report_junit_write_opts(const struct rp_matrix_view *mv, const struct rp_junit_opts *opts, const char *path)
 {
 	struct rp_atomic_file af;
 	struct rp_sb sb;
@@ -220,7 +369,7 @@ int rp_report_junit_write(const struct rp_matrix_view *mv, const char *path)
 	if (rc)
 		return rc;
 	rp_sb_init(&sb);
-	rc = junit_emit(mv, &sb, &af);
+	rc = junit_emit(mv, opts, &sb, &af);
 	rp_sb_fini(&sb);
 	if (rc) {
 		rp_atomic_file_abort(&af);

@@ -34,6 +34,7 @@ static const char *const status_codes[RP_ST_COUNT_] = {
 	[RP_ST_INTERRUPTED] = "interrupted",
 	[RP_ST_LINK_ERRORS] = "link_errors",
 	[RP_ST_MTU_BLACKHOLE] = "mtu_blackhole",
+	[RP_ST_ENDPOINT_DEAD] = "endpoint_dead",
 };
 
 static const char *const confirm_codes[RP_CONFIRM_COUNT_] = {

@@ -48,6 +48,12 @@ enum rp_status {
 	 * action (fix the switch MTU) differs from a timed_out's (look at the adapters), so it must not be
 	 * reported as timed_out. The reason keeps the original failure. */
 	RP_ST_MTU_BLACKHOLE,
+	/* The direction's endpoint (either end) was found dead by the reachability sweep
+	 * (lib/mx_sweep.h, "dead endpoints"): its first probes failed with several peers that reach
+	 * others, and probes at NCCL's ACK timeout with peers it had not tried failed too. The direction
+	 * was not measured on its own (or only by that confirmation: the reason says which); never a
+	 * pass, confirmed by the endpoint's confirmation, never retested. */
+	RP_ST_ENDPOINT_DEAD,
 	RP_ST_COUNT_
 };
 

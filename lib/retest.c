@@ -14,6 +14,7 @@ static unsigned retests_done(const struct rp_pair_result *r)
 bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest)
 {
 	return r->status != RP_ST_OK && r->status != RP_ST_INTERRUPTED && r->status != RP_ST_NO_PORT &&
+	       r->status != RP_ST_ENDPOINT_DEAD &&
 	       retests_done(r) < max_retest &&
 	       r->n_attempts < RP_MAX_ATTEMPTS;
 }
@@ -90,8 +91,10 @@ void rp_retest_classify(struct rp_pair_result *r, unsigned max_retest)
 		r->confirm = earlier_failed ? RP_CONFIRM_FLAKY : RP_CONFIRM_NONE;
 		if (earlier_failed)
 			r->warnings |= 1u << RP_PW_FLAKY;
-	} else if (retests_done(r) > 0 || max_retest == 0 || r->status == RP_ST_NO_PORT) {
-		/* NO_PORT is this side's own configuration: no second sample can change it */
+	} else if (retests_done(r) > 0 || max_retest == 0 || r->status == RP_ST_NO_PORT ||
+		   r->status == RP_ST_ENDPOINT_DEAD) {
+		/* NO_PORT is this side's own configuration: no second sample can change it; ENDPOINT_DEAD
+		 * was confirmed for the endpoint as a whole (lib/mx_sweep.h) */
 		r->confirm = RP_CONFIRM_CONFIRMED;
 	} else {
 		r->confirm = RP_CONFIRM_UNCONFIRMED;

@@ -61,8 +61,10 @@ struct topo_chain {
 	int cpu_numa;
 };
 
-/* PCIe per-lane rates as NCCL's kvDictPciGen has them (x100 Mbps), by the exact sysfs text;
- * anything else (missing, unknown) is the Gen3 fallback 60. */
+/* PCIe per-lane rates as NCCL's kvDictPciGen has them (x100 Mbps), in its order, each entry
+ * matching a text that starts with it (kvConvertToInt compares strlen(entry) characters: "2.5
+ * GT/s" also takes "2.5 GT/s PCIe"); anything else (missing, unknown, "16.0 GT/s") is the Gen3
+ * fallback 60. */
 static int pci_gen_speed(const char *s)
 {
 	static const struct { const char *text; int speed; } gens[] = {
@@ -72,9 +74,32 @@ static int pci_gen_speed(const char *s)
 	};
 
 	for (size_t i = 0; i < RP_ARRAY_SIZE(gens); i++)
-		if (strcmp(s, gens[i].text) == 0)
+		if (strncmp(s, gens[i].text, strlen(gens[i].text)) == 0)
 			return gens[i].speed;
 	return 60;
+}
+
+/* A GPU's own link as NCCL 2.30.7 reads it (src/graph/xml.cc ncclTopoGetPciNode with an NVML
+ * device): NVML's current PCIe generation (sysfs current_link_speed: 2.5 GT/s Gen1 ... 64 GT/s
+ * Gen6) as that generation's per-lane rate, Gen3's 60 when NVML has none (NCCL then writes "16.0
+ * GT/s", which its table does not hold); NVML's current width, 16 when it has none. An idle GPU
+ * that trained its link down to Gen1 gets a narrow path. */
+static float gpu_nvml_bw(const char *root, const char *path)
+{
+	static const int rate[] = { 60, 15, 30, 60, 120, 240, 480 };
+	char buf[64];
+	float gts = 0;
+	long width = 0;
+	int gen = 0;
+
+	if (rp_sysfs_readf(root, buf, sizeof(buf), "%s/current_link_speed", path) == 0 &&
+	    sscanf(buf, "%f", &gts) == 1)
+		gen = gts >= 64 ? 6 : gts >= 32 ? 5 : gts >= 16 ? 4 : gts >= 8 ? 3 : gts >= 5 ? 2 : gts > 0 ? 1 : 0;
+	if (rp_sysfs_readf(root, buf, sizeof(buf), "%s/current_link_width", path) == 0)
+		width = strtol(buf, NULL, 0);
+	if (width <= 0)
+		width = 16;
+	return (float)width * (float)rate[gen] / 80.0f;
 }
 
 /* The bandwidth of the link above the PCI node at path (src/graph/xml.cc and topo.cc,
@@ -254,9 +279,12 @@ static void chain_build(const char *root, const char *pci_path, int own_numa, st
 	c->cpu_numa = own_numa;
 }
 
-static void chain_gpu(const struct rp_node *node, const struct rp_gpu *gpu, struct topo_chain *c)
+static void chain_gpu(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_topo_merge *m,
+		      struct topo_chain *c)
 {
 	chain_build(node->sysfs_root, gpu->pci_path, gpu->numa_node, c);
+	if (m->gpu_link_nvml && gpu->pci_path[0])
+		c->bw[0] = gpu_nvml_bw(node->sysfs_root, gpu->pci_path);
 	chain_flatten_bcm(c);
 }
 
@@ -267,7 +295,7 @@ static int first_cpu(const struct rp_node *node)
 	struct topo_chain c;
 
 	if (node->n_gpus > 0) {
-		chain_gpu(node, &node->gpus[0], &c);
+		chain_gpu(node, &node->gpus[0], &rp_topo_merge_newest, &c);
 		return c.cpu_numa;
 	}
 	for (size_t i = 0; i < node->n_hcas; i++) {
@@ -308,19 +336,82 @@ static bool hca_merged_path(const struct rp_node *node, const struct rp_hca *hca
 	return strcmp(last_comp(real), "pci") == 0;
 }
 
+/* Does NCCL see this adapter (an ACTIVE port: ncclIbInitDevices lists no other)? */
+static bool hca_active(const struct rp_hca *hca)
+{
+	for (size_t i = 0; i < hca->n_ports; i++)
+		if (hca->ports[i].state == RP_PORT_ACTIVE)
+			return true;
+	return false;
+}
+
+/* Is the merged bus id 0000:00:00.0? NCCL's NIC node id is then 0 (NCCL_TOPO_LOCAL_NIC_ID of bus id
+ * 0), the id every adapter not on PCI shares (topo.cc ncclTopoAddCpu: NCCL_TOPO_LOCAL_NIC_ID(numa,
+ * 0), the numa bits masked away by NCCL_TOPO_ID): the two land on ONE NIC node, created by whichever
+ * ncclTopoAddPci/ncclTopoAddCpu meets first and hanging where that one put it. */
+static bool merged_is_zero(const char *merged)
+{
+	return strcmp(last_comp(merged), "0000:00:00.0") == 0;
+}
+
+/* The chain of the first adapter (node order) NCCL sees whose merged bus id is 0000:00:00.0 and that
+ * hangs off the first CPU; false when there is none. */
+static bool zero_nic_on_first_cpu(const struct rp_node *node, const struct rp_topo_merge *m, int first,
+				  struct topo_chain *c)
+{
+	char merged[RP_PATHBUF];
+
+	for (size_t i = 0; i < node->n_hcas; i++) {
+		const struct rp_hca *h = &node->hcas[i];
+
+		if (!hca_active(h) || !hca_merged_path(node, h, m, merged, sizeof(merged)) || !merged_is_zero(merged))
+			continue;
+		chain_build(node->sysfs_root, merged, h->numa_node, c);
+		chain_flatten_bcm(c);
+		if (c->cpu_numa == first)
+			return true;
+	}
+	return false;
+}
+
+/* Does NCCL see an adapter that is not on PCI? */
+static bool any_nic_off_pci(const struct rp_node *node, const struct rp_topo_merge *m)
+{
+	char merged[RP_PATHBUF];
+
+	for (size_t i = 0; i < node->n_hcas; i++)
+		if (hca_active(&node->hcas[i]) && !hca_merged_path(node, &node->hcas[i], m, merged, sizeof(merged)))
+			return true;
+	return false;
+}
+
+/* An adapter's place in NCCL's graph. Not on PCI: the shared NIC node under the first CPU, linked
+ * at LOC_BW, unless an adapter merged to 0000:00:00.0 under that same CPU created the node first
+ * (its PCI node sorts before the "nic" one there): then that adapter's chain. Merged to
+ * 0000:00:00.0 with an adapter off PCI present and its own CPU another one: the node the first
+ * CPU's "nic" made, as if off PCI. */
 static void chain_hca(const struct rp_node *node, const struct rp_hca *hca, const struct rp_topo_merge *m,
 		      struct topo_chain *c)
 {
 	char merged[RP_PATHBUF];
+	int first;
 
 	if (!hca_merged_path(node, hca, m, merged, sizeof(merged))) {
+		first = first_cpu(node);
+		if (zero_nic_on_first_cpu(node, m, first, c))
+			return;
 		c->n = 0;
 		c->bw[0] = 3.4e38f;
-		c->cpu_numa = first_cpu(node);
+		c->cpu_numa = first;
 		return;
 	}
 	chain_build(node->sysfs_root, merged, hca->numa_node, c);
 	chain_flatten_bcm(c);
+	if (merged_is_zero(merged) && any_nic_off_pci(node, m) && c->cpu_numa != (first = first_cpu(node))) {
+		c->n = 0;
+		c->bw[0] = 3.4e38f;
+		c->cpu_numa = first;
+	}
 }
 
 /* The port rate NCCL gives the NIC's network link, GB/s (Mbps / 8000): the fastest usable port;
@@ -346,7 +437,9 @@ static float chain_min_bw(const struct topo_chain *c, int from, int to)
 	return m;
 }
 
-const struct rp_topo_merge rp_topo_merge_newest = { .off = false, .one_digit = false, .vfs = true };
+const struct rp_topo_merge rp_topo_merge_newest = {
+	.off = false, .one_digit = false, .vfs = true, .gpu_link_nvml = true, .version = 0,
+};
 
 float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca)
 {
@@ -357,9 +450,10 @@ float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, co
 			const struct rp_topo_merge *m)
 {
 	struct topo_chain g, h;
+	struct rp_topo_cpu cpu;
 	float bw = hca_net_bw(hca), up;
 
-	chain_gpu(node, gpu, &g);
+	chain_gpu(node, gpu, m, &g);
 	chain_hca(node, hca, m, &h);
 	for (int i = 0; i < g.n; i++) {
 		for (int j = 0; j < h.n; j++) {
@@ -375,8 +469,12 @@ float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, co
 	bw = up < bw ? up : bw;
 	up = chain_min_bw(&h, 0, h.n);
 	bw = up < bw ? up : bw;
-	if (g.cpu_numa != h.cpu_numa && bw > RP_TOPO_SYS_BW)
-		bw = RP_TOPO_SYS_BW;
+	if (g.cpu_numa != h.cpu_numa) {
+		/* ncclTopoConnectCpus: every CPU pair linked at ncclTopoGetInterCpuBw's figure. */
+		rp_topo_cpu_read(node->sysfs_root, m->version, &cpu);
+		if (bw > cpu.sys_bw)
+			bw = cpu.sys_bw;
+	}
 	return bw;
 }
 
@@ -390,7 +488,7 @@ enum rp_path rp_topo_path_m(const struct rp_node *node, const struct rp_gpu *gpu
 {
 	struct topo_chain g, h;
 
-	chain_gpu(node, gpu, &g);
+	chain_gpu(node, gpu, m, &g);
 	chain_hca(node, hca, m, &h);
 	if (g.cpu_numa != h.cpu_numa)
 		return RP_PATH_SYS;

@@ -9,8 +9,10 @@
 #define RP_TOPO_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "node.h"
+#include "topo_cpu.h"
 
 /* Ordered from best to worst, so "path <= gdr_level" reads as NCCL's test. RP_PATH_LOC is only a
  * NCCL_NET_GDR_LEVEL value (LOC, NVL, NVB, C2C or 0: no PCI path qualifies, GPUDirect is never used);
@@ -30,6 +32,9 @@ struct rp_topo_merge {
 	bool off;                     /* 2.24.3 to 2.26.6: the real bus id */
 	bool one_digit;               /* 2.18.1: only the last device digit is zeroed */
 	bool vfs;                     /* NCCL_IB_MERGE_VFS (default 1): zero the device digits at all */
+	/* And the release's other topology rules: */
+	bool gpu_link_nvml;           /* 2.30.7: a GPU's own link from NVML's current generation and width */
+	uint32_t version;             /* the release, for the CPU classes (topo_cpu.h); 0: the newest */
 };
 extern const struct rp_topo_merge rp_topo_merge_newest;   /* 2.30.7 with NCCL_IB_MERGE_VFS=1 */
 
@@ -43,8 +48,9 @@ enum rp_path rp_topo_path_m(const struct rp_node *node, const struct rp_gpu *gpu
 
 /* The bandwidth NCCL gives the path between a GPU and an adapter, GB/s: the narrowest of the PCI
  * links on the way (each width * per-lane rate from max_link_width/max_link_speed, as NCCL reads
- * them), the adapter's fastest ACTIVE port, and RP_TOPO_SYS_BW across CPUs. */
-#define RP_TOPO_SYS_BW 10.0f   /* NCCL's inter-CPU figure for Skylake-class Intel (SKL_QPI_BW) */
+ * them; since 2.30.7 the GPU's own link from NVML's current generation and width, which sysfs has
+ * as current_link_speed/width), the adapter's fastest ACTIVE port, and across CPUs NCCL's
+ * inter-CPU figure for the machine's CPU (topo_cpu.h). */
 float rp_topo_path_bw(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca);
 float rp_topo_path_bw_m(const struct rp_node *node, const struct rp_gpu *gpu, const struct rp_hca *hca,
 			const struct rp_topo_merge *m);

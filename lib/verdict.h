@@ -145,6 +145,8 @@ struct rp_matrix_view {
 	                               * writers count them; 0 when every pair is listed */
 	const char *unlisted_in;      /* where each of them is (the --jsonl file); NULL nowhere */
 	const struct rp_pairs *every; /* every pair, listed or not (conc's solo indexes it); NULL: the n above */
+	const uint32_t *every_pair_eps;   /* 2 per pair of every: its ends (the HTML counts the plain passes
+	                                   * it does not list); NULL: not given */
 };
 
 /* Pair i (< mv->n) of a view: from mv->pairs when set, else mv->res; built in tmp when it must be. */

@@ -5,7 +5,8 @@
 # RHEL/Rocky names are in the README. libibverbs/librdmacm come from the host's rdma-core and are
 # linked dynamically: the user-space providers must match the host's kernel.
 # munge, slurmctld, slurmd, slurm-client: the real Slurm that e2e 50 starts inside the VM (rdmaprobe
-# check --slurm-drain); rpmlint, rpm: make rpm-check lints rpm/rdmaprobe.spec.
+# check --slurm-drain); rpmlint, rpm: make rpm-check lints rpm/rdmaprobe.spec; prometheus: promtool, which
+# checks every --prom page in make check (tests/prom_check.py).
 set -euo pipefail
 
 build_pkgs=(build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers
@@ -13,7 +14,7 @@ build_pkgs=(build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ib
 optional_pkgs=(libopenmpi-dev openmpi-bin)
 test_pkgs=(ibverbs-utils perftest qemu-system-x86 busybox-static iproute2 kmod cpio gzip jq util-linux libxml2-utils python3 python3-prometheus-client procps clang debhelper dpkg-dev groff-base
 	munge slurmctld slurmd slurm-client rpmlint rpm
-	chromium)
+	chromium prometheus)
 
 want=("${build_pkgs[@]}" "${optional_pkgs[@]}")
 [ "${1:-}" = "--build" ] || want+=("${test_pkgs[@]}")

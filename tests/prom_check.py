@@ -5,9 +5,17 @@ naming conventions forbid; print every sample canonically, one a line, for the u
 
   name{label="value",...} VALUE      labels sorted, values JSON-quoted (escapes decoded by the parser)
 
-Exit 0 valid, 1 invalid (the reason on stderr), 3 the parser is not installed.
+Then, when promtool is installed (Debian's prometheus package; scripts/install-deps.sh), the file must
+pass `promtool check metrics` without a word: its lint names what Prometheus's conventions forbid (a
+unit not in base units, such as bits per second). RP_PROMTOOL=require (or CI=true) makes a missing
+promtool an error (exit 3) instead of a skipped step.
+
+Exit 0 valid, 1 invalid (the reason on stderr), 3 the parser (or a required promtool) is not installed.
 """
+import shutil
+import subprocess
 import json
+import os
 import math
 import re
 import sys
@@ -78,7 +86,21 @@ def main():
             seen_series.add(key)
             labels = ",".join("%s=%s" % (k, json.dumps(v, ensure_ascii=False)) for k, v in sorted(s.labels.items()))
             out.append("%s{%s} %r" % (s.name, labels, s.value))
+    promtool(text)
     sys.stdout.write("".join(line + "\n" for line in out))
+
+
+def promtool(text):
+    tool = shutil.which("promtool")
+    if not tool:
+        if os.environ.get("RP_PROMTOOL") == "require" or os.environ.get("CI") == "true":
+            print("prom_check: promtool is not installed (Debian: prometheus)", file=sys.stderr)
+            sys.exit(3)
+        return
+    p = subprocess.run([tool, "check", "metrics"], input=text.encode("utf-8"), capture_output=True)
+    said = (p.stdout + p.stderr).decode("utf-8", "replace").strip()
+    if p.returncode != 0 or said:
+        fail("promtool check metrics: " + (said or "exit %d" % p.returncode))
 
 
 main()

@@ -302,6 +302,8 @@ static void test_cli_healthy_unknown_prom(void **state)
 	} else {
 		assert_int_equal(rc, 0);
 		assert_non_null(strstr(out, "rdmaprobe_check_status{command=\"check\"} 3.0\n"));
+		/* the run did not pass: an alert on run_pass == 0 sees it (before: 1, no pair had failed) */
+		assert_non_null(strstr(out, "rdmaprobe_run_pass{command=\"check\"} 0.0\n"));
 	}
 	rp_test_discover_done(&fx, &node);
 }

@@ -134,7 +134,9 @@ static void test_simulated_everywhere(void **state)
 			     "2>/dev/null", mpath, dir);
 	assert_int_equal(rc, 1);
 	assert_non_null(strstr(out, "SIMULATED FAIL: 54 of 56 pairs ok, 2 failed (0 below threshold) over 8 endpoints in "
-				    "7 rounds, after a reachability sweep of 1 round (2 directions unreachable, 0 flaky)"));
+				    "7 rounds ("));
+	assert_non_null(strstr(out, " s on the projected clock), after a reachability sweep of 1 round (2 directions "
+				    "unreachable, 0 flaky)"));
 	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/b.json");
 	root = json_load_file(dir, 0, &jerr);
 	assert_non_null(root);
@@ -149,7 +151,7 @@ static void test_simulated_everywhere(void **state)
 	assert_int_equal(json_integer_value(rp_test_key(sim, "rank0_writes_on_held")), 54);
 	assert_int_equal(json_integer_value(rp_test_key(sim, "rank0_writes_fresh")), 0);
 	assert_int_equal(json_integer_value(rp_test_key(sim, "late_rounds")), 0);
-	assert_non_null(strstr(out, "0 flaky), bandwidth on the probes' connections\n"));
+	assert_non_null(strstr(out, "0 flaky), bandwidth on the probes' connections; drain: none\n"));
 	json_decref(root);
 
 	/* --hold off: the same verdict, no held connection; a bad value is refused */
@@ -186,7 +188,7 @@ static void test_list_notable(void **state)
 	(void)state;
 	file_put("m.txt", model, mpath, sizeof(mpath));
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 "
-					 "--list-pairs notable --json '%s/n.json' --csv '%s/n.csv' --junit '%s/n.xml' "
+					 "--list-pairs notable --json '%s/n.json' --csv '%s/n.csv' --junit '%s/n.xml' --junit-pairs "
 					 "2>/dev/null", mpath, d, d, d), 1);
 	assert_non_null(strstr(out, "\nSIMULATED FAIL: 54 of 56 pairs ok, 2 failed"));
 	snprintf(path, sizeof(path), "%s/n.json", d);
@@ -233,6 +235,277 @@ static void test_list_notable(void **state)
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --list-pairs some "
 					 "2>&1", mpath), 2);
 	assert_non_null(strstr(out, "--list-pairs some: one of all, notable, auto"));
+}
+
+/* Issue 29 item 2 (the simulator takes the real run's report options): --jsonl streams every kept
+ * direction (a run line marked simulated, a pair line each, an end line complete), its last line
+ * per direction the JSON report's status; '-' is refused as the real run refuses it. Failed before:
+ * "unknown option --jsonl", exit 2. */
+static void test_jsonl(void **state)
+{
+	char mpath[512], jl[512], js[512];
+	char *text;
+	json_t *doc;
+	size_t pair_lines = 0, n = 0;
+
+	(void)state;
+	file_put("jl.model", model, mpath, sizeof(mpath));
+	snprintf(jl, sizeof(jl), "%s/s.jsonl", rp_test_tmpdir());
+	snprintf(js, sizeof(js), "%s/s.json", rp_test_tmpdir());
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --jsonl '%s' "
+					 "--json '%s' 2>&1", mpath, jl, js), 1);
+	text = file_get(jl);
+	assert_non_null(strstr(text, "\"record\":\"run\""));
+	assert_non_null(strstr(text, "\"simulated\":true"));
+	assert_non_null(strstr(text, "\"record\":\"end\""));
+	assert_non_null(strstr(text, "\"complete\":true"));
+	for (const char *p = text; (p = strstr(p, "\"record\":\"pair\"")); p++)
+		pair_lines++;
+	doc = json_load_file(js, 0, NULL);
+	assert_non_null(doc);
+	n = json_array_size(json_object_get(doc, "pairs"));
+	assert_int_equal(n, 8 * 7);
+	assert_true(pair_lines >= n);     /* every direction, its retests and folds again */
+	json_decref(doc);
+	free(text);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --jsonl - 2>&1",
+					 mpath), 2);
+	assert_non_null(strstr(out, "--jsonl wants a file name"));
+}
+
+/* ... and --prom, --baseline: the metrics file is written, a run judged against its own report
+ * reports no regression; a baseline that cannot be read is refused before anything runs. Failed
+ * before: unknown options, exit 2. */
+static void test_prom_baseline(void **state)
+{
+	char mpath[512], prom[512], js[512];
+	char *text;
+
+	(void)state;
+	file_put("pb.model", model, mpath, sizeof(mpath));
+	snprintf(prom, sizeof(prom), "%s/s.prom", rp_test_tmpdir());
+	snprintf(js, sizeof(js), "%s/pb.json", rp_test_tmpdir());
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --prom '%s' "
+					 "--json '%s' 2>&1", mpath, prom, js), 1);
+	text = file_get(prom);
+	assert_non_null(strstr(text, "rdmaprobe_"));
+	free(text);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --baseline '%s' 2>&1",
+					 mpath, js), 1);   /* the dead link fails, as in the baseline */
+	assert_non_null(strstr(out, "BASELINE ok: no regression"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --baseline "
+					 "/nonexistent/b.json 2>&1", mpath), 2);
+}
+
+/* ... and --budget, chosen as a real run chooses (the plan's assumed figures over the model's
+ * endpoints): an hour fits the full pattern, which then runs; a second fits nothing (exit 2, before
+ * any round); --plan-dead's text is checked. Failed before: unknown option, exit 2 for all. */
+static void test_budget(void **state)
+{
+	char mpath[512];
+
+	(void)state;
+	file_put("bud.model", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1h 2>&1",
+					 mpath), 1);
+	assert_non_null(strstr(out, "--budget 3600 s: --pattern full fits"));
+	assert_non_null(strstr(out, "SIMULATED FAIL"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1s 2>&1",
+					 mpath), 2);
+	assert_non_null(strstr(out, "nothing fits"));
+	assert_null(strstr(out, "SIMULATED FAIL"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --budget 1h "
+					 "--plan-dead many 2>&1", mpath), 2);
+	assert_non_null(strstr(out, "--plan-dead many"));
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t c = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		c++;
+	return c;
+}
+
+/* The text is sized by findings: 16 nodes x 2 with a dead adapter (node01/mlx5_1, 30 failed
+ * directions, listed first) and a dead link elsewhere (node14 <-> node15 on mlx5_0). The verdict line
+ * names the drain; the failures come grouped by suspect, so the link's group shows beside the
+ * adapter's (before, the first 20 failures were all the adapter's and the link never showed); only
+ * the nodes with a finding get a line (--nodes-all: every node); NCCL_IB_HCA's '=' is explained once;
+ * the first line no longer says "no adapter was measured". JUnit: a case per endpoint (32 + 16 nodes),
+ * per pair with --junit-pairs. */
+static void test_text_by_findings(void **state)
+{
+	static const char m2[] = "nodes 16\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
+				 "round-overhead 5ms\ndead-endpoint node01/mlx5_1\ndead node14/mlx5_0 node15/mlx5_0\n";
+	char mpath[512];
+	char *x;
+	size_t lines = 0;
+
+	(void)state;
+	file_put("find.model", m2, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --pattern rail "
+					 "--sweep off --junit '%s/f.xml' 2>/dev/null", mpath, rp_test_tmpdir()), 1);
+	assert_null(strstr(out, "no adapter was measured"));
+	assert_true(strncmp(out, "SIMULATED run on the fabric model ", 34) == 0);
+	assert_non_null(strstr(out, "; drain 1 adapter on 1 node: node01/mlx5_1:1\n"));
+	assert_non_null(strstr(out, "  1 adapter suspect (on an adapter the verdict drains): 30 failed directions\n"
+				    "    node01/mlx5_1:1: 30 failed directions (30 confirmed), e.g. "));
+	assert_non_null(strstr(out, "  1 link suspect (between adapters it keeps: the link or the path between them): 2 "
+				    "failed directions\n    node14/mlx5_0:1 <-> node15/mlx5_0:1: 2 failed directions"));
+	assert_non_null(strstr(out, "nodes with a finding (3 of 16; --nodes-all lists every node):\n  node01: "));
+	assert_non_null(strstr(out, "\n  node14: "));
+	assert_null(strstr(out, "\n  node02: "));
+	assert_non_null(strstr(out, "13 nodes without a finding: NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 on each\n"));
+	assert_int_equal(count_of(out, "NCCL's exact match"), 1);
+	for (const char *p = out; *p; p++)
+		lines += *p == '\n';
+	assert_true(lines < 30);
+	snprintf(mpath, sizeof(mpath), "%s/f.xml", rp_test_tmpdir());
+	x = file_get(mpath);
+	assert_int_equal(count_of(x, "<testcase "), 48);
+	assert_non_null(strstr(x, "name=\"node01/mlx5_1:1\" time=\"0\">\n      <failure type=\"drain\""));
+	free(x);
+	file_put("find.model", m2, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --pattern rail "
+					 "--sweep off --nodes-all --junit-pairs --junit '%s/f.xml' 2>/dev/null", mpath,
+					 rp_test_tmpdir()), 1);
+	assert_non_null(strstr(out, "\nnodes:\n  node00: "));
+	assert_non_null(strstr(out, "\n  node02: "));
+	snprintf(mpath, sizeof(mpath), "%s/f.xml", rp_test_tmpdir());
+	x = file_get(mpath);
+	assert_int_equal(count_of(x, "<testcase "), 16 * 2 * 15 + 16);
+	free(x);
+}
+
+/* diff on the reports matrix writes by default past 100,000 directions (--list-pairs notable): read,
+ * not refused ("a truncated or edited file?"); a direction the sweep found dead (4 KiB probe) and the
+ * same direction failed at 64 KiB without the sweep are one pair (before: both a new failure and
+ * gone); a failure the other report does not list is recovered; the headers say SIMULATED and notable. */
+static void test_diff_notable(void **state)
+{
+	static const char ma[] = "nodes 6\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
+				 "round-overhead 5ms\ndead node1/mlx5_0 node2/mlx5_0\ndead node3/mlx5_1 node4/mlx5_1\n";
+	static const char mb[] = "nodes 6\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
+				 "round-overhead 5ms\ndead node1/mlx5_0 node2/mlx5_0\ndead node0/mlx5_1 node5/mlx5_1\n";
+	const char *d = rp_test_tmpdir();
+	char pa[512], pb[512];
+
+	(void)state;
+	file_put("da.model", ma, pa, sizeof(pa));
+	file_put("db.model", mb, pb, sizeof(pb));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --list-pairs "
+					 "notable --json '%s/da.json' >/dev/null 2>&1", pa, d), 1);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --sweep off "
+					 "--list-pairs notable --json '%s/db.json' >/dev/null 2>&1", pb, d), 1);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff '%s/da.json' '%s/da.json' 2>&1", d, d), 0);
+	assert_null(strstr(out, "truncated or edited"));
+	assert_non_null(strstr(out, "SIMULATED OLD "));
+	assert_non_null(strstr(out, "4 pairs listed + 128 plain passes counted: a notable report, SIMULATED"));
+	assert_non_null(strstr(out, "still failing (4):"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff '%s/da.json' '%s/db.json' 2>&1", d, d), 1);
+	assert_non_null(strstr(out, "new failures (2):"));
+	assert_non_null(strstr(out, "still failing (2):"));      /* node1 <-> node2: the sweep's and the rounds' */
+	assert_non_null(strstr(out, "recovered (2):"));
+	assert_non_null(strstr(out, "now ok (a plain pass its notable report counts, not listed)"));
+	assert_null(strstr(out, "failed in OLD, not in NEW"));
+	assert_null(strstr(out, "measured in OLD, not in NEW"));
+	/* --calibrate-from reads a notable report: its set-up and rate from the plain passes' sample
+	 * (before: "no ok direction to fit from") */
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --plan --nodes 6 --hcas 2 --calibrate-from '%s/da.json' "
+					 "--allow-simulated 2>&1", d), 0);
+	assert_non_null(strstr(out, "set-up "));
+	assert_non_null(strstr(out, "ok directions in "));
+	assert_null(strstr(out, "no ok direction"));
+}
+
+/* One clock: the verdict line's duration is the JSON's matrix.elapsed_s and the HTML's (before: the
+ * text had none, and the progress, the JSON and the projected figures gave four); the progress lines
+ * count the failures so far, the sweep's included (before: "0 failed" while they were unreachable),
+ * with the sweep's rounds and a time left. */
+static void test_one_clock(void **state)
+{
+	char mpath[512], path[600], want[64], err[1 << 14];
+	const char *d = rp_test_tmpdir(), *p;
+	json_error_t jerr;
+	json_t *root;
+	double text_s = -1, json_s;
+	char *html;
+
+	(void)state;
+	file_put("clock.model", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 "
+					 "--json '%s/clock.json' --html '%s/clock.html' 2>'%s/clock.err'", mpath, d, d, d), 1);
+	p = strstr(out, "SIMULATED FAIL: ");
+	assert_non_null(p);
+	p = strstr(p, " rounds (");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, " rounds (%lf s on the projected clock)", &text_s), 1);
+	snprintf(path, sizeof(path), "%s/clock.json", d);
+	root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	json_s = json_real_value(rp_test_key(rp_test_key(root, "matrix"), "elapsed_s"));
+	json_decref(root);
+	snprintf(want, sizeof(want), "%.1f", json_s);
+	snprintf(path, sizeof(path), "%.1f", text_s);
+	assert_string_equal(want, path);
+	snprintf(path, sizeof(path), "%s/clock.html", d);
+	html = file_get(path);
+	snprintf(want, sizeof(want), "; %.1f s.<br>", json_s);
+	assert_non_null(strstr(html, want));
+	free(html);
+	snprintf(path, sizeof(path), "cat '%s/clock.err'", d);
+	assert_int_equal(rp_test_run(path, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "round 7 of 7 done, sweep 1 of 1 done: 2 failed so far, "));
+	assert_non_null(strstr(err, " s left (the projected clock)"));
+}
+
+/* The simulator shown: matrix --help names --transport and --fabric-model (before: in no --help, so in
+ * no man page or completion either); the CSV's first column says SIMULATED on every row and the
+ * JUnit's properties say so; --calibrate-from refuses a simulated report unless --allow-simulated
+ * (before: took it without a word); the shipped example model runs. */
+static void test_simulator_shown(void **state)
+{
+	char mpath[512], path[600];
+	const char *d = rp_test_tmpdir();
+	char *text;
+	size_t rows = 0;
+
+	(void)state;
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --help 2>&1"), 0);
+	assert_non_null(strstr(out, "--transport"));
+	assert_non_null(strstr(out, "--fabric-model FILE"));
+	assert_non_null(strstr(out, "--allow-simulated"));
+	file_put("shown.model", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 0 --json "
+					 "'%s/shown.json' --csv '%s/shown.csv' --junit '%s/shown.xml' >/dev/null 2>&1", mpath, d,
+					 d, d), 1);
+	snprintf(path, sizeof(path), "%s/shown.csv", d);
+	text = file_get(path);
+	assert_true(strncmp(text, "simulated,", 10) == 0);
+	for (const char *p = strchr(text, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		assert_true(strncmp(p + 1, "SIMULATED,", 10) == 0);
+		rows++;
+	}
+	assert_int_equal(rows, 56);
+	free(text);
+	snprintf(path, sizeof(path), "%s/shown.xml", d);
+	text = file_get(path);
+	assert_non_null(strstr(text, "<testsuites name=\"SIMULATED rdmaprobe matrix\""));
+	assert_non_null(strstr(text, "<property name=\"simulated\" value=\"true\"/>"));
+	free(text);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --plan --nodes 4 --hcas 2 --calibrate-from '%s/shown.json' "
+					 "2>&1", d), 2);
+	assert_non_null(strstr(out, "a SIMULATED run's report"));
+	assert_non_null(strstr(out, "--allow-simulated"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --plan --nodes 4 --hcas 2 --calibrate-from '%s/shown.json' "
+					 "--allow-simulated 2>&1", d), 0);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --fabric-model '%s' 2>&1", mpath), 2);
+	assert_non_null(strstr(out, "--fabric-model goes with --transport sim"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model "
+					 "share/fabric-models/ndr-rail-example.model --pattern rail --sweep off 2>&1"), 1);
+	assert_non_null(strstr(out, "; drain 1 adapter on 1 node: node17/mlx5_3:1"));
 }
 
 static void test_bad_input(void **state)
@@ -402,6 +675,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulated_everywhere),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_jsonl),
+		cmocka_unit_test(test_prom_baseline),
+		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_text_by_findings),
+		cmocka_unit_test(test_diff_notable),
+		cmocka_unit_test(test_one_clock),
+		cmocka_unit_test(test_simulator_shown),
 		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_unclean_path_and_write_errors),
 		cmocka_unit_test(test_sigterm_is_an_interrupted_run),

@@ -532,6 +532,62 @@ static void write_raw(const char *name, const char *text, char *path, size_t len
 	assert_int_equal(fclose(f), 0);
 }
 
+/* In matrix reports a direction is the key: the sweep's dead probe (4 KiB) and the same direction
+ * failed at 64 KiB in a run without the sweep are one still-failing pair (before: a new failure and
+ * a gone one, every dead direction counted twice). */
+static void test_matrix_key_is_direction(void **state)
+{
+	struct rp_endpoint a = ep("h1", "mlx5_0"), b = ep("h2", "mlx5_0");
+	struct rp_pair_result o[2], n[2];
+	struct rp_diff_report rep[2];
+	struct rp_diff d;
+	char path[512];
+	json_t *j;
+
+	(void)state;
+	mk(&o[0], a, b, 4096, RP_ST_TIMEOUT, 0);
+	mk(&o[1], b, a, 65536, RP_ST_OK, 90);
+	mk(&n[0], a, b, 65536, RP_ST_RETRY_EXCEEDED, 0);
+	mk(&n[1], b, a, 65536, RP_ST_OK, 91);
+	for (int s = 0; s < 2; s++) {
+		j = doc(s ? n : o, 2);
+		json_object_set_new(j, "command", json_string("matrix"));
+		write_doc(j, s ? "mn.json" : "mo.json", path, sizeof(path));
+		assert_int_equal(rp_diff_report_load(&rep[s], path), 0);
+	}
+	assert_int_equal(rp_diff_compare(&rep[0], &rep[1], 0.1, &d), 0);
+	assert_int_equal(d.count[RP_DIFF_STILL_FAILING], 1);
+	assert_int_equal(d.count[RP_DIFF_NEW_FAILURE], 0);
+	assert_int_equal(d.count[RP_DIFF_GONE], 0);
+	assert_int_equal(d.matched, 2);
+	done(rep, &d);
+}
+
+/* A notable report's summary that does not add up says so, naming the notable listing. */
+static void test_notable_summary(void **state)
+{
+	struct rp_endpoint a = ep("h1", "mlx5_0"), b = ep("h2", "mlx5_0");
+	struct rp_pair_result r;
+	struct rp_diff_report rep;
+	char path[512];
+	json_t *j;
+
+	(void)state;
+	mk(&r, a, b, 65536, RP_ST_TIMEOUT, 0);
+	j = doc(&r, 1);
+	json_object_set_new(j, "command", json_string("matrix"));
+	json_object_set_new(j, "matrix", json_pack("{s:{s:s, s:i}, s:[{s:s, s:s, s:i}, {s:s, s:s, s:i}]}", "pairs_listed",
+						   "which", "notable", "not_listed", 5, "endpoints", "node", "h1", "device",
+						   "mlx5_0", "port", 1, "node", "h2", "device", "mlx5_0", "port", 1));
+	write_doc(j, "nt.json", path, sizeof(path));
+	rp_log_set_sink(capture, NULL);
+	assert_int_equal(rp_diff_report_load(&rep, path), -EINVAL);
+	assert_non_null(strstr(last_log, "this notable report (matrix.pairs_listed) lists 1, 0 ok, 1 failed, and counts 5 "
+					 "plain passes it does not list"));
+	rp_diff_report_fini(&rep);
+	rp_log_set_sink(NULL, NULL);
+}
+
 static void test_malformed_files(void **state)
 {
 	struct rp_diff_report rep;
@@ -679,6 +735,8 @@ int main(void)
 		cmocka_unit_test(test_drop_parse),
 		cmocka_unit_test(test_malformed_fields),
 		cmocka_unit_test(test_malformed_files),
+		cmocka_unit_test(test_matrix_key_is_direction),
+		cmocka_unit_test(test_notable_summary),
 		cmocka_unit_test(test_json_output),
 		cmocka_unit_test(test_binary),
 		cmocka_unit_test(test_binary_control_characters),

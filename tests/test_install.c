@@ -256,9 +256,9 @@ static void test_make_install(void **state)
 
 		snprintf(so, sizeof(so), "%s/rdmaprobe-mpi.so", build_dir());
 		snprintf(want, sizeof(want), "%s644 ./usr/share/bash-completion/completions/rdmaprobe\n"
-			 "644 ./usr/share/man/man1/rdmaprobe.1\n644 ./usr/share/rdmaprobe/rdmaprobe.nhc\n"
-			 "755 ./usr/bin/rdmaprobe\n",
-			 access(so, F_OK) == 0 ? "644 ./usr/lib/rdmaprobe/rdmaprobe-mpi.so\n" : "");
+			 "644 ./usr/share/man/man1/rdmaprobe.1\n"
+			 "644 ./usr/share/rdmaprobe/fabric-models/ndr-rail-example.model\n"
+			 "644 ./usr/share/rdmaprobe/rdmaprobe.nhc\n755 ./usr/bin/rdmaprobe\n",			 access(so, F_OK) == 0 ? "644 ./usr/lib/rdmaprobe/rdmaprobe-mpi.so\n" : "");
 		assert_string_equal(out, want);   /* the MPI plugin where the binary looks for it */
 	}
 	snprintf(cmd, sizeof(cmd), "'%s/usr/bin/rdmaprobe' --version", root);

@@ -205,6 +205,62 @@ static void test_budget(void **state)
 	assert_int_equal(mx_plan_budget(se, 1, gbps, &full, 1, &m, &run_8g_small, 10, &c), -EINVAL);
 }
 
+/* Issue 29: --plan-dead prices dead endpoints. 16 endpoints (the full pattern: 15 rounds, every
+ * endpoint in each), sweep width 4, --retest 1, --timeout 10: every endpoint is found dead after
+ * the first sweep round (4 peers), so D dead cost one screen deadline (3 s) and one confirmation
+ * (10 s + the 4 s MTU probe), whatever D; without --retest every sweep round (4) waits a full
+ * deadline and its MTU probe. --budget fits the worst case: a budget the healthy estimate fits but
+ * the worst case does not is met with a smaller -s. */
+static void test_plan_dead(void **state)
+{
+	struct rp_sched_ep se[16];
+	double gbps[16];
+	struct rp_sched *s = NULL;
+	struct rp_pattern full = { RP_PATTERN_FULL, 0 };
+	struct mx_plan_run run = run_8m;
+	struct mx_plan_faults f;
+	struct mx_plan_model m;
+	struct mx_plan_est e;
+	struct mx_plan_choice c;
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		gbps[i] = 8;
+	eps_grid(se, 16, 1);
+	assert_int_equal(rp_sched_create(se, 16, &full, 1, &s), 0);
+	run.sweep = 4;
+	run.retest = 1;
+	run.timeout_s = 10;
+	assert_int_equal(mx_plan_faults(s, 16, &run, 0, &f), 0);
+	assert_true(f.faults_s == 0);
+	for (size_t d = 1; d <= 3; d++) {
+		assert_int_equal(mx_plan_faults(s, 16, &run, d, &f), 0);
+		assert_int_equal(f.confirm_rounds, 1);
+		assert_true(f.faults_s == 3.0 + 10.0 + 4.0);
+	}
+	run.retest = 0;
+	assert_int_equal(mx_plan_faults(s, 16, &run, 2, &f), 0);
+	assert_true(f.faults_s == 4 * (10.0 + 4.0));
+	run.retest = 1;
+	assert_int_equal(mx_plan_dead_default(8192), 82);
+	assert_int_equal(mx_plan_dead_default(8), 1);
+	/* the estimate carries it beside the healthy figure */
+	model_exact(&m);
+	run.plan_dead = 2;
+	assert_int_equal(mx_plan_estimate(s, gbps, 16, &m, &run, &e), 0);
+	assert_int_equal(e.dead, 2);
+	assert_true(e.worst_s == e.total_s + 17.0);
+	/* the budget fits the worst case: a smaller -s here (a sample would cost more: its endpoints
+	 * meet too few peers to be found dead at once) */
+	assert_int_equal(mx_plan_budget(se, 16, gbps, &full, 1, &m, &run, e.worst_s - 0.5, &c), 0);
+	assert_true(c.msg_size < run.msg_size);
+	assert_true(c.est.worst_s <= e.worst_s - 0.5);
+	run.plan_dead = 0;
+	assert_int_equal(mx_plan_budget(se, 16, gbps, &full, 1, &m, &run, e.worst_s - 0.5, &c), 0);
+	assert_int_equal(c.msg_size, run.msg_size);
+	rp_sched_destroy(s);
+}
+
 /* The budget's message size, over 8 equal endpoints at 8 Gb/s (model_exact): a direction is 0.25 s
  * + t(size), a round 0.75 + 2 t, full (7 rounds) 6.25 + 14 t: at 8M 20.930064 s, 4M 13.590032,
  * 2M 9.920016, 1M 8.085008; sample:K (K rounds) 1 + K (0.75 + 2 t). Failed before the budget chose a
@@ -819,6 +875,16 @@ static void test_digest(void **state)
 	r2 = run;
 	r2.latency = true;                  /* -l keeps -s under --budget: another choice */
 	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	/* issue 26 item 5: --hold, --retest and --timeout order or shape the rounds too */
+	r2 = run;
+	r2.hold = true;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.retest = 2;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
+	r2 = run;
+	r2.timeout_s = 3;
+	assert_int_not_equal(mx_plan_digest("full", 1, &r2, 0, &m), base);
 	/* without --budget the model chooses nothing: it does not count */
 	m2 = m;
 	m2.setup_s = 0.4;
@@ -861,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_calibrate_late_rounds),
 		cmocka_unit_test(test_calibrate_bad),
 		cmocka_unit_test(test_digest),
+		cmocka_unit_test(test_plan_dead),
 	};
 
 	return cmocka_run_group_tests(tests, rp_test_tmpdir_setup, rp_test_tmpdir_teardown);

@@ -661,13 +661,13 @@ static void test_warn_codes_stable(void **state)
 		"all_excluded", "port_not_active", "not_in_verbs", "nothing_selected", "too_many_ports",
 		"mixed_link_layer", "ib_subnet_mismatch", "no_usable_gid", "bad_gid_override", "roce_version",
 		"gdr_disabled", "env_parsed_as", "gid_invalid", "port_failed", "ib_disabled", "nccl_crash",
-		"nccl_overflow", "nccl_version",
+		"nccl_overflow", "nccl_version", "nccl_newer_than_model",
 	};
 
 	/* Not fatal: an exclude entry that excludes nothing, a GID of the other RoCE version, no GDR. */
 	static const bool fatal[RP_NCCL_W_COUNT_] = {
 		true, true, false, true, true, true, true, true, true, true, true, true, true, true, true, false, false,
-		false, true, true, true, true, true, false,
+		false, true, true, true, true, true, false, false,
 	};
 
 	(void)state;

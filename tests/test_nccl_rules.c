@@ -32,6 +32,8 @@
 #define V2223 RP_NCCL_V(2, 22, 3)
 #define V2234 RP_NCCL_V(2, 23, 4)
 #define V2243 RP_NCCL_V(2, 24, 3)
+#define V2251 RP_NCCL_V(2, 25, 1)
+#define V2262 RP_NCCL_V(2, 26, 2)
 #define V2289 RP_NCCL_V(2, 28, 9)
 #define V2293 RP_NCCL_V(2, 29, 3)
 #define V2297 RP_NCCL_V(2, 29, 7)
@@ -509,10 +511,11 @@ static void test_gid_ipv6_only(void **state)
 	free_node(&n);
 }
 
-/* ncclIbRoceGetVersionNum: a RoCE port whose gid_attrs/types cannot be opened fails the walk and
- * NCCL fails the port (gid_index null, port_failed), in every release with the walk. A read that
- * fails with EINVAL (the current index is an empty entry) fails the port up to v2.23.4-1 and is
- * skipped from v2.24.3-1. */
+/* ncclIbRoceGetVersionNum (net_ib.cc v2.21.5-1 to v2.28.9-1, net_ib/connect.cc since): a RoCE
+ * port whose gid_attrs/types cannot be opened fails the walk and NCCL fails the port (gid_index
+ * null, port_failed) in every release with the walk. A read that fails with EINVAL (the current
+ * index is an empty entry) fails the port up to v2.25.1-1 and is skipped from v2.26.2-1 (commit
+ * f44ac759), not v2.24.3-1. */
 static void test_gid_types_unreadable(void **state)
 {
 	struct rp_node n = { 0 };
@@ -524,23 +527,127 @@ static void test_gid_types_unreadable(void **state)
 	(void)state;
 	p = add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_ETHERNET);
 	add_table(p, "::ffff:10.0.0.1");
-	for (size_t i = 0; i < 4; i++)
-		p->gids[i].type = RP_GID_TYPE_UNKNOWN;                     /* no gid_attrs */
+	for (size_t i = 0; i < p->n_gids; i++)
+		p->gids[i].type_read = RP_GID_TREAD_FAILS;                 /* no gid_attrs */
 	env = env_v(V2307, NULL);
 	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
 	eval_sel(&n, &env, got, sizeof(got), RP_NCCL_W_PORT_FAILED, &c);
 	assert_int_equal(c, 1);
+	env.version = V2262;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	env.version = V2215;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
 	env.version = V2205;                                           /* no walk: index 0, no read */
 	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
 
 	q = add_port(add_hca(&n, "mlx5_1", "devices/pci0000:00/0000:00:01.0/0000:3c:00.0"), 1, RP_LL_ETHERNET);
-	add_gid(q, NULL, RP_GID_TYPE_NONE);                            /* 0 empty */
+	add_gid(q, NULL, RP_GID_TYPE_NONE);                            /* 0 empty: its read fails with EINVAL */
 	add_gid(q, "2001:db8::9", RP_GID_TYPE_ROCE_V2);
 	env = env_v(V2234, NULL);
 	env.addr_family = AF_INET6;
 	assert_int_equal(rp_nccl_gid_index(q, &env), -1);
 	env.version = V2243;
+	assert_int_equal(rp_nccl_gid_index(q, &env), -1);
+	env.version = V2251;
+	assert_int_equal(rp_nccl_gid_index(q, &env), -1);
+	env.version = V2262;
 	assert_int_equal(rp_nccl_gid_index(q, &env), 1);
+	free_node(&n);
+}
+
+/* The same rule on a tree (what `nccl --sysfs-root` reads): a valid GID whose gid_attrs/types/<i>
+ * is missing beside its siblings reads as the kernel's EINVAL. NCCL v2.26.2-1 on skips it (its
+ * version stays -1: net_ib.cc v2.26.2-1 ncclUpdateGidIndex) and keeps the v1 GID 1 it had; up to
+ * v2.25.1-1 the read fails the port. Without a gid_attrs directory the open fails: the port fails
+ * in every release with the walk, once two GIDs of the wanted family are compared. */
+static int machine_types_einval(struct rp_fx *fx)
+{
+	const char *pci = "pci0000:00/0000:00:01.0/0000:3b:00.0";
+	int rc = rp_fx_hca(fx, "bnxt_re0", pci, 0, "1.0", NULL);
+
+	rc = rc ? rc : rp_fx_port(fx, "bnxt_re0", 1, &rp_fx_port_eth_100_active);
+	rc = rc ? rc : rp_fx_gid(fx, "bnxt_re0", 1, 0, "0000:0000:0000:0000:0000:0000:0000:0000", NULL, NULL);
+	rc = rc ? rc : rp_fx_gid(fx, "bnxt_re0", 1, 1, "0000:0000:0000:0000:0000:ffff:ac10:05e5", "IB/RoCE v1", "eth0");
+	rc = rc ? rc : rp_fx_gid(fx, "bnxt_re0", 1, 2, "0000:0000:0000:0000:0000:ffff:ac10:05e5", "RoCE v2", "eth0");
+	rc = rc ? rc : rp_fx_remove(fx, "class/infiniband/bnxt_re0/ports/1/gid_attrs/types/0");
+	rc = rc ? rc : rp_fx_remove(fx, "class/infiniband/bnxt_re0/ports/1/gid_attrs/types/2");
+	rc = rc ? rc : rp_fx_hca(fx, "bnxt_re1", "pci0000:00/0000:00:01.0/0000:3c:00.0", 0, "1.0", NULL);
+	rc = rc ? rc : rp_fx_port(fx, "bnxt_re1", 1, &rp_fx_port_eth_100_active);
+	rc = rc ? rc : rp_fx_gid(fx, "bnxt_re1", 1, 0, "0000:0000:0000:0000:0000:ffff:0a00:0001", "RoCE v2", NULL);
+	rc = rc ? rc : rp_fx_gid(fx, "bnxt_re1", 1, 1, "0000:0000:0000:0000:0000:ffff:0a00:0002", "RoCE v2", NULL);
+	return rc ? rc : rp_fx_remove(fx, "class/infiniband/bnxt_re1/ports/1/gid_attrs");
+}
+
+static void test_gid_types_einval_tree(void **state)
+{
+	struct rp_fx fx;
+	struct rp_node n;
+	struct rp_nccl_env env;
+	const struct rp_port *p, *q;
+
+	(void)state;
+	rp_test_discover(&fx, machine_types_einval, &n);
+	assert_int_equal(n.n_hcas, 2);
+	p = &n.hcas[0].ports[0];
+	q = &n.hcas[1].ports[0];
+	assert_int_equal(p->n_gids, 3);
+	env = env_v(V2307, NULL);
+	assert_int_equal(rp_nccl_gid_index(p, &env), 1);
+	assert_int_equal(rp_nccl_gid_index(q, &env), -1);
+	env.version = V2262;
+	assert_int_equal(rp_nccl_gid_index(p, &env), 1);
+	assert_int_equal(rp_nccl_gid_index(q, &env), -1);
+	env.version = V2251;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	env.version = V2243;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	env.version = V2215;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	assert_int_equal(rp_nccl_gid_index(q, &env), -1);
+	env.version = V2205;                                           /* no walk, nothing read */
+	assert_int_equal(rp_nccl_gid_index(q, &env), 0);
+	rp_test_discover_done(&fx, &n);
+}
+
+/* InfiniBand before the FLID rule: ncclIbAccept queries the GID index on every port (net_ib.cc
+ * v2.18.1-1 to v2.20.5-1: NCCL_IB_GID_INDEX as given, default 0; v2.21.5-1: ncclIbGetGidIndex's
+ * RoCE rule, NCCL_IB_GID_INDEX when >= 0, else the walk). An index past the table, or -1 given
+ * to 2.18-2.20, fails ibv_query_gid and with it the connection; from v2.22.3-1 the variable is
+ * not read on InfiniBand. */
+static void test_gid_ib_query_before_flid(void **state)
+{
+	struct rp_node n = { 0 };
+	struct rp_nccl_env env;
+	struct rp_port *p;
+
+	(void)state;
+	p = add_port(add_hca(&n, "mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), 1, RP_LL_INFINIBAND);
+	add_gid(p, "fe80::1", RP_GID_TYPE_IB_ROCE_V1);
+	add_gid(p, "fe80::2", RP_GID_TYPE_IB_ROCE_V1);
+	env = env_v(V2181, NULL);
+	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
+	env.gid_index = 7;                                             /* past the table of 2 */
+	env.gid_index_set = true;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	assert_int_equal(count_v(&n, &env, RP_NCCL_W_PORT_FAILED), 1);
+	env.version = V2205;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	env.version = V2215;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	assert_int_equal(count_v(&n, &env, RP_NCCL_W_PORT_FAILED), 1);
+	env.version = V2223;                                           /* the FLID rule: 0 */
+	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
+	assert_int_equal(count_v(&n, &env, RP_NCCL_W_PORT_FAILED), 0);
+	env.gid_index = -1;                                            /* -1: used as given before 2.21.5 */
+	env.version = V2181;
+	assert_int_equal(rp_nccl_gid_index(p, &env), -1);
+	env.version = V2215;                                           /* automatic: the walk stays on 0 */
+	assert_int_equal(rp_nccl_gid_index(p, &env), 0);
+	env.gid_index = 1;
+	env.version = V2181;
+	assert_int_equal(rp_nccl_gid_index(p, &env), 1);
+	env.version = V2215;
+	assert_int_equal(rp_nccl_gid_index(p, &env), 1);
 	free_node(&n);
 }
 
@@ -857,6 +964,8 @@ int main(void)
 		cmocka_unit_test(test_gid_before_walk),
 		cmocka_unit_test(test_gid_ipv6_only),
 		cmocka_unit_test(test_gid_types_unreadable),
+		cmocka_unit_test(test_gid_types_einval_tree),
+		cmocka_unit_test(test_gid_ib_query_before_flid),
 		cmocka_unit_test(test_gid_flid),
 		cmocka_unit_test(test_topo_merge_per_release),
 		cmocka_unit_test(test_devices_nearest_per_release),

@@ -244,6 +244,74 @@ static void test_cmd_nccl_version_json(void **state)
 	rp_fx_destroy(&fx);
 }
 
+/* A libnccl newer than the newest modelled release (2.30.7; NCCL's docs describe 2.31 and 2.32,
+ * whose tags are not read): nccl_version says where it came from (source libnccl), that the rules
+ * are 2.30.7's and not exact, and both the JSON and the nccl warnings carry nccl_newer_than_model
+ * naming both versions; devices says so too. Failed before: a generic nccl_version warning, no
+ * "exact", nothing in devices. */
+static void test_cmd_newer_than_model(void **state)
+{
+	static char out[1 << 16];
+	char dir[512], lib[640], cmd[3 * PATH_MAX];
+	json_t *j, *w, *nv;
+	struct rp_fx fx;
+	bool seen = false;
+	size_t i;
+
+	(void)state;
+	rp_test_bin();
+	snprintf(dir, sizeof(dir), "%s/ldnew", rp_test_tmpdir());
+	mkdirs(dir);
+	snprintf(lib, sizeof(lib), "%s/libnccl.so.2", dir);
+	fake_nccl(lib, 23102);
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_machine_roce(&fx), 0);
+	snprintf(cmd, sizeof(cmd), "LD_LIBRARY_PATH='%s' '%s' nccl --json --sysfs-root '%s' 2>/dev/null", dir,
+		 rp_test_bin(), fx.root);
+	rp_test_run(cmd, out, sizeof(out));
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	nv = json_object_get(j, "nccl_version");
+	assert_string_equal(json_string_value(json_object_get(nv, "source")), "libnccl");
+	assert_string_equal(json_string_value(json_object_get(nv, "version")), "2.31.2");
+	assert_string_equal(json_string_value(json_object_get(nv, "rules")), "2.30.7");
+	assert_true(json_is_false(json_object_get(nv, "exact")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(nv, "warning"), "code")),
+			    "nccl_newer_than_model");
+	assert_string_equal(json_string_value(json_object_get(j, "rules_version")), "2.30.7");
+	json_array_foreach(json_object_get(j, "warnings"), i, w) {
+		const char *m = json_string_value(json_object_get(w, "message"));
+
+		if (strcmp(json_string_value(json_object_get(w, "code")), "nccl_newer_than_model") != 0)
+			continue;
+		assert_non_null(strstr(m, "2.31.2"));
+		assert_non_null(strstr(m, "2.30.7"));
+		seen = true;
+	}
+	assert_true(seen);
+	json_decref(j);
+	/* devices: the same in its JSON and its text */
+	snprintf(cmd, sizeof(cmd), "LD_LIBRARY_PATH='%s' '%s' devices --json --sysfs-root '%s' 2>/dev/null", dir,
+		 rp_test_bin(), fx.root);
+	rp_test_run(cmd, out, sizeof(out));
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_false(json_object_get(json_object_get(j, "nccl_version"), "exact")));
+	json_decref(j);
+	snprintf(cmd, sizeof(cmd), "LD_LIBRARY_PATH='%s' '%s' devices --sysfs-root '%s' 2>/dev/null", dir,
+		 rp_test_bin(), fx.root);
+	rp_test_run(cmd, out, sizeof(out));
+	assert_non_null(strstr(out, "warning nccl_newer_than_model: NCCL 2.31.2 is newer"));
+	/* a modelled release is exact */
+	rp_test_run_bin(out, sizeof(out), "nccl --json --nccl-version 2.30.7 --sysfs-root '%s' 2>/dev/null", fx.root);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(json_object_get(j, "nccl_version"), "exact")));
+	assert_null(json_object_get(json_object_get(j, "nccl_version"), "warning"));
+	json_decref(j);
+	rp_fx_destroy(&fx);
+}
+
 /* The matrix's comparison: one release everywhere is no warning; two are, each node named once
  * under its release, releases in the order first seen; a short buffer is cut with "...". Failed
  * before rp_nccl_versions_differ existed (the matrix compared nothing). */
@@ -280,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_version_find_python_wheel),
 		cmocka_unit_test(test_version_option),
 		cmocka_unit_test(test_cmd_nccl_version_json),
+		cmocka_unit_test(test_cmd_newer_than_model),
 		cmocka_unit_test(test_versions_differ),
 	};
 

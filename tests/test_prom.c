@@ -112,10 +112,10 @@ static void test_page(void **state)
 	has(dump, "rdmaprobe_run_pass{command=\"loopback\"} 0.0");
 	has(dump, "rdmaprobe_run_pairs{command=\"loopback\"} 4.0");
 	has(dump, "rdmaprobe_run_failed_pairs{command=\"loopback\"} 1.0");
-	/* pairs: pass, status, bandwidth in bit/s, latency in seconds, warnings */
+	/* pairs: pass, status, bandwidth in bytes/s (base units: promtool rejected bits), latency in seconds, warnings */
 	has(dump, "rdmaprobe_pair_pass{" PAIR_A "} 1.0");
-	has(dump, "rdmaprobe_pair_bandwidth_bits_per_second{" PAIR_A "} 180500000000.0");
-	has(dump, "rdmaprobe_pair_min_interval_bandwidth_bits_per_second{" PAIR_A "} 45125000000.0");
+	has(dump, "rdmaprobe_pair_bandwidth_bytes_per_second{" PAIR_A "} 22562500000.0");
+	has(dump, "rdmaprobe_pair_min_interval_bandwidth_bytes_per_second{" PAIR_A "} 5640625000.0");
 	has(dump, "rdmaprobe_pair_warning{code=\"interval_drop\"," PAIR_A "} 1.0");
 	has(dump, "rdmaprobe_pair_latency_seconds{command=\"loopback\",dst_device=\"mlx5_1\",dst_node=\"node2\","
 		  "dst_port=\"1\",msg_size=\"4096\",src_device=\"mlx5_0\",src_node=\"node1\",src_port=\"1\",stat=\"median\"} 2.5e-06");
@@ -123,8 +123,9 @@ static void test_page(void **state)
 		  "msg_size=\"65536\",src_device=\"mlx5_1\",src_node=\"node2\",src_port=\"1\"} 0.0");
 	has(dump, "rdmaprobe_pair_status{command=\"loopback\",dst_device=\"mlx5_0\",dst_node=\"node1\",dst_port=\"1\","
 		  "msg_size=\"65536\",src_device=\"mlx5_1\",src_node=\"node2\",src_port=\"1\",status=\"retry_exceeded\"} 1.0");
-	lacks(dump, "rdmaprobe_pair_bandwidth_bits_per_second{command=\"loopback\",dst_device=\"mlx5_0\"");
-	lacks(dump, "} 1000000000.0\nrdmaprobe_pair_bandwidth_bits_per_second{" PAIR_A);   /* the repeat */
+	lacks(dump, "rdmaprobe_pair_bandwidth_bytes_per_second{command=\"loopback\",dst_device=\"mlx5_0\"");
+	lacks(dump, "bits_per_second");
+	lacks(dump, "} 125000000.0\nrdmaprobe_pair_bandwidth_bytes_per_second{" PAIR_A);   /* the repeat */
 	/* the hostile node name: quote, backslash and newline escaped, the stray byte replaced */
 	has(dump, "rdmaprobe_pair_warning{code=\"flaky\",command=\"loopback\",dst_device=\"rxe0\","
 		  "dst_node=\"n\\\"1\\\\x\\ny?\",dst_port=\"1\",msg_size=\"65536\",src_device=\"rxe0\","
@@ -138,15 +139,14 @@ static void test_page(void **state)
 	has(dump, "rdmaprobe_endpoint_pairs{command=\"loopback\",device=\"mlx5_7\",node=\"node3\",port=\"2\"} 0.0");
 	lacks(dump, "rdmaprobe_endpoint_pass{command=\"loopback\",device=\"mlx5_7\"");
 	lacks(dump, "rdmaprobe_endpoint_drain{command=\"loopback\",device=\"mlx5_1\"");
-	has(dump, "rdmaprobe_endpoint_min_bandwidth_bits_per_second{command=\"loopback\",device=\"mlx5_1\","
-		  "node=\"node2\",port=\"1\"} 20000000000.0");
-	has(dump, "rdmaprobe_endpoint_link_rate_bits_per_second{command=\"loopback\",device=\"mlx5_1\","
-		  "node=\"node2\",port=\"1\"} 200000000000.0");
+	has(dump, "rdmaprobe_endpoint_min_bandwidth_bytes_per_second{command=\"loopback\",device=\"mlx5_1\","
+		  "node=\"node2\",port=\"1\"} 2500000000.0");
+	has(dump, "rdmaprobe_endpoint_link_rate_bytes_per_second{command=\"loopback\",device=\"mlx5_1\","
+		  "node=\"node2\",port=\"1\"} 25000000000.0");
 	has(dump, "rdmaprobe_endpoint_mtu_bytes{command=\"loopback\",device=\"mlx5_1\",node=\"node2\",port=\"1\"} 4096.0");
 	has(dump, "rdmaprobe_endpoint_warnings{code=\"interval_drop\",command=\"loopback\",device=\"mlx5_0\","
 		  "node=\"node1\",port=\"1\"} 1.0");
-	has(dump, "rdmaprobe_endpoint_warnings{code=\"flaky\",command=\"loopback\",device=\"mlx5_0\","
-		  "node=\"node1\",port=\"1\"} 0.0");
+	lacks(dump, "rdmaprobe_endpoint_warnings{code=\"flaky\",command=\"loopback\",device=\"mlx5_0\",");   /* none: no series */
 	has(dump, "rdmaprobe_endpoint_warnings{code=\"nominal_link_rate\",command=\"loopback\",device=\"rxe0\","
 		  "node=\"n\\\"1\\\\x\\ny?\",port=\"1\"} 1.0");
 }
@@ -233,6 +233,62 @@ static void test_atomic(void **state)
 	has(dump, "rdmaprobe_run_pairs{command=\"matrix\"} 1.0");
 }
 
+/* A matrix's page is bounded by its endpoints and findings: no series per pair, the verdict's counts
+ * for the endpoints (the listed pairs are only the notable ones), a series per finding, and the run's
+ * pass from the verdict, not from the listed pairs (which all passed here). Before, every listed pair
+ * had its series and run_pass said 1. */
+static void test_matrix_bounded(void **state)
+{
+	struct rp_endpoint eps[3] = { ep("n1", "d0", 1), ep("n2", "d0", 1), ep("n3", "d0", 1) };
+	const bool drain[3] = { false, false, true }, pass = false;
+	const uint32_t pairs[3] = { 4, 4, 4 }, failed[3] = { 2, 2, 4 };
+	const struct rp_prom_finding fd[2] = { { .kind = "adapter", .a = &eps[2], .failed = 4 },
+					       { .kind = "link", .a = &eps[0], .b = &eps[1], .failed = 0 } };
+	struct rp_prom_run run = { .command = "matrix", .eps = eps, .n_eps = 3, .drain = drain, .pass = &pass,
+				   .ep_pairs = pairs, .ep_failed = failed, .pairs_partial = true, .no_pairs = true,
+				   .totals = true, .total_pairs = 6, .total_failed = 4,
+				   .findings = fd, .n_findings = 2 };
+	struct rp_pair_result r;
+	char path[512], dump[16384];
+
+	(void)state;
+	ok_pair(&r, eps[0], eps[1], 65536, 100);
+	r.warnings = 1u << RP_PW_FLAKY;
+	snprintf(path, sizeof(path), "%s/matrix.prom", rp_test_tmpdir());
+	assert_int_equal(rp_prom_write(path, &run, &r, 1), 0);
+	assert_int_equal(parse(path, dump, sizeof(dump)), 0);
+	has(dump, "rdmaprobe_run_pass{command=\"matrix\"} 0.0");
+	has(dump, "rdmaprobe_run_pairs{command=\"matrix\"} 6.0");
+	has(dump, "rdmaprobe_run_failed_pairs{command=\"matrix\"} 4.0");
+	lacks(dump, "rdmaprobe_pair_");
+	has(dump, "rdmaprobe_endpoint_pairs{command=\"matrix\",device=\"d0\",node=\"n3\",port=\"1\"} 4.0");
+	has(dump, "rdmaprobe_endpoint_failed_pairs{command=\"matrix\",device=\"d0\",node=\"n1\",port=\"1\"} 2.0");
+	lacks(dump, "rdmaprobe_endpoint_min_bandwidth");
+	has(dump, "rdmaprobe_endpoint_warnings{code=\"flaky\",command=\"matrix\",device=\"d0\",node=\"n1\",port=\"1\"} 1.0");
+	has(dump, "rdmaprobe_finding_failed_directions{command=\"matrix\",device=\"d0\",kind=\"adapter\",node=\"n3\","
+		  "peer_device=\"\",peer_node=\"\",peer_port=\"\",port=\"1\"} 4.0");
+	has(dump, "rdmaprobe_finding_failed_directions{command=\"matrix\",device=\"d0\",kind=\"link\",node=\"n1\","
+		  "peer_device=\"d0\",peer_node=\"n2\",peer_port=\"1\",port=\"1\"} 0.0");
+}
+
+/* `check` on an unhealthy node: run_pass is 0 beside check_status 1 (before: run_pass 1 because the
+ * pairs, none here, all passed). */
+static void test_check_pass(void **state)
+{
+	struct rp_check_problem p = { .sev = RP_CHECK_FAIL, .src = RP_CHECK_SRC_HEALTH, .code = "port_down",
+				      .device = "d0:1" };
+	struct rp_check c = { .items = &p, .n = 1 };
+	struct rp_prom_run run = { .command = "check", .check = &c };
+	char path[512], dump[8192];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/check.prom", rp_test_tmpdir());
+	assert_int_equal(rp_prom_write(path, &run, NULL, 0), 0);
+	assert_int_equal(parse(path, dump, sizeof(dump)), 0);
+	has(dump, "rdmaprobe_check_status{command=\"check\"} 1.0");
+	has(dump, "rdmaprobe_run_pass{command=\"check\"} 0.0");
+}
+
 static void log_drop(enum rp_log_level level, const char *msg, void *ctx)
 {
 	(void)level;
@@ -252,6 +308,8 @@ int main(void)
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_checker_rejects),
 		cmocka_unit_test(test_atomic),
+		cmocka_unit_test(test_matrix_bounded),
+		cmocka_unit_test(test_check_pass),
 		cmocka_unit_test(test_labels_dedup_after_sanitising),
 	};
 

@@ -35,6 +35,51 @@ static char *write_and_parse(const struct rp_matrix_view *v, const char *name)
 	return text;
 }
 
+/* By endpoint (matrix's default): one case per endpoint and per node; the drained endpoint's case
+ * fails naming its pairs, a failure between two kept endpoints fails both ends' cases, and an
+ * endpoint whose only failures are with the drained peer passes, counting them. A simulated run says
+ * so in the suite's name and properties. Before, every pair was a case (16 here, 84,377 at 1,024 x 8). */
+static void test_per_endpoint(void **state)
+{
+	struct rp_junit_opts opts = { .simulated = "m.model" };
+	struct mx_view mx;
+	struct rp_sb sb;
+	char path[256];
+	char *text;
+
+	(void)state;
+	mx_view_build(&mx, false);
+	snprintf(path, sizeof(path), "%s/ep.xml", rp_test_tmpdir());
+	assert_int_equal(rp_report_junit_write_opts(&mx.view, &opts, path), 0);
+	text = mx_slurp(path);
+	assert_non_null(text);
+	/* 4 endpoints + 4 nodes; node3's endpoint and node3 fail */
+	assert_non_null(strstr(text, "<testsuites name=\"SIMULATED rdmaprobe matrix\" tests=\"8\" failures=\"2\""));
+	assert_int_equal(mx_count(text, "<testcase "), 8);
+	assert_non_null(strstr(text, "<property name=\"simulated\" value=\"true\"/>"));
+	assert_non_null(strstr(text, "<property name=\"fabric_model\" value=\"m.model\"/>"));
+	assert_non_null(strstr(text, "<testcase classname=\"node3\" name=\"node3/rxe3:1\" time=\"0\">\n"
+				     "      <failure type=\"drain\" message=\"drain: "));
+	assert_non_null(strstr(text, ">6 failed directions of its own\nnode0/rxe0:1 -&gt; node3/rxe3:1: rtr_refused: modify qp"));
+	assert_non_null(strstr(text, "\n... and 3 more</failure>"));
+	assert_non_null(strstr(text, "name=\"node0/rxe0:1\" time=\"0\">\n      <system-out>6 directions, 2 failed (2 with a "
+				     "drained peer: its case)"));
+	free(text);
+	/* a failure between two kept endpoints: both cases fail, naming it */
+	for (size_t i = 0; i < mx.view.n; i++)
+		if (mx.pair_eps[2 * i] == 0 && mx.pair_eps[2 * i + 1] == 1)
+			rp_pair_result_fail(&mx.res[i], RP_ST_RETRY_EXCEEDED, "retry exceeded");
+	rp_sb_init(&sb);
+	rp_report_junit_build_opts(&mx.view, &(struct rp_junit_opts){ 0 }, &sb);
+	assert_false(rp_sb_failed(&sb));
+	assert_non_null(strstr(sb.buf, "<testsuites name=\"rdmaprobe matrix\" tests=\"8\" failures=\"4\""));
+	assert_int_equal(mx_count(sb.buf, "<failure type=\"failed\" message=\"1 failed direction that no drain explains"), 2);
+	assert_int_equal(mx_count(sb.buf, "node0/rxe0:1 -&gt; node1/rxe1:1: retry_exceeded: retry exceeded"), 2);
+	assert_null(strstr(sb.buf, "simulated"));
+	rp_sb_fini(&sb);
+	mx_view_fini(&mx);
+}
+
 static void test_pairs_and_failures(void **state)
 {
 	struct mx_view mx;
@@ -177,6 +222,7 @@ static void test_streamed_equals_built(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_per_endpoint),
 		cmocka_unit_test(test_pairs_and_failures),
 		cmocka_unit_test(test_hostile_names_escaped),
 		cmocka_unit_test(test_flaky_confirmed_unconfirmed),

@@ -13,7 +13,10 @@
 #include "log.h"
 #include "node.h"
 #include "testutil.h"
+#include "nccl.h"
 #include "topo.h"
+#include "topo_cpu.h"
+#include "util.h"
 
 static const struct rp_gpu *gpu_by_pci(const struct rp_node *node, const char *pci)
 {
@@ -258,15 +261,233 @@ static void test_bcm_flatten(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
-/* Write max_link_width/max_link_speed of the PCI function at devices/<path>. */
+/* Write {max,current}_link_width/_speed of the PCI function at devices/<path>: a link trained at
+ * what it can do. */
 static void set_link(struct rp_fx *fx, const char *path, int width, const char *speed)
 {
 	char rel[512];
 
-	snprintf(rel, sizeof(rel), "devices/%s/max_link_width", path);
+	for (int cur = 0; cur < 2; cur++) {
+		snprintf(rel, sizeof(rel), "devices/%s/%s_link_width", path, cur ? "current" : "max");
+		assert_int_equal(rp_fx_writef(fx, rel, "%d\n", width), 0);
+		snprintf(rel, sizeof(rel), "devices/%s/%s_link_speed", path, cur ? "current" : "max");
+		assert_int_equal(rp_fx_writef(fx, rel, "%s\n", speed), 0);
+	}
+}
+
+/* Only the current link of a function (a GPU idle at a lower speed). */
+static void set_cur_link(struct rp_fx *fx, const char *path, int width, const char *speed)
+{
+	char rel[512];
+
+	snprintf(rel, sizeof(rel), "devices/%s/current_link_width", path);
 	assert_int_equal(rp_fx_writef(fx, rel, "%d\n", width), 0);
-	snprintf(rel, sizeof(rel), "devices/%s/max_link_speed", path);
+	snprintf(rel, sizeof(rel), "devices/%s/current_link_speed", path);
 	assert_int_equal(rp_fx_writef(fx, rel, "%s\n", speed), 0);
+}
+
+/* The topology rules of a release, as nccl_eval.c derives them (rp_nccl_topo_merge). */
+static struct rp_topo_merge merge_of(uint32_t v)
+{
+	struct rp_nccl_env env;
+	struct rp_topo_merge m;
+
+	rp_nccl_env_default(&env);
+	env.version = v;
+	rp_nccl_topo_merge(&env, &m);
+	return m;
+}
+
+/* src/graph/xml.cc ncclTopoGetPciNode, v2.30.7-1: a GPU's own link is NVML's current PCIe
+ * generation and width (sysfs current_link_*), so a GPU idle at 2.5 GT/s x16 has a 3 GB/s link
+ * and every path from it is 3; v2.30.4-1 and older read max_link_* of the GPU and its port (24 at
+ * Gen4 x16). No current link at all: NCCL 2.30.7 writes "16.0 GT/s", not in its table: Gen3, x16
+ * (12). The per-lane table (kvDictPciGen) is matched by prefix: "16 GT/s PCIe" is 16 GT/s.
+ * Failed before: every release read the maxima (24). */
+static void test_gpu_link_nvml(void **state)
+{
+	static const char *const rp1 = "pci0000:00/0000:00:01.0";
+	static const char *const gpu = "pci0000:00/0000:00:01.0/0000:03:00.0";
+	static const char *const rp2 = "pci0000:00/0000:00:02.0";
+	static const char *const nic = "pci0000:00/0000:00:02.0/0000:04:00.0";
+	struct rp_discover_opts opts = { 0 };
+	struct rp_topo_merge m2307 = merge_of(RP_NCCL_V(2, 30, 7)), m2304 = merge_of(RP_NCCL_V(2, 30, 4));
+	struct rp_node node;
+	struct rp_fx fx;
+	char rel[512];
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_gpu(&fx, gpu, 0), 0);
+	assert_int_equal(rp_fx_hca(&fx, "mlx5_0", nic, 0, "1.0", NULL), 0);
+	assert_int_equal(rp_fx_port(&fx, "mlx5_0", 1, &rp_fx_port_ib_ndr_active), 0);
+	for (size_t i = 0; i < 4; i++)
+		set_link(&fx, (const char *[]){ rp1, gpu, rp2, nic }[i], 16, "16.0 GT/s PCIe");
+	set_cur_link(&fx, gpu, 16, "2.5 GT/s PCIe");
+	opts.sysfs_root = fx.root;
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_true(rp_topo_path_bw_m(&node, gpu_by_pci(&node, "0000:03:00.0"), &node.hcas[0], &m2307) == 3.0f);
+	assert_true(rp_topo_path_bw_m(&node, gpu_by_pci(&node, "0000:03:00.0"), &node.hcas[0], &m2304) == 24.0f);
+	rp_node_fini(&node);
+	snprintf(rel, sizeof(rel), "devices/%s/current_link_speed", gpu);
+	assert_int_equal(rp_fx_remove(&fx, rel), 0);
+	snprintf(rel, sizeof(rel), "devices/%s/current_link_width", gpu);
+	assert_int_equal(rp_fx_remove(&fx, rel), 0);
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_true(rp_topo_path_bw_m(&node, gpu_by_pci(&node, "0000:03:00.0"), &node.hcas[0], &m2307) == 12.0f);
+	rp_node_fini(&node);
+	set_link(&fx, gpu, 16, "16 GT/s PCIe");
+	set_link(&fx, nic, 16, "16 GT/s PCIe");
+	assert_int_equal(rp_node_discover(&node, &opts), 0);
+	assert_true(rp_topo_path_bw_m(&node, gpu_by_pci(&node, "0000:03:00.0"), &node.hcas[0], &m2304) == 24.0f);
+	rp_test_discover_done(&fx, &node);
+}
+
+/* A GPU on NUMA 0 and three NICs on NUMA 1, all SYS, PCI links of 12, 24 and 6 GB/s. NCCL caps a
+ * SYS path at its inter-CPU figure (src/graph/topo.cc ncclTopoGetInterCpuBw; CPU from CPUID, here
+ * from the tree's devices/system/cpu/modalias): AMD 16 from v2.19.1-1 -> 12, 16, 6: mlx5_1 alone
+ * is nearest; AMD before v2.19.1-1 (no AMD case: 5000) -> 12, 24, 6: mlx5_1; Intel Skylake (family
+ * 6, model 0x55) 10 -> 10, 10, 6: mlx5_0 and mlx5_1; Sapphire Rapids (0x8F) 22 from v2.26.2-1 ->
+ * mlx5_1, but 10 (SKL) in v2.25.1-1 -> both. Failed before: a fixed 10 for every CPU, so mlx5_0
+ * and mlx5_1 everywhere. */
+static void test_sys_bw_per_cpu(void **state)
+{
+	static const char *const rp0 = "pci0000:00/0000:00:01.0";
+	static const char *const gpu = "pci0000:00/0000:00:01.0/0000:01:00.0";
+	static const char *const rps[] = { "pci0000:80/0000:80:01.0", "pci0000:80/0000:80:02.0", "pci0000:80/0000:80:03.0" };
+	static const char *const nics[] = { "pci0000:80/0000:80:01.0/0000:81:00.0", "pci0000:80/0000:80:02.0/0000:82:00.0",
+					    "pci0000:80/0000:80:03.0/0000:83:00.0" };
+	static const struct { const char *modalias; uint32_t v; const char *want; float bw1; } cases[] = {
+		{ "cpu:type:x86,ven0002fam0019mod0011:feature:,0000", RP_NCCL_V(2, 30, 7), "mlx5_1", 16.0f },
+		{ "cpu:type:x86,ven0002fam0019mod0011:feature:,0000", RP_NCCL_V(2, 19, 1), "mlx5_1", 16.0f },
+		{ "cpu:type:x86,ven0002fam0019mod0011:feature:,0000", RP_NCCL_V(2, 18, 6), "mlx5_1", 24.0f },
+		{ "cpu:type:x86,ven0000fam0006mod0055:feature:,0000", RP_NCCL_V(2, 30, 7), "mlx5_0 mlx5_1", 10.0f },
+		{ "cpu:type:x86,ven0000fam0006mod008F:feature:,0000", RP_NCCL_V(2, 26, 2), "mlx5_1", 22.0f },
+		{ "cpu:type:x86,ven0000fam0006mod008F:feature:,0000", RP_NCCL_V(2, 25, 1), "mlx5_0 mlx5_1", 10.0f },
+		{ "cpu:type:aarch64:feature:,0000", RP_NCCL_V(2, 30, 7), "mlx5_0 mlx5_1 mlx5_2", 6.0f },
+	};
+	struct rp_discover_opts opts = { 0 };
+	struct rp_node node;
+	struct rp_fx fx;
+
+	(void)state;
+	assert_int_equal(rp_fx_create(&fx), 0);
+	assert_int_equal(rp_fx_gpu(&fx, gpu, 0), 0);
+	set_link(&fx, rp0, 16, "16.0 GT/s PCIe");
+	set_link(&fx, gpu, 16, "16.0 GT/s PCIe");
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "mlx5_%d", i);
+		assert_int_equal(rp_fx_hca(&fx, name, nics[i], 1, "1.0", NULL), 0);
+		assert_int_equal(rp_fx_port(&fx, name, 1, &rp_fx_port_ib_ndr_active), 0);
+		set_link(&fx, rps[i], 16, "16.0 GT/s PCIe");
+		set_link(&fx, nics[i], i == 2 ? 8 : 16, i == 1 ? "16.0 GT/s PCIe" : "8.0 GT/s PCIe");
+	}
+	opts.sysfs_root = fx.root;
+	for (size_t c = 0; c < RP_ARRAY_SIZE(cases); c++) {
+		struct rp_topo_merge m = merge_of(cases[c].v);
+		struct rp_topo_cpu cpu;
+		char got[256] = "";
+		size_t idx[4], n, at = 0;
+
+		assert_int_equal(rp_fx_write(&fx, "devices/system/cpu/modalias", cases[c].modalias), 0);
+		assert_int_equal(rp_node_discover(&node, &opts), 0);
+		assert_int_equal(rp_topo_path(&node, &node.gpus[0], rp_node_find_hca(&node, "mlx5_0")), RP_PATH_SYS);
+		n = rp_topo_nearest_m(&node, &node.gpus[0], &m, idx, 4);
+		for (size_t i = 0; i < n && i < 4 && at < 128; i++)
+			at += (size_t)snprintf(got + at, sizeof(got) - at, "%s%.*s", i ? " " : "", 32, node.hcas[idx[i]].name);
+		if (strcmp(got, cases[c].want) != 0)
+			fail_msg("%s, NCCL %u: nearest '%s', want '%s'", cases[c].modalias, cases[c].v, got, cases[c].want);
+		assert_true(rp_topo_path_bw_m(&node, &node.gpus[0], rp_node_find_hca(&node, "mlx5_1"), &m) == cases[c].bw1);
+		rp_topo_cpu_read(fx.root, cases[c].v, &cpu);
+		assert_non_null(strstr(cpu.source, "devices/system/cpu/modalias"));
+		rp_node_fini(&node);
+	}
+	rp_test_discover_done(&fx, &node);
+}
+
+/* A NIC on a root bus at 0000:00:1d.0 merges (ncclIbGetPciPath, both device digits zeroed) into
+ * 0000:00:00.0, which exists (the host bridge): on PCI, NIC id 0, the id NCCL gives the node every
+ * adapter off PCI shares (src/graph/topo.cc ncclTopoAddCpu and ncclTopoAddPci, 2.30.7). With rxe0
+ * there, the first CPU's "nic" creates that node first (the CPU of the first GPU, NUMA 1 here), and
+ * the NIC joins it: PHB from the GPU on NUMA 1, not SYS. Without an adapter off PCI it stays on its
+ * own CPU (NUMA 0): SYS. Failed before: SYS in both. */
+static int machine_zero_merge(struct rp_fx *fx)
+{
+	int rc = rp_fx_gpu(fx, "pci0000:11/0000:11:02.0/0000:15:00.0", 1);
+
+	rc = rc ? rc : rp_fx_pci(fx, "pci0000:00/0000:00:00.0", 0x8086, 0x09a2, 0x060000, 0);
+	rc = rc ? rc : rp_fx_hca(fx, "mlx5_2", "pci0000:00/0000:00:1d.0", 0, "1.0", NULL);
+	rc = rc ? rc : rp_fx_port(fx, "mlx5_2", 1, &rp_fx_port_ib_ndr_active);
+	rc = rc ? rc : rp_fx_hca(fx, "rxe0", NULL, -1, "1.0", NULL);
+	return rc ? rc : rp_fx_port(fx, "rxe0", 1, &rp_fx_port_eth_100_active);
+}
+
+static void test_zero_merged_nic_joins_virtual(void **state)
+{
+	struct rp_node node;
+	struct rp_fx fx;
+
+	(void)state;
+	rp_test_discover(&fx, machine_zero_merge, &node);
+	assert_int_equal(path_of(&node, "0000:15:00.0", "mlx5_2"), RP_PATH_PHB);
+	assert_int_equal(path_of(&node, "0000:15:00.0", "rxe0"), RP_PATH_PHB);
+	rp_node_fini(&node);
+	assert_int_equal(rp_fx_remove(&fx, "class/infiniband/rxe0"), 0);
+	{
+		struct rp_discover_opts opts = { 0 };
+
+		opts.sysfs_root = fx.root;
+		assert_int_equal(rp_node_discover(&node, &opts), 0);
+	}
+	assert_int_equal(node.n_hcas, 1);
+	assert_int_equal(path_of(&node, "0000:15:00.0", "mlx5_2"), RP_PATH_SYS);
+	rp_test_discover_done(&fx, &node);
+}
+
+/* The CPU classes of ncclTopoAddCpu / ncclTopoGetInterCpuBw (src/graph/topo.cc) from a modalias,
+ * and their release boundaries, which must be those of nccl_rules.c's table: Intel family 6 models
+ * 0xCF (ERP 40) and 0x8F (SRP 22) from v2.26.2-1, 0x55 SKL 10, older 6; AMD 16 from v2.19.1-1;
+ * Zhaoxin 6, Yongfeng (family 7 model 0x5B) 9; an unknown x86 vendor (Hygon) 5000; POWER 32. A
+ * tree without a modalias is this machine (CPUID), and says so. */
+static void test_topo_cpu_classes(void **state)
+{
+	static const struct { const char *m; uint32_t v; float bw; const char *cls; } cases[] = {
+		{ "cpu:type:x86,ven0000fam0006mod00CF:feature:", 0, 40.0f, "intel_erp" },
+		{ "cpu:type:x86,ven0000fam0006mod00CF:feature:", RP_NCCL_V(2, 25, 1), 10.0f, "intel_skl" },
+		{ "cpu:type:x86,ven0000fam0006mod008F:feature:", RP_NCCL_V(2, 26, 2), 22.0f, "intel_srp" },
+		{ "cpu:type:x86,ven0000fam0006mod0055:feature:", RP_NCCL_V(2, 18, 1), 10.0f, "intel_skl" },
+		{ "cpu:type:x86,ven0000fam0006mod004F:feature:", 0, 6.0f, "intel_bdw" },
+		{ "cpu:type:x86,ven0002fam0019mod0011:feature:", RP_NCCL_V(2, 19, 1), 16.0f, "amd" },
+		{ "cpu:type:x86,ven0002fam0019mod0011:feature:", RP_NCCL_V(2, 18, 6), 5000.0f, "amd" },
+		{ "cpu:type:x86,ven000Afam0007mod005B:feature:", 0, 9.0f, "zhaoxin_yongfeng" },
+		{ "cpu:type:x86,ven0005fam0006mod000F:feature:", 0, 6.0f, "zhaoxin" },
+		{ "cpu:type:x86,ven0009fam0018mod0000:feature:", 0, 5000.0f, "unknown" },
+		{ "cpu:type:powerpc64le:feature:", 0, 32.0f, "power" },
+	};
+	struct rp_topo_cpu cpu;
+	struct rp_fx fx;
+
+	(void)state;
+	for (size_t i = 0; i < RP_ARRAY_SIZE(cases); i++) {
+		assert_int_equal(rp_topo_cpu_from_modalias(cases[i].m, cases[i].v, &cpu), 0);
+		if (cpu.sys_bw != cases[i].bw || strcmp(cpu.cls, cases[i].cls) != 0)
+			fail_msg("%s at %u: %s %g, want %s %g", cases[i].m, cases[i].v, cpu.cls, cpu.sys_bw, cases[i].cls,
+				 cases[i].bw);
+	}
+	assert_int_equal(rp_topo_cpu_from_modalias("cpu:type:x86:feature:", 0, &cpu), -EINVAL);
+	assert_int_equal(rp_topo_cpu_from_modalias("acpi:PNP0A08", 0, &cpu), -EINVAL);
+	/* The boundaries are the rule table's. */
+	assert_int_equal(rp_nccl_rule_info(RP_NCCL_R_AMD_SYS_BW)->since, RP_NCCL_V(2, 19, 1));
+	assert_int_equal(rp_nccl_rule_info(RP_NCCL_R_INTEL_SRP_ERP)->since, RP_NCCL_V(2, 26, 2));
+	assert_int_equal(rp_topo_cpu_from_modalias(cases[5].m, RP_NCCL_V(2, 18, 6), &cpu), 0);
+	assert_true(cpu.sys_bw == 5000.0f);
+	assert_int_equal(rp_fx_create(&fx), 0);
+	rp_topo_cpu_read(fx.root, 0, &cpu);
+	assert_non_null(strstr(cpu.source, "cpuid (this machine"));
+	assert_true(cpu.sys_bw > 0);
+	rp_fx_destroy(&fx);
 }
 
 /* ncclTopoGetLocal (src/graph/topo.cc, 2.30.7) takes the widest path first and only then the
@@ -465,6 +686,10 @@ int main(void)
 		cmocka_unit_test(test_bcm_flatten),
 		cmocka_unit_test(test_nearest),
 		cmocka_unit_test(test_nearest_widest_path),
+		cmocka_unit_test(test_gpu_link_nvml),
+		cmocka_unit_test(test_sys_bw_per_cpu),
+		cmocka_unit_test(test_topo_cpu_classes),
+		cmocka_unit_test(test_zero_merged_nic_joins_virtual),
 		cmocka_unit_test(test_nic_bus_id_merge),
 		cmocka_unit_test(test_bcm_one_level),
 		cmocka_unit_test(test_path_parse),
