@@ -2,7 +2,7 @@
 #
 #   make                 build/rdmaprobe and build/librdmaprobe.a
 #   make check           unit tests (cmocka), no RDMA device needed
-#   make check-clang     the same unit tests built with clang -Werror in build-clang/
+#   make check-clang     the same unit tests built with clang -Werror and ASan+UBSan in build-clang/
 #   make test            unit tests (gcc and clang), then the Soft-RoCE VM suite (the README's test command)
 #   make fuzz            libFuzzer targets (clang), FUZZ_SECONDS each
 #   make SANITIZE=address,undefined check
@@ -205,10 +205,13 @@ check: $(TEST_BIN) $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC) $(BUILD)/html-synth $
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
 
-# The second compiler: every warning an error, objects apart (build-clang/), its unit tests run too.
+# The second compiler: every warning an error, objects apart (build-clang/), its unit tests run too,
+# built with AddressSanitizer and UndefinedBehaviorSanitizer (any report fails the test that hit it):
+# one build finds both a compiler's warnings and memory or UB errors (CLANG_SANITIZE= turns them off).
 CLANG_BUILD ?= build-clang
+CLANG_SANITIZE ?= address,undefined
 check-clang:
-	$(MAKE) --no-print-directory BUILD=$(CLANG_BUILD) CC=clang WERROR=1 check
+	$(MAKE) --no-print-directory BUILD=$(CLANG_BUILD) CC="$(or $(CLANG),clang)" WERROR=1 SANITIZE=$(CLANG_SANITIZE) check
 
 # The README's test command: unit tests with both compilers, then real Soft-RoCE devices in a VM.
 test: check check-clang vm-test vm-selftest deb-check rpm-check

@@ -346,6 +346,16 @@ static int ck_prom(const struct ck_run *k)
 	return rc ? RP_EXIT_ENV : 0;
 }
 
+/* The exit status: the health verdict decides it; a report that could not be written (output_rc
+ * RP_EXIT_ENV, said on stderr) can only make it worse: a healthy node becomes "could not check", an
+ * unhealthy one stays unhealthy (NHC drains on 1, and passes 3 by default). */
+static int ck_exit_status(enum rp_check_status st, int output_rc)
+{
+	if (st == RP_CHECK_UNHEALTHY)
+		return RP_EXIT_FAIL;
+	return output_rc ? output_rc : (int)st;
+}
+
 static int ck_parse(struct ck_run *k, int argc, char **argv)
 {
 	const struct rp_opt table[] = {
@@ -439,10 +449,9 @@ int cmd_check(int argc, char **argv)
 	ck_drain(&k);
 	if (k.json)
 		status = ck_write_json(&k);
-	if (!status && k.prom)
-		status = ck_prom(&k);
-	if (!status)
-		status = (int)st;
+	if (k.prom && ck_prom(&k))
+		status = RP_EXIT_ENV;
+	status = ck_exit_status(st, status);
 out:
 	free(k.res);
 	rp_check_fini(&k.c);

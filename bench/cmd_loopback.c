@@ -501,8 +501,10 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 		status = rp_cli_select_ports("loopback", lb->spec, 0, lb->e.gid_seen ? lb->e.gid_index : -1,
 					     lb->e.ver.version, &lb->ports,
 					     &lb->n_ports, &node);
-	if (!status)   /* fails the run at the end (exit 1), as 'nccl' does */
+	if (!status) {   /* fails the run at the end (exit 1), as 'nccl' does */
 		rp_cli_nccl_crash(&lb->e, "loopback", &node);
+		rp_cli_named_unusable(&lb->e, "loopback", lb->spec, &node);
+	}
 	rp_node_fini(&node);
 	if (!status && rp_diff_drop_parse(lb->conc_drop_s, &lb->conc_drop) != 0) {
 		fprintf(stderr, "rdmaprobe loopback: --concurrent-drop %s: a percentage (25%%) or a fraction (0.25) below 1\n",
@@ -522,8 +524,10 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	rp_cli_warn_gdr(&lb->e, lb->ports, lb->n_ports, true, true);
 	n = lb->n_ports;
 	if (lb->no_self && n < 2) {
-		fprintf(stderr, "rdmaprobe loopback: --no-self with %zu port leaves no pair\n", n);
-		return RP_EXIT_USAGE;
+		fprintf(stderr, "rdmaprobe loopback: --no-self with %zu port leaves no pair%s\n", n,
+			lb->e.unusable[0] ? " (see port_not_active)" : "");
+		/* a named adapter that is not usable is the finding (exit 1), not a usage error */
+		return lb->e.unusable[0] ? rp_cli_nccl_crash_status(&lb->e, RP_EXIT_OK) : RP_EXIT_USAGE;
 	}
 	if (gethostname(lb->host, sizeof(lb->host) - 1) != 0)
 		rp_strlcpy(lb->host, "localhost", sizeof(lb->host));

@@ -210,7 +210,7 @@ static int parse_opts(struct pair_opts *o, int argc, char **argv)
 
 /* A pair that never ran: status and reason, this side's endpoint filled. */
 static void no_pair(struct rp_pair_result *res, const struct pair_opts *o, const struct rp_engine_port *local,
-		    int rc)
+		    int rc, const char *why)
 {
 	enum rp_status st = rc == -EINTR ? RP_ST_INTERRUPTED : rc == -ETIMEDOUT ? RP_ST_TIMEOUT :
 			    rc == -EACCES || rc == -EPROTONOSUPPORT || rc == -EBADMSG ? RP_ST_SETUP : RP_ST_PEER_LOST;
@@ -226,6 +226,8 @@ static void no_pair(struct rp_pair_result *res, const struct pair_opts *o, const
 		rp_pair_result_fail(res, st, "the listener refused this writer: %s",
 				    rc == -EACCES ? "wrong token" : rc == -EPROTONOSUPPORT ? "another protocol version" :
 				    "invalid hello");
+	else if (why)
+		rp_pair_result_fail(res, st, "%s", why);
 	else
 		rp_pair_result_fail(res, st, "no side channel to the peer: %s", strerror(-rc));
 	fprintf(stderr, "rdmaprobe pair: %s\n", res->reason);
@@ -283,7 +285,7 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 	}
 	memset(hello.token, 0, sizeof(hello.token));
 	if (rc) {
-		no_pair(&res, o, local, rc);
+		no_pair(&res, o, local, rc, NULL);
 	} else {
 		rp_pair_session_writer(cfg, &o->vcfg, (unsigned)o->e.retest, local, &oob, &res);
 		rp_oob_close(&oob);
@@ -336,12 +338,21 @@ static int run_listener(struct pair_opts *o, const struct rp_engine_port *local,
 	for (;;) {
 		struct rp_pw_hello hello;
 		struct rp_oob oob;
+		struct rp_pair_refusals ref = { 0 };
+		double t0 = rp_now();
 
-		rc = rp_pairsrv_accept(lfd, &auth, deadline, &oob, &hello, NULL);
+		rc = rp_pairsrv_accept(lfd, &auth, deadline, &oob, &hello, &ref);
 		if (rc == -EINTR && o->serve)
 			break;   /* stopped while idle: the served pairs are already in the files */
-		if (rc) {
-			no_pair(&res, o, local, rc);
+		if (rc == -ETIMEDOUT) {
+			char why[300];
+
+			/* how long it waited and whom it turned away, not a bare "Connection timed out" */
+			rp_pairsrv_wait_reason(rp_now() - t0, o->wait_s, &ref, why, sizeof(why));
+			no_pair(&res, o, local, rc, why);
+			res.elapsed_s = rp_now() - t0;
+		} else if (rc) {
+			no_pair(&res, o, local, rc, NULL);
 		} else {
 			rp_pair_session_target(cfg, &hello, local, &oob, &res);
 			rp_oob_close(&oob);
@@ -390,8 +401,10 @@ int cmd_pair(int argc, char **argv)
 		return status;
 	status = rp_cli_select_ports("pair", o.spec, o.ib_port, o.e.gid_seen ? o.e.gid_index : -1, o.e.ver.version,
 				     &ports, &n_ports, &node);
-	if (!status)   /* fails the run at the end (exit 1), as 'nccl' does */
+	if (!status) {   /* fails the run at the end (exit 1), as 'nccl' does */
 		rp_cli_nccl_crash(&o.e, "pair", &node);
+		rp_cli_named_unusable(&o.e, "pair", o.spec, &node);
+	}
 	rp_node_fini(&node);
 	if (status)
 		return status;

@@ -453,10 +453,44 @@ bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd, const struct rp
 	return e->nccl_crash[0] != '\0';
 }
 
+void rp_cli_named_unusable(struct rp_cli_engine *e, const char *cmd, const char *spec, const struct rp_node *node)
+{
+	struct rp_nccl_env env;
+	struct rp_nccl_result sel;
+
+	e->unusable[0] = '\0';
+	if (!node->n_hcas || rp_nccl_env_load(&env) != 0)
+		return;
+	if (spec)
+		env.ib_hca = spec;
+	if (!env.ib_hca)
+		return;   /* nothing named: NCCL's own choice drops nothing the user asked for */
+	env.version = e->ver.version;
+	memset(&sel, 0, sizeof(sel));
+	if (rp_nccl_evaluate(node, &env, &sel) == 0)
+		for (size_t i = 0; i < sel.n_warnings; i++) {
+			size_t len = strlen(e->unusable);
+
+			if (sel.warnings[i].code == RP_NCCL_W_PORT_NOT_ACTIVE)
+				snprintf(e->unusable + len, sizeof(e->unusable) - len, "%s%s", len ? "; " : "",
+					 sel.warnings[i].message);
+		}
+	rp_nccl_result_fini(&sel);
+	if (e->unusable[0])
+		fprintf(stderr, "rdmaprobe %s: WARNING port_not_active: %s names an adapter that is not usable: %s\n", cmd,
+			spec ? "-d" : "NCCL_IB_HCA", e->unusable);
+}
+
 int rp_cli_nccl_crash_status(const struct rp_cli_engine *e, int status)
 {
 	char v[16];
 
+	if (e->unusable[0]) {
+		printf("port_not_active: an adapter named explicitly is not usable and was not measured: %s; exit 1\n",
+		       e->unusable);
+		if (status == RP_EXIT_OK)
+			status = RP_EXIT_FAIL;
+	}
 	if (!e->nccl_crash[0])
 		return status;
 	rp_nccl_version_format(e->ver.version, v, sizeof(v));
@@ -466,15 +500,19 @@ int rp_cli_nccl_crash_status(const struct rp_cli_engine *e, int status)
 	return status == RP_EXIT_OK ? RP_EXIT_FAIL : status;
 }
 
-/* {"code": "nccl_crash", "message", "fatal": true} in a top-level "warnings" array of root. */
-static int add_crash_warning(const struct rp_cli_engine *e, json_t *root)
+/* {"code": "nccl_crash" or "port_not_active", "message", "fatal": true} in a top-level "warnings"
+ * array of root. */
+static int add_crash_warning(const struct rp_cli_engine *e, json_t *root, bool unusable)
 {
 	json_t *list = json_object_get(root, "warnings"), *w;
-	char v[16], msg[400];
+	char v[16], msg[480];
 
 	rp_nccl_version_format(e->ver.version, v, sizeof(v));
-	snprintf(msg, sizeof(msg), "NCCL %s would crash on this node: %s", v, e->nccl_crash);
-	w = json_pack("{s:s, s:s, s:b}", "code", "nccl_crash", "message", msg, "fatal", 1);
+	if (unusable)
+		snprintf(msg, sizeof(msg), "an adapter named explicitly is not usable and was not measured: %s", e->unusable);
+	else
+		snprintf(msg, sizeof(msg), "NCCL %s would crash on this node: %s", v, e->nccl_crash);
+	w = json_pack("{s:s, s:s, s:b}", "code", unusable ? "port_not_active" : "nccl_crash", "message", msg, "fatal", 1);
 	if (!w)
 		return -ENOMEM;
 	if (!list) {
@@ -535,7 +573,9 @@ int rp_cli_write_reports_with(const struct rp_cli_engine *e, const char *cmd, in
 			bad = key ? key : "report";
 		if (!bad && json_object_set_new(root, "nccl_version", rp_nccl_version_json(&e->ver)) != 0)
 			bad = "nccl_version";
-		if (!bad && e->nccl_crash[0] && add_crash_warning(e, root) != 0)
+		if (!bad && e->nccl_crash[0] && add_crash_warning(e, root, false) != 0)
+			bad = "warnings";
+		if (!bad && e->unusable[0] && add_crash_warning(e, root, true) != 0)
 			bad = "warnings";
 		if (!bad)
 			rc = rp_report_write_json(root, e->json);

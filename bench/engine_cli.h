@@ -32,6 +32,8 @@ struct rp_cli_engine {
 	struct rp_nccl_version_found ver;    /* the NCCL release whose rules select the ports */
 	bool gpu_nearest;             /* --gpu nearest: each side's GPU is the one nearest its adapter */
 	char nccl_crash[320];         /* rp_cli_nccl_crash(): why NCCL e->ver would crash here; "" when not */
+	char unusable[400];           /* rp_cli_nccl_crash(): the adapters -d (or NCCL_IB_HCA) names that are not
+	                               * usable (port_not_active), "; "-separated; "" when none */
 	struct rp_engine_cfg cfg;
 	size_t sizes[32];             /* one pass per size (-a sweeps) */
 	size_t n_sizes;
@@ -76,6 +78,11 @@ bool rp_cli_nccl_crash(struct rp_cli_engine *e, const char *cmd, const struct rp
  * exits 1, and prints a line on stdout after the verdict saying why no adapter is drained for it;
  * any other status is kept (a stop, a report not written, a failed pair). */
 int rp_cli_nccl_crash_status(const struct rp_cli_engine *e, int status);
+/* The explicitly named adapters that are not usable (a DOWN port, no ACTIVE port): a finding, never
+ * dropped in silence: e->unusable gets NCCL's port_not_active reasons, stderr a warning; the final
+ * status (rp_cli_nccl_crash_status) prints it and turns a pass into 1; the JSON report gets a
+ * top-level warning "port_not_active". spec: -d (NULL: NCCL_IB_HCA). */
+void rp_cli_named_unusable(struct rp_cli_engine *e, const char *cmd, const char *spec, const struct rp_node *node);
 
 /* The configuration for one pair from src to dst: e->cfg, with --gpu nearest resolved to the GPU
  * nearest each side's adapter. src or dst may be NULL (pair mode knows only its own side). */

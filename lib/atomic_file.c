@@ -158,7 +158,7 @@ static void flush_buf(struct rp_atomic_file *af)
 
 void rp_atomic_file_write(struct rp_atomic_file *af, const void *buf, size_t len)
 {
-	if (af->err)
+	if (af->err || len == 0)   /* nothing to add (buf may then be NULL: memcpy must not see it) */
 		return;
 	if (af->buffered + len > sizeof(af->buf))
 		flush_buf(af);

@@ -52,14 +52,21 @@ enum rp_ctr_class {
 	RP_CC_OTHER = 0,       /* reported, never judged (work requests, packets, ...) */
 	RP_CC_FLAP,            /* the link went down or retrained: fails the pair */
 	RP_CC_PHYS,            /* physical-layer errors: fail above the threshold */
-	RP_CC_RETRANS,         /* transport retransmissions: lossy above the per-GB rate */
+	RP_CC_RETRANS,         /* sequence gaps (out_of_sequence, out_of_seq_request, rcvd_seq_err, ...): a
+	                        * packet never arrived, the link lost it; with them, the side's
+	                        * retransmissions are loss: lossy above the per-GB rate ("retrans") */
 	RP_CC_CONGESTION,      /* CNP/ECN, credit waits, discards: reported */
 	RP_CC_RNR,             /* receiver not ready: reported */
 	RP_CC_TRAFFIC,         /* byte counters, for attribution: never listed as moved */
+	RP_CC_RESEND,          /* retransmissions without a gap (duplicate_request: what had arrived came
+	                        * again; completer_retry_err, local_ack_timeout_err: the sender timed
+	                        * out): a slow peer or a lost ACK; on soft devices (rxe) host CPU
+	                        * starvation alone produces them. Reported; judged only under a
+	                        * "resend" limit (default off) */
 	RP_CC_COUNT_
 };
 
-/* "other", "link_flap", "phys", "retrans", "congestion", "rnr", "traffic". */
+/* "other", "link_flap", "phys", "retrans", "congestion", "rnr", "traffic", "resend". */
 const char *rp_ctr_class_name(enum rp_ctr_class c);
 /* The class of a counter name (exact names from mlx5, rxe, bnxt_re, irdma and the PMA). */
 enum rp_ctr_class rp_ctr_classify_name(const char *name);
@@ -143,11 +150,13 @@ struct rp_ctr_limits {
 };
 
 /* Defaults: link_flap=0 (any flap fails), phys=0 (any error fails), retrans=10/GB (lossy), the
- * others off (reported only). */
+ * others off (reported only). retrans judges a side whose sequence-gap counters moved, by its gaps
+ * and retransmissions together; a side with retransmissions but no gap is not lossy (see
+ * RP_CC_RESEND) unless resend has a limit. */
 void rp_ctr_limits_default(struct rp_ctr_limits *lim);
 /* Parse a --max-errors value into lim (which starts from whatever the caller put there, normally
  * the defaults): comma-separated CLASS=LIMIT items, CLASS one of link_flap (or flap), phys,
- * retrans, congestion, rnr; LIMIT a count ("0", "5"), a rate per GB ("10/GB", "0.5/GB") or "off".
+ * retrans, resend, congestion, rnr; LIMIT a count ("0", "5"), a rate per GB ("10/GB", "0.5/GB") or "off".
  * Returns 0, or -EINVAL with err (size err_size) saying which item is wrong and why; lim is left
  * untouched on error. */
 int rp_ctr_limits_parse(const char *s, struct rp_ctr_limits *lim, char *err, size_t err_size);
@@ -161,7 +170,7 @@ struct rp_ctr_judgement {
 	enum rp_ctr_class cls;        /* the class that decided (FAIL/LOSSY), RP_CC_OTHER when OK */
 	uint32_t moved;               /* bit (1u << class) for each class with a counter that moved */
 	uint32_t unknown;             /* bit per class with an UNKNOWN counter (could not be judged) */
-	char reason[320];             /* "" when OK: "link flapped: link_downed +1", "retransmissions
+	char reason[320];             /* "" when OK (or "resent, no loss: ..."): "link flapped: link_downed +1", "retransmissions
 	                               * 1234/GB above 10/GB: rcvd_seq_err +800, duplicate_request +434" */
 };
 

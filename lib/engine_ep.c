@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "engine_int.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -483,6 +484,14 @@ static bool is_resolution_errno(int err)
 	       err == ENODATA || err == EHOSTDOWN;
 }
 
+/* A RoCE GID no router takes: link-local fe80::/10 or all zero (a port with no address at all). */
+static bool gid_unroutable(const uint8_t *raw)
+{
+	static const uint8_t zero[16];
+
+	return (raw[0] == 0xfe && (raw[1] & 0xc0) == 0x80) || memcmp(raw, zero, sizeof(zero)) == 0;
+}
+
 /* The peer's info fits this endpoint: same QP count and link layer, a buffer where one is written. */
 static int connect_check(struct rp_engine_ep *ep, const struct rp_conn_info *peer, struct rp_pair_result *res)
 {
@@ -542,7 +551,20 @@ static int connect_qp(struct rp_engine_ep *ep, unsigned i, const struct rp_conn_
 			   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (rc) {
 		bool resolve = is_resolution_errno(rc);
+		const uint8_t *bad = ep->pattr.link_layer == IBV_LINK_LAYER_INFINIBAND ? NULL :
+				     gid_unroutable(ep->gid.raw) ? ep->gid.raw : gid_unroutable(peer->gid) ? peer->gid : NULL;
 
+		if (bad) {
+			char addr[INET6_ADDRSTRLEN] = "";
+
+			inet_ntop(AF_INET6, bad, addr, sizeof(addr));
+			rp_pair_result_fail(res, RP_ST_RTR, "no routable GID: %s port %d uses GID %s (%s), which RoCE cannot "
+					    "route: give its netdev an IPv4 or global IPv6 address ('rdmaprobe nccl' lists "
+					    "the GIDs); modify qp 0x%x to RTR: %s", bad == ep->gid.raw ? ep->device : peer->device,
+					    bad == ep->gid.raw ? ep->port : peer->port, addr,
+					    bad[0] ? "link-local" : "all zero", ep->qps[i]->qp_num, strerror(rc));
+			return rp_error(-rc, "%s", res->reason);
+		}
 		rp_pair_result_fail(res, resolve ? RP_ST_RESOLVE : RP_ST_RTR,
 				    "modify qp 0x%x on %s port %d to RTR toward %s port %d%s: %s", ep->qps[i]->qp_num,
 				    ep->device, ep->port, peer->device, peer->port,

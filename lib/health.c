@@ -197,6 +197,11 @@ static int check_port_state(const struct rp_hca *hca, const struct rp_port *p, s
 	if (p->phys_state == 5 && p->state == RP_PORT_DOWN)
 		return rp_health_add(h, RP_HC_PORT_DOWN, dev, "%s is DOWN with the physical link up: the driver or "
 				     "the far end is resetting the port", dev);
+	/* DOWN is unhealthy whatever the physical state says: missing, NOP (0) or unparseable. */
+	if (p->state == RP_PORT_DOWN)
+		return rp_health_add(h, RP_HC_PORT_DOWN, dev, "%s is DOWN and its physical state is %s: the port "
+				     "carries no traffic", dev, p->phys_state == 0 ? "NOP (no state reported)" :
+				     "unknown (phys_state missing or unreadable)");
 	return 0;
 }
 

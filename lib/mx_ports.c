@@ -78,6 +78,27 @@ static void host_name(const struct mx_port_opts *o, char *host, size_t len)
 	host[len - 1] = '\0';
 }
 
+uint64_t mx_host_id(void)
+{
+	const char *files[] = { "/proc/sys/kernel/random/boot_id", "/etc/machine-id" };
+	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
+
+	for (size_t f = 0; f < RP_ARRAY_SIZE(files); f++) {
+		char buf[128];
+		FILE *fp = fopen(files[f], "re");
+		size_t n = fp ? fread(buf, 1, sizeof(buf), fp) : 0;
+
+		if (fp)
+			fclose(fp);
+		if (n < 8)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ull;
+		return h ? h : 1;
+	}
+	return 0;
+}
+
 /* The selected ports (near the GPU when there is one) into out. */
 static void ports_fill(const struct rp_node *node, const struct rp_nccl_result *sel, const struct mx_port_opts *o,
 		       const char *host, const size_t *near, size_t n_near, bool gpu, struct mx_ports *out)
@@ -174,6 +195,7 @@ static int select_on(const struct mx_port_opts *o, struct mx_ports *out, struct 
 	struct rp_nccl_result sel;
 	size_t near[64], n_near = 0;
 	char host[RP_NAME_MAX] = "";
+	uint64_t host_id;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -209,6 +231,9 @@ static int select_on(const struct mx_port_opts *o, struct mx_ports *out, struct 
 out:
 	if (!rc && out->n == 0)
 		no_port_entry(o, host, &out->eps[out->n++]);
+	host_id = mx_host_id();
+	for (size_t i = 0; i < out->n; i++)
+		out->eps[i].host_id = host_id;
 	rp_nccl_result_fini(&sel);
 	if (nodep)
 		*nodep = node;

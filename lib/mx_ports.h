@@ -45,6 +45,10 @@ struct mx_ports {
  * negative errno (--per-gpu without CUDA or without a GPU to take); the reason in out->why. Logs
  * nothing of its own. */
 int mx_ports_select(const struct mx_port_opts *o, struct mx_ports *out);
+
+/* This host's identity for the endpoint table: a hash of the kernel's boot id (unique per host and
+ * boot; /etc/machine-id when it cannot be read), 0 when neither can. Two ranks on one host agree. */
+uint64_t mx_host_id(void);
 /* The same, reading every adapter of the node (also under an exact selection) and leaving the
  * discovered node in *node for the caller's other checks (one discovery, not two); rp_node_fini(node)
  * in every case. */

@@ -12,11 +12,18 @@
 #include "sanitize.h"
 #include "util.h"
 
+static int host_cmp(const struct mx_claim *a, const struct mx_claim *b)
+{
+	return a->w.host_id < b->w.host_id ? -1 : a->w.host_id > b->w.host_id;
+}
+
 static int claim_cmp(const void *x, const void *y)
 {
 	const struct mx_claim *a = x, *b = y;
 	int c = strcmp(a->w.node, b->w.node);
 
+	if (!c)
+		c = host_cmp(a, b);
 	if (!c)
 		c = strcmp(a->w.device, b->w.device);
 	if (!c)
@@ -28,7 +35,71 @@ static int claim_cmp(const void *x, const void *y)
 
 static bool same_ep(const struct mx_wire_ep *a, const struct mx_wire_ep *b)
 {
-	return strcmp(a->node, b->node) == 0 && strcmp(a->device, b->device) == 0 && a->port == b->port;
+	return strcmp(a->node, b->node) == 0 && a->host_id == b->host_id && strcmp(a->device, b->device) == 0 &&
+	       a->port == b->port;
+}
+
+/* By (node, host, rank): the hosts of one name next to each other, each host's ranks in order. */
+static int host_rank_cmp(const void *x, const void *y)
+{
+	const struct mx_claim *a = x, *b = y;
+	int c = strcmp(a->w.node, b->w.node);
+
+	if (!c)
+		c = host_cmp(a, b);
+	return c ? c : a->rank - b->rank;
+}
+
+/* Rank 0's warning for one name that several hosts report: each host's ranks (the claims
+ * cl[i..j) sorted by host_rank_cmp) and the name each host's endpoints now carry. */
+static void dup_warn(const struct mx_claim *cl, size_t i, size_t j, const char *name)
+{
+	char list[600];
+	size_t len = 0;
+
+	list[0] = '\0';
+	for (size_t k = i; k < j && len < sizeof(list) - 64; k++) {
+		bool new_host = k == i || host_cmp(&cl[k], &cl[k - 1]) != 0;
+
+		if (k > i && !new_host && cl[k].rank == cl[k - 1].rank)
+			continue;   /* one rank's other endpoints */
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", k == i ? "ranks " : new_host ?
+					"; ranks " : ",", cl[k].rank);
+		if (k + 1 == j || host_cmp(&cl[k + 1], &cl[k]) != 0)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, " as %s", cl[k].w.node);
+	}
+	rp_warn("matrix: hosts with different boot ids report the same node name '%s' (%s): their adapters are "
+		"measured apart under those names; give each host its own name (--node, the hostname)", name, list);
+}
+
+void mx_table_split_hosts(struct mx_claim *cl, size_t n_cl, bool say)
+{
+	qsort(cl, n_cl, sizeof(*cl), host_rank_cmp);
+	for (size_t i = 0; i < n_cl;) {
+		size_t j = i + 1;
+		bool dup = false;
+		char name[RP_NAME_MAX];
+
+		for (; j < n_cl && strcmp(cl[j].w.node, cl[i].w.node) == 0; j++)
+			dup |= host_cmp(&cl[j], &cl[i]) != 0;
+		if (!dup) {
+			i = j;
+			continue;
+		}
+		rp_strlcpy(name, cl[i].w.node, sizeof(name));
+		for (size_t k = i, first = i; k < j; k++) {
+			char renamed[RP_NAME_MAX];
+
+			if (host_cmp(&cl[k], &cl[first]) != 0)
+				first = k;   /* a new host: its lowest rank names it */
+			snprintf(renamed, sizeof(renamed), "%.*s#r%d", RP_NAME_MAX - 16, name, cl[first].rank);
+			rp_strlcpy(cl[k].w.node, renamed, sizeof(cl[k].w.node));
+			rp_strlcpy(cl[k].w.drift.node, renamed, sizeof(cl[k].w.drift.node));
+		}
+		if (say)
+			dup_warn(cl, i, j, name);
+		i = j;
+	}
 }
 
 static void ep_fill(struct mx_ep *e, const struct mx_claim *cl, int owner)
@@ -272,8 +343,12 @@ int mx_table_gather(struct mx_comm *c, const struct mx_offer *mine, double windo
 	t->rank_ver = calloc(c->size > 0 ? (size_t)c->size : 1, sizeof(*t->rank_ver));
 	if (!t->err && (!cl || !t->rank_ver))
 		t->err = -ENOMEM;
-	if (!t->err)
+	if (!t->err) {
 		claims_fill(c, all, offs, cl, t);
+		mx_table_split_hosts(cl, n_cl, c->rank == 0);
+		for (size_t i = 0; i < n_cl; i++)   /* each rank's node as the table names it */
+			rp_strlcpy(t->rank_ver[cl[i].rank].node, cl[i].w.node, sizeof(t->rank_ver[cl[i].rank].node));
+	}
 	if (!t->err && mx_table_build(cl, n_cl, (size_t)(c->size > 0 ? c->size : 1), &t->eps, &t->n_eps) != 0)
 		t->err = -ENOMEM;
 	if (!t->err && c->rank == 0)

@@ -7,6 +7,7 @@
 #ifndef RP_MX_TABLE_H
 #define RP_MX_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,6 +70,12 @@ struct mx_claim {
  * it, the one owning the fewest so far (ranks on one node share its adapters: nothing is measured
  * twice). *eps_p (malloc'd), *n_p. 0 or -ENOMEM. */
 int mx_table_build(struct mx_claim *cl, size_t n_cl, size_t n_ranks, struct mx_ep **eps_p, size_t *n_p);
+
+/* Hosts that report one node name (two "localhost", one --node given to ranks on two hosts: their
+ * host_id differs) are kept apart: each such host's claims are renamed "<name>#r<lowest rank on that
+ * host>", so that the reports, the coverage and the node grouping see two nodes. Reorders the claims.
+ * say: warn naming every such host's ranks (rank 0). */
+void mx_table_split_hosts(struct mx_claim *cl, size_t n_cl, bool say);
 
 /* The schedule's view of the sorted table: node numbers and index within the node (malloc'd). */
 struct rp_sched_ep *mx_sched_eps(const struct mx_ep *eps, size_t n, size_t *n_nodes_p);

@@ -15,14 +15,16 @@
 #include "result_pack.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 7           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+#define MX_VERSION 8           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
                                 * 3: EPS carries the sender's NCCL release;
                                 * 4: EPS carries each endpoint's drift description;
                                 * 5: EPS goes to rank 0 alone (lib/mx_startup.h), with the sender's
                                 *    port selection time and its schedule digest;
                                 * 6: REPORT carries a subtree's sides, rank by rank (n_ranks entries),
                                 *    up the tree of lib/mx_round.h; ASK; GO and PLAN down the tree;
-                                * 7: REPORT's sides packed (struct mx_wire_side), its ranks at its end */
+                                * 7: REPORT's sides packed (struct mx_wire_side), its ranks at its end;
+                                * 8: EPS names each endpoint's host (host_id): two hosts of one name
+                                *    stay apart */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -60,6 +62,9 @@ struct mx_wire_ep {
 	int32_t mtu;
 	uint32_t flags;
 	double link_gbps;
+	uint64_t host_id;             /* the sender's host (a hash of its boot id; 0 unknown): the endpoint is
+	                               * (node, host_id, device, port), so that two hosts of one name (two
+	                               * "localhost", one --node given twice) are not merged */
 	struct rp_drift_ep drift;     /* what rank 0 compares across the fabric (lib/drift.h); its strings
 				       * are terminated and sanitised on receipt like node and device */
 };

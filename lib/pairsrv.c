@@ -2,6 +2,7 @@
 #include "pairsrv.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "log.h"
@@ -122,6 +123,37 @@ int rp_pairsrv_accept(int lfd, const struct rp_pair_auth *auth, double deadline,
 		if (g == GATE_STOP)
 			return -EINTR;
 		count(ref, g);
+	}
+}
+
+void rp_pairsrv_wait_reason(double waited_s, double wait_s, const struct rp_pair_refusals *ref, char *buf, size_t len)
+{
+	static const char *const why[] = { "not on the --allow list", "silent past --timeout",
+					   "not an rdmaprobe writer (garbage)", "another protocol version",
+					   "with a wrong token" };
+	unsigned n[5] = { 0 }, total = 0;
+	size_t used;
+
+	if (ref) {
+		n[0] = ref->not_allowed;
+		n[1] = ref->silent;
+		n[2] = ref->garbage;
+		n[3] = ref->version;
+		n[4] = ref->token;
+	}
+	for (size_t i = 0; i < 5; i++)
+		total += n[i];
+	snprintf(buf, len, "no valid writer within --wait %.0f s (waited %.1f s); ", wait_s, waited_s);
+	used = strlen(buf);
+	if (!total) {
+		snprintf(buf + used, len - used, "no client connected");
+		return;
+	}
+	snprintf(buf + used, len - used, "refused %u client%s:", total, total == 1 ? "" : "s");
+	for (size_t i = 0, k = 0; i < 5; i++) {
+		used = strlen(buf);
+		if (n[i])
+			snprintf(buf + used, len - used, "%s %u %s", k++ ? "," : "", n[i], why[i]);
 	}
 }
 

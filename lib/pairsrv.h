@@ -35,6 +35,11 @@ struct rp_pair_refusals {
 int rp_pairsrv_accept(int lfd, const struct rp_pair_auth *auth, double deadline, struct rp_oob *oob,
 		      struct rp_pw_hello *hello_p, struct rp_pair_refusals *ref);
 
+/* Why a listener let no writer in, for its report: how long it waited (waited_s) of --wait (wait_s)
+ * and the clients it refused, by cause: "no valid writer within --wait 60 s (waited 60.0 s); refused
+ * 2 clients: 1 with a wrong token, 1 silent past --timeout". ref may be NULL. */
+void rp_pairsrv_wait_reason(double waited_s, double wait_s, const struct rp_pair_refusals *ref, char *buf, size_t len);
+
 /* The writer's side of the gate: send hello over oob and wait for the listener's answer until
  * deadline. 0 accepted; -EACCES (wrong token), -EPROTONOSUPPORT (another version), -EBADMSG (the
  * listener found the hello invalid, or its answer is), -ECONNRESET (closed without an answer: not

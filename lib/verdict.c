@@ -201,9 +201,10 @@ struct dir_in {
 	double gbps, gbps_min;
 	double link;                  /* the lower of its two ports' rates */
 	bool soft;                    /* either end a software device: its rate is nominal */
+	double rev;                   /* the other direction of the same link (-1: not measured) */
 };
 
-enum dir_outcome { DIR_OK, DIR_BELOW_MIN_BW, DIR_BELOW_LINK, DIR_OUTLIER };
+enum dir_outcome { DIR_OK, DIR_BELOW_MIN_BW, DIR_BELOW_LINK, DIR_BELOW_REVERSE, DIR_OUTLIER };
 
 /* --interval-drop, --min-bw and --outlier on one direction, m the larger of its row and column
  * median (< 0: no outlier rule): the warnings it earns into *warnings, and whether it fails. A
@@ -224,13 +225,18 @@ static enum dir_outcome dir_decide(const struct rp_verdict_cfg *cfg, const struc
 			return DIR_BELOW_LINK;
 		}
 	}
-	return m >= 0 && in->gbps < cfg->outlier * m ? DIR_OUTLIER : DIR_OK;
+	if (m >= 0 && in->gbps < cfg->outlier * m)
+		return DIR_OUTLIER;
+	/* what the medians cannot see: two adapters, a row of one pair */
+	return cfg->outlier > 0 && in->rev > 0 && in->gbps < RP_VERDICT_REVERSE_RATIO * in->rev ? DIR_BELOW_REVERSE
+												  : DIR_OK;
 }
 
-static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result *r, double m)
+static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_result *r, double m, double rev)
 {
 	struct dir_in in = { .gbps = r->gbps, .gbps_min = r->gbps_min, .soft = r->src.soft || r->dst.soft,
-			     .link = r->src.link_gbps < r->dst.link_gbps ? r->src.link_gbps : r->dst.link_gbps };
+			     .link = r->src.link_gbps < r->dst.link_gbps ? r->src.link_gbps : r->dst.link_gbps,
+			     .rev = rev };
 
 	switch (dir_decide(cfg, &in, m, &r->warnings)) {
 	case DIR_OK:
@@ -243,6 +249,11 @@ static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_res
 		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.3f Gb/s is below %.2f x link rate %.1f Gb/s (%.2f Gb/s)",
 				    r->gbps, cfg->min_bw, in.link, cfg->min_bw * in.link);
 		break;
+	case DIR_BELOW_REVERSE:
+		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD, "%.3f Gb/s is below %.2f x the reverse direction of the "
+				    "same link (%s:%d -> %s:%d, %.3f Gb/s)", r->gbps, RP_VERDICT_REVERSE_RATIO, r->dst.device,
+				    r->dst.port, r->src.device, r->src.port, rev);
+		break;
 	case DIR_OUTLIER:
 		rp_pair_result_fail(r, RP_ST_BELOW_THRESHOLD,
 				    "outlier: %.3f Gb/s is below %.2f x the median %.3f Gb/s of its row/column", r->gbps,
@@ -254,49 +265,103 @@ static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_res
 /* A peeked plain pass that its judgement leaves exactly as it is: the first pass's reset (the
  * verdict's warnings cleared, an MTU mismatch warned) and the rules, with nothing failing and the
  * same warnings. Such a pair needs neither a get nor a put. */
-static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_pair_peek *pk, double m)
+static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_pair_peek *pk, double m, double rev)
 {
-	struct dir_in in = { .gbps = pk->gbps, .gbps_min = pk->gbps_min, .link = pk->link_gbps, .soft = pk->soft };
+	struct dir_in in = { .gbps = pk->gbps, .gbps_min = pk->gbps_min, .link = pk->link_gbps, .soft = pk->soft,
+			     .rev = rev };
 	uint32_t w = (pk->warnings & ~VERDICT_WARNINGS) | (pk->mtu_mismatch ? 1u << RP_PW_MTU_MISMATCH : 0);
 
 	return dir_decide(cfg, &in, m, &w) == DIR_OK && w == pk->warnings;
 }
 
-/* --min-bw, --outlier and --interval-drop on the judged pairs of one message size (both directions
- * of a --bidir pair, each on its own). */
+struct rev_ent {
+	uint64_t key;                 /* src << 32 | dst */
+	double gbps;
+};
+
+static int rev_ent_cmp(const void *a, const void *b)
+{
+	const struct rev_ent *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* rev[i]: the rate of pair i's other direction measured as a pair of its own (d -> s at the same
+ * message size, judged for bandwidth), -1 when there is none. 0 or -ENOMEM. */
+static int reverse_rates(const uint32_t *pair_eps, const struct rp_pairs *ps, size_t msg_size, double *rev)
+{
+	struct rev_ent *e = malloc((ps->n ? ps->n : 1) * sizeof(*e));
+	size_t m = 0;
+
+	if (!e)
+		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
+	for (size_t i = 0; i < ps->n; i++) {
+		struct rp_pair_peek pk;
+
+		rev[i] = -1;
+		rp_pairs_peek(ps, i, &pk);
+		if (pk.msg_size == msg_size && pk_bw_judged(&pk) && pk.gbps > 0)
+			e[m++] = (struct rev_ent){ (uint64_t)pair_eps[2 * i] << 32 | pair_eps[2 * i + 1], pk.gbps };
+	}
+	qsort(e, m, sizeof(*e), rev_ent_cmp);
+	for (size_t i = 0; i < ps->n && m; i++) {
+		struct rev_ent want = { (uint64_t)pair_eps[2 * i + 1] << 32 | pair_eps[2 * i], 0 };
+		const struct rev_ent *f = bsearch(&want, e, m, sizeof(*e), rev_ent_cmp);
+
+		if (f && pair_eps[2 * i] != pair_eps[2 * i + 1])
+			rev[i] = f->gbps;
+	}
+	free(e);
+	return 0;
+}
+
+/* --min-bw, --outlier (with the reverse-direction rule) and --interval-drop on the judged pairs of
+ * one message size (both directions of a --bidir pair, each on its own). */
 static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_pairs *ps,
 		      size_t n_eps, size_t msg_size, double *row, double *col)
 {
 	struct rp_pair_result tmp;
+	double *rev = NULL;
 	int rc = 0;
 
 	if (row) {
 		rc = medians_compute(pair_eps, ps, n_eps, msg_size, 0, row);
 		if (!rc)
 			rc = medians_compute(pair_eps, ps, n_eps, msg_size, 1, col);
-		if (rc)
+		if (!rc && !(rev = malloc((ps->n ? ps->n : 1) * sizeof(*rev))))
+			rc = rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
+		if (!rc)
+			rc = reverse_rates(pair_eps, ps, msg_size, rev);
+		if (rc) {
+			free(rev);
 			return rc;
+		}
 	}
 	for (size_t i = 0; i < ps->n && !rc; i++) {
-		struct rp_pair_result *r, rev;
+		struct rp_pair_result *r, back;
 		struct rp_pair_peek pk;
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
 		rp_pairs_peek(ps, i, &pk);
 		if (pk.msg_size != msg_size || (!pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
 			continue;
-		if (pk.plain && plain_stays(cfg, &pk, row ? (row[s] > col[d] ? row[s] : col[d]) : -1))
+		if (pk.plain && plain_stays(cfg, &pk, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rev[i] : -1))
 			continue;
 		r = rp_pairs_get(ps, i, &tmp);
 		if (pk.plain)
 			judge_reset(r);       /* thresholds_apply's first pass left it to this one */
-		if (bw_judged(r))
-			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1);
 		if (rev_judged(r)) {
-			/* --bidir: the reverse (d writes into s) by the same rules, against d's row and s's column */
-			rp_pair_reverse_view(r, &rev);
-			direction_judge(cfg, &rev, row ? (row[d] > col[s] ? row[d] : col[s]) : -1);
-			rp_pair_reverse_store(r, &rev);
+			/* --bidir: the reverse (d writes into s) by the same rules, against d's row and s's
+			 * column; each direction against the other (as measured, before either is failed) */
+			double fwd_gbps = bw_judged(r) ? r->gbps : -1;
+
+			rp_pair_reverse_view(r, &back);
+			if (bw_judged(r))
+				direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, back.gbps);
+			direction_judge(cfg, &back, row ? (row[d] > col[s] ? row[d] : col[s]) : -1, fwd_gbps);
+			rp_pair_reverse_store(r, &back);
+		} else if (bw_judged(r)) {
+			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rev[i] : -1);
 		}
 		/* a plain pass changes in its status (and reason) and warnings only: kept as it was when
 		 * they are (the put of a compact record costs more than judging it) */
@@ -304,6 +369,7 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 			continue;
 		rc = rp_pairs_put(ps, i, r);
 	}
+	free(rev);
 	return rc;
 }
 
@@ -494,7 +560,8 @@ static void counts_fill(const uint32_t *pair_eps, const struct rp_pairs *ps, str
 		v->n_interval_drop += (w >> RP_PW_INTERVAL_DROP) & 1u;
 		v->n_lossy += (w >> RP_PW_LOSSY) & 1u;
 		v->n_mtu_mismatch += (w >> RP_PW_MTU_MISMATCH) & 1u;
-		for (int side = 0; side < 2; side++) {
+		/* a self pair (s == d) is one pair of its endpoint, not two */
+		for (int side = 0; side < (pair_eps[2 * i] == pair_eps[2 * i + 1] ? 1 : 2); side++) {
 			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
 
 			ve->pairs++;
@@ -572,9 +639,11 @@ const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair
 	case RP_PW_LOSSY: {
 		const struct rp_pair_ctr_side *sd = r->counters.src.verdict == RP_CV_LOSSY ? &r->counters.src : &r->counters.dst;
 
-		snprintf(buf, len, "lossy: %s %s:%d: %s (bandwidth passed; the link drops packets)",
+		snprintf(buf, len, "lossy: %s %s:%d: %s (bandwidth passed; %s)",
 			 sd == &r->counters.src ? "src" : "dst", sd == &r->counters.src ? r->src.device : r->dst.device,
-			 sd == &r->counters.src ? r->src.port : r->dst.port, sd->reason);
+			 sd == &r->counters.src ? r->src.port : r->dst.port, sd->reason,
+			 sd->cls == RP_CC_RESEND ? "resent above --max-errors resend, with no sequence gap" :
+			 "the link drops packets");
 		return buf;
 	}
 	case RP_PW_MTU_MISMATCH:

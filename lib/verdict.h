@@ -80,6 +80,14 @@ struct rp_verdict_cfg {
 
 #define RP_VERDICT_MIN_BW_DEFAULT 0.9
 #define RP_VERDICT_OUTLIER_DEFAULT 0.5
+/* A direction under this fraction of the other direction of the same link (both measured at one
+ * message size: the pair d -> s beside s -> d, or a --bidir pair's reverse) is below_threshold:
+ * both directions cross the same two adapters, cable and switch ports, so a healthy link is
+ * symmetric to within the 2-3x a soft device's scheduling gives (an order of magnitude apart is a
+ * fault: loss recovered by timeouts, a stalled queue). It needs no link rate, so it judges soft
+ * devices without --min-bw, and no more pairs than the two. Applied with the other relative rule
+ * (--outlier > 0; --outlier 0 turns both off). */
+#define RP_VERDICT_REVERSE_RATIO 0.1
 #define RP_VERDICT_INTERVAL_DROP_DEFAULT 0.1
 #define RP_VERDICT_ALPHA_DEFAULT 1e-5
 #define RP_VERDICT_PATH_TEXT "failures diffuse across the fabric: suspect switches or routing"

@@ -289,6 +289,8 @@ static void unreachable_blame(struct blame *B)
 		if (!ve->worked && B->local[e])
 			snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed, %u of them on its own side "
 				 "(no usable port, set-up or port down)", ve->pairs, B->local[e]);
+		else if (!ve->worked && ve->pairs == 1)
+			snprintf(ve->why, sizeof(ve->why), "reached no peer: its only pair failed");
 		else if (!ve->worked)
 			snprintf(ve->why, sizeof(ve->why), "reached no peer: all %u pairs failed", ve->pairs);
 		else

@@ -154,7 +154,8 @@ int rp_fail_groups_build(const struct rp_verdict *v, const uint32_t *pair_eps, c
 		per_ep[e] = (struct rp_fail_group){ .kind = RP_SUSPECT_ADAPTER, .a = (uint32_t)e, .b = (uint32_t)e };
 	rc = collect(v, pair_eps, ps, per_ep, &lf, &n_lf, fg);
 	if (!rc) {
-		qsort(lf, n_lf, sizeof(*lf), link_cmp);
+		if (n_lf)   /* lf is NULL when no link failed: qsort must not see it (UBSan) */
+			qsort(lf, n_lf, sizeof(*lf), link_cmp);
 		rc = assemble(v, per_ep, lf, n_lf, fg);
 	}
 	free(per_ep);

@@ -242,6 +242,39 @@ static void test_cli_drain(void **state)
 	rp_test_discover_done(&fx, &node);
 }
 
+/* Issue 26 item 3: the health verdict decides the exit status; a --prom file that cannot be
+ * written (RLIMIT_FSIZE 0, SIGXFSZ ignored: every write fails with EFBIG after the path check
+ * passed) is said on stderr and can only make it worse: unhealthy stays 1, healthy becomes 3. */
+static void test_cli_prom_unwritable_keeps_verdict(void **state)
+{
+	struct rp_fx fx;
+	struct rp_node node;
+	char out[16384], cmd[8192];
+	int rc;
+
+	(void)state;
+	rp_test_discover(&fx, rp_fx_machine_dual_socket, &node);
+	rc = rp_test_run_bin(out, sizeof(out), "check --sysfs-root '%s' --nccl-version 2.28.9 --no-loopback --prom "
+			     "'%s/u.prom' 2>&1", fx.root, rp_test_tmpdir());
+	assert_int_equal(rc, 1);   /* written: the baseline */
+	snprintf(cmd, sizeof(cmd), "trap '' XFSZ; ulimit -f 0; exec '%s' check --sysfs-root '%s' --nccl-version 2.28.9 "
+		 "--no-loopback --prom '%s/u2.prom' 2>&1", rp_test_bin(), fx.root, rp_test_tmpdir());
+	rc = rp_test_run(cmd, out, sizeof(out));
+	if (!strstr(out, "could not write ") || !strstr(out, "u2.prom"))
+		fail_msg("no word of the failed --prom (exit %d):\n%s", rc, out);
+	assert_int_equal(rc, 1);
+	rp_test_discover_done(&fx, &node);
+
+	rp_test_discover(&fx, rp_fx_machine_dgx_h100, &node);
+	snprintf(cmd, sizeof(cmd), "trap '' XFSZ; ulimit -f 0; exec '%s' check --sysfs-root '%s' --nccl-version 2.28.9 "
+		 "--no-loopback --prom '%s/u3.prom' 2>&1", rp_test_bin(), fx.root, rp_test_tmpdir());
+	rc = rp_test_run(cmd, out, sizeof(out));
+	assert_non_null(strstr(out, "could not write "));
+	assert_non_null(strstr(out, "u3.prom"));
+	assert_int_equal(rc, 3);
+	rp_test_discover_done(&fx, &node);
+}
+
 /* Healthy (dgx fixture, static checks only): exit 0 and "healthy"; without --no-loopback a fixture
  * cannot be looped back: exit 3, "could not check"; --prom carries the status through the real
  * parser. */
@@ -329,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_cli_drain),
 		cmocka_unit_test(test_cli_healthy_unknown_prom),
+		cmocka_unit_test(test_cli_prom_unwritable_keeps_verdict),
 		cmocka_unit_test(test_cli_json_file),
 	};
 

@@ -124,6 +124,29 @@ static void test_rtr_resolution(void **state)
 	assert_true(fk_all_released());
 }
 
+/* Issue 26 item 20: an RTR refused (EINVAL) on a port whose GID is link-local says that no routable
+ * GID exists, naming the port and the address, not just "Invalid argument". Failed before: the
+ * reason was "modify qp ... to RTR toward fake0 port 1: Invalid argument". */
+static void test_rtr_no_routable_gid(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.meas.n_qps = 1;
+	fk_gid_link_local = true;
+	fk_fail_at = 21;
+	fk_fail_errno = EINVAL;
+	drive_pair(&cfg, &r);
+	assert_int_equal(fk_failed_step, ST_RTR);
+	assert_int_equal(r.status, RP_ST_RTR);
+	if (!strstr(r.reason, "no routable GID: fake0 port 1 uses GID fe80::") || !strstr(r.reason, "(link-local)") ||
+	    !strstr(r.reason, strerror(EINVAL)))
+		fail_msg("reason: %s", r.reason);
+	assert_true(fk_all_released());
+}
+
 /* The QP attributes are NCCL's, except the probe's timeout and retry count from the config. */
 static void test_nccl_attributes(void **state)
 {
@@ -179,7 +202,7 @@ static void test_loopback_ok(void **state)
 }
 
 /* Port counters around the run: each side snapshots its own port (here both ends are fake0:1 of an
- * rxe-like fixture tree), a retransmission counter that moves during the run makes both sides'
+ * rxe-like fixture tree), a sequence-gap counter (rcvd_seq_err: loss) that moves during the run makes both sides'
  * judgement lossy with the counter named, and the target's side reaches the writer's result through
  * the RESULT message (nothing else fills counters.dst there). With the counter left alone both sides
  * are measured and ok, nothing moved but what rxe counts for every packet. Fails before the engine
@@ -205,7 +228,7 @@ static void test_loopback_counters(void **state)
 
 	fk_reset();
 	fk_ctr_fx = &fx;
-	fk_ctr_rel = "class/infiniband/fake0/ports/1/hw_counters/completer_retry_err";
+	fk_ctr_rel = "class/infiniband/fake0/ports/1/hw_counters/rcvd_seq_err";
 	fk_ctr_at = 50;
 	fk_ctr_value = 37;
 	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
@@ -217,9 +240,9 @@ static void test_loopback_counters(void **state)
 		assert_int_equal(sd->verdict, RP_CV_LOSSY);
 		assert_int_equal(sd->cls, RP_CC_RETRANS);
 		assert_int_equal(sd->n, 1);
-		assert_string_equal(sd->c[0].name, "completer_retry_err");
+		assert_string_equal(sd->c[0].name, "rcvd_seq_err");
 		assert_int_equal(sd->c[0].delta, 37);
-		assert_non_null(strstr(sd->reason, "completer_retry_err +37"));
+		assert_non_null(strstr(sd->reason, "rcvd_seq_err +37"));
 	}
 	/* no sysfs at all: nothing read, nothing judged, the pair unaffected */
 	fk_reset();
@@ -542,6 +565,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_fail_at_every_step, setup),
 		cmocka_unit_test_setup(test_rtr_resolution, setup),
+		cmocka_unit_test_setup(test_rtr_no_routable_gid, setup),
 		cmocka_unit_test_setup(test_nccl_attributes, setup),
 		cmocka_unit_test_setup(test_loopback_ok, setup),
 		cmocka_unit_test_setup(test_loopback_counters, setup),

@@ -193,6 +193,29 @@ static void test_port_states(void **state)
 	hx_done(&x);
 }
 
+/* Issue 26 item 2: DOWN is unhealthy whatever phys_state says (missing, NOP, garbage). */
+static void test_port_down_phys_unknown(void **state)
+{
+	struct rp_fx_port down = rp_fx_port_ib_ndr_active;
+	const char *phys[] = { NULL, "0: NOP", "garbage" };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct hx x;
+
+		hx_start(&x);
+		down.state = "1: DOWN";
+		down.phys_state = phys[i];
+		assert_int_equal(rp_fx_port(&x.fx, "mlx5_5", 1, &down), 0);
+		if (!phys[i])
+			assert_int_equal(rp_fx_remove(&x.fx, "class/infiniband/mlx5_5/ports/1/phys_state"), 0);
+		hx_check(&x);
+		assert_contains(only(&x.h, RP_HC_PORT_DOWN, "mlx5_5:1")->message, "mlx5_5:1 is DOWN");
+		assert_false(rp_health_clean(&x.h));
+		hx_done(&x);
+	}
+}
+
 static void test_pcie_degraded_at_adapter(void **state)
 {
 	const struct rp_health_item *it;
@@ -438,7 +461,7 @@ static void test_iommu(void **state)
 static void test_iommu_cmdline(void **state)
 {
 	char path[PATH_MAX];
-	struct rp_discover_opts dopts;
+	struct rp_discover_opts dopts = { 0 };
 	struct rp_health_opts hopts = { NULL, RP_TRI_TRUE, false, NULL };
 	struct hx x;
 
@@ -807,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_link_degraded),
 		cmocka_unit_test(test_link_degraded_width_mixed),
 		cmocka_unit_test(test_port_states),
+		cmocka_unit_test(test_port_down_phys_unknown),
 		cmocka_unit_test(test_pcie_degraded_at_adapter),
 		cmocka_unit_test(test_pcie_degraded_at_bridge),
 		cmocka_unit_test(test_vf_link_is_the_pf_link),

@@ -240,6 +240,58 @@ static void test_drift_once_per_endpoint(void **state)
 	fini(ranks);
 }
 
+/* Issue 26 item 1: ranks 0, 1 on one host and ranks 2, 3 on another, all four calling their node
+ * "localhost" (host ids differ): two endpoints on two nodes, not one; each host's name says its
+ * lowest rank, and rank 0 warns once, naming both hosts' ranks. Ranks of one host (one host id, one
+ * name) still share its adapter. Failed before: the four claims were one endpoint (one node,
+ * coverage of a single adapter, the other host never measured). */
+static void test_same_name_two_hosts(void **state)
+{
+	struct offer off[NR];
+	struct rank ranks[NR];
+	struct rp_sched_ep *se;
+	size_t n_nodes = 0;
+
+	(void)state;
+	for (int r = 0; r < NR; r++) {
+		ep_set(&off[r], "localhost", "mlx5_0", "28.39.1002", 0);
+		off[r].ep.host_id = r < 2 ? 0xa11ce : 0xb0b;
+	}
+	logged[0] = '\0';
+	rp_log_set_sink(sink, NULL);
+	gather(off, ranks);
+	rp_log_set_sink(NULL, NULL);
+	for (int r = 0; r < NR; r++) {
+		assert_int_equal(ranks[r].t.n_eps, 2);
+		assert_string_equal(ranks[r].t.eps[0].ep.node, "localhost#r0");
+		assert_string_equal(ranks[r].t.eps[1].ep.node, "localhost#r2");
+		assert_true(ranks[r].t.eps[0].owner == 0 || ranks[r].t.eps[0].owner == 1);
+		assert_true(ranks[r].t.eps[1].owner == 2 || ranks[r].t.eps[1].owner == 3);
+	}
+	assert_string_equal(ranks[0].t.rank_ver[3].node, "localhost#r2");
+	se = mx_sched_eps(ranks[0].t.eps, ranks[0].t.n_eps, &n_nodes);
+	assert_non_null(se);
+	assert_int_equal(n_nodes, 2);
+	free(se);
+	if (!strstr(logged, "report the same node name 'localhost' (ranks 2,3 as localhost#r2; ranks 0,1 as "
+			    "localhost#r0)"))
+		fail_msg("no warning naming the ranks:\n%s", logged);
+	assert_non_null(strstr(logged, "give each host its own name"));
+	fini(ranks);
+
+	/* one host (one id): one endpoint, shared, and no warning */
+	for (int r = 0; r < NR; r++)
+		off[r].ep.host_id = 0xa11ce;
+	logged[0] = '\0';
+	rp_log_set_sink(sink, NULL);
+	gather(off, ranks);
+	rp_log_set_sink(NULL, NULL);
+	assert_int_equal(ranks[0].t.n_eps, 1);
+	assert_string_equal(ranks[0].t.eps[0].ep.node, "localhost");
+	assert_null(strstr(logged, "same node name"));
+	fini(ranks);
+}
+
 /* A port-less entry (its rank's -d selects nothing) is no vote; the same firmware everywhere else
  * is no drift. */
 static void test_no_port_entry_takes_no_part(void **state)
@@ -293,6 +345,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_drift_once_per_endpoint),
 		cmocka_unit_test(test_no_port_entry_takes_no_part),
+		cmocka_unit_test(test_same_name_two_hosts),
 		cmocka_unit_test(test_peer_strings_sanitised),
 		cmocka_unit_test(test_short_message_rejected),
 		cmocka_unit_test(test_foreign_envelope_dropped),

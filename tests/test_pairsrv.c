@@ -356,6 +356,21 @@ static void test_deadline_with_only_silence(void **state)
 	close(l.lfd);
 }
 
+/* Issue 26 item 20: the reason a listener gives when no writer got in names how long it waited and
+ * each refused client's cause (the listener's report said only "Connection timed out", 0.0 s). */
+static void test_wait_reason(void **state)
+{
+	struct rp_pair_refusals ref = { .token = 1, .silent = 2 };
+	char buf[300];
+
+	(void)state;
+	rp_pairsrv_wait_reason(60.04, 60, &ref, buf, sizeof(buf));
+	assert_string_equal(buf, "no valid writer within --wait 60 s (waited 60.0 s); refused 3 clients: 2 silent past "
+			    "--timeout, 1 with a wrong token");
+	rp_pairsrv_wait_reason(5.01, 5, NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "no valid writer within --wait 5 s (waited 5.0 s); no client connected");
+}
+
 /* A stop request ends the wait with -EINTR, also while a client is in its hello. */
 static void test_stop(void **state)
 {
@@ -385,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_allow_list),
 		cmocka_unit_test(test_deadline_with_only_silence),
 		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_wait_reason),
 	};
 
 	rp_log_set_level(RP_LOG_ERROR);   /* the refusals are warnings; keep the test output readable */

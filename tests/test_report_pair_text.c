@@ -174,14 +174,15 @@ static void test_random_bytes(void **state)
 			seed = seed * 1103515245u + 12345u;
 			b[k] = (seed >> 16) % 4 == 0 ? 0 : (uint8_t)(seed >> 8);
 		}
-		/* the enums and counts a writer indexes with are bounded by it; keep the bools bools */
-		r.verified &= 1;
-		r.src.soft &= 1;
-		r.dst.soft &= 1;
-		r.lat.measured &= 1;
+		/* the enums and counts a writer indexes with are bounded by it; the bools get 0 or 1 (a
+		 * random byte in a bool is not a value the type has: reading it is undefined, UBSan) */
+		r.verified = seed >> 3 & 1;
+		r.src.soft = seed >> 4 & 1;
+		r.dst.soft = seed >> 5 & 1;
+		r.lat.measured = seed >> 6 & 1;
 		r.reverse.measured = round % 2;
-		r.reverse.folded &= 1;
-		r.reverse.verified &= 1;
+		r.reverse.folded = seed >> 7 & 1;
+		r.reverse.verified = seed >> 9 & 1;
 		if (round % 3 == 0) {
 			/* names and reasons jansson takes, so the direct path is the one compared */
 			for (int k = 0; k < RP_PAIR_CTR_MAX; k++) {

@@ -16,6 +16,7 @@ int fk_live[FK_KINDS];
 int fk_calls;                 /* failable calls so far */
 int fk_fail_at;               /* fail the Nth failable call (0 = never) */
 int fk_fail_errno = EINVAL;
+bool fk_gid_link_local;
 enum fk_step fk_failed_step;  /* which step was failed */
 uint64_t fk_writes;           /* RDMA writes posted */
 uint64_t fk_bad_write_at;     /* this write (1-based) completes with fk_bad_status */
@@ -65,6 +66,7 @@ void fk_reset(void)
 	fk_calls = 0;
 	fk_fail_at = 0;
 	fk_fail_errno = EINVAL;
+	fk_gid_link_local = false;
 	fk_failed_step = ST_NONE;
 	fk_writes = 0;
 	fk_bad_write_at = 0;
@@ -373,8 +375,13 @@ FK_WRAP int __wrap_ibv_query_gid(struct ibv_context *ctx, uint8_t port, int inde
 	if (fk_fail(ST_QUERY_GID))
 		return -1;
 	memset(gid, 0, sizeof(*gid));
-	gid->raw[10] = gid->raw[11] = 0xff;
-	gid->raw[12] = 10;
+	if (fk_gid_link_local) {
+		gid->raw[0] = 0xfe;
+		gid->raw[1] = 0x80;
+	} else {
+		gid->raw[10] = gid->raw[11] = 0xff;
+		gid->raw[12] = 10;
+	}
 	gid->raw[15] = (uint8_t)index;
 	return 0;
 }
