@@ -1,6 +1,6 @@
 /* cmd_check.c: 'rdmaprobe check': the node health check for prologs, epilogs, LBNL NHC, Kubernetes
  * probes and cron. Discovery, the static health checks (lib/health.h), NCCL's view under the node's
- * NCCL_IB_HCA, then a short loopback of every port NCCL would use, all at once (lib/pairset.h: each
+ * NCCL_IB_HCA, then a short loopback of every port NCCL would use, all at once (lib/engine_concurrent.h: each
  * port writes into itself), within --budget; the problems and the verdict come from lib/check.h.
  *
  * Output: the first line is the drain reason ("rdmaprobe: mlx5_3:1 DOWN (phys Disabled)"), or
@@ -30,7 +30,7 @@
 #include "node.h"
 #include "ops_cli.h"
 #include "opts.h"
-#include "pairset.h"
+#include "engine_concurrent.h"
 #include "prom.h"
 #include "report.h"
 #include "retest.h"
@@ -134,9 +134,9 @@ static int ck_counters_judge(struct ck_run *k, unsigned retest)
  * deadlines, when a quarter of the budget is left (else they stay unconfirmed: the check is then
  * incomplete, not a drain). Only a failure seen twice fails the node; one that passed the second
  * time is flaky, a warning. */
-static int ck_retest(struct ck_run *k, struct rp_pairset_job *jobs)
+static int ck_retest(struct ck_run *k, struct rp_concurrent_job *jobs)
 {
-	struct rp_pairset_job *again = calloc(k->n_res, sizeof(*again));
+	struct rp_concurrent_job *again = calloc(k->n_res, sizeof(*again));
 	struct rp_pair_result *res = calloc(k->n_res, sizeof(*res));
 	size_t *idx = calloc(k->n_res, sizeof(*idx)), m = 0;
 	int rc = -ENOMEM;
@@ -158,7 +158,7 @@ static int ck_retest(struct ck_run *k, struct rp_pairset_job *jobs)
 	}
 	if (!k->quiet && !k->json_only)
 		fprintf(stderr, "rdmaprobe check: %zu port%s failed, measured again ...\n", m, m == 1 ? "" : "s");
-	rc = rp_pairset_run(again, m, res);
+	rc = rp_concurrent_run(again, m, res);
 	for (size_t j = 0; !rc && j < m; j++)
 		if (res[j].status != RP_ST_INTERRUPTED)
 			rp_retest_merge(&k->res[idx[j]], &res[j]);
@@ -179,7 +179,7 @@ static int ck_loopback(struct ck_run *k)
 {
 	size_t n = k->nr.n_selected;
 	double left = k->budget - (now_s() - k->t0);
-	struct rp_pairset_job *jobs;
+	struct rp_concurrent_job *jobs;
 
 	if (k->no_loopback || n == 0)
 		return 0;
@@ -213,7 +213,7 @@ static int ck_loopback(struct ck_run *k)
 	if (!k->quiet && !k->json_only)
 		fprintf(stderr, "rdmaprobe check: loopback of %zu port%s at once, %.2f s each ...\n", n, n == 1 ? "" : "s",
 			jobs[0].cfg.meas.duration_s);
-	if (rp_pairset_run(jobs, n, k->res) != 0) {
+	if (rp_concurrent_run(jobs, n, k->res) != 0) {
 		free(jobs);
 		return RP_EXIT_ENV;   /* logged */
 	}

@@ -6,7 +6,7 @@
  * and the exit status is 128 + the signal.
  *
  * --concurrent: after each size's solo pairs, the node's disjoint pairs run at the same time, round
- * after round (lib/pairset.h: every unordered pair of ports once, every port busy in every round), and
+ * after round (lib/engine_concurrent.h: every unordered pair of ports once, every port busy in every round), and
  * each is compared with the same ordered pair measured alone: concurrent_drop below
  * (1 - --concurrent-drop) x solo (default 25%). A pair that fails under load fails the run; a drop is a
  * warning. JSON: "concurrent": [{"src", "dst", "msg_size", "round", "solo_gbps", "ratio", "pair"}]. */
@@ -22,7 +22,7 @@
 #include "engine_cli.h"
 #include "log.h"
 #include "ops_cli.h"
-#include "pairset.h"
+#include "engine_concurrent.h"
 #include "report.h"
 #include "pairset_sweep.h"
 #include "retest.h"
@@ -59,7 +59,7 @@ struct lb_run {
 	double conc_drop;
 	struct rp_pair_result *conc;  /* the pairs run within their set, one size pass after another */
 	struct lb_conc { uint32_t src, dst, round; int solo; double ratio; } *conc_meta;
-	size_t n_conc, conc_planned;
+	size_t n_conc, conc_scheduled;
 	const char *sweep_s;          /* --sweep auto|off */
 	enum rp_reach *reach;         /* the first pass's sweep, per (src i, dst j): what it found */
 	struct rp_pair_result *found; /* its dead directions' results, its flaky ones' first failure */
@@ -227,7 +227,7 @@ static bool lb_measure(struct lb_run *lb, const struct rp_engine_cfg *cfg, size_
 static int lb_sweep(struct lb_run *lb)
 {
 	size_t n = lb->n_ports, m = 0;
-	struct rp_pairset_job *jobs;
+	struct rp_concurrent_job *jobs;
 	enum rp_reach *reach;
 	struct rp_pair_result *found;
 	uint32_t *at;
@@ -321,8 +321,8 @@ static int lb_retest(struct lb_run *lb, size_t first, unsigned pass)
  * the same time, each compared with its solo measurement of this pass. */
 static int lb_concurrent(struct lb_run *lb, unsigned pass)
 {
-	size_t n = lb->n_ports, rounds = rp_pairset_rounds(n);
-	struct rp_pairset_job *jobs = calloc(n, sizeof(*jobs));
+	size_t n = lb->n_ports, rounds = rp_concurrent_rounds(n);
+	struct rp_concurrent_job *jobs = calloc(n, sizeof(*jobs));
 	uint32_t *pairs = calloc(n + 1, sizeof(*pairs));
 	int rc = 0;
 
@@ -331,7 +331,7 @@ static int lb_concurrent(struct lb_run *lb, unsigned pass)
 		rc = RP_EXIT_ENV;
 	}
 	for (size_t r = 0; !rc && r < rounds && !rp_stop_requested(); r++) {
-		size_t np = rp_pairset_round(n, r, pairs), first = lb->n_conc;
+		size_t np = rp_concurrent_round(n, r, pairs), first = lb->n_conc;
 
 		for (size_t k = 0; k < np; k++) {
 			struct rp_cli_port *s = &lb->ports[pairs[2 * k]], *d = &lb->ports[pairs[2 * k + 1]];
@@ -345,7 +345,7 @@ static int lb_concurrent(struct lb_run *lb, unsigned pass)
 		if (!lb->quiet)
 			fprintf(stderr, "[concurrent %zu/%zu] %zu pairs at once, %zu bytes ...\n", r + 1, rounds, np,
 				lb->e.sizes[pass]);
-		if (rp_pairset_run(jobs, np, &lb->conc[first]) != 0) {
+		if (rp_concurrent_run(jobs, np, &lb->conc[first]) != 0) {
 			rc = RP_EXIT_ENV;   /* logged */
 			break;
 		}
@@ -357,7 +357,7 @@ static int lb_concurrent(struct lb_run *lb, unsigned pass)
 			c->dst.soft |= soft_device_name(c->dst.device);
 			*m = (struct lb_conc){ pairs[2 * k], pairs[2 * k + 1], (uint32_t)r, lb->index[pairs[2 * k] * n + pairs[2 * k + 1]], 0 };
 			if (m->solo >= 0)
-				m->ratio = rp_pairset_compare(&lb->res[m->solo], c, lb->conc_drop);
+				m->ratio = rp_concurrent_compare(&lb->res[m->solo], c, lb->conc_drop);
 		}
 		lb->n_conc += np;
 		rc = lb_checkpoint(lb, false);
@@ -390,7 +390,7 @@ static bool print_concurrent(const struct lb_run *lb)
 		} else if (m->ratio > 0) {
 			printf("  round %u  %-32s %9.3f Gb/s, solo %9.3f Gb/s (%5.1f%%)%s\n", m->round + 1, name, c->gbps,
 			       solo->gbps, 100.0 * m->ratio,
-			       c->warnings & (1u << RP_PW_CONCURRENT_DROP) ? "  warning: concurrent_drop" : "");
+			       c->warnings & (1u << RP_WARN_CONCURRENT_DROP) ? "  warning: concurrent_drop" : "");
 		} else {
 			printf("  round %u  %-32s %9.3f Gb/s, no solo figure to compare\n", m->round + 1, name, c->gbps);
 		}
@@ -538,9 +538,9 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	lb->index = calloc(n * n, sizeof(*lb->index));
 	lb->eps = calloc(n, sizeof(*lb->eps));
 	lb->drain = calloc(n, sizeof(*lb->drain));
-	lb->conc_planned = lb->concurrent ? (n / 2) * rp_pairset_rounds(n) * lb->e.n_sizes : 0;
-	lb->conc = calloc(lb->conc_planned + 1, sizeof(*lb->conc));
-	lb->conc_meta = calloc(lb->conc_planned + 1, sizeof(*lb->conc_meta));
+	lb->conc_scheduled = lb->concurrent ? (n / 2) * rp_concurrent_rounds(n) * lb->e.n_sizes : 0;
+	lb->conc = calloc(lb->conc_scheduled + 1, sizeof(*lb->conc));
+	lb->conc_meta = calloc(lb->conc_scheduled + 1, sizeof(*lb->conc_meta));
 	if (!lb->res || !lb->pair_eps || !lb->index || !lb->eps || !lb->drain || !lb->conc || !lb->conc_meta) {
 		fprintf(stderr, "rdmaprobe loopback: out of memory\n");
 		return RP_EXIT_ENV;

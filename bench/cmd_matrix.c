@@ -33,7 +33,7 @@
 #include "oob_mpi.h"
 #include "opts.h"
 #include "report_jsonl.h"
-#include "schedule.h"
+#include "mx_schedule.h"
 #include "signals.h"
 #include "stop.h"
 #include "util.h"
@@ -128,7 +128,7 @@ static int sweep_check(struct mx_opts *o)
 	bool is_auto = false;
 	const char *with = o->concurrent_rails ? "--concurrent-rails" : o->eng.cfg.meas.bidir ? "--bidir" : NULL;
 
-	int rc = mx_sweep_opt(o->sweep_s, &w, &is_auto);
+	int rc = matrix_cli_sweep_opt(o->sweep_s, &w, &is_auto);
 
 	if (rc >= 0)
 		return rc;
@@ -190,7 +190,7 @@ static int opts_check(struct mx_opts *o)
 				"--pattern rail (got %s)\n", o->pattern_text);
 		return RP_EXIT_USAGE;
 	}
-	if (o->list_pairs_s && rp_list_mode_parse(o->list_pairs_s, &o->list_pairs) != 0) {
+	if (o->list_pairs_s && rp_report_list_parse(o->list_pairs_s, &o->list_pairs) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->list_pairs_s);
 		return RP_EXIT_USAGE;
 	}
@@ -300,7 +300,7 @@ static int run_plan(struct mx_opts *o)
 		for (size_t i = 0; i < local.n; i++)
 			rail_gbps[i] = local.eps[i].link_gbps > 0 ? local.eps[i].link_gbps : o->rate;
 	}
-	return mx_plan_print(&(struct mx_plan_in){ .cfg = &o->eng.cfg, .pattern = &o->pattern,
+	return matrix_cli_plan_print(&(struct mx_plan_in){ .cfg = &o->eng.cfg, .pattern = &o->pattern,
 						   .pattern_text = o->pattern_text, .seed = o->seed, .nodes = o->nodes,
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
@@ -313,7 +313,7 @@ static int run_plan(struct mx_opts *o)
 
 /* --- the run --------------------------------------------------------------------------------------- */
 
-static double round_budget(const struct mx_opts *o)
+static double round_wait_of(const struct mx_opts *o)
 {
 	const struct rp_engine_cfg *c = &o->eng.cfg;
 
@@ -374,7 +374,7 @@ static void out_refresh(struct mx_front *F, double now)
 	F->out.sweep_s = F->run.sweep.elapsed_s;
 	F->out.stop_sig = F->run.ctx.stop_sig ? F->run.ctx.stop_sig : rp_stop_signal();
 	F->out.rounds_done = F->run.rounds_done;
-	F->out.rounds_run = F->run.planned_run;
+	F->out.rounds_run = F->run.scheduled_run;
 	F->out.retest_rounds = F->run.retest_rounds;
 }
 
@@ -383,7 +383,7 @@ static void files_write(struct mx_front *F)
 	double w0 = rp_now();
 
 	out_refresh(F, w0);
-	mx_write_files(&F->out, NULL, NULL);
+	matrix_cli_write_files(&F->out, NULL, NULL);
 	F->run.failed = mx_results_failed(&F->run.mr);   /* as the verdict judged them */
 	F->last_write = rp_now();
 	F->write_cost = F->last_write - w0;
@@ -391,7 +391,7 @@ static void files_write(struct mx_front *F)
 }
 
 /* Rank 0's final reports: the coverage of the rounds done, every file with the verdict, and, when
- * print is set, the person's view (the verdict, the coverage). Returns mx_write_files()'s status; the
+ * print is set, the person's view (the verdict, the coverage). Returns matrix_cli_write_files()'s status; the
  * verdict stays in *v when *judged (the caller calls rp_verdict_fini). */
 static int final_write(struct mx_front *F, struct rp_verdict *v, bool *judged, bool print)
 {
@@ -405,11 +405,11 @@ static int final_write(struct mx_front *F, struct rp_verdict *v, bool *judged, b
 				    F->o->budget_seen ? &F->choice : NULL, &F->o->pattern_req);
 		F->out.coverage = &F->coverage;
 	}
-	wrc = mx_write_files(&F->out, v, judged);
+	wrc = matrix_cli_write_files(&F->out, v, judged);
 	if (*judged && print) {
-		mx_print(&F->out, v);
+		matrix_cli_print(&F->out, v);
 		if (F->out.coverage)
-			mx_coverage_print(&F->coverage, F->o->pattern_req_text, F->o->pattern_text, F->out.budget_s);
+			matrix_cli_coverage_print(&F->coverage, F->o->pattern_req_text, F->o->pattern_text, F->out.budget_s);
 		fflush(stdout);
 	}
 	return wrc;
@@ -449,7 +449,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	double now = rp_now();
 	char line[256];
 	/* a planned round a stop cut short is not done: said so, as the final lines count it */
-	bool cut = !retest && !F->run.in_late && F->run.rounds_done < F->run.planned_run;
+	bool cut = !retest && !F->run.in_late && F->run.rounds_done < F->run.scheduled_run;
 
 	mx_progress_note(&F->prog, false, now - F->t0);
 	if (cut) {
@@ -493,7 +493,7 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), pass == 2);
 }
 
-static void retest_planned(void *arg, size_t n, size_t n_rounds)
+static void retest_scheduled(void *arg, size_t n, size_t n_rounds)
 {
 	(void)arg;
 	fprintf(stderr, "rdmaprobe matrix: measuring %zu pair%s again in %zu extra round%s\n", n, n == 1 ? "" : "s",
@@ -516,7 +516,7 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 				 .nccl_version = o->eng.ver.version };
 	/* --budget: every rank fits the same model and so makes the same choice; one that cannot read
 	 * the file fails the start-up exchange for all (its reason on its stderr) */
-	int cal = o->budget_seen ? mx_plan_model_load(o->calibrate_from, o->allow_simulated, &F->model) : -1;
+	int cal = o->budget_seen ? matrix_cli_model_load(o->calibrate_from, o->allow_simulated, &F->model) : -1;
 
 	struct mx_plan_run run;
 	double t1;
@@ -534,7 +534,7 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	/* every rank must run rank 0's schedule (and so, with --budget, make its choice): the start-up
 	 * refuses a rank started with other settings, naming it, rather than pairs waiting for a peer
 	 * that runs other rounds */
-	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	matrix_cli_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	run.hold = o->hold;               /* the digest takes every setting that orders the rounds */
 	run.retest = (unsigned)o->retest;
 	/* --plan-dead as given (the endpoints are not known yet): the budget's worst case */
@@ -594,7 +594,7 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 		return RP_EXIT_ENV;
 	for (size_t e = 0; e < n_eps; e++)
 		gbps[e] = F->table.eps[e].ep.link_gbps > 0 ? F->table.eps[e].ep.link_gbps : o->rate;
-	mx_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
+	matrix_cli_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = (unsigned)o->retest;
 	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
@@ -602,7 +602,7 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 		free(gbps);
 		return status;
 	}
-	status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &F->model, &run, o->budget,
+	status = matrix_cli_budget_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &F->model, &run, o->budget,
 				budget_text(o), comm->rank == 0, &F->choice);
 	free(gbps);
 	if (status < 0) {
@@ -635,7 +635,7 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 	for (size_t e = 0; e < n_eps; e++)
 		F->rep_eps[e] = F->table.eps[e].ep;
 	*c = (struct mx_ctx){ .comm = comm, .cfg = &F->o->eng.cfg, .eps = F->table.eps, .n_eps = n_eps,
-			      .rank = comm->rank, .n_ranks = comm->size, .dead = c->dead, .budget = round_budget(F->o) };
+			      .rank = comm->rank, .n_ranks = comm->size, .dead = c->dead, .round_wait_s = round_wait_of(F->o) };
 	F->run.sched = F->sched;
 	F->run.vcfg = &F->o->vc.cfg;
 	F->run.rep_eps = F->rep_eps;
@@ -649,7 +649,7 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 		fprintf(stderr, "rdmaprobe matrix: %zu endpoints on %zu nodes, %d ranks, pattern %s%s: %zu rounds, %llu pairs "
 				"(both directions), round deadline %.0f s, retest %llu\n", n_eps, n_nodes, comm->size,
 			F->o->pattern_text, F->o->concurrent_rails ? " (each round's rails alone, then all at once)" : "",
-			F->run.n_planned, (unsigned long long)rp_sched_n_pairs(F->sched), c->budget,
+			F->run.n_scheduled, (unsigned long long)rp_sched_n_pairs(F->sched), c->round_wait_s,
 			(unsigned long long)F->o->retest);
 	return -1;
 }
@@ -672,9 +672,9 @@ static int run_finish(struct mx_front *F, int status)
 	same = judged && v.n_pairs == F->early_pairs && v.n_ok == F->early_ok && v.n_failed == F->early_failed;
 	if (judged && F->early && !same) {
 		printf("after the interrupted round's last reports:\n");
-		mx_print(&F->out, &v);
+		matrix_cli_print(&F->out, &v);
 		if (F->out.coverage)
-			mx_coverage_print(&F->coverage, F->o->pattern_req_text, F->o->pattern_text, F->out.budget_s);
+			matrix_cli_coverage_print(&F->coverage, F->o->pattern_req_text, F->o->pattern_text, F->out.budget_s);
 	}
 	if (judged) {
 		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
@@ -720,7 +720,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 	F->out = (struct mx_out){
 		.cmd_line = cmd_line, .argc = argc, .argv = argv, .cfg = &o->eng.cfg, .pattern = o->pattern_text,
 		.seed = o->seed, .vcfg = &o->vc.cfg, .eps = F->table.eps, .n_eps = F->table.n_eps, .results = &F->run.mr,
-		.n_rounds = F->run.n_planned, .started_wall = (double)time(NULL), .json = o->eng.json,
+		.n_rounds = F->run.n_scheduled, .started_wall = (double)time(NULL), .json = o->eng.json,
 		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary, .nodes_all = o->nodes_all, .junit_pairs = o->junit_pairs,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops, .sweep = &F->run.sweep,
@@ -728,7 +728,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 		.startup_s = F->t0 - o->t_start, .pattern_requested = o->pattern_req_text,
 		.budget_s = o->budget_seen ? o->budget : 0,
-		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F->sched), false),
+		.list_notable = rp_report_list_notable_only(o->list_pairs, 2 * rp_sched_n_pairs(F->sched), false),
 	};
 	F->jsonl.fd = -1;
 	if (F->run.ctx.rank == 0 && o->jsonl) {
@@ -748,7 +748,7 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 	if (F->run.ctx.rank == 0) {
 		F->run.ctx.flush = files_flush;
 		F->run.ctx.flush_arg = F;
-		F->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .retest_planned = retest_planned,
+		F->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .retest_scheduled = retest_scheduled,
 						    .sweep_done = sweep_done, .arg = F };
 	}
 }
@@ -791,7 +791,7 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 	if (F.run.ctx.stop_sig && comm.rank == 0)
 		fprintf(stderr, "rdmaprobe matrix: interrupted (signal %d) after %zu of %zu rounds done%s\n",
 			F.run.ctx.stop_sig, F.run.rounds_done, F.out.n_rounds,
-			F.run.planned_run > F.run.rounds_done ? " (and one cut short)" : "");
+			F.run.scheduled_run > F.run.rounds_done ? " (and one cut short)" : "");
 	for (int r = 0; F.run.ctx.dead && r < comm.size; r++)
 		any_dead |= F.run.ctx.dead[r];
 	if (comm.rank == 0 && rc != -ENOMEM)
@@ -843,7 +843,7 @@ static int matrix_launch(struct mx_opts *o, int argc, char **argv)
 
 int cmd_matrix(int argc, char **argv)
 {
-	if (mx_sim_requested(argc, argv))
+	if (matrix_cli_sim_requested(argc, argv))
 		return cmd_matrix_sim(argc, argv);   /* --transport sim: cmd_sim.c */
 	struct mx_opts o;
 	double t_start = rp_now();

@@ -1,7 +1,7 @@
 /* cmd_pair.c: 'rdmaprobe pair': one pair across two hosts. 'pair --listen' waits for a peer and is the
  * target (dst); 'pair HOST[:P]' connects (retrying until --wait, so the start order does not matter)
  * and is the writer (src). The writer's size, iterations, mode, verdict and retests rule; the
- * listener adopts them. The listener lets a writer in only through lib/pairsrv.h's gate (--allow,
+ * listener adopts them. The listener lets a writer in only through lib/session_gate.h's gate (--allow,
  * --token, a valid hello within --timeout), before it allocates anything. */
 #include <errno.h>
 #include <math.h>
@@ -17,9 +17,9 @@
 #include "log.h"
 #include "netacl.h"
 #include "oob.h"
-#include "pairsess.h"
-#include "pairsrv.h"
-#include "pairwire.h"
+#include "session_run.h"
+#include "session_gate.h"
+#include "session_wire.h"
 #include "signals.h"
 #include "stop.h"
 #include "util.h"
@@ -262,7 +262,7 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 		      int argc, char **argv)
 {
 	double deadline = rp_now() + o->wait_s;
-	struct rp_pw_hello hello;
+	struct rp_sw_hello hello;
 	struct rp_pair_result res;
 	struct rp_oob oob;
 	int rc, status;
@@ -279,7 +279,7 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 	rc = rp_oob_tcp_connect(&oob, o->host, o->tcp_port, deadline);
 	if (!rc) {
 		/* at least one --timeout for the answer, even when the connect used up most of --wait */
-		rc = rp_pairsrv_hello(&oob, &hello, fmax(deadline, rp_now() + o->e.timeout));
+		rc = rp_session_hello(&oob, &hello, fmax(deadline, rp_now() + o->e.timeout));
 		if (rc)
 			rp_oob_close(&oob);
 	}
@@ -287,7 +287,7 @@ static int run_writer(struct pair_opts *o, const struct rp_engine_port *local, c
 	if (rc) {
 		no_pair(&res, o, local, rc, NULL);
 	} else {
-		rp_pair_session_writer(cfg, &o->vcfg, (unsigned)o->e.retest, local, &oob, &res);
+		rp_session_writer(cfg, &o->vcfg, (unsigned)o->e.retest, local, &oob, &res);
 		rp_oob_close(&oob);
 		rp_cli_print_result(&res);
 		rp_cli_print_judgement(&res);
@@ -322,7 +322,7 @@ static int keep_result(struct rp_pair_result **list, size_t *n, size_t *cap, con
 static int run_listener(struct pair_opts *o, const struct rp_engine_port *local, const struct rp_engine_cfg *cfg,
 			int argc, char **argv)
 {
-	struct rp_pair_auth auth = { .allow = &o->allow, .timeout_s = o->e.timeout };
+	struct rp_session_auth auth = { .allow = &o->allow, .timeout_s = o->e.timeout };
 	double deadline = o->serve ? INFINITY : rp_now() + o->wait_s;
 	struct rp_pair_result *served = NULL, res;
 	size_t n = 0, cap = 0;
@@ -336,12 +336,12 @@ static int run_listener(struct pair_opts *o, const struct rp_engine_port *local,
 	fprintf(stderr, "rdmaprobe pair: target on %s:%d, waiting for %s on TCP %s%sport %d ...\n", local->device,
 		local->port, o->serve ? "writers" : "a writer", o->bind ? o->bind : "", o->bind ? " " : "", o->tcp_port);
 	for (;;) {
-		struct rp_pw_hello hello;
+		struct rp_sw_hello hello;
 		struct rp_oob oob;
 		struct rp_pair_refusals ref = { 0 };
 		double t0 = rp_now();
 
-		rc = rp_pairsrv_accept(lfd, &auth, deadline, &oob, &hello, &ref);
+		rc = rp_session_accept(lfd, &auth, deadline, &oob, &hello, &ref);
 		if (rc == -EINTR && o->serve)
 			break;   /* stopped while idle: the served pairs are already in the files */
 		if (rc == -ETIMEDOUT) {
@@ -354,7 +354,7 @@ static int run_listener(struct pair_opts *o, const struct rp_engine_port *local,
 		} else if (rc) {
 			no_pair(&res, o, local, rc, NULL);
 		} else {
-			rp_pair_session_target(cfg, &hello, local, &oob, &res);
+			rp_session_target(cfg, &hello, local, &oob, &res);
 			rp_oob_close(&oob);
 			rp_cli_print_result(&res);
 			rp_cli_print_judgement(&res);

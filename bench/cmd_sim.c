@@ -37,7 +37,7 @@
 #include "oob_mpi.h"
 #include "opts.h"
 #include "report_jsonl.h"
-#include "schedule.h"
+#include "mx_schedule.h"
 #include "signals.h"
 #include "sim_run.h"
 #include "stop.h"
@@ -60,7 +60,7 @@ struct sim_opts {
 	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s, *hold_s, *jsonl;
 	bool hold;
 	char hold_off[160];
-	enum rp_list_mode list_pairs;
+	enum rp_report_list_mode list_pairs;
 	bool summary, nodes_all, junit_pairs;
 	uint64_t seed;
 	unsigned sweep;
@@ -71,7 +71,7 @@ struct sim_opts {
 	const char *plan_dead_s;      /* --plan-dead: the worst case the budget fits */
 };
 
-bool mx_sim_requested(int argc, char **argv)
+bool matrix_cli_sim_requested(int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++)
 		if (strcmp(argv[i], "--transport") == 0 || strncmp(argv[i], "--transport=", 12) == 0)
@@ -105,7 +105,7 @@ static int sim_opts_check(struct sim_opts *o)
 		return RP_EXIT_USAGE;
 	}
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
-	if (o->list_pairs_s && rp_list_mode_parse(o->list_pairs_s, &o->list_pairs) != 0) {
+	if (o->list_pairs_s && rp_report_list_parse(o->list_pairs_s, &o->list_pairs) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->list_pairs_s);
 		return RP_EXIT_USAGE;
 	}
@@ -115,7 +115,7 @@ static int sim_opts_check(struct sim_opts *o)
 	}
 	bool sweep_auto;
 
-	rc = mx_sweep_opt(o->sweep_s, &o->sweep, &sweep_auto);
+	rc = matrix_cli_sweep_opt(o->sweep_s, &o->sweep, &sweep_auto);
 	if (rc >= 0)
 		return rc;
 	if (mx_hold_parse(o->hold_s, &o->hold) != 0) {
@@ -284,12 +284,12 @@ static void files_write(struct sim_front *F)
 	double w0 = rp_now(), c0 = cpu_now();
 
 	F->out.rounds_done = F->S.run.rounds_done;
-	F->out.rounds_run = F->S.run.planned_run;
+	F->out.rounds_run = F->S.run.scheduled_run;
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
 	F->out.sweep_s = F->S.sweep_s;
 	F->out.stop_sig = stop_sig(F);
-	mx_write_files(&F->out, NULL, NULL);
+	matrix_cli_write_files(&F->out, NULL, NULL);
 	F->S.run.failed = mx_results_failed(&F->S.run.mr);   /* as the verdict judged them */
 	F->write_cost = rp_now() - w0;
 	F->write_s += F->write_cost;
@@ -430,14 +430,14 @@ static int sim_finish(struct sim_front *F)
 	int status;
 
 	F->out.rounds_done = F->S.run.rounds_done;
-	F->out.rounds_run = F->S.run.planned_run;
+	F->out.rounds_run = F->S.run.scheduled_run;
 	F->out.retest_rounds = F->S.run.retest_rounds;
 	F->out.elapsed_s = F->S.vclock;
 	F->out.sweep_s = F->S.sweep_s;
 	F->out.stop_sig = stop_sig(F);   /* SIGTERM/SIGINT: the reports say interrupted, with the verdict */
-	status = mx_write_files(&F->out, &v, &judged) ? RP_EXIT_ENV : RP_EXIT_OK;
+	status = matrix_cli_write_files(&F->out, &v, &judged) ? RP_EXIT_ENV : RP_EXIT_OK;
 	if (judged) {
-		mx_print(&F->out, &v);
+		matrix_cli_print(&F->out, &v);
 		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
 			status = RP_EXIT_FAIL;   /* regressed against --baseline, as a real run */
 		if (!status)
@@ -451,7 +451,7 @@ static int sim_finish(struct sim_front *F)
 	return F->out.stop_sig ? 128 + F->out.stop_sig : status;
 }
 
-/* --budget, as a real run chooses (mx_plan_choose) over the model's endpoints at its rate with the
+/* --budget, as a real run chooses (matrix_cli_budget_choose) over the model's endpoints at its rate with the
  * plan's assumed figures: the pattern and message size that fit replace the ones asked for. -1 to go
  * on, or an exit status. */
 static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say)
@@ -481,13 +481,13 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 		gbps[e] = m->rate_gbps;
 	}
 	mx_plan_model_default(&pm);
-	mx_plan_run_of(&o->eng.cfg, false, o->sweep, &run);
+	matrix_cli_plan_run_of(&o->eng.cfg, false, o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = (unsigned)o->eng.retest;
 	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
 	snprintf(bt, sizeof(bt), "%g s", o->budget);
 	if (status < 0)
-		status = mx_plan_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &pm, &run, o->budget, bt, say,
+		status = matrix_cli_budget_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &pm, &run, o->budget, bt, say,
 					&choice);
 	if (status < 0) {
 		o->pattern = choice.pattern;
@@ -553,7 +553,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
 		.hold = F.S.run.hold, .hold_off = o->hold_off, .run = &F.S.run,
 		.ops = &o->ops,
-		.list_notable = rp_list_notable(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), o->ops.baseline != NULL),
+		.list_notable = rp_report_list_notable_only(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), o->ops.baseline != NULL),
 	};
 	F.jsonl.fd = -1;
 	if (F.S.c->rank == 0 && o->jsonl) {

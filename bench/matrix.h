@@ -14,10 +14,10 @@
 #include "mx_results.h"
 #include "mx_sweep.h"
 #include "mx_table.h"
-#include "pairs_list.h"
+#include "report_list.h"
 #include "ops_cli.h"
 #include "result.h"
-#include "schedule.h"
+#include "mx_schedule.h"
 #include "verdict.h"
 #include "verdict_cli.h"
 
@@ -32,12 +32,12 @@ struct mx_out {
 	const struct rp_verdict_cfg *vcfg;
 	const struct mx_ep *eps;
 	size_t n_eps;
-	struct mx_results *results;   /* judged in place by mx_write_files */
+	struct mx_results *results;   /* judged in place by matrix_cli_write_files */
 	size_t rounds_done, n_rounds;
 	size_t rounds_run;            /* planned rounds started: rounds_done, plus one a stop cut short */
 	double started_wall, elapsed_s;
 	const char *json, *csv, *html, *junit;
-	bool list_notable;            /* the reports list only the notable pairs (lib/pairs_list.h) */
+	bool list_notable;            /* the reports list only the notable pairs (lib/report_list.h) */
 	const char *jsonl;            /* --jsonl: where every pair is (named in the reports); NULL none */
 	bool summary_only;            /* per-node summary instead of the grid */
 	bool nodes_all;               /* --nodes-all: a line for every node, not only those with a finding */
@@ -59,7 +59,7 @@ struct mx_out {
 	struct rp_cli_ops *ops;       /* --prom, --baseline (ops_cli.h) */
 	const struct mx_conc *conc;   /* --concurrent-rails: the concurrent pairs; NULL without it */
 	double conc_drop;             /* --concurrent-drop */
-	struct mx_conc_sum conc_sum;  /* set by mx_write_files: the concurrent pairs as judged */
+	struct mx_conc_sum conc_sum;  /* set by matrix_cli_write_files: the concurrent pairs as judged */
 	/* --transport sim (cmd_sim.c): the model file; NULL for a real run. Then the JSON has a top-level
 	 * "simulated": true and "fabric_model", the HTML sim_banner, the text SIMULATED lines, and
 	 * json_more adds its keys to the JSON root (a json_t *; 0 or -ENOMEM). */
@@ -87,7 +87,7 @@ struct mx_opts {
 	const char *sweep_off;        /* auto, and the run has what the sweep does not go with yet: its
 	                               * option (the reports say so); NULL otherwise */
 	const char *list_pairs_s;     /* --list-pairs all|notable|auto */
-	enum rp_list_mode list_pairs;
+	enum rp_report_list_mode list_pairs;
 	bool per_gpu, plan, summary, nodes_all, junit_pairs;
 	bool concurrent_rails;        /* --concurrent-rails */
 	const char *conc_drop_s;      /* --concurrent-drop */
@@ -130,48 +130,48 @@ struct mx_plan_in {
 	const char *budget_text;      /* as given */
 	const char *json;             /* --json FILE: the plan as a document ("-": stdout, the text then on stderr) */
 };
-int mx_plan_print(const struct mx_plan_in *in);
+int matrix_cli_plan_print(const struct mx_plan_in *in);
 /* --plan-dead's text ("N" endpoints or "P%" of n_eps) as a count (at most n_eps) into *dead. NULL:
  * 1% when the run decides dead endpoints (decides: a sweep and --retest, where each costs a
  * deadline or two), else 0 (direction by direction every round a dead endpoint is in waits a
  * deadline: priced when asked, never by default). -1 to go on, or RP_EXIT_USAGE (said why). */
 int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead);
 /* What the run measures, for the model. */
-void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
+void matrix_cli_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
 /* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. -1 to go on, or an exit status. */
-int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p);
+int matrix_cli_sweep_opt(const char *s, unsigned *width_p, bool *auto_p);
 /* --calibrate-from: the model, calibrated when path is given. Returns -1 to go on, or an exit status
  * (the file's problem logged by lib/). */
-int mx_plan_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m);
+int matrix_cli_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m);
 /* --budget over the endpoints: the pattern and message size that fit into *choice, its line (what
  * changed and why) printed on stderr when say is set. Returns -1 to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
-int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
+int matrix_cli_budget_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
 		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
 		   double budget_s, const char *budget_text, bool say, struct mx_plan_choice *choice);
 /* One line: what the run covered (stdout). */
-void mx_coverage_print(const struct mx_coverage *c, const char *requested, const char *ran, double budget_s);
+void matrix_cli_coverage_print(const struct mx_coverage *c, const char *requested, const char *ran, double budget_s);
 
 /* matrix --transport ... (cmd_sim.c): whether the arguments ask for another transport, and that run. */
-bool mx_sim_requested(int argc, char **argv);
+bool matrix_cli_sim_requested(int argc, char **argv);
 int cmd_matrix_sim(int argc, char **argv);
 
-/* Write every requested file from the results so far, judged in place (rp_mx_judge: the verdict
+/* Write every requested file from the results so far, judged in place (mx_judge: the verdict
  * judges afresh every time, so the kept results carry the latest verdict's statuses). 0, or 3 when a
  * file could not be written (named on stderr the first time, and always when v_out is given) or the
  * verdict could not be computed. If v_out is not NULL and the verdict was computed, it is kept there
  * even when a file failed (the caller prints it and calls rp_verdict_fini) and *judged_p is true. */
-int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p);
+int matrix_cli_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p);
 /* Whether rank 0 can write the reports it was asked for (--json, --csv, --html, --junit; --prom and
  * --jsonl are checked with their options): before anything is measured, as loopback does. 0, or 2
  * with the option and the path's problem on stderr. */
 int mx_outputs_check(const struct rp_cli_engine *e, const char *html, const char *junit);
-/* The person's view on stdout, from the results as the last mx_write_files judged them: a grid for
+/* The person's view on stdout, from the results as the last matrix_cli_write_files judged them: a grid for
  * small runs, per-node lines always, failures, a verdict line. */
-void mx_print(const struct mx_out *o, const struct rp_verdict *v);
-/* matrix_text.c: mx_print's nodes (those with a finding, or all), failures grouped by suspect and
+void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v);
+/* matrix_text.c: matrix_cli_print's nodes (those with a finding, or all), failures grouped by suspect and
  * flaky pairs; and the verdict line's drain list ("; drain ..."). */
-struct rp_pairs;
-void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pairs *ps);
+struct rp_result_seq;
+void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps);
 void mx_print_drain(const struct mx_out *o, const struct rp_verdict *v);
 
 #endif

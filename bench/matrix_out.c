@@ -11,10 +11,10 @@
 #include "drift.h"
 #include "matrix.h"
 #include "mx_run.h"
-#include "matrix_retest.h"
+#include "mx_retest.h"
 #include "mx_plan_json.h"
 #include "nccl_rules.h"
-#include "pairs_list.h"
+#include "report_list.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_junit.h"
@@ -179,7 +179,7 @@ static const char *json_extend(json_t *root, const struct mx_out *o, const struc
 /* A notable report: "matrix.pairs_listed.ok_sample", up to MX_OK_SAMPLE of the plain passes it does not
  * list, spread over the run (every n / MX_OK_SAMPLE-th), whole: what --calibrate-from fits its set-up
  * and rate from (the listed pairs are the failed, flaky and warned ones). */
-static int ok_sample_json(json_t *root, const struct rp_pairs *judged)
+static int ok_sample_json(json_t *root, const struct rp_result_seq *judged)
 {
 	json_t *listed = json_object_get(json_object_get(root, "matrix"), "pairs_listed"), *a = json_array();
 	size_t step = judged->n / MX_OK_SAMPLE ? judged->n / MX_OK_SAMPLE : 1, got = 0;
@@ -190,13 +190,13 @@ static int ok_sample_json(json_t *root, const struct rp_pairs *judged)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < judged->n && got < MX_OK_SAMPLE; i += step) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 
 		for (size_t j = i; j < judged->n && j < i + step; j++) {
-			rp_pairs_peek(judged, j, &pk);
-			if (rp_pair_notable(&pk) || pk.status != RP_ST_OK)
+			rp_result_seq_peek(judged, j, &pk);
+			if (rp_result_notable(&pk) || pk.status != RP_ST_OK)
 				continue;
-			if (json_array_append_new(a, rp_report_pair_json(rp_pairs_get(judged, j, &tmp))) != 0) {
+			if (json_array_append_new(a, rp_report_pair_json(rp_result_seq_get(judged, j, &tmp))) != 0) {
 				json_decref(a);
 				return -ENOMEM;
 			}
@@ -210,14 +210,14 @@ static int ok_sample_json(json_t *root, const struct rp_pairs *judged)
 /* --concurrent-rails: "concurrent_rails": {"max_drop", "pairs": [{"round", "solo_gbps", "ratio",
  * "pair"}]}, each pair measured with every rail busy, beside the same pair measured alone. NULL, or
  * the key that could not be added. */
-static const char *conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct rp_pairs *solo)
+static const char *conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct rp_result_seq *solo)
 {
 	json_t *o = json_object(), *a = json_array();
 	const char *bad = !o || !a ? "concurrent_rails" : NULL;
 	struct rp_pair_result tmp;
 
 	for (size_t k = 0; !bad && k < mc->n; k++) {
-		const struct rp_pair_result *sr = mc->solo[k] >= 0 ? rp_pairs_get(solo, (size_t)mc->solo[k], &tmp) : NULL;
+		const struct rp_pair_result *sr = mc->solo[k] >= 0 ? rp_result_seq_get(solo, (size_t)mc->solo[k], &tmp) : NULL;
 		json_t *e = json_pack("{s:I, s:o, s:o, s:o}", "round", (json_int_t)mc->round[k], "solo_gbps",
 				      sr && sr->status == RP_ST_OK ? json_real(sr->gbps) : json_null(), "ratio",
 				      mc->ratio[k] > 0 ? json_real(mc->ratio[k]) : json_null(), "pair",
@@ -294,7 +294,7 @@ static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 	struct rp_prom_finding *fd = NULL;
 	struct rp_fail_groups fg = { 0 };
 	bool pass = v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed;
-	struct rp_pairs every = mx_results_pairs(o->results);
+	struct rp_result_seq every = mx_results_pairs(o->results);
 	int status = RP_EXIT_ENV;
 
 	if (drain && pairs && failed && (!v->n_failed || rp_fail_groups_build(v, o->results->pair_eps, &every, &fg) == 0))
@@ -342,8 +342,8 @@ static int html_write(const struct mx_out *o, const struct rp_matrix_view *mv)
 }
 
 /* --json: the engine's report plus the matrix's keys; 0 or 3 (named on stderr with its cause). */
-static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pairs *judged,
-		      const struct rp_pairs *listed, const struct rp_verdict *v, bool final)
+static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_result_seq *judged,
+		      const struct rp_result_seq *listed, const struct rp_verdict *v, bool final)
 {
 	struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
 				       .argv = o->argv, .started = o->started_wall, .cfg = o->cfg };
@@ -380,8 +380,8 @@ static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 }
 
 /* judged: every pair (the concurrent pairs' solo results index it); listed: the pairs the files list. */
-static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_pairs *judged,
-		       const struct rp_pairs *listed, const struct rp_verdict *v, bool final)
+static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_result_seq *judged,
+		       const struct rp_result_seq *listed, const struct rp_verdict *v, bool final)
 {
 	int status = o->json ? json_write(o, mv, judged, listed, v, final) : 0;
 	int rc;
@@ -426,7 +426,7 @@ struct mx_conc_judged {
 	double *ratio;
 };
 
-static int conc_judge(struct mx_out *o, const struct rp_pairs *judged, struct mx_conc_judged *cj)
+static int conc_judge(struct mx_out *o, const struct rp_result_seq *judged, struct mx_conc_judged *cj)
 {
 	size_t m = o->conc ? o->conc->n : 0;
 
@@ -456,14 +456,14 @@ static void conc_judged_fini(struct mx_conc_judged *cj)
 /* --prom and --baseline read the listed pairs as one array: they get a whole copy for their write
  * (O(listed pairs) while it lasts; the JSON, CSV, HTML, JUnit and the text read one pair at a time).
  * NULL when neither is asked for, or out of memory (*oom). */
-static struct rp_pair_result *whole_copy(const struct mx_out *o, const struct rp_pairs *ps, bool final, bool *oom)
+static struct rp_pair_result *whole_copy(const struct mx_out *o, const struct rp_result_seq *ps, bool final, bool *oom)
 {
 	bool want = o->ops && (o->ops->prom || (final && o->ops->baseline));
 	struct rp_pair_result *all = want ? malloc((ps->n ? ps->n : 1) * sizeof(*all)) : NULL;
 
 	*oom = want && !all;
 	for (size_t i = 0; all && i < ps->n; i++) {
-		struct rp_pair_result *r = rp_pairs_get(ps, i, &all[i]);
+		struct rp_pair_result *r = rp_result_seq_get(ps, i, &all[i]);
 
 		if (r != &all[i])
 			all[i] = *r;
@@ -471,10 +471,10 @@ static struct rp_pair_result *whole_copy(const struct mx_out *o, const struct rp
 	return all;
 }
 
-int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
+int matrix_cli_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 {
 	struct mx_results *mr = o->results;
-	struct rp_pairs judged = mx_results_pairs(mr);
+	struct rp_result_seq judged = mx_results_pairs(mr);
 	struct rp_endpoint *eps = malloc((o->n_eps ? o->n_eps : 1) * sizeof(*eps));
 	struct rp_pair_result *all = NULL;
 	struct rp_verdict v;
@@ -492,19 +492,19 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 		eps[e] = o->eps[e].ep;
 	/* judged in place: the verdict judges afresh every time (verdict.h), so rank 0 never holds a
 	 * second copy of every result */
-	if (rp_mx_judge(o->vcfg, eps, o->n_eps, mr->pair_eps, &judged, o->max_retest, &v) != 0) {
+	if (mx_judge(o->vcfg, eps, o->n_eps, mr->pair_eps, &judged, o->max_retest, &v) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: could not compute the verdict (see above)\n");
 		rp_verdict_fini(&v);
 		free(eps);
 		return RP_EXIT_ENV;
 	}
 	/* --list-pairs notable: the files list what the verdict left notable, and count the rest */
-	struct rp_pairs_listed lst = { 0 };
-	struct rp_pairs listed = judged;
+	struct rp_report_listed lst = { 0 };
+	struct rp_result_seq listed = judged;
 
 	if (o->list_notable) {
-		oom = rp_pairs_list_notable(&lst, &judged, mr->pair_eps) != 0;
-		listed = rp_pairs_listed_view(&lst);
+		oom = rp_report_list_build(&lst, &judged, mr->pair_eps) != 0;
+		listed = rp_report_listed_view(&lst);
 	}
 	all = oom ? NULL : whole_copy(o, &listed, v_out != NULL, &oom);
 	struct rp_matrix_view mv = {
@@ -519,7 +519,7 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 	if (oom || conc_judge(o, &judged, &cj) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
 		rp_verdict_fini(&v);
-		rp_pairs_listed_fini(&lst);
+		rp_report_listed_fini(&lst);
 		free(all);
 		free(eps);
 		return RP_EXIT_ENV;
@@ -532,7 +532,7 @@ int mx_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
 		status = RP_EXIT_ENV;
 	status = files_write(o, &mv, &judged, &listed, &v, v_out != NULL) ? RP_EXIT_ENV : status;
 	conc_judged_fini(&cj);
-	rp_pairs_listed_fini(&lst);
+	rp_report_listed_fini(&lst);
 	if (v_out) {
 		*v_out = v;
 		*judged_p = true;
@@ -567,7 +567,7 @@ static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
 		snprintf(buf, len, "%s", short_codes[r->status] ? short_codes[r->status] : "FAIL");
 }
 
-static void print_grid(const struct mx_out *o, const struct rp_pairs *judged)
+static void print_grid(const struct mx_out *o, const struct rp_result_seq *judged)
 {
 	struct rp_pair_result tmp;
 	const struct mx_results *mr = o->results;
@@ -580,7 +580,7 @@ static void print_grid(const struct mx_out *o, const struct rp_pairs *judged)
 		idx[mr->pair_eps[2 * i] * n + mr->pair_eps[2 * i + 1]] = (int32_t)i;
 	/* --bidir: one result per unordered pair; its reverse fills the other cell */
 	for (size_t i = 0; i < mr->n; i++)
-		if (rp_pairs_get(judged, i, &tmp)->reverse.measured && idx[mr->pair_eps[2 * i + 1] * n + mr->pair_eps[2 * i]] < 0)
+		if (rp_result_seq_get(judged, i, &tmp)->reverse.measured && idx[mr->pair_eps[2 * i + 1] * n + mr->pair_eps[2 * i]] < 0)
 			idx[mr->pair_eps[2 * i + 1] * n + mr->pair_eps[2 * i]] = -2 - (int32_t)i;
 	printf("Gb/s, rows write into columns (! below threshold):\n%-28s", "");
 	for (size_t d = 0; d < n; d++)
@@ -596,8 +596,8 @@ static void print_grid(const struct mx_out *o, const struct rp_pairs *judged)
 			struct rp_pair_result rev;
 
 			if (k <= -2)
-				rp_pair_reverse_view(rp_pairs_get(judged, (size_t)(-2 - k), &tmp), &rev);
-			grid_cell(k >= 0 ? rp_pairs_get(judged, (size_t)k, &tmp) : k <= -2 ? &rev : NULL, cell, sizeof(cell));
+				rp_pair_reverse_view(rp_result_seq_get(judged, (size_t)(-2 - k), &tmp), &rev);
+			grid_cell(k >= 0 ? rp_result_seq_get(judged, (size_t)k, &tmp) : k <= -2 ? &rev : NULL, cell, sizeof(cell));
 			printf(" %7s", s == d ? "" : cell);
 		}
 		printf("\n");
@@ -606,7 +606,7 @@ static void print_grid(const struct mx_out *o, const struct rp_pairs *judged)
 
 /* --concurrent-rails: each concurrent pair against its solo figure (small runs: every pair; larger
  * ones: those that failed or dropped, at most 20). */
-static void print_conc(const struct mx_out *o, const struct rp_pairs *judged)
+static void print_conc(const struct mx_out *o, const struct rp_result_seq *judged)
 {
 	struct rp_pair_result tmp;
 	struct mx_out copy = *o;
@@ -620,9 +620,9 @@ static void print_conc(const struct mx_out *o, const struct rp_pairs *judged)
 	       100.0 * (1.0 - o->conc_drop));
 	for (size_t k = 0; k < cj.view.n && shown < (all ? SIZE_MAX : 20); k++) {
 		const struct rp_pair_result *c = &cj.res[k];
-		const struct rp_pair_result *solo = o->conc->solo[k] >= 0 ? rp_pairs_get(judged, (size_t)o->conc->solo[k], &tmp)
+		const struct rp_pair_result *solo = o->conc->solo[k] >= 0 ? rp_result_seq_get(judged, (size_t)o->conc->solo[k], &tmp)
 									  : NULL;
-		bool drop = c->warnings & (1u << RP_PW_CONCURRENT_DROP);
+		bool drop = c->warnings & (1u << RP_WARN_CONCURRENT_DROP);
 		char name[4 * RP_NAME_MAX + 40];
 
 		if (!all && c->status == RP_ST_OK && !drop)
@@ -647,10 +647,10 @@ static void print_conc(const struct mx_out *o, const struct rp_pairs *judged)
 	conc_judged_fini(&cj);
 }
 
-void mx_print(const struct mx_out *o, const struct rp_verdict *v)
+void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v)
 {
 	struct mx_results *mr = o->results;
-	struct rp_pairs ps = mx_results_pairs(mr), *judged = &ps;
+	struct rp_result_seq ps = mx_results_pairs(mr), *judged = &ps;
 	char msg[1024];
 
 	if (o->simulated)

@@ -26,7 +26,7 @@ static void human_bytes(double b, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", b, units[u]);
 }
 
-void mx_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run)
+void matrix_cli_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run)
 {
 	*run = (struct mx_plan_run){ .msg_size = cfg->meas.msg_size, .iters = cfg->meas.iters,
 				     .warmup_iters = cfg->meas.warmup_iters, .duration_s = cfg->meas.duration_s,
@@ -58,7 +58,7 @@ int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead)
 	return RP_EXIT_USAGE;
 }
 
-int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)
+int matrix_cli_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)
 {
 	if (mx_sweep_parse(s, width_p, auto_p) == 0)
 		return -1;
@@ -67,7 +67,7 @@ int mx_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)
 	return RP_EXIT_USAGE;
 }
 
-int mx_plan_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m)
+int matrix_cli_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m)
 {
 	int rc;
 
@@ -99,7 +99,7 @@ static void choose_fail(int rc, const struct mx_plan_choice *c, const char *pat_
 			c->requested_s, s0, at_floor, c->est.worst_s, fl, c->est.startup_s);
 }
 
-int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
+int matrix_cli_budget_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
 		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
 		   double budget_s, const char *budget_text, bool say, struct mx_plan_choice *c)
 {
@@ -127,7 +127,7 @@ int mx_plan_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbp
 	return -1;
 }
 
-void mx_coverage_print(const struct mx_coverage *c, const char *requested, const char *ran, double budget_s)
+void matrix_cli_coverage_print(const struct mx_coverage *c, const char *requested, const char *ran, double budget_s)
 {
 	char s0[24], s1[24];
 
@@ -306,7 +306,7 @@ static int plan_out(struct plan_view *v, const struct mx_plan_choice *choice)
 	return status;
 }
 
-int mx_plan_print(const struct mx_plan_in *o)
+int matrix_cli_plan_print(const struct mx_plan_in *o)
 {
 	size_t n_eps = (size_t)(o->nodes * o->hcas);
 	struct rp_sched_ep *se = calloc(n_eps ? n_eps : 1, sizeof(*se));
@@ -330,13 +330,13 @@ int mx_plan_print(const struct mx_plan_in *o)
 		if (rate[e] <= 0)
 			rate[e] = o->rate;
 	}
-	mx_plan_run_of(o->cfg, o->concurrent_rails, o->sweep, &run);
+	matrix_cli_plan_run_of(o->cfg, o->concurrent_rails, o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = o->retest;
 	status = mx_plan_dead_opt(o->plan_dead, n_eps, run.sweep && run.retest, &run.plan_dead);
 	if (status >= 0)
 		goto out;
-	status = mx_plan_model_load(o->calibrate_from, o->allow_simulated, &m);
+	status = matrix_cli_model_load(o->calibrate_from, o->allow_simulated, &m);
 	if (status >= 0)
 		goto out;
 	if (o->budget_s > 0) {
@@ -345,7 +345,7 @@ int mx_plan_print(const struct mx_plan_in *o)
 			status = RP_EXIT_USAGE;
 			goto out;
 		}
-		status = mx_plan_choose(se, n_eps, rate, o->pattern, o->pattern_text, o->seed, &m, &run, o->budget_s,
+		status = matrix_cli_budget_choose(se, n_eps, rate, o->pattern, o->pattern_text, o->seed, &m, &run, o->budget_s,
 					o->budget_text, true, &choice);
 		if (status >= 0)
 			goto out;

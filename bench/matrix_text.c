@@ -90,7 +90,7 @@ static void ep_text(const struct mx_out *o, uint32_t e, char *buf, size_t len)
 }
 
 /* One group: its suspect, its count, its first failure in full and the others' peers. */
-static void group_line(const struct mx_out *o, const struct rp_pairs *ps, const struct rp_fail_group *g)
+static void group_line(const struct mx_out *o, const struct rp_result_seq *ps, const struct rp_fail_group *g)
 {
 	const struct mx_results *mr = o->results;
 	char a[RP_NAME_MAX * 2 + 16], b[RP_NAME_MAX * 2 + 16], s[RP_NAME_MAX * 2 + 16], d[RP_NAME_MAX * 2 + 16];
@@ -104,7 +104,7 @@ static void group_line(const struct mx_out *o, const struct rp_pairs *ps, const 
 		printf("    %s <-> %s: %zu failed direction%s (%zu confirmed)", a, b, g->n, g->n == 1 ? "" : "s",
 		       g->confirmed);
 	for (size_t k = 0; k < g->n_ex; k++) {
-		const struct rp_pair_result *r = rp_pairs_get(ps, g->ex[k], &tmp);
+		const struct rp_pair_result *r = rp_result_seq_get(ps, g->ex[k], &tmp);
 
 		ep_text(o, mr->pair_eps[2 * g->ex[k]], s, sizeof(s));
 		ep_text(o, mr->pair_eps[2 * g->ex[k] + 1], d, sizeof(d));
@@ -117,7 +117,7 @@ static void group_line(const struct mx_out *o, const struct rp_pairs *ps, const 
 }
 
 /* The failures, grouped by suspect: per kind, its count and its largest groups. */
-static void print_failures(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pairs *ps,
+static void print_failures(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps,
 			   const struct rp_fail_groups *grouped)
 {
 	static const char *const heads[RP_SUSPECT_KIND_COUNT_] = {
@@ -150,18 +150,18 @@ static void print_failures(const struct mx_out *o, const struct rp_verdict *v, c
 }
 
 /* The flaky pairs: at most MX_TEXT_GROUPS of them, and their count. */
-static void print_flaky(const struct rp_verdict *v, const struct rp_pairs *ps)
+static void print_flaky(const struct rp_verdict *v, const struct rp_result_seq *ps)
 {
 	struct rp_pair_result tmp;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < ps->n && shown < MX_TEXT_GROUPS; i++) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (pk.confirm != RP_CONFIRM_FLAKY)
 			continue;
-		const struct rp_pair_result *r = rp_pairs_get(ps, i, &tmp);
+		const struct rp_pair_result *r = rp_result_seq_get(ps, i, &tmp);
 
 		if (shown++ == 0)
 			printf("flaky (failed, then passed when measured again; a warning, not a drain): %zu\n", v->n_flaky);
@@ -172,7 +172,7 @@ static void print_flaky(const struct rp_verdict *v, const struct rp_pairs *ps)
 		printf("  ... and %zu more (see the reports)\n", v->n_flaky - shown);
 }
 
-void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_pairs *ps)
+void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps)
 {
 	struct rp_fail_groups fg = { 0 };
 	bool *suspect = calloc(v->n_eps + 1, sizeof(*suspect));

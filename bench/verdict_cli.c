@@ -79,8 +79,8 @@ void rp_cli_print_judgement(const struct rp_pair_result *r)
 
 	if (r->confirm != RP_CONFIRM_NONE && r->confirm != RP_CONFIRM_FLAKY)
 		printf("    %s\n", rp_retest_describe(r, text, sizeof(text)));
-	for (int w = 0; w < RP_PW_COUNT_; w++)
-		if ((r->warnings & (1u << w)) && w != RP_PW_NOMINAL_RATE)   /* said once, in the verdict */
+	for (int w = 0; w < RP_WARN_COUNT_; w++)
+		if ((r->warnings & (1u << w)) && w != RP_WARN_NOMINAL_RATE)   /* said once, in the verdict */
 			printf("    warning: %s\n", rp_verdict_warning_text(r, (enum rp_pair_warning)w, text, sizeof(text)));
 }
 

@@ -161,10 +161,10 @@ int rp_check_from_pairs(struct rp_check *c, const struct rp_pair_result *res, si
 					  "%s could not RDMA WRITE into itself: %s", dev, r->reason);
 			continue;
 		}
-		for (int w = 0; !rc && w < RP_PW_COUNT_; w++) {
+		for (int w = 0; !rc && w < RP_WARN_COUNT_; w++) {
 			char text[320];
 
-			if ((r->warnings & (1u << w)) && w != RP_PW_NOMINAL_RATE)
+			if ((r->warnings & (1u << w)) && w != RP_WARN_NOMINAL_RATE)
 				rc = rp_check_add(c, RP_CHECK_WARN, RP_CHECK_SRC_LOOPBACK,
 						  rp_pair_warning_code((enum rp_pair_warning)w), dev, NULL, "%s loopback: %s", dev,
 						  rp_verdict_warning_text(r, (enum rp_pair_warning)w, text, sizeof(text)));

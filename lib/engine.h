@@ -90,7 +90,7 @@ struct rp_engine_cfg {
 	                              * times out, however long it takes */
 	double run_limit_s;          /* not used by the engine (deadlines follow progress); front ends may
 	                              * use it to size their own budgets */
-	bool no_mtu_probe;           /* never run the MTU probe below (both sides of a pair must agree: set
+	bool no_mtucheck;           /* never run the MTU probe below (both sides of a pair must agree: set
 	                              * from the same options on every rank; a screening probe whose
 	                              * failure is confirmed later, lib/mx_sweep.h) */
 	struct rp_mem_spec src_mem;  /* buffer of the writer */
@@ -246,16 +246,16 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
  *
  * MTU probe. When a bandwidth pair (not bidir) fails as timed_out or retry_exceeded and the writer
  * completed no write at all (its count travels in RESULT, so both sides decide alike), both sides
- * run two more short pair sequences: one write of RP_ENGINE_PROBE_SMALL bytes, then (when that
+ * run two more short pair sequences: one write of RP_ENGINE_MTUCHECK_SMALL bytes, then (when that
  * arrived) one of the path's active MTU (the smaller of the two ends'; 4096 when unknown), each
- * verified, with a deadline of at most RP_ENGINE_PROBE_TIMEOUT_S. Only the small one arriving is
+ * verified, with a deadline of at most RP_ENGINE_MTUCHECK_TIMEOUT_S. Only the small one arriving is
  * RP_ST_MTU_BLACKHOLE, the original reason kept; otherwise the original status stays (with what the
  * probe saw in the reason). The probe's time counts in the pair's elapsed_s (at most about 2 x
- * (RP_ENGINE_PROBE_TIMEOUT_S + set-up) more). A pair that moved anything is never probed. Retry exceeded is included:
+ * (RP_ENGINE_MTUCHECK_TIMEOUT_S + set-up) more). A pair that moved anything is never probed. Retry exceeded is included:
  * on a real black hole the transport gives up (retry_cnt x the ACK timeout) before --timeout.
- * cfg.no_mtu_probe turns it off. */
-#define RP_ENGINE_PROBE_SMALL 64
-#define RP_ENGINE_PROBE_TIMEOUT_S 2.0   /* a healthy path moves one small write in milliseconds */
+ * cfg.no_mtucheck turns it off. */
+#define RP_ENGINE_MTUCHECK_SMALL 64
+#define RP_ENGINE_MTUCHECK_TIMEOUT_S 2.0   /* a healthy path moves one small write in milliseconds */
 
 /* --- a connection held for a later sequence ------------------------------------------------------
  * A sequence may leave its connected endpoint (QPs, CQs, buffer) to a later one between the same two

@@ -11,7 +11,7 @@
  *   engine_loopback.c both sides of a pair in this process
  *   engine_cm.c      connection with librdmacm
  *   engine_mux.c     --bidir: the two directions over one side channel, their start gate
- *   engine_probe.c   the MTU probe of a pair that moved nothing (mtu_blackhole)
+ *   engine_mtucheck.c   the MTU probe of a pair that moved nothing (mtu_blackhole)
  */
 #ifndef RP_ENGINE_INT_H
 #define RP_ENGINE_INT_H
@@ -155,15 +155,15 @@ int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
 		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_side_info *info);
 /* engine_pair.c: one side (on a held connection when hold allows; NULL none), then the MTU probe when
  * the pair moved nothing; no attempt record (rp_engine_pair_run_held and loopback add it). */
-int rp_engine_pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+int rp_engine_side_run_mtucheck(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
 			      const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
 			      struct rp_engine_hold *hold, struct rp_pair_result *res);
 
-/* engine_probe.c: the MTU probe (engine.h). wanted: the sequence's outcome calls for it (both sides
+/* engine_mtucheck.c: the MTU probe (engine.h). wanted: the sequence's outcome calls for it (both sides
  * decide alike). run: the two probe sequences over the same oob, then res classified; returns 0 or 1
  * as rp_engine_pair_run. */
-bool rp_engine_probe_wanted(const struct rp_pair_result *res, const struct rp_engine_side_info *info);
-int rp_engine_probe_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
+bool rp_engine_mtucheck_wanted(const struct rp_pair_result *res, const struct rp_engine_side_info *info);
+int rp_engine_mtucheck_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
 			struct rp_oob *oob, unsigned pass, struct rp_pair_result *res);
 
 /* engine_mux.c: --bidir, the two directions over one side channel (see engine.h, "Both directions").

@@ -21,7 +21,7 @@ static void *target_thread_main(void *arg)
 {
 	struct target_thread *t = arg;
 
-	rp_engine_pair_run_probed(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, t->hold, &t->res);
+	rp_engine_side_run_mtucheck(t->cfg, RP_ROLE_TARGET, t->port, t->oob, t->pass, t->hold, &t->res);
 	return NULL;
 }
 
@@ -48,7 +48,7 @@ static int loopback_sides(const struct rp_engine_cfg *cfg, const struct rp_engin
 		rp_oob_close(&b);
 		return rp_error(-rc, "pthread_create for the target: %s", strerror(rc));
 	}
-	rc = rp_engine_pair_run_probed(cfg, RP_ROLE_WRITER, src, &a, pass, hold_w, res);
+	rc = rp_engine_side_run_mtucheck(cfg, RP_ROLE_WRITER, src, &a, pass, hold_w, res);
 	/* the target's side channel sees our close if it is still waiting, so the join is bounded */
 	rp_oob_close(&a);
 	pthread_join(tid, NULL);

@@ -787,8 +787,8 @@ int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
 }
 
 /* One side (on a held connection when hold allows), then the MTU probe when the pair moved nothing
- * (engine_probe.c: fresh sequences of its own). */
-int rp_engine_pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+ * (engine_mtucheck.c: fresh sequences of its own). */
+int rp_engine_side_run_mtucheck(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
 			      const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
 			      struct rp_engine_hold *hold, struct rp_pair_result *res)
 {
@@ -796,8 +796,8 @@ int rp_engine_pair_run_probed(const struct rp_engine_cfg *cfg, enum rp_engine_ro
 	double t0 = rp_now();
 	int rc = pair_run_side(cfg, role, local, oob, pass, res, NULL, 0, &info, hold);
 
-	if (!cfg->no_mtu_probe && rp_engine_probe_wanted(res, &info)) {
-		rc = rp_engine_probe_run(cfg, role, local, oob, pass, res);
+	if (!cfg->no_mtucheck && rp_engine_mtucheck_wanted(res, &info)) {
+		rc = rp_engine_mtucheck_run(cfg, role, local, oob, pass, res);
 		res->elapsed_s = rp_now() - t0;   /* the probe is part of the pair's time */
 	}
 	return rc;
@@ -807,7 +807,7 @@ int rp_engine_pair_run_held(const struct rp_engine_cfg *cfg, enum rp_engine_role
 			    const struct rp_engine_port *local, struct rp_oob *oob, unsigned pass,
 			    struct rp_engine_hold *hold, struct rp_pair_result *res)
 {
-	int rc = rp_engine_pair_run_probed(cfg, role, local, oob, pass, hold, res);
+	int rc = rp_engine_side_run_mtucheck(cfg, role, local, oob, pass, hold, res);
 
 	rp_pair_result_record_attempt(res, cfg->qp.qp_timeout);
 	return rc;

@@ -296,7 +296,7 @@ static void gdr_cmdline(const char *path, struct rp_gdr_state *g)
 }
 
 /* dma-buf on this host: libibverbs exports ibv_reg_dmabuf_mr and the kernel is 5.12 or newer. */
-static void gdr_dmabuf_probe(struct rp_gdr_state *g)
+static void gdr_dmabuf_query(struct rp_gdr_state *g)
 {
 	struct utsname u;
 	int major = 0, minor = 0;
@@ -330,7 +330,7 @@ int rp_health_check_gdr(const struct rp_node *node, const struct rp_health_opts 
 	g->peermem = rp_gdr_peermem_loaded(node->sysfs_root) ? RP_TRI_TRUE : RP_TRI_FALSE;
 	g->dmabuf = opts->dmabuf;
 	if (g->dmabuf == RP_TRI_UNKNOWN && opts->probe_host)
-		gdr_dmabuf_probe(g);
+		gdr_dmabuf_query(g);
 	else if (g->dmabuf == RP_TRI_UNKNOWN)
 		snprintf(g->dmabuf_why, sizeof(g->dmabuf_why), "not probed: a fixture root stands in for /sys");
 	else

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pairset.h"
+#include "engine_concurrent.h"
 
 /* Grow every array to cap; the arrays already grown keep their contents (nothing is lost). */
 static int conc_grow(struct mx_conc *mc, size_t cap)
@@ -56,7 +56,7 @@ void mx_conc_fini(struct mx_conc *mc)
 	memset(mc, 0, sizeof(*mc));
 }
 
-void mx_conc_judge(const struct mx_conc *mc, const struct rp_pairs *solo, double max_drop,
+void mx_conc_judge(const struct mx_conc *mc, const struct rp_result_seq *solo, double max_drop,
 		   struct rp_pair_result *out, double *ratio, struct mx_conc_sum *sum)
 {
 	struct rp_pair_result tmp;
@@ -66,14 +66,14 @@ void mx_conc_judge(const struct mx_conc *mc, const struct rp_pairs *solo, double
 		int64_t k = mc->solo[i];
 
 		out[i] = mc->res[i];
-		out[i].warnings &= ~(1u << RP_PW_CONCURRENT_DROP);
+		out[i].warnings &= ~(1u << RP_WARN_CONCURRENT_DROP);
 		ratio[i] = 0;
 		if (k >= 0 && (size_t)k < solo->n)
-			ratio[i] = rp_pairset_compare(rp_pairs_get(solo, (size_t)k, &tmp), &out[i], max_drop);
+			ratio[i] = rp_concurrent_compare(rp_result_seq_get(solo, (size_t)k, &tmp), &out[i], max_drop);
 		/* an endpoint without a port fails its solo pairs already: not a failure under load */
 		s.n_failed += out[i].status != RP_ST_OK && out[i].status != RP_ST_NO_PORT;
 		s.n_compared += ratio[i] > 0;
-		s.n_drop += (out[i].warnings >> RP_PW_CONCURRENT_DROP) & 1u;
+		s.n_drop += (out[i].warnings >> RP_WARN_CONCURRENT_DROP) & 1u;
 	}
 	if (sum)
 		*sum = s;

@@ -7,9 +7,9 @@
  * results are the matrix's results (the grid, the verdict, the retests); the concurrent ones are
  * kept here, each with the index of its solo result (the same directed pair) among the run's.
  *
- * The judgement is loopback --concurrent's, the one rule of lib/pairset.h: rp_pairset_compare()
- * sets concurrent_drop (RP_PW_CONCURRENT_DROP) on a concurrent pair whose rate falls below
- * (1 - max_drop) x its solo rate (default RP_PAIRSET_DROP_DEFAULT), both measured ok. A drop is a
+ * The judgement is loopback --concurrent's, the one rule of lib/engine_concurrent.h: rp_concurrent_compare()
+ * sets concurrent_drop (RP_WARN_CONCURRENT_DROP) on a concurrent pair whose rate falls below
+ * (1 - max_drop) x its solo rate (default RP_CONCURRENT_DROP_DEFAULT), both measured ok. A drop is a
  * warning; a concurrent pair that failed (not interrupted, not an endpoint without a port, whose solo
  * pairs fail already) fails the run, as in loopback.
  */
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pairs.h"
+#include "result_seq.h"
 #include "result.h"
 
 struct mx_conc {
@@ -42,11 +42,11 @@ struct mx_conc_sum {
 	size_t n_drop;                /* concurrent_drop */
 };
 
-/* Judge mc against the solo results (lib/pairs.h; as the verdict judged them): out[i] is a copy
- * of mc->res[i] with RP_PW_CONCURRENT_DROP set or cleared by rp_pairset_compare(), ratio[i] its
+/* Judge mc against the solo results (lib/result_seq.h; as the verdict judged them): out[i] is a copy
+ * of mc->res[i] with RP_WARN_CONCURRENT_DROP set or cleared by rp_concurrent_compare(), ratio[i] its
  * rate over the solo one (0: nothing to compare: no solo result, or either not ok). out and ratio
  * hold mc->n entries; sum may be NULL. */
-void mx_conc_judge(const struct mx_conc *mc, const struct rp_pairs *solo, double max_drop,
+void mx_conc_judge(const struct mx_conc *mc, const struct rp_result_seq *solo, double max_drop,
 		   struct rp_pair_result *out, double *ratio, struct mx_conc_sum *sum);
 
 #endif

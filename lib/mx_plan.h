@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "schedule.h"
+#include "mx_schedule.h"
 
 #define MX_PLAN_SRC 192           /* room for a figure's provenance */
 
@@ -235,9 +235,9 @@ int mx_coverage_compute(const struct rp_sched_ep *eps, size_t n_eps, const struc
  * why (mx_plan_choice_str against requested). */
 void mx_coverage_set_run(struct mx_coverage *cov, uint64_t msg_size_requested, uint64_t msg_size_run,
 			 const struct mx_plan_choice *c, const struct rp_pattern *requested);
-/* The schedule's rounds whose pairs are measured after planned_done planned rounds (concurrent_rails:
+/* The schedule's rounds whose pairs are measured after scheduled_done planned rounds (concurrent_rails:
  * a round's pairs are measured once its solo rounds are, mx_run.h). */
-size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_rails, size_t planned_done);
+size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_rails, size_t scheduled_done);
 
 /* What makes a rank's schedule (every rank must run the same one, or pairs meet no peer): the
  * requested pattern and seed, what each direction measures (run), and with --budget (budget_s > 0)

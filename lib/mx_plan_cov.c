@@ -116,18 +116,18 @@ out:
 	return rc;
 }
 
-size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_rails, size_t planned_done)
+size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_rails, size_t scheduled_done)
 {
 	size_t n = rp_sched_n_rounds(sched), used = 0;
 
 	if (!concurrent_rails)
-		return planned_done < n ? planned_done : n;
+		return scheduled_done < n ? scheduled_done : n;
 	for (size_t r = 0; r < n; r++) {
 		size_t solo = 0;
 
 		for (size_t g = 0; g < rp_sched_n_groups(sched); g++)
 			solo += rp_sched_group_round_size(sched, r, g) > 0;
-		if (used + solo > planned_done)
+		if (used + solo > scheduled_done)
 			return r;
 		used += solo + 1;
 	}

@@ -319,44 +319,44 @@ void mx_results_settle(struct mx_results *mr)
 	mr->settled = mr->n;
 }
 
-static struct rp_pair_result *pairs_get(const struct rp_pairs *ps, size_t i, struct rp_pair_result *tmp)
+static struct rp_pair_result *pairs_get(const struct rp_result_seq *ps, size_t i, struct rp_pair_result *tmp)
 {
 	return mx_results_get(ps->arg, i, tmp);
 }
 
-static int pairs_put(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r)
+static int pairs_put(const struct rp_result_seq *ps, size_t i, const struct rp_pair_result *r)
 {
 	return mx_results_put(ps->arg, i, r);
 }
 
-void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek *pk)
+void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_result_peek *pk)
 {
 	const struct mx_rec *rec = &mr->rec[i];
 	struct rp_pair_result tmp;
 
 	if (rec->whole != MX_REC_WHOLE_NONE && !(rec->ctr_measured & MX_REC_PENDING)) {
 		rp_packed_get(&mr->whole[rec->whole], &tmp);
-		rp_pair_peek_of(&tmp, pk);
+		rp_result_peek_of(&tmp, pk);
 		return;
 	}
 	/* what rec_expand() builds: ok, not latency, no reverse, confirm none, a plain pass between the
 	 * endpoints as first seen */
 	const struct rp_endpoint *s = &mr->ep[mr->pair_eps[2 * i]], *d = &mr->ep[mr->pair_eps[2 * i + 1]];
 
-	*pk = (struct rp_pair_peek){ .status = RP_ST_OK, .confirm = RP_CONFIRM_NONE, .msg_size = rec->msg_size,
+	*pk = (struct rp_result_peek){ .status = RP_ST_OK, .confirm = RP_CONFIRM_NONE, .msg_size = rec->msg_size,
 				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK, .plain = true,
 				     .gbps_min = rec->gbps_min, .link_gbps = s->link_gbps < d->link_gbps ? s->link_gbps : d->link_gbps,
 				     .soft = s->soft || d->soft, .mtu_mismatch = s->mtu > 0 && d->mtu > 0 && s->mtu != d->mtu };
 }
 
-static void pairs_peek(const struct rp_pairs *ps, size_t i, struct rp_pair_peek *pk)
+static void pairs_peek(const struct rp_result_seq *ps, size_t i, struct rp_result_peek *pk)
 {
 	mx_results_peek(ps->arg, i, pk);
 }
 
-struct rp_pairs mx_results_pairs(struct mx_results *mr)
+struct rp_result_seq mx_results_pairs(struct mx_results *mr)
 {
-	return (struct rp_pairs){ .n = mr->n, .get = pairs_get, .put = pairs_put, .peek = pairs_peek, .arg = mr };
+	return (struct rp_result_seq){ .n = mr->n, .get = pairs_get, .put = pairs_put, .peek = pairs_peek, .arg = mr };
 }
 
 size_t mx_results_failed(const struct mx_results *mr)

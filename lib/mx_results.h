@@ -2,7 +2,7 @@
  * pairs by 64 bytes each, not by sizeof(struct rp_pair_result) (3.4 KB): at 1,024 nodes x 8 rails the
  * rail pattern keeps 8.4 million directions.
  *
- * A result is kept in one of two forms, and read and written through one interface (lib/pairs.h):
+ * A result is kept in one of two forms, and read and written through one interface (lib/result_seq.h):
  *   - a plain pass, as a record (struct mx_rec): measured ok, verified, one attempt, no latency, no
  *     reverse direction, nothing the verdict said against it but warning bits, both endpoints as
  *     this store first saw them, and port counters that were either not measured or judged ok with
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pairs.h"
+#include "result_seq.h"
 #include "result.h"
 #include "result_pack.h"
 
@@ -77,10 +77,10 @@ struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, str
 int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result *r);
 /* Turn the plain passes added since the last call into records. */
 void mx_results_settle(struct mx_results *mr);
-/* rp_pair_peek_of() of result i, a record's without building it. */
-void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_pair_peek *pk);
-/* The results as pairs (lib/pairs.h), for the verdict and the writers; valid while mr is. */
-struct rp_pairs mx_results_pairs(struct mx_results *mr);
+/* rp_result_peek_of() of result i, a record's without building it. */
+void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_result_peek *pk);
+/* The results as pairs (lib/result_seq.h), for the verdict and the writers; valid while mr is. */
+struct rp_result_seq mx_results_pairs(struct mx_results *mr);
 /* How many results are not ok now (after a verdict judged them in place, its statuses count). */
 size_t mx_results_failed(const struct mx_results *mr);
 /* Bytes the store holds now (records, endpoints, whole results as packed). */

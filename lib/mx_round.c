@@ -288,7 +288,7 @@ static void tasks_free(struct mx_task *tasks, size_t n)
 
 double mx_ctx_go_wait(const struct mx_ctx *c)
 {
-	return 2 * c->budget + (c->go_slack > 0 ? c->go_slack : 10);
+	return 2 * c->round_wait_s + (c->go_slack > 0 ? c->go_slack : 10);
 }
 
 int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_got *got)
@@ -326,7 +326,7 @@ int mx_round_go(struct mx_ctx *c, size_t round)
 	return c->stop_sig ? 1 : 0;
 }
 
-void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n)
+void mx_jobs_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n)
 {
 	size_t len = sizeof(struct mx_hdr) + n * sizeof(struct mx_wire_job);
 	char *buf = calloc(1, len);
@@ -343,14 +343,14 @@ void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, con
 	free(buf);
 }
 
-int mx_plan_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p,
+int mx_jobs_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p,
 		 double deadline)
 {
 	void *buf = NULL;
 	size_t len = 0;
 	const struct mx_hdr *h;
 	const struct mx_wire_job *rec;
-	size_t max_jobs = c->max_plan ? c->max_plan : 2 * c->n_eps * c->n_eps;
+	size_t max_jobs = c->max_retest_jobs ? c->max_retest_jobs : 2 * c->n_eps * c->n_eps;
 	int rc = mx_comm_recv_max(c->comm, -1, MX_TAG_PLAN, (uint32_t)round,
 				  sizeof(struct mx_hdr) + max_jobs * sizeof(struct mx_wire_job), &buf, &len, NULL, deadline);
 

@@ -18,7 +18,7 @@
  * two levels).
  *  - Up: a rank takes its children's reports (each one message carrying its whole subtree's sides,
  *    rank by rank, mx_wire.h's REPORT) until every child has sent or its own deadline, start +
- *    budget - depth x hop (hop = min(budget / 64, 0.25 s), depth = hops to rank 0, so that what a
+ *    round_wait_s - depth x hop (hop = min(round_wait_s / 64, 0.25 s), depth = hops to rank 0, so that what a
  *    rank forwards at its deadline reaches its parent before the parent's), and forwards its own
  *    sides and what came as one message to its parent (to rank 0 directly when that send fails). A
  *    report is bounded before it is allocated: at most the sides the ranks of the sender's subtree
@@ -27,7 +27,7 @@
  *    ignored whole.
  *  - The rule for a rank that dies or stops answering (interior or leaf): its subtree's reports do
  *    not come up. Rank 0 waits for the tree until all of its children sent or the round's deadline
- *    (its start + budget, as before), then asks every live rank whose sides it does not have to send
+ *    (its start + round_wait_s, as before), then asks every live rank whose sides it does not have to send
  *    them directly (an ASK, carrying the dead ranks; a rank waiting for its go answers with its own
  *    report at once), and waits go_slack / 2 (5 s by default) for the answers. A rank is dead only when
  *    neither the tree nor the direct ask brought its report: the healthy ranks under a dead interior
@@ -94,10 +94,10 @@ struct mx_ctx {
 	int rank, n_ranks;            /* the comm's */
 	bool *dead;                   /* ranks that stopped answering (n_ranks) */
 	size_t max_pairs;             /* the most jobs a round has (spreads tags) */
-	size_t max_plan;              /* the most jobs a plan from rank 0 may hold: a longer one is refused
+	size_t max_retest_jobs;              /* the most jobs a plan from rank 0 may hold: a longer one is refused
 	                               * before anything is allocated (0: 2 x n_eps x n_eps) */
-	double budget;                /* how long rank 0 waits for a round's reports */
-	double go_slack;              /* how much longer than 2 x budget the others wait for rank 0 (0: 10 s) */
+	double round_wait_s;          /* how long rank 0 waits for a round's reports */
+	double go_slack;              /* how much longer than 2 x round_wait_s the others wait for rank 0 (0: 10 s) */
 	int stop_sig;                 /* the signal that stops the run (this rank's, or told by rank 0); 0 none */
 	void (*flush)(void *arg);     /* rank 0: write the files now (a stop arrived mid-round); may be NULL */
 	void *flush_arg;
@@ -124,11 +124,11 @@ double mx_ctx_go_wait(const struct mx_ctx *c);
 /* Rank 0 with hold_go: release the ranks into the next round (the go of round). 0 go on, 1 stop. */
 int mx_round_go(struct mx_ctx *c, size_t round);
 /* Rank 0: the next retest plan (n == 0: no more) to every live rank. */
-void mx_plan_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n);
+void mx_jobs_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n);
 /* Others: wait for it; *jobs_p (malloc'd), *round_of_p (malloc'd: each job's retest round), *n_p.
- * 0, -EPROTO (an impossible plan), -EMSGSIZE (more than c->max_plan jobs: refused unread), or the
+ * 0, -EPROTO (an impossible plan), -EMSGSIZE (more than c->max_retest_jobs jobs: refused unread), or the
  * transport's error; nothing allocated on error. */
-int mx_plan_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p,
+int mx_jobs_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p,
 		 double deadline);
 
 #endif

@@ -41,7 +41,7 @@ static double ask_window(const struct mx_ctx *c)
 /* How much earlier than its parent a rank forwards what it has (per hop to rank 0). */
 static double hop_margin(const struct mx_ctx *c)
 {
-	return c->budget / 64 < 0.25 ? c->budget / 64 : 0.25;
+	return c->round_wait_s / 64 < 0.25 ? c->round_wait_s / 64 : 0.25;
 }
 
 static int owner_of(const struct mx_ctx *c, uint32_t ep)
@@ -370,7 +370,7 @@ int mx_tree_collect(struct mx_ctx *c, size_t round, const struct mx_job *jobs, s
 			rc = rc ? rc : side_take(got, w);
 		}
 	if (!rc)
-		rc = gather_loop(&g, round, start + c->budget, true);
+		rc = gather_loop(&g, round, start + c->round_wait_s, true);
 	if (!rc && g.got < g.need)
 		rc = ask_missing(&g, round);
 	for (int p = 1; !rc && p < g.v.n; p++) {
@@ -598,15 +598,15 @@ int mx_tree_follow(struct mx_ctx *c, size_t round, const struct mx_job *jobs, si
 		return rc;
 	}
 	if (!rc && g.n_kids)
-		rc = gather_loop(&g, round, start + c->budget - mx_tree_depth(g.v.pos[c->rank]) * hop_margin(c), true);
+		rc = gather_loop(&g, round, start + c->round_wait_s - mx_tree_depth(g.v.pos[c->rank]) * hop_margin(c), true);
 	if (!rc)
 		rc = report_pack(c, round, g.rec, g.rec_len, g.n_rec, g.rk, g.n_rk, &all, &all_len);
 	if (!rc) {
 		parent = mx_tree_view_parent(&g.v, c->rank);
 		if (mx_comm_send(c->comm, parent > 0 ? parent : 0, MX_TAG_REPORT, (uint32_t)round, all, all_len,
-				 start + c->budget) != 0 && parent > 0 &&
+				 start + c->round_wait_s) != 0 && parent > 0 &&
 		    mx_comm_send(c->comm, 0, MX_TAG_REPORT, (uint32_t)round, all, all_len,
-				 start + c->budget + ask_window(c)) != 0)
+				 start + c->round_wait_s + ask_window(c)) != 0)
 			rp_debug("matrix: rank %d: its round %zu report reached neither rank %d nor rank 0", c->rank, round + 1,
 				 parent);
 	}

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix_retest.h"
+#include "mx_retest.h"
 #include "util.h"
 
-size_t mx_run_planned_rounds(const struct rp_sched *sched, bool concurrent_rails)
+size_t mx_run_scheduled_rounds(const struct rp_sched *sched, bool concurrent_rails)
 {
 	size_t n = rp_sched_n_rounds(sched), total = n;
 
@@ -30,9 +30,9 @@ int mx_run_init(struct mx_run *R)
 		return -ENOMEM;
 	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
 	/* a plan (retest, the sweep's second pass, its marks) names each scheduled direction at most once */
-	R->ctx.max_plan = 2 * rp_sched_n_pairs(R->sched) + 1;
+	R->ctx.max_retest_jobs = 2 * rp_sched_n_pairs(R->sched) + 1;
 	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
-	R->n_planned = mx_run_planned_rounds(R->sched, R->concurrent_rails);
+	R->n_scheduled = mx_run_scheduled_rounds(R->sched, R->concurrent_rails);
 	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
 	R->jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->jobs));
 	R->pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pairs));
@@ -54,7 +54,7 @@ int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *
 	bool was_failed = kept->status != RP_ST_OK;
 
 	/* kept carries the latest verdict's status (judged in place): its earlier attempt keeps it */
-	rp_mx_retest_fold(kept, kept->status, kept_qp, again, again_qp);
+	mx_retest_fold(kept, kept->status, kept_qp, again, again_qp);
 	if (mx_results_put(&R->mr, k, kept) != 0)
 		return -ENOMEM;
 	R->failed -= was_failed;
@@ -112,7 +112,7 @@ void mx_run_fini(struct mx_run *R)
 
 /* Rank 0: keep a planned round's results (not the interrupted ones: not measured, never a drain);
  * R->kept[i] says where direction i went (-1: not kept). */
-static int planned_keep(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got)
+static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got)
 {
 	struct rp_pair_result tmp;
 
@@ -195,7 +195,7 @@ static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t g
 	if (rc < 0 || c->rank != 0)
 		return rc;
 	R->n_touched = 0;
-	if ((conc ? conc_keep(R, r, got) : planned_keep(R, pairs, got)) != 0) {
+	if ((conc ? conc_keep(R, r, got) : scheduled_keep(R, pairs, got)) != 0) {
 		mx_round_go(c, R->next_round - 1);
 		return -ENOMEM;
 	}
@@ -204,7 +204,7 @@ static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t g
 	if (late) {
 		R->late_run++;
 	} else {
-		R->planned_run++;
+		R->scheduled_run++;
 		R->rounds_done += !round_cut(R, got);
 	}
 	R->in_late = late;
@@ -212,14 +212,14 @@ static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t g
 	R->round_got = &R->got;
 	R->round_n = got;
 	if (R->hooks.round_done)
-		R->hooks.round_done(R->hooks.arg, false, late ? R->late_run - 1 : R->planned_run - 1,
-				    late ? R->n_late : R->n_planned);
+		R->hooks.round_done(R->hooks.arg, false, late ? R->late_run - 1 : R->scheduled_run - 1,
+				    late ? R->n_late : R->n_scheduled);
 	mx_results_settle(&R->mr);   /* after the hook: it streamed the round's results whole */
 	return mx_round_go(c, R->next_round - 1);
 }
 
 /* One planned round over pairs[0..got), as the sweep leaves it. */
-static int planned_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc)
+static int scheduled_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc)
 {
 	const struct mx_ctx *c = &R->ctx;
 
@@ -258,7 +258,7 @@ static int rails_round(struct mx_run *R, size_t r)
 	for (size_t g = 0; g < rp_sched_n_groups(R->sched) && rc == 0; g++) {
 		if (rp_sched_group_round(R->sched, r, g, R->pairs + off, cap - off, &got) != 0 || got == 0)
 			continue;
-		rc = planned_step(R, R->pairs + off, got, r, false);
+		rc = scheduled_step(R, R->pairs + off, got, r, false);
 		if (R->ctx.rank == 0)
 			memcpy(R->solo + 2 * off, R->kept, 2 * got * sizeof(*R->solo));
 		off += got;
@@ -266,10 +266,10 @@ static int rails_round(struct mx_run *R, size_t r)
 	if (rc)
 		return rc;
 	rp_sched_round(R->sched, r, R->pairs, cap, &got);
-	return planned_step(R, R->pairs, got, r, true);
+	return scheduled_step(R, R->pairs, got, r, true);
 }
 
-int mx_run_planned(struct mx_run *R, size_t from, size_t to)
+int mx_run_scheduled(struct mx_run *R, size_t from, size_t to)
 {
 	for (size_t r = from; r < to; r++) {
 		size_t got = 0;
@@ -279,7 +279,7 @@ int mx_run_planned(struct mx_run *R, size_t from, size_t to)
 			rc = rails_round(R, r);
 		} else {
 			rp_sched_round(R->sched, r, R->pairs, R->ctx.max_pairs, &got);
-			rc = planned_step(R, R->pairs, got, r, false);
+			rc = scheduled_step(R, R->pairs, got, r, false);
 		}
 		if (rc)
 			return rc;
@@ -289,7 +289,7 @@ int mx_run_planned(struct mx_run *R, size_t from, size_t to)
 
 /* Rank 0: the pairs to measure again, from the results as the verdict judges them now. The verdict
  * judges the kept results in place (it judges afresh every time: verdict.h), never a copy of them all. */
-static int retest_plan(struct mx_run *R, struct rp_mx_retest **plan_p, size_t *n_p, size_t *n_rounds_p)
+static int retest_jobs(struct mx_run *R, struct mx_retest_job **retest_p, size_t *n_p, size_t *n_rounds_p)
 {
 	struct mx_ctx *c = &R->ctx;
 	bool *gone = calloc(c->n_eps ? c->n_eps : 1, sizeof(*gone));
@@ -298,7 +298,7 @@ static int retest_plan(struct mx_run *R, struct rp_mx_retest **plan_p, size_t *n
 
 	if (!gone)
 		return -ENOMEM;
-	struct rp_pairs ps = mx_results_pairs(&R->mr);
+	struct rp_result_seq ps = mx_results_pairs(&R->mr);
 
 	rc = rp_verdict_judge(R->vcfg, R->rep_eps, c->n_eps, R->mr.pair_eps, &ps, &v);
 	rp_verdict_fini(&v);
@@ -306,19 +306,19 @@ static int retest_plan(struct mx_run *R, struct rp_mx_retest **plan_p, size_t *n
 	for (size_t e = 0; !rc && e < c->n_eps; e++)
 		gone[e] = c->dead[c->eps[e].owner] || c->eps[e].no_port[0];
 	if (!rc)
-		rc = rp_mx_retest_plan(c->cfg, R->mr.pair_eps, &ps, gone, c->n_eps, R->retest, plan_p, n_p,
+		rc = mx_retest_jobs(c->cfg, R->mr.pair_eps, &ps, gone, c->n_eps, R->retest, retest_p, n_p,
 				       n_rounds_p);
 	free(gone);
 	return rc;
 }
 
 /* Rank 0: fold one retest round's results into the kept ones. */
-static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const size_t *which, size_t n)
+static void retest_fold(struct mx_run *R, const struct mx_retest_job *plan, const size_t *which, size_t n)
 {
 	struct rp_pair_result tmp;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct rp_mx_retest *p = &plan[which[i]];
+		const struct mx_retest_job *p = &plan[which[i]];
 
 		for (int d = 0; d < 2; d++) {
 			if (!(p->dirs & (1u << d)) || mx_got_status(&R->got, 2 * i + d) == RP_ST_INTERRUPTED)
@@ -333,7 +333,7 @@ static void retest_fold(struct mx_run *R, const struct rp_mx_retest *plan, const
 
 /* One set of retest rounds over a plan every rank has. 0, 1 stopped, negative errno. */
 static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_t *round_of, size_t n,
-		      const struct rp_mx_retest *plan)
+		      const struct mx_retest_job *plan)
 {
 	size_t n_rounds = 0, *which = calloc(n ? n : 1, sizeof(*which));
 	int rc = 0;
@@ -369,26 +369,26 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 }
 
 /* Rank 0: the next retest plan as jobs, sent to every rank. */
-static int retest_plan_send(struct mx_run *R, struct rp_mx_retest **plan_p, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
+static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
 {
 	size_t n = 0, n_rounds = 0;
-	int rc = retest_plan(R, plan_p, &n, &n_rounds);
+	int rc = retest_jobs(R, retest_p, &n, &n_rounds);
 
 	*jobs_p = calloc(n ? n : 1, sizeof(**jobs_p));
 	*round_of_p = calloc(n ? n : 1, sizeof(**round_of_p));
 	if (!rc && (!*jobs_p || !*round_of_p))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
-		const struct rp_mx_retest *p = &(*plan_p)[i];
+		const struct mx_retest_job *p = &(*retest_p)[i];
 
 		(*jobs_p)[i] = (struct mx_job){ .a = p->a, .b = p->b, .dirs = p->dirs, .qp_timeout = p->qp_timeout };
 		(*round_of_p)[i] = p->round;
 	}
 	if (rc)
 		n = 0;        /* the others are told there is nothing more; rank 0 reports the error */
-	mx_plan_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
-	if (n && R->hooks.retest_planned)
-		R->hooks.retest_planned(R->hooks.arg, n, n_rounds);
+	mx_jobs_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
+	if (n && R->hooks.retest_scheduled)
+		R->hooks.retest_scheduled(R->hooks.arg, n, n_rounds);
 	*n_p = n;
 	return rc;
 }
@@ -401,15 +401,15 @@ static int retest_rounds(struct mx_run *R)
 	int rc = 0;
 
 	for (unsigned phase = 0; phase < R->retest && rc == 0; phase++) {
-		struct rp_mx_retest *plan = NULL;
+		struct mx_retest_job *plan = NULL;
 		struct mx_job *jobs = NULL;
 		uint32_t *round_of = NULL;
 		size_t n = 0;
 
 		if (c->rank == 0)
-			rc = retest_plan_send(R, &plan, &jobs, &round_of, &n);
+			rc = retest_jobs_send(R, &plan, &jobs, &round_of, &n);
 		else
-			rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+			rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
 		if (!rc && n)
 			rc = retest_run(R, jobs, round_of, n, plan);
 		free(plan);
@@ -428,7 +428,7 @@ int mx_run_rounds(struct mx_run *R)
 	if (R->sweep.width && R->hold)
 		rc = mx_run_sweep_held(R);   /* the planned rounds interleaved with the sweep's, then the late ones */
 	else if ((rc = R->sweep.width ? mx_run_sweep(R) : 0) == 0)
-		rc = mx_run_planned(R, 0, rp_sched_n_rounds(R->sched));
+		rc = mx_run_scheduled(R, 0, rp_sched_n_rounds(R->sched));
 
 	if (rc == 0)
 		rc = retest_rounds(R);

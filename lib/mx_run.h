@@ -1,6 +1,6 @@
 /* mx_run.h: the matrix's rounds from first to last, on every rank: the planned rounds of the
  * schedule, then up to `retest` sets of extra rounds over the pairs that failed or were judged slow
- * (planned by rank 0: lib/matrix_retest.h, and sent to the others).
+ * (planned by rank 0: lib/mx_retest.h, and sent to the others).
  *
  * With a sweep (mx_sweep.h) its two passes come first; with --hold (mx_hold.h) its first pass and
  * the planned rounds interleave, and late rounds follow the second pass (mx_run_sweep_held).
@@ -26,14 +26,14 @@
 #include "mx_results.h"
 #include "mx_round.h"
 #include "mx_sweep.h"
-#include "schedule.h"
+#include "mx_schedule.h"
 #include "verdict.h"
 
 struct mx_run_hooks {
 	/* Rank 0, after round k of n_rounds (retest: of the current retest set). May be NULL. */
 	void (*round_done)(void *arg, bool retest, size_t k, size_t n_rounds);
 	/* Rank 0: n pairs are measured again in n_rounds extra rounds. May be NULL. */
-	void (*retest_planned)(void *arg, size_t n, size_t n_rounds);
+	void (*retest_scheduled)(void *arg, size_t n, size_t n_rounds);
 	/* Rank 0, after sweep round k of n_rounds of pass 1 or 2 (mx_sweep.h), touched set. May be NULL. */
 	void (*sweep_done)(void *arg, int pass, size_t k, size_t n_rounds);
 	void *arg;
@@ -57,10 +57,10 @@ struct mx_run {
 	struct mx_results mr;
 	size_t failed;                /* rank 0: results not ok so far */
 	struct mx_conc conc;          /* rank 0: concurrent_rails's concurrent results */
-	size_t n_planned;             /* planned rounds (concurrent_rails: solo and concurrent rounds) */
+	size_t n_scheduled;             /* planned rounds (concurrent_rails: solo and concurrent rounds) */
 	size_t rounds_done;           /* planned rounds finished: run, and no stop left a direction of them
 	                               * unmeasured (a round a stop cut short ran but is not done) */
-	size_t planned_run;           /* planned rounds run, cut short or not (the hook's k) */
+	size_t scheduled_run;           /* planned rounds run, cut short or not (the hook's k) */
 	size_t retest_rounds;         /* extra rounds finished */
 	size_t next_round;            /* the run-wide number of the next round */
 	struct mx_holds holds;        /* this rank's held connections; holds.made/reused/fresh its counts */
@@ -84,7 +84,7 @@ struct mx_run {
 	struct rp_sched_pair *spairs; /* sweep: a planned round's pairs that are left */
 };
 
-/* Allocate what the rounds need (after ctx and sched are set; sets ctx.max_pairs, n_planned, and
+/* Allocate what the rounds need (after ctx and sched are set; sets ctx.max_pairs, n_scheduled, and
  * ctx.hold_go on rank 0). 0, -EINVAL (concurrent_rails with a pattern that has no groups; not
  * logged: the front end refuses it first) or -ENOMEM. */
 int mx_run_init(struct mx_run *R);
@@ -113,10 +113,10 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
  * directions (touched). 0 or -ENOMEM. */
 int mx_run_epdead_keep(struct mx_run *R, const struct mx_job *jobs, size_t n, const struct mx_got *got);
 /* Planned rounds [from, to) (mx_run_sweep_held's batches; mx_run_rounds runs them all). */
-int mx_run_planned(struct mx_run *R, size_t from, size_t to);
+int mx_run_scheduled(struct mx_run *R, size_t from, size_t to);
 /* One late round over jobs[0..n) (at most the planned rounds' jobs). */
 int mx_run_late_round(struct mx_run *R, const struct mx_job *jobs, size_t n);
-/* Rank 0: fold `again` into result k as its next attempt (rp_mx_retest_fold: k's earlier attempt
+/* Rank 0: fold `again` into result k as its next attempt (mx_retest_fold: k's earlier attempt
  * keeps the status k has now, the last verdict's: results are judged in place), the failed count
  * kept right, k touched. 0 or -ENOMEM (the touch, or keeping k). */
 int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *again, int again_qp);
@@ -124,8 +124,8 @@ int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *
 int mx_run_replace(struct mx_run *R, size_t k, const struct rp_pair_result *r);
 /* Rank 0: note result idx as changed this round (grows touched). 0 or -ENOMEM. */
 int mx_run_touch(struct mx_run *R, size_t idx);
-/* The planned rounds sched and concurrent_rails make (what mx_run_init sets n_planned to). */
-size_t mx_run_planned_rounds(const struct rp_sched *sched, bool concurrent_rails);
+/* The planned rounds sched and concurrent_rails make (what mx_run_init sets n_scheduled to). */
+size_t mx_run_scheduled_rounds(const struct rp_sched *sched, bool concurrent_rails);
 void mx_run_fini(struct mx_run *R);
 
 #endif

@@ -350,9 +350,9 @@ static int dead_share(struct mx_run *R, const struct suspect *sus, size_t n)
 			jobs[m++] = e + 1 < c->n_eps ? (struct mx_job){ .a = e, .b = e + 1, .dirs = 1 }
 						     : (struct mx_job){ .a = e - 1, .b = e, .dirs = 2 };
 		}
-		mx_plan_send(c, R->next_round, jobs, round_of, rc ? 0 : m);
+		mx_jobs_send(c, R->next_round, jobs, round_of, rc ? 0 : m);
 	} else {
-		rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &m, rp_now() + mx_ctx_go_wait(c));
+		rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &m, rp_now() + mx_ctx_go_wait(c));
 		for (size_t i = 0; rc == 0 && i < m; i++) {
 			uint32_t e = jobs[i].dirs == 1 ? jobs[i].a : jobs[i].b;
 
@@ -405,9 +405,9 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
 		round_of = calloc(n ? n : 1, sizeof(*round_of));
 		if (!round_of)
 			rc = -ENOMEM;
-		mx_plan_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
+		mx_jobs_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
 	} else {
-		rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+		rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
 	}
 	R->next_round++;
 	if (rc == 0 && n) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "matrix_retest.h"
+#include "mx_retest.h"
 #include "retest.h"
 #include "util.h"
 
@@ -231,7 +231,7 @@ static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe, const s
 }
 
 /* Rank 0: pass 2's jobs, one per failed direction, packed W per endpoint per round, to every rank. */
-static int pass_two_plan(struct mx_run *R, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
+static int pass_two_jobs(struct mx_run *R, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
 {
 	size_t cap = R->retest ? 2 * R->sweep.n : 0, n = 0;
 	unsigned *count = calloc(R->ctx.n_eps ? 2 * R->ctx.n_eps : 1, sizeof(*count));
@@ -243,7 +243,7 @@ static int pass_two_plan(struct mx_run *R, struct mx_job **jobs_p, uint32_t **ro
 		rc = -ENOMEM;   /* the others are told there is nothing: rank 0 reports the error */
 	else if (cap)
 		mx_sweep_pack(&R->sweep, R->sweep.width, R->ctx.n_eps, *jobs_p, *round_of_p, &n, count);
-	mx_plan_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
+	mx_jobs_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
 	free(count);
 	*n_p = n;
 	return rc;
@@ -317,9 +317,9 @@ static int marks_share(struct mx_run *R)
 				if (dirs)
 					jobs[n++] = (struct mx_job){ .a = m->a, .b = m->b, .dirs = dirs };
 			}
-			mx_plan_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
+			mx_jobs_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
 		} else {
-			rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+			rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
 			if (!rc)
 				rc = marks_or(&R->sweep, jobs, n, which ? MB_FLAKY : MB_DEAD);
 		}
@@ -342,9 +342,9 @@ static int sweep_second(struct mx_run *R, int rc, const struct rp_engine_cfg *sa
 	R->ctx.cfg = probe;
 	if (rc == 0 && R->ctx.rank == 0) {
 		mx_sweep_sort(&R->sweep);
-		rc = pass_two_plan(R, &jobs, &round_of, &n);
+		rc = pass_two_jobs(R, &jobs, &round_of, &n);
 	} else if (rc == 0) {
-		rc = mx_plan_wait(&R->ctx, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(&R->ctx));
+		rc = mx_jobs_wait(&R->ctx, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(&R->ctx));
 	}
 	R->next_round++;
 	if (rc == 0 && n)
@@ -408,9 +408,9 @@ static int failed_share(struct mx_run *R, const struct mx_job *jobs, size_t n)
 			if (dirs)
 				out[m++] = (struct mx_job){ .a = jobs[i].a, .b = jobs[i].b, .dirs = dirs };
 		}
-		mx_plan_send(c, R->next_round, out, round_of, rc ? 0 : m);
+		mx_jobs_send(c, R->next_round, out, round_of, rc ? 0 : m);
 	} else {
-		rc = mx_plan_wait(c, R->next_round, &out, &round_of, &m, rp_now() + mx_ctx_go_wait(c));
+		rc = mx_jobs_wait(c, R->next_round, &out, &round_of, &m, rp_now() + mx_ctx_go_wait(c));
 		if (!rc)
 			rc = marks_or(&R->sweep, out, m, MB_FAILED);
 		mx_sweep_sort(&R->sweep);
@@ -439,17 +439,17 @@ static int late_rounds(struct mx_run *R)
 		rc = jobs && round_of && used ? 0 : -ENOMEM;
 		if (!rc)
 			mx_sweep_late(&R->sweep, c->n_eps, jobs, round_of, &n, used);
-		mx_plan_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
+		mx_jobs_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
 		free(used);
 	} else {
-		rc = mx_plan_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+		rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
 	}
 	R->next_round++;
 	R->n_late = 0;
 	for (size_t i = 0; !rc && i < n; i++)
 		R->n_late = round_of[i] + 1 > R->n_late ? round_of[i] + 1 : R->n_late;
-	if (!rc && n && c->rank == 0 && R->hooks.retest_planned)
-		R->hooks.retest_planned(R->hooks.arg, n, R->n_late);
+	if (!rc && n && c->rank == 0 && R->hooks.retest_scheduled)
+		R->hooks.retest_scheduled(R->hooks.arg, n, R->n_late);
 	batch = calloc(n ? n : 1, sizeof(*batch));
 	if (!rc && !batch)
 		rc = -ENOMEM;
@@ -467,7 +467,7 @@ int mx_run_sweep_held(struct mx_run *R)
 	const struct rp_engine_cfg *saved = R->ctx.cfg;
 	struct rp_engine_cfg screen, probe;
 	unsigned w = R->sweep.width;
-	size_t n_rounds = mx_sweep_n_rounds(R->sched, w), n_planned = rp_sched_n_rounds(R->sched);
+	size_t n_rounds = mx_sweep_n_rounds(R->sched, w), n_scheduled = rp_sched_n_rounds(R->sched);
 	size_t cap = 2 * (size_t)w * (R->ctx.max_pairs ? R->ctx.max_pairs : 1);
 	struct mx_job *jobs = calloc(cap, sizeof(*jobs));
 	struct mx_got got = { 0 };
@@ -480,7 +480,7 @@ int mx_run_sweep_held(struct mx_run *R)
 	R->holds.room = &saved->meas;
 	R->ctx.holds = &R->holds;
 	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
-		size_t n = 0, to = (k + 1) * w < n_planned ? (k + 1) * w : n_planned;
+		size_t n = 0, to = (k + 1) * w < n_scheduled ? (k + 1) * w : n_scheduled;
 
 		R->holds.mode = MX_HOLD_MAKE;
 		R->ctx.cfg = &screen;
@@ -496,7 +496,7 @@ int mx_run_sweep_held(struct mx_run *R)
 		R->holds.mode = MX_HOLD_USE;
 		R->ctx.cfg = saved;
 		if (rc == 0)
-			rc = mx_run_planned(R, k * w, to);
+			rc = mx_run_scheduled(R, k * w, to);
 		mx_holds_release(&R->holds);
 	}
 	R->holds.mode = MX_HOLD_OFF;

@@ -76,7 +76,7 @@ double mx_sweep_cfg(const struct rp_engine_cfg *cfg, bool screen, struct rp_engi
 	if (!screen || !(cfg->timeout_s > MX_SWEEP_SCREEN_TIMEOUT_S))
 		return 0;
 	out->timeout_s = MX_SWEEP_SCREEN_TIMEOUT_S;
-	out->no_mtu_probe = true;   /* pass 2 probes what failed, and finds a black hole there */
+	out->no_mtucheck = true;   /* pass 2 probes what failed, and finds a black hole there */
 	return out->timeout_s;
 }
 

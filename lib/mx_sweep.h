@@ -67,7 +67,7 @@
 #include "engine.h"
 #include "result_pack.h"
 #include "mx_wire.h"
-#include "schedule.h"
+#include "mx_schedule.h"
 
 #define MX_SWEEP_ITERS 8          /* writes per probe */
 #define MX_SWEEP_MSG_MAX 4096     /* bytes per probe write, at most (the run's -s when smaller) */

@@ -15,7 +15,7 @@
 #include "mx_wire.h"
 #include "nccl_version.h"
 #include "result.h"
-#include "schedule.h"
+#include "mx_schedule.h"
 
 #define MX_MAX_LOCAL 64        /* ports one rank may drive */
 

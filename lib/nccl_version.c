@@ -61,7 +61,7 @@ static uint32_t version_from_code(int code)
 	return 0;
 }
 
-int rp_nccl_version_probe(const char *lib, uint32_t *v_p)
+int rp_nccl_version_load(const char *lib, uint32_t *v_p)
 {
 	int (*get)(int *);
 	void *h;
@@ -90,7 +90,7 @@ void rp_nccl_version_find_among(const char *const *cands, size_t n, struct rp_nc
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t ver;
-		int rc = rp_nccl_version_probe(cands[i], &ver);
+		int rc = rp_nccl_version_load(cands[i], &ver);
 
 		if (rc == 0) {
 			out->version = ver;

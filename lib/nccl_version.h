@@ -36,7 +36,7 @@ void rp_nccl_version_describe(const struct rp_nccl_version_found *f, char *buf, 
 
 /* dlopen(lib) and ncclGetVersion(). 0, -ENOENT (cannot be loaded), -ENOSYS (no ncclGetVersion),
  * -EIO (it returned an error or an impossible code). Does not log: a missing library is normal. */
-int rp_nccl_version_probe(const char *lib, uint32_t *v_p);
+int rp_nccl_version_load(const char *lib, uint32_t *v_p);
 /* The first of n candidates (paths or sonames) that answers; else the newest modelled release,
  * with why saying what was tried. Always fills *out. */
 void rp_nccl_version_find_among(const char *const *cands, size_t n, struct rp_nccl_version_found *out);

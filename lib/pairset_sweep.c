@@ -15,7 +15,7 @@
 struct reach_task {
 	rp_reach_run_fn run;
 	struct rp_engine_cfg cfg;
-	const struct rp_pairset_job *job;
+	const struct rp_concurrent_job *job;
 	struct rp_pair_result res;
 	pthread_t thread;
 	bool threaded, wanted;
@@ -62,7 +62,7 @@ static void prefix(struct rp_pair_result *r, double screen_s)
 		rp_strlcpy(r->reason, buf, sizeof(r->reason));
 }
 
-int rp_pairset_reach(const struct rp_pairset_job *jobs, size_t n, rp_reach_run_fn run, enum rp_reach *reach,
+int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, rp_reach_run_fn run, enum rp_reach *reach,
 		     struct rp_pair_result *res, unsigned *rounds_p)
 {
 	struct reach_task *first = calloc(n ? n : 1, sizeof(*first)), *second = calloc(n ? n : 1, sizeof(*second));

@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "pairset.h"
+#include "engine_concurrent.h"
 
 enum rp_reach { RP_REACH_OK = 0, RP_REACH_DEAD, RP_REACH_FLAKY };
 
@@ -32,7 +32,7 @@ typedef int (*rp_reach_run_fn)(const struct rp_engine_cfg *cfg, const struct rp_
  * for DEAD the direction's result, for FLAKY its screen's failure (fold the measurement into it:
  * rp_retest_merge), untouched for OK. *rounds_p: probe rounds run (1 or 2). 0, or -ENOMEM (nothing
  * decided: every reach[i] OK). */
-int rp_pairset_reach(const struct rp_pairset_job *jobs, size_t n, rp_reach_run_fn run, enum rp_reach *reach,
+int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, rp_reach_run_fn run, enum rp_reach *reach,
 		     struct rp_pair_result *res, unsigned *rounds_p);
 
 #endif

@@ -22,7 +22,7 @@ struct ep_stat {
 	size_t pairs, failed;
 	long long given_pairs, given_failed;   /* the caller's counts (rp_prom_run.ep_pairs); -1 none */
 	double min_gbps;              /* slowest measured pair; < 0 none measured */
-	unsigned warnings[RP_PW_COUNT_];
+	unsigned warnings[RP_WARN_COUNT_];
 };
 
 struct page {
@@ -157,7 +157,7 @@ static void ep_count(struct ep_stat *e, const struct rp_pair_result *r)
 	e->failed += r->status != RP_ST_OK;
 	if (measured(r) && (e->min_gbps < 0 || r->gbps < e->min_gbps))
 		e->min_gbps = r->gbps;
-	for (int w = 0; w < RP_PW_COUNT_; w++)
+	for (int w = 0; w < RP_WARN_COUNT_; w++)
 		e->warnings[w] += (r->warnings >> w) & 1u;
 }
 
@@ -389,7 +389,7 @@ static void ep_families(const struct page *pg)
 	bool any = false;
 
 	for (size_t i = 0; i < pg->n_eps; i++)
-		for (int w = 0; w < RP_PW_COUNT_; w++) {
+		for (int w = 0; w < RP_WARN_COUNT_; w++) {
 			if (!pg->eps[i].warnings[w])
 				continue;   /* the series an endpoint has: its warnings, not every code */
 			if (!any)
@@ -466,7 +466,7 @@ static void pair_families(const struct page *pg)
 	pair_latency(pg);
 	family(pg->sb, "rdmaprobe_pair_warning", "1 for each warning code the pair carries");
 	for (size_t i = 0; i < pg->n; i++)
-		for (int w = 0; w < RP_PW_COUNT_; w++)
+		for (int w = 0; w < RP_WARN_COUNT_; w++)
 			if ((pg->pairs[pg->order[i]].warnings >> w) & 1u)
 				pair_sample(pg, "rdmaprobe_pair_warning", &pg->pairs[pg->order[i]], "code",
 					    rp_pair_warning_code((enum rp_pair_warning)w), 1);

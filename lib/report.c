@@ -10,7 +10,7 @@
 
 #include "atomic_file.h"
 #include "counters_json.h"
-#include "pairs.h"
+#include "result_seq.h"
 #include "report_pair_text.h"
 #include "log.h"
 #include "strbuf.h"
@@ -172,7 +172,7 @@ static json_t *warnings_json(uint32_t warnings, const char **bad)
 {
 	json_t *arr = json_array();
 
-	for (int w = 0; w < RP_PW_COUNT_; w++)
+	for (int w = 0; w < RP_WARN_COUNT_; w++)
 		if (warnings & (1u << w))
 			push(arr, "warnings", json_string(rp_pair_warning_code((enum rp_pair_warning)w)), bad);
 	return arr;
@@ -353,14 +353,14 @@ static char *join_argv(int argc, char **argv)
 }
 
 /* "pairs", "ok", "failed" (as before), and how the failures held up on retest. */
-static json_t *summary_json(const struct rp_pairs *ps, const char **bad)
+static json_t *summary_json(const struct rp_result_seq *ps, const char **bad)
 {
 	size_t ok = 0, counts[RP_CONFIRM_COUNT_] = { 0 }, warned = 0, n = ps->n;
 	json_t *o = json_object();
-	struct rp_pair_peek pk;
+	struct rp_result_peek pk;
 
 	for (size_t i = 0; i < n; i++) {
-		rp_pairs_peek(ps, i, &pk);   /* a store's record answers without building the pair */
+		rp_result_seq_peek(ps, i, &pk);   /* a store's record answers without building the pair */
 		ok += pk.status == RP_ST_OK;
 		if ((unsigned)pk.confirm < RP_CONFIRM_COUNT_)
 			counts[pk.confirm]++;
@@ -378,12 +378,12 @@ static json_t *summary_json(const struct rp_pairs *ps, const char **bad)
 
 json_t *rp_report_json_head(const struct rp_report_info *info, const struct rp_pair_result *pairs, size_t n)
 {
-	struct rp_pairs ps = rp_pairs_const(pairs, n);
+	struct rp_result_seq ps = rp_result_seq_const(pairs, n);
 
 	return rp_report_json_head_of(info, &ps);
 }
 
-json_t *rp_report_json_head_of(const struct rp_report_info *info, const struct rp_pairs *ps)
+json_t *rp_report_json_head_of(const struct rp_report_info *info, const struct rp_result_seq *ps)
 {
 	json_t *root = json_object();
 	time_t t = info->started > 0 ? (time_t)info->started : time(NULL);
@@ -483,7 +483,7 @@ static int pair_text(const struct rp_pair_result *r, struct rp_sb *sb)
 }
 
 /* Each pair encoded alone (one line, compact) into af, "," between them. 0 or -ENOMEM. */
-static int pairs_stream(struct rp_atomic_file *af, const struct rp_pairs *ps)
+static int pairs_stream(struct rp_atomic_file *af, const struct rp_result_seq *ps)
 {
 	struct rp_pair_result tmp;
 	struct rp_sb sb;
@@ -492,7 +492,7 @@ static int pairs_stream(struct rp_atomic_file *af, const struct rp_pairs *ps)
 	rp_sb_init(&sb);
 	for (size_t i = 0; i < ps->n && !af->err && !rc; i++) {
 		rp_sb_puts(&sb, i ? ",\n    " : "\n    ");
-		rc = pair_text(rp_pairs_get(ps, i, &tmp), &sb);
+		rc = pair_text(rp_result_seq_get(ps, i, &tmp), &sb);
 		if (!rc && sb.len >= 1 << 16)
 			rc = rp_sb_drain(&sb, af);
 	}
@@ -504,12 +504,12 @@ static int pairs_stream(struct rp_atomic_file *af, const struct rp_pairs *ps)
 
 int rp_report_write_json_pairs(const json_t *root, const struct rp_pair_result *pairs, size_t n, const char *path)
 {
-	struct rp_pairs ps = rp_pairs_const(pairs, n);
+	struct rp_result_seq ps = rp_result_seq_const(pairs, n);
 
 	return rp_report_write_json_of(root, &ps, path);
 }
 
-int rp_report_write_json_of(const json_t *root, const struct rp_pairs *ps, const char *path)
+int rp_report_write_json_of(const json_t *root, const struct rp_result_seq *ps, const char *path)
 {
 	struct rp_atomic_file af;
 	char *head;
@@ -560,7 +560,7 @@ const char *rp_report_warnings(uint32_t warnings, char *buf, size_t len)
 	if (len == 0)
 		return buf;
 	buf[0] = '\0';
-	for (int w = 0; w < RP_PW_COUNT_; w++) {
+	for (int w = 0; w < RP_WARN_COUNT_; w++) {
 		int n;
 
 		if (!(warnings & (1u << w)))
@@ -747,17 +747,17 @@ static void csv_pair(struct rp_sb *sb, const struct rp_pair_result *r)
 
 int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char *path)
 {
-	struct rp_pairs ps = rp_pairs_const(pairs, n);
+	struct rp_result_seq ps = rp_result_seq_const(pairs, n);
 
 	return rp_report_write_csv_of(&ps, path);
 }
 
-int rp_report_write_csv_of(const struct rp_pairs *ps, const char *path)
+int rp_report_write_csv_of(const struct rp_result_seq *ps, const char *path)
 {
 	return rp_report_write_csv_sim(ps, NULL, path);
 }
 
-int rp_report_write_csv_sim(const struct rp_pairs *ps, const char *simulated, const char *path)
+int rp_report_write_csv_sim(const struct rp_result_seq *ps, const char *simulated, const char *path)
 {
 	struct rp_pair_result tmp;
 	size_t n = ps->n;
@@ -774,7 +774,7 @@ int rp_report_write_csv_sim(const struct rp_pairs *ps, const char *simulated, co
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (simulated)
 			rp_sb_puts(&sb, "SIMULATED,");
-		csv_pair(&sb, rp_pairs_get(ps, i, &tmp));
+		csv_pair(&sb, rp_result_seq_get(ps, i, &tmp));
 		if (sb.len >= RP_REPORT_CHUNK || i + 1 == n)
 			rc = rp_sb_drain(&sb, &af);
 	}

@@ -89,14 +89,14 @@ int rp_report_write_json_pairs(const json_t *root, const struct rp_pair_result *
  * (memory: one chunk of lines, whatever n). */
 int rp_report_write_csv(const struct rp_pair_result *pairs, size_t n, const char *path);
 /* rp_report_json_head, rp_report_write_json_pairs and rp_report_write_csv over pairs that need not
- * be one array (lib/pairs.h: rank 0's matrix results), one pair built at a time. */
-struct rp_pairs;
-json_t *rp_report_json_head_of(const struct rp_report_info *info, const struct rp_pairs *ps);
-int rp_report_write_json_of(const json_t *root, const struct rp_pairs *ps, const char *path);
-int rp_report_write_csv_of(const struct rp_pairs *ps, const char *path);
+ * be one array (lib/result_seq.h: rank 0's matrix results), one pair built at a time. */
+struct rp_result_seq;
+json_t *rp_report_json_head_of(const struct rp_report_info *info, const struct rp_result_seq *ps);
+int rp_report_write_json_of(const json_t *root, const struct rp_result_seq *ps, const char *path);
+int rp_report_write_csv_of(const struct rp_result_seq *ps, const char *path);
 /* The same for a simulated run (simulated: its model file; NULL a real run): a first column
  * "simulated" whose every row says SIMULATED, so that no row read alone passes for a measurement. */
-int rp_report_write_csv_sim(const struct rp_pairs *ps, const char *simulated, const char *path);
+int rp_report_write_csv_sim(const struct rp_result_seq *ps, const char *simulated, const char *path);
 /* Write text produced by the caller to path atomically (for HTML/JUnit writers). */
 int rp_report_write_text(const char *text, size_t len, const char *path);
 

@@ -327,7 +327,7 @@ static void pair_notes(struct rp_sb *sb, const struct rp_pair_result *r)
 		rp_sb_printf(sb, " <span class=\"%s\">(%s)</span>", cls[r->confirm], c);
 	if (r->warnings) {
 		rp_sb_printf(sb, " <span class=\"warn\">warnings: %s", rp_report_warnings(r->warnings, warn, sizeof(warn)));
-		if (r->warnings & (1u << RP_PW_INTERVAL_DROP) && isfinite(r->gbps_min_at_s))
+		if (r->warnings & (1u << RP_WARN_INTERVAL_DROP) && isfinite(r->gbps_min_at_s))
 			rp_sb_printf(sb, " (slowest interval at %.1f s)", r->gbps_min_at_s);
 		rp_sb_puts(sb, "</span>");
 	}

@@ -366,7 +366,7 @@ static void codes(struct rp_sb *sb)
 	for (int c = 0; c < RP_CONFIRM_COUNT_; c++)
 		rp_sb_printf(sb, "%s\"%s\"", c ? "," : "", rp_confirm_code((enum rp_confirm)c));
 	rp_sb_puts(sb, "],\"wn\":[");
-	for (int w = 0; w < RP_PW_COUNT_; w++)
+	for (int w = 0; w < RP_WARN_COUNT_; w++)
 		rp_sb_printf(sb, "%s\"%s\"", w ? "," : "", rp_pair_warning_code((enum rp_pair_warning)w));
 	rp_sb_puts(sb, "],\"bins\":[");
 	for (int b = 0; b < RP_HTML_BINS; b++)

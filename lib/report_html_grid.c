@@ -2,8 +2,8 @@
  * tables, node heatmap canvas, rail view); see report_html_int.h. */
 #include "report_html_int.h"
 
-#include "pairs.h"
-#include "pairs_list.h"
+#include "result_seq.h"
+#include "report_list.h"
 
 #include <errno.h>
 #include <math.h>
@@ -173,7 +173,7 @@ double rp_html_expected(const struct rp_html_layout *lo, size_t i)
 	struct rp_pair_result pr_tmp;
 	uint32_t s = lo->mv->pair_eps[2 * i], d = lo->mv->pair_eps[2 * i + 1];
 
-	if (lo->link[s] > 0 && lo->link[d] > 0 && !(rp_matrix_view_pair(lo->mv, i, &pr_tmp)->warnings & (1u << RP_PW_NOMINAL_RATE)))
+	if (lo->link[s] > 0 && lo->link[d] > 0 && !(rp_matrix_view_pair(lo->mv, i, &pr_tmp)->warnings & (1u << RP_WARN_NOMINAL_RATE)))
 		return lo->link[s] < lo->link[d] ? lo->link[s] : lo->link[d];
 	return lo->median[s] > 0 ? lo->median[s] : lo->median[d];
 }
@@ -211,12 +211,12 @@ void rp_html_each_unlisted(const struct rp_html_layout *lo, void (*fn)(void *arg
 		return;
 	for (size_t i = 0; i < mv->every->n; i++) {
 		uint32_t s = mv->every_pair_eps[2 * i], d = mv->every_pair_eps[2 * i + 1];
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 		double exp, pct;
 		uint8_t q;
 
-		rp_pairs_peek(mv->every, i, &pk);
-		if (rp_pair_notable(&pk) || s >= lo->n_eps || d >= lo->n_eps)
+		rp_result_seq_peek(mv->every, i, &pk);
+		if (rp_result_notable(&pk) || s >= lo->n_eps || d >= lo->n_eps)
 			continue;   /* listed: counted from the view's pairs */
 		exp = lo->link[s] > 0 && lo->link[d] > 0 ? fmin(lo->link[s], lo->link[d])
 							 : lo->median[s] > 0 ? lo->median[s] : lo->median[d];
@@ -287,7 +287,7 @@ int rp_html_layout_init(struct rp_html_layout *lo, const struct rp_matrix_view *
 		uint32_t s = mv->pair_eps[2 * i], d = mv->pair_eps[2 * i + 1];
 
 		lo->q[i] = share_of(lo, i);
-		if (lo->link[s] > 0 && lo->link[d] > 0 && !(rp_matrix_view_pair(mv, i, &pr_tmp)->warnings & (1u << RP_PW_NOMINAL_RATE)))
+		if (lo->link[s] > 0 && lo->link[d] > 0 && !(rp_matrix_view_pair(mv, i, &pr_tmp)->warnings & (1u << RP_WARN_NOMINAL_RATE)))
 			lo->n_by_link++;
 		else
 			lo->n_by_median++;
@@ -381,7 +381,7 @@ static void verdict_text(struct rp_sb *sb, const struct rp_pair_result *r)
 		rp_sb_printf(sb, "; %s", c);
 	if (r->warnings) {
 		rp_sb_printf(sb, "; warnings: %s", rp_report_warnings(r->warnings, warn, sizeof(warn)));
-		if (r->warnings & (1u << RP_PW_INTERVAL_DROP) && isfinite(r->gbps_min_at_s))
+		if (r->warnings & (1u << RP_WARN_INTERVAL_DROP) && isfinite(r->gbps_min_at_s))
 			rp_sb_printf(sb, " (slowest interval at %.1f s)", r->gbps_min_at_s);
 	}
 	if (rp_html_counters_text(r, ctr, sizeof(ctr))) {

@@ -45,7 +45,7 @@ static void mtu_count(const struct rp_matrix_view *mv, uint32_t *n_mm, int *mtu,
 		const struct rp_pair_result *r = rp_matrix_view_pair(mv, i, &pr_tmp);
 		uint32_t w = r->warnings | (r->reverse.measured ? r->reverse.warnings : 0);
 
-		if (!(w & (1u << RP_PW_MTU_MISMATCH)))
+		if (!(w & (1u << RP_WARN_MTU_MISMATCH)))
 			continue;
 		for (int side = 0; side < 2; side++) {
 			uint32_t e = mv->pair_eps[2 * i + side];
@@ -146,7 +146,7 @@ void rp_html_conc(const struct rp_html_layout *lo, struct rp_sb *sb)
 		     "<th>Gb/s under load</th><th>solo Gb/s</th><th>of solo</th><th>status</th></tr>\n",
 		     100.0 * (1.0 - mc->max_drop), all ? "" : " Only the pairs that failed or dropped are listed.");
 	for (size_t k = 0; k < mc->n && shown < RP_HTML_LIST_MAX; k++) {
-		if (!all && mc->res[k].status == RP_ST_OK && !(mc->res[k].warnings & (1u << RP_PW_CONCURRENT_DROP)))
+		if (!all && mc->res[k].status == RP_ST_OK && !(mc->res[k].warnings & (1u << RP_WARN_CONCURRENT_DROP)))
 			continue;
 		conc_row(mv, sb, k);
 		shown++;
@@ -160,7 +160,7 @@ void rp_html_conc(const struct rp_html_layout *lo, struct rp_sb *sb)
 static bool degraded(const struct rp_pair_result *r)
 {
 	return r->status == RP_ST_BELOW_THRESHOLD ||
-	       (r->status == RP_ST_OK && (r->warnings & ((1u << RP_PW_LOSSY) | (1u << RP_PW_INTERVAL_DROP))));
+	       (r->status == RP_ST_OK && (r->warnings & ((1u << RP_WARN_LOSSY) | (1u << RP_WARN_INTERVAL_DROP))));
 }
 
 void rp_html_degraded(const struct rp_html_layout *lo, struct rp_sb *sb)
@@ -172,8 +172,8 @@ void rp_html_degraded(const struct rp_html_layout *lo, struct rp_sb *sb)
 		const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &tmp);
 
 		below += r->status == RP_ST_BELOW_THRESHOLD;
-		lossy += (r->warnings >> RP_PW_LOSSY) & 1u;
-		drop += (r->warnings >> RP_PW_INTERVAL_DROP) & 1u;
+		lossy += (r->warnings >> RP_WARN_LOSSY) & 1u;
+		drop += (r->warnings >> RP_WARN_INTERVAL_DROP) & 1u;
 	}
 	rp_sb_printf(sb, "<h2>Degraded links: moved data, but slowly or with losses</h2>\n<div id=\"degraded\"><p>%zu pair%s "
 		     "below the verdict's threshold, %zu lossy (retransmissions), %zu with an interval drop.</p>\n",
@@ -197,8 +197,8 @@ void rp_html_degraded(const struct rp_html_layout *lo, struct rp_sb *sb)
 		else
 			rp_sb_puts(sb, " Gb/s");
 		rp_sb_printf(sb, "%s%s%s</li>\n", r->status == RP_ST_BELOW_THRESHOLD ? "; below threshold" : "",
-			     (r->warnings >> RP_PW_LOSSY) & 1u ? "; lossy" : "",
-			     (r->warnings >> RP_PW_INTERVAL_DROP) & 1u ? "; interval drop" : "");
+			     (r->warnings >> RP_WARN_LOSSY) & 1u ? "; lossy" : "",
+			     (r->warnings >> RP_WARN_INTERVAL_DROP) & 1u ? "; interval drop" : "");
 	}
 	if (below + lossy + drop)
 		rp_sb_puts(sb, "</ol>\n");

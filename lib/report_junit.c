@@ -10,7 +10,7 @@
 
 #include "atomic_file.h"
 #include "log.h"
-#include "pairs.h"
+#include "result_seq.h"
 #include "report.h"
 #include "verdict_groups.h"
 
@@ -134,7 +134,7 @@ static void pair_case(struct rp_sb *sb, const struct rp_pair_result *r)
 		fail_out(sb, r);
 }
 
-/* The plain passes a report does not list one by one (lib/pairs_list.h): one passing case. */
+/* The plain passes a report does not list one by one (lib/report_list.h): one passing case. */
 static void unlisted_case(struct rp_sb *sb, const struct rp_matrix_view *mv)
 {
 	rp_sb_printf(sb, "    <testcase classname=\"pairs\" name=\"%zu more directions passed\" time=\"0\">\n"
@@ -182,10 +182,10 @@ struct ep_case {
 
 static enum rp_status view_status(const struct rp_matrix_view *mv, size_t i)
 {
-	struct rp_pair_peek pk;
+	struct rp_result_peek pk;
 
 	if (mv->pairs) {
-		rp_pairs_peek(mv->pairs, i, &pk);
+		rp_result_seq_peek(mv->pairs, i, &pk);
 		return pk.status;
 	}
 	return mv->res[i].status;

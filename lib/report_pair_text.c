@@ -150,7 +150,7 @@ static void warnings(struct rp_sb *sb, uint32_t w)
 	bool first = true;
 
 	rp_sb_putn(sb, "[", 1);
-	for (int k = 0; k < RP_PW_COUNT_; k++) {
+	for (int k = 0; k < RP_WARN_COUNT_; k++) {
 		if (!(w & (1u << k)))
 			continue;
 		if (!first)

@@ -44,13 +44,13 @@ static const char *const confirm_codes[RP_CONFIRM_COUNT_] = {
 	[RP_CONFIRM_UNCONFIRMED] = "unconfirmed",
 };
 
-static const char *const warning_codes[RP_PW_COUNT_] = {
-	[RP_PW_FLAKY] = "flaky",
-	[RP_PW_INTERVAL_DROP] = "interval_drop",
-	[RP_PW_NOMINAL_RATE] = "nominal_link_rate",
-	[RP_PW_LOSSY] = "lossy",
-	[RP_PW_MTU_MISMATCH] = "mtu_mismatch",
-	[RP_PW_CONCURRENT_DROP] = "concurrent_drop",
+static const char *const warning_codes[RP_WARN_COUNT_] = {
+	[RP_WARN_FLAKY] = "flaky",
+	[RP_WARN_INTERVAL_DROP] = "interval_drop",
+	[RP_WARN_NOMINAL_RATE] = "nominal_link_rate",
+	[RP_WARN_LOSSY] = "lossy",
+	[RP_WARN_MTU_MISMATCH] = "mtu_mismatch",
+	[RP_WARN_CONCURRENT_DROP] = "concurrent_drop",
 };
 
 const char *rp_confirm_code(enum rp_confirm c)
@@ -62,7 +62,7 @@ const char *rp_confirm_code(enum rp_confirm c)
 
 const char *rp_pair_warning_code(enum rp_pair_warning w)
 {
-	if ((int)w < 0 || w >= RP_PW_COUNT_)
+	if ((int)w < 0 || w >= RP_WARN_COUNT_)
 		return "unknown";
 	return warning_codes[w];
 }
@@ -227,5 +227,5 @@ bool rp_pair_reverse_valid(const struct rp_pair_reverse *v)
 	return measured <= 1 && folded <= 1 && verified <= 1 && (!folded || measured) && (int)v->status >= 0 &&
 	       v->status < RP_ST_COUNT_ && (int)v->cause_side >= 0 && v->cause_side <= RP_SIDE_DST &&
 	       memchr(v->reason, '\0', sizeof(v->reason)) && rate_ok(v->gbps) && rate_ok(v->gbps_min) &&
-	       rate_ok(v->gbps_min_at_s) && v->bad_offset >= -1 && v->warnings < (1u << RP_PW_COUNT_);
+	       rate_ok(v->gbps_min_at_s) && v->bad_offset >= -1 && v->warnings < (1u << RP_WARN_COUNT_);
 }

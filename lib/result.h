@@ -80,13 +80,13 @@ const char *rp_confirm_code(enum rp_confirm c);
 
 /* Warnings on a pair that do not fail it by themselves; bit (1u << w) in rp_pair_result.warnings. */
 enum rp_pair_warning {
-	RP_PW_FLAKY = 0,          /* "flaky": failed once, passed on a retest */
-	RP_PW_INTERVAL_DROP,      /* "interval_drop": the slowest interval collapsed against the average */
-	RP_PW_NOMINAL_RATE,       /* "nominal_link_rate": a soft device (rxe, siw); only absolute thresholds apply */
-	RP_PW_LOSSY,              /* "lossy": transport retransmissions above the --max-errors rate per GB */
-	RP_PW_MTU_MISMATCH,       /* "mtu_mismatch": the two ends run at different active MTUs */
-	RP_PW_CONCURRENT_DROP,    /* "concurrent_drop": slower with the node's other pairs busy (lib/pairset.h) */
-	RP_PW_COUNT_
+	RP_WARN_FLAKY = 0,          /* "flaky": failed once, passed on a retest */
+	RP_WARN_INTERVAL_DROP,      /* "interval_drop": the slowest interval collapsed against the average */
+	RP_WARN_NOMINAL_RATE,       /* "nominal_link_rate": a soft device (rxe, siw); only absolute thresholds apply */
+	RP_WARN_LOSSY,              /* "lossy": transport retransmissions above the --max-errors rate per GB */
+	RP_WARN_MTU_MISMATCH,       /* "mtu_mismatch": the two ends run at different active MTUs */
+	RP_WARN_CONCURRENT_DROP,    /* "concurrent_drop": slower with the node's other pairs busy (lib/engine_concurrent.h) */
+	RP_WARN_COUNT_
 };
 const char *rp_pair_warning_code(enum rp_pair_warning w);
 

@@ -86,11 +86,11 @@ void rp_retest_classify(struct rp_pair_result *r, unsigned max_retest)
 	last_attempt_sync(r);
 	for (unsigned i = 0; i + 1 < r->n_attempts; i++)
 		earlier_failed |= r->attempts[i].status != RP_ST_OK;
-	r->warnings &= ~(1u << RP_PW_FLAKY);
+	r->warnings &= ~(1u << RP_WARN_FLAKY);
 	if (r->status == RP_ST_OK) {
 		r->confirm = earlier_failed ? RP_CONFIRM_FLAKY : RP_CONFIRM_NONE;
 		if (earlier_failed)
-			r->warnings |= 1u << RP_PW_FLAKY;
+			r->warnings |= 1u << RP_WARN_FLAKY;
 	} else if (retests_done(r) > 0 || max_retest == 0 || r->status == RP_ST_NO_PORT ||
 		   r->status == RP_ST_ENDPOINT_DEAD) {
 		/* NO_PORT is this side's own configuration: no second sample can change it; ENDPOINT_DEAD

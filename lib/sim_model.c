@@ -541,8 +541,8 @@ double rp_sim_dead_time(const struct rp_sim_model *m, const struct rp_engine_cfg
 	}
 	*status_p = retry < cfg->timeout_s ? RP_ST_RETRY_EXCEEDED : RP_ST_TIMEOUT;
 	run = retry < cfg->timeout_s ? retry : cfg->timeout_s;
-	probe = retry < RP_ENGINE_PROBE_TIMEOUT_S ? retry : RP_ENGINE_PROBE_TIMEOUT_S;
-	if (cfg->meas.mode != RP_MODE_BW || cfg->no_mtu_probe)
+	probe = retry < RP_ENGINE_MTUCHECK_TIMEOUT_S ? retry : RP_ENGINE_MTUCHECK_TIMEOUT_S;
+	if (cfg->meas.mode != RP_MODE_BW || cfg->no_mtucheck)
 		return m->setup_s + run;
 	return m->setup_s + run + 2 * (m->setup_s + probe);
 }
@@ -607,7 +607,7 @@ double rp_sim_dir(const struct rp_sim_model *m, const struct rp_engine_cfg *cfg,
 		if (st == RP_ST_RETRY_EXCEEDED)
 			rp_pair_result_fail(res, st, "simulated dead link: work completion: transport retry counter "
 				 "exceeded (%d tries of %.0f ms%s)", cfg->qp.retry_cnt + 1,
-				 4.096e-3 * ldexp(1.0, cfg->qp.qp_timeout), cfg->no_mtu_probe ? "" : "; MTU probe: nothing arrived");
+				 4.096e-3 * ldexp(1.0, cfg->qp.qp_timeout), cfg->no_mtucheck ? "" : "; MTU probe: nothing arrived");
 		else
 			rp_pair_result_fail(res, st, "simulated dead link: no progress for %.0f s", cfg->timeout_s);
 		res->cause_side = RP_SIDE_SRC;

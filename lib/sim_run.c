@@ -246,12 +246,12 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	S->hook_end = rp_now();
 }
 
-static void sim_retest_planned(void *arg, size_t n, size_t n_rounds)
+static void sim_retest_scheduled(void *arg, size_t n, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
 
-	if (S->hooks.retest_planned)
-		S->hooks.retest_planned(S->hooks.arg, n, n_rounds);
+	if (S->hooks.retest_scheduled)
+		S->hooks.retest_scheduled(S->hooks.arg, n, n_rounds);
 }
 
 /* --- the run ------------------------------------------------------------------------------------ */
@@ -369,14 +369,14 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	S->measure = (struct mx_measure){ .pair = sim_pair, .loopback = sim_loopback, .arg = S,
 					  .inline_sides = S->c->size == 1, .check_own_sides = S->c->size == 1 };
 	S->run.ctx = (struct mx_ctx){ .comm = S->c, .cfg = S->cfg, .eps = S->eps, .n_eps = S->n_eps, .rank = S->c->rank,
-				      .n_ranks = S->c->size, .dead = S->dead, .budget = 3600, .measure = &S->measure };
+				      .n_ranks = S->c->size, .dead = S->dead, .round_wait_s = 3600, .measure = &S->measure };
 	S->run.sched = S->sched;
 	S->run.vcfg = S->vcfg;
 	S->run.rep_eps = S->rep_eps;
 	S->run.retest = S->retest;
 	S->run.sweep.width = S->sweep;
 	S->run.hold = S->hold && S->sweep;
-	S->run.hooks = (struct mx_run_hooks){ .round_done = sim_round_done, .retest_planned = sim_retest_planned,
+	S->run.hooks = (struct mx_run_hooks){ .round_done = sim_round_done, .retest_scheduled = sim_retest_scheduled,
 					      .sweep_done = sim_sweep_done, .arg = S };
 	return mx_run_init(&S->run);
 }

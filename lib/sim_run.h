@@ -35,7 +35,7 @@
 #include <stddef.h>
 
 #include "mx_run.h"
-#include "schedule.h"
+#include "mx_schedule.h"
 #include "sim_model.h"
 #include "verdict.h"
 

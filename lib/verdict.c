@@ -11,7 +11,7 @@
 
 #include "counters.h"
 #include "log.h"
-#include "pairs.h"
+#include "result_seq.h"
 #include "retest.h"
 #include "util.h"
 #include "verdict_int.h"
@@ -89,12 +89,12 @@ static bool bw_judged(const struct rp_pair_result *r)
 }
 
 /* bw_judged and rev_judged of a peeked pair (the reading passes: a record is never built). */
-static bool pk_bw_judged(const struct rp_pair_peek *pk)
+static bool pk_bw_judged(const struct rp_result_peek *pk)
 {
 	return (pk->status == RP_ST_OK || pk->status == RP_ST_BELOW_THRESHOLD) && !pk->lat_measured;
 }
 
-static bool pk_rev_judged(const struct rp_pair_peek *pk)
+static bool pk_rev_judged(const struct rp_result_peek *pk)
 {
 	return pk->rev_measured && !pk->lat_measured &&
 	       (pk->rev_status == RP_ST_OK || pk->rev_status == RP_ST_BELOW_THRESHOLD);
@@ -108,11 +108,11 @@ static bool rev_judged(const struct rp_pair_result *r)
 }
 
 /* Median of the judged rates of msg_size per endpoint, by source (side 0) or destination (side 1). */
-static int medians_compute(const uint32_t *pair_eps, const struct rp_pairs *ps, size_t n_eps, size_t msg_size,
+static int medians_compute(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
 			   int side, double *med)
 {
 	size_t n = ps->n;
-	struct rp_pair_peek pk;
+	struct rp_result_peek pk;
 	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
 	double *vals = calloc(n ? n : 1, sizeof(*vals));
 
@@ -123,7 +123,7 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_pairs *ps, 
 		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
 	}
 	for (size_t i = 0; i < n; i++) {
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (pk_bw_judged(&pk) && pk.msg_size == msg_size)
 			start[pair_eps[2 * i + side] + 1]++;
 	}
@@ -132,7 +132,7 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_pairs *ps, 
 	for (size_t i = 0; i < n; i++) {
 		size_t e = pair_eps[2 * i + side];
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (pk_bw_judged(&pk) && pk.msg_size == msg_size)
 			vals[start[e] + fill[e]++] = pk.gbps;
 	}
@@ -158,7 +158,7 @@ static void counters_judge(struct rp_pair_result *r)
 	const struct rp_endpoint *ep[2] = { &r->src, &r->dst };
 
 	if (r->src.mtu > 0 && r->dst.mtu > 0 && r->src.mtu != r->dst.mtu)
-		r->warnings |= 1u << RP_PW_MTU_MISMATCH;
+		r->warnings |= 1u << RP_WARN_MTU_MISMATCH;
 	if (r->status != RP_ST_OK)
 		return;
 	for (int k = 0; k < 2; k++)
@@ -169,12 +169,12 @@ static void counters_judge(struct rp_pair_result *r)
 		}
 	for (int k = 0; k < 2; k++)
 		if (side[k]->measured && side[k]->verdict == RP_CV_LOSSY)
-			r->warnings |= 1u << RP_PW_LOSSY;
+			r->warnings |= 1u << RP_WARN_LOSSY;
 }
 
 /* The warnings the verdict itself sets: cleared before every judgement. */
-#define VERDICT_WARNINGS ((1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_INTERVAL_DROP) | (1u << RP_PW_LOSSY) | \
-			  (1u << RP_PW_MTU_MISMATCH))
+#define VERDICT_WARNINGS ((1u << RP_WARN_NOMINAL_RATE) | (1u << RP_WARN_INTERVAL_DROP) | (1u << RP_WARN_LOSSY) | \
+			  (1u << RP_WARN_MTU_MISMATCH))
 
 /* A pair as measured again before the thresholds: BELOW_THRESHOLD and LINK_ERRORS back to ok, the
  * verdict's warnings cleared, a folded reverse unfolded; then its port counters judged. */
@@ -208,19 +208,19 @@ enum dir_outcome { DIR_OK, DIR_BELOW_MIN_BW, DIR_BELOW_LINK, DIR_BELOW_REVERSE, 
 
 /* --interval-drop, --min-bw and --outlier on one direction, m the larger of its row and column
  * median (< 0: no outlier rule): the warnings it earns into *warnings, and whether it fails. A
- * fraction of a soft device's nominal rate is not applied: it is warned (RP_PW_NOMINAL_RATE)
+ * fraction of a soft device's nominal rate is not applied: it is warned (RP_WARN_NOMINAL_RATE)
  * instead. One decision for a whole result (direction_judge) and a peeked plain pass (size_judge). */
 static enum dir_outcome dir_decide(const struct rp_verdict_cfg *cfg, const struct dir_in *in, double m,
 				   uint32_t *warnings)
 {
 	if (cfg->interval_drop > 0 && in->gbps > 0 && in->gbps_min < cfg->interval_drop * in->gbps)
-		*warnings |= 1u << RP_PW_INTERVAL_DROP;
+		*warnings |= 1u << RP_WARN_INTERVAL_DROP;
 	if (cfg->min_bw > 0) {
 		if (cfg->min_bw_absolute) {
 			if (in->gbps < cfg->min_bw)
 				return DIR_BELOW_MIN_BW;
 		} else if (in->soft) {
-			*warnings |= 1u << RP_PW_NOMINAL_RATE;
+			*warnings |= 1u << RP_WARN_NOMINAL_RATE;
 		} else if (in->link > 0 && in->gbps < cfg->min_bw * in->link) {
 			return DIR_BELOW_LINK;
 		}
@@ -265,11 +265,11 @@ static void direction_judge(const struct rp_verdict_cfg *cfg, struct rp_pair_res
 /* A peeked plain pass that its judgement leaves exactly as it is: the first pass's reset (the
  * verdict's warnings cleared, an MTU mismatch warned) and the rules, with nothing failing and the
  * same warnings. Such a pair needs neither a get nor a put. */
-static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_pair_peek *pk, double m, double rev)
+static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_result_peek *pk, double m, double rev)
 {
 	struct dir_in in = { .gbps = pk->gbps, .gbps_min = pk->gbps_min, .link = pk->link_gbps, .soft = pk->soft,
 			     .rev = rev };
-	uint32_t w = (pk->warnings & ~VERDICT_WARNINGS) | (pk->mtu_mismatch ? 1u << RP_PW_MTU_MISMATCH : 0);
+	uint32_t w = (pk->warnings & ~VERDICT_WARNINGS) | (pk->mtu_mismatch ? 1u << RP_WARN_MTU_MISMATCH : 0);
 
 	return dir_decide(cfg, &in, m, &w) == DIR_OK && w == pk->warnings;
 }
@@ -288,7 +288,7 @@ static int rev_ent_cmp(const void *a, const void *b)
 
 /* rev[i]: the rate of pair i's other direction measured as a pair of its own (d -> s at the same
  * message size, judged for bandwidth), -1 when there is none. 0 or -ENOMEM. */
-static int reverse_rates(const uint32_t *pair_eps, const struct rp_pairs *ps, size_t msg_size, double *rev)
+static int reverse_rates(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t msg_size, double *rev)
 {
 	struct rev_ent *e = malloc((ps->n ? ps->n : 1) * sizeof(*e));
 	size_t m = 0;
@@ -296,10 +296,10 @@ static int reverse_rates(const uint32_t *pair_eps, const struct rp_pairs *ps, si
 	if (!e)
 		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
 	for (size_t i = 0; i < ps->n; i++) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 
 		rev[i] = -1;
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (pk.msg_size == msg_size && pk_bw_judged(&pk) && pk.gbps > 0)
 			e[m++] = (struct rev_ent){ (uint64_t)pair_eps[2 * i] << 32 | pair_eps[2 * i + 1], pk.gbps };
 	}
@@ -317,7 +317,7 @@ static int reverse_rates(const uint32_t *pair_eps, const struct rp_pairs *ps, si
 
 /* --min-bw, --outlier (with the reverse-direction rule) and --interval-drop on the judged pairs of
  * one message size (both directions of a --bidir pair, each on its own). */
-static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_pairs *ps,
+static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 		      size_t n_eps, size_t msg_size, double *row, double *col)
 {
 	struct rp_pair_result tmp;
@@ -339,15 +339,15 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 	}
 	for (size_t i = 0; i < ps->n && !rc; i++) {
 		struct rp_pair_result *r, back;
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (pk.msg_size != msg_size || (!pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
 			continue;
 		if (pk.plain && plain_stays(cfg, &pk, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rev[i] : -1))
 			continue;
-		r = rp_pairs_get(ps, i, &tmp);
+		r = rp_result_seq_get(ps, i, &tmp);
 		if (pk.plain)
 			judge_reset(r);       /* thresholds_apply's first pass left it to this one */
 		if (rev_judged(r)) {
@@ -367,7 +367,7 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 		 * they are (the put of a compact record costs more than judging it) */
 		if (pk.plain && r->status == pk.status && r->warnings == pk.warnings)
 			continue;
-		rc = rp_pairs_put(ps, i, r);
+		rc = rp_result_seq_put(ps, i, r);
 	}
 	free(rev);
 	return rc;
@@ -375,7 +375,7 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 
 /* Judge afresh: BELOW_THRESHOLD and LINK_ERRORS back to measured ok, the verdict's warnings cleared;
  * the port counters; then every message size in turn (medians never mix sizes). */
-static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_pairs *ps,
+static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			    size_t n_eps)
 {
 	size_t n = ps->n;
@@ -387,15 +387,15 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 	if (!done)
 		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", n);
 	for (size_t i = 0; i < n && !rc; i++) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 		struct rp_pair_result *r;
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (pk.plain)
 			continue;             /* judged afresh in one go by size_judge */
-		r = rp_pairs_get(ps, i, &tmp);
+		r = rp_result_seq_get(ps, i, &tmp);
 		judge_reset(r);
-		rc = rp_pairs_put(ps, i, r);
+		rc = rp_result_seq_put(ps, i, r);
 	}
 	if (!rc && cfg->outlier > 0) {
 		row = calloc(n_eps ? n_eps : 1, sizeof(*row));
@@ -406,17 +406,17 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 		}
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 		size_t size;
 
 		if (done[i])
 			continue;
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		size = pk.msg_size;
 		if (!pk_bw_judged(&pk) && !pk_rev_judged(&pk))
 			continue;
 		for (size_t k = i; k < n; k++) {
-			rp_pairs_peek(ps, k, &pk);
+			rp_result_seq_peek(ps, k, &pk);
 			done[k] |= pk.msg_size == size;
 		}
 		rc = size_judge(cfg, pair_eps, ps, n_eps, size, row, col);
@@ -425,16 +425,16 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 	 * (a plain pass as the retest rules leave it, one attempt and confirm none, has nothing to fold
 	 * or classify) */
 	for (size_t i = 0; i < n && !rc; i++) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 		struct rp_pair_result *r;
 
-		rp_pairs_peek(ps, i, &pk);
-		if (pk.plain && pk.confirm == RP_CONFIRM_NONE && !(pk.warnings & (1u << RP_PW_FLAKY)))
+		rp_result_seq_peek(ps, i, &pk);
+		if (pk.plain && pk.confirm == RP_CONFIRM_NONE && !(pk.warnings & (1u << RP_WARN_FLAKY)))
 			continue;
-		r = rp_pairs_get(ps, i, &tmp);
+		r = rp_result_seq_get(ps, i, &tmp);
 		rp_pair_reverse_fold(r);
 		rp_retest_classify(r, cfg->retest);
-		rc = rp_pairs_put(ps, i, r);
+		rc = rp_result_seq_put(ps, i, r);
 	}
 out:
 	free(done);
@@ -454,7 +454,7 @@ static uint32_t uf_find(uint32_t *parent, uint32_t x)
 
 /* Components of the "moved data" graph; fabric = smallest member; coverage = distinct nodes. */
 static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const uint32_t *pair_eps,
-			   const struct rp_pairs *ps, struct rp_verdict *v, size_t *cov, const size_t *ep_node)
+			   const struct rp_result_seq *ps, struct rp_verdict *v, size_t *cov, const size_t *ep_node)
 {
 	uint32_t *parent = calloc(n_eps ? n_eps : 1, sizeof(*parent));
 	size_t *last_node = calloc(n_eps ? n_eps : 1, sizeof(*last_node));
@@ -468,10 +468,10 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	for (size_t e = 0; e < n_eps; e++)
 		parent[e] = (uint32_t)e;
 	for (size_t i = 0; i < ps->n; i++) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 		enum rp_status st;
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		st = pk.status;
 
 		if (st != RP_ST_OK && st != RP_ST_BELOW_THRESHOLD && st != RP_ST_LINK_ERRORS)
@@ -536,15 +536,15 @@ static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_ver
 }
 
 /* The run's and each endpoint's counts, from the judged and classified pairs. */
-static void counts_fill(const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v)
+static void counts_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps, struct rp_verdict *v)
 {
 	size_t n = ps->n;
 
 	v->n_pairs = n;
 	for (size_t i = 0; i < n; i++) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		bool ok = pk.status == RP_ST_OK;
 		bool moved = ok || pk.status == RP_ST_BELOW_THRESHOLD || pk.status == RP_ST_LINK_ERRORS;
 		bool confirmed = !ok && pk.confirm == RP_CONFIRM_CONFIRMED;
@@ -556,10 +556,10 @@ static void counts_fill(const uint32_t *pair_eps, const struct rp_pairs *ps, str
 		v->n_flaky += ok && pk.confirm == RP_CONFIRM_FLAKY;
 		uint32_t w = pk.warnings | (pk.rev_measured ? pk.rev_warnings : 0);   /* either direction */
 
-		v->n_nominal += (w >> RP_PW_NOMINAL_RATE) & 1u;
-		v->n_interval_drop += (w >> RP_PW_INTERVAL_DROP) & 1u;
-		v->n_lossy += (w >> RP_PW_LOSSY) & 1u;
-		v->n_mtu_mismatch += (w >> RP_PW_MTU_MISMATCH) & 1u;
+		v->n_nominal += (w >> RP_WARN_NOMINAL_RATE) & 1u;
+		v->n_interval_drop += (w >> RP_WARN_INTERVAL_DROP) & 1u;
+		v->n_lossy += (w >> RP_WARN_LOSSY) & 1u;
+		v->n_mtu_mismatch += (w >> RP_WARN_MTU_MISMATCH) & 1u;
 		/* a self pair (s == d) is one pair of its endpoint, not two */
 		for (int side = 0; side < (pair_eps[2 * i] == pair_eps[2 * i + 1] ? 1 : 2); side++) {
 			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
@@ -578,13 +578,13 @@ static void counts_fill(const uint32_t *pair_eps, const struct rp_pairs *ps, str
 int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		     const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, struct rp_verdict *v)
 {
-	struct rp_pairs ps = rp_pairs_array(res, n);
+	struct rp_result_seq ps = rp_result_seq_array(res, n);
 
 	return rp_verdict_judge(cfg, eps, n_eps, pair_eps, &ps, v);
 }
 
 int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
-		     const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v)
+		     const uint32_t *pair_eps, const struct rp_result_seq *ps, struct rp_verdict *v)
 {
 	size_t n = ps->n;
 	size_t *cov = NULL, *ep_node = NULL, max_cov = 0;
@@ -630,13 +630,13 @@ out:
 const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair_warning w, char *buf, size_t len)
 {
 	switch (w) {
-	case RP_PW_FLAKY:
+	case RP_WARN_FLAKY:
 		return rp_retest_describe(r, buf, len);
-	case RP_PW_INTERVAL_DROP:
+	case RP_WARN_INTERVAL_DROP:
 		snprintf(buf, len, "interval_drop: the slowest interval ran at %.4f Gb/s, %.1f s into the run, against "
 			 "%.3f Gb/s on average: the link stalled or flapped", r->gbps_min, r->gbps_min_at_s, r->gbps);
 		return buf;
-	case RP_PW_LOSSY: {
+	case RP_WARN_LOSSY: {
 		const struct rp_pair_ctr_side *sd = r->counters.src.verdict == RP_CV_LOSSY ? &r->counters.src : &r->counters.dst;
 
 		snprintf(buf, len, "lossy: %s %s:%d: %s (bandwidth passed; %s)",
@@ -646,11 +646,11 @@ const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair
 			 "the link drops packets");
 		return buf;
 	}
-	case RP_PW_MTU_MISMATCH:
+	case RP_WARN_MTU_MISMATCH:
 		snprintf(buf, len, "mtu_mismatch: %s:%d runs at an active MTU of %d, %s:%d at %d", r->src.device, r->src.port,
 			 r->src.mtu, r->dst.device, r->dst.port, r->dst.mtu);
 		return buf;
-	case RP_PW_NOMINAL_RATE:
+	case RP_WARN_NOMINAL_RATE:
 		snprintf(buf, len, "nominal_link_rate: %s is a soft device whose link rate (%.1f Gb/s) is nominal: "
 			 "--min-bw as a fraction of it was not applied, only an absolute --min-bw (180G) and --outlier",
 			 r->src.soft ? r->src.device : r->dst.device, r->src.soft ? r->src.link_gbps : r->dst.link_gbps);
@@ -663,12 +663,12 @@ const char *rp_verdict_warning_text(const struct rp_pair_result *r, enum rp_pair
 
 const struct rp_pair_result *rp_matrix_view_pair(const struct rp_matrix_view *mv, size_t i, struct rp_pair_result *tmp)
 {
-	return mv->pairs ? rp_pairs_get(mv->pairs, i, tmp) : &mv->res[i];
+	return mv->pairs ? rp_result_seq_get(mv->pairs, i, tmp) : &mv->res[i];
 }
 
 const struct rp_pair_result *rp_matrix_view_every(const struct rp_matrix_view *mv, size_t i, struct rp_pair_result *tmp)
 {
-	return mv->every ? rp_pairs_get(mv->every, i, tmp) : rp_matrix_view_pair(mv, i, tmp);
+	return mv->every ? rp_result_seq_get(mv->every, i, tmp) : rp_matrix_view_pair(mv, i, tmp);
 }
 
 size_t rp_matrix_view_every_n(const struct rp_matrix_view *mv)

@@ -9,13 +9,13 @@
  *             a rate is unknown). "180G" / "180Gbps": an absolute rate in Gb/s. "0": no threshold.
  *             Soft devices (rp_endpoint.soft: rxe, siw) report a nominal link rate, so a fraction of
  *             it means nothing: on a pair with a soft endpoint only an absolute --min-bw applies, and
- *             a fraction that was not applied sets RP_PW_NOMINAL_RATE (counted in n_nominal).
+ *             a fraction that was not applied sets RP_WARN_NOMINAL_RATE (counted in n_nominal).
  *   --outlier F (default 0.5, 0 disables): a pair slower than F times the larger of its row median
  *             (pairs with the same source) and its column median (same destination), among the pairs
  *             of the same message size, is an outlier: a bad adapter drags its own row down, so its
  *             peers' medians expose it.
  *   --interval-drop F (default 0.1, 0 disables): a pair whose slowest --interval ran below F times
- *             its average (gbps_min < F x gbps) gets RP_PW_INTERVAL_DROP, a warning that does not
+ *             its average (gbps_min < F x gbps) gets RP_WARN_INTERVAL_DROP, a warning that does not
  *             fail it: the link stalled or flapped for a moment at gbps_min_at_s into the run.
  * --bidir pairs (rp_pair_result.reverse): the reverse direction is judged by the same rules on its own
  *   (its rate against its own source's row and destination's column medians), its warnings count
@@ -147,9 +147,9 @@ struct rp_verdict {
 	size_t n_confirmed, n_unconfirmed;   /* failed pairs by how they held up on retest */
 	size_t n_flaky;               /* ok pairs that failed an earlier attempt */
 	size_t n_nominal;             /* pairs where a fractional --min-bw was not applied (soft device) */
-	size_t n_interval_drop;       /* pairs with RP_PW_INTERVAL_DROP */
-	size_t n_lossy;               /* pairs with RP_PW_LOSSY (port counters: retransmissions) */
-	size_t n_mtu_mismatch;        /* pairs with RP_PW_MTU_MISMATCH */
+	size_t n_interval_drop;       /* pairs with RP_WARN_INTERVAL_DROP */
+	size_t n_lossy;               /* pairs with RP_WARN_LOSSY (port counters: retransmissions) */
+	size_t n_mtu_mismatch;        /* pairs with RP_WARN_MTU_MISMATCH */
 	size_t n_ambiguous;           /* confirmed failed results blamed on neither end (path faults) */
 	double background;            /* estimated background rate of failed peer pairs (widest fabric) */
 	struct rp_verdict_path *paths;   /* path faults, by (a, b) */
@@ -172,12 +172,12 @@ struct rp_verdict {
  * 0, -EINVAL (an endpoint number out of range; logged) or -ENOMEM. Call rp_verdict_fini() always. */
 int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		     const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, struct rp_verdict *v);
-/* The same over pairs that need not be one array (lib/pairs.h): every pair the verdict changes is
- * stored back with rp_pairs_put (a failed put is the call's -ENOMEM). rp_verdict_apply is this over
+/* The same over pairs that need not be one array (lib/result_seq.h): every pair the verdict changes is
+ * stored back with rp_result_seq_put (a failed put is the call's -ENOMEM). rp_verdict_apply is this over
  * res[0..n). */
-struct rp_pairs;
+struct rp_result_seq;
 int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
-		     const uint32_t *pair_eps, const struct rp_pairs *ps, struct rp_verdict *v);
+		     const uint32_t *pair_eps, const struct rp_result_seq *ps, struct rp_verdict *v);
 void rp_verdict_fini(struct rp_verdict *v);
 
 /* Everything the report writers (HTML, JUnit, the "nodes" JSON, text) read: the matrix so far. */
@@ -189,7 +189,7 @@ struct rp_matrix_view {
 	size_t n_eps;
 	const uint32_t *pair_eps;     /* 2 per result: src, dst endpoint numbers */
 	const struct rp_pair_result *res;   /* the n results as one array; NULL when only pairs has them */
-	const struct rp_pairs *pairs; /* the same, one at a time (lib/pairs.h); NULL: res. JUnit reads
+	const struct rp_result_seq *pairs; /* the same, one at a time (lib/result_seq.h); NULL: res. JUnit reads
 	                               * rp_matrix_view_pair(); the HTML page reads res */
 	size_t n;
 	const struct rp_verdict *verdict;  /* NULL when none (yet) */
@@ -197,10 +197,10 @@ struct rp_matrix_view {
 	double elapsed_s;
 	const struct rp_drift *drift; /* `drift` warnings across the endpoints (lib/drift.h); NULL none */
 	const struct rp_matrix_conc *conc;   /* matrix --concurrent-rails; NULL none */
-	size_t n_unlisted;            /* plain passes measured but not among the n (lib/pairs_list.h): the
+	size_t n_unlisted;            /* plain passes measured but not among the n (lib/report_list.h): the
 	                               * writers count them; 0 when every pair is listed */
 	const char *unlisted_in;      /* where each of them is (the --jsonl file); NULL nowhere */
-	const struct rp_pairs *every; /* every pair, listed or not (conc's solo indexes it); NULL: the n above */
+	const struct rp_result_seq *every; /* every pair, listed or not (conc's solo indexes it); NULL: the n above */
 	const uint32_t *every_pair_eps;   /* 2 per pair of every: its ends (the HTML counts the plain passes
 	                                   * it does not list); NULL: not given */
 };
@@ -212,7 +212,7 @@ const struct rp_pair_result *rp_matrix_view_every(const struct rp_matrix_view *m
 size_t rp_matrix_view_every_n(const struct rp_matrix_view *mv);
 
 /* matrix --concurrent-rails (lib/mx_conc.h) as the reports see it: each pair measured with every
- * rail busy, judged (concurrent_drop set by rp_pairset_compare), beside its solo result. */
+ * rail busy, judged (concurrent_drop set by rp_concurrent_compare), beside its solo result. */
 struct rp_matrix_conc {
 	const struct rp_pair_result *res;
 	const int64_t *solo;          /* per pair: its solo result in the view's res, -1 none */

@@ -78,7 +78,7 @@ double rp_verdict_log_binom_tail(uint32_t k, uint32_t n, double p)
 }
 
 /* The class of one result: ok, a confirmed failure, or no evidence. */
-static enum rp_peer_class result_class(const struct rp_pair_peek *pk)
+static enum rp_peer_class result_class(const struct rp_result_peek *pk)
 {
 	if (pk->status == RP_ST_OK)
 		return RP_PEER_OK;
@@ -111,7 +111,7 @@ static size_t peers_dedupe(uint32_t *ent, size_t lo, size_t hi, size_t w, uint32
 	return w;
 }
 
-int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_pairs *ps,
+int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			const struct rp_expect *x)
 {
 	size_t *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill)), total, w = 0;
@@ -148,12 +148,12 @@ int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *
 	}
 	for (size_t i = 0; i < ps->n; i++) {
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 		uint32_t c;
 
 		if (a == b || rp_expect_pair(x, a, b))
 			continue;
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		c = (uint32_t)result_class(&pk);
 		pi->ent[pi->start[a] + fill[a]++] = b << 2 | c;
 		pi->ent[pi->start[b] + fill[b]++] = a << 2 | c;
@@ -407,7 +407,7 @@ static size_t test_round(struct blame *B)
 
 /* Step 4: the confirmed failures no drain (nor, with a topology, chosen component) explains, as
  * sorted, merged peer pairs in v->paths. */
-static int paths_collect(const uint32_t *pair_eps, const struct rp_pairs *ps, const struct rp_expect *x,
+static int paths_collect(const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_expect *x,
 			 const struct rp_localize *L, struct rp_verdict *v)
 {
 	size_t cap = 0, n = 0;
@@ -415,9 +415,9 @@ static int paths_collect(const uint32_t *pair_eps, const struct rp_pairs *ps, co
 
 	for (size_t i = 0; i < ps->n; i++) {
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (result_class(&pk) != RP_PEER_FAILED || v->eps[a].drain || v->eps[b].drain ||
 		    rp_expect_pair(x, a, b) || (L && a != b && rp_localize_explains(L, a, b)))
 			continue;
@@ -531,7 +531,7 @@ static double widest_background(const struct blame *B, const double *N)
 }
 
 static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
-		     const uint32_t *pair_eps, const struct rp_pairs *ps, const struct rp_expect *x)
+		     const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_expect *x)
 {
 	double *F = calloc(B->n_eps ? B->n_eps : 1, sizeof(*F)), *N = calloc(B->n_eps ? B->n_eps : 1, sizeof(*N));
 	struct rp_localize *L = NULL;
@@ -573,19 +573,19 @@ static bool status_local(enum rp_status st)
 /* The endpoints' own failures: self pairs' classes, and confirmed local failures by their cause side
  * (no_usable_port without one: the end whose port is 0, none usable). */
 static int own_failures(struct blame *B, const struct rp_endpoint *eps, const uint32_t *pair_eps,
-			const struct rp_pairs *ps)
+			const struct rp_result_seq *ps)
 {
 	for (size_t i = 0; i < ps->n; i++) {
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
 		struct rp_pair_result tmp, *r;
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (a == b)
 			B->self[a] |= (uint8_t)result_class(&pk);
 		if (result_class(&pk) != RP_PEER_FAILED || !status_local(pk.status))
 			continue;
-		r = rp_pairs_get(ps, i, &tmp);     /* a failure: the side is only in the whole result */
+		r = rp_result_seq_get(ps, i, &tmp);     /* a failure: the side is only in the whole result */
 		if (r->cause_side == RP_SIDE_SRC || r->cause_side == RP_SIDE_DST) {
 			B->local[r->cause_side == RP_SIDE_SRC ? a : b]++;
 		} else if (pk.status == RP_ST_NO_PORT) {
@@ -597,7 +597,7 @@ static int own_failures(struct blame *B, const struct rp_endpoint *eps, const ui
 }
 
 int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
-		     const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov,
+		     const uint32_t *pair_eps, const struct rp_result_seq *ps, const size_t *cov, size_t max_cov,
 		     struct rp_verdict *v)
 {
 	struct rp_peer_index pi = { 0 };

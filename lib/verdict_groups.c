@@ -70,16 +70,16 @@ static int group_cmp(const void *x, const void *y)
 }
 
 /* Read every pair once: ADAPTER failures into per-endpoint groups, LINK failures into *lf. */
-static int collect(const struct rp_verdict *v, const uint32_t *pair_eps, const struct rp_pairs *ps,
+static int collect(const struct rp_verdict *v, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 		   struct rp_fail_group *per_ep, struct link_fail **lf, size_t *n_lf, struct rp_fail_groups *fg)
 {
 	size_t cap = 0;
 
 	for (size_t i = 0; i < ps->n; i++) {
-		struct rp_pair_peek pk;
+		struct rp_result_peek pk;
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1], a, b;
 
-		rp_pairs_peek(ps, i, &pk);
+		rp_result_seq_peek(ps, i, &pk);
 		if (pk.status == RP_ST_OK)
 			continue;
 		if (s >= v->n_eps || d >= v->n_eps)
@@ -139,7 +139,7 @@ static int assemble(const struct rp_verdict *v, struct rp_fail_group *per_ep, co
 	return 0;
 }
 
-int rp_fail_groups_build(const struct rp_verdict *v, const uint32_t *pair_eps, const struct rp_pairs *ps,
+int rp_fail_groups_build(const struct rp_verdict *v, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			 struct rp_fail_groups *fg)
 {
 	struct rp_fail_group *per_ep = calloc(v->n_eps + 1, sizeof(*per_ep));

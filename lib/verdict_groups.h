@@ -13,7 +13,7 @@
  * of its own: a rule in rp_fail_suspect() ahead of LINK, a key, a name in
  * rp_suspect_kind_name(); the groups' order and the writers stay as they are.
  *
- * Memory: O(endpoints + failed directions); the pairs are read once (peeked, lib/pairs.h) and the
+ * Memory: O(endpoints + failed directions); the pairs are read once (peeked, lib/result_seq.h) and the
  * failures a second time for their examples. */
 #ifndef RP_VERDICT_GROUPS_H
 #define RP_VERDICT_GROUPS_H
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pairs.h"
+#include "result_seq.h"
 #include "verdict.h"
 
 enum rp_suspect_kind { RP_SUSPECT_ADAPTER = 0, RP_SUSPECT_LINK, RP_SUSPECT_KIND_COUNT_ };
@@ -49,7 +49,7 @@ struct rp_fail_groups {
 /* Group the failed pairs of ps (pair i between endpoints pair_eps[2i] -> pair_eps[2i+1]) by the
  * suspects of verdict v (judged on the same pairs). 0 with *fg filled (free with rp_fail_groups_fini),
  * -EINVAL (an endpoint number out of range) or -ENOMEM; *fg is empty after a failure. */
-int rp_fail_groups_build(const struct rp_verdict *v, const uint32_t *pair_eps, const struct rp_pairs *ps,
+int rp_fail_groups_build(const struct rp_verdict *v, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			 struct rp_fail_groups *fg);
 void rp_fail_groups_fini(struct rp_fail_groups *fg);
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pairs.h"
+#include "result_seq.h"
 #include "verdict.h"
 
 /* A peer pair's class, as the blame reads it (verdict.h, "Blame"). */
@@ -37,7 +37,7 @@ int rp_expect_init(struct rp_expect *x, const struct rp_verdict *v, const size_t
 void rp_expect_fini(struct rp_expect *x);
 bool rp_expect_pair(const struct rp_expect *x, uint32_t a, uint32_t b);
 
-int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_pairs *ps,
+int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			const struct rp_expect *x);
 void rp_peer_index_fini(struct rp_peer_index *pi);
 
@@ -58,7 +58,7 @@ double rp_verdict_log_binom_tail(uint32_t k, uint32_t n, double p);
 /* Steps 2-4 of the blame (verdict.h): drains (v->eps[].drain, why), peers, background, path faults
  * and the suspects without topology. v->eps[].fabric is set. 0 or -ENOMEM. */
 int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
-		     const uint32_t *pair_eps, const struct rp_pairs *ps, const size_t *cov, size_t max_cov,
+		     const uint32_t *pair_eps, const struct rp_result_seq *ps, const size_t *cov, size_t max_cov,
 		     struct rp_verdict *v);
 
 /* Step 5 (lib/verdict_localize.c): localize the failed peer pairs to components with cfg->topology.

@@ -28,7 +28,7 @@
 
 #include "engine.h"
 #include "fabtopo.h"
-#include "pairs.h"
+#include "result_seq.h"
 #include "sim_fabric.h"
 #include "sim_model.h"
 #include "verdict.h"
@@ -41,7 +41,7 @@ struct store {
 	size_t n;
 };
 
-static struct rp_pair_result *store_get(const struct rp_pairs *ps, size_t i, struct rp_pair_result *tmp)
+static struct rp_pair_result *store_get(const struct rp_result_seq *ps, size_t i, struct rp_pair_result *tmp)
 {
 	const struct store *s = ps->arg;
 
@@ -59,17 +59,17 @@ static struct rp_pair_result *store_get(const struct rp_pairs *ps, size_t i, str
 }
 
 /* What get would build, without building it (the verdict's reading passes). */
-static void store_peek(const struct rp_pairs *ps, size_t i, struct rp_pair_peek *pk)
+static void store_peek(const struct rp_result_seq *ps, size_t i, struct rp_result_peek *pk)
 {
 	const struct store *s = ps->arg;
 
-	*pk = (struct rp_pair_peek){ .status = (enum rp_status)s->status[i], .confirm = (enum rp_confirm)s->confirm[i],
+	*pk = (struct rp_result_peek){ .status = (enum rp_status)s->status[i], .confirm = (enum rp_confirm)s->confirm[i],
 				     .msg_size = 65536, .gbps = s->gbps[i], .gbps_min = s->gbps[i],
 				     .link_gbps = s->eps[s->pair_eps[2 * i]].link_gbps,
 				     .plain = s->status[i] == RP_ST_OK && s->confirm[i] == RP_CONFIRM_NONE };
 }
 
-static int store_put(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r)
+static int store_put(const struct rp_result_seq *ps, size_t i, const struct rp_pair_result *r)
 {
 	const struct store *s = ps->arg;
 
@@ -144,7 +144,7 @@ static int judge(unsigned long i, const char *kind, const char *want_in, uint32_
 {
 	char want[160];
 	struct rp_verdict_cfg cfg;
-	struct rp_pairs ps = { .n = st->n, .get = store_get, .put = store_put, .peek = store_peek, .arg = st };
+	struct rp_result_seq ps = { .n = st->n, .get = store_get, .put = store_put, .peek = store_peek, .arg = st };
 	struct rp_verdict v;
 	size_t drains = 0, correct = 0, rank = 0, found = 0;
 	double t0 = now();

@@ -111,11 +111,11 @@ void mx_view_mark_verdict(struct mx_view *mx)
 	r[0].reason[0] = '\0';
 	rp_pair_result_record_attempt(&r[0], 20);
 	r[0].confirm = RP_CONFIRM_FLAKY;
-	r[0].warnings = 1u << RP_PW_FLAKY;
+	r[0].warnings = 1u << RP_WARN_FLAKY;
 	r[1].gbps = NAN;
 	r[1].gbps_min = NAN;
 	r[1].elapsed_s = NAN;
-	r[1].warnings = 1u << RP_PW_INTERVAL_DROP;
+	r[1].warnings = 1u << RP_WARN_INTERVAL_DROP;
 	r[1].gbps_min_at_s = 2.5;
 	rp_pair_result_record_attempt(&r[2], 14);
 	rp_pair_result_record_attempt(&r[2], 20);
@@ -249,8 +249,8 @@ int mx_synth_build(struct mx_synth *s, size_t nodes, size_t adapters, size_t ful
 		r->reason[0] = '\0';
 		rp_pair_result_record_attempt(r, 20);
 		r->confirm = RP_CONFIRM_FLAKY;
-		r->warnings = 1u << RP_PW_FLAKY;
-		s->res[2].warnings = 1u << RP_PW_INTERVAL_DROP;
+		r->warnings = 1u << RP_WARN_FLAKY;
+		s->res[2].warnings = 1u << RP_WARN_INTERVAL_DROP;
 		s->res[2].gbps_min = s->res[2].gbps * 0.3;
 		s->res[2].gbps_min_at_s = 1.2;
 	}

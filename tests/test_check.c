@@ -128,7 +128,7 @@ static void test_pairs(void **state)
 	rp_pair_result_fail(&r[0], RP_ST_RETRY_EXCEEDED, "transport retry counter exceeded");
 	r[1].status = RP_ST_INTERRUPTED;
 	r[2].status = RP_ST_OK;
-	r[2].warnings = (1u << RP_PW_LOSSY) | (1u << RP_PW_NOMINAL_RATE);
+	r[2].warnings = (1u << RP_WARN_LOSSY) | (1u << RP_WARN_NOMINAL_RATE);
 	assert_int_equal(rp_check_from_pairs(&c, r, 3), 0);
 	assert_int_equal(c.n, 2);
 	assert_int_equal(c.items[0].sev, RP_CHECK_FAIL);

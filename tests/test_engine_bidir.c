@@ -172,7 +172,7 @@ static void test_mtu_probe_not_after_progress(void **state)
 	assert_true(fk_all_released());
 }
 
-/* cfg.no_mtu_probe (a screening probe, lib/mx_sweep.h): the same black hole as test_mtu_blackhole
+/* cfg.no_mtucheck (a screening probe, lib/mx_sweep.h): the same black hole as test_mtu_blackhole
  * stays timed_out, no probe write is made and the reason does not mention one. */
 static void test_mtu_probe_off(void **state)
 {
@@ -183,7 +183,7 @@ static void test_mtu_probe_off(void **state)
 	(void)state;
 	small_cfg(&cfg);
 	cfg.timeout_s = 1;
-	cfg.no_mtu_probe = true;
+	cfg.no_mtucheck = true;
 	fk_drop_over = 512;
 	before = fk_writes;
 	run_both(&cfg, &w, &t);

@@ -168,7 +168,7 @@ static void test_reused_deadline(void **state)
 	small_cfg(&cfg);
 	cfg.meas.cq_mod = 1;
 	cfg.timeout_s = 0.5;
-	cfg.no_mtu_probe = true;
+	cfg.no_mtucheck = true;
 	probe_then(&cfg, &hw, &ht);
 	fk_drop_from = fk_writes + 1;             /* every write of sequence 2 vanishes */
 	t0 = rp_now();

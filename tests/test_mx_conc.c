@@ -1,5 +1,5 @@
 /* test_mx_conc.c: matrix --concurrent-rails's results and their judgement (lib/mx_conc): the one
- * concurrent_drop rule of loopback --concurrent (rp_pairset_compare, default 25%), applied to each
+ * concurrent_drop rule of loopback --concurrent (rp_concurrent_compare, default 25%), applied to each
  * concurrent pair against its own solo result (matched by index, not by position), on copies;
  * a stale drop is cleared; a pair with no solo result, or whose solo or concurrent run failed, has
  * nothing to compare; a failure under load is counted. Before, the matrix had no concurrent phase. */
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "mx_conc.h"
-#include "pairset.h"
+#include "engine_concurrent.h"
 
 static struct rp_pair_result ok_at(double gbps)
 {
@@ -37,7 +37,7 @@ static void test_drop_against_own_solo(void **state)
 	r = ok_at(74);                                    /* 74% of solo 0: a drop at 25% */
 	assert_int_equal(mx_conc_add(&mc, &r, 0, 2, 0, 0), 0);
 	r = ok_at(75);                                    /* exactly 75%: not a drop */
-	r.warnings = 1u << RP_PW_CONCURRENT_DROP;         /* a stale mark is cleared */
+	r.warnings = 1u << RP_WARN_CONCURRENT_DROP;         /* a stale mark is cleared */
 	assert_int_equal(mx_conc_add(&mc, &r, 2, 0, 0, 0), 0);
 	r = ok_at(39);                                    /* 97.5% of its own solo (40), though 39% of solo 0 */
 	assert_int_equal(mx_conc_add(&mc, &r, 1, 3, 1, 1), 0);
@@ -49,14 +49,14 @@ static void test_drop_against_own_solo(void **state)
 	rp_pair_result_fail(&r, RP_ST_RETRY_EXCEEDED, "under load");
 	assert_int_equal(mx_conc_add(&mc, &r, 5, 4, 0, 1), 0);
 	assert_int_equal(mc.n, 6);
-	mx_conc_judge(&mc, &(struct rp_pairs){ .n = 3, .arr = solo }, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
-	assert_true(out[0].warnings & (1u << RP_PW_CONCURRENT_DROP));
-	assert_string_equal(rp_pair_warning_code(RP_PW_CONCURRENT_DROP), "concurrent_drop");
-	assert_false(out[1].warnings & (1u << RP_PW_CONCURRENT_DROP));
-	assert_false(out[2].warnings & (1u << RP_PW_CONCURRENT_DROP));
-	assert_false(out[3].warnings & (1u << RP_PW_CONCURRENT_DROP));
-	assert_false(out[4].warnings & (1u << RP_PW_CONCURRENT_DROP));
-	assert_false(out[5].warnings & (1u << RP_PW_CONCURRENT_DROP));
+	mx_conc_judge(&mc, &(struct rp_result_seq){ .n = 3, .arr = solo }, RP_CONCURRENT_DROP_DEFAULT, out, ratio, &sum);
+	assert_true(out[0].warnings & (1u << RP_WARN_CONCURRENT_DROP));
+	assert_string_equal(rp_pair_warning_code(RP_WARN_CONCURRENT_DROP), "concurrent_drop");
+	assert_false(out[1].warnings & (1u << RP_WARN_CONCURRENT_DROP));
+	assert_false(out[2].warnings & (1u << RP_WARN_CONCURRENT_DROP));
+	assert_false(out[3].warnings & (1u << RP_WARN_CONCURRENT_DROP));
+	assert_false(out[4].warnings & (1u << RP_WARN_CONCURRENT_DROP));
+	assert_false(out[5].warnings & (1u << RP_WARN_CONCURRENT_DROP));
 	assert_true(ratio[0] > 0.7399 && ratio[0] < 0.7401);
 	assert_true(ratio[1] > 0.7499 && ratio[1] < 0.7501);
 	assert_true(ratio[2] > 0.974 && ratio[2] < 0.976);
@@ -66,20 +66,20 @@ static void test_drop_against_own_solo(void **state)
 	assert_int_equal(sum.n_failed, 1);
 	assert_int_equal(sum.n_compared, 3);
 	/* the kept results are not changed by judging (the stale mark stays on the original) */
-	assert_true(mc.res[1].warnings & (1u << RP_PW_CONCURRENT_DROP));
+	assert_true(mc.res[1].warnings & (1u << RP_WARN_CONCURRENT_DROP));
 	assert_int_equal(mc.pair_eps[2 * 2], 1);
 	assert_int_equal(mc.round[2], 1);
 	/* a stricter threshold (--concurrent-drop 2%) marks the 97.5% pair too */
-	mx_conc_judge(&mc, &(struct rp_pairs){ .n = 3, .arr = solo }, 0.02, out, ratio, NULL);
-	assert_true(out[2].warnings & (1u << RP_PW_CONCURRENT_DROP));
+	mx_conc_judge(&mc, &(struct rp_result_seq){ .n = 3, .arr = solo }, 0.02, out, ratio, NULL);
+	assert_true(out[2].warnings & (1u << RP_WARN_CONCURRENT_DROP));
 	/* an endpoint with no port is no failure under load (its solo pairs fail for it) */
 	rp_pair_result_fail(&mc.res[4], RP_ST_NO_PORT, "n/x: no ACTIVE port");
-	mx_conc_judge(&mc, &(struct rp_pairs){ .n = 3, .arr = solo }, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
+	mx_conc_judge(&mc, &(struct rp_result_seq){ .n = 3, .arr = solo }, RP_CONCURRENT_DROP_DEFAULT, out, ratio, &sum);
 	assert_int_equal(sum.n_failed, 1);
 	/* a solo index past the solo results compares with nothing */
 	mc.solo[0] = 3;
-	mx_conc_judge(&mc, &(struct rp_pairs){ .n = 3, .arr = solo }, RP_PAIRSET_DROP_DEFAULT, out, ratio, &sum);
-	assert_false(out[0].warnings & (1u << RP_PW_CONCURRENT_DROP));
+	mx_conc_judge(&mc, &(struct rp_result_seq){ .n = 3, .arr = solo }, RP_CONCURRENT_DROP_DEFAULT, out, ratio, &sum);
+	assert_false(out[0].warnings & (1u << RP_WARN_CONCURRENT_DROP));
 	assert_true(ratio[0] == 0);
 	mx_conc_fini(&mc);
 	assert_int_equal(mc.n, 0);

@@ -158,7 +158,7 @@ static void run_world(struct bench *B, struct rank *ranks, struct mxt_world **w_
 		mxt_comm(w, r, &R->comm);
 		mx_comm_set_run(&R->comm, 0x5eed);
 		R->run.ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &cfg, .eps = eps, .n_eps = N, .rank = r,
-					      .n_ranks = N, .dead = R->dead, .budget = 2.0, .go_slack = 1.0,
+					      .n_ranks = N, .dead = R->dead, .round_wait_s = 2.0, .go_slack = 1.0,
 					      .measure = &B->m };
 		R->run.sched = s;
 		R->run.vcfg = &vcfg_;
@@ -228,7 +228,7 @@ static void test_dead_endpoint_one_deadline(void **state)
 	uint32_t peers[N];
 	unsigned n_first = first_round_peers(s, 7, peers);
 	struct rp_verdict v;
-	struct rp_pairs ps;
+	struct rp_result_seq ps;
 
 	(void)state;
 	assert_int_equal(n_first, W);

@@ -128,7 +128,7 @@ static void test_record_made_at_add(void **state)
 	static uint8_t bytes[RP_PACK_MAX];
 	struct mx_results mr;
 	struct rp_pair_result r, tmp, *got;
-	struct rp_pair_peek pk;
+	struct rp_result_peek pk;
 	size_t len;
 
 	(void)state;
@@ -245,16 +245,16 @@ static void test_put_moves_between_forms(void **state)
 	assert_int_equal(mx_results_failed(&mr), 1);
 	got->status = RP_ST_OK;
 	got->reason[0] = '\0';
-	got->warnings = 1u << RP_PW_NOMINAL_RATE;      /* warning bits are a record's */
+	got->warnings = 1u << RP_WARN_NOMINAL_RATE;      /* warning bits are a record's */
 	assert_int_equal(mx_results_put(&mr, 1, got), 0);
 	assert_int_equal(mx_results_n_whole(&mr), 0);
-	assert_int_equal(mx_results_get(&mr, 1, &tmp)->warnings, 1u << RP_PW_NOMINAL_RATE);
+	assert_int_equal(mx_results_get(&mr, 1, &tmp)->warnings, 1u << RP_WARN_NOMINAL_RATE);
 	assert_int_equal(mx_results_bytes(&mr), bytes);  /* the slot stays for the next one */
 	/* not settled yet: whole, whatever it is */
 	pass_at(&r, 3, 0, 100);
 	assert_int_equal(mx_results_add(&mr, &r, 3, 0), 0);
 	got = mx_results_get(&mr, 3, &tmp);
-	got->warnings = 1u << RP_PW_NOMINAL_RATE;
+	got->warnings = 1u << RP_WARN_NOMINAL_RATE;
 	assert_int_equal(mx_results_put(&mr, 3, got), 0);
 	assert_int_equal(mx_results_n_whole(&mr), 1);
 	assert_memory_equal(mx_results_get(&mr, 3, &tmp)->counters.src.c[0].name, "sent_pkts", 10);
@@ -266,7 +266,7 @@ static void test_put_moves_between_forms(void **state)
  * the verdict forgot would leave the store's copy ok. */
 static size_t n_puts;
 
-static int put_counted(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r)
+static int put_counted(const struct rp_result_seq *ps, size_t i, const struct rp_pair_result *r)
 {
 	n_puts++;
 	return mx_results_put(ps->arg, i, r);
@@ -278,7 +278,7 @@ static void test_verdict_over_store(void **state)
 	struct rp_verdict_cfg cfg;
 	struct rp_verdict va, vs;
 	struct mx_results mr;
-	struct rp_pairs ps;
+	struct rp_result_seq ps;
 	struct rp_pair_result tmp;
 	uint32_t pe[2 * N_EPS * N_EPS];
 	size_t n = 0;
@@ -343,10 +343,10 @@ static void test_verdict_over_store(void **state)
 	assert_int_equal(mx_results_n_whole(&mr), 3);
 	/* what the verdict's reading passes peek is what get builds, record or whole */
 	for (size_t i = 0; i < n; i++) {
-		struct rp_pair_peek pk, want;
+		struct rp_result_peek pk, want;
 
-		rp_pairs_peek(&ps, i, &pk);
-		rp_pair_peek_of(mx_results_get(&mr, i, &tmp), &want);
+		rp_result_seq_peek(&ps, i, &pk);
+		rp_result_peek_of(mx_results_get(&mr, i, &tmp), &want);
 		assert_int_equal(pk.status, want.status);
 		assert_int_equal(pk.confirm, want.confirm);
 		assert_int_equal(pk.msg_size, want.msg_size);

@@ -92,7 +92,7 @@ struct world {
 	size_t n_rounds;
 	bool plan;                    /* after the rounds: rank 0 sends a retest plan, the others wait */
 	size_t plan_n;                /* its jobs (0: 1), the first of W->jobs */
-	size_t max_plan;              /* every rank's ctx.max_plan */
+	size_t max_retest_jobs;              /* every rank's ctx.max_retest_jobs */
 	double seen[MAX_ROUNDS][2];   /* rank 0: the writers' values when the round was collected */
 };
 
@@ -142,13 +142,13 @@ static void *rank_main(void *arg)
 	if (R->ctx.rank == 0) {
 		uint32_t round_of[MAX_ROUNDS] = { 0 };
 
-		mx_plan_send(&R->ctx, r, W->jobs[0], round_of, W->plan_n ? W->plan_n : 1);
+		mx_jobs_send(&R->ctx, r, W->jobs[0], round_of, W->plan_n ? W->plan_n : 1);
 	} else {
 		struct mx_job *jobs = NULL;
 		uint32_t *round_of = NULL;
 		size_t n = 0;
 
-		R->rc[r] = mx_plan_wait(&R->ctx, r, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(&R->ctx));
+		R->rc[r] = mx_jobs_wait(&R->ctx, r, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(&R->ctx));
 		free(jobs);
 		free(round_of);
 	}
@@ -182,9 +182,9 @@ static void ranks_run(struct world *W, struct rank *ranks)
 		mxt_comm(W->w, r, &R->comm);
 		mx_comm_set_run(&R->comm, 0xabc);
 		R->ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &W->cfg, .eps = W->eps, .n_eps = N_RANKS, .rank = r,
-					  .n_ranks = N_RANKS, .dead = R->dead, .max_pairs = 1, .budget = 0.5,
+					  .n_ranks = N_RANKS, .dead = R->dead, .max_pairs = 1, .round_wait_s = 0.5,
 					  .go_slack = 0.5, .hold_go = r == 0, .measure = &W->fake.measure,
-					  .max_plan = W->max_plan };
+					  .max_retest_jobs = W->max_retest_jobs };
 	}
 	for (int r = 0; r < N_RANKS; r++)
 		assert_int_equal(pthread_create(&ranks[r].thread, NULL, rank_main, &ranks[r]), 0);
@@ -289,7 +289,7 @@ static void test_error_paths_free_everything(void **state)
 	assert_true(point_hits > 0);
 }
 
-/* A plan longer than the schedule can need (ctx.max_plan) is refused before it is allocated:
+/* A plan longer than the schedule can need (ctx.max_retest_jobs) is refused before it is allocated:
  * -EMSGSIZE on the ranks it reaches, nothing left allocated; one that fits is taken. */
 static void test_plan_longer_than_schedule_refused(void **state)
 {
@@ -303,10 +303,10 @@ static void test_plan_longer_than_schedule_refused(void **state)
 		W.n_rounds = 1;
 		W.plan = true;
 		W.plan_n = n;
-		W.max_plan = 2;
+		W.max_retest_jobs = 2;
 		ranks_run(&W, ranks);
 		mxt_world_free(W.w);
-		if (n <= W.max_plan) {
+		if (n <= W.max_retest_jobs) {
 			for (int k = 1; k < N_RANKS; k++)
 				assert_int_equal(ranks[k].rc[1], 0);
 		} else {
@@ -463,7 +463,7 @@ static struct brank *b_run(struct bworld *W)
 		mx_comm_set_run(&R->comm, 0x7ee);
 		R->ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &W->cfg, .eps = W->eps, .n_eps = (size_t)W->n,
 					  .rank = r, .n_ranks = W->n, .dead = R->dead, .max_pairs = BIG,
-					  .budget = W->budget, .go_slack = W->go_slack, .hold_go = r == 0,
+					  .round_wait_s = W->budget, .go_slack = W->go_slack, .hold_go = r == 0,
 					  .measure = &W->fake.measure };
 	}
 	for (int r = 0; r < W->n; r++)

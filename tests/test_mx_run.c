@@ -149,7 +149,7 @@ static void ranks_run(struct world *W, struct rank *ranks)
 		mxt_comm(W->w, r, &R->comm);
 		mx_comm_set_run(&R->comm, 0x5eed);
 		R->run.ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &W->cfg, .eps = W->eps, .n_eps = W->n_eps,
-					      .rank = r, .n_ranks = W->n, .dead = R->dead, .budget = 1.0, .go_slack = 0.5,
+					      .rank = r, .n_ranks = W->n, .dead = R->dead, .round_wait_s = 1.0, .go_slack = 0.5,
 					      .measure = &W->fake.measure };
 		R->run.sched = W->sched;
 		R->run.vcfg = &W->vcfg;
@@ -278,7 +278,7 @@ static void rails_world(struct world *W, bool concurrent)
  * each node has one adapter busy), then whole (every rail at once); the solo rounds' results are the
  * matrix's, the concurrent round's are kept apart, each naming the solo result of the same directed
  * pair. Without it a rail round runs every rail at once and there is no solo figure. Before, the run
- * had no such mode (concurrent_rails, conc and n_planned did not exist). */
+ * had no such mode (concurrent_rails, conc and n_scheduled did not exist). */
 static void test_concurrent_rails_solo_then_all(void **state)
 {
 	struct world W;
@@ -288,16 +288,16 @@ static void test_concurrent_rails_solo_then_all(void **state)
 	(void)state;
 	rails_world(&W, true);
 	n_rounds = rp_sched_n_rounds(W.sched);
-	steps = mx_run_planned_rounds(W.sched, true);
+	steps = mx_run_scheduled_rounds(W.sched, true);
 	assert_int_equal(n_rounds, 3);
 	assert_int_equal(steps, 3 * (2 + 1));
-	assert_int_equal(mx_run_planned_rounds(W.sched, false), 3);
+	assert_int_equal(mx_run_scheduled_rounds(W.sched, false), 3);
 	ranks_run(&W, ranks);
 	for (int r = 0; r < 3; r++)
 		assert_int_equal(ranks[r].rc, 0);
 	const struct mx_run *R = &ranks[0].run;
 
-	assert_int_equal(R->n_planned, steps);
+	assert_int_equal(R->n_scheduled, steps);
 	assert_int_equal(R->rounds_done, steps);
 	assert_int_equal(W.n_done, steps);
 	assert_int_equal(R->mr.n, 2 * rp_sched_n_pairs(W.sched));
@@ -364,7 +364,7 @@ static void test_round_cut_by_a_stop_is_not_done(void **state)
 	rp_stop_reset();                  /* before any assertion: the flag is the process's */
 	for (int r = 0; r < 3; r++)
 		assert_int_equal(ranks[r].rc, 1);   /* stopped */
-	assert_int_equal(ranks[0].run.planned_run, 2);
+	assert_int_equal(ranks[0].run.scheduled_run, 2);
 	assert_int_equal(ranks[0].run.rounds_done, 1);
 	assert_int_equal(W.n_done, 2);        /* the hook saw both rounds */
 	for (size_t i = 0; i < ranks[0].run.mr.n; i++)

@@ -178,17 +178,17 @@ static void test_probe_cfg(void **state)
 	assert_true(p.meas.tx_depth <= MX_SWEEP_ITERS);
 	assert_int_equal(p.qp.qp_timeout, c.qp.qp_timeout);
 	assert_true(p.timeout_s == c.timeout_s);
-	assert_false(p.no_mtu_probe);
+	assert_false(p.no_mtucheck);
 	/* the screen: a shorter window and no MTU probe, said by the return */
 	assert_true(mx_sweep_cfg(&c, true, &p) == MX_SWEEP_SCREEN_TIMEOUT_S);
 	assert_true(p.timeout_s == MX_SWEEP_SCREEN_TIMEOUT_S);
-	assert_true(p.no_mtu_probe);
+	assert_true(p.no_mtucheck);
 	assert_int_equal(p.meas.iters, MX_SWEEP_ITERS);
 	/* --timeout not above the screen's window: the screen is a full probe */
 	c.timeout_s = 2;
 	assert_true(mx_sweep_cfg(&c, true, &p) == 0);
 	assert_true(p.timeout_s == 2);
-	assert_false(p.no_mtu_probe);
+	assert_false(p.no_mtucheck);
 	c.meas.msg_size = 64;
 	mx_sweep_cfg(&c, false, &p);
 	assert_int_equal(p.meas.msg_size, 64);
@@ -299,7 +299,7 @@ static void writer_faults(struct bench *B, const struct rp_engine_cfg *cfg, bool
 		}
 		if (k <= 2) {
 			B->probe_to[s][d][k - 1] = cfg->timeout_s;
-			B->probe_nomtu[s][d][k - 1] = cfg->no_mtu_probe;
+			B->probe_nomtu[s][d][k - 1] = cfg->no_mtucheck;
 		}
 	} else {
 		__atomic_add_fetch(&B->bw[s][d], 1, __ATOMIC_SEQ_CST);
@@ -359,7 +359,7 @@ static void run_world_to(struct bench *B, unsigned retest, double timeout_s, str
 		mxt_comm(w, r, &R->comm);
 		mx_comm_set_run(&R->comm, 0x5eed);
 		R->run.ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &cfg, .eps = eps, .n_eps = N, .rank = r,
-					      .n_ranks = N, .dead = R->dead, .budget = B->budget > 0 ? B->budget : 1.0,
+					      .n_ranks = N, .dead = R->dead, .round_wait_s = B->budget > 0 ? B->budget : 1.0,
 					      .go_slack = 0.5,
 					      .measure = &B->m };
 		R->run.sched = *s_p;

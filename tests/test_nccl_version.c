@@ -109,13 +109,13 @@ static void test_version_probe(void **state)
 	build_so(nosym, "int ncclCommCount(void) { return 0; }\n");
 	build_so(fails, "int ncclGetVersion(int *v) { *v = 23007; return 2; }\n");
 
-	assert_int_equal(rp_nccl_version_probe(good, &v), 0);
+	assert_int_equal(rp_nccl_version_load(good, &v), 0);
 	assert_int_equal(v, RP_NCCL_V(2, 21, 5));
-	assert_int_equal(rp_nccl_version_probe(old, &v), 0);
+	assert_int_equal(rp_nccl_version_load(old, &v), 0);
 	assert_int_equal(v, RP_NCCL_V(2, 8, 4));
-	assert_int_equal(rp_nccl_version_probe(nosym, &v), -ENOSYS);
-	assert_int_equal(rp_nccl_version_probe(fails, &v), -EIO);
-	assert_int_equal(rp_nccl_version_probe("/nonexistent/libnccl.so.2", &v), -ENOENT);
+	assert_int_equal(rp_nccl_version_load(nosym, &v), -ENOSYS);
+	assert_int_equal(rp_nccl_version_load(fails, &v), -EIO);
+	assert_int_equal(rp_nccl_version_load("/nonexistent/libnccl.so.2", &v), -ENOENT);
 }
 
 /* The first candidate that answers wins; none: the newest release, saying what was tried. */

@@ -51,7 +51,7 @@ static int standin(const struct rp_engine_cfg *cfg, const struct rp_engine_port 
 	struct rp_endpoint a = { .port = 1 }, b = { .port = 1 };
 	int s = num(src->device), d = num(dst->device);
 	unsigned k;
-	bool screen = cfg->no_mtu_probe;
+	bool screen = cfg->no_mtucheck;
 
 	(void)pass;
 	snprintf(a.device, sizeof(a.device), "%s", src->device);
@@ -63,7 +63,7 @@ static int standin(const struct rp_engine_cfg *cfg, const struct rp_engine_port 
 	k = S.probes[s][d]++;
 	if (k < 2) {
 		S.to[s][d][k] = cfg->timeout_s;
-		S.nomtu[s][d][k] = cfg->no_mtu_probe;
+		S.nomtu[s][d][k] = cfg->no_mtucheck;
 		S.qp[s][d][k] = cfg->qp.qp_timeout;
 	}
 	if (!screen && S.screens_done < P * P)
@@ -88,13 +88,13 @@ static int standin(const struct rp_engine_cfg *cfg, const struct rp_engine_port 
 	return res->status == RP_ST_OK ? 0 : 1;
 }
 
-static void setup_jobs(struct rp_pairset_job *jobs, char names[P][8])
+static void setup_jobs(struct rp_concurrent_job *jobs, char names[P][8])
 {
 	for (int i = 0; i < P; i++)
 		snprintf(names[i], 8, "dev%d", i);
 	for (int i = 0; i < P; i++)
 		for (int j = 0; j < P; j++) {
-			struct rp_pairset_job *jb = &jobs[i * P + j];
+			struct rp_concurrent_job *jb = &jobs[i * P + j];
 
 			rp_engine_cfg_default(&jb->cfg);
 			jb->cfg.timeout_s = 10;
@@ -117,7 +117,7 @@ static void reset(int dead, int flaky_to, int flaky_retry, int no_port)
 
 static void test_dead_port_two_windows(void **state)
 {
-	static struct rp_pairset_job jobs[P * P];
+	static struct rp_concurrent_job jobs[P * P];
 	static struct rp_pair_result res[P * P];
 	static char names[P][8];
 	enum rp_reach reach[P * P];
@@ -152,7 +152,7 @@ static void test_dead_port_two_windows(void **state)
 
 static void test_cleared_flaky_no_port(void **state)
 {
-	static struct rp_pairset_job jobs[P * P];
+	static struct rp_concurrent_job jobs[P * P];
 	static struct rp_pair_result res[P * P];
 	static char names[P][8];
 	enum rp_reach reach[P * P];

@@ -90,7 +90,7 @@ static void test_page(void **state)
 
 	(void)state;
 	ok_pair(&r[0], a, b, 65536, 180.5);
-	r[0].warnings = 1u << RP_PW_INTERVAL_DROP;
+	r[0].warnings = 1u << RP_WARN_INTERVAL_DROP;
 	ok_pair(&r[1], a, b, 4096, 20);                     /* a sweep: the same pair at another size */
 	r[1].lat.measured = true;
 	r[1].lat.min_us = 2;
@@ -101,7 +101,7 @@ static void test_page(void **state)
 	r[2].msg_size = 65536;
 	rp_pair_result_fail(&r[2], RP_ST_RETRY_EXCEEDED, "retry exceeded");
 	ok_pair(&r[3], hostile, hostile, 65536, 1);
-	r[3].warnings = (1u << RP_PW_NOMINAL_RATE) | (1u << RP_PW_FLAKY);
+	r[3].warnings = (1u << RP_WARN_NOMINAL_RATE) | (1u << RP_WARN_FLAKY);
 	r[4] = r[0];                                        /* repeats r[0]: left out, the first wins */
 	r[4].gbps = 1;
 	snprintf(path, sizeof(path), "%s/page.prom", rp_test_tmpdir());
@@ -253,7 +253,7 @@ static void test_matrix_bounded(void **state)
 
 	(void)state;
 	ok_pair(&r, eps[0], eps[1], 65536, 100);
-	r.warnings = 1u << RP_PW_FLAKY;
+	r.warnings = 1u << RP_WARN_FLAKY;
 	snprintf(path, sizeof(path), "%s/matrix.prom", rp_test_tmpdir());
 	assert_int_equal(rp_prom_write(path, &run, &r, 1), 0);
 	assert_int_equal(parse(path, dump, sizeof(dump)), 0);

@@ -156,7 +156,7 @@ static void test_counters_and_new_warnings(void **state)
 	sd->c[1].delta = 255;
 	sd->c[1].at_least = 1;
 	strcpy(sd->reason, "retransmissions 37/GB above 10/GB: completer_retry_err +37");
-	r[0].warnings = (1u << RP_PW_LOSSY) | (1u << RP_PW_MTU_MISMATCH);
+	r[0].warnings = (1u << RP_WARN_LOSSY) | (1u << RP_WARN_MTU_MISMATCH);
 	root = rp_report_json(&info, r, 2);
 	assert_non_null(root);
 	p = json_array_get(json_object_get(root, "pairs"), 0);
@@ -449,7 +449,7 @@ static void test_json_hostile_peer_values(void **state)
 			    "\xef\xbf\xbd\xef\xbf\xbd");
 	assert_string_equal(json_string_value(json_object_get(p, "confirm")), "unknown");
 	assert_string_equal(json_string_value(json_object_get(p, "cause_side")), "unknown");
-	assert_int_equal(json_array_size(json_object_get(p, "warnings")), RP_PW_COUNT_);
+	assert_int_equal(json_array_size(json_object_get(p, "warnings")), RP_WARN_COUNT_);
 	assert_string_equal(json_string_value(json_object_get(back, "version")), "v\xef\xbf\xbd");
 	/* the second, healthy pair is all there */
 	p = json_array_get(json_object_get(back, "pairs"), 1);
@@ -470,7 +470,7 @@ static void test_json_verdict_fields(void **state)
 	two_pairs(r);
 	r[0].src.soft = true;
 	r[0].gbps_min_at_s = 3.25;
-	r[0].warnings = 1u << RP_PW_FLAKY | 1u << RP_PW_INTERVAL_DROP;
+	r[0].warnings = 1u << RP_WARN_FLAKY | 1u << RP_WARN_INTERVAL_DROP;
 	r[0].confirm = RP_CONFIRM_FLAKY;
 	r[0].status = RP_ST_RETRY_EXCEEDED;
 	r[0].cause_side = RP_SIDE_SRC;
@@ -547,7 +547,7 @@ static void test_csv_hostile_and_verdict_columns(void **state)
 	r[0].cause_side = RP_SIDE_NONE;
 	rp_pair_result_record_attempt(&r[0], 20);
 	r[0].confirm = RP_CONFIRM_FLAKY;
-	r[0].warnings = 1u << RP_PW_FLAKY | 1u << RP_PW_NOMINAL_RATE;
+	r[0].warnings = 1u << RP_WARN_FLAKY | 1u << RP_WARN_NOMINAL_RATE;
 	r[0].gbps_min_at_s = 1.5;
 	r[0].src.soft = true;
 	hostile_pair(&r[1]);
@@ -642,7 +642,7 @@ static void test_bidir_reports(void **state)
 	r[0].verified = true;
 	r[0].reverse = (struct rp_pair_reverse){ .measured = true, .status = RP_ST_BELOW_THRESHOLD, .gbps = 0.5,
 						 .gbps_min = 0.25, .bytes = 1000, .iters = 10, .verified = true,
-						 .bad_offset = -1, .warnings = 1u << RP_PW_INTERVAL_DROP };
+						 .bad_offset = -1, .warnings = 1u << RP_WARN_INTERVAL_DROP };
 	snprintf(r[0].reverse.reason, sizeof(r[0].reverse.reason), "slow, really");
 	rp_pair_reverse_fold(&r[0]);
 	rp_pair_result_init(&r[1], NULL, NULL);

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "counters.h"
-#include "pairs.h"
+#include "result_seq.h"
 #include "drift.h"
 #include "mx_view.h"
 #include "testutil.h"
@@ -141,7 +141,7 @@ static size_t plant_counters(struct rp_pair_result *res, size_t n, const char *s
 
 		if (r->status != RP_ST_OK || strcmp(r->src.node, src_node) != 0 || strcmp(r->dst.node, dst_node) != 0)
 			continue;
-		r->warnings |= 1u << RP_PW_LOSSY;
+		r->warnings |= 1u << RP_WARN_LOSSY;
 		r->counters.src = (struct rp_pair_ctr_side){ .measured = 1, .verdict = RP_CV_LOSSY, .cls = RP_CC_RETRANS,
 							     .n_moved = 2, .n = 2 };
 		snprintf(r->counters.src.c[0].name, RP_PAIR_CTR_NAME, "completer_retry_err");
@@ -469,7 +469,7 @@ static void test_unlisted_passes_coloured(void **state)
 	uint32_t *leps;
 	size_t n = 0, N = 20;
 	static uint8_t cells[2 * 20 * 20];
-	struct rp_pairs every;
+	struct rp_result_seq every;
 	char *text;
 
 	(void)state;
@@ -487,7 +487,7 @@ static void test_unlisted_passes_coloured(void **state)
 			n++;
 		}
 	assert_int_equal(n, 1);
-	every = rp_pairs_const(s.res, s.n);
+	every = rp_result_seq_const(s.res, s.n);
 	s.view.res = listed;
 	s.view.pair_eps = leps;
 	s.view.n = n;
@@ -730,7 +730,7 @@ static void test_bidir_reverse_embedded(void **state)
 	(void)state;
 	mx_view_build(&mx, false);
 	mx.res[2].reverse = (struct rp_pair_reverse){ .measured = true, .status = RP_ST_RTR, .gbps = 0.5, .bad_offset = -1,
-						      .warnings = 1u << RP_PW_LOSSY };
+						      .warnings = 1u << RP_WARN_LOSSY };
 	text = write_page(&mx.view, "bidir.html", path, sizeof(path));
 	/* a small run: in the pair's detail text; a large one: in the embedded problem pairs, for the script */
 	assert_non_null(strstr(text, "; reverse node3/rxe3:1 -&gt; node0/rxe0:1: rtr_refused, 0.500 Gb/s (slowest interval "
@@ -801,7 +801,7 @@ static void test_concurrent_rails_section(void **state)
 	sv.res[0].gbps = 80;
 	conc[0] = sv.res[0];
 	conc[0].gbps = 40;
-	conc[0].warnings = 1u << RP_PW_CONCURRENT_DROP;
+	conc[0].warnings = 1u << RP_WARN_CONCURRENT_DROP;
 	conc[1] = sv.res[1];
 	rp_pair_result_fail(&conc[1], RP_ST_RETRY_EXCEEDED, "retry <exceeded>");
 	text = build_text(&sv.v);

@@ -84,7 +84,7 @@ static void test_merge_keeps_judged_status(void **state)
 	(void)state;
 	measured(&r, RP_ST_OK, 0.014, 14);
 	rp_pair_result_fail(&r, RP_ST_BELOW_THRESHOLD, "outlier");
-	r.warnings = 1u << RP_PW_NOMINAL_RATE;
+	r.warnings = 1u << RP_WARN_NOMINAL_RATE;
 	measured(&again, RP_ST_OK, 0.25, 14);
 	rp_retest_merge(&r, &again);
 	assert_int_equal(r.n_attempts, 2);
@@ -96,7 +96,7 @@ static void test_merge_keeps_judged_status(void **state)
 	assert_int_equal(r.warnings, 0);             /* the verdict sets them again on the new sample */
 	rp_retest_classify(&r, 1);
 	assert_int_equal(r.confirm, RP_CONFIRM_FLAKY);
-	assert_true(r.warnings & (1u << RP_PW_FLAKY));
+	assert_true(r.warnings & (1u << RP_WARN_FLAKY));
 	rp_retest_describe(&r, text, sizeof(text));
 	assert_non_null(strstr(text, "flaky: failed 1 of 2 attempts"));
 	assert_non_null(strstr(text, "below_threshold 0.014 Gb/s with --qp-timeout 14"));
@@ -169,16 +169,16 @@ static void test_classify_confirmed_unconfirmed(void **state)
 	rp_retest_merge(&r, &again);
 	rp_retest_classify(&r, 1);
 	assert_int_equal(r.confirm, RP_CONFIRM_CONFIRMED);
-	assert_false(r.warnings & (1u << RP_PW_FLAKY));
+	assert_false(r.warnings & (1u << RP_WARN_FLAKY));
 	rp_retest_describe(&r, text, sizeof(text));
 	assert_non_null(strstr(text, "confirmed: failed 2 of 2 attempts"));
 	assert_non_null(strstr(text, "retry_exceeded with --qp-timeout 20 (NCCL's)"));
 	assert_non_null(strstr(text, "the last decided it"));
 
 	/* a flaky bit left over from an earlier classification goes when the pair fails again */
-	r.warnings |= 1u << RP_PW_FLAKY;
+	r.warnings |= 1u << RP_WARN_FLAKY;
 	rp_retest_classify(&r, 1);
-	assert_false(r.warnings & (1u << RP_PW_FLAKY));
+	assert_false(r.warnings & (1u << RP_WARN_FLAKY));
 
 	/* a pair that passed the first time has no story */
 	measured(&r, RP_ST_OK, 1, 14);

@@ -106,7 +106,7 @@ static double t_dead(const struct world *W, int qp_timeout)
 
 /* The planned rounds: each job measures a -> b then b -> a in one thread, so an endpoint's time in
  * its round is both directions'. */
-static double planned_expected(const struct world *W)
+static double scheduled_expected(const struct world *W)
 {
 	struct rp_sched_pair pairs[8];
 	double sum = 0;
@@ -162,7 +162,7 @@ static void test_dead_link_full(void **state)
 	assert_int_equal(dead, 2);
 	assert_int_equal(W.S.run.failed, 2);
 	assert_int_equal(W.S.n_round_s, 7);
-	assert_true(fabs(W.S.rounds_s - planned_expected(&W)) < 1e-9);
+	assert_true(fabs(W.S.rounds_s - scheduled_expected(&W)) < 1e-9);
 	assert_true(fabs(W.S.vclock - W.S.rounds_s) < 1e-12);   /* nothing else advanced the clock */
 	/* rank 0's collection was timed (real seconds), each round's within the total, off the clock */
 	assert_true(W.S.collect_s > 0 && W.S.collect_last_s > 0 && W.S.collect_last_s <= W.S.collect_s);
@@ -194,7 +194,7 @@ static void test_dead_link_retest(void **state)
 	}
 	assert_true(qpt > W.cfg.qp.qp_timeout);          /* the retest waits longer per try */
 	assert_true(fabs(W.S.round_s[7] - (2 * t_dead(&W, qpt) + 0.005)) < 1e-9);
-	assert_true(fabs(W.S.rounds_s - (planned_expected(&W) + W.S.round_s[7])) < 1e-9);
+	assert_true(fabs(W.S.rounds_s - (scheduled_expected(&W) + W.S.round_s[7])) < 1e-9);
 	world_fini(&W);
 }
 
@@ -212,7 +212,7 @@ static void test_rail(void **state)
 		dead += mx_results_get(&W.S.run.mr, i, &rtmp_)->status == RP_ST_RETRY_EXCEEDED;
 	}
 	assert_int_equal(dead, 2);
-	assert_true(fabs(W.S.rounds_s - planned_expected(&W)) < 1e-9);
+	assert_true(fabs(W.S.rounds_s - scheduled_expected(&W)) < 1e-9);
 	world_fini(&W);
 }
 

@@ -421,9 +421,9 @@ static void test_soft_device_fraction_not_applied(void **state)
 	assert_int_equal(v.n_nominal, 4);
 	for (size_t i = 0; i < f.n; i++) {
 		assert_int_equal(f.res[i].status, RP_ST_OK);
-		assert_true(f.res[i].warnings & (1u << RP_PW_NOMINAL_RATE));
+		assert_true(f.res[i].warnings & (1u << RP_WARN_NOMINAL_RATE));
 	}
-	assert_non_null(strstr(rp_verdict_warning_text(&f.res[0], RP_PW_NOMINAL_RATE, text, sizeof(text)), "nominal"));
+	assert_non_null(strstr(rp_verdict_warning_text(&f.res[0], RP_WARN_NOMINAL_RATE, text, sizeof(text)), "nominal"));
 	rp_verdict_fini(&v);
 
 	/* an absolute --min-bw judges soft devices like any other, and sets no nominal warning */
@@ -434,7 +434,7 @@ static void test_soft_device_fraction_not_applied(void **state)
 	assert_int_equal(f.res[1].status, RP_ST_BELOW_THRESHOLD);
 	assert_int_equal(f.res[2].status, RP_ST_BELOW_THRESHOLD);
 	assert_int_equal(f.res[3].status, RP_ST_OK);
-	assert_false(f.res[1].warnings & (1u << RP_PW_NOMINAL_RATE));
+	assert_false(f.res[1].warnings & (1u << RP_WARN_NOMINAL_RATE));
 	rp_verdict_fini(&v);
 
 	/* one soft end is enough: a hardware port's rate does not make a soft pair's fraction meaningful */
@@ -586,11 +586,11 @@ static void test_outlier_cleared_by_retest(void **state)
 	assert_int_equal(v.n_flaky, 1);
 	assert_int_equal(f.res[1].status, RP_ST_OK);
 	assert_int_equal(f.res[1].confirm, RP_CONFIRM_FLAKY);
-	assert_true(f.res[1].warnings & (1u << RP_PW_FLAKY));
+	assert_true(f.res[1].warnings & (1u << RP_WARN_FLAKY));
 	assert_int_equal(f.res[1].n_attempts, 2);
 	assert_int_equal(f.res[1].attempts[0].status, RP_ST_BELOW_THRESHOLD);
 	assert_int_equal(f.res[1].attempts[1].status, RP_ST_OK);
-	rp_verdict_warning_text(&f.res[1], RP_PW_FLAKY, text, sizeof(text));
+	rp_verdict_warning_text(&f.res[1], RP_WARN_FLAKY, text, sizeof(text));
 	assert_non_null(strstr(text, "flaky"));
 	assert_non_null(strstr(text, "below_threshold 0.050 Gb/s"));
 	assert_non_null(strstr(text, "ok 0.250 Gb/s"));
@@ -745,9 +745,9 @@ static void test_counters_lossy_and_link_errors(void **state)
 	assert_int_equal(f.res[0].status, RP_ST_OK);
 	assert_int_equal(f.res[0].warnings, 0);
 	assert_int_equal(f.res[1].status, RP_ST_OK);
-	assert_true(f.res[1].warnings & (1u << RP_PW_LOSSY));
-	assert_string_equal(rp_pair_warning_code(RP_PW_LOSSY), "lossy");
-	rp_verdict_warning_text(&f.res[1], RP_PW_LOSSY, text, sizeof(text));
+	assert_true(f.res[1].warnings & (1u << RP_WARN_LOSSY));
+	assert_string_equal(rp_pair_warning_code(RP_WARN_LOSSY), "lossy");
+	rp_verdict_warning_text(&f.res[1], RP_WARN_LOSSY, text, sizeof(text));
 	assert_non_null(strstr(text, "src rxe0:1"));
 	assert_non_null(strstr(text, "rcvd_seq_err +40"));
 	assert_non_null(strstr(text, "the link drops packets"));
@@ -756,7 +756,7 @@ static void test_counters_lossy_and_link_errors(void **state)
 	assert_non_null(strstr(f.res[2].reason, "dst rxe0:1"));
 	assert_non_null(strstr(f.res[2].reason, "link_downed +1"));
 	assert_int_equal(f.res[3].status, RP_ST_OK);
-	assert_false(f.res[3].warnings & (1u << RP_PW_LOSSY));
+	assert_false(f.res[3].warnings & (1u << RP_WARN_LOSSY));
 	assert_int_equal(v.n_lossy, 1);
 	assert_int_equal(v.n_failed, 1);
 	assert_false(v.pass);
@@ -784,12 +784,12 @@ static void test_mtu_mismatch(void **state)
 	f.res[1].dst.mtu = 4096;
 	f.res[2].src.mtu = 4096;      /* dst unknown */
 	assert_int_equal(judge(&c, &f, &v), 0);
-	assert_false(f.res[0].warnings & (1u << RP_PW_MTU_MISMATCH));
-	assert_true(f.res[1].warnings & (1u << RP_PW_MTU_MISMATCH));
-	assert_false(f.res[2].warnings & (1u << RP_PW_MTU_MISMATCH));
+	assert_false(f.res[0].warnings & (1u << RP_WARN_MTU_MISMATCH));
+	assert_true(f.res[1].warnings & (1u << RP_WARN_MTU_MISMATCH));
+	assert_false(f.res[2].warnings & (1u << RP_WARN_MTU_MISMATCH));
 	assert_int_equal(f.res[1].status, RP_ST_OK);
 	assert_int_equal(v.n_mtu_mismatch, 1);
-	rp_verdict_warning_text(&f.res[1], RP_PW_MTU_MISMATCH, text, sizeof(text));
+	rp_verdict_warning_text(&f.res[1], RP_WARN_MTU_MISMATCH, text, sizeof(text));
 	assert_non_null(strstr(text, "rxe0:1 runs at an active MTU of 1024, rxe1:1 at 4096"));
 	rp_verdict_fini(&v);
 }
@@ -811,9 +811,9 @@ static void test_interval_drop_warns(void **state)
 	assert_true(v.pass);
 	assert_int_equal(v.n_interval_drop, 1);
 	assert_int_equal(f.res[1].status, RP_ST_OK);
-	assert_true(f.res[1].warnings & (1u << RP_PW_INTERVAL_DROP));
-	assert_false(f.res[2].warnings & (1u << RP_PW_INTERVAL_DROP));
-	rp_verdict_warning_text(&f.res[1], RP_PW_INTERVAL_DROP, text, sizeof(text));
+	assert_true(f.res[1].warnings & (1u << RP_WARN_INTERVAL_DROP));
+	assert_false(f.res[2].warnings & (1u << RP_WARN_INTERVAL_DROP));
+	rp_verdict_warning_text(&f.res[1], RP_WARN_INTERVAL_DROP, text, sizeof(text));
 	assert_non_null(strstr(text, "0.0018 Gb/s"));
 	assert_non_null(strstr(text, "3.2 s into the run"));
 	rp_verdict_fini(&v);
@@ -821,7 +821,7 @@ static void test_interval_drop_warns(void **state)
 	c.interval_drop = 0;           /* off */
 	assert_int_equal(judge(&c, &f, &v), 0);
 	assert_int_equal(v.n_interval_drop, 0);
-	assert_false(f.res[1].warnings & (1u << RP_PW_INTERVAL_DROP));
+	assert_false(f.res[1].warnings & (1u << RP_WARN_INTERVAL_DROP));
 	rp_verdict_fini(&v);
 }
 
@@ -914,7 +914,7 @@ static void test_bidir_each_direction_judged(void **state)
 		assert_int_equal(judge(&c, &f, &v), 0);
 		assert_int_equal(f.res[0].reverse.status, RP_ST_BELOW_THRESHOLD);
 		assert_non_null(strstr(f.res[0].reverse.reason, "40.000 Gb/s is below"));
-		assert_true(f.res[0].reverse.warnings & (1u << RP_PW_INTERVAL_DROP));
+		assert_true(f.res[0].reverse.warnings & (1u << RP_WARN_INTERVAL_DROP));
 		assert_int_equal(f.res[0].status, RP_ST_BELOW_THRESHOLD);
 		assert_true(f.res[0].reverse.folded);
 		assert_non_null(strstr(f.res[0].reason, "reverse direction mlx5_0:1 -> mlx5_0:1: 40.000 Gb/s"));

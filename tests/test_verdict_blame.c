@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "fabtopo.h"
-#include "pairs.h"
+#include "result_seq.h"
 #include "sim_fabric.h"
 #include "sim_model.h"
 #include "verdict.h"
@@ -29,7 +29,7 @@ struct scene {
 	size_t n;
 };
 
-static struct rp_pair_result *scene_get(const struct rp_pairs *ps, size_t i, struct rp_pair_result *tmp)
+static struct rp_pair_result *scene_get(const struct rp_result_seq *ps, size_t i, struct rp_pair_result *tmp)
 {
 	const struct scene *s = ps->arg;
 
@@ -43,7 +43,7 @@ static struct rp_pair_result *scene_get(const struct rp_pairs *ps, size_t i, str
 	return tmp;
 }
 
-static int scene_put(const struct rp_pairs *ps, size_t i, const struct rp_pair_result *r)
+static int scene_put(const struct rp_result_seq *ps, size_t i, const struct rp_pair_result *r)
 {
 	const struct scene *s = ps->arg;
 
@@ -138,7 +138,7 @@ static size_t scene_random_dead(struct scene *s, uint64_t seed, double p)
 static int scene_judge(struct scene *s, struct rp_verdict *v)
 {
 	struct rp_verdict_cfg c = { .min_bw = 0, .outlier = 0 };   /* retest 0: one sample decides */
-	struct rp_pairs ps = { .n = s->n, .get = scene_get, .put = scene_put, .arg = s };
+	struct rp_result_seq ps = { .n = s->n, .get = scene_get, .put = scene_put, .arg = s };
 
 	return rp_verdict_judge(&c, s->eps, s->n_eps, s->pair_eps, &ps, v);
 }
@@ -295,13 +295,13 @@ static void test_unconfirmed_is_no_evidence(void **state)
 	struct scene s;
 	struct rp_verdict v;
 	struct rp_verdict_cfg c = { .min_bw = 0, .outlier = 0, .retest = 1 };
-	struct rp_pairs ps;
+	struct rp_result_seq ps;
 
 	(void)state;
 	scene_init(&s, 16, 1);
 	for (uint32_t p = 1; p < 16; p++)
 		scene_kill(&s, 0, p);
-	ps = (struct rp_pairs){ .n = s.n, .get = scene_get, .put = scene_put, .arg = &s };
+	ps = (struct rp_result_seq){ .n = s.n, .get = scene_get, .put = scene_put, .arg = &s };
 	assert_int_equal(rp_verdict_judge(&c, s.eps, s.n_eps, s.pair_eps, &ps, &v), 0);
 	assert_int_equal(drained(&v), 0);
 	assert_int_equal(v.n_unconfirmed, 30);
@@ -342,7 +342,7 @@ static void scene_from_model(struct scene *s, const char *text, struct rp_fabtop
 static int scene_judge_topo(struct scene *s, const struct rp_fabtopo *topo, struct rp_verdict *v)
 {
 	struct rp_verdict_cfg c = { .min_bw = 0, .outlier = 0, .topology = topo };
-	struct rp_pairs ps = { .n = s->n, .get = scene_get, .put = scene_put, .arg = s };
+	struct rp_result_seq ps = { .n = s->n, .get = scene_get, .put = scene_put, .arg = s };
 
 	for (size_t i = 0; i < s->n; i++)
 		s->confirm[i] = 0;

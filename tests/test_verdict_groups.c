@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "mx_view.h"
-#include "pairs.h"
+#include "result_seq.h"
 #include "verdict_groups.h"
 
 /* The report tests' matrix: endpoint 3 unreachable (6 failed directions, drained), then one
@@ -19,7 +19,7 @@ static void test_adapter_and_links(void **state)
 {
 	struct mx_view mx;
 	struct rp_fail_groups fg;
-	struct rp_pairs ps;
+	struct rp_result_seq ps;
 	size_t i01 = SIZE_MAX, i21 = SIZE_MAX;
 
 	(void)state;
@@ -32,7 +32,7 @@ static void test_adapter_and_links(void **state)
 	}
 	rp_pair_result_fail(&mx.res[i01], RP_ST_RETRY_EXCEEDED, "retry exceeded");
 	rp_pair_result_fail(&mx.res[i21], RP_ST_TIMEOUT, "no progress");
-	ps = rp_pairs_const(mx.res, mx.view.n);
+	ps = rp_result_seq_const(mx.res, mx.view.n);
 	assert_true(mx.verdict.eps[3].drain);
 	assert_int_equal(rp_fail_groups_build(&mx.verdict, mx.pair_eps, &ps, &fg), 0);
 	assert_int_equal(fg.n_failed, 8);
@@ -61,7 +61,7 @@ static void test_link_both_directions(void **state)
 {
 	struct mx_view mx;
 	struct rp_fail_groups fg;
-	struct rp_pairs ps;
+	struct rp_result_seq ps;
 
 	(void)state;
 	mx_view_build(&mx, false);
@@ -71,7 +71,7 @@ static void test_link_both_directions(void **state)
 		if ((s == 0 && d == 2) || (s == 2 && d == 0))
 			rp_pair_result_fail(&mx.res[i], RP_ST_RETRY_EXCEEDED, "retry exceeded");
 	}
-	ps = rp_pairs_const(mx.res, mx.view.n);
+	ps = rp_result_seq_const(mx.res, mx.view.n);
 	assert_int_equal(rp_fail_groups_build(&mx.verdict, mx.pair_eps, &ps, &fg), 0);
 	assert_int_equal(fg.kind_groups[RP_SUSPECT_LINK], 1);
 	assert_int_equal(fg.g[fg.kind_first[RP_SUSPECT_LINK]].n, 2);

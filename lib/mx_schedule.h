@@ -1,4 +1,4 @@
-/* schedule.h: who measures whom in a cluster matrix, in contention-free rounds.
+/* mx_schedule.h: who measures whom in a cluster matrix, in contention-free rounds.
  *
  * Endpoints are (node, device, port) triples, numbered 0..E-1 in the caller's canonical order
  * (sorted by node, then by index within the node). The schedule is a pure function of the endpoint
@@ -21,8 +21,8 @@
  *             tournament of a random relabelling of the endpoints; deterministic given the seed.
  *             With E odd every round leaves one endpoint out, so an endpoint may get K-1 peers.
  */
-#ifndef RP_SCHEDULE_H
-#define RP_SCHEDULE_H
+#ifndef RP_MX_SCHEDULE_H
+#define RP_MX_SCHEDULE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
-/* schedule.c: contention-free rounds for the cluster matrix; see schedule.h.
+/* mx_schedule.c: contention-free rounds for the cluster matrix; see mx_schedule.h.
  *
  * full, rail and intra are unions of disjoint "groups" (all endpoints, one group per rail, one per
  * node), each playing a round-robin tournament (the circle method); groups are disjoint, so their
  * round r pairs can share round r. sample plays K rounds of the tournament of a random permutation.
  * shift walks the cycles of i -> i+k and colours their edges.
  */
-#include "schedule.h"
+#include "mx_schedule.h"
 
 #include <errno.h>
 #include <stdbool.h>

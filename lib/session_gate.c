@@ -1,5 +1,5 @@
-/* pairsrv.c: the listener's gate (allow-list, hello, token) and the writer's hello; see pairsrv.h. */
-#include "pairsrv.h"
+/* session_gate.c: the listener's gate (allow-list, hello, token) and the writer's hello; see session_gate.h. */
+#include "session_gate.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,20 +12,20 @@ enum gate { GATE_PASS = 0, GATE_SILENT, GATE_GARBAGE, GATE_VERSION, GATE_TOKEN, 
 
 /* Answer a refused client, briefly and best effort (it may be gone): the reason, so that an
  * operator's typo reads as one. */
-static void refuse(struct rp_oob *oob, enum rp_pw_refusal why, double deadline)
+static void refuse(struct rp_oob *oob, enum rp_sw_refusal why, double deadline)
 {
-	struct rp_pw_msg ack;
+	struct rp_sw_msg ack;
 
-	rp_pw_init(&ack, RP_PW_ACK);
+	rp_sw_init(&ack, RP_SW_ACK);
 	ack.u.ack.verdict = why;
 	(void)rp_oob_send(oob, &ack, sizeof(ack), deadline);
 }
 
 /* Read and judge one client's hello until deadline. Logs one line when it is refused. */
-static enum gate gate_client(struct rp_oob *oob, const struct rp_pair_auth *auth, double deadline,
-			     struct rp_pw_hello *hello_p)
+static enum gate gate_client(struct rp_oob *oob, const struct rp_session_auth *auth, double deadline,
+			     struct rp_sw_hello *hello_p)
 {
-	struct rp_pw_msg msg, ack;
+	struct rp_sw_msg msg, ack;
 	char why[160];
 	int rc;
 
@@ -38,11 +38,11 @@ static enum gate gate_client(struct rp_oob *oob, const struct rp_pair_auth *auth
 		rp_warn("pair listener: dropped %s: no valid hello within %.1f s", oob->peer, auth->timeout_s);
 		return GATE_SILENT;
 	}
-	if (rc == -EMSGSIZE && msg.magic == RP_PW_MAGIC && msg.version != RP_PW_VERSION) {
+	if (rc == -EMSGSIZE && msg.magic == RP_SW_MAGIC && msg.version != RP_SW_VERSION) {
 		/* another release's hello has another size: its header still names the version */
 		rp_warn("pair listener: refused %s: protocol version %u, this side speaks %u", oob->peer, msg.version,
-			RP_PW_VERSION);
-		refuse(oob, RP_PW_BAD_VERSION, deadline);
+			RP_SW_VERSION);
+		refuse(oob, RP_SW_BAD_VERSION, deadline);
 		return GATE_VERSION;
 	}
 	if (rc) {
@@ -50,24 +50,24 @@ static enum gate gate_client(struct rp_oob *oob, const struct rp_pair_auth *auth
 			rc == -EMSGSIZE || rc == -EBADMSG ? "not a pair hello (wrong message size)" : strerror(-rc));
 		return GATE_GARBAGE;
 	}
-	rc = rp_pw_validate(&msg, sizeof(msg), RP_PW_HELLO, why, sizeof(why));
+	rc = rp_sw_validate(&msg, sizeof(msg), RP_SW_HELLO, why, sizeof(why));
 	if (rc == -EPROTO) {
 		rp_warn("pair listener: refused %s: %s", oob->peer, why);
-		refuse(oob, RP_PW_BAD_VERSION, deadline);
+		refuse(oob, RP_SW_BAD_VERSION, deadline);
 		return GATE_VERSION;
 	}
 	if (rc) {
 		rp_warn("pair listener: refused %s: %s", oob->peer, why);
-		refuse(oob, RP_PW_BAD_HELLO, deadline);
+		refuse(oob, RP_SW_BAD_HELLO, deadline);
 		return GATE_GARBAGE;
 	}
 	if (!rp_token_equal(msg.u.hello.token, auth->token)) {
 		rp_warn("pair listener: refused %s: wrong token", oob->peer);
-		refuse(oob, RP_PW_BAD_TOKEN, deadline);
+		refuse(oob, RP_SW_BAD_TOKEN, deadline);
 		return GATE_TOKEN;
 	}
-	rp_pw_init(&ack, RP_PW_ACK);
-	ack.u.ack.verdict = RP_PW_ACCEPTED;
+	rp_sw_init(&ack, RP_SW_ACK);
+	ack.u.ack.verdict = RP_SW_ACCEPTED;
 	rc = rp_oob_send(oob, &ack, sizeof(ack), deadline);
 	if (rc == -EINTR)
 		return GATE_STOP;
@@ -96,8 +96,8 @@ static void count(struct rp_pair_refusals *ref, enum gate g)
 		ref->token++;
 }
 
-int rp_pairsrv_accept(int lfd, const struct rp_pair_auth *auth, double deadline, struct rp_oob *oob,
-		      struct rp_pw_hello *hello_p, struct rp_pair_refusals *ref)
+int rp_session_accept(int lfd, const struct rp_session_auth *auth, double deadline, struct rp_oob *oob,
+		      struct rp_sw_hello *hello_p, struct rp_pair_refusals *ref)
 {
 	for (;;) {
 		struct sockaddr_storage sa;
@@ -157,13 +157,13 @@ void rp_pairsrv_wait_reason(double waited_s, double wait_s, const struct rp_pair
 	}
 }
 
-int rp_pairsrv_hello(struct rp_oob *oob, const struct rp_pw_hello *hello, double deadline)
+int rp_session_hello(struct rp_oob *oob, const struct rp_sw_hello *hello, double deadline)
 {
-	struct rp_pw_msg msg;
+	struct rp_sw_msg msg;
 	char why[160];
 	int rc;
 
-	rp_pw_init(&msg, RP_PW_HELLO);
+	rp_sw_init(&msg, RP_SW_HELLO);
 	msg.u.hello = *hello;
 	rc = rp_oob_send(oob, &msg, sizeof(msg), deadline);
 	memset(&msg, 0, sizeof(msg));
@@ -180,27 +180,27 @@ int rp_pairsrv_hello(struct rp_oob *oob, const struct rp_pw_hello *hello, double
 	if (rc == -ECONNRESET)
 		return rp_error(rc, "listener %s closed the connection without an answer (is this host on "
 				"its --allow list?)", oob->peer);
-	if (rc == -EMSGSIZE && msg.magic == RP_PW_MAGIC && msg.version != RP_PW_VERSION)
+	if (rc == -EMSGSIZE && msg.magic == RP_SW_MAGIC && msg.version != RP_SW_VERSION)
 		return rp_error(-EPROTONOSUPPORT, "listener %s speaks pair protocol version %u, this writer %u: "
-				"run the same rdmaprobe release on both sides", oob->peer, msg.version, RP_PW_VERSION);
+				"run the same rdmaprobe release on both sides", oob->peer, msg.version, RP_SW_VERSION);
 	if (rc)
 		return rc;
-	rc = rp_pw_validate(&msg, sizeof(msg), RP_PW_ACK, why, sizeof(why));
+	rc = rp_sw_validate(&msg, sizeof(msg), RP_SW_ACK, why, sizeof(why));
 	if (rc == -EPROTO)
 		return rp_error(-EPROTONOSUPPORT, "listener %s: %s", oob->peer, why);
 	if (rc)
 		return rp_error(rc, "listener %s answered the hello with an invalid message: %s", oob->peer, why);
 	switch (msg.u.ack.verdict) {
-	case RP_PW_ACCEPTED:
+	case RP_SW_ACCEPTED:
 		return 0;
-	case RP_PW_BAD_TOKEN:
+	case RP_SW_BAD_TOKEN:
 		return rp_error(-EACCES, "listener %s refused this writer: %s", oob->peer,
-				rp_pw_refusal_str(msg.u.ack.verdict));
-	case RP_PW_BAD_VERSION:
+				rp_sw_refusal_str(msg.u.ack.verdict));
+	case RP_SW_BAD_VERSION:
 		return rp_error(-EPROTONOSUPPORT, "listener %s refused this writer: %s", oob->peer,
-				rp_pw_refusal_str(msg.u.ack.verdict));
+				rp_sw_refusal_str(msg.u.ack.verdict));
 	default:
 		return rp_error(-EBADMSG, "listener %s refused this writer: %s", oob->peer,
-				rp_pw_refusal_str(msg.u.ack.verdict));
+				rp_sw_refusal_str(msg.u.ack.verdict));
 	}
 }

@@ -1,12 +1,12 @@
-/* matrix_retest.c: the matrix's retest rounds and final judgement; see matrix_retest.h. */
-#include "matrix_retest.h"
+/* mx_retest.c: the matrix's retest rounds and final judgement; see mx_retest.h. */
+#include "mx_retest.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "retest.h"
-#include "schedule.h"
+#include "mx_schedule.h"
 
 struct want {
 	uint32_t a, b;
@@ -26,7 +26,7 @@ static int want_cmp(const void *x, const void *y)
 }
 
 /* The retested directed pairs, sorted by unordered pair. */
-static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pairs *res,
+static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_result_seq *res,
 		  const bool *unavailable, size_t n_eps, unsigned max_retest, struct want **w_p, size_t *n_p)
 {
 	size_t n = res->n;
@@ -44,7 +44,7 @@ static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, co
 			free(w);
 			return -EINVAL;
 		}
-		const struct rp_pair_result *r = rp_pairs_get(res, i, &tmp);
+		const struct rp_pair_result *r = rp_result_seq_get(res, i, &tmp);
 
 		if (r->status == RP_ST_NO_PORT || !rp_retest_wanted(r, max_retest))
 			continue;
@@ -58,19 +58,19 @@ static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, co
 	return 0;
 }
 
-int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_pairs *res,
+int mx_retest_jobs(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_result_seq *res,
 		      const bool *unavailable, size_t n_eps, unsigned max_retest,
-		      struct rp_mx_retest **plan_p, size_t *n_plan_p, size_t *n_rounds_p)
+		      struct mx_retest_job **retest_p, size_t *n_jobs_p, size_t *n_rounds_p)
 {
 	struct want *w = NULL;
-	struct rp_mx_retest *plan = NULL;
+	struct mx_retest_job *plan = NULL;
 	struct rp_sched_pair *sp = NULL;
 	uint32_t *round_of = NULL;
-	size_t n_w = 0, n_plan = 0;
+	size_t n_w = 0, n_jobs = 0;
 	int rc;
 
-	*plan_p = NULL;
-	*n_plan_p = *n_rounds_p = 0;
+	*retest_p = NULL;
+	*n_jobs_p = *n_rounds_p = 0;
 	rc = wanted(base, pair_eps, res, unavailable, n_eps, max_retest, &w, &n_w);
 	if (rc || n_w == 0)
 		goto out;
@@ -84,28 +84,28 @@ int rp_mx_retest_plan(const struct rp_engine_cfg *base, const uint32_t *pair_eps
 	for (size_t i = 0; i < n_w; i++) {
 		struct rp_engine_cfg next;
 		struct rp_pair_result tmp;
-		struct rp_mx_retest *p;
+		struct mx_retest_job *p;
 
-		if (!n_plan || plan[n_plan - 1].a != w[i].a || plan[n_plan - 1].b != w[i].b) {
-			plan[n_plan] = (struct rp_mx_retest){ .a = w[i].a, .b = w[i].b, .res = { SIZE_MAX, SIZE_MAX } };
-			n_plan++;
+		if (!n_jobs || plan[n_jobs - 1].a != w[i].a || plan[n_jobs - 1].b != w[i].b) {
+			plan[n_jobs] = (struct mx_retest_job){ .a = w[i].a, .b = w[i].b, .res = { SIZE_MAX, SIZE_MAX } };
+			n_jobs++;
 		}
-		p = &plan[n_plan - 1];
-		rp_retest_cfg(base, rp_pairs_get(res, w[i].idx, &tmp), &next);
+		p = &plan[n_jobs - 1];
+		rp_retest_cfg(base, rp_result_seq_get(res, w[i].idx, &tmp), &next);
 		p->dirs |= 1u << w[i].dir;
 		p->res[w[i].dir] = w[i].idx;
 		if (next.qp.qp_timeout > p->qp_timeout)
 			p->qp_timeout = next.qp.qp_timeout;
 	}
-	for (size_t i = 0; i < n_plan; i++)
+	for (size_t i = 0; i < n_jobs; i++)
 		sp[i] = (struct rp_sched_pair){ plan[i].a, plan[i].b };
-	rc = rp_sched_pack(sp, n_plan, n_eps, round_of, n_rounds_p);
+	rc = rp_sched_pack(sp, n_jobs, n_eps, round_of, n_rounds_p);
 	if (rc)
 		goto out;
-	for (size_t i = 0; i < n_plan; i++)
+	for (size_t i = 0; i < n_jobs; i++)
 		plan[i].round = round_of[i];
-	*plan_p = plan;
-	*n_plan_p = n_plan;
+	*retest_p = plan;
+	*n_jobs_p = n_jobs;
 	plan = NULL;
 out:
 	free(w);
@@ -115,7 +115,7 @@ out:
 	return rc;
 }
 
-void rp_mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status, int kept_qp_timeout,
+void mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status, int kept_qp_timeout,
 		       struct rp_pair_result *again, int again_qp_timeout)
 {
 	if (kept->n_attempts == 0)
@@ -126,8 +126,8 @@ void rp_mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status
 	rp_retest_merge(kept, again);
 }
 
-int rp_mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
-		const uint32_t *pair_eps, const struct rp_pairs *res, unsigned max_retest, struct rp_verdict *v)
+int mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+		const uint32_t *pair_eps, const struct rp_result_seq *res, unsigned max_retest, struct rp_verdict *v)
 {
 	struct rp_verdict_cfg c = *cfg;
 

@@ -1,4 +1,4 @@
-/* test_schedule.c: every pattern yields exactly its pair set, in contention-free rounds, with the round
+/* test_mx_schedule.c: every pattern yields exactly its pair set, in contention-free rounds, with the round
  * counts the tournament promises; sample:K is deterministic given the seed. */
 #include <errno.h>
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "schedule.h"
+#include "mx_schedule.h"
 #include "util.h"
 
 /* Endpoints of nodes with per_node[i] adapters each, in canonical order. */

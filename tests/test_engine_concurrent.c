@@ -1,4 +1,4 @@
-/* test_pairset.c: disjoint pairs at the same time (lib/pairset.h). The engine's loopback is replaced
+/* test_engine_concurrent.c: disjoint pairs at the same time (lib/engine_concurrent.h). The engine's loopback is replaced
  * by a stand-in (-Wl,--wrap=rp_engine_loopback_run) that proves what the pair set does with it: all
  * pairs in flight together (each stand-in waits at a rendezvous that only a concurrent start fills),
  * a stop ending every one of them, overlapping pairs refused before anything runs; the round plan
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "pairset.h"
+#include "engine_concurrent.h"
 #include "stop.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -72,7 +72,7 @@ static void reset(int n)
 /* Eight self pairs (the health check's set) all in flight at once: every stand-in saw the others. */
 static void test_all_at_once(void **state)
 {
-	struct rp_pairset_job jobs[8];
+	struct rp_concurrent_job jobs[8];
 	struct rp_pair_result res[8];
 
 	(void)state;
@@ -82,7 +82,7 @@ static void test_all_at_once(void **state)
 		jobs[i].dst = jobs[i].src;
 	}
 	reset(8);
-	assert_int_equal(rp_pairset_run(jobs, 8, res), 0);
+	assert_int_equal(rp_concurrent_run(jobs, 8, res), 0);
 	assert_int_equal(calls, 8);
 	for (int i = 0; i < 8; i++) {
 		assert_int_equal(res[i].status, RP_ST_OK);
@@ -110,7 +110,7 @@ static void *stopper(void *arg)
 /* A stop ends every pair of the set: each one's wait sees it (none is left running). */
 static void test_stop_ends_all(void **state)
 {
-	struct rp_pairset_job jobs[4];
+	struct rp_concurrent_job jobs[4];
 	struct rp_pair_result res[4];
 	pthread_t t;
 
@@ -123,7 +123,7 @@ static void test_stop_ends_all(void **state)
 	reset(4);
 	wait_for_stop = true;
 	assert_int_equal(pthread_create(&t, NULL, stopper, NULL), 0);
-	assert_int_equal(rp_pairset_run(jobs, 4, res), 0);
+	assert_int_equal(rp_concurrent_run(jobs, 4, res), 0);
 	pthread_join(t, NULL);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(res[i].status, RP_ST_INTERRUPTED);
@@ -134,7 +134,7 @@ static void test_stop_ends_all(void **state)
  * with the port named, and nothing runs. */
 static void test_overlap_refused(void **state)
 {
-	struct rp_pairset_job jobs[2];
+	struct rp_concurrent_job jobs[2];
 	struct rp_pair_result res[2];
 	char why[160];
 
@@ -145,35 +145,35 @@ static void test_overlap_refused(void **state)
 	jobs[1].src = (struct rp_engine_port){ "h", "mlx5_1", 1, 0 };
 	jobs[1].dst = (struct rp_engine_port){ "h", "mlx5_2", 1, 0 };
 	reset(2);
-	assert_int_equal(rp_pairset_check(jobs, 2, why, sizeof(why)), -EINVAL);
+	assert_int_equal(rp_concurrent_check(jobs, 2, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "mlx5_1:1"));
-	assert_int_equal(rp_pairset_run(jobs, 2, res), -EINVAL);
+	assert_int_equal(rp_concurrent_run(jobs, 2, res), -EINVAL);
 	assert_int_equal(calls, 0);
 	/* another port of the same device is another port */
 	jobs[1].src = (struct rp_engine_port){ "h", "mlx5_1", 2, 0 };
-	assert_int_equal(rp_pairset_check(jobs, 2, why, sizeof(why)), 0);
+	assert_int_equal(rp_concurrent_check(jobs, 2, why, sizeof(why)), 0);
 	/* a self pair is one port; two self pairs of one port are not */
 	jobs[0].dst = jobs[0].src;
 	jobs[1] = jobs[0];
-	assert_int_equal(rp_pairset_check(jobs, 1, why, sizeof(why)), 0);
-	assert_int_equal(rp_pairset_check(jobs, 2, why, sizeof(why)), -EINVAL);
+	assert_int_equal(rp_concurrent_check(jobs, 1, why, sizeof(why)), 0);
+	assert_int_equal(rp_concurrent_check(jobs, 2, why, sizeof(why)), -EINVAL);
 }
 
 /* For 2..9 ports: every round disjoint with n/2 pairs (a < b), every unordered pair in exactly one. */
 static void test_rounds_cover(void **state)
 {
 	(void)state;
-	assert_int_equal(rp_pairset_rounds(0), 0);
-	assert_int_equal(rp_pairset_rounds(1), 0);
+	assert_int_equal(rp_concurrent_rounds(0), 0);
+	assert_int_equal(rp_concurrent_rounds(1), 0);
 	for (size_t n = 2; n <= 9; n++) {
 		int seen[9][9] = { { 0 } };
 		uint32_t p[10];
-		size_t rounds = rp_pairset_rounds(n);
+		size_t rounds = rp_concurrent_rounds(n);
 
 		assert_int_equal(rounds, n % 2 ? n : n - 1);
 		for (size_t r = 0; r < rounds; r++) {
 			int busy[9] = { 0 };
-			size_t np = rp_pairset_round(n, r, p);
+			size_t np = rp_concurrent_round(n, r, p);
 
 			assert_int_equal(np, n / 2);
 			for (size_t k = 0; k < np; k++) {
@@ -187,7 +187,7 @@ static void test_rounds_cover(void **state)
 		for (size_t a = 0; a < n; a++)
 			for (size_t b = a + 1; b < n; b++)
 				assert_int_equal(seen[a][b], 1);
-		assert_int_equal(rp_pairset_round(n, rounds, p), 0);
+		assert_int_equal(rp_concurrent_round(n, rounds, p), 0);
 	}
 }
 
@@ -203,19 +203,19 @@ static void test_compare(void **state)
 	solo.status = conc.status = RP_ST_OK;
 	solo.gbps = 100;
 	conc.gbps = 74;
-	assert_float_equal(rp_pairset_compare(&solo, &conc, 0.25), 0.74, 1e-9);
-	assert_true(conc.warnings & (1u << RP_PW_CONCURRENT_DROP));
+	assert_float_equal(rp_concurrent_compare(&solo, &conc, 0.25), 0.74, 1e-9);
+	assert_true(conc.warnings & (1u << RP_WARN_CONCURRENT_DROP));
 	conc.gbps = 75;
-	assert_float_equal(rp_pairset_compare(&solo, &conc, 0.25), 0.75, 1e-9);
-	assert_false(conc.warnings & (1u << RP_PW_CONCURRENT_DROP));
+	assert_float_equal(rp_concurrent_compare(&solo, &conc, 0.25), 0.75, 1e-9);
+	assert_false(conc.warnings & (1u << RP_WARN_CONCURRENT_DROP));
 	conc.gbps = 10;
 	conc.status = RP_ST_RETRY_EXCEEDED;
-	assert_float_equal(rp_pairset_compare(&solo, &conc, 0.25), 0, 0);
-	assert_false(conc.warnings & (1u << RP_PW_CONCURRENT_DROP));
+	assert_float_equal(rp_concurrent_compare(&solo, &conc, 0.25), 0, 0);
+	assert_false(conc.warnings & (1u << RP_WARN_CONCURRENT_DROP));
 	conc.status = RP_ST_OK;
 	solo.status = RP_ST_TIMEOUT;
-	assert_float_equal(rp_pairset_compare(&solo, &conc, 0.25), 0, 0);
-	assert_string_equal(rp_pair_warning_code(RP_PW_CONCURRENT_DROP), "concurrent_drop");
+	assert_float_equal(rp_concurrent_compare(&solo, &conc, 0.25), 0, 0);
+	assert_string_equal(rp_pair_warning_code(RP_WARN_CONCURRENT_DROP), "concurrent_drop");
 }
 
 int main(void)

@@ -1,4 +1,4 @@
-/* test_pairsess.c: a pair and its retests on one side channel (lib/pairsess.c), both sessions in two
+/* test_session_run.c: a pair and its retests on one side channel (lib/session_run.c), both sessions in two
  * threads over a socketpair, the engine over the verbs stand-in (verbs_standin.h).
  *
  * What is checked: the writer's closing DONE goes only to a target that still waits for one. After
@@ -19,8 +19,8 @@
 #include "engine_harness.h"
 #include "log.h"
 #include "oob.h"
-#include "pairsess.h"
-#include "pairwire.h"
+#include "session_run.h"
+#include "session_wire.h"
 #include "util.h"
 #include "verbs_standin.h"
 
@@ -35,7 +35,7 @@ static void count_sink(enum rp_log_level level, const char *msg, void *ctx)
 
 struct target_run {
 	const struct rp_engine_cfg *cfg;
-	struct rp_pw_hello hello;
+	struct rp_sw_hello hello;
 	struct rp_oob *oob;
 	struct rp_pair_result res;
 };
@@ -44,7 +44,7 @@ static void *target_main(void *arg)
 {
 	struct target_run *t = arg;
 
-	rp_pair_session_target(t->cfg, &t->hello, &port_b, t->oob, &t->res);
+	rp_session_target(t->cfg, &t->hello, &port_b, t->oob, &t->res);
 	return NULL;
 }
 
@@ -54,17 +54,17 @@ static bool session(const struct rp_engine_cfg *cfg, unsigned retest, struct rp_
 {
 	struct target_run tr = { .cfg = cfg };
 	struct rp_verdict_cfg vcfg;
-	struct rp_pw_msg left;
+	struct rp_sw_msg left;
 	struct rp_oob a, b;
 	pthread_t tid;
 	bool leftover;
 
 	tr.hello.retest = retest;
-	rp_pair_session_vcfg(&tr.hello, &vcfg);
+	rp_session_vcfg(&tr.hello, &vcfg);
 	assert_int_equal(rp_oob_local_pair(&a, &b), 0);
 	tr.oob = &b;
 	assert_int_equal(pthread_create(&tid, NULL, target_main, &tr), 0);
-	rp_pair_session_writer(cfg, &vcfg, retest, &port_a, &a, w);
+	rp_session_writer(cfg, &vcfg, retest, &port_a, &a, w);
 	pthread_join(tid, NULL);
 	leftover = rp_oob_recv(&b, &left, sizeof(left), rp_now() + 0.2) == 0;
 	rp_oob_close(&a);

@@ -1,4 +1,4 @@
-/* test_pairsrv.c: the pair listener's gate over real loopback TCP sockets: hostile clients (silent,
+/* test_session_gate.c: the pair listener's gate over real loopback TCP sockets: hostile clients (silent,
  * garbage, a truncated hello, another version, the wrong token, an address off the allow-list) are
  * dropped, each when its own deadline passes or at once, and the valid client queued behind them is
  * let in; the writer's side learns why it was refused. Assertions are on statuses, never on time. */
@@ -23,8 +23,8 @@
 #include "log.h"
 #include "netacl.h"
 #include "oob.h"
-#include "pairsrv.h"
-#include "pairwire.h"
+#include "session_gate.h"
+#include "session_wire.h"
 #include "stop.h"
 #include "util.h"
 
@@ -69,11 +69,11 @@ static void raw_frame(int fd, const void *buf, uint32_t len, size_t send_len)
 		assert_int_equal(send(fd, buf, send_len, MSG_NOSIGNAL), (ssize_t)send_len);
 }
 
-static struct rp_pw_msg hello_msg(const char *token)
+static struct rp_sw_msg hello_msg(const char *token)
 {
-	struct rp_pw_msg m;
+	struct rp_sw_msg m;
 
-	rp_pw_init(&m, RP_PW_HELLO);
+	rp_sw_init(&m, RP_SW_HELLO);
 	m.u.hello.retest = 1;
 	m.u.hello.min_bw = 0.9;
 	m.u.hello.outlier = 0.5;
@@ -102,14 +102,14 @@ static bool closed_by_peer(int fd)
 struct good_client {
 	int port;
 	const char *token;
-	int hello_rc;        /* what rp_pairsrv_hello returned */
+	int hello_rc;        /* what rp_session_hello returned */
 	int send_rc;         /* after being let in, a message for the test to receive */
 };
 
 static void *good_client_main(void *arg)
 {
 	struct good_client *g = arg;
-	struct rp_pw_hello h;
+	struct rp_sw_hello h;
 	struct rp_oob oob;
 	uint32_t ping = 0x50494e47;
 
@@ -121,7 +121,7 @@ static void *good_client_main(void *arg)
 	g->hello_rc = rp_oob_tcp_connect(&oob, "127.0.0.1", g->port, rp_now() + CLIENT_WAIT_S);
 	if (g->hello_rc)
 		return NULL;
-	g->hello_rc = rp_pairsrv_hello(&oob, &h, rp_now() + CLIENT_WAIT_S);
+	g->hello_rc = rp_session_hello(&oob, &h, rp_now() + CLIENT_WAIT_S);
 	if (!g->hello_rc)
 		g->send_rc = rp_oob_send(&oob, &ping, sizeof(ping), rp_now() + CLIENT_WAIT_S);
 	/* wait for the test to close its side, so the message is read first */
@@ -134,9 +134,9 @@ static void *good_client_main(void *arg)
 	return NULL;
 }
 
-static struct rp_pair_auth auth_with(const struct rp_acl *acl, const char *token, double timeout_s)
+static struct rp_session_auth auth_with(const struct rp_acl *acl, const char *token, double timeout_s)
 {
-	struct rp_pair_auth a = { .allow = acl, .timeout_s = timeout_s };
+	struct rp_session_auth a = { .allow = acl, .timeout_s = timeout_s };
 
 	rp_token_field(token, a.token);
 	return a;
@@ -163,10 +163,10 @@ static void test_hostile_then_valid(void **state)
 {
 	struct listener l;
 	struct rp_pair_refusals ref;
-	struct rp_pair_auth auth = auth_with(NULL, TOKEN, 0.3);
+	struct rp_session_auth auth = auth_with(NULL, TOKEN, 0.3);
 	struct good_client g = { .token = TOKEN };
-	struct rp_pw_msg m;
-	struct rp_pw_hello got;
+	struct rp_sw_msg m;
+	struct rp_sw_hello got;
 	struct rp_oob oob;
 	pthread_t th;
 	int fds[9], n = 0, rc;
@@ -185,11 +185,11 @@ static void test_hostile_then_valid(void **state)
 	raw_frame(fds[n], &m, sizeof(m), sizeof(m) / 2);
 	shutdown(fds[n++], SHUT_WR);
 	m = hello_msg(TOKEN);
-	m.version = RP_PW_VERSION + 1;
+	m.version = RP_SW_VERSION + 1;
 	fds[n] = raw_connect(l.port);                                     /* another version */
 	raw_frame(fds[n++], &m, sizeof(m), sizeof(m));
 	m = hello_msg(TOKEN);
-	m.version = RP_PW_VERSION - 1;
+	m.version = RP_SW_VERSION - 1;
 	fds[n] = raw_connect(l.port);                                     /* an older release: a shorter hello */
 	raw_frame(fds[n++], &m, sizeof(m) - 8, sizeof(m) - 8);
 	m = hello_msg("wrong-token-99");
@@ -200,7 +200,7 @@ static void test_hostile_then_valid(void **state)
 	raw_frame(fds[n++], &m, sizeof(m), sizeof(m));
 	assert_int_equal(pthread_create(&th, NULL, good_client_main, &g), 0);
 
-	rc = rp_pairsrv_accept(l.lfd, &auth, rp_now() + CLIENT_WAIT_S, &oob, &got, &ref);
+	rc = rp_session_accept(l.lfd, &auth, rp_now() + CLIENT_WAIT_S, &oob, &got, &ref);
 	assert_int_equal(rc, 0);
 	expect_let_in(&oob, &g, th);
 	assert_int_equal(ref.silent, 1);
@@ -237,9 +237,9 @@ static void test_writer_learns_refusal(void **state)
 {
 	struct listener l;
 	struct rp_pair_refusals ref;
-	struct rp_pair_auth auth = auth_with(NULL, TOKEN, 5);
+	struct rp_session_auth auth = auth_with(NULL, TOKEN, 5);
 	struct two_writers w = { .bad = { .token = "not-the-token" }, .good = { .token = TOKEN } };
-	struct rp_pw_hello got;
+	struct rp_sw_hello got;
 	struct rp_oob oob;
 	pthread_t th;
 
@@ -248,7 +248,7 @@ static void test_writer_learns_refusal(void **state)
 	listener_open(&l);
 	w.bad.port = w.good.port = l.port;
 	assert_int_equal(pthread_create(&th, NULL, two_writers_main, &w), 0);
-	assert_int_equal(rp_pairsrv_accept(l.lfd, &auth, rp_now() + CLIENT_WAIT_S, &oob, &got, &ref), 0);
+	assert_int_equal(rp_session_accept(l.lfd, &auth, rp_now() + CLIENT_WAIT_S, &oob, &got, &ref), 0);
 	expect_let_in(&oob, &w.good, th);
 	assert_int_equal(w.bad.hello_rc, -EACCES);
 	assert_int_equal(ref.token, 1);
@@ -261,7 +261,7 @@ static void test_writer_hears_other_release(void **state)
 {
 	struct listener l;
 	struct good_client g = { .token = TOKEN };
-	struct rp_pw_msg m;
+	struct rp_sw_msg m;
 	pthread_t th;
 	char buf[4 + sizeof(m)];
 	size_t got = 0;
@@ -285,8 +285,8 @@ static void test_writer_hears_other_release(void **state)
 		assert_true(r > 0);
 		got += (size_t)r;
 	}
-	rp_pw_init(&m, RP_PW_ACK);
-	m.version = RP_PW_VERSION + 1;   /* a newer listener, whose messages are 8 bytes longer */
+	rp_sw_init(&m, RP_SW_ACK);
+	m.version = RP_SW_VERSION + 1;   /* a newer listener, whose messages are 8 bytes longer */
 	m.length = sizeof(m) + 8;
 	{
 		char big[sizeof(m) + 8];
@@ -307,9 +307,9 @@ static void test_allow_list(void **state)
 	struct listener l;
 	struct rp_acl acl;
 	struct rp_pair_refusals ref;
-	struct rp_pair_auth auth;
+	struct rp_session_auth auth;
 	struct good_client g = { .token = TOKEN };
-	struct rp_pw_hello got;
+	struct rp_sw_hello got;
 	struct rp_oob oob;
 	pthread_t th;
 	int fd;
@@ -322,14 +322,14 @@ static void test_allow_list(void **state)
 	assert_int_equal(rp_acl_parse("10.0.0.0/8,fd00::/8", &acl, NULL, 0), 0);
 	auth = auth_with(&acl, TOKEN, 5);
 	fd = raw_connect(l.port);
-	assert_int_equal(rp_pairsrv_accept(l.lfd, &auth, rp_now() + 0.5, &oob, &got, &ref), -ETIMEDOUT);
+	assert_int_equal(rp_session_accept(l.lfd, &auth, rp_now() + 0.5, &oob, &got, &ref), -ETIMEDOUT);
 	assert_int_equal(ref.not_allowed, 1);
 	assert_true(closed_by_peer(fd));
 	close(fd);
 	/* with 127.0.0.0/8 on the list the same client is let in */
 	assert_int_equal(rp_acl_parse("10.0.0.0/8,127.0.0.0/8", &acl, NULL, 0), 0);
 	assert_int_equal(pthread_create(&th, NULL, good_client_main, &g), 0);
-	assert_int_equal(rp_pairsrv_accept(l.lfd, &auth, rp_now() + CLIENT_WAIT_S, &oob, &got, &ref), 0);
+	assert_int_equal(rp_session_accept(l.lfd, &auth, rp_now() + CLIENT_WAIT_S, &oob, &got, &ref), 0);
 	expect_let_in(&oob, &g, th);
 	assert_int_equal(ref.not_allowed, 1);
 	close(l.lfd);
@@ -340,8 +340,8 @@ static void test_deadline_with_only_silence(void **state)
 {
 	struct listener l;
 	struct rp_pair_refusals ref;
-	struct rp_pair_auth auth = auth_with(NULL, TOKEN, 0.2);
-	struct rp_pw_hello got;
+	struct rp_session_auth auth = auth_with(NULL, TOKEN, 0.2);
+	struct rp_sw_hello got;
 	struct rp_oob oob;
 	int fd;
 
@@ -349,7 +349,7 @@ static void test_deadline_with_only_silence(void **state)
 	memset(&ref, 0, sizeof(ref));
 	listener_open(&l);
 	fd = raw_connect(l.port);
-	assert_int_equal(rp_pairsrv_accept(l.lfd, &auth, rp_now() + 1.0, &oob, &got, &ref), -ETIMEDOUT);
+	assert_int_equal(rp_session_accept(l.lfd, &auth, rp_now() + 1.0, &oob, &got, &ref), -ETIMEDOUT);
 	assert_int_equal(ref.silent, 1);
 	assert_true(closed_by_peer(fd));
 	close(fd);
@@ -375,17 +375,17 @@ static void test_wait_reason(void **state)
 static void test_stop(void **state)
 {
 	struct listener l;
-	struct rp_pair_auth auth = auth_with(NULL, TOKEN, 5);
-	struct rp_pw_hello got;
+	struct rp_session_auth auth = auth_with(NULL, TOKEN, 5);
+	struct rp_sw_hello got;
 	struct rp_oob oob;
 	int fd;
 
 	(void)state;
 	listener_open(&l);
 	rp_stop_request(SIGTERM);
-	assert_int_equal(rp_pairsrv_accept(l.lfd, &auth, INFINITY, &oob, &got, NULL), -EINTR);
+	assert_int_equal(rp_session_accept(l.lfd, &auth, INFINITY, &oob, &got, NULL), -EINTR);
 	fd = raw_connect(l.port);
-	assert_int_equal(rp_pairsrv_accept(l.lfd, &auth, INFINITY, &oob, &got, NULL), -EINTR);
+	assert_int_equal(rp_session_accept(l.lfd, &auth, INFINITY, &oob, &got, NULL), -EINTR);
 	rp_stop_reset();
 	close(fd);
 	close(l.lfd);

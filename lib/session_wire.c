@@ -1,5 +1,5 @@
-/* pairwire.c: the pair listener's hello, ack and next messages and the token; see pairwire.h. */
-#include "pairwire.h"
+/* session_wire.c: the pair listener's hello, ack and next messages and the token; see session_wire.h. */
+#include "session_wire.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,11 +8,11 @@
 
 #include "retest.h"
 
-void rp_pw_init(struct rp_pw_msg *msg, enum rp_pw_type type)
+void rp_sw_init(struct rp_sw_msg *msg, enum rp_sw_type type)
 {
 	memset(msg, 0, sizeof(*msg));
-	msg->magic = RP_PW_MAGIC;
-	msg->version = RP_PW_VERSION;
+	msg->magic = RP_SW_MAGIC;
+	msg->version = RP_SW_VERSION;
 	msg->type = (uint16_t)type;
 	msg->length = sizeof(*msg);
 }
@@ -24,7 +24,7 @@ static int bad(char *why, size_t why_len, int err, const char *what)
 }
 
 /* The verdict and retest settings a writer asks for: the same limits as the local options. */
-static int hello_check(const struct rp_pw_hello *h, char *why, size_t why_len)
+static int hello_check(const struct rp_sw_hello *h, char *why, size_t why_len)
 {
 	if (h->retest > RP_RETEST_MAX)
 		return bad(why, why_len, -EBADMSG, "hello: retest count out of range");
@@ -39,29 +39,29 @@ static int hello_check(const struct rp_pw_hello *h, char *why, size_t why_len)
 	return 0;
 }
 
-static int next_check(const struct rp_pw_next_msg *n, char *why, size_t why_len)
+static int next_check(const struct rp_sw_next_msg *n, char *why, size_t why_len)
 {
-	if (n->what == 0 || n->what >= RP_PW_NEXT_MAX_)
+	if (n->what == 0 || n->what >= RP_SW_NEXT_MAX_)
 		return bad(why, why_len, -EBADMSG, "next: unknown request");
-	if (n->what == RP_PW_NEXT_RETEST && (n->attempt < 2 || n->attempt > RP_MAX_ATTEMPTS))
+	if (n->what == RP_SW_NEXT_RETEST && (n->attempt < 2 || n->attempt > RP_MAX_ATTEMPTS))
 		return bad(why, why_len, -EBADMSG, "next: attempt number out of range");
-	if (n->what == RP_PW_NEXT_RETEST && (n->qp_timeout < 0 || n->qp_timeout > 31))
+	if (n->what == RP_SW_NEXT_RETEST && (n->qp_timeout < 0 || n->qp_timeout > 31))
 		return bad(why, why_len, -EBADMSG, "next: ACK timeout out of range");
 	return 0;
 }
 
-int rp_pw_validate(const struct rp_pw_msg *msg, size_t len, enum rp_pw_type want, char *why, size_t why_len)
+int rp_sw_validate(const struct rp_sw_msg *msg, size_t len, enum rp_sw_type want, char *why, size_t why_len)
 {
 	if (why && why_len)
 		why[0] = '\0';
 	if (len != sizeof(*msg))
 		return bad(why, why_len, -EBADMSG, "message of the wrong size");
-	if (msg->magic == __builtin_bswap32(RP_PW_MAGIC))
+	if (msg->magic == __builtin_bswap32(RP_SW_MAGIC))
 		return bad(why, why_len, -EPROTO, "peer of the other byte order");
-	if (msg->magic != RP_PW_MAGIC)
+	if (msg->magic != RP_SW_MAGIC)
 		return bad(why, why_len, -EBADMSG, "not a pair hello (bad magic)");
-	if (msg->version != RP_PW_VERSION) {
-		snprintf(why, why_len, "protocol version %u, this side speaks %u", msg->version, RP_PW_VERSION);
+	if (msg->version != RP_SW_VERSION) {
+		snprintf(why, why_len, "protocol version %u, this side speaks %u", msg->version, RP_SW_VERSION);
 		return -EPROTO;
 	}
 	if (msg->length != sizeof(*msg))
@@ -73,13 +73,13 @@ int rp_pw_validate(const struct rp_pw_msg *msg, size_t len, enum rp_pw_type want
 	if (msg->reserved != 0)
 		return bad(why, why_len, -EBADMSG, "reserved field not zero");
 	switch (want) {
-	case RP_PW_HELLO:
+	case RP_SW_HELLO:
 		return hello_check(&msg->u.hello, why, why_len);
-	case RP_PW_ACK:
-		if (msg->u.ack.verdict >= RP_PW_REFUSAL_MAX_)
+	case RP_SW_ACK:
+		if (msg->u.ack.verdict >= RP_SW_REFUSAL_MAX_)
 			return bad(why, why_len, -EBADMSG, "ack: unknown verdict");
 		return 0;
-	case RP_PW_NEXT:
+	case RP_SW_NEXT:
 		return next_check(&msg->u.next, why, why_len);
 	default:
 		return bad(why, why_len, -EBADMSG, "unknown message type");
@@ -127,16 +127,16 @@ bool rp_token_equal(const uint8_t a[RP_TOKEN_MAX], const uint8_t b[RP_TOKEN_MAX]
 	return diff == 0;
 }
 
-const char *rp_pw_refusal_str(uint32_t verdict)
+const char *rp_sw_refusal_str(uint32_t verdict)
 {
 	switch (verdict) {
-	case RP_PW_ACCEPTED:
+	case RP_SW_ACCEPTED:
 		return "accepted";
-	case RP_PW_BAD_TOKEN:
+	case RP_SW_BAD_TOKEN:
 		return "wrong token (--token / RDMAPROBE_TOKEN must be the same on both sides)";
-	case RP_PW_BAD_VERSION:
+	case RP_SW_BAD_VERSION:
 		return "unsupported protocol version (run the same rdmaprobe version on both sides)";
-	case RP_PW_BAD_HELLO:
+	case RP_SW_BAD_HELLO:
 		return "invalid hello";
 	default:
 		return "unknown refusal";

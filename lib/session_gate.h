@@ -1,6 +1,6 @@
-/* pairsrv.h: the gate of 'pair --listen': who may connect, and the hello that proves it, before
- * the listener allocates anything for a client (device, PD, MR, buffer). See pairwire.h for the
- * messages and pairsess.h for what runs once a client is in.
+/* session_gate.h: the gate of 'pair --listen': who may connect, and the hello that proves it, before
+ * the listener allocates anything for a client (device, PD, MR, buffer). See session_wire.h for the
+ * messages and session_run.h for what runs once a client is in.
  *
  * One client at a time is let through. A client that is not on the allow-list is closed at once; a
  * client that sends nothing, garbage, another protocol version or the wrong token within
@@ -8,16 +8,16 @@
  * the client's address and why, never the token; the listener then accepts the next client. A
  * client therefore holds the gate for at most auth->timeout_s.
  */
-#ifndef RP_PAIRSRV_H
-#define RP_PAIRSRV_H
+#ifndef RP_SESSION_GATE_H
+#define RP_SESSION_GATE_H
 
 #include <stdint.h>
 
 #include "netacl.h"
 #include "oob.h"
-#include "pairwire.h"
+#include "session_wire.h"
 
-struct rp_pair_auth {
+struct rp_session_auth {
 	const struct rp_acl *allow;      /* NULL or empty: every address */
 	uint8_t token[RP_TOKEN_MAX];     /* rp_token_field(); all zero: the client must send none */
 	double timeout_s;                /* from a client's connection to its valid hello */
@@ -32,8 +32,8 @@ struct rp_pair_refusals {
  * stopped). 0 with *oob (the client's channel; close it) and its hello in *hello_p; -ETIMEDOUT
  * (nobody valid before deadline), -EINTR (a stop was requested; lib/stop.h), or another negative
  * errno (logged). ref may be NULL; counts are added to it. */
-int rp_pairsrv_accept(int lfd, const struct rp_pair_auth *auth, double deadline, struct rp_oob *oob,
-		      struct rp_pw_hello *hello_p, struct rp_pair_refusals *ref);
+int rp_session_accept(int lfd, const struct rp_session_auth *auth, double deadline, struct rp_oob *oob,
+		      struct rp_sw_hello *hello_p, struct rp_pair_refusals *ref);
 
 /* Why a listener let no writer in, for its report: how long it waited (waited_s) of --wait (wait_s)
  * and the clients it refused, by cause: "no valid writer within --wait 60 s (waited 60.0 s); refused
@@ -44,6 +44,6 @@ void rp_pairsrv_wait_reason(double waited_s, double wait_s, const struct rp_pair
  * deadline. 0 accepted; -EACCES (wrong token), -EPROTONOSUPPORT (another version), -EBADMSG (the
  * listener found the hello invalid, or its answer is), -ECONNRESET (closed without an answer: not
  * on its --allow list, or an older listener), -ETIMEDOUT, -EINTR. Logged once, except -EINTR. */
-int rp_pairsrv_hello(struct rp_oob *oob, const struct rp_pw_hello *hello, double deadline);
+int rp_session_hello(struct rp_oob *oob, const struct rp_sw_hello *hello, double deadline);
 
 #endif

@@ -1,4 +1,4 @@
-/* test_matrix_retest.c: which pairs the matrix measures again and in which extra rounds, and how the
+/* test_mx_retest.c: which pairs the matrix measures again and in which extra rounds, and how the
  * final judgement treats them: a pair that passes on retest is flaky (not drained), one that cannot
  * be measured again (its rank gone) is unconfirmed, a pair with an endpoint without a port is
  * confirmed without a retest. */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "matrix_retest.h"
+#include "mx_retest.h"
 #include "retest.h"
 
 #define N_EPS 4
@@ -48,8 +48,8 @@ static void test_plan_groups_packs_and_skips(void **state)
 	struct rp_pair_result res[8];
 	uint32_t pe[16];
 	bool gone[N_EPS] = { false, false, false, true };   /* endpoint 3's rank died */
-	struct rp_mx_retest *plan = NULL;
-	size_t n_plan = 0, n_rounds = 0;
+	struct mx_retest_job *plan = NULL;
+	size_t n_jobs = 0, n_rounds = 0;
 
 	(void)state;
 	eps_init();
@@ -64,8 +64,8 @@ static void test_plan_groups_packs_and_skips(void **state)
 	set(&res[6], &pe[12], 2, 1, RP_ST_NO_PORT, 0);              /* no port: never retested */
 	set(&res[7], &pe[14], 1, 2, RP_ST_SETUP, 0);
 	res[7].n_attempts = 2;                                       /* already retested once */
-	assert_int_equal(rp_mx_retest_plan(&base, pe, &(struct rp_pairs){ .n = 8, .arr = res }, gone, N_EPS, 1, &plan, &n_plan, &n_rounds), 0);
-	assert_int_equal(n_plan, 2);
+	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 1, &plan, &n_jobs, &n_rounds), 0);
+	assert_int_equal(n_jobs, 2);
 	assert_int_equal(n_rounds, 2);                               /* both pairs hold endpoint 0 */
 	assert_int_equal(plan[0].a, 0);
 	assert_int_equal(plan[0].b, 1);
@@ -84,13 +84,13 @@ static void test_plan_groups_packs_and_skips(void **state)
 	assert_true(plan[0].round != plan[1].round);
 	free(plan);
 	/* --retest 0: one sample decides */
-	assert_int_equal(rp_mx_retest_plan(&base, pe, &(struct rp_pairs){ .n = 8, .arr = res }, gone, N_EPS, 0, &plan, &n_plan, &n_rounds), 0);
-	assert_int_equal(n_plan, 0);
+	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 0, &plan, &n_jobs, &n_rounds), 0);
+	assert_int_equal(n_jobs, 0);
 	assert_int_equal(n_rounds, 0);
 	assert_null(plan);
 	/* an endpoint number out of range */
 	pe[15] = N_EPS;
-	assert_int_equal(rp_mx_retest_plan(&base, pe, &(struct rp_pairs){ .n = 8, .arr = res }, gone, N_EPS, 1, &plan, &n_plan, &n_rounds), -EINVAL);
+	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 1, &plan, &n_jobs, &n_rounds), -EINVAL);
 }
 
 /* Full mesh over 3 endpoints plus 3 -> 0: 1->2 failed first and passed on retest; 3's pairs failed
@@ -117,14 +117,14 @@ static void test_judge_flaky_unconfirmed_confirmed(void **state)
 	assert_int_equal(pe[6], 1);
 	assert_int_equal(pe[7], 2);
 	set(&again, (uint32_t[2]){ 0 }, 1, 2, RP_ST_OK, 88);
-	rp_mx_retest_fold(&res[3], RP_ST_RETRY_EXCEEDED, 14, &again, 20);
+	mx_retest_fold(&res[3], RP_ST_RETRY_EXCEEDED, 14, &again, 20);
 	assert_int_equal(res[3].n_attempts, 2);
 	assert_int_equal(res[3].attempts[0].qp_timeout, 14);
 	assert_int_equal(res[3].attempts[1].qp_timeout, 20);
 	assert_int_equal(res[3].status, RP_ST_OK);
-	assert_int_equal(rp_mx_judge(&cfg, eps, N_EPS, pe, &(struct rp_pairs){ .n = 8, .arr = res }, 1, &v), 0);
+	assert_int_equal(mx_judge(&cfg, eps, N_EPS, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, 1, &v), 0);
 	assert_int_equal(res[3].confirm, RP_CONFIRM_FLAKY);
-	assert_true(res[3].warnings & (1u << RP_PW_FLAKY));
+	assert_true(res[3].warnings & (1u << RP_WARN_FLAKY));
 	assert_int_equal(res[0].confirm, RP_CONFIRM_NONE);
 	assert_int_equal(res[6].confirm, RP_CONFIRM_UNCONFIRMED);
 	assert_int_equal(res[7].confirm, RP_CONFIRM_CONFIRMED);
@@ -145,7 +145,7 @@ static void test_fold_keeps_judged_status(void **state)
 	eps_init();
 	set(&kept, pe, 0, 1, RP_ST_OK, 5);          /* the engine said ok; the verdict said too slow */
 	set(&again, pe, 0, 1, RP_ST_OK, 95);
-	rp_mx_retest_fold(&kept, RP_ST_BELOW_THRESHOLD, 14, &again, 20);
+	mx_retest_fold(&kept, RP_ST_BELOW_THRESHOLD, 14, &again, 20);
 	assert_int_equal(kept.attempts[0].status, RP_ST_BELOW_THRESHOLD);
 	assert_true(kept.gbps > 90);
 	rp_retest_classify(&kept, 1);

@@ -1,5 +1,5 @@
-/* pairset.c: disjoint pairs of this node's ports measured at the same time; see pairset.h. */
-#include "pairset.h"
+/* engine_concurrent.c: disjoint pairs of this node's ports measured at the same time; see engine_concurrent.h. */
+#include "engine_concurrent.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,7 +11,7 @@
 #include "log.h"
 
 struct ps_task {
-	const struct rp_pairset_job *job;
+	const struct rp_concurrent_job *job;
 	struct rp_pair_result *res;
 	pthread_t thread;
 	bool threaded;
@@ -23,7 +23,7 @@ static bool same_port(const struct rp_engine_port *a, const struct rp_engine_por
 }
 
 /* True when port p of job i is also in a job before i (or is both ends of a non-self job: never). */
-static bool port_used_before(const struct rp_pairset_job *jobs, size_t i, const struct rp_engine_port *p)
+static bool port_used_before(const struct rp_concurrent_job *jobs, size_t i, const struct rp_engine_port *p)
 {
 	for (size_t k = 0; k < i; k++)
 		if (same_port(&jobs[k].src, p) || same_port(&jobs[k].dst, p))
@@ -31,7 +31,7 @@ static bool port_used_before(const struct rp_pairset_job *jobs, size_t i, const 
 	return false;
 }
 
-int rp_pairset_check(const struct rp_pairset_job *jobs, size_t n, char *why, size_t why_len)
+int rp_concurrent_check(const struct rp_concurrent_job *jobs, size_t n, char *why, size_t why_len)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_engine_port *ends[2] = { &jobs[i].src, &jobs[i].dst };
@@ -60,13 +60,13 @@ static void *task_main(void *arg)
 	return NULL;
 }
 
-int rp_pairset_run(const struct rp_pairset_job *jobs, size_t n, struct rp_pair_result *res)
+int rp_concurrent_run(const struct rp_concurrent_job *jobs, size_t n, struct rp_pair_result *res)
 {
 	struct ps_task *tasks;
 	sigset_t stop_sigs, old;
 	char why[160];
 
-	if (rp_pairset_check(jobs, n, why, sizeof(why)))
+	if (rp_concurrent_check(jobs, n, why, sizeof(why)))
 		return rp_error(-EINVAL, "pair set: %s", why);
 	tasks = calloc(n ? n : 1, sizeof(*tasks));
 	if (!tasks)
@@ -92,7 +92,7 @@ int rp_pairset_run(const struct rp_pairset_job *jobs, size_t n, struct rp_pair_r
 	return 0;
 }
 
-size_t rp_pairset_rounds(size_t n)
+size_t rp_concurrent_rounds(size_t n)
 {
 	if (n < 2)
 		return 0;
@@ -101,11 +101,11 @@ size_t rp_pairset_rounds(size_t n)
 
 /* The circle method over m = n rounded up to even: position 0 stays, the others rotate by one per
  * round; position k meets position m - 1 - k. The extra position of an odd n is the idle one. */
-size_t rp_pairset_round(size_t n, size_t r, uint32_t *pairs)
+size_t rp_concurrent_round(size_t n, size_t r, uint32_t *pairs)
 {
 	size_t m = n + n % 2, got = 0;
 
-	if (r >= rp_pairset_rounds(n))
+	if (r >= rp_concurrent_rounds(n))
 		return 0;
 	for (size_t k = 0; k < m / 2; k++) {
 		size_t pa = k, pb = m - 1 - k;
@@ -122,16 +122,16 @@ size_t rp_pairset_round(size_t n, size_t r, uint32_t *pairs)
 	return got;
 }
 
-double rp_pairset_compare(const struct rp_pair_result *solo, struct rp_pair_result *conc, double max_drop)
+double rp_concurrent_compare(const struct rp_pair_result *solo, struct rp_pair_result *conc, double max_drop)
 {
 	double ratio;
 
-	conc->warnings &= ~(1u << RP_PW_CONCURRENT_DROP);
+	conc->warnings &= ~(1u << RP_WARN_CONCURRENT_DROP);
 	if (solo->status != RP_ST_OK || conc->status != RP_ST_OK || solo->lat.measured || conc->lat.measured ||
 	    !(solo->gbps > 0) || !(conc->gbps >= 0))
 		return 0;
 	ratio = conc->gbps / solo->gbps;
 	if (ratio < 1.0 - max_drop)
-		conc->warnings |= 1u << RP_PW_CONCURRENT_DROP;
+		conc->warnings |= 1u << RP_WARN_CONCURRENT_DROP;
 	return ratio;
 }
