@@ -55,7 +55,7 @@ CPPFLAGS += -DHAVE_CUDA=1 -isystem $(CUDA_HOME)/include
 LDLIBS   += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcudart_static -ldl -lrt
 endif
 
-# --- Open MPI (or any MPI with mpicc): only the MPI plugin (lib/oob_mpi.c -> rdmaprobe-mpi.so) is
+# --- Open MPI (or any MPI with mpicc): only the MPI plugin (lib/job/oob_mpi.c -> rdmaprobe-mpi.so) is
 # built against it; the binary never links libmpi and opens the plugin when `matrix` runs.
 MPI ?= auto
 ifeq ($(MPI),auto)
@@ -72,7 +72,7 @@ CPPFLAGS += -DHAVE_MPI=1
 endif
 
 # Backends are files of their own: *_cuda.c need CUDA, *_mpi.c need MPI.
-LIB_SRC  := $(wildcard lib/*.c)
+LIB_SRC  := $(wildcard lib/*/*.c)
 ifneq ($(HAVE_CUDA),1)
 LIB_SRC  := $(filter-out %_cuda.c,$(LIB_SRC))
 endif
@@ -82,7 +82,7 @@ MPI_OBJ  := $(BUILD)/mpi/oob_mpi.o
 MPI_PLUGIN := $(if $(HAVE_MPI),$(BUILD)/rdmaprobe-mpi.so)
 BIN_SRC  := $(wildcard bench/*.c)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
-TEST_SRC := $(wildcard tests/test_*.c)
+TEST_SRC := $(wildcard tests/*/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(filter-out tests/test_% tests/fuzz_%,$(wildcard tests/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
@@ -114,28 +114,31 @@ $(BUILD)/librdmaprobe.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-# -rdynamic: the MPI plugin calls back into the binary (lib/log.h, rp_now).
+# -rdynamic: the MPI plugin calls back into the binary (lib/base/log.h, rp_now).
 $(BUILD)/rdmaprobe: $(BIN_OBJ) $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $(BIN_OBJ) $(BUILD)/librdmaprobe.a $(LDFLAGS) $(LDLIBS)
 
-# The MPI plugin: lib/oob_mpi.c against the MPI found at build time (position-independent, so that
-# the same object also links into tests/test_oob_mpi).
-$(BUILD)/lib/mpi_plugin.o: CPPFLAGS += -DRP_PLUGINDIR='"$(PLUGINDIR)"'
-$(MPI_OBJ): lib/oob_mpi.c $(FLAGS_STAMP)
+# The MPI plugin: lib/job/oob_mpi.c against the MPI found at build time (position-independent, so that
+# the same object also links into tests/job/test_oob_mpi).
+$(BUILD)/lib/job/mpi_plugin.o: CPPFLAGS += -DRP_PLUGINDIR='"$(PLUGINDIR)"'
+$(MPI_OBJ): lib/job/oob_mpi.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(ALL_CFLAGS) -fPIC -c $< -o $@
 
 $(BUILD)/rdmaprobe-mpi.so: $(MPI_OBJ)
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $< $(LDFLAGS) $(MPI_LIBS) -lpthread
 
-$(BUILD)/tests/test_oob_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
-$(BUILD)/tests/test_oob_mpi: $(if $(HAVE_MPI),$(MPI_OBJ))
-$(BUILD)/tests/test_oob_mpi: TEST_EXTRA = $(if $(HAVE_MPI),$(MPI_OBJ) $(MPI_LIBS))
+$(BUILD)/tests/job/test_oob_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/tests/job/test_oob_mpi: $(if $(HAVE_MPI),$(MPI_OBJ))
+$(BUILD)/tests/job/test_oob_mpi: TEST_EXTRA = $(if $(HAVE_MPI),$(MPI_OBJ) $(MPI_LIBS))
 
 # The front end's signal handling and its watchdog (bench/signals.c) under test.
-$(BUILD)/tests/test_signals: $(BUILD)/bench/signals.o
-$(BUILD)/tests/test_signals: TEST_EXTRA = $(BUILD)/bench/signals.o
-$(BUILD)/tests/test_signals.o: CPPFLAGS += -Ibench
+$(BUILD)/tests/cli/test_signals: $(BUILD)/bench/signals.o
+$(BUILD)/tests/cli/test_signals: TEST_EXTRA = $(BUILD)/bench/signals.o
+$(BUILD)/tests/cli/test_signals.o: CPPFLAGS += -Ibench
+
+# Tests mirror lib/'s folders (tests/engine/test_engine.c) and include their support files from tests/.
+$(BUILD)/tests/%.o: CPPFLAGS += -Itests
 
 # A test may name the functions it wraps in tests/<name>.wrap (linker flags, e.g. -Wl,--wrap=ibv_open_device).
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(BUILD)/librdmaprobe.a
@@ -201,6 +204,7 @@ $(BUILD)/localize-score: $(BUILD)/scripts/localize_score.o $(BUILD)/librdmaprobe
 
 # Unit tests: every test binary runs; the run fails if any fails.
 check: $(TEST_BIN) $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC) $(BUILD)/html-synth $(BUILD)/sim-topology $(BUILD)/localize-score
+	sh scripts/check-layers.sh
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
 	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"

@@ -1,12 +1,12 @@
 /* cmd_check.c: 'rdmaprobe check': the node health check for prologs, epilogs, LBNL NHC, Kubernetes
- * probes and cron. Discovery, the static health checks (lib/health.h), NCCL's view under the node's
- * NCCL_IB_HCA, then a short loopback of every port NCCL would use, all at once (lib/engine_concurrent.h: each
- * port writes into itself), within --budget; the problems and the verdict come from lib/check.h.
+ * probes and cron. Discovery, the static health checks (lib/discover/health.h), NCCL's view under the node's
+ * NCCL_IB_HCA, then a short loopback of every port NCCL would use, all at once (lib/engine/engine_concurrent.h: each
+ * port writes into itself), within --budget; the problems and the verdict come from lib/verdict/check.h.
  *
  * Output: the first line is the drain reason ("rdmaprobe: mlx5_3:1 DOWN (phys Disabled)"), or
  * "rdmaprobe: healthy ..." / "rdmaprobe: could not check: ...", then one line per problem; --json FILE
  * writes everything as one object (atomically; "-" or a bare --json: on stdout instead of the text);
- * --prom FILE writes the metrics (lib/prom.h).
+ * --prom FILE writes the metrics (lib/report/prom.h).
  * --slurm-drain: when unhealthy, the scontrol command that drains this node is printed (a dry run);
  * with --apply it is run. A healthy node is never resumed (an operator may have drained it).
  * Exit: 0 healthy, 1 unhealthy, 2 usage, 3 could not check (the budget ran out before the loopback
@@ -21,24 +21,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "verdict/check.h"
 #include "cmds.h"
-#include "health.h"
-#include "health_json.h"
-#include "nccl.h"
-#include "nccl_version.h"
-#include "node.h"
+#include "discover/health.h"
+#include "discover/health_json.h"
+#include "nccl/nccl.h"
+#include "nccl/nccl_version.h"
+#include "discover/node.h"
 #include "ops_cli.h"
 #include "opts.h"
-#include "engine_concurrent.h"
-#include "prom.h"
-#include "report.h"
-#include "retest.h"
-#include "sanitize.h"
+#include "engine/engine_concurrent.h"
+#include "report/prom.h"
+#include "report/report.h"
+#include "verdict/retest.h"
+#include "base/sanitize.h"
 #include "signals.h"
-#include "stop.h"
-#include "util.h"
-#include "verdict.h"
+#include "base/stop.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 
 static const char usage[] = "[--budget S] [--hca SPEC] [--json FILE] [--prom FILE] [--slurm-drain [--apply]] [options]\n\n"
 	"Exit: 0 healthy, 1 unhealthy (the first line is the drain reason), 2 usage, 3 could not check.\n"

@@ -1,5 +1,5 @@
 /* cmd_devices.c: 'rdmaprobe devices': adapters, ports, GIDs, GPUs and GPU x adapter affinity, as a
- * table for a person or as JSON (lib/node_json.h), then the static health checks (lib/health.h).
+ * table for a person or as JSON (lib/report/node_json.h), then the static health checks (lib/discover/health.h).
  * Health warnings do not change the exit status: 'devices' reports what the node has; the checks
  * that pass or fail a node are 'nccl' and the measurements. */
 #include <errno.h>
@@ -10,20 +10,20 @@
 #include <jansson.h>
 
 #include "cmds.h"
-#include "counters.h"
-#include "counters_json.h"
-#include "health.h"
-#include "health_json.h"
-#include "log.h"
-#include "nccl.h"
-#include "nccl_version.h"
-#include "node.h"
-#include "node_json.h"
+#include "discover/counters.h"
+#include "discover/counters_json.h"
+#include "discover/health.h"
+#include "discover/health_json.h"
+#include "base/log.h"
+#include "nccl/nccl.h"
+#include "nccl/nccl_version.h"
+#include "discover/node.h"
+#include "report/node_json.h"
 #include "ops_cli.h"
-#include "report.h"
+#include "report/report.h"
 #include "opts.h"
-#include "sysfs.h"
-#include "topo.h"
+#include "discover/sysfs.h"
+#include "discover/topo.h"
 
 static const char devices_usage[] = "[--json FILE] [--counters] [--sysfs-root DIR] [--nccl-version X.Y.Z] [--python ENV]";
 

@@ -1,12 +1,12 @@
 /* cmd_loopback.c: 'rdmaprobe loopback': RDMA WRITE between every ordered pair of this node's selected
  * ports (self pairs too, unless --no-self), one pair at a time, so no port is ever in two measurements
- * at once; then the verdict every command shares (lib/verdict.h: thresholds, outliers, retest right
+ * at once; then the verdict every command shares (lib/verdict/verdict.h: thresholds, outliers, retest right
  * after each size's pairs), a matrix (rows source, columns destination), and --json / --csv rewritten
  * after every pair. SIGINT/SIGTERM stop it between pairs: the finished pairs are judged and written,
  * and the exit status is 128 + the signal.
  *
  * --concurrent: after each size's solo pairs, the node's disjoint pairs run at the same time, round
- * after round (lib/engine_concurrent.h: every unordered pair of ports once, every port busy in every round), and
+ * after round (lib/engine/engine_concurrent.h: every unordered pair of ports once, every port busy in every round), and
  * each is compared with the same ordered pair measured alone: concurrent_drop below
  * (1 - --concurrent-drop) x solo (default 25%). A pair that fails under load fails the run; a drop is a
  * warning. JSON: "concurrent": [{"src", "dst", "msg_size", "round", "solo_gbps", "ratio", "pair"}]. */
@@ -17,18 +17,18 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "diff.h"
-#include "engine.h"
+#include "report/diff.h"
+#include "engine/engine.h"
 #include "engine_cli.h"
-#include "log.h"
+#include "base/log.h"
 #include "ops_cli.h"
-#include "engine_concurrent.h"
-#include "report.h"
-#include "pairset_sweep.h"
-#include "retest.h"
+#include "engine/engine_concurrent.h"
+#include "report/report.h"
+#include "matrix/pairset_sweep.h"
+#include "verdict/retest.h"
 #include "signals.h"
-#include "stop.h"
-#include "util.h"
+#include "base/stop.h"
+#include "base/util.h"
 #include "verdict_cli.h"
 
 static const char usage[] = "[-d SPEC] [--no-self] [-s SIZE | -a] [-n N | -D S] [--concurrent] [options]\n\n"
@@ -209,7 +209,7 @@ static bool lb_measure(struct lb_run *lb, const struct rp_engine_cfg *cfg, size_
 	struct rp_engine_port dst = { lb->host, lb->ports[j].device, lb->ports[j].port, lb->ports[j].gid_index };
 
 	rp_engine_loopback_run(cfg, &src, &dst, pass, r);
-	if (r->n_attempts == 0)   /* until the engine records its attempts itself (lib/retest.h, step 1) */
+	if (r->n_attempts == 0)   /* until the engine records its attempts itself (lib/verdict/retest.h, step 1) */
 		rp_pair_result_record_attempt(r, cfg->qp.qp_timeout);
 	r->src.soft |= soft_device_name(lb->ports[i].device);
 	r->dst.soft |= soft_device_name(lb->ports[j].device);
@@ -221,7 +221,7 @@ static bool lb_measure(struct lb_run *lb, const struct rp_engine_cfg *cfg, size_
 }
 
 /* Before the first pass: every direction probed at once, what failed probed again at once
- * (lib/pairset_sweep.h): a dead adapter costs a screen and a confirmation, not a deadline per
+ * (lib/matrix/pairset_sweep.h): a dead adapter costs a screen and a confirmation, not a deadline per
  * direction. Not with --bidir, --retest 0 (one sample decides), --sweep off or a single direction.
  * -1 to go on (lb->reach NULL: no sweep), or an exit status. */
 static int lb_sweep(struct lb_run *lb)

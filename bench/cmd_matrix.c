@@ -7,7 +7,7 @@
  * to --retest sets of extra rounds). Rank 0 rewrites the reports after rounds (matrix_out.c, from
  * mx_run's round_done hook, before the ranks go on) and prints the verdict. A signal on any rank
  * stops every rank at the end of the round in progress; the exit status is then 128 + the signal.
- * --concurrent-rails (--pattern rail only): each round rail by rail, then whole (lib/mx_conc.h); a
+ * --concurrent-rails (--pattern rail only): each round rail by rail, then whole (lib/matrix/mx_conc.h); a
  * pair that fails under load fails the run, a concurrent_drop is a warning.
  */
 #include <errno.h>
@@ -19,25 +19,25 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "diff.h"
+#include "report/diff.h"
 #include "engine_cli.h"
-#include "log.h"
+#include "base/log.h"
 #include "matrix.h"
-#include "mx_progress.h"
-#include "mx_ports.h"
-#include "mx_run.h"
-#include "mx_startup.h"
-#include "mx_table.h"
-#include "nccl.h"
-#include "mpi_plugin.h"
-#include "oob_mpi.h"
+#include "matrix/mx_progress.h"
+#include "job/mx_ports.h"
+#include "matrix/mx_run.h"
+#include "job/mx_startup.h"
+#include "job/mx_table.h"
+#include "nccl/nccl.h"
+#include "job/mpi_plugin.h"
+#include "job/oob_mpi.h"
 #include "opts.h"
-#include "report_jsonl.h"
-#include "mx_schedule.h"
+#include "report/report_jsonl.h"
+#include "job/mx_schedule.h"
 #include "signals.h"
-#include "stop.h"
-#include "util.h"
-#include "verdict.h"
+#include "base/stop.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 #include "verdict_cli.h"
 
 

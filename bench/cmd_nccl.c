@@ -4,7 +4,7 @@
  * The rules are those of one NCCL release (--nccl-version, else the libnccl.so.2 this process would
  * load, else the newest modelled); NCCL_* variables are read as that NCCL reads them, never refused.
  *
- * The static health checks (lib/health.h) of the selected ports follow: link, PCIe and MTU faults of
+ * The static health checks (lib/discover/health.h) of the selected ports follow: link, PCIe and MTU faults of
  * the ports NCCL would use, and node-wide GPUDirect faults. They are warnings for the operator and do
  * not change the exit status (NCCL itself runs on a degraded link, slower).
  *
@@ -23,16 +23,16 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "health.h"
-#include "health_json.h"
+#include "discover/health.h"
+#include "discover/health_json.h"
 #include "ops_cli.h"
-#include "report.h"
-#include "nccl.h"
-#include "nccl_version.h"
-#include "node.h"
+#include "report/report.h"
+#include "nccl/nccl.h"
+#include "nccl/nccl_version.h"
+#include "discover/node.h"
 #include "opts.h"
-#include "topo_cpu.h"
-#include "util.h"
+#include "discover/topo_cpu.h"
+#include "base/util.h"
 
 struct nccl_opts {
 	const char *hca;

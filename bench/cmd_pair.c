@@ -1,7 +1,7 @@
 /* cmd_pair.c: 'rdmaprobe pair': one pair across two hosts. 'pair --listen' waits for a peer and is the
  * target (dst); 'pair HOST[:P]' connects (retrying until --wait, so the start order does not matter)
  * and is the writer (src). The writer's size, iterations, mode, verdict and retests rule; the
- * listener adopts them. The listener lets a writer in only through lib/session_gate.h's gate (--allow,
+ * listener adopts them. The listener lets a writer in only through lib/session/session_gate.h's gate (--allow,
  * --token, a valid hello within --timeout), before it allocates anything. */
 #include <errno.h>
 #include <math.h>
@@ -12,18 +12,18 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "engine_cli.h"
-#include "log.h"
-#include "netacl.h"
-#include "oob.h"
-#include "session_run.h"
-#include "session_gate.h"
-#include "session_wire.h"
+#include "base/log.h"
+#include "base/netacl.h"
+#include "oob/oob.h"
+#include "session/session_run.h"
+#include "session/session_gate.h"
+#include "session/session_wire.h"
 #include "signals.h"
-#include "stop.h"
-#include "util.h"
-#include "verdict.h"
+#include "base/stop.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
 #include "verdict_cli.h"
 
 #define SERVE_KEEP 1000   /* --serve: the reports hold the latest this many pairs */

@@ -1,5 +1,5 @@
 /* cmd_sim.c: 'rdmaprobe matrix --transport sim --fabric-model FILE': the matrix over a simulated
- * fabric, in one process, no MPI and no hardware (lib/sim_run.h says what runs for real and what
+ * fabric, in one process, no MPI and no hardware (lib/sim/sim_run.h says what runs for real and what
  * does not). A branch of matrix, not a command of its own: the same options, schedule, rounds,
  * retest, verdict and report writers (matrix_out.c), so that a figure it gives is the matrix's.
  *
@@ -12,7 +12,7 @@
  * reports' sizes. Reports are rewritten after rounds on the same rule as a real run, applied to the
  * virtual clock (at most a fifth of the time spent writing).
  *
- * Under mpirun/srun the ranks are the job's (lib/sim_run.h: rank r drives the model's nodes k with
+ * Under mpirun/srun the ranks are the job's (lib/sim/sim_run.h: rank r drives the model's nodes k with
  * k % ranks == r): the start-up exchange, every round's reports and go, and the pairs' side channels
  * go over MPI as in a real run; rank 0 alone writes and prints, and its peak memory and CPU time are
  * then its own.
@@ -31,22 +31,22 @@
 #include "cmds.h"
 #include "engine_cli.h"
 #include "matrix.h"
-#include "mpi_plugin.h"
-#include "mx_progress.h"
-#include "mx_results.h"
-#include "oob_mpi.h"
+#include "job/mpi_plugin.h"
+#include "matrix/mx_progress.h"
+#include "matrix/mx_results.h"
+#include "job/oob_mpi.h"
 #include "opts.h"
-#include "report_jsonl.h"
-#include "mx_schedule.h"
+#include "report/report_jsonl.h"
+#include "job/mx_schedule.h"
 #include "signals.h"
-#include "sim_run.h"
-#include "stop.h"
-#include "util.h"
+#include "sim/sim_run.h"
+#include "base/stop.h"
+#include "base/util.h"
 #include "verdict_cli.h"
 
 static const char usage_text[] =
 	"--transport sim --fabric-model FILE [options]\n\n"
-	"The matrix over a simulated fabric (lib/sim_model.h documents the model file), in one process: the\n"
+	"The matrix over a simulated fabric (lib/sim/sim_model.h documents the model file), in one process: the\n"
 	"real schedule, rounds, retest, verdict and reports, every side answered from the model on a virtual\n"
 	"clock. Every report says SIMULATED. Prints the projected wall time of the rounds, the rounds, and\n"
 	"this process's (rank 0's) peak memory and CPU time. Under mpirun/srun the job's ranks share the\n"
@@ -160,7 +160,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 	n += rp_cli_verdict_opts(&o->vc, table + n);
 	const struct rp_opt mine[] = {
 		{ "transport", 0, RP_OPT_STR, &o->transport, 0, 0, "T", "sim: a simulated fabric (--fabric-model)", NULL },
-		{ "fabric-model", 0, RP_OPT_STR, &o->model, 0, 0, "FILE", "the fabric model (lib/sim_model.h)", NULL },
+		{ "fabric-model", 0, RP_OPT_STR, &o->model, 0, 0, "FILE", "the fabric model (lib/sim/sim_model.h)", NULL },
 		{ "pattern", 'p', RP_OPT_STR, &o->pattern_s, 0, 0, "P", "full, rail, intra, shift, sample:K (default full)", NULL },
 		{ "seed", 0, RP_OPT_U64, &o->seed, 0, 1.8e19, "N", "seed of sample:K (default 1)", NULL },
 		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
@@ -273,7 +273,7 @@ static int sim_json(void *root, void *arg)
 	return sim && json_object_set_new(root, "simulation", sim) == 0 ? 0 : -ENOMEM;
 }
 
-/* The signal that stopped the run (every rank's, as the real matrix: lib/stop.h), 0 none. */
+/* The signal that stopped the run (every rank's, as the real matrix: lib/base/stop.h), 0 none. */
 static int stop_sig(const struct sim_front *F)
 {
 	return F->S.run.ctx.stop_sig ? F->S.run.ctx.stop_sig : rp_stop_signal();

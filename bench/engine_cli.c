@@ -9,14 +9,14 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "gpudirect.h"
-#include "log.h"
-#include "mem.h"
-#include "nccl.h"
-#include "nccl_rules.h"
-#include "report.h"
-#include "retest.h"
-#include "util.h"
+#include "discover/gpudirect.h"
+#include "base/log.h"
+#include "mem/mem.h"
+#include "nccl/nccl.h"
+#include "nccl/nccl_rules.h"
+#include "report/report.h"
+#include "verdict/retest.h"
+#include "base/util.h"
 
 void rp_cli_engine_init(struct rp_cli_engine *e)
 {

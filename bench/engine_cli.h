@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
-#include "nccl_version.h"
-#include "node.h"
+#include "engine/engine.h"
+#include "nccl/nccl_version.h"
+#include "discover/node.h"
 #include "opts.h"
 
 #define RP_CLI_ENGINE_OPTS 32   /* at most this many shared options */
@@ -18,16 +18,16 @@
 struct rp_cli_engine {
 	/* raw option values */
 	uint64_t size, iters, warmup, tx_depth, qps, cq_mod;
-	uint64_t retest;              /* --retest N: retests of a failed pair (lib/retest.h) */
+	uint64_t retest;              /* --retest N: retests of a failed pair (lib/verdict/retest.h) */
 	double duration, timeout, interval;
 	int qp_timeout, retry_cnt, gid_index, tclass;
 	bool all, latency, no_verify, hugepages;
-	bool bidir;                   /* --bidir: both directions of each pair at once (lib/engine.h) */
+	bool bidir;                   /* --bidir: both directions of each pair at once (lib/engine/engine.h) */
 	bool size_seen, iters_seen, duration_seen, gid_seen, cq_mod_seen, retest_seen;
 	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
 	const char *json, *csv;
 	const char *nccl_version, *python;   /* --nccl-version X.Y.Z, --python ENV */
-	const char *max_errors;       /* --max-errors CLASS=LIMIT,... (lib/counters.h) */
+	const char *max_errors;       /* --max-errors CLASS=LIMIT,... (lib/discover/counters.h) */
 	/* derived */
 	struct rp_nccl_version_found ver;    /* the NCCL release whose rules select the ports */
 	bool gpu_nearest;             /* --gpu nearest: each side's GPU is the one nearest its adapter */

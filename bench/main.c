@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "util.h"
+#include "base/util.h"
 
 static const struct {
 	const char *name;

@@ -7,18 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "engine_cli.h"
-#include "mx_conc.h"
-#include "mx_plan.h"
-#include "mx_results.h"
-#include "mx_sweep.h"
-#include "mx_table.h"
-#include "report_list.h"
+#include "matrix/mx_conc.h"
+#include "plan/mx_plan.h"
+#include "matrix/mx_results.h"
+#include "matrix/mx_sweep.h"
+#include "job/mx_table.h"
+#include "report/report_list.h"
 #include "ops_cli.h"
-#include "result.h"
-#include "mx_schedule.h"
-#include "verdict.h"
+#include "base/result.h"
+#include "job/mx_schedule.h"
+#include "verdict/verdict.h"
 #include "verdict_cli.h"
 
 /* Everything the outputs need. */
@@ -37,7 +37,7 @@ struct mx_out {
 	size_t rounds_run;            /* planned rounds started: rounds_done, plus one a stop cut short */
 	double started_wall, elapsed_s;
 	const char *json, *csv, *html, *junit;
-	bool list_notable;            /* the reports list only the notable pairs (lib/report_list.h) */
+	bool list_notable;            /* the reports list only the notable pairs (lib/report/report_list.h) */
 	const char *jsonl;            /* --jsonl: where every pair is (named in the reports); NULL none */
 	bool summary_only;            /* per-node summary instead of the grid */
 	bool nodes_all;               /* --nodes-all: a line for every node, not only those with a finding */

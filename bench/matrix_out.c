@@ -8,20 +8,20 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "drift.h"
+#include "verdict/drift.h"
 #include "matrix.h"
-#include "mx_run.h"
-#include "mx_retest.h"
-#include "mx_plan_json.h"
-#include "nccl_rules.h"
-#include "report_list.h"
-#include "report.h"
-#include "report_html.h"
-#include "report_junit.h"
-#include "sanitize.h"
+#include "matrix/mx_run.h"
+#include "matrix/mx_retest.h"
+#include "plan/mx_plan_json.h"
+#include "nccl/nccl_rules.h"
+#include "report/report_list.h"
+#include "report/report.h"
+#include "report/report_html.h"
+#include "report/report_junit.h"
+#include "base/sanitize.h"
 #include "verdict_cli.h"
-#include "verdict_groups.h"
-#include "verdict_json.h"
+#include "verdict/verdict_groups.h"
+#include "verdict/verdict_json.h"
 
 /* Endpoint e of an mx_ep array, for the verdict's writers. */
 static const struct rp_endpoint *mx_ep_of(const void *arg, size_t e)
@@ -38,7 +38,7 @@ static void jset(json_t *obj, const char *key, json_t *val, const char **bad)
 		*bad = key;
 }
 
-/* A JSON string of s made safe first (lib/sanitize.h): a node name given with --node, a path or a
+/* A JSON string of s made safe first (lib/base/sanitize.h): a node name given with --node, a path or a
  * reason that is not UTF-8 is written with '?' for its bad bytes, never a reason to lose the report
  * (jansson refuses invalid UTF-8). NULL only when out of memory. */
 static json_t *jsafe(const char *s)
@@ -236,7 +236,7 @@ static const char *conc_json(json_t *root, const struct rp_matrix_conc *mc, cons
 
 /* The releases whose rules selected each rank's ports: rank 0's ("nccl_version"), every rank's
  * ("nccl_versions"), and "warnings": [{"code": "nccl_version_mismatch", "message"}] when they differ,
- * followed by the `drift` warnings rank 0 found across the endpoints (lib/drift.h's JSON). NULL, or the
+ * followed by the `drift` warnings rank 0 found across the endpoints (lib/verdict/drift.h's JSON). NULL, or the
  * key that could not be added. */
 static const char *nccl_json(json_t *root, const struct mx_out *o)
 {
@@ -284,7 +284,7 @@ static void write_failed(struct mx_out *o, const char *path, bool final, int rc,
 }
 
 /* --prom: every endpoint with the verdict's counts and drain, and the verdict's findings (its
- * suspects, lib/verdict_groups.h); no series per pair, so that the page is bounded by the endpoints and
+ * suspects, lib/verdict/verdict_groups.h); no series per pair, so that the page is bounded by the endpoints and
  * the findings, not by the pairs (a 1,024 x 8 run has 8 million). */
 static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_verdict *v, bool final)
 {

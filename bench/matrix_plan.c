@@ -9,10 +9,10 @@
 #include "cmds.h"
 #include "matrix.h"
 #include "ops_cli.h"
-#include "mx_plan_json.h"
-#include "mx_run.h"
-#include "report.h"
-#include "util.h"
+#include "plan/mx_plan_json.h"
+#include "matrix/mx_run.h"
+#include "report/report.h"
+#include "base/util.h"
 
 static void human_bytes(double b, char *buf, size_t len)
 {
@@ -262,7 +262,7 @@ static int plan_print(const struct plan_view *v)
 	return status;
 }
 
-/* --json FILE: the plan as a document (lib/mx_plan_json.h), with the coverage the run would report. */
+/* --json FILE: the plan as a document (lib/plan/mx_plan_json.h), with the coverage the run would report. */
 static int plan_json(const struct plan_view *v, const struct mx_plan_choice *choice)
 {
 	const struct mx_plan_in *o = v->o;

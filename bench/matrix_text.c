@@ -1,13 +1,13 @@
 /* matrix_text.c: the matrix's text for a person, sized by its findings rather than by the fabric:
  * the nodes with a finding (every node with --nodes-all), the failures grouped by suspect
- * (lib/verdict_groups.h), each group with its count and an example, and what the verdict drains. */
+ * (lib/verdict/verdict_groups.h), each group with its count and an example, and what the verdict drains. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "matrix.h"
-#include "mx_results.h"
-#include "verdict_groups.h"
+#include "matrix/mx_results.h"
+#include "verdict/verdict_groups.h"
 
 #define MX_TEXT_NODES 12    /* nodes with a finding listed without --nodes-all */
 #define MX_TEXT_GROUPS 5    /* groups of each kind of suspect listed */

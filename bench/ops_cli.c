@@ -5,7 +5,7 @@
 
 #include "cmds.h"
 #include "ops_cli.h"
-#include "report.h"
+#include "report/report.h"
 
 void rp_cli_ops_init(struct rp_cli_ops *o)
 {

@@ -1,6 +1,6 @@
 /* ops_cli.h: the operators' outputs loopback and matrix share: --prom FILE (Prometheus textfile,
- * lib/prom.h) and --baseline FILE / --drop X (the run judged against an accepted report,
- * lib/baseline.h). Each command adds the entries to its option table and makes one call per step. */
+ * lib/report/prom.h) and --baseline FILE / --drop X (the run judged against an accepted report,
+ * lib/report/baseline.h). Each command adds the entries to its option table and makes one call per step. */
 #ifndef RP_OPS_CLI_H
 #define RP_OPS_CLI_H
 
@@ -8,11 +8,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "baseline.h"
-#include "engine.h"
+#include "report/baseline.h"
+#include "engine/engine.h"
 #include "opts.h"
-#include "prom.h"
-#include "result.h"
+#include "report/prom.h"
+#include "base/result.h"
 
 #define RP_CLI_OPS_OPTS 3
 

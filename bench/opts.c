@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 void rp_opts_help(const char *cmd, const char *usage, const struct rp_opt *opts)
 {

@@ -1,6 +1,6 @@
 /* opts.h: one option table per command; it parses argv and prints --help.
  *
- * Every number goes through lib/util.h's checked parsers; a bad value is rejected with a message that
+ * Every number goes through lib/base/util.h's checked parsers; a bad value is rejected with a message that
  * names the option, never rewritten. Parsing only stores; validation across options and deriving
  * values is the command's next step.
  */

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stop.h"
-#include "util.h"
+#include "base/stop.h"
+#include "base/util.h"
 
 /* The watchdog's settings (written before its thread starts) and the arm request (a signal number:
  * set by rp_signals_watchdog_arm from the main thread, read by the watchdog thread). */

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-/* Install the handlers that set lib/stop.h's flag. 0 or a negative errno. */
+/* Install the handlers that set lib/base/stop.h's flag. 0 or a negative errno. */
 int rp_signals_install(void);
 /* A time budget: after seconds, SIGALRM sets the same stop flag (rp_stop_signal() is then SIGALRM), so
  * every wait in lib/ ends as on SIGTERM; 0 disarms it. 0 or a negative errno. */

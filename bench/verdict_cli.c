@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "fabtopo.h"
-#include "retest.h"
-#include "util.h"
+#include "discover/fabtopo.h"
+#include "verdict/retest.h"
+#include "base/util.h"
 
 void rp_cli_verdict_init(struct rp_cli_verdict *v)
 {

@@ -9,14 +9,14 @@
 #include <stdint.h>
 
 #include "opts.h"
-#include "verdict.h"
+#include "verdict/verdict.h"
 
 #define RP_CLI_VERDICT_OPTS 4   /* how many options rp_cli_verdict_opts() appends */
 
 struct rp_cli_verdict {
 	/* raw option values */
 	const char *min_bw_s;
-	const char *topology_s;       /* --topology FILE (lib/fabtopo.h) */
+	const char *topology_s;       /* --topology FILE (lib/discover/fabtopo.h) */
 	double outlier, interval_drop;
 	uint64_t retest;
 	bool outlier_seen, interval_drop_seen;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-localize.sh: how well the verdict blames and localizes, over random fault scenarios on a
-# SIMULATED rail-optimized fat tree (lib/sim_fabric.h), with and without the fabric's topology. A
+# SIMULATED rail-optimized fat tree (lib/sim/sim_fabric.h), with and without the fabric's topology. A
 # benchmark, not a test: it asserts nothing, it writes results/localize.md.
 #
 #   scripts/bench-localize.sh              1,000 scenarios at 256 x 8, RP_LOC_N1024 at 1,024 x 8

@@ -135,7 +135,7 @@ for r in rows:
 L += ["", "Scenarios: `healthy` one bridge; `bridge` the last endpoint on a bridge of its own (fails fast);",
       "`loss` the last endpoint's link at 100% loss (every pair with it runs into its deadline).",
       "Variants: `plain` (`--sweep off`: lock-step rounds, then retest rounds), `sweep:W` (`--sweep W`:",
-      "reachability first, the unreachable directions left out of the bandwidth rounds; lib/mx_sweep.h),",
+      "reachability first, the unreachable directions left out of the bandwidth rounds; lib/matrix/mx_sweep.h),",
       "`default` (no `--sweep`: since 48926c9 the sweep at width 64; since --hold, with it: the bandwidth on",
       "the probes' connections), `nohold` (`--hold off`: the default sweep, every bandwidth direction on a new connection).",
       "The headline figure of issue 12 is `wall / healthy` for `loss` (goal: at most 1.2); measured in 2026-11 at",

@@ -11,7 +11,7 @@
 #   RP_SIM_MPI_NAME=sim-mpi               results/NAME.md and results/NAME-raw/ (e.g. a before/after pair)
 #   RP_SIM_MPI_MODES="one mpi"            which runs: one process, mpirun, or both
 #
-# Every figure but "real" is SIMULATED (the virtual clock of the model, lib/sim_run.h). The real
+# Every figure but "real" is SIMULATED (the virtual clock of the model, lib/sim/sim_run.h). The real
 # times are this 2-core host's, oversubscribed: every rank is a process and every job of a round a
 # thread, so they are an upper bound on what the protocol costs, and only their growth with the
 # ranks means something.

@@ -102,12 +102,12 @@ done
 	echo
 	echo "SIMULATED figures, not a measurement of any fabric. One process runs the real schedule, rounds"
 	echo "(lib/mx_run, lib/mx_round), retest, verdict and the four report writers; every side is answered"
-	echo "from the model (lib/sim_model.h) on a virtual clock. Model: rate 400, bandwidth 390 Gb/s, latency"
+	echo "from the model (lib/sim/sim_model.h) on a virtual clock. Model: rate 400, bandwidth 390 Gb/s, latency"
 	echo "2 us, set-up 15 ms per direction, round overhead 5 ms, default engine settings (64 KiB x 1000"
 	echo "writes per direction, qp-timeout 14, retry-cnt 7, timeout 10 s, --retest 1); dead links by"
 	echo "\`random-dead P 12\` (each unordered pair with probability P). Each run's command:"
 	echo "\`rdmaprobe matrix --transport sim --fabric-model results/$NAME-raw/RUN.model --pattern P --sweep W|off [--hold auto|off] --summary $OUTPUTS\`"
-	echo "(a run named ...-sweepW ran with \`--sweep W\`: the reachability sweep of lib/mx_sweep.h, its probes of"
+	echo "(a run named ...-sweepW ran with \`--sweep W\`: the reachability sweep of lib/matrix/mx_sweep.h, its probes of"
 	echo "one endpoint taken to run at once, a sweep round lasting its slowest probe direction (since 9730dce each direction is its own probe; before, twice that: a pair's two directions one after the other))."
 	echo
 	echo "Runs without -sweep ran with \`--sweep off\`: the BASELINE of the lock-step scheduler alone (a"
@@ -115,7 +115,7 @@ done
 	echo "measured. A run named ...-holdoff ran with \`--hold off\`: every bandwidth direction on a new"
 	echo "connection (its set-up counted), the sweep's rounds all first; without it, \`--hold auto\` (the default"
 	echo "since it was built): a direction whose probe passed measured on the probe's connection (no set-up),"
-	echo "the sweep's rounds interleaved with the planned ones (lib/mx_hold.h)."
+	echo "the sweep's rounds interleaved with the planned ones (lib/matrix/mx_hold.h)."
 	echo
 	echo "Projected wall = the rounds (each its slowest endpoint + 5 ms) + rank 0's collection of every"
 	echo "round (from its sides' end to the results kept) + its report writes between rounds (both measured"

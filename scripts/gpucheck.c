@@ -27,11 +27,11 @@ int main(void)
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuda_shim.h"
-#include "gpudirect.h"
-#include "log.h"
-#include "mem.h"
-#include "util.h"
+#include "mem/cuda_shim.h"
+#include "discover/gpudirect.h"
+#include "base/log.h"
+#include "mem/mem.h"
+#include "base/util.h"
 
 static int failures;
 

@@ -49,7 +49,7 @@ done
 	echo
 	cat "$tmp/table"
 	echo
-	echo "Size bound (lib/report_html.h): the page grows with the node pairs, not with the adapter pairs:"
+	echo "Size bound (lib/report/report_html.h): the page grows with the node pairs, not with the adapter pairs:"
 	echo "2 bytes a node pair in base64 (2.67 N^2: 2.8 MB at 1,024 nodes), the problem node pairs (4 numbers"
 	echo "each, at most RP_HTML_CELLS_MAX = 65,536 of them: 1.3 MB), at most RP_HTML_DETAIL_MAX = 1 Mi adapter pairs embedded for the drill-down (1.4 MB), at"
 	echo "most RP_HTML_PROBLEM_MAX = 2,000 failed or warned pairs with their reasons (about 0.6 MB), the"

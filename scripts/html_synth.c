@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "mx_view.h"
-#include "report_html.h"
+#include "report/report_html.h"
 
 static int arg_size(const char *s, size_t lo, size_t hi, size_t *out)
 {

@@ -26,12 +26,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
-#include "fabtopo.h"
-#include "result_seq.h"
-#include "sim_fabric.h"
-#include "sim_model.h"
-#include "verdict.h"
+#include "engine/engine.h"
+#include "discover/fabtopo.h"
+#include "verdict/result_seq.h"
+#include "sim/sim_fabric.h"
+#include "sim/sim_model.h"
+#include "verdict/verdict.h"
 
 struct store {
 	const struct rp_endpoint *eps;

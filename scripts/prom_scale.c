@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "prom.h"
-#include "util.h"
+#include "report/prom.h"
+#include "base/util.h"
 
 int main(int argc, char **argv)
 {

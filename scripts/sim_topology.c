@@ -1,9 +1,9 @@
-/* sim_topology.c: the native topology file (lib/fabtopo.h) of a simulated fabric model's switches
- * (lib/sim_fabric.h), for scripts/bench-localize.sh: build/sim-topology MODEL > TOPOLOGY. */
+/* sim_topology.c: the native topology file (lib/discover/fabtopo.h) of a simulated fabric model's switches
+ * (lib/sim/sim_fabric.h), for scripts/bench-localize.sh: build/sim-topology MODEL > TOPOLOGY. */
 #include <stdio.h>
 
-#include "sim_fabric.h"
-#include "sim_model.h"
+#include "sim/sim_fabric.h"
+#include "sim/sim_model.h"
 
 int main(int argc, char **argv)
 {

@@ -8,8 +8,8 @@
 #include <cmocka.h>
 
 #include "engine_harness.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 #include "verbs_standin.h"
 
 static void quiet_sink(enum rp_log_level level, const char *msg, void *ctx)

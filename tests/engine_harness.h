@@ -6,9 +6,9 @@
 #ifndef RP_TESTS_ENGINE_HARNESS_H
 #define RP_TESTS_ENGINE_HARNESS_H
 
-#include "engine.h"
-#include "engine_int.h"
-#include "oob.h"
+#include "engine/engine.h"
+#include "engine/engine_int.h"
+#include "oob/oob.h"
 
 /* cmocka setup: fk_reset() and a silent log */
 int setup(void **state);

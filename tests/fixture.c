@@ -1,6 +1,6 @@
 /* fixture.c: fake sysfs trees for the tests; see fixture.h. */
 #include "fixture.h"
-#include "log.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <ftw.h>

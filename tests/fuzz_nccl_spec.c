@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "nccl.h"
-#include "util.h"
+#include "base/log.h"
+#include "nccl/nccl.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

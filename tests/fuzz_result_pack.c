@@ -1,6 +1,6 @@
 /* fuzz_result_pack.c: libFuzzer target over the packed-result reader, which takes bytes from other
- * ranks (a REPORT's sides, lib/mx_wire.h). Beyond "no crash, no read or write outside the buffers",
- * it checks the promises of lib/result_pack.h: unpack accepts exactly one packed result or zeroes
+ * ranks (a REPORT's sides, lib/job/mx_wire.h). Beyond "no crash, no read or write outside the buffers",
+ * it checks the promises of lib/base/result_pack.h: unpack accepts exactly one packed result or zeroes
  * its output; what it accepts packs and unpacks back to the same struct; the status read without
  * unpacking is the unpacked one's whenever unpack accepts, and the partial decode never accepts a
  * buffer whose tokens run past it. */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result_pack.h"
+#include "base/result_pack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* fuzz_sysfs.c: libFuzzer target over every sysfs parser (lib/sysfs.h). The first byte picks the
+/* fuzz_sysfs.c: libFuzzer target over every sysfs parser (lib/discover/sysfs.h). The first byte picks the
  * parser, the rest is the file text. Beyond "no crash", it checks what each parser promises: on
  * success the output is well-formed (and round-trips where there is a canonical form), on failure the
  * output is untouched. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sysfs.h"
+#include "discover/sysfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct tmsg {
 	struct tmsg *next;

@@ -1,4 +1,4 @@
-/* mx_tcomm.h: an in-process transport for lib/mx_comm.h (ranks as threads of one test), with faults.
+/* mx_tcomm.h: an in-process transport for lib/job/mx_comm.h (ranks as threads of one test), with faults.
  *
  * Messages go into one queue per world; a take finds the first due message of its (chan, dst, src,
  * tag), in send order (MPI's non-overtaking rule), and waits on a condition variable until the
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mx_comm.h"
+#include "job/mx_comm.h"
 
 struct mxt_world;
 
@@ -64,7 +64,7 @@ unsigned long mxt_refused(struct mxt_world *w);
 
 /* --- a stand-in measurement (struct mx_measure) and endpoint table for the protocol's tests ------- */
 
-#include "mx_round.h"
+#include "matrix/mx_round.h"
 
 #define MXT_MAX_EPS 72
 

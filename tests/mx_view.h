@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "verdict.h"
+#include "verdict/verdict.h"
 
 struct mx_view {
 	struct rp_endpoint eps[4];

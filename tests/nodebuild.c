@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct rp_hca *rp_test_hca(struct rp_node *n, const char *name, const char *pci_path)
 {

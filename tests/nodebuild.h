@@ -5,7 +5,7 @@
 #ifndef RP_TESTS_NODEBUILD_H
 #define RP_TESTS_NODEBUILD_H
 
-#include "node.h"
+#include "discover/node.h"
 
 /* Append adapter `name` (a CA, not in verbs' list as far as anyone knows, NUMA node -1). pci_path:
  * the function's path under the sysfs root ("devices/pci0000:00/0000:00:01.0/0000:3b:00.0"), whose

@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 #include "fixture.h"
-#include "node.h"
+#include "discover/node.h"
 
 /* Run cmd with /bin/sh; what it writes to stdout goes into out (NUL-terminated, truncated to
  * out_len - 1 bytes, the rest read and dropped). Returns the exit status, or -1 when the command

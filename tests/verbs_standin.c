@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 #include "verbs_standin.h"
 
 /* weak: a test binary with its own definition of one of these (test_node.c) keeps its own */

@@ -12,7 +12,7 @@
  * completion of one latency write, a port that goes DOWN after N queries, an async PORT_ERR event, a
  * smaller max_msg_sz, another vendor (rxe). It logs the access flags of MRs and QPs and the CQ sizes.
  *
- * A test uses it by listing the wrapped calls in its tests/<name>.wrap (tests/test_engine.wrap holds
+ * A test uses it by listing the wrapped calls in its tests/<name>.wrap (tests/engine/test_engine.wrap holds
  * the full list). The object is linked into every test binary (Makefile: TEST_SUPPORT); its __wrap_
  * definitions are weak, so a test that wraps one of the same calls with its own definition
  * (test_node.c, test_mem_cuda.c) keeps its own, and a test without --wrap flags never calls them.
@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "fixture.h"
-#include "verbs_ops.h"
+#include "engine/verbs_ops.h"
 
 enum fk_kind { FK_DEVLIST, FK_CTX, FK_PD, FK_CQ, FK_QP, FK_MR, FK_CM_CH, FK_CM_ID, FK_CM_EV, FK_KINDS };
 
@@ -130,7 +130,7 @@ void fk_count(enum fk_kind k, int d);
 /* True when every object the stand-in handed out was released (a leak is printed). */
 bool fk_all_released(void);
 
-/* ---- the rdmacm side (verbs_standin_cm.c; tests/test_engine_cm.wrap lists the calls) ------------
+/* ---- the rdmacm side (verbs_standin_cm.c; tests/engine/test_engine_cm.wrap lists the calls) ------------
  * A model of the CM exchange between ids of this process: rdma_listen gives the listener a port,
  * rdma_resolve_addr / rdma_resolve_route queue ADDR_RESOLVED / ROUTE_RESOLVED on the caller's
  * channel, rdma_connect queues CONNECT_REQUEST (a new id, the private data and the QP number) on

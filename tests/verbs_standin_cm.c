@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 #include "verbs_standin.h"
 
 /* weak: see verbs_standin.c */

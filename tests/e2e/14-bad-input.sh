@@ -19,7 +19,7 @@ expect2() {   # $1: message fragment, rest: arguments
 expect2 "selects no active port (adapters here: rxe0, rxe1)" loopback -d nosuch0
 expect2 "selects no active port" loopback -d =rxe
 expect2 "selects no active port" pair --listen -d rxe0 -i 2
-# an entry longer than NCCL's name buffer is cut as NCCL cuts it (lib/nccl_rules.c), not refused:
+# an entry longer than NCCL's name buffer is cut as NCCL cuts it (lib/nccl/nccl_rules.c), not refused:
 # the cut name matches no adapter here
 expect2 "selects no active port" loopback -d "$(printf 'x%.0s' $(seq 1 80))"
 expect2 "must be below 4 GiB" loopback -s 4G

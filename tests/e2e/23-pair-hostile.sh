@@ -28,7 +28,7 @@ def conn():
     s.settimeout(60)   # a hang guard only: the listener must close us long before
     return s
 def hello(version=2, token=b"e2e-token-0123"):
-    # struct rp_sw_msg (lib/session_wire.h, version 2): magic, version, type HELLO, length 112, reserved,
+    # struct rp_sw_msg (lib/session/session_wire.h, version 2): magic, version, type HELLO, length 112, reserved,
     # retest, min_bw_absolute, min_bw, outlier, interval_drop, token[64]
     body = struct.pack("<IHHII IIddd64s", 0x5250484c, version, 1, 112, 0, 1, 0, 0.0, 0.0, 0.1, token)
     return struct.pack("!I", len(body)) + body

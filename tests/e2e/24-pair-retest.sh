@@ -29,7 +29,7 @@ for side in c l; do
 	[ "$(grep -c '^rdmaprobe pair: attempt [12] of 2 (ACK timeout [0-9]*): below_threshold' "$f")" -eq 2 ] ||
 		fail "slow-$side: not 2 below_threshold attempts"
 	# a slow pair is retested with the probe's ACK timeout again: only time-outs and transport
-	# errors get NCCL's longer one (lib/retest.c: a longer timeout only slows a lossy link down)
+	# errors get NCCL's longer one (lib/verdict/retest.c: a longer timeout only slows a lossy link down)
 	grep -q '^rdmaprobe pair: attempt 1 of 2 (ACK timeout 14)' "$f" || fail "slow-$side: attempt 1 timeout"
 	grep -q '^rdmaprobe pair: attempt 2 of 2 (ACK timeout 14)' "$f" || fail "slow-$side: attempt 2 timeout"
 	grep -q '^rdmaprobe pair: confirmed after 2 attempts' "$f" || fail "slow-$side: not confirmed"

@@ -1,0 +1,134 @@
+/* mx_got.c: a round's results, packed; see mx_got.h. */
+#include "matrix/mx_got.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, const struct mx_job *jobs)
+{
+	g->eps = eps;
+	g->jobs = jobs;
+	for (size_t k = 0; k < g->n; k++)
+		rp_packed_clear(&g->d[k]);
+	g->n = 0;
+	if (n_slots > g->cap) {
+		struct rp_packed *d = realloc(g->d, n_slots * sizeof(*d));
+		uint8_t *w;
+
+		if (!d)
+			return -ENOMEM;
+		g->d = d;
+		w = realloc(g->writer, n_slots);
+		if (!w)
+			return -ENOMEM;
+		g->writer = w;
+		g->cap = n_slots;
+	}
+	if (n_slots) {
+		memset(g->d, 0, n_slots * sizeof(*g->d));
+		memset(g->writer, 0, n_slots);
+	}
+	g->n = n_slots;
+	return 0;
+}
+
+int mx_got_set(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer)
+{
+	if (k >= g->n || rp_packed_set(&g->d[k], r) != 0)
+		return -ENOMEM;
+	g->writer[k] = writer;
+	return 0;
+}
+
+/* Whether a side's view (writer's or not, of status st) gives way to what slot k holds. */
+static bool side_yields(const struct mx_got *g, size_t k, int32_t st, bool writer)
+{
+	if (!mx_got_have(g, k))
+		return false;
+	return mx_got_status(g, k) == RP_ST_INTERRUPTED || (g->writer[k] && !writer && st != RP_ST_INTERRUPTED);
+}
+
+int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer)
+{
+	if (side_yields(g, k, (int32_t)r->status, writer))
+		return 0;
+	return mx_got_set(g, k, r, writer);
+}
+
+int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t len, bool writer)
+{
+	int32_t st;
+	int rc;
+
+	if (k >= g->n)
+		return -ENOMEM;
+	if (rp_result_status(bytes, len, &st) != 0)
+		return -EPROTO;
+	if (side_yields(g, k, st, writer))
+		return 0;
+	rc = rp_packed_set_bytes(&g->d[k], bytes, len, st);
+	if (!rc)
+		g->writer[k] = writer;
+	return rc;
+}
+
+struct rp_pair_result *mx_got_get_kept(const struct mx_got *g, size_t k, struct rp_pair_result *tmp, bool *as_packed)
+{
+	struct rp_endpoint was[2];
+
+	rp_packed_get(&g->d[k], tmp);
+	*as_packed = true;
+	if (g->eps && g->jobs) {
+		const struct mx_job *j = &g->jobs[k / 2];
+
+		was[0] = tmp->src;
+		was[1] = tmp->dst;
+		mx_got_ep_merge(&tmp->src, &g->eps[k % 2 ? j->b : j->a].ep);
+		mx_got_ep_merge(&tmp->dst, &g->eps[k % 2 ? j->a : j->b].ep);
+		*as_packed = memcmp(&was[0], &tmp->src, sizeof(was[0])) == 0 && memcmp(&was[1], &tmp->dst, sizeof(was[1])) == 0;
+	}
+	return tmp;
+}
+
+struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp)
+{
+	bool same;
+
+	return mx_got_get_kept(g, k, tmp, &same);
+}
+
+void mx_got_ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
+{
+	struct rp_endpoint e = *table;
+
+	if (dst->mtu)
+		e.mtu = dst->mtu;
+	if (dst->mem[0])
+		memcpy(e.mem, dst->mem, sizeof(e.mem));
+	if (dst->mem_reg[0])
+		memcpy(e.mem_reg, dst->mem_reg, sizeof(e.mem_reg));
+	/* the engine found it a software device (rxe, siw): its link rate is nominal, and the verdict
+	 * must not hold the pair to a fraction of it (before: lost here, and every rxe pair of a matrix
+	 * without --min-bw 0 failed below_threshold) */
+	e.soft = e.soft || dst->soft;
+	*dst = e;
+}
+
+size_t mx_got_bytes(const struct mx_got *g)
+{
+	size_t b = g->cap * (sizeof(*g->d) + 1);
+
+	for (size_t k = 0; k < g->n; k++)
+		b += g->d[k].len;
+	return b;
+}
+
+void mx_got_fini(struct mx_got *g)
+{
+	for (size_t k = 0; k < g->n; k++)
+		rp_packed_clear(&g->d[k]);
+	free(g->d);
+	free(g->writer);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,69 @@
+/* mx_got.h: a round's results as rank 0 collects them, one slot per direction of every job
+ * (slot 2 * job + dir), each kept packed (lib/base/result_pack.h): a sweep round of 131,072 one-way
+ * probes (1,024 nodes x 8 adapters at width 16) holds a few hundred bytes a probe, not two 3.4 KB
+ * results a job. Rank 0's sides and the REPORTs of the others go in with mx_got_side_packed, the
+ * round's fix-ups with mx_got_side (the same rule of which view of a direction wins); the run reads
+ * them with mx_got_get, which merges the table's description of both endpoints in (mx_got_reset's
+ * eps and jobs) as it unpacks: a side's packed bytes are kept as they came, never unpacked and
+ * packed again only to be kept or merged.
+ */
+#ifndef RP_MX_GOT_H
+#define RP_MX_GOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job/mx_table.h"
+#include "job/mx_wire.h"
+#include "base/result.h"
+#include "base/result_pack.h"
+
+struct mx_got {
+	struct rp_packed *d;          /* per slot; len 0: nothing in it */
+	uint8_t *writer;              /* per slot: the result is the writing side's view */
+	size_t n, cap;                /* slots in use, allocated */
+	const struct mx_ep *eps;      /* the table, merged in by mx_got_get; NULL: nothing merged */
+	const struct mx_job *jobs;    /* slot k is direction k % 2 of jobs[k / 2] (a -> b, then b -> a) */
+};
+
+/* Empty every slot (their buffers freed) and make room for n_slots; from now on mx_got_get merges
+ * the table eps (NULL: none) into slot k's endpoints, those of direction k % 2 of jobs[k / 2]
+ * (both must outlive the reads). 0 or -ENOMEM (g empty). */
+int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, const struct mx_job *jobs);
+/* The table's description of an endpoint into dst, with what the engine learned (MTU, memory,
+ * soft) kept. Merging twice is merging once. */
+void mx_got_ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table);
+/* Keep r in slot k (< n) whatever it held. 0 or -ENOMEM (slot k unchanged). */
+int mx_got_set(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer);
+/* One side's view of slot k: kept unless the slot holds a view that wins over it: the other side
+ * saw the pair interrupted (it was not measured, whatever the writer saw after), or the writer's
+ * view against the target's (unless the target's says interrupted). 0 or -ENOMEM. */
+int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool writer);
+/* The same for a side as it came packed (bytes[0..len), a REPORT's checked side or one this rank
+ * wrote), kept as it is, never unpacked here. 0, -EPROTO (no status in the bytes), -ENOMEM. */
+int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t len, bool writer);
+static inline bool mx_got_have(const struct mx_got *g, size_t k)
+{
+	return k < g->n && g->d[k].len > 0;
+}
+/* Slot k's status without unpacking it (slot k holds a result). */
+static inline enum rp_status mx_got_status(const struct mx_got *g, size_t k)
+{
+	return (enum rp_status)g->d[k].status;
+}
+/* Slot k (holding a result) into tmp, the table's endpoints merged in; returns tmp. */
+struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp);
+/* The same, and *as_packed says whether slot k's bytes (mx_got_packed) are a packing of *tmp as it
+ * is returned (the table's merge changed none of its bytes), so that a keeper may copy them instead
+ * of packing *tmp again. */
+struct rp_pair_result *mx_got_get_kept(const struct mx_got *g, size_t k, struct rp_pair_result *tmp, bool *as_packed);
+static inline const struct rp_packed *mx_got_packed(const struct mx_got *g, size_t k)
+{
+	return &g->d[k];
+}
+/* Bytes held now (slots and their packed results). */
+size_t mx_got_bytes(const struct mx_got *g);
+void mx_got_fini(struct mx_got *g);
+
+#endif

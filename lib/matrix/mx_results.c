@@ -1,0 +1,394 @@
+/* mx_results.c: the results rank 0 keeps, as records or whole; see mx_results.h. */
+#include "matrix/mx_results.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "discover/counters.h"
+
+int mx_results_init(struct mx_results *mr, size_t n_eps)
+{
+	memset(mr, 0, sizeof(*mr));
+	mr->ep = calloc(n_eps ? n_eps : 1, sizeof(*mr->ep));
+	mr->ep_seen = calloc(n_eps ? n_eps : 1, sizeof(*mr->ep_seen));
+	if (!mr->ep || !mr->ep_seen) {
+		mx_results_fini(mr);
+		return -ENOMEM;
+	}
+	mr->n_eps = n_eps;
+	return 0;
+}
+
+/* The record of r (meaningful only when rec_plain says r is one). */
+static void rec_build(const struct rp_pair_result *r, struct mx_rec *rec)
+{
+	const struct rp_pair_ctr_side *side[2] = { &r->counters.src, &r->counters.dst };
+
+	memset(rec, 0, sizeof(*rec));
+	rec->gbps = r->gbps;
+	rec->gbps_min = r->gbps_min;
+	rec->gbps_min_at_s = r->gbps_min_at_s;
+	rec->elapsed_s = r->elapsed_s;
+	rec->bytes = r->bytes;
+	rec->iters = r->iters;
+	rec->msg_size = (uint32_t)r->msg_size;
+	rec->whole = MX_REC_WHOLE_NONE;
+	rec->warnings = (uint16_t)r->warnings;
+	rec->qp_timeout = (uint8_t)r->attempts[0].qp_timeout;
+	for (int k = 0; k < 2; k++) {
+		rec->ctr_measured |= (uint8_t)((side[k]->measured ? 1u : 0u) << k);
+		rec->n_moved[k] = (uint16_t)side[k]->n_moved;
+	}
+}
+
+/* The result a record stands for, between endpoints s and d. */
+static void rec_expand(const struct mx_results *mr, const struct mx_rec *rec, uint32_t s, uint32_t d,
+		       struct rp_pair_result *out)
+{
+	struct rp_pair_ctr_side *side[2] = { &out->counters.src, &out->counters.dst };
+	struct rp_attempt *a = &out->attempts[0];
+
+	rp_pair_result_init(out, &mr->ep[s], &mr->ep[d]);
+	out->status = RP_ST_OK;
+	out->gbps = rec->gbps;
+	out->gbps_min = rec->gbps_min;
+	out->gbps_min_at_s = rec->gbps_min_at_s;
+	out->elapsed_s = rec->elapsed_s;
+	out->bytes = rec->bytes;
+	out->iters = rec->iters;
+	out->msg_size = rec->msg_size;
+	out->verified = true;
+	out->warnings = rec->warnings;
+	out->n_attempts = 1;
+	a->status = RP_ST_OK;
+	a->gbps = rec->gbps;
+	a->gbps_min = rec->gbps_min;
+	a->qp_timeout = rec->qp_timeout;
+	a->elapsed_s = rec->elapsed_s;
+	for (int k = 0; k < 2; k++) {
+		if (!(rec->ctr_measured & (1u << k)))
+			continue;
+		side[k]->measured = 1;
+		side[k]->n_moved = rec->n_moved[k];
+		side[k]->brief = 1;
+	}
+}
+
+/* A side as its record keeps it: judged ok with only informational counters moved (listed or not),
+ * or not measured. false when the side holds more than that. */
+static bool side_brief(const struct rp_pair_ctr_side *s, struct rp_pair_ctr_side *out)
+{
+	*out = *s;
+	if (!s->measured)
+		return true;
+	for (uint32_t i = 0; i < s->n && i < RP_PAIR_CTR_MAX; i++)
+		if (s->c[i].cls != RP_CC_OTHER && s->c[i].cls != RP_CC_TRAFFIC)
+			return false;
+	memset(out->c, 0, sizeof(out->c));
+	out->n = 0;
+	out->brief = 1;
+	return true;
+}
+
+/* Whether r (src s, dst d) is a plain pass its record rebuilds (mx_results.h): built, expanded and
+ * compared byte for byte, so a field the record does not hold keeps r whole. */
+static bool rec_plain(const struct mx_results *mr, const struct rp_pair_result *r, uint32_t s, uint32_t d,
+		      struct mx_rec *rec)
+{
+	struct rp_pair_result m, c;
+
+	if (r->status != RP_ST_OK || r->n_attempts != 1 || r->reason[0] || r->secondary.reason[0] ||
+	    r->attempts[0].reason[0])
+		return false;
+	/* an emptied string may keep old bytes past its terminator (the verdict clears a reason by its
+	 * first byte): they mean nothing, so they are not compared */
+	c = *r;
+	memset(c.reason, 0, sizeof(c.reason));
+	memset(c.secondary.reason, 0, sizeof(c.secondary.reason));
+	memset(c.attempts[0].reason, 0, sizeof(c.attempts[0].reason));
+	if (!side_brief(&r->counters.src, &c.counters.src) || !side_brief(&r->counters.dst, &c.counters.dst))
+		return false;
+	rec_build(r, rec);
+	rec_expand(mr, rec, s, d, &m);
+	return memcmp(&m, &c, sizeof(m)) == 0;
+}
+
+/* Keep r packed in slot (whatever the slot held before). 0 or -ENOMEM (the slot unchanged). */
+static int slot_pack(struct mx_results *mr, uint32_t slot, const struct rp_pair_result *r)
+{
+	struct rp_packed *p = &mr->whole[slot];
+	size_t before = p->len;
+
+	if (rp_packed_set(p, r) != 0)
+		return -ENOMEM;
+	mr->packed_bytes += p->len - before;
+	return 0;
+}
+
+/* Keep the packed bytes[0..len) of a result in slot as they are. 0, -EINVAL (no packed result's
+ * length) or -ENOMEM (the slot unchanged). */
+static int slot_copy(struct mx_results *mr, uint32_t slot, const uint8_t *bytes, size_t len, int32_t status)
+{
+	struct rp_packed *p = &mr->whole[slot];
+	size_t before = p->len;
+	int rc = rp_packed_set_bytes(p, bytes, len, status);
+
+	if (rc)
+		return rc == -ENOMEM ? -ENOMEM : -EINVAL;
+	mr->packed_bytes += p->len - before;
+	return 0;
+}
+
+static void slot_free(struct mx_results *mr, uint32_t slot)
+{
+	mr->packed_bytes -= mr->whole[slot].len;
+	rp_packed_clear(&mr->whole[slot]);
+	mr->free_slot[mr->n_free++] = slot;
+}
+
+/* A free slot for a whole result (free_slot always has room for every slot). 0 or -ENOMEM. */
+static int slot_alloc(struct mx_results *mr, uint32_t *slot)
+{
+	if (mr->n_free) {
+		*slot = mr->free_slot[--mr->n_free];
+		return 0;
+	}
+	if (mr->n_whole == mr->whole_cap) {
+		size_t cap = mr->whole_cap ? 2 * mr->whole_cap : 64;
+		struct rp_packed *nw;
+		uint32_t *nf;
+
+		if (cap >= MX_REC_WHOLE_NONE)
+			return -ENOMEM;
+		nf = realloc(mr->free_slot, cap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		mr->free_slot = nf;
+		nw = realloc(mr->whole, cap * sizeof(*nw));
+		if (!nw)
+			return -ENOMEM;
+		memset(nw + mr->whole_cap, 0, (cap - mr->whole_cap) * sizeof(*nw));
+		mr->whole = nw;
+		mr->whole_cap = cap;
+	}
+	*slot = (uint32_t)mr->n_whole++;
+	return 0;
+}
+
+/* Append r (src -> dst) whole: packed, or bytes[0..len) (a packing of r) when bytes. Its record is
+ * made now when it is a plain pass, for mx_results_settle to put in its place. */
+static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
+	       uint32_t src, uint32_t dst)
+{
+	struct mx_rec rec;
+	uint32_t slot;
+	bool new_src, new_dst, plain;
+	int rc;
+
+	if (src >= mr->n_eps || dst >= mr->n_eps)
+		return -EINVAL;
+	if (mr->n == mr->cap) {
+		size_t cap = mr->cap ? 2 * mr->cap : 64;
+		struct mx_rec *nr = realloc(mr->rec, cap * sizeof(*nr));
+		uint32_t *np;
+
+		if (!nr)
+			return -ENOMEM;
+		mr->rec = nr;
+		np = realloc(mr->pair_eps, 2 * cap * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		mr->pair_eps = np;
+		mr->cap = cap;
+	}
+	/* the endpoints as first seen: what every record of theirs rebuilds */
+	new_src = !mr->ep_seen[src];
+	new_dst = !mr->ep_seen[dst];
+	if (new_src)
+		mr->ep[src] = r->src;
+	if (new_dst)
+		mr->ep[dst] = r->dst;
+	mr->ep_seen[src] = mr->ep_seen[dst] = true;
+	plain = rec_plain(mr, r, src, dst, &rec);
+	rc = slot_alloc(mr, &slot);
+	if (!rc) {
+		rc = bytes ? slot_copy(mr, slot, bytes, len, (int32_t)r->status) : slot_pack(mr, slot, r);
+		if (rc)
+			mr->free_slot[mr->n_free++] = slot;
+	}
+	if (rc) {
+		mr->ep_seen[src] = !new_src;   /* nothing changed */
+		mr->ep_seen[dst] = !new_dst;
+		return rc;
+	}
+	if (plain) {
+		rec.ctr_measured |= MX_REC_PENDING;
+	} else {
+		memset(&rec, 0, sizeof(rec));
+	}
+	rec.whole = slot;
+	mr->rec[mr->n] = rec;
+	mr->pair_eps[2 * mr->n] = src;
+	mr->pair_eps[2 * mr->n + 1] = dst;
+	mr->n++;
+	return 0;
+}
+
+int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst)
+{
+	return add(mr, r, NULL, 0, src, dst);
+}
+
+int mx_results_add_packed(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
+			  uint32_t src, uint32_t dst)
+{
+	return add(mr, r, bytes, len, src, dst);
+}
+
+struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp)
+{
+	const struct mx_rec *rec = &mr->rec[i];
+
+	if (rec->whole != MX_REC_WHOLE_NONE) {
+		rp_packed_get(&mr->whole[rec->whole], tmp);
+		return tmp;
+	}
+	rec_expand(mr, rec, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], tmp);
+	return tmp;
+}
+
+int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result *r)
+{
+	uint32_t slot = mr->rec[i].whole;
+	struct mx_rec rec;
+
+	if (i < mr->settled && slot == MX_REC_WHOLE_NONE) {
+		struct rp_pair_result cur;
+
+		/* a reading pass puts back what it got: the record stands, unchanged */
+		rec_expand(mr, &mr->rec[i], mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &cur);
+		if (memcmp(&cur, r, sizeof(cur)) == 0)
+			return 0;
+	}
+	if (i < mr->settled && rec_plain(mr, r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
+		if (slot != MX_REC_WHOLE_NONE)
+			slot_free(mr, slot);
+		mr->rec[i] = rec;
+		return 0;
+	}
+	if (slot == MX_REC_WHOLE_NONE) {
+		if (slot_alloc(mr, &slot) != 0)
+			return -ENOMEM;
+		if (slot_pack(mr, slot, r) != 0) {
+			mr->free_slot[mr->n_free++] = slot;
+			return -ENOMEM;
+		}
+		mr->rec[i].whole = slot;
+		return 0;
+	}
+	if (slot_pack(mr, slot, r) != 0)
+		return -ENOMEM;
+	mr->rec[i].ctr_measured &= (uint8_t)~MX_REC_PENDING;   /* its record, if it had one, is not this */
+	return 0;
+}
+
+void mx_results_settle(struct mx_results *mr)
+{
+	struct rp_pair_result r;
+
+	for (size_t i = mr->settled; i < mr->n; i++) {
+		uint32_t slot = mr->rec[i].whole;
+		struct mx_rec rec;
+
+		if (slot == MX_REC_WHOLE_NONE || mr->whole[slot].status != RP_ST_OK)
+			continue;
+		if (mr->rec[i].ctr_measured & MX_REC_PENDING) {
+			/* made as it was added, and nothing put since */
+			slot_free(mr, slot);
+			mr->rec[i].ctr_measured &= (uint8_t)~MX_REC_PENDING;
+			mr->rec[i].whole = MX_REC_WHOLE_NONE;
+			continue;
+		}
+		rp_packed_get(&mr->whole[slot], &r);
+		if (rec_plain(mr, &r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
+			slot_free(mr, slot);
+			mr->rec[i] = rec;
+		}
+	}
+	mr->settled = mr->n;
+}
+
+static struct rp_pair_result *pairs_get(const struct rp_result_seq *ps, size_t i, struct rp_pair_result *tmp)
+{
+	return mx_results_get(ps->arg, i, tmp);
+}
+
+static int pairs_put(const struct rp_result_seq *ps, size_t i, const struct rp_pair_result *r)
+{
+	return mx_results_put(ps->arg, i, r);
+}
+
+void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_result_peek *pk)
+{
+	const struct mx_rec *rec = &mr->rec[i];
+	struct rp_pair_result tmp;
+
+	if (rec->whole != MX_REC_WHOLE_NONE && !(rec->ctr_measured & MX_REC_PENDING)) {
+		rp_packed_get(&mr->whole[rec->whole], &tmp);
+		rp_result_peek_of(&tmp, pk);
+		return;
+	}
+	/* what rec_expand() builds: ok, not latency, no reverse, confirm none, a plain pass between the
+	 * endpoints as first seen */
+	const struct rp_endpoint *s = &mr->ep[mr->pair_eps[2 * i]], *d = &mr->ep[mr->pair_eps[2 * i + 1]];
+
+	*pk = (struct rp_result_peek){ .status = RP_ST_OK, .confirm = RP_CONFIRM_NONE, .msg_size = rec->msg_size,
+				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK, .plain = true,
+				     .gbps_min = rec->gbps_min, .link_gbps = s->link_gbps < d->link_gbps ? s->link_gbps : d->link_gbps,
+				     .soft = s->soft || d->soft, .mtu_mismatch = s->mtu > 0 && d->mtu > 0 && s->mtu != d->mtu };
+}
+
+static void pairs_peek(const struct rp_result_seq *ps, size_t i, struct rp_result_peek *pk)
+{
+	mx_results_peek(ps->arg, i, pk);
+}
+
+struct rp_result_seq mx_results_pairs(struct mx_results *mr)
+{
+	return (struct rp_result_seq){ .n = mr->n, .get = pairs_get, .put = pairs_put, .peek = pairs_peek, .arg = mr };
+}
+
+size_t mx_results_failed(const struct mx_results *mr)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < mr->n; i++)
+		n += mr->rec[i].whole != MX_REC_WHOLE_NONE && mr->whole[mr->rec[i].whole].status != RP_ST_OK;
+	return n;
+}
+
+size_t mx_results_n_whole(const struct mx_results *mr)
+{
+	return mr->n_whole - mr->n_free;
+}
+
+size_t mx_results_bytes(const struct mx_results *mr)
+{
+	return mr->cap * (sizeof(*mr->rec) + 2 * sizeof(*mr->pair_eps)) +
+	       mr->whole_cap * (sizeof(*mr->whole) + sizeof(*mr->free_slot)) + mr->packed_bytes +
+	       mr->n_eps * (sizeof(*mr->ep) + sizeof(*mr->ep_seen));
+}
+
+void mx_results_fini(struct mx_results *mr)
+{
+	free(mr->rec);
+	free(mr->pair_eps);
+	for (size_t k = 0; mr->whole && k < mr->n_whole; k++)
+		free(mr->whole[k].buf);
+	free(mr->whole);
+	free(mr->free_slot);
+	free(mr->ep);
+	free(mr->ep_seen);
+	memset(mr, 0, sizeof(*mr));
+}

@@ -1,0 +1,91 @@
+/* mx_results.h: the results rank 0 keeps, one per measured direction, in memory that grows with the
+ * pairs by 64 bytes each, not by sizeof(struct rp_pair_result) (3.4 KB): at 1,024 nodes x 8 rails the
+ * rail pattern keeps 8.4 million directions.
+ *
+ * A result is kept in one of two forms, and read and written through one interface (lib/verdict/result_seq.h):
+ *   - a plain pass, as a record (struct mx_rec): measured ok, verified, one attempt, no latency, no
+ *     reverse direction, nothing the verdict said against it but warning bits, both endpoints as
+ *     this store first saw them, and port counters that were either not measured or judged ok with
+ *     only informational counters moved (classes "other" and "traffic"). The record rebuilds such a
+ *     result exactly, except those informational counters' names and deltas: a rebuilt side keeps
+ *     its judgement and n_moved, lists none, and has `brief` set (the JSON says "listed": false).
+ *     The --jsonl stream has every result whole: it is written before a result is settled.
+ *   - anything else whole (failures, retests, warnings beyond the bits, --bidir, latency): O(what
+ *     is not a plain pass), every byte of it kept, but packed (lib/base/result_pack.h): the runs of zero
+ *     bytes of a struct rp_pair_result (empty reasons, unused attempts and counters, the ends of
+ *     names) are stored as their length, so an unreachable pair takes a few hundred bytes, not 3.4 KB.
+ *     It is unpacked into the caller's tmp by every get, exactly as it was put.
+ * A result stays whole from mx_results_add() until mx_results_settle() (rank 0 settles after each
+ * round's hook has streamed it); a plain pass's record is made as it is added (MX_REC_PENDING), so
+ * that settling it unpacks nothing, unless a put changed it meanwhile. A settled plain pass written
+ * back with put becomes a record again, anything else becomes (or stays) whole.
+ */
+#ifndef RP_MX_RESULTS_H
+#define RP_MX_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "verdict/result_seq.h"
+#include "base/result.h"
+#include "base/result_pack.h"
+
+#define MX_REC_WHOLE_NONE UINT32_MAX
+#define MX_REC_PENDING 0x80u      /* in ctr_measured of a whole result: the rest of the record is what
+                                   * it settles into (made as it was added; a put clears it) */
+
+struct mx_rec {                   /* 64 bytes */
+	double gbps, gbps_min, gbps_min_at_s, elapsed_s;
+	uint64_t bytes, iters;
+	uint32_t msg_size;
+	uint32_t whole;               /* index into whole[], or MX_REC_WHOLE_NONE: the record is the result */
+	uint16_t warnings;
+	uint8_t qp_timeout;           /* its one attempt's */
+	uint8_t ctr_measured;         /* bit 0: src's counters measured (judged ok), bit 1: dst's */
+	uint16_t n_moved[2];          /* src's, dst's informational counters that moved */
+};
+
+struct mx_results {
+	struct mx_rec *rec;
+	uint32_t *pair_eps;           /* 2 per result: source and destination endpoint */
+	size_t n, cap;
+	size_t settled;               /* results [0, settled) may be records */
+	struct rp_packed *whole;      /* the results kept whole; slots listed in free_slot are unused */
+	size_t packed_bytes;          /* their bytes in all */
+	size_t n_whole, whole_cap;
+	uint32_t *free_slot;
+	size_t n_free, free_cap;
+	struct rp_endpoint *ep;       /* per endpoint number, as first seen in a result (a record's src/dst) */
+	bool *ep_seen;
+	size_t n_eps;
+};
+
+/* Size the endpoint table (endpoint numbers < n_eps). 0 or -ENOMEM. */
+int mx_results_init(struct mx_results *mr, size_t n_eps);
+/* Append a copy of r (src -> dst), whole until settled. 0, -EINVAL (an endpoint number >= n_eps) or
+ * -ENOMEM (nothing changed). */
+int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32_t src, uint32_t dst);
+/* The same with r's packed bytes[0..len) at hand (a round's slot whose bytes pack r exactly,
+ * lib/matrix/mx_got.h): kept as they are instead of packing r again. -EINVAL also for a length no
+ * packed result has. */
+int mx_results_add_packed(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
+			  uint32_t src, uint32_t dst);
+/* Result i (< n), built or unpacked into tmp; returns tmp (keep a change with mx_results_put). */
+struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp);
+/* Keep r as result i (r may be what mx_results_get returned). 0 or -ENOMEM (i unchanged). */
+int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result *r);
+/* Turn the plain passes added since the last call into records. */
+void mx_results_settle(struct mx_results *mr);
+/* rp_result_peek_of() of result i, a record's without building it. */
+void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_result_peek *pk);
+/* The results as pairs (lib/verdict/result_seq.h), for the verdict and the writers; valid while mr is. */
+struct rp_result_seq mx_results_pairs(struct mx_results *mr);
+/* How many results are not ok now (after a verdict judged them in place, its statuses count). */
+size_t mx_results_failed(const struct mx_results *mr);
+/* Bytes the store holds now (records, endpoints, whole results as packed). */
+size_t mx_results_bytes(const struct mx_results *mr);
+size_t mx_results_n_whole(const struct mx_results *mr);
+void mx_results_fini(struct mx_results *mr);
+
+#endif

@@ -1,0 +1,52 @@
+/* mx_retest.h: the matrix's retest rounds and final judgement (lib/verdict/retest.h's sequence over a
+ * whole matrix).
+ *
+ * After the planned rounds, every directed pair that rp_retest_wanted() (failed, or marked below
+ * threshold / outlier by rp_verdict_apply) is measured again in extra rounds, both of its endpoints
+ * measurable (their ranks alive, a port each), grouped by unordered pair and packed into
+ * contention-free rounds (rp_sched_pack: no endpoint in two measurements at once). Pairs that
+ * cannot be measured again stay UNCONFIRMED (never drained); a pair with an endpoint that has no
+ * port (RP_ST_NO_PORT) is a fact about that endpoint, not a sample: CONFIRMED without a retest.
+ */
+#ifndef RP_MX_RETEST_H
+#define RP_MX_RETEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "verdict/result_seq.h"
+#include "base/result.h"
+#include "verdict/verdict.h"
+
+/* One unordered pair to measure again. */
+struct mx_retest_job {
+	uint32_t a, b;                /* endpoint numbers, a < b */
+	uint32_t dirs;                /* bit 0: a->b, bit 1: b->a */
+	int qp_timeout;               /* ACK timeout both directions run with (rp_retest_cfg's, the larger) */
+	uint32_t round;               /* extra round it runs in, 0-based */
+	size_t res[2];                /* index in res[] of a->b and b->a; SIZE_MAX when not retested */
+};
+
+/* Plan the next retest rounds over the pairs res (lib/verdict/result_seq.h) as judged by rp_verdict_apply (pair_eps[2i], [2i+1]:
+ * src and dst endpoint of res[i]); unavailable[e] marks endpoints that cannot be measured (NULL:
+ * none). *retest_p (malloc'd, caller frees; NULL when empty), *n_jobs_p pairs, *n_rounds_p rounds.
+ * 0, -EINVAL (an endpoint out of range), -ENOMEM. */
+int mx_retest_jobs(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_result_seq *res,
+		      const bool *unavailable, size_t n_eps, unsigned max_retest,
+		      struct mx_retest_job **retest_p, size_t *n_jobs_p, size_t *n_rounds_p);
+
+/* Fold a retest measurement into the kept (unjudged) result: the earlier attempt keeps the status
+ * the verdict gave it (judged_status: a below-threshold first sample is a failed attempt), the
+ * new one is appended (either recorded with its ACK timeout when the engine did not record it). */
+void mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status, int kept_qp_timeout,
+		       struct rp_pair_result *again, int again_qp_timeout);
+
+/* The final judgement of the pairs res, in place: rp_verdict_judge with cfg's retest set
+ * to max_retest, which classifies every pair (rp_retest_classify: NO_PORT is CONFIRMED) before its
+ * drain decisions, so they see how each failure held up. Arguments as rp_verdict_apply's; *v filled (call rp_verdict_fini). */
+int mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+		const uint32_t *pair_eps, const struct rp_result_seq *res, unsigned max_retest, struct rp_verdict *v);
+
+#endif

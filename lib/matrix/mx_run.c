@@ -1,0 +1,436 @@
+/* mx_run.c: the matrix's rounds from first to last; see mx_run.h. */
+#include "matrix/mx_run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix/mx_retest.h"
+#include "base/util.h"
+
+size_t mx_run_scheduled_rounds(const struct rp_sched *sched, bool concurrent_rails)
+{
+	size_t n = rp_sched_n_rounds(sched), total = n;
+
+	if (!concurrent_rails)
+		return n;
+	for (size_t r = 0; r < n; r++)
+		for (size_t g = 0; g < rp_sched_n_groups(sched); g++)
+			total += rp_sched_group_round_size(sched, r, g) > 0;
+	return total;
+}
+
+int mx_run_init(struct mx_run *R)
+{
+	size_t n_eps = R->ctx.n_eps;
+
+	if (R->concurrent_rails && rp_sched_n_groups(R->sched) == 0)
+		return -EINVAL;
+	if (mx_results_init(&R->mr, n_eps) != 0)
+		return -ENOMEM;
+	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
+	/* a plan (retest, the sweep's second pass, its marks) names each scheduled direction at most once */
+	R->ctx.max_retest_jobs = 2 * rp_sched_n_pairs(R->sched) + 1;
+	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
+	R->n_scheduled = mx_run_scheduled_rounds(R->sched, R->concurrent_rails);
+	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
+	R->jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->jobs));
+	R->pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pairs));
+	R->kept = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->kept));
+	R->solo = calloc(2 * (R->ctx.max_pairs + 1), sizeof(*R->solo));
+	R->touched_cap = 2 * (R->ctx.max_pairs + n_eps + 1);
+	R->touched = calloc(R->touched_cap, sizeof(*R->touched));
+	R->spairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->spairs));
+	/* dead endpoints are confirmed by a second probe: looked for only when failures get one */
+	if (R->sweep.width && R->retest && !R->concurrent_rails && mx_sweep_ep_init(&R->sweep, n_eps) != 0)
+		return -ENOMEM;
+	return R->jobs && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
+}
+
+int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *again,
+		int again_qp)
+{
+	struct rp_pair_result tmp, *kept = mx_results_get(&R->mr, k, &tmp);
+	bool was_failed = kept->status != RP_ST_OK;
+
+	/* kept carries the latest verdict's status (judged in place): its earlier attempt keeps it */
+	mx_retest_fold(kept, kept->status, kept_qp, again, again_qp);
+	if (mx_results_put(&R->mr, k, kept) != 0)
+		return -ENOMEM;
+	R->failed -= was_failed;
+	R->failed += kept->status != RP_ST_OK;
+	return mx_run_touch(R, k);
+}
+
+int mx_run_replace(struct mx_run *R, size_t k, const struct rp_pair_result *r)
+{
+	struct rp_pair_result tmp;
+	bool was_failed = mx_results_get(&R->mr, k, &tmp)->status != RP_ST_OK;
+
+	if (mx_results_put(&R->mr, k, r) != 0)
+		return -ENOMEM;
+	R->failed -= was_failed;
+	R->failed += r->status != RP_ST_OK;
+	return mx_run_touch(R, k);
+}
+
+int mx_run_touch(struct mx_run *R, size_t idx)
+{
+	if (R->n_touched == R->touched_cap) {
+		size_t cap = R->touched_cap ? 2 * R->touched_cap : 16;
+		size_t *nt = realloc(R->touched, cap * sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		R->touched = nt;
+		R->touched_cap = cap;
+	}
+	R->touched[R->n_touched++] = idx;
+	return 0;
+}
+
+void mx_run_fini(struct mx_run *R)
+{
+	free(R->jobs);
+	mx_got_fini(&R->got);
+	free(R->pairs);
+	free(R->kept);
+	free(R->solo);
+	free(R->touched);
+	free(R->spairs);
+	R->touched = NULL;
+	R->spairs = NULL;
+	mx_sweep_fini(&R->sweep);
+	mx_holds_fini(&R->holds);
+	R->jobs = NULL;
+	R->pairs = NULL;
+	R->kept = NULL;
+	R->solo = NULL;
+	mx_results_fini(&R->mr);
+	mx_conc_fini(&R->conc);
+}
+
+/* Rank 0: keep a planned round's results (not the interrupted ones: not measured, never a drain);
+ * R->kept[i] says where direction i went (-1: not kept). */
+static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got)
+{
+	struct rp_pair_result tmp;
+
+	for (size_t i = 0; i < 2 * got; i++) {
+		const struct rp_sched_pair *p = &pairs[i / 2];
+		uint32_t src = i % 2 ? p->b : p->a, dst = i % 2 ? p->a : p->b;
+		const struct rp_packed *bytes;
+		bool as_packed;
+
+		R->kept[i] = -1;
+		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || mx_got_status(&R->got, i) == RP_ST_INTERRUPTED)
+			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
+		mx_got_get_kept(&R->got, i, &tmp, &as_packed);
+		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
+
+		if (m && m->res[i % 2] != SIZE_MAX && (m->cleared & (1u << (i % 2)))) {
+			/* a screen failure pass 2 cleared: this measurement replaces it, as if never screened */
+			if (mx_run_replace(R, m->res[i % 2], &tmp) != 0)
+				return -ENOMEM;
+			R->kept[i] = (int64_t)m->res[i % 2];
+			continue;
+		}
+		if (m && m->res[i % 2] != SIZE_MAX) {
+			/* the sweep failed this direction once: this measurement is its retest */
+			size_t k = m->res[i % 2];
+			int qp = R->ctx.cfg->qp.qp_timeout;
+
+			R->kept[i] = (int64_t)k;
+			if (mx_run_fold(R, k, qp, &tmp,
+					R->jobs[i / 2].qp_timeout ? R->jobs[i / 2].qp_timeout : qp) != 0)
+				return -ENOMEM;
+			continue;
+		}
+		R->failed += tmp.status != RP_ST_OK;
+		R->kept[i] = (int64_t)R->mr.n;
+		/* the round's packed bytes as they came when they are tmp's: not packed again */
+		bytes = as_packed ? mx_got_packed(&R->got, i) : NULL;
+		if ((bytes ? mx_results_add_packed(&R->mr, &tmp, bytes->buf, bytes->len, src, dst)
+			   : mx_results_add(&R->mr, &tmp, src, dst)) != 0)
+			return -ENOMEM;
+		if (mx_run_touch(R, R->mr.n - 1) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Rank 0: keep a concurrent round's results, each with its solo result (R->solo, by place). */
+static int conc_keep(struct mx_run *R, size_t r, size_t got)
+{
+	struct rp_pair_result tmp;
+
+	for (size_t i = 0; i < 2 * got; i++) {
+		const struct rp_sched_pair *p = &R->pairs[i / 2];
+
+		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || mx_got_status(&R->got, i) == RP_ST_INTERRUPTED)
+			continue;
+		if (mx_conc_add(&R->conc, mx_got_get(&R->got, i, &tmp), i % 2 ? p->b : p->a, i % 2 ? p->a : p->b, R->solo[i], (uint32_t)r) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Did a stop leave any asked-for direction of the round's jobs[0..n) unmeasured? */
+static bool round_cut(const struct mx_run *R, size_t n)
+{
+	for (size_t k = 0; k < 2 * n; k++)
+		if ((R->jobs[k / 2].dirs & (1u << (k % 2))) && mx_got_status(&R->got, k) == RP_ST_INTERRUPTED)
+			return true;
+	return false;
+}
+
+/* A bandwidth round over R->jobs[0..got) (pairs[] parallel): every rank measures; rank 0 keeps the
+ * results (solo or concurrent), calls the hook and releases the ranks. A planned round (not late)
+ * counts as run and, when no stop cut it short, done. 0 go on, 1 stop, negative errno. */
+static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc, bool late)
+{
+	struct mx_ctx *c = &R->ctx;
+	int rc = mx_round(c, R->next_round++, R->jobs, got, &R->got);
+
+	if (rc < 0 || c->rank != 0)
+		return rc;
+	R->n_touched = 0;
+	if ((conc ? conc_keep(R, r, got) : scheduled_keep(R, pairs, got)) != 0) {
+		mx_round_go(c, R->next_round - 1);
+		return -ENOMEM;
+	}
+	/* a round counts as done only when a stop cut none of it short: its interrupted directions
+	 * were not measured (the coverage and "complete" must not claim them) */
+	if (late) {
+		R->late_run++;
+	} else {
+		R->scheduled_run++;
+		R->rounds_done += !round_cut(R, got);
+	}
+	R->in_late = late;
+	R->round_jobs = R->jobs;
+	R->round_got = &R->got;
+	R->round_n = got;
+	if (R->hooks.round_done)
+		R->hooks.round_done(R->hooks.arg, false, late ? R->late_run - 1 : R->scheduled_run - 1,
+				    late ? R->n_late : R->n_scheduled);
+	mx_results_settle(&R->mr);   /* after the hook: it streamed the round's results whole */
+	return mx_round_go(c, R->next_round - 1);
+}
+
+/* One planned round over pairs[0..got), as the sweep leaves it. */
+static int scheduled_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc)
+{
+	const struct mx_ctx *c = &R->ctx;
+
+	for (size_t i = 0; i < got; i++)
+		/* --bidir: one job per unordered pair, a -> b, whose engine runs b -> a at the same
+		 * time (the result carries it as its reverse); else both directions, one by one */
+		R->jobs[i] = (struct mx_job){ .a = pairs[i].a, .b = pairs[i].b, .dirs = c->cfg->meas.bidir ? 1u : 3u };
+	if (R->sweep.width && !conc) {
+		/* what the sweep found dead is not measured again; a flaky direction at NCCL's timeout;
+		 * in a held sweep's batch, what failed its probe waits for the late rounds */
+		memcpy(R->spairs, pairs, got * sizeof(*pairs));
+		got = mx_sweep_apply(&R->sweep, R->jobs, R->spairs, got, R->holds.mode == MX_HOLD_USE);
+		pairs = R->spairs;
+	}
+	return bw_step(R, pairs, got, r, conc, false);
+}
+
+int mx_run_late_round(struct mx_run *R, const struct mx_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		R->jobs[i] = jobs[i];
+		R->spairs[i] = (struct rp_sched_pair){ .a = jobs[i].a, .b = jobs[i].b };
+	}
+	return bw_step(R, R->spairs, n, 0, false, true);
+}
+
+/* concurrent_rails, round r: each rail's pairs alone (their results' places kept in R->solo, at the
+ * rail's place in the whole round), then the whole round. 0, 1 stop, negative errno. */
+static int rails_round(struct mx_run *R, size_t r)
+{
+	size_t cap = R->ctx.max_pairs, off = 0, got = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 * (cap + 1); i++)
+		R->solo[i] = -1;
+	for (size_t g = 0; g < rp_sched_n_groups(R->sched) && rc == 0; g++) {
+		if (rp_sched_group_round(R->sched, r, g, R->pairs + off, cap - off, &got) != 0 || got == 0)
+			continue;
+		rc = scheduled_step(R, R->pairs + off, got, r, false);
+		if (R->ctx.rank == 0)
+			memcpy(R->solo + 2 * off, R->kept, 2 * got * sizeof(*R->solo));
+		off += got;
+	}
+	if (rc)
+		return rc;
+	rp_sched_round(R->sched, r, R->pairs, cap, &got);
+	return scheduled_step(R, R->pairs, got, r, true);
+}
+
+int mx_run_scheduled(struct mx_run *R, size_t from, size_t to)
+{
+	for (size_t r = from; r < to; r++) {
+		size_t got = 0;
+		int rc;
+
+		if (R->concurrent_rails) {
+			rc = rails_round(R, r);
+		} else {
+			rp_sched_round(R->sched, r, R->pairs, R->ctx.max_pairs, &got);
+			rc = scheduled_step(R, R->pairs, got, r, false);
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Rank 0: the pairs to measure again, from the results as the verdict judges them now. The verdict
+ * judges the kept results in place (it judges afresh every time: verdict.h), never a copy of them all. */
+static int retest_jobs(struct mx_run *R, struct mx_retest_job **retest_p, size_t *n_p, size_t *n_rounds_p)
+{
+	struct mx_ctx *c = &R->ctx;
+	bool *gone = calloc(c->n_eps ? c->n_eps : 1, sizeof(*gone));
+	struct rp_verdict v;
+	int rc;
+
+	if (!gone)
+		return -ENOMEM;
+	struct rp_result_seq ps = mx_results_pairs(&R->mr);
+
+	rc = rp_verdict_judge(R->vcfg, R->rep_eps, c->n_eps, R->mr.pair_eps, &ps, &v);
+	rp_verdict_fini(&v);
+	R->failed = mx_results_failed(&R->mr);
+	for (size_t e = 0; !rc && e < c->n_eps; e++)
+		gone[e] = c->dead[c->eps[e].owner] || c->eps[e].no_port[0];
+	if (!rc)
+		rc = mx_retest_jobs(c->cfg, R->mr.pair_eps, &ps, gone, c->n_eps, R->retest, retest_p, n_p,
+				       n_rounds_p);
+	free(gone);
+	return rc;
+}
+
+/* Rank 0: fold one retest round's results into the kept ones. */
+static void retest_fold(struct mx_run *R, const struct mx_retest_job *plan, const size_t *which, size_t n)
+{
+	struct rp_pair_result tmp;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct mx_retest_job *p = &plan[which[i]];
+
+		for (int d = 0; d < 2; d++) {
+			if (!(p->dirs & (1u << d)) || mx_got_status(&R->got, 2 * i + d) == RP_ST_INTERRUPTED)
+				continue;         /* not measured again: the pair stays unconfirmed */
+			/* within the capacity mx_run_init gave, the touch cannot fail, nor the put: a
+			 * result measured again failed, so it is kept whole already (mx_results.h) */
+			(void)mx_run_fold(R, p->res[d], R->ctx.cfg->qp.qp_timeout,
+					  mx_got_get(&R->got, 2 * i + d, &tmp), p->qp_timeout);
+		}
+	}
+}
+
+/* One set of retest rounds over a plan every rank has. 0, 1 stopped, negative errno. */
+static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_t *round_of, size_t n,
+		      const struct mx_retest_job *plan)
+{
+	size_t n_rounds = 0, *which = calloc(n ? n : 1, sizeof(*which));
+	int rc = 0;
+
+	if (!which)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		n_rounds = round_of[i] + 1 > n_rounds ? round_of[i] + 1 : n_rounds;
+	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (round_of[i] == k) {
+				R->jobs[m] = jobs[i];
+				which[m++] = i;
+			}
+		rc = mx_round(&R->ctx, R->next_round++, R->jobs, m, &R->got);
+		if (rc >= 0 && R->ctx.rank == 0) {
+			R->n_touched = 0;
+			retest_fold(R, plan, which, m);
+			R->retest_rounds++;
+			R->round_jobs = R->jobs;
+			R->round_got = &R->got;
+			R->round_n = m;
+			if (R->hooks.round_done)
+				R->hooks.round_done(R->hooks.arg, true, k, n_rounds);
+			mx_results_settle(&R->mr);
+			rc = mx_round_go(&R->ctx, R->next_round - 1);
+		}
+	}
+	free(which);
+	return rc;
+}
+
+/* Rank 0: the next retest plan as jobs, sent to every rank. */
+static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
+{
+	size_t n = 0, n_rounds = 0;
+	int rc = retest_jobs(R, retest_p, &n, &n_rounds);
+
+	*jobs_p = calloc(n ? n : 1, sizeof(**jobs_p));
+	*round_of_p = calloc(n ? n : 1, sizeof(**round_of_p));
+	if (!rc && (!*jobs_p || !*round_of_p))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct mx_retest_job *p = &(*retest_p)[i];
+
+		(*jobs_p)[i] = (struct mx_job){ .a = p->a, .b = p->b, .dirs = p->dirs, .qp_timeout = p->qp_timeout };
+		(*round_of_p)[i] = p->round;
+	}
+	if (rc)
+		n = 0;        /* the others are told there is nothing more; rank 0 reports the error */
+	mx_jobs_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
+	if (n && R->hooks.retest_scheduled)
+		R->hooks.retest_scheduled(R->hooks.arg, n, n_rounds);
+	*n_p = n;
+	return rc;
+}
+
+/* After the planned rounds: up to `retest` sets of extra rounds, each over the pairs that still fail.
+ * 0, 1 stopped, negative errno. */
+static int retest_rounds(struct mx_run *R)
+{
+	struct mx_ctx *c = &R->ctx;
+	int rc = 0;
+
+	for (unsigned phase = 0; phase < R->retest && rc == 0; phase++) {
+		struct mx_retest_job *plan = NULL;
+		struct mx_job *jobs = NULL;
+		uint32_t *round_of = NULL;
+		size_t n = 0;
+
+		if (c->rank == 0)
+			rc = retest_jobs_send(R, &plan, &jobs, &round_of, &n);
+		else
+			rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+		if (!rc && n)
+			rc = retest_run(R, jobs, round_of, n, plan);
+		free(plan);
+		free(jobs);
+		free(round_of);
+		if (!rc && n == 0)
+			break;
+	}
+	return rc;
+}
+
+int mx_run_rounds(struct mx_run *R)
+{
+	int rc;
+
+	if (R->sweep.width && R->hold)
+		rc = mx_run_sweep_held(R);   /* the planned rounds interleaved with the sweep's, then the late ones */
+	else if ((rc = R->sweep.width ? mx_run_sweep(R) : 0) == 0)
+		rc = mx_run_scheduled(R, 0, rp_sched_n_rounds(R->sched));
+
+	if (rc == 0)
+		rc = retest_rounds(R);
+	return rc;
+}

@@ -1,0 +1,76 @@
+/* verdict_int.h: what the verdict's parts share (not a contract for the rest of the project). */
+#ifndef RP_VERDICT_INT_H
+#define RP_VERDICT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "verdict/result_seq.h"
+#include "verdict/verdict.h"
+
+/* A peer pair's class, as the blame reads it (verdict.h, "Blame"). */
+enum rp_peer_class { RP_PEER_UNKNOWN = 0, RP_PEER_OK = 1, RP_PEER_FAILED = 2 };
+
+/* The peer pairs of every endpoint, each once, from the judged and classified pairs: for endpoint e,
+ * ent[start[e] .. start[e + 1]) hold (peer << 2 | class), one entry per distinct peer, self pairs and
+ * the pairs expected to fail (between two complete fabrics) left out. */
+struct rp_peer_index {
+	size_t n_eps;
+	size_t *start;                /* n_eps + 1 */
+	uint32_t *ent;
+};
+
+struct rp_fabtopo_map;
+
+/* Which pairs are expected to fail: between two complete fabrics (separate rails), unless a topology
+ * connects their leaves (both ends listed, on one leaf or leaves sharing a spine). */
+struct rp_expect {
+	const struct rp_verdict *v;
+	const size_t *cov;
+	size_t max_cov;
+	const struct rp_fabtopo_map *map;   /* NULL: no topology */
+	uint8_t *conn;                /* map's leaves x leaves: 1 connected (allocated by rp_expect_init) */
+};
+
+int rp_expect_init(struct rp_expect *x, const struct rp_verdict *v, const size_t *cov, size_t max_cov,
+		   const struct rp_fabtopo_map *map);
+void rp_expect_fini(struct rp_expect *x);
+bool rp_expect_pair(const struct rp_expect *x, uint32_t a, uint32_t b);
+
+int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_result_seq *ps,
+			const struct rp_expect *x);
+void rp_peer_index_fini(struct rp_peer_index *pi);
+
+static inline uint32_t rp_peer_of(uint32_t ent)
+{
+	return ent >> 2;
+}
+
+static inline enum rp_peer_class rp_peer_class_of(uint32_t ent)
+{
+	return (enum rp_peer_class)(ent & 3u);
+}
+
+/* log P(X >= k) for X ~ Binomial(n, p): 0 when k <= n p (the tail is then at least about 1/2, which
+ * never blames anyone), -INFINITY when p is 0 and k > 0. */
+double rp_verdict_log_binom_tail(uint32_t k, uint32_t n, double p);
+
+/* Steps 2-4 of the blame (verdict.h): drains (v->eps[].drain, why), peers, background, path faults
+ * and the suspects without topology. v->eps[].fabric is set. 0 or -ENOMEM. */
+int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
+		     const uint32_t *pair_eps, const struct rp_result_seq *ps, const size_t *cov, size_t max_cov,
+		     struct rp_verdict *v);
+
+/* Step 5 (lib/verdict/verdict_localize.c): localize the failed peer pairs to components with cfg->topology.
+ * rp_localize_run decides the drains of the endpoints the topology places (an adapter is drained
+ * only when its own component is chosen); rp_localize_explains says whether a chosen component
+ * lies on a pair's path; rp_localize_suspects writes v->suspects (chosen first, then alternatives,
+ * then the unexplained failures as one fabric entry). */
+struct rp_localize;
+int rp_localize_run(struct rp_localize **L_p, const struct rp_verdict_cfg *cfg, const struct rp_fabtopo_map *map,
+		    const struct rp_endpoint *eps, size_t n_eps, const struct rp_peer_index *pi, struct rp_verdict *v);
+bool rp_localize_explains(const struct rp_localize *L, uint32_t a, uint32_t b);
+int rp_localize_suspects(const struct rp_localize *L, const struct rp_endpoint *eps, struct rp_verdict *v);
+void rp_localize_destroy(struct rp_localize *L);
+
+#endif

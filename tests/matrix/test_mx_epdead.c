@@ -1,0 +1,420 @@
+/* test_mx_epdead.c: dead endpoints decided during the sweep (lib/matrix/mx_sweep.h "dead endpoints",
+ * lib/matrix/mx_run_epdead.c), ranks as threads over the in-process transport (tests/mx_tcomm), 10
+ * endpoints (one a rank), the full pattern (9 rounds of 5 pairs), sweep width 4, --retest 1.
+ * - a dead endpoint costs its first sweep round's probes and one confirmation (4 probes at NCCL's
+ *   ACK timeout with peers it had not tried), never a second pass nor a bandwidth round: each of its
+ *   18 directions has one result, endpoint_dead, confirmed, and the verdict drains it alone (its
+ *   directions that were probed say so in their reason);
+ * - a healthy endpoint whose first four peers are behind dead links is suspected, passes its
+ *   confirmation with untried peers and is spared: the dead links are judged as before (confirmed
+ *   failures), everything else it has is measured;
+ * - dead links scattered over the fabric make no suspect at all;
+ * - with every peer in the first round (width 16) the confirmation probes failed pairs again;
+ * - a screen's failure is in the results (what a report holds) before its second probe, --hold or not.
+ * Each case runs with and without --hold.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "matrix/mx_run.h"
+#include "matrix/mx_sweep.h"
+#include "mx_tcomm.h"
+#include "verdict/retest.h"
+#include "base/util.h"
+#include "verdict/verdict.h"
+
+#define N 10
+#define W 4
+
+static struct rp_pair_result rtmp_;
+static bool hold_;
+static unsigned width_ = W;      /* the sweep's width of the next run */
+
+struct bench {
+	struct mx_measure m;
+	struct mxt_fake fake;
+	int bad;                      /* every direction of it fails; -1 none */
+	bool dead_link[N][N];         /* both directions of the pair fail */
+	unsigned probes[N][N], confirm[N][N], bw[N][N];
+	const struct mx_run *run0;    /* rank 0's run, for the hook */
+	size_t failed_at_last;        /* rank 0's failed results when the last planned round ended */
+};
+
+/* Rank 0 after a bandwidth round: what a report written now would hold. */
+static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
+{
+	struct bench *B = arg;
+
+	if (!retest && !B->run0->in_late && k + 1 == n_rounds)
+		B->failed_at_last = mx_results_failed(&B->run0->mr);
+}
+
+static int devnum(const char *d)
+{
+	int n = -1;
+
+	return sscanf(d, "dev%d", &n) == 1 && n >= 0 && n < N ? n : -1;
+}
+
+static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+		      const struct rp_engine_port *local, struct rp_oob *oob, struct mx_hold_side *hold,
+		      struct rp_pair_result *res)
+{
+	struct bench *B = arg;
+	bool was_held = hold && hold->held;
+	int rc = B->fake.measure.pair(B->fake.measure.arg, cfg, role, local, oob, hold, res);
+	int s = devnum(res->src.device), d = devnum(res->dst.device);
+
+	if (role == RP_ROLE_WRITER && s >= 0 && d >= 0) {
+		__atomic_add_fetch(cfg->meas.iters != MX_SWEEP_ITERS ? &B->bw[s][d] : &B->probes[s][d], 1, __ATOMIC_SEQ_CST);
+		if (res->status == RP_ST_OK && (s == B->bad || d == B->bad || B->dead_link[s][d]))
+			rp_pair_result_fail(res, RP_ST_TIMEOUT, "stand-in: no completion");
+	}
+	if (hold) {
+		hold->eng.reused = was_held;
+		hold->held = hold->eng.keep && res->status == RP_ST_OK;
+	}
+	return rc;
+}
+
+/* A probe at NCCL's ACK timeout and the full --timeout (20 s here; pass 1 screens at 3 s): a
+ * confirmation's, or pass 2's (the cases tell them apart). */
+static int confirm_probe(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine_role role,
+			 const struct rp_engine_port *local, struct rp_oob *oob, struct mx_hold_side *hold,
+			 struct rp_pair_result *res)
+{
+	struct bench *B = arg;
+	int rc = bench_pair(arg, cfg, role, local, oob, hold, res);
+	int s = devnum(res->src.device), d = devnum(res->dst.device);
+
+	if (role == RP_ROLE_WRITER && s >= 0 && d >= 0 && cfg->meas.iters == MX_SWEEP_ITERS &&
+	    cfg->qp.qp_timeout == RP_RETEST_NCCL_QP_TIMEOUT && cfg->timeout_s == 20)
+		__atomic_add_fetch(&B->confirm[s][d], 1, __ATOMIC_SEQ_CST);
+	return rc;
+}
+
+struct rank {
+	struct mx_comm comm;
+	struct mx_run run;
+	bool dead[N];
+	pthread_t thread;
+	int rc;
+};
+
+static void *rank_main(void *arg)
+{
+	struct rank *R = arg;
+
+	R->rc = mx_run_rounds(&R->run);
+	return NULL;
+}
+
+static struct rp_sched *full(void)
+{
+	struct rp_sched_ep se[N];
+	struct rp_pattern pat;
+	struct rp_sched *s = NULL;
+
+	for (size_t e = 0; e < N; e++)
+		se[e] = (struct rp_sched_ep){ .node = (uint32_t)e, .rail = 0 };
+	assert_int_equal(rp_pattern_parse("full", &pat), 0);
+	assert_int_equal(rp_sched_create(se, N, &pat, 1, &s), 0);
+	return s;
+}
+
+static struct rp_endpoint rep_[N];
+static struct rp_verdict_cfg vcfg_;
+
+static void run_world(struct bench *B, struct rank *ranks, struct mxt_world **w_p, struct rp_sched *s)
+{
+	static struct mx_ep eps[N];
+	static struct rp_engine_cfg cfg;
+	struct mxt_world *w = mxt_world_new(N, 1, 32767);
+
+	assert_non_null(w);
+	mxt_fake_init(&B->fake);
+	B->m = (struct mx_measure){ .pair = confirm_probe, .arg = B };
+	mxt_eps(eps, N);
+	for (int e = 0; e < N; e++)
+		rep_[e] = eps[e].ep;
+	rp_engine_cfg_default(&cfg);
+	cfg.timeout_s = 20;       /* above the screen's window: pass 1 screens, pass 2 runs at 20 s */
+	rp_verdict_cfg_default(&vcfg_);
+	vcfg_.min_bw = 0;
+	vcfg_.outlier = 0;
+	vcfg_.interval_drop = 0;
+	for (int r = 0; r < N; r++) {
+		struct rank *R = &ranks[r];
+
+		memset(R, 0, sizeof(*R));
+		mxt_comm(w, r, &R->comm);
+		mx_comm_set_run(&R->comm, 0x5eed);
+		R->run.ctx = (struct mx_ctx){ .comm = &R->comm, .cfg = &cfg, .eps = eps, .n_eps = N, .rank = r,
+					      .n_ranks = N, .dead = R->dead, .round_wait_s = 2.0, .go_slack = 1.0,
+					      .measure = &B->m };
+		R->run.sched = s;
+		R->run.vcfg = &vcfg_;
+		R->run.rep_eps = rep_;
+		R->run.retest = 1;
+		R->run.sweep.width = width_;
+		R->run.hold = hold_;
+		if (r == 0) {
+			B->run0 = &R->run;
+			R->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .arg = B };
+		}
+		assert_int_equal(mx_run_init(&R->run), 0);
+	}
+	for (int r = 0; r < N; r++)
+		assert_int_equal(pthread_create(&ranks[r].thread, NULL, rank_main, &ranks[r]), 0);
+	for (int r = 0; r < N; r++)
+		pthread_join(ranks[r].thread, NULL);
+	for (int r = 0; r < N; r++)
+		assert_int_equal(ranks[r].rc, 0);
+	*w_p = w;
+}
+
+static void world_done(struct rank *ranks, struct mxt_world *w, struct rp_sched *s)
+{
+	for (int r = 0; r < N; r++)
+		mx_run_fini(&ranks[r].run);
+	rp_sched_destroy(s);
+	mxt_world_free(w);
+}
+
+/* Every direction has exactly one result. */
+static void one_result_each(const struct mx_run *R)
+{
+	unsigned seen[N][N] = { { 0 } };
+
+	assert_int_equal(R->mr.n, N * (N - 1));
+	for (size_t i = 0; i < R->mr.n; i++)
+		seen[R->mr.pair_eps[2 * i]][R->mr.pair_eps[2 * i + 1]]++;
+	for (int s = 0; s < N; s++)
+		for (int d = 0; d < N; d++)
+			assert_int_equal(seen[s][d], s != d);
+}
+
+/* The peers endpoint e is probed with in the first sweep round. */
+static unsigned first_round_peers(struct rp_sched *s, uint32_t e, uint32_t *peers)
+{
+	struct rp_sched_pair scratch[N];
+	struct mx_job jobs[4 * N * W];
+	size_t n = 0;
+	unsigned m = 0;
+
+	assert_int_equal(mx_sweep_round_jobs(s, W, 0, scratch, jobs, 4 * N * W, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].dirs == 1 && (jobs[i].a == e || jobs[i].b == e))
+			peers[m++] = jobs[i].a == e ? jobs[i].b : jobs[i].a;
+	return m;
+}
+
+static void test_dead_endpoint_one_deadline(void **state)
+{
+	struct bench B = { .bad = 7 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+	unsigned first = 0, confirm = 0, later = 0;
+	uint32_t peers[N];
+	unsigned n_first = first_round_peers(s, 7, peers);
+	struct rp_verdict v;
+	struct rp_result_seq ps;
+
+	(void)state;
+	assert_int_equal(n_first, W);
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	/* its cost: the first round's probes (4 peers, both ways), one confirmation round of 4 probes,
+	 * nothing else: no second pass (it would probe all 18 of its directions again at 20 s), no
+	 * screen of it in the later first-pass rounds, no bandwidth round */
+	for (int p = 0; p < N; p++) {
+		if (p == 7)
+			continue;
+		first += B.probes[7][p] + B.probes[p][7] - B.confirm[7][p] - B.confirm[p][7];
+		confirm += B.confirm[7][p] + B.confirm[p][7];
+		assert_int_equal(B.bw[7][p] + B.bw[p][7], 0);
+	}
+	for (unsigned i = 0; i < n_first; i++)
+		later += B.confirm[7][peers[i]] + B.confirm[peers[i]][7];
+	assert_int_equal(first, 2 * W);
+	assert_int_equal(confirm, 2 * MX_EPDEAD_CONFIRM_PAIRS);
+	assert_int_equal(later, 0);            /* the confirmation tried peers it had not tried */
+	assert_int_equal(R->sweep.n_ep_dead, 1);
+	assert_int_equal(R->sweep.n_confirm, 1);
+	assert_int_equal(R->sweep.n_ep_dirs, 2 * (N - 1));
+	assert_int_equal(R->sweep.rounds, 3 + 1);   /* ceil(9 / 4) first-pass rounds, the confirmation */
+	assert_int_equal(R->retest_rounds, 0);
+	/* every rank knows: no side channel waited for it */
+	for (int r = 0; r < N; r++)
+		assert_true(mx_sweep_ep_dead(&ranks[r].run.sweep, 7));
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (a == 7 || b == 7) {
+			assert_int_equal(r->status, RP_ST_ENDPOINT_DEAD);
+			assert_non_null(strstr(r->reason, "endpoint n7/dev7:1 is dead"));
+			assert_false(rp_retest_wanted(r, 1));
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+			assert_int_equal(B.bw[a][b], 1);
+		}
+	}
+	ps = mx_results_pairs((struct mx_results *)&R->mr);
+	assert_int_equal(rp_verdict_judge(&vcfg_, rep_, N, R->mr.pair_eps, &ps, &v), 0);
+	for (int e = 0; e < N; e++)
+		assert_int_equal(v.eps[e].drain, e == 7);
+	assert_int_equal(v.n_confirmed, 2 * (N - 1));
+	assert_false(v.pass);
+	rp_verdict_fini(&v);
+	world_done(ranks, w, s);
+}
+
+/* Dead links to all four of its first peers: a suspect, but its untried peers pass: spared. */
+static void test_healthy_behind_dead_links_spared(void **state)
+{
+	struct bench B = { .bad = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+	uint32_t peers[N];
+	unsigned n_first = first_round_peers(s, 7, peers), confirm = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < n_first; i++)
+		B.dead_link[7][peers[i]] = B.dead_link[peers[i]][7] = true;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	for (int p = 0; p < N; p++)   /* (the dead links' own are pass 2's) */
+		confirm += B.dead_link[7][p] ? 0 : B.confirm[7][p] + B.confirm[p][7];
+	assert_int_equal(confirm, 2 * MX_EPDEAD_CONFIRM_PAIRS);   /* suspected, confirmed... */
+	assert_int_equal(R->sweep.n_ep_dead, 0);                   /* ...and spared */
+	assert_int_equal(R->sweep.n_ep_dirs, 0);
+	assert_int_equal(R->sweep.n_dead, 2 * n_first);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (B.dead_link[a][b]) {
+			assert_int_equal(r->status, RP_ST_TIMEOUT);
+			assert_int_equal(r->n_attempts, 2);
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+			assert_int_equal(B.bw[a][b], 1);
+		}
+	}
+	world_done(ranks, w, s);
+}
+
+/* Width 16: every pair in the first sweep round, no untried peer left for the confirmation: the
+ * suspect's failed pairs are probed again (2 of them, both ways), and it is dead all the same. */
+static void test_dead_endpoint_no_untried_peer(void **state)
+{
+	struct bench B = { .bad = 7 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+	unsigned confirm = 0;
+
+	(void)state;
+	width_ = 16;
+	run_world(&B, ranks, &w, s);
+	width_ = W;
+	one_result_each(R);
+	for (int p = 0; p < N; p++)
+		confirm += B.confirm[7][p] + B.confirm[p][7];
+	assert_int_equal(confirm, 2 * MX_EPDEAD_CONFIRM_PAIRS);
+	assert_int_equal(R->sweep.n_ep_dead, 1);
+	assert_int_equal(R->sweep.rounds, 1 + 1);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		assert_int_equal(r->status, a == 7 || b == 7 ? RP_ST_ENDPOINT_DEAD : RP_ST_OK);
+		if ((a == 7 || b == 7) && B.confirm[a][b])
+			assert_non_null(strstr(r->reason, "peers it had failed with"));
+	}
+	world_done(ranks, w, s);
+}
+
+/* Dead links scattered (no endpoint with more than two): nobody is even suspected. */
+static void test_scattered_dead_links_no_suspect(void **state)
+{
+	static const int links[][2] = { { 0, 3 }, { 1, 7 }, { 2, 9 }, { 4, 7 }, { 5, 8 }, { 6, 0 } };
+	struct bench B = { .bad = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		B.dead_link[links[i][0]][links[i][1]] = B.dead_link[links[i][1]][links[i][0]] = true;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	assert_int_equal(R->sweep.n_confirm, 0);
+	assert_int_equal(R->sweep.n_ep_dead, 0);
+	assert_int_equal(R->sweep.n_dead, 2 * 6);
+	world_done(ranks, w, s);
+}
+
+/* Issue 26 item 4: a screen's failure is a finding from its round on. With --hold its second probe
+ * waits until after the bandwidth rounds; a report written after the last of them (and a run
+ * killed then) must hold it already, unconfirmed, as --hold off's does. */
+static void test_screen_failures_in_report(void **state)
+{
+	struct bench B = { .bad = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	B.dead_link[0][3] = B.dead_link[3][0] = true;
+	B.dead_link[2][5] = true;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	assert_int_equal(B.failed_at_last, 3);
+	assert_int_equal(R->failed, 3);
+	world_done(ranks, w, s);
+}
+
+static int hold_on(void **state)
+{
+	(void)state;
+	hold_ = true;
+	return 0;
+}
+
+static int hold_off(void **state)
+{
+	(void)state;
+	hold_ = false;
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest runs[] = {
+		cmocka_unit_test(test_dead_endpoint_one_deadline),
+		cmocka_unit_test(test_healthy_behind_dead_links_spared),
+		cmocka_unit_test(test_scattered_dead_links_no_suspect),
+		cmocka_unit_test(test_dead_endpoint_no_untried_peer),
+		cmocka_unit_test(test_screen_failures_in_report),
+	};
+	int rc = cmocka_run_group_tests_name("dead endpoints", runs, hold_off, hold_off);
+
+	return rc | cmocka_run_group_tests_name("dead endpoints held", runs, hold_on, hold_off);
+}

@@ -1,0 +1,66 @@
+/* test_mx_progress.c: the progress line's clock (lib/matrix/mx_progress.h): at most one line an interval,
+ * the last always; the estimate keeps the sweep's rounds apart from the planned rounds (before: one
+ * mean over both, skewed by the interleaved sweep); the line's words. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "matrix/mx_progress.h"
+
+static void test_rate_limit(void **state)
+{
+	struct mx_progress p = { .interval_s = 5, .last_real = -1 };
+
+	(void)state;
+	assert_true(mx_progress_due(&p, 0.0, false));
+	assert_false(mx_progress_due(&p, 1.0, false));
+	assert_false(mx_progress_due(&p, 4.9, false));
+	assert_true(mx_progress_due(&p, 5.0, false));
+	assert_true(mx_progress_due(&p, 5.1, true));    /* the last round always */
+	assert_false(mx_progress_due(&p, 6.0, false));
+}
+
+/* 2 sweep rounds of 10 s interleaved with 4 planned rounds of 1 s: 100 planned rounds and 3 sweep
+ * rounds left take 100 x 1 + 3 x 10 s, not 103 x 24/6 s. */
+static void test_eta_apart(void **state)
+{
+	struct mx_progress p = { .last_real = -1 };
+	double t = 0;
+
+	(void)state;
+	assert_true(mx_progress_eta(&p, 10, 0) < 0);
+	p.t_prev = 0;
+	mx_progress_note(&p, true, t += 10);
+	mx_progress_note(&p, false, t += 1);
+	mx_progress_note(&p, false, t += 1);
+	mx_progress_note(&p, true, t += 10);
+	mx_progress_note(&p, false, t += 1);
+	mx_progress_note(&p, false, t += 1);
+	assert_float_equal(mx_progress_eta(&p, 100, 3), 130.0, 1e-9);
+	assert_float_equal(mx_progress_eta(&p, 0, 0), 0.0, 1e-9);
+}
+
+static void test_line(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	mx_progress_format(buf, sizeof(buf), "round", 320, 1023, 17, 17, 83352, 27.14, 45.2);
+	assert_string_equal(buf, "round 320 of 1023 done, sweep 17 of 17 done: 83352 failed so far, 27.1 s in, about 45 s left");
+	mx_progress_format(buf, sizeof(buf), "retest round", 1, 2, 0, 0, 3, 1.0, -1);
+	assert_string_equal(buf, "retest round 1 of 2 done: 3 failed so far, 1.0 s in, time left not known yet");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rate_limit),
+		cmocka_unit_test(test_eta_apart),
+		cmocka_unit_test(test_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
