@@ -135,7 +135,8 @@ int rp_fabtopo_map_build(const struct rp_fabtopo *t, const struct rp_endpoint *e
 	}
 	for (size_t i = 0; i < t->n_adapters; i++)
 		by[i] = &t->adapters[i];
-	qsort(by, t->n_adapters, sizeof(*by), cmp_adapter);
+	if (t->n_adapters > 1)   /* qsort's array may be NULL when empty */
+		qsort(by, t->n_adapters, sizeof(*by), cmp_adapter);
 	for (size_t e = 0; e < n_eps && !rc; e++) {
 		const struct rp_fabtopo_adapter *a = adapter_find(by, t->n_adapters, &eps[e]);
 

@@ -182,7 +182,8 @@ static int eps_build(struct page *pg)
 					       .given_pairs = -1, .given_failed = -1 };
 		k++;
 	}
-	qsort(pg->eps, total, sizeof(*pg->eps), ep_stat_cmp);
+	if (total > 1)   /* qsort's array may be NULL when empty */
+		qsort(pg->eps, total, sizeof(*pg->eps), ep_stat_cmp);
 	for (size_t i = 0; i < total; i++) {
 		if (pg->n_eps && ep_cmp(pg->eps[pg->n_eps - 1].ep, pg->eps[i].ep) == 0)
 			continue;

@@ -251,7 +251,8 @@ static int ovr_dup_check(struct parse *p)
 
 	if (!m->n_ovr)
 		return 0;
-	qsort(m->ovr, m->n_ovr, sizeof(*m->ovr), ovr_line_cmp);
+	if (m->n_ovr > 1)   /* qsort's array may be NULL when empty */
+		qsort(m->ovr, m->n_ovr, sizeof(*m->ovr), ovr_line_cmp);
 	for (size_t i = 1; i < m->n_ovr; i++)
 		if (ovr_cmp(&m->ovr[i - 1], &m->ovr[i]) == 0 && (!dup || m->ovr[i].line < dup->line))
 			dup = &m->ovr[i];

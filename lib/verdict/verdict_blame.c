@@ -351,7 +351,8 @@ static size_t holm_pass(const struct blame *B, size_t n)
 static void order_sort(struct blame *B, size_t n)
 {
 	sort_lp = B->lp;
-	qsort(B->order, n, sizeof(*B->order), cmp_lp);
+	if (n > 1)   /* qsort's array may be NULL when empty */
+		qsort(B->order, n, sizeof(*B->order), cmp_lp);
 	sort_lp = NULL;
 }
 
@@ -454,7 +455,8 @@ static void paths_merge(struct rp_verdict *v)
 {
 	size_t w = 0;
 
-	qsort(v->paths, v->n_paths, sizeof(*v->paths), cmp_path);
+	if (v->n_paths > 1)   /* qsort's array may be NULL when empty */
+		qsort(v->paths, v->n_paths, sizeof(*v->paths), cmp_path);
 	for (size_t i = 0; i < v->n_paths; i++) {
 		if (w && v->paths[w - 1].a == v->paths[i].a && v->paths[w - 1].b == v->paths[i].b)
 			v->paths[w - 1].failed += v->paths[i].failed;
@@ -502,7 +504,8 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, 
 		s->drain = true;
 		snprintf(s->why, sizeof(s->why), "%s", ve->why);
 	}
-	qsort(v->suspects, k, sizeof(*v->suspects), cmp_suspect);
+	if (k > 1)   /* qsort's array may be NULL when empty */
+		qsort(v->suspects, k, sizeof(*v->suspects), cmp_suspect);
 	if (v->n_paths) {
 		struct rp_verdict_suspect *s = &v->suspects[k++];
 

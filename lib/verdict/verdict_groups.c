@@ -124,7 +124,8 @@ static int assemble(const struct rp_verdict *v, struct rp_fail_group *per_ep, co
 	for (size_t e = 0; e < v->n_eps; e++)
 		if (per_ep[e].n)
 			fg->g[k++] = per_ep[e];
-	qsort(fg->g, k, sizeof(*fg->g), group_cmp);
+	if (k > 1)   /* qsort's array may be NULL when empty */
+		qsort(fg->g, k, sizeof(*fg->g), group_cmp);
 	fg->kind_first[RP_SUSPECT_ADAPTER] = 0;
 	fg->kind_groups[RP_SUSPECT_ADAPTER] = k;
 	fg->kind_first[RP_SUSPECT_LINK] = k;
@@ -134,7 +135,8 @@ static int assemble(const struct rp_verdict *v, struct rp_fail_group *per_ep, co
 		group_add(&fg->g[k - 1], lf[j].i, lf[j].confirmed);
 	}
 	fg->kind_groups[RP_SUSPECT_LINK] = n_links;
-	qsort(fg->g + fg->kind_first[RP_SUSPECT_LINK], n_links, sizeof(*fg->g), group_cmp);
+	if (n_links > 1)   /* qsort's array may be NULL when empty */
+		qsort(fg->g + fg->kind_first[RP_SUSPECT_LINK], n_links, sizeof(*fg->g), group_cmp);
 	fg->n = k;
 	return 0;
 }
