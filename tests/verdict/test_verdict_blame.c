@@ -366,6 +366,7 @@ static void test_localize_uplink(void **state)
 	bg = 0;
 	for (size_t i = 0; i < s.n; i++)
 		bg += s.status[i] != RP_ST_OK && s.pair_eps[2 * i] < s.pair_eps[2 * i + 1];
+	rp_fabtopo_destroy(topo);
 	scene_fini(&s);
 	scene_from_model(&s, FAT_TREE "fault uplink leaf1-3:spine2 dead\n", &topo);
 	assert_int_equal(scene_judge_topo(&s, NULL, &v), 0);
