@@ -144,8 +144,9 @@ static const char *json_extend(json_t *root, const struct mx_out *o, const struc
 	for (size_t k = 0; !bad && k < v->n_nodes; k++) {
 		const struct rp_verdict_node *nd = &v->nodes[k];
 		json_t *j = json_object(), *list = json_array(), *drain = json_array(), *why = json_object();
+		json_t *unus = json_array(), *uwhy = json_object();
 
-		bad = !j || !list || !drain || !why ? "nodes" : NULL;
+		bad = !j || !list || !drain || !why || !unus || !uwhy ? "nodes" : NULL;
 		for (size_t e = nd->first_ep; !bad && e < nd->first_ep + nd->n_eps; e++) {
 			rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name));
 			rp_str_sanitize(name);   /* a key as well as a value: safe before it is either */
@@ -154,11 +155,16 @@ static const char *json_extend(json_t *root, const struct mx_out *o, const struc
 			if (v->eps[e].drain && (json_array_append_new(drain, jsafe(name)) != 0 ||
 						json_object_set_new(why, name, jsafe(v->eps[e].why)) != 0))
 				bad = "drain_reasons";
+			if (v->eps[e].unusable && (json_array_append_new(unus, jsafe(name)) != 0 ||
+						   json_object_set_new(uwhy, name, jsafe(v->eps[e].why)) != 0))
+				bad = "unusable_reasons";
 		}
 		jset(j, "node", jsafe(o->eps[nd->first_ep].ep.node), &bad);
 		jset(j, "endpoints", list, &bad);
 		jset(j, "drain", drain, &bad);
 		jset(j, "drain_reasons", why, &bad);
+		jset(j, "unusable", unus, &bad);
+		jset(j, "unusable_reasons", uwhy, &bad);
 		jset(j, "recommended_nccl_ib_hca", nd->recommended ? jsafe(nd->recommended) : json_null(), &bad);
 		if (bad || json_array_append_new(nodes, j) != 0) {
 			json_decref(j);
@@ -310,7 +316,7 @@ static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 	}
 	for (size_t k = 0; k < fg.n; k++)
 		fd[k] = (struct rp_prom_finding){ .kind = rp_suspect_kind_name(fg.g[k].kind), .a = &mv->eps[fg.g[k].a],
-						  .b = fg.g[k].kind == RP_SUSPECT_ADAPTER ? NULL : &mv->eps[fg.g[k].b],
+						  .b = fg.g[k].kind != RP_SUSPECT_LINK ? NULL : &mv->eps[fg.g[k].b],
 						  .failed = fg.g[k].n };
 	status = rp_cli_ops_prom(o->ops, &(struct rp_prom_run){ .command = "matrix", .version = rp_version_string(),
 				 .timestamp = o->started_wall, .eps = mv->eps, .n_eps = o->n_eps, .drain = drain,

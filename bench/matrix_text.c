@@ -18,12 +18,39 @@
  * is the peer's finding, not this node's. */
 static bool node_finding(const struct rp_verdict_node *nd, const bool *suspect)
 {
-	if (nd->n_drain || !nd->recommended)
+	if (nd->n_drain || nd->n_unusable || !nd->recommended)
 		return true;
 	for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++)
 		if (suspect && suspect[e])
 			return true;
 	return false;
+}
+
+/* "; unusable, not drained: a, b (why)": the reason once when every one of them has the same. */
+static void unusable_list(const struct mx_out *o, const struct rp_verdict *v, const struct rp_verdict_node *nd)
+{
+	const char *why = NULL;
+	bool same = true;
+	char name[RP_NAME_MAX + 16];
+
+	if (!nd->n_unusable)
+		return;
+	for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++) {
+		if (!v->eps[e].unusable)
+			continue;
+		same = same && (!why || strcmp(why, v->eps[e].why) == 0);
+		why = v->eps[e].why;
+	}
+	printf("; unusable, not drained:");
+	for (size_t e = nd->first_ep, k = 0; e < nd->first_ep + nd->n_eps; e++) {
+		if (!v->eps[e].unusable)
+			continue;
+		printf("%s %s", k++ ? "," : "", rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name)));
+		if (!same)
+			printf(" (%s)", v->eps[e].why);
+	}
+	if (same)
+		printf(" (%s)", why);
 }
 
 static void node_line(const struct mx_out *o, const struct rp_verdict *v, const struct rp_verdict_node *nd)
@@ -42,7 +69,9 @@ static void node_line(const struct mx_out *o, const struct rp_verdict *v, const 
 	for (size_t e = nd->first_ep; e < nd->first_ep + nd->n_eps; e++)
 		if (v->eps[e].drain)
 			printf(" %s (%s)", rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name)), v->eps[e].why);
-	printf("; NCCL_IB_HCA=%s\n", nd->recommended ? nd->recommended : "(none: no adapter passed)");
+	unusable_list(o, v, nd);
+	printf("; NCCL_IB_HCA=%s\n", nd->recommended ? nd->recommended :
+	       nd->n_unusable ? "(none: no usable adapter)" : "(none: no adapter passed)");
 }
 
 /* The nodes: those with a finding (a drain, a failure, no adapter left), at most MX_TEXT_NODES of
@@ -69,12 +98,19 @@ static void print_nodes(const struct mx_out *o, const struct rp_verdict *v, cons
 		printf("nodes:\n");
 	else if (with)
 		printf("nodes with a finding (%zu of %zu; --nodes-all lists every node):\n", with, v->n_nodes);
-	for (size_t k = 0; k < v->n_nodes; k++) {
-		const struct rp_verdict_node *nd = &v->nodes[k];
+	/* the nodes that lose an adapter first (drained, unusable, none left), then those with a failure
+	 * only: a path fault on every node must not push the lost adapters off the list */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t k = 0; k < v->n_nodes; k++) {
+			const struct rp_verdict_node *nd = &v->nodes[k];
+			bool loses = nd->n_drain || nd->n_unusable || !nd->recommended;
 
-		if (!o->nodes_all && (!node_finding(nd, suspect) || shown++ >= MX_TEXT_NODES))
-			continue;
-		node_line(o, v, nd);
+			if (!o->nodes_all && (loses != (pass == 0) || !node_finding(nd, suspect) || shown++ >= MX_TEXT_NODES))
+				continue;
+			if (o->nodes_all && pass)
+				break;
+			node_line(o, v, nd);
+		}
 	}
 	if (!o->nodes_all && with > MX_TEXT_NODES)
 		printf("  ... and %zu more nodes with a finding (--nodes-all, or the JSON's \"nodes\")\n", with - MX_TEXT_NODES);
@@ -98,7 +134,7 @@ static void group_line(const struct mx_out *o, const struct rp_result_seq *ps, c
 
 	ep_text(o, g->a, a, sizeof(a));
 	ep_text(o, g->b, b, sizeof(b));
-	if (g->kind == RP_SUSPECT_ADAPTER)
+	if (g->kind != RP_SUSPECT_LINK)
 		printf("    %s: %zu failed direction%s (%zu confirmed)", a, g->n, g->n == 1 ? "" : "s", g->confirmed);
 	else
 		printf("    %s <-> %s: %zu failed direction%s (%zu confirmed)", a, b, g->n, g->n == 1 ? "" : "s",
@@ -122,6 +158,7 @@ static void print_failures(const struct mx_out *o, const struct rp_verdict *v, c
 {
 	static const char *const heads[RP_SUSPECT_KIND_COUNT_] = {
 		[RP_SUSPECT_ADAPTER] = "on an adapter the verdict drains",
+		[RP_SUSPECT_UNUSABLE] = "on an adapter left out of NCCL_IB_HCA, not drained: a switch or route around it",
 		[RP_SUSPECT_LINK] = "between adapters it keeps: the link or the path between them",
 	};
 	const struct rp_fail_groups fg = *grouped;
@@ -200,8 +237,13 @@ void mx_print_drain(const struct mx_out *o, const struct rp_verdict *v)
 		n += v->nodes[k].n_drain;
 		nodes += v->nodes[k].n_drain > 0;
 	}
+	size_t u = v->n_unusable;
+
 	if (!n) {
 		printf("; drain: none");
+		if (u)
+			printf("; %zu adapter%s unusable, not drained (a switch or route around %s)", u, u == 1 ? "" : "s",
+			       u == 1 ? "it" : "them");
 		return;
 	}
 	printf("; drain %zu adapter%s on %zu node%s:", n, n == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s");
@@ -213,4 +255,6 @@ void mx_print_drain(const struct mx_out *o, const struct rp_verdict *v)
 	}
 	if (n > shown)
 		printf(" and %zu more (the JSON's nodes[].drain)", n - shown);
+	if (u)
+		printf("; %zu more unusable, not drained (a switch or route around them)", u);
 }

@@ -103,6 +103,8 @@ static const struct rp_endpoint *ep_of_array(const void *arg, size_t e)
 	return &((const struct rp_endpoint *)arg)[e];
 }
 
+#define RP_CLI_SUSPECTS_MAX 12   /* suspects listed on stdout; the JSON has every one */
+
 void rp_cli_print_suspects(const struct rp_verdict *v, const struct rp_endpoint *(*ep_of)(const void *arg, size_t e),
 			   const void *arg, size_t max_paths)
 {
@@ -115,6 +117,10 @@ void rp_cli_print_suspects(const struct rp_verdict *v, const struct rp_endpoint 
 	for (size_t k = 0; listed && k < v->n_suspects; k++) {
 		const struct rp_verdict_suspect *s = &v->suspects[k];
 
+		if (k == RP_CLI_SUSPECTS_MAX) {
+			printf("  ... and %zu more (the JSON's verdict.suspects)\n", v->n_suspects - k);
+			break;
+		}
 		if (k == 0)
 			printf("suspects (most likely first):\n");
 		printf("  %zu. %s %s: %u of %u peer pairs through it failed, confidence %.3f%s: %s\n", k + 1,
@@ -162,6 +168,9 @@ void rp_cli_print_verdict(const struct rp_cli_verdict *vc, const struct rp_verdi
 		if (v->eps[e].drain)
 			printf("drain: %s on %s (%s)\n", rp_verdict_ep_name(&eps[e], name, sizeof(name)), eps[e].node,
 			       v->eps[e].why);
+		else if (v->eps[e].unusable)
+			printf("unusable, not drained: %s on %s (%s)\n", rp_verdict_ep_name(&eps[e], name, sizeof(name)),
+			       eps[e].node, v->eps[e].why);
 	rp_cli_print_suspects(v, ep_of_array, eps, 10);
 	if (v->n_unconfirmed)
 		printf("note: %zu failure%s not confirmed by a retest%s: reported, never a reason to drain\n",

@@ -180,8 +180,8 @@ static void cause_line(const struct rp_html_layout *lo, struct rp_sb *sb, size_t
 		     n == 1 ? "s" : "");
 	rp_html_ep(sb, &lo->mv->eps[lo->order[p]]);
 	rp_sb_puts(sb, "</b>");
-	if (v && v->eps && v->n_eps == lo->n_eps && v->eps[lo->order[p]].drain) {
-		rp_sb_puts(sb, " (drained: ");
+	if (v && v->eps && v->n_eps == lo->n_eps && (v->eps[lo->order[p]].drain || v->eps[lo->order[p]].unusable)) {
+		rp_sb_puts(sb, v->eps[lo->order[p]].drain ? " (drained: " : " (unusable, not drained: ");
 		rp_sb_xmln(sb, v->eps[lo->order[p]].why, sizeof(v->eps[0].why));
 		rp_sb_puts(sb, ")");
 	}
@@ -269,22 +269,24 @@ static void node_row(const struct rp_html_layout *lo, struct rp_sb *sb, const st
 
 	rp_sb_puts(sb, "<tr><td>");
 	rp_sb_xmln(sb, lo->mv->eps[lo->order[lo->node_first[k]]].node, sizeof(lo->mv->eps[0].node));
-	rp_sb_printf(sb, "</td><td>%zu</td><td class=\"%s\">", nd->n_eps, nd->n_drain ? "bad" : "good");
-	if (!nd->n_drain)
+	rp_sb_printf(sb, "</td><td>%zu</td><td class=\"%s\">", nd->n_eps, nd->n_drain || nd->n_unusable ? "bad" : "good");
+	if (!nd->n_drain && !nd->n_unusable)
 		rp_sb_puts(sb, "none");
 	for (size_t p = lo->node_first[k]; p < lo->node_first[k + 1]; p++) {
 		size_t e = lo->order[p];
 
-		if (!v->eps[e].drain)
+		if (!v->eps[e].drain && !v->eps[e].unusable)
 			continue;
-		rp_sb_puts(sb, "<span class=\"drain\" title=\"");
+		/* an unusable adapter is named too, as not drained: out of NCCL_IB_HCA, not at fault */
+		rp_sb_printf(sb, "<span class=\"%s\" title=\"", v->eps[e].drain ? "drain" : "unusable");
 		rp_sb_xml(sb, v->eps[e].why);
 		rp_sb_puts(sb, "\">");
 		rp_sb_xml(sb, rp_verdict_ep_name(&lo->mv->eps[e], name, sizeof(name)));
-		rp_sb_puts(sb, "</span> ");
+		rp_sb_puts(sb, v->eps[e].drain ? "</span> " : " (unusable, not drained)</span> ");
 	}
 	rp_sb_puts(sb, "</td><td><code>");
-	rp_sb_xml(sb, nd->recommended ? nd->recommended : "(none: no adapter passed)");
+	rp_sb_xml(sb, nd->recommended ? nd->recommended :
+		  nd->n_unusable ? "(none: no usable adapter)" : "(none: no adapter passed)");
 	rp_sb_puts(sb, "</code></td></tr>\n");
 }
 

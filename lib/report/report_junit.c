@@ -209,7 +209,7 @@ static struct ep_case *ep_cases(const struct rp_matrix_view *mv)
 
 		if (s >= mv->n_eps || d >= mv->n_eps || view_status(mv, i) == RP_ST_OK)
 			continue;
-		if (v && rp_fail_suspect(v, s, d, &a, &b) == RP_SUSPECT_ADAPTER) {
+		if (v && rp_fail_suspect(v, s, d, &a, &b) != RP_SUSPECT_LINK) {
 			ep_own(&c[a], i);
 			if (s != d)
 				c[a == s ? d : s].peer++;
@@ -224,7 +224,7 @@ static struct ep_case *ep_cases(const struct rp_matrix_view *mv)
 
 static bool ep_fails(const struct rp_matrix_view *mv, const struct ep_case *c, size_t e)
 {
-	return c[e].own || (mv->verdict && e < mv->verdict->n_eps && mv->verdict->eps[e].drain);
+	return c[e].own || (mv->verdict && e < mv->verdict->n_eps && (mv->verdict->eps[e].drain || mv->verdict->eps[e].unusable));
 }
 
 /* One failed direction of an endpoint's case: "src -> dst: status", its reason when it is not the
@@ -257,9 +257,10 @@ static void ep_case_out(struct rp_sb *sb, const struct rp_matrix_view *mv, const
 	ep_xml(sb, &mv->eps[e]);
 	rp_sb_puts(sb, "\" time=\"0\">\n");
 	if (ep_fails(mv, c, e)) {
-		rp_sb_printf(sb, "      <failure type=\"%s\" message=\"", ve && ve->drain ? "drain" : "failed");
-		if (ve && ve->drain) {
-			rp_sb_puts(sb, "drain: ");
+		rp_sb_printf(sb, "      <failure type=\"%s\" message=\"",
+			     ve && ve->drain ? "drain" : ve && ve->unusable ? "unusable" : "failed");
+		if (ve && (ve->drain || ve->unusable)) {
+			rp_sb_puts(sb, ve->drain ? "drain: " : "unusable, not drained: ");
 			rp_sb_xml(sb, ve->why);
 		} else {
 			rp_sb_printf(sb, "%u failed direction%s that no drain explains (the link or the path)", c[e].own,

@@ -496,7 +496,7 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	return 0;
 }
 
-/* Per node: the endpoints, how many drained, and "=dev:port,..." of the rest. */
+/* Per node: the endpoints, how many drained or unusable, and "=dev:port,..." of the rest. */
 static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_verdict *v)
 {
 	size_t n_nodes = 0;
@@ -516,17 +516,19 @@ static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_ver
 		while (e < n_eps && strcmp(eps[e].node, eps[nd->first_ep].node) == 0) {
 			len += strlen(eps[e].device) + 16;
 			nd->n_drain += v->eps[e].drain;
+			nd->n_unusable += v->eps[e].unusable;
 			e++;
 		}
 		nd->n_eps = e - nd->first_ep;
-		if (nd->n_drain == nd->n_eps)
+		v->n_unusable += nd->n_unusable;
+		if (nd->n_drain + nd->n_unusable == nd->n_eps)
 			continue;
 		nd->recommended = malloc(len);
 		if (!nd->recommended)
 			return rp_error(-ENOMEM, "verdict: allocate recommendation for %s", eps[nd->first_ep].node);
 		nd->recommended[used++] = '=';
 		for (size_t i = nd->first_ep; i < e; i++) {
-			if (v->eps[i].drain)
+			if (v->eps[i].drain || v->eps[i].unusable)
 				continue;
 			used += (size_t)snprintf(nd->recommended + used, len - used, "%s%s:%d",
 						 used > 1 ? "," : "", eps[i].device, eps[i].port);

@@ -45,15 +45,26 @@
  *      peers that are not themselves under suspicion (two endpoints that fail only with each other,
  *      or two halves of a fabric that fail with each other, explain nothing: neither is drained).
  *      Repeated until nothing changes: a drained endpoint's pairs leave the background.
- *   4. Failed peer pairs that no drained endpoint explains are PATH FAULTS (v->paths): reported
- *      (RP_VERDICT_PATH_TEXT), never a drain. n_ambiguous counts their confirmed failed results.
- *   5. With cfg.topology (lib/discover/fabtopo.h), the failures are also localized to components (adapter,
+ *   4. Blamed together (no topology): when more than RP_VERDICT_TOGETHER endpoints of one fabric are
+ *      blamed by 2-3 at once, none of them is drained for it (a failure its own side reported, or a
+ *      self pair that only failed, still drains): that many adapter faults at once are far less likely
+ *      than one shared component (a dead leaf takes every adapter under it out, a dead spine under
+ *      D-mod-K every destination routed through it), and draining them would take a rail of healthy
+ *      adapters out of service and leave the fault in place. They are UNUSABLE instead (below), and one
+ *      RP_COMP_GROUP suspect names them; --topology localizes the component.
+ *   5. Failed peer pairs that no drained or unusable endpoint explains are PATH FAULTS (v->paths):
+ *      reported (RP_VERDICT_PATH_TEXT), never a drain. n_ambiguous counts their confirmed failed results.
+ *   6. With cfg.topology (lib/discover/fabtopo.h), the failures are also localized to components (adapter,
  *      cable, leaf, leaf-spine link, spine): v->suspects, ranked; only adapters are ever drained.
- *      Without it the suspects are the drained adapters and, when path faults exist, one
- *      RP_COMP_FABRIC entry for them.
- *   6. What is left passed against every measured peer on its fabric: the node's recommended
- *      NCCL_IB_HCA is "=dev:port,dev:port,..." of those (exact names, explicit ports), or none. A node
- *      is to drain as a whole (Slurm) only when every adapter of it is drained (n_drain == n_eps).
+ *      Without it the suspects are the drained adapters, one RP_COMP_GROUP entry per fabric whose
+ *      blamed endpoints were too many (4), and, when path faults exist, one RP_COMP_FABRIC entry.
+ *   7. UNUSABLE: an endpoint that 2-3 blame (its failures are no background) but that is not drained,
+ *      because a component around it explains them (4, or the topology's suspects in 6). It is not at
+ *      fault, and it cannot be used either: a job whose NCCL_IB_HCA names it would hang on the peers
+ *      it cannot reach. It is left out of its node's NCCL_IB_HCA, with why it is left out.
+ *   8. The node's recommended NCCL_IB_HCA is "=dev:port,dev:port,..." of its endpoints neither drained
+ *      nor unusable (exact names, explicit ports), or none. A node is to drain as a whole (Slurm) only
+ *      when every adapter of it is drained (n_drain == n_eps), never for unusable ones.
  */
 #ifndef RP_VERDICT_H
 #define RP_VERDICT_H
@@ -91,6 +102,10 @@ struct rp_verdict_cfg {
 #define RP_VERDICT_INTERVAL_DROP_DEFAULT 0.1
 #define RP_VERDICT_ALPHA_DEFAULT 1e-5
 #define RP_VERDICT_PATH_TEXT "failures diffuse across the fabric: suspect switches or routing"
+/* Blamed together (rule 4): more endpoints than this of one fabric blamed at once are not drained
+ * for it. Eight: more than a node's adapters (a node's adapters are on separate rails, one per
+ * fabric, so a dead node is one per fabric), fewer than a leaf's ports (16-32 on one rail). */
+#define RP_VERDICT_TOGETHER 8
 
 void rp_verdict_cfg_default(struct rp_verdict_cfg *cfg);
 /* Parse a --min-bw value (see above) into cfg. 0 or -EINVAL / -ERANGE; does not log. */
@@ -102,7 +117,8 @@ struct rp_verdict_ep {
 	bool measured;                /* took part in at least one pair */
 	bool worked;                  /* moved data with at least one peer */
 	bool drain;
-	char why[160];                /* why it is drained, "" otherwise */
+	bool unusable;                /* not drained but left out of NCCL_IB_HCA (rule 7) */
+	char why[192];                /* why it is drained or unusable, "" otherwise */
 	uint32_t ambiguous;           /* its confirmed failed results that no drain explains (path faults) */
 	uint32_t peers, peers_failed; /* peer pairs (other endpoints) measured, and how many failed (confirmed) */
 	uint32_t fabric;              /* component id (the smallest endpoint number in it) */
@@ -121,6 +137,7 @@ enum rp_component {
 	RP_COMP_UPLINK,            /* a leaf-spine link */
 	RP_COMP_SPINE,             /* a spine switch */
 	RP_COMP_FABRIC,            /* no topology: the path faults as a whole (RP_VERDICT_PATH_TEXT) */
+	RP_COMP_GROUP,             /* no topology: endpoints of one fabric blamed together (rule 4) */
 };
 
 /* A component that explains failed peer pairs, most likely first in v->suspects. */
@@ -139,6 +156,7 @@ const char *rp_component_str(enum rp_component k);   /* "adapter", "cable", "lea
 struct rp_verdict_node {
 	size_t first_ep, n_eps;       /* its endpoints: eps[first_ep .. first_ep + n_eps) */
 	size_t n_drain;
+	size_t n_unusable;            /* its endpoints left out of NCCL_IB_HCA without a drain (rule 7) */
 	char *recommended;            /* "=rxe0:1,rxe1:1"; NULL when no adapter is left */
 };
 
@@ -151,6 +169,7 @@ struct rp_verdict {
 	size_t n_lossy;               /* pairs with RP_WARN_LOSSY (port counters: retransmissions) */
 	size_t n_mtu_mismatch;        /* pairs with RP_WARN_MTU_MISMATCH */
 	size_t n_ambiguous;           /* confirmed failed results blamed on neither end (path faults) */
+	size_t n_unusable;            /* endpoints unusable without a drain (rule 7) */
 	double background;            /* estimated background rate of failed peer pairs (widest fabric) */
 	struct rp_verdict_path *paths;   /* path faults, by (a, b) */
 	size_t n_paths;

@@ -14,7 +14,7 @@
 
 const char *rp_component_str(enum rp_component k)
 {
-	static const char *const names[] = { "adapter", "cable", "leaf", "uplink", "spine", "fabric" };
+	static const char *const names[] = { "adapter", "cable", "leaf", "uplink", "spine", "fabric", "group" };
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
@@ -197,6 +197,7 @@ struct blame {
 	uint8_t *self;                /* per endpoint: its self pairs' classes, or'ed (RP_PEER_OK | _FAILED) */
 	uint32_t *local;              /* per endpoint: confirmed failures its own side reported as local */
 	uint32_t *order;              /* scratch: endpoints sorted by lp */
+	uint32_t *together;           /* per group: how many of its endpoints rule 4 spared (0: none) */
 	size_t m, j;                  /* endpoints tested; drained by the test so far (Holm) */
 };
 
@@ -406,7 +407,58 @@ static size_t test_round(struct blame *B)
 	return n_new;
 }
 
-/* Step 4: the confirmed failures no drain (nor, with a topology, chosen component) explains, as
+/* Whether e's own side failed: a self pair that only failed, or a failure its side reported as local
+ * (no usable port, set-up, port down). Evidence about the adapter, whatever the fabric around it. */
+static bool own_failure(const struct blame *B, uint32_t e)
+{
+	return B->self[e] == RP_PEER_FAILED || B->local[e];
+}
+
+/* Rule 4, blamed together: in every background group with more than RP_VERDICT_TOGETHER endpoints
+ * blamed for their peers' failures, none of those is drained; each is unusable. Endpoints a topology
+ * places are left to the localization (rule 6). */
+static void together_spare(struct blame *B, const struct rp_fabtopo_map *map)
+{
+	struct rp_verdict *v = B->v;
+
+	for (uint32_t e = 0; e < B->n_eps; e++)
+		B->together[e] = 0;
+	for (uint32_t e = 0; e < B->n_eps; e++)
+		if (v->eps[e].drain && !own_failure(B, e) && !(map && map->leaf[e] != RP_FABTOPO_NONE))
+			B->together[B->group[e]]++;
+	for (uint32_t e = 0; e < B->n_eps; e++) {
+		struct rp_verdict_ep *ve = &v->eps[e];
+		uint32_t n = B->together[B->group[e]];
+
+		if (n <= RP_VERDICT_TOGETHER || !ve->drain || own_failure(B, e) ||
+		    (map && map->leaf[e] != RP_FABTOPO_NONE))
+			continue;
+		ve->drain = false;
+		ve->unusable = true;
+		snprintf(ve->why, sizeof(ve->why), "one of %u adapters of its fabric blamed together: a shared switch, link "
+			 "or route, not %u adapter faults; not drained (--topology localizes it)", n, n);
+	}
+	for (uint32_t g = 0; g < B->n_eps; g++)
+		if (B->together[g] <= RP_VERDICT_TOGETHER)
+			B->together[g] = 0;
+}
+
+/* Rule 7 with a topology: what the blame test condemned and the localization did not drain is
+ * explained by a component around it (a leaf, an uplink, a spine): unusable, not drained. */
+static void unusable_mark(struct blame *B)
+{
+	for (uint32_t e = 0; e < B->n_eps; e++) {
+		struct rp_verdict_ep *ve = &B->v->eps[e];
+
+		if (!B->out[e] || ve->drain || ve->unusable)
+			continue;
+		ve->unusable = true;
+		snprintf(ve->why, sizeof(ve->why), "its failures go through the suspect switches or links around it "
+			 "(not its own fault: not drained)");
+	}
+}
+
+/* Step 5: the confirmed failures no drain (nor, with a topology, chosen component) explains, as
  * sorted, merged peer pairs in v->paths. */
 static int paths_collect(const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_expect *x,
 			 const struct rp_localize *L, struct rp_verdict *v)
@@ -419,7 +471,8 @@ static int paths_collect(const uint32_t *pair_eps, const struct rp_result_seq *p
 		struct rp_result_peek pk;
 
 		rp_result_seq_peek(ps, i, &pk);
-		if (result_class(&pk) != RP_PEER_FAILED || v->eps[a].drain || v->eps[b].drain ||
+		if (result_class(&pk) != RP_PEER_FAILED || v->eps[a].drain || v->eps[b].drain || v->eps[a].unusable ||
+		    v->eps[b].unusable ||
 		    rp_expect_pair(x, a, b) || (L && a != b && rp_localize_explains(L, a, b)))
 			continue;
 		v->n_ambiguous++;
@@ -477,13 +530,34 @@ static int cmp_suspect(const void *x, const void *y)
 	return a->ep < b->ep ? -1 : a->ep > b->ep;
 }
 
-/* The suspects without topology: the drained adapters, then the path faults as one entry. */
+/* Rule 4's suspect of group g: its unusable endpoints as one entry, named by the first of them. */
+static void group_suspect(const struct rp_endpoint *eps, const struct blame *B, uint32_t g, struct rp_verdict_suspect *s)
+{
+	const struct rp_verdict *v = B->v;
+	uint32_t first = UINT32_MAX;
+
+	*s = (struct rp_verdict_suspect){ .kind = RP_COMP_GROUP, .ep = UINT32_MAX, .confidence = 1 };
+	for (uint32_t e = 0; e < B->n_eps; e++) {
+		if (B->group[e] != g || !v->eps[e].unusable)
+			continue;
+		first = first == UINT32_MAX ? e : first;
+		s->failed += v->eps[e].peers_failed;
+		s->measured += v->eps[e].peers;
+	}
+	snprintf(s->name, sizeof(s->name), "%u adapters failing together (the fabric of %.48s/%.24s:%d)", B->together[g],
+		 eps[first].node, eps[first].device, eps[first].port);
+	snprintf(s->why, sizeof(s->why), "%u adapters of one fabric fail with most of their peers at once: a shared "
+		 "switch, link or route is the suspect; none drained, each left out of NCCL_IB_HCA", B->together[g]);
+}
+
+/* The suspects without topology: the drained adapters, the groups blamed together, then the path
+ * faults as one entry. */
 static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, struct rp_verdict *v)
 {
 	size_t n = v->n_paths ? 1 : 0, k = 0, peers = 0;
 
 	for (size_t e = 0; e < B->n_eps; e++)
-		n += v->eps[e].drain;
+		n += v->eps[e].drain + (B->together[e] > 0);
 	v->suspects = calloc(n ? n : 1, sizeof(*v->suspects));
 	if (!v->suspects)
 		return rp_error(-ENOMEM, "verdict: allocate %zu suspects", n);
@@ -506,6 +580,9 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, 
 	}
 	if (k > 1)   /* qsort's array may be NULL when empty */
 		qsort(v->suspects, k, sizeof(*v->suspects), cmp_suspect);
+	for (uint32_t g = 0; g < B->n_eps; g++)
+		if (B->together[g])
+			group_suspect(eps, B, g, &v->suspects[k++]);
 	if (v->n_paths) {
 		struct rp_verdict_suspect *s = &v->suspects[k++];
 
@@ -551,8 +628,11 @@ static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const st
 		background_compute(B, F, N);
 	while (test_round(B) > 0);
 	B->v->background = widest_background(B, N);
+	together_spare(B, x->map);
 	if (x->map)
 		rc = rp_localize_run(&L, cfg, x->map, eps, B->n_eps, B->pi, B->v);
+	if (!rc)
+		unusable_mark(B);
 	if (!rc)
 		rc = paths_collect(pair_eps, ps, x, L, B->v);
 	if (!rc) {
@@ -636,7 +716,8 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	B.order = calloc(ne, sizeof(*B.order));
 	B.self = calloc(ne, sizeof(*B.self));
 	B.local = calloc(ne, sizeof(*B.local));
-	if (!B.out || !B.cand || !B.group || !B.p0 || !B.lp || !B.ok || !B.order || !B.self || !B.local)
+	B.together = calloc(ne, sizeof(*B.together));
+	if (!B.out || !B.cand || !B.group || !B.p0 || !B.lp || !B.ok || !B.order || !B.self || !B.local || !B.together)
 		rc = rp_error(-ENOMEM, "verdict: allocate the blame of %zu endpoints", n_eps);
 	if (!rc)
 		rc = own_failures(&B, eps, pair_eps, ps);
@@ -651,6 +732,7 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	free(B.order);
 	free(B.self);
 	free(B.local);
+	free(B.together);
 	rp_peer_index_fini(&pi);
 	rp_expect_fini(&x);
 	if (mp)

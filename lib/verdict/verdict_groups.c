@@ -18,6 +18,7 @@ const char *rp_suspect_kind_name(enum rp_suspect_kind k)
 {
 	switch (k) {
 	case RP_SUSPECT_ADAPTER: return "adapter";
+	case RP_SUSPECT_UNUSABLE: return "unusable";
 	case RP_SUSPECT_LINK: return "link";
 	case RP_SUSPECT_KIND_COUNT_: break;
 	}
@@ -32,6 +33,12 @@ enum rp_suspect_kind rp_fail_suspect(const struct rp_verdict *v, uint32_t s, uin
 	if (ds || dd) {
 		*a = *b = ds && (!dd || v->eps[s].failed >= v->eps[d].failed) ? s : d;
 		return RP_SUSPECT_ADAPTER;
+	}
+	ds = v->eps[s].unusable;
+	dd = v->eps[d].unusable;
+	if (ds || dd) {
+		*a = *b = ds && (!dd || v->eps[s].failed >= v->eps[d].failed) ? s : d;
+		return RP_SUSPECT_UNUSABLE;
 	}
 	*a = s < d ? s : d;
 	*b = s < d ? d : s;
@@ -69,7 +76,7 @@ static int group_cmp(const void *x, const void *y)
 	return (p->b > q->b) - (p->b < q->b);
 }
 
-/* Read every pair once: ADAPTER failures into per-endpoint groups, LINK failures into *lf. */
+/* Read every pair once: ADAPTER and UNUSABLE failures into per-endpoint groups, LINK failures into *lf. */
 static int collect(const struct rp_verdict *v, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 		   struct rp_fail_group *per_ep, struct link_fail **lf, size_t *n_lf, struct rp_fail_groups *fg)
 {
@@ -90,7 +97,8 @@ static int collect(const struct rp_verdict *v, const uint32_t *pair_eps, const s
 
 		fg->n_failed++;
 		fg->kind_failed[k]++;
-		if (k == RP_SUSPECT_ADAPTER) {
+		if (k != RP_SUSPECT_LINK) {
+			per_ep[a].kind = k;     /* an endpoint is drained or unusable, never both */
 			group_add(&per_ep[a], i, confirmed);
 			continue;
 		}
@@ -121,13 +129,17 @@ static int assemble(const struct rp_verdict *v, struct rp_fail_group *per_ep, co
 	fg->g = calloc(n_ad + n_links + 1, sizeof(*fg->g));
 	if (!fg->g)
 		return -ENOMEM;
-	for (size_t e = 0; e < v->n_eps; e++)
-		if (per_ep[e].n)
-			fg->g[k++] = per_ep[e];
-	if (k > 1)   /* qsort's array may be NULL when empty */
-		qsort(fg->g, k, sizeof(*fg->g), group_cmp);
-	fg->kind_first[RP_SUSPECT_ADAPTER] = 0;
-	fg->kind_groups[RP_SUSPECT_ADAPTER] = k;
+	for (int kind = RP_SUSPECT_ADAPTER; kind < RP_SUSPECT_LINK; kind++) {
+		size_t first = k;
+
+		for (size_t e = 0; e < v->n_eps; e++)
+			if (per_ep[e].n && per_ep[e].kind == (enum rp_suspect_kind)kind)
+				fg->g[k++] = per_ep[e];
+		if (k - first > 1)   /* qsort's array may be NULL when empty */
+			qsort(fg->g + first, k - first, sizeof(*fg->g), group_cmp);
+		fg->kind_first[kind] = first;
+		fg->kind_groups[kind] = k - first;
+	}
 	fg->kind_first[RP_SUSPECT_LINK] = k;
 	for (size_t j = 0; j < n_lf; j++) {
 		if (j == 0 || lf[j].a != lf[j - 1].a || lf[j].b != lf[j - 1].b)

@@ -6,7 +6,9 @@
  * first rule that names a suspect:
  *   ADAPTER  an end the verdict drains (lib/verdict/verdict.h); both drained: the one with more failed
  *            directions (a tie: the source). The group is keyed by that endpoint.
- *   LINK     neither end is drained: the path between the two endpoints is the suspect (a cable, a
+ *   UNUSABLE an end the verdict leaves out of NCCL_IB_HCA without draining it (unusable: a switch or
+ *            route around it is the suspect); both: as ADAPTER. Keyed by that endpoint.
+ *   LINK     neither end is drained nor unusable: the path between the two endpoints is the suspect (a cable, a
  *            port, a switch between them). Keyed by the unordered pair, so both directions of one
  *            link are one group.
  * A new suspect kind (a component from lib's localisation: a leaf, a spine, a rail) slots in as a kind
@@ -24,13 +26,13 @@
 #include "verdict/result_seq.h"
 #include "verdict/verdict.h"
 
-enum rp_suspect_kind { RP_SUSPECT_ADAPTER = 0, RP_SUSPECT_LINK, RP_SUSPECT_KIND_COUNT_ };
+enum rp_suspect_kind { RP_SUSPECT_ADAPTER = 0, RP_SUSPECT_UNUSABLE, RP_SUSPECT_LINK, RP_SUSPECT_KIND_COUNT_ };
 
 #define RP_GROUP_EXAMPLES 3           /* the first failed directions a group keeps, by pair index */
 
 struct rp_fail_group {
 	enum rp_suspect_kind kind;
-	uint32_t a, b;                /* ADAPTER: the endpoint (b == a); LINK: its two ends, a < b */
+	uint32_t a, b;                /* ADAPTER, UNUSABLE: the endpoint (b == a); LINK: its two ends, a < b */
 	size_t n;                     /* failed directions in the group */
 	size_t confirmed;             /* of them confirmed on retest (lib/verdict/retest.h) */
 	size_t ex[RP_GROUP_EXAMPLES]; /* pair indices of its first failures */
@@ -57,7 +59,7 @@ void rp_fail_groups_fini(struct rp_fail_groups *fg);
  * *a, *b (ADAPTER: *a == *b the endpoint). s and d must be below v->n_eps. */
 enum rp_suspect_kind rp_fail_suspect(const struct rp_verdict *v, uint32_t s, uint32_t d, uint32_t *a, uint32_t *b);
 
-/* "adapter", "link": the kind as the reports name it. */
+/* "adapter", "unusable", "link": the kind as the reports name it. */
 const char *rp_suspect_kind_name(enum rp_suspect_kind k);
 
 #endif

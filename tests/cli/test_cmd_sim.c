@@ -379,6 +379,45 @@ static void test_text_by_findings(void **state)
 	free(x);
 }
 
+/* A dead spine without --topology, end to end: 64 nodes x 2 on 8-port leaves, 4 spines, D-mod-K: the
+ * 16 nodes routed through spine1 (node01, node05, ...) fail with every peer behind another leaf.
+ * Before, each of their 32 adapters was drained and 16 nodes were told to use none; now nothing is
+ * drained, the verdict line counts them as unusable, the nodes that lose adapters are listed first
+ * (not pushed off the list by nodes with a path fault), the JSON's nodes[] says unusable with the
+ * reason, the JUnit case says unusable, and the check exit stays a failure. */
+static void test_dead_spine_drains_nothing(void **state)
+{
+	static const char m3[] = "nodes 64\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 1ms\n"
+				 "fabric 8 4 dmodk\nrandom-dead 0.01 5\nfault spine spine1 dead\n";
+	char mpath[512], jpath[512];
+	char *x;
+
+	(void)state;
+	file_put("spine.model", m3, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --pattern rail "
+					 "--json '%s/s.json' --junit '%s/s.xml' 2>/dev/null", mpath, rp_test_tmpdir(),
+					 rp_test_tmpdir()), 1);
+	assert_non_null(strstr(out, "; drain: none; 32 adapters unusable, not drained (a switch or route around them)"));
+	assert_non_null(strstr(out, "--nodes-all lists every node):\n  node01: "));
+	assert_non_null(strstr(out, "unusable, not drained: mlx5_0:1, mlx5_1:1 (one of 16 adapters of its fabric blamed "
+				    "together"));
+	assert_non_null(strstr(out, "NCCL_IB_HCA=(none: no usable adapter)"));
+	assert_non_null(strstr(out, "  1. group 16 adapters failing together (the fabric of node01/mlx5_0:1)"));
+	assert_null(strstr(out, "; drain: mlx5"));   /* no node line drains an adapter */
+	snprintf(jpath, sizeof(jpath), "%s/s.json", rp_test_tmpdir());
+	x = file_get(jpath);
+	assert_non_null(strstr(x, "\"drain\": [],\n      \"drain_reasons\": {},\n      \"unusable\": [\n        \"mlx5_0:1\",\n"
+				  "        \"mlx5_1:1\"\n      ],\n      \"unusable_reasons\": {\n        \"mlx5_0:1\": \"one of 16"));
+	assert_null(strstr(x, "\"drain\": [\n"));    /* no node drains an adapter */
+	free(x);
+	snprintf(jpath, sizeof(jpath), "%s/s.xml", rp_test_tmpdir());
+	x = file_get(jpath);
+	assert_non_null(strstr(x, "name=\"node01/mlx5_0:1\" time=\"0\">\n      <failure type=\"unusable\" "
+				  "message=\"unusable, not drained: one of 16"));
+	assert_null(strstr(x, "type=\"drain\""));
+	free(x);
+}
+
 /* diff on the reports matrix writes by default past 100,000 directions (--list-pairs notable): read,
  * not refused ("a truncated or edited file?"); a direction the sweep found dead (4 KiB probe) and the
  * same direction failed at 64 KiB without the sweep are one pair (before: both a new failure and
@@ -679,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_prom_baseline),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_text_by_findings),
+		cmocka_unit_test(test_dead_spine_drains_nothing),
 		cmocka_unit_test(test_diff_notable),
 		cmocka_unit_test(test_one_clock),
 		cmocka_unit_test(test_simulator_shown),

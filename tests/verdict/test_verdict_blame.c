@@ -409,6 +409,10 @@ static void test_localize_leaf_and_adapters(void **state)
 			fail_msg("endpoint %u: drain %d, want %d (%s)", e, v.eps[e].drain, want, v.eps[e].why);
 	}
 	assert_non_null(strstr(v.eps[bad].why, "adapter or its cable (leaf1-5 port 1)"));
+	for (uint32_t e = 0; e < s.n_eps; e++)   /* leaf0-2: rail 0 of nodes 16-23, not drained, not usable */
+		if (v.eps[e].unusable != (e % 2 == 0 && e / 2 >= 16 && e / 2 < 24))
+			fail_msg("endpoint %u: unusable %d (%s)", e, v.eps[e].unusable, v.eps[e].why);
+	assert_string_equal(v.nodes[16].recommended, "=mlx5_1:1");
 	assert_int_equal(v.nodes[50].n_drain, v.nodes[50].n_eps);
 	assert_true(v.n_suspects >= 4);
 	for (size_t k = 0; k < 4; k++)
@@ -464,6 +468,78 @@ static void test_localize_three_leaves(void **state)
 	rp_verdict_fini(&v);
 	rp_fabtopo_destroy(topo);
 	scene_fini(&s);
+}
+
+/* Every pair of endpoint e with anyone fails (a dead adapter, as the probes see it). */
+static void scene_kill_ep(struct scene *s, uint32_t e)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->pair_eps[2 * i] == e || s->pair_eps[2 * i + 1] == e)
+			s->status[i] = RP_ST_RETRY_EXCEEDED;
+}
+
+/* A dead spine without the topology: under D-mod-K every destination routed through it (a quarter
+ * of the nodes here, on both rails) fails with the peers behind other leaves. The count used to drain
+ * all 32 of them and Slurm-drain their 16 nodes; now none is drained, each is unusable (left out of
+ * its node's NCCL_IB_HCA), and one group suspect per rail names them. */
+static void test_spine_dead_drains_nobody(void **state)
+{
+	struct scene s;
+	struct rp_fabtopo *topo;
+	struct rp_verdict v;
+
+	(void)state;
+	scene_from_model(&s, FAT_TREE "fault spine spine1 dead\n", &topo);
+	assert_int_equal(scene_judge_topo(&s, NULL, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	for (uint32_t e = 0; e < s.n_eps; e++)
+		if (v.eps[e].unusable != (e / 2 % 4 == 1))
+			fail_msg("endpoint %u: unusable %d (%s)", e, v.eps[e].unusable, v.eps[e].why);
+	assert_int_equal(v.n_unusable, 32);
+	assert_non_null(strstr(v.eps[2].why, "one of 16 adapters of its fabric blamed together"));
+	assert_int_equal(v.suspects[0].kind, RP_COMP_GROUP);
+	assert_int_equal(v.suspects[1].kind, RP_COMP_GROUP);
+	assert_false(v.suspects[0].drain);
+	assert_null(v.nodes[1].recommended);            /* node001: both adapters behind the spine */
+	assert_int_equal(v.nodes[1].n_drain, 0);        /* and not a node to drain */
+	assert_string_equal(v.nodes[0].recommended, "=mlx5_0:1,mlx5_1:1");
+	assert_false(v.pass);
+	rp_verdict_fini(&v);
+	/* with the topology: the spine is the suspect, the same endpoints unusable, nothing drained */
+	assert_int_equal(scene_judge_topo(&s, topo, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.suspects[0].kind, RP_COMP_SPINE);
+	assert_string_equal(v.suspects[0].name, "spine1");
+	for (uint32_t e = 0; e < s.n_eps; e++)
+		if (v.eps[e].unusable != (e / 2 % 4 == 1))
+			fail_msg("endpoint %u with the topology: unusable %d (%s)", e, v.eps[e].unusable, v.eps[e].why);
+	assert_null(v.nodes[1].recommended);
+	rp_verdict_fini(&v);
+	rp_fabtopo_destroy(topo);
+	scene_fini(&s);
+}
+
+/* The rule's edge: RP_VERDICT_TOGETHER dead adapters on one rail are drained, one more and none is
+ * (each unusable instead); a dead adapter that failed on its own side (its port down) is drained
+ * whatever the count. */
+static void test_together_edge(void **state)
+{
+	struct scene s;
+	struct rp_verdict v;
+
+	(void)state;
+	for (int extra = 0; extra < 2; extra++) {
+		scene_init(&s, 40, 1);
+		for (uint32_t e = 0; e < RP_VERDICT_TOGETHER + (uint32_t)extra; e++)
+			scene_kill_ep(&s, 3 * e + 1);
+		assert_int_equal(scene_judge(&s, &v), 0);
+		assert_int_equal(drained(&v), extra ? 0 : RP_VERDICT_TOGETHER);
+		assert_int_equal(v.n_unusable, extra ? RP_VERDICT_TOGETHER + 1 : 0);
+		assert_int_equal(v.nodes[1].recommended == NULL, 1);
+		assert_int_equal(v.suspects[0].kind, extra ? RP_COMP_GROUP : RP_COMP_ADAPTER);
+		rp_verdict_fini(&v);
+		scene_fini(&s);
+	}
 }
 
 /* A loopback of one adapter with itself (a self pair, which never leaves the adapter) that only
@@ -562,6 +638,8 @@ int main(void)
 		cmocka_unit_test(test_localize_uplink),
 		cmocka_unit_test(test_localize_leaf_and_adapters),
 		cmocka_unit_test(test_localize_three_leaves),
+		cmocka_unit_test(test_spine_dead_drains_nobody),
+		cmocka_unit_test(test_together_edge),
 		cmocka_unit_test(test_self_pair),
 		cmocka_unit_test(test_no_port_is_its_own),
 		cmocka_unit_test(test_binom_tail),

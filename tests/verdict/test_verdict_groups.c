@@ -79,11 +79,44 @@ static void test_link_both_directions(void **state)
 	mx_view_fini(&mx);
 }
 
+/* An unusable endpoint (not drained: a switch around it is the suspect) keys its failures as its own
+ * group of kind UNUSABLE, after the drained adapters' and before the links'; a failure between a
+ * drained and an unusable end stays the drained one's. */
+static void test_unusable_group(void **state)
+{
+	struct mx_view mx;
+	struct rp_fail_groups fg;
+	struct rp_result_seq ps;
+
+	(void)state;
+	mx_view_build(&mx, false);
+	for (size_t i = 0; i < mx.view.n; i++) {
+		uint32_t s = mx.pair_eps[2 * i], d = mx.pair_eps[2 * i + 1];
+
+		if ((s == 0 && d == 2) || (s == 1 && d == 0))
+			rp_pair_result_fail(&mx.res[i], RP_ST_RETRY_EXCEEDED, "retry exceeded");
+	}
+	mx.verdict.eps[0].unusable = true;
+	ps = rp_result_seq_const(mx.res, mx.view.n);
+	assert_int_equal(rp_fail_groups_build(&mx.verdict, mx.pair_eps, &ps, &fg), 0);
+	assert_int_equal(fg.kind_groups[RP_SUSPECT_ADAPTER], 1);     /* endpoint 3, drained */
+	assert_int_equal(fg.kind_groups[RP_SUSPECT_UNUSABLE], 1);
+	assert_int_equal(fg.kind_first[RP_SUSPECT_UNUSABLE], 1);
+	assert_int_equal(fg.g[1].kind, RP_SUSPECT_UNUSABLE);
+	assert_int_equal(fg.g[1].a, 0);
+	assert_int_equal(fg.g[1].n, 2);
+	assert_int_equal(fg.kind_groups[RP_SUSPECT_LINK], 0);
+	assert_string_equal(rp_suspect_kind_name(fg.g[1].kind), "unusable");
+	rp_fail_groups_fini(&fg);
+	mx_view_fini(&mx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_adapter_and_links),
 		cmocka_unit_test(test_link_both_directions),
+		cmocka_unit_test(test_unusable_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
