@@ -1,6 +1,7 @@
 /* fabtopo.c: --topology files (native, Slurm topology.conf) and their map onto a run's endpoints; see
  * fabtopo.h. */
 #include "discover/fabtopo.h"
+#include "discover/fabtopo_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -345,6 +346,17 @@ int rp_fabtopo_parse(const char *name, const char *text, size_t len, struct rp_f
 
 	*t_p = NULL;
 	err[0] = '\0';
+	if (rp_fabtopo_is_ibnet(text, len)) {
+		char *native = NULL, nname[512];
+		size_t nlen = 0;
+
+		rc = rp_fabtopo_ibnet_native(name, text, len, &native, &nlen, err, err_len);
+		snprintf(nname, sizeof(nname), "%s (as read from ibnetdiscover)", name);
+		if (rc == 0)
+			rc = rp_fabtopo_parse(nname, native, nlen, t_p, err, err_len);
+		free(native);
+		return rc;
+	}
 	p.t = calloc(1, sizeof(*p.t));
 	if (!p.t)
 		return -ENOMEM;

@@ -2,7 +2,7 @@
  * cable goes to, which spines each leaf has uplinks to, and how a pair picks its spine. The verdict
  * localizes failures with it (lib/verdict/verdict.h, "Blame", step 5).
  *
- * Two formats, told apart by the first setting line:
+ * Three formats, told apart by the first setting line:
  *
  * Native ('#' starts a comment, words separated by spaces or tabs):
  *   adapter NODE/DEVICE[:PORT] LEAF LEAF_PORT   the adapter's cable ends on LEAF, port LEAF_PORT
@@ -22,6 +22,13 @@
  * of such a node is taken to be on that leaf's switch for its rail, named "SWITCH/DEVICE" (a rail-
  * optimized fabric's scalable unit shares one leaf per rail); a switch with Switches= is a spine with
  * uplinks to those leaves (to each of their rails' switches). Routes are unknown.
+ *
+ * ibnetdiscover's output (InfiniBand; lib/discover/fabtopo_ibnet.c): every switch port that reaches an
+ * adapter port places that adapter (its NodeDescription read as "HOST DEVICE", rdma-ndd's default
+ * "%h %d"; adapters described otherwise cannot be placed and stay unknown) on that switch, a leaf;
+ * a switch linked to a leaf that has no adapter is a spine, and each leaf-spine link an uplink.
+ * Switches are named by their NodeDescription (spaces as '_'; with their "S-<guid>" when two share
+ * one). Routes are unknown (the forwarding tables are not in it).
  *
  * Errors name the line: "topology.conf line 4: Nodes=node[3-1]: the range runs backwards".
  */

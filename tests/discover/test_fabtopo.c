@@ -13,6 +13,9 @@
 
 #include "discover/fabtopo.h"
 
+/* the test binaries run from the repository root (make check) */
+#define RP_TEST_DATA "tests/discover/data"
+
 static int parse(const char *text, struct rp_fabtopo **t, char *err, size_t len)
 {
 	return rp_fabtopo_parse("topo", text, strlen(text), t, err, len);
@@ -156,6 +159,68 @@ static void test_slurm(void **state)
 	assert_non_null(strstr(err, "line 2: 'adapter' in a Slurm topology.conf"));
 }
 
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = malloc(1 << 16);
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	*len = fread(buf, 1, (1 << 16) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* ibnetdiscover's output (tests/discover/data/ibnet-2leaf.txt: two leaves, one spine, a two-port
+ * adapter, an adapter whose NodeDescription names no host and device): the adapters on their leaves
+ * and ports, the leaves' uplinks (two cables from leaf-b count once), the spine not taken for a leaf,
+ * the CA section's repeat of a link ignored; and its errors. */
+static void test_ibnetdiscover(void **state)
+{
+	struct rp_fabtopo *t;
+	struct rp_fabtopo_map mp;
+	struct rp_endpoint eps[5];
+	char err[256], *text;
+	size_t len;
+
+	(void)state;
+	text = slurp(RP_TEST_DATA "/ibnet-2leaf.txt", &len);
+	assert_int_equal(rp_fabtopo_parse("ib.txt", text, len, &t, err, sizeof(err)), 0);
+	free(text);
+	assert_false(t->slurm);
+	assert_false(t->dmodk);
+	assert_int_equal(t->n_adapters, 4);          /* the ConnectX-7 described by its model: not placed */
+	assert_int_equal(t->n_leaves, 2);
+	assert_int_equal(t->n_spines, 1);
+	assert_string_equal(t->spines[0], "MF0;spine-1:MQM9700/U1");
+	assert_int_equal(t->n_up, 2);
+	ep_set(&eps[0], "gpu01", "mlx5_0", 1);
+	ep_set(&eps[1], "gpu02", "mlx5_0", 1);
+	ep_set(&eps[2], "gpu03", "mlx5_1", 1);
+	ep_set(&eps[3], "gpu03", "mlx5_1", 2);
+	ep_set(&eps[4], "gpu04", "mlx5_0", 1);
+	assert_int_equal(rp_fabtopo_map_build(t, eps, 5, &mp), 0);
+	assert_int_equal(mp.n_unknown, 1);
+	assert_string_equal(mp.leaf_names[mp.leaf[0]], "MF0;leaf-a:MQM9700/U1");
+	assert_int_equal(mp.leaf[1], mp.leaf[0]);
+	assert_int_equal(mp.leaf_port[1], 2);
+	assert_string_equal(mp.leaf_names[mp.leaf[2]], "MF0;leaf-b:MQM9700/U1");
+	assert_int_equal(mp.leaf_port[3], 2);
+	assert_int_equal(mp.leaf[4], RP_FABTOPO_NONE);
+	rp_fabtopo_map_fini(&mp);
+	rp_fabtopo_destroy(t);
+
+	assert_int_equal(parse("switchguid=0x1(1)\n[1]\t\"H-2\"[1](2)\t\t# \"a mlx5_0\" lid 1\n", &t, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "topo line 2 (ibnetdiscover): a port line before any Switch line"));
+	assert_int_equal(parse("Switch\t8 \"S-1\"\t\t# \"leaf\"\n[1]\tH-2[1]\n", &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 2 (ibnetdiscover): a port line without its remote"));
+	assert_int_equal(parse("Switch\t8 \"S-1\"\t\t# \"leaf\"\n[1]\t\"H-2\"[1](2)\t\t# \"MT4129 ConnectX-7 NIC\" lid 1\n",
+			       &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no adapter port named \"HOST DEVICE\" (1 adapter ports with another"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_native_errors),
 		cmocka_unit_test(test_hostlist),
 		cmocka_unit_test(test_slurm),
+		cmocka_unit_test(test_ibnetdiscover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
