@@ -9,6 +9,7 @@
 
 #include "cmds.h"
 #include "verdict/drift.h"
+#include "discover/fabtopo.h"
 #include "matrix.h"
 #include "matrix/mx_run.h"
 #include "matrix/mx_retest.h"
@@ -531,12 +532,22 @@ int matrix_cli_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *jud
 		return RP_EXIT_ENV;
 	}
 	mv.conc = o->conc ? &cj.view : NULL;
+	/* the HTML orders the nodes by leaf when the topology places them (nothing lost when it cannot) */
+	struct rp_fabtopo_map tmap;
+	bool tmapped = o->vcfg && o->vcfg->topology && rp_fabtopo_map_build(o->vcfg->topology, eps, o->n_eps, &tmap) == 0;
+
+	if (tmapped) {
+		mv.leaf = tmap.leaf;
+		mv.leaf_names = tmap.leaf_names;
+	}
 
 	if (v_out && all && o->ops &&
 	    rp_cli_ops_baseline_judge_notable(o->ops, "matrix", o->cfg, all, listed.n, eps, o->list_notable ? o->n_eps : 0,
 					      mr->n - listed.n) != 0)
 		status = RP_EXIT_ENV;
 	status = files_write(o, &mv, &judged, &listed, &v, v_out != NULL) ? RP_EXIT_ENV : status;
+	if (tmapped)
+		rp_fabtopo_map_fini(&tmap);
 	conc_judged_fini(&cj);
 	rp_report_listed_fini(&lst);
 	if (v_out) {

@@ -44,13 +44,28 @@ static bool moved(const struct rp_pair_result *r)
 	return r->status == RP_ST_OK || r->status == RP_ST_BELOW_THRESHOLD;
 }
 
-/* Natural order of endpoints: node, device, port; ties by endpoint number so the order is total. */
+#define LEAF_ORDER "ordered by leaf switch (--topology), then by name: the nodes under one leaf are adjacent, so a " \
+	"failing leaf or uplink shows as a block"
+
+struct ep_order {
+	const struct rp_endpoint *eps;
+	const char *const *key;       /* per endpoint: its node's leaf (--topology), NULL: none; NULL: no keys */
+};
+
+/* Natural order of endpoints: node, device, port; ties by endpoint number so the order is total.
+ * With a topology, nodes by their leaf first (nodes no leaf lists last). */
 static int ep_cmp(const void *a, const void *b, void *ctx)
 {
-	const struct rp_endpoint *eps = ctx;
+	const struct ep_order *o = ctx;
+	const struct rp_endpoint *eps = o->eps;
 	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
 	const struct rp_endpoint *x = &eps[ia], *y = &eps[ib];
-	int c = rp_natcmp_n(x->node, y->node, sizeof(x->node));
+	int c = 0;
+
+	if (o->key && (o->key[ia] || o->key[ib]))
+		c = !o->key[ia] ? 1 : !o->key[ib] ? -1 : rp_natcmp_n(o->key[ia], o->key[ib], RP_NAME_MAX * 2);
+	if (!c)
+		c = rp_natcmp_n(x->node, y->node, sizeof(x->node));
 
 	if (!c)
 		c = rp_natcmp_n(x->device, y->device, sizeof(x->device));
@@ -242,6 +257,43 @@ void rp_html_layout_fini(struct rp_html_layout *lo)
 	memset(lo, 0, sizeof(*lo));
 }
 
+/* lo->order: the natural order; with a topology, then again with each node keyed by the first leaf
+ * (natural order) of its adapters, so the nodes under one leaf are adjacent. */
+static int order_sort(struct rp_html_layout *lo, const struct rp_matrix_view *mv)
+{
+	struct ep_order o = { .eps = mv->eps };
+	size_t n = mv->n_eps;
+	const char **key;
+
+	qsort_r(lo->order, n, sizeof(*lo->order), ep_cmp, &o);
+	if (!mv->leaf || !mv->leaf_names || n == 0)
+		return 0;
+	key = calloc(n, sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	for (size_t p = 0, first = 0; p <= n; p++) {
+		const char *best = NULL;
+
+		if (p < n && p > first && strncmp(mv->eps[lo->order[p]].node, mv->eps[lo->order[first]].node,
+						  sizeof(mv->eps[0].node)) == 0)
+			continue;
+		for (size_t q = first; q < p; q++) {
+			uint32_t l = mv->leaf[lo->order[q]];
+
+			if (l != UINT32_MAX && (!best || rp_natcmp_n(mv->leaf_names[l], best, RP_NAME_MAX * 2) < 0))
+				best = mv->leaf_names[l];
+		}
+		for (size_t q = first; q < p; q++)
+			key[lo->order[q]] = best;
+		first = p;
+	}
+	o.key = key;
+	qsort_r(lo->order, n, sizeof(*lo->order), ep_cmp, &o);
+	lo->by_leaf = true;
+	free(key);
+	return 0;
+}
+
 int rp_html_layout_init(struct rp_html_layout *lo, const struct rp_matrix_view *mv)
 {
 	struct rp_pair_result pr_tmp;
@@ -270,7 +322,8 @@ int rp_html_layout_init(struct rp_html_layout *lo, const struct rp_matrix_view *
 		lo->order[e] = e;
 		lo->link[e] = !ep->soft && isfinite(ep->link_gbps) && ep->link_gbps > 0 ? ep->link_gbps : 0;
 	}
-	qsort_r(lo->order, n, sizeof(*lo->order), ep_cmp, (void *)mv->eps);
+	if (order_sort(lo, mv) != 0)
+		return -ENOMEM;
 	for (size_t p = 0; p < n; p++) {
 		lo->pos[lo->order[p]] = p;
 		if (p == 0 || strncmp(mv->eps[lo->order[p]].node, mv->eps[lo->order[p - 1]].node, sizeof(mv->eps[0].node)) != 0)
@@ -675,11 +728,11 @@ static void heat_blocks(const struct rp_html_layout *lo, struct rp_sb *sb)
 	agg.n_nodes_real = lo->n_nodes;
 	rp_sb_printf(sb, "<h2>Node blocks: the worst pair between two blocks of %zu nodes (rows write into columns)</h2>\n"
 		     "<p class=\"hint\" id=\"heat-aggregated\">AGGREGATED: %zu nodes are more than the %zu cells a side this "
-		     "page draws, so each cell is a block of %zu x %zu consecutive nodes (natural order) and shows the worst pair "
+		     "page draws, so each cell is a block of %zu x %zu consecutive nodes (%s) and shows the worst pair "
 		     "between them: a failure anywhere in a block colours its cell. Hover a cell for the block pair; click it for "
 		     "its adapter pairs.</p>\n<p class=\"hint\" id=\"heat-note\"></p>\n"
 		     "<div class=\"scroll\"><canvas id=\"node-heatmap\"></canvas></div>\n<div id=\"drill\"></div>\n",
-		     B, lo->n_nodes, lo->heat_max, B, B);
+		     B, lo->n_nodes, lo->heat_max, B, B, lo->by_leaf ? LEAF_ORDER : "natural order");
 	rp_html_node_data(&agg, sb);
 	free(node_of);
 	free(first);
@@ -696,8 +749,10 @@ void rp_html_pictures(const struct rp_html_layout *lo, struct rp_sb *sb)
 		heat_blocks(lo, sb);
 	} else if (nodes) {
 		rp_sb_puts(sb, "<h2>Node by node: the worst pair between two nodes (rows write into columns)</h2>\n"
-			       "<p class=\"hint\">Hover a cell for the node pair; click it for its adapter pairs.</p>\n"
-			       "<p class=\"hint\" id=\"heat-note\">Every node pair with a failed or slow pair is drawn at least 3 "
+			       "<p class=\"hint\">Hover a cell for the node pair; click it for its adapter pairs.</p>\n");
+		if (lo->by_leaf)
+			rp_sb_puts(sb, "<p class=\"hint\" id=\"heat-order\">Nodes " LEAF_ORDER ".</p>\n");
+		rp_sb_puts(sb, "<p class=\"hint\" id=\"heat-note\">Every node pair with a failed or slow pair is drawn at least 3 "
 			       "pixels wide, failures on top, however large the fabric.</p>\n"
 			       "<div class=\"scroll\"><canvas id=\"node-heatmap\"></canvas></div>\n<div id=\"drill\"></div>\n");
 		rp_html_node_data(lo, sb);

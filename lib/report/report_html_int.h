@@ -46,6 +46,7 @@ struct rp_html_layout {
 	uint8_t *q;                 /* per result: share of its expected rate, or an RP_HTML_Q_ code */
 	size_t n_by_link, n_by_median;  /* results coloured against each */
 	size_t n_fabrics;
+	bool by_leaf;                 /* the nodes are ordered by leaf (--topology) */
 	double median_lo, median_hi;    /* the fabric medians' range (for the legend) */
 	size_t n_nominal;               /* fabrics whose link rate means nothing (see RP_HTML_NOMINAL_PCT) */
 	double nominal_median, nominal_link;  /* one of them, for the legend */

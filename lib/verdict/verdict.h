@@ -222,6 +222,9 @@ struct rp_matrix_view {
 	const struct rp_result_seq *every; /* every pair, listed or not (conc's solo indexes it); NULL: the n above */
 	const uint32_t *every_pair_eps;   /* 2 per pair of every: its ends (the HTML counts the plain passes
 	                                   * it does not list); NULL: not given */
+	const uint32_t *leaf;         /* --topology: per endpoint its leaf (UINT32_MAX: not listed); NULL none.
+	                               * The HTML orders the nodes by leaf, so a bad switch shows as a block */
+	char *const *leaf_names;      /* the leaves' names, indexed by leaf[] */
 };
 
 /* Pair i (< mv->n) of a view: from mv->pairs when set, else mv->res; built in tmp when it must be. */

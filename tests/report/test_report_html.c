@@ -278,6 +278,35 @@ static void test_natural_order(void **state)
 	rp_verdict_fini(&sv.verdict);
 }
 
+/* With --topology the nodes are ordered by their leaf, then by name: node1 on leaf L2, node2 and
+ * node10 on L1 (and node10's second adapter on no leaf): node2, node10, node1, and the page says why.
+ * Without it, natural order (above). */
+static void test_leaf_order(void **state)
+{
+	static const char *const nodes[] = { "node1", "node10", "node2" }, *const ads[] = { "mlx5_10", "mlx5_2" };
+	static char l1[] = "L1", l2[] = "L2";
+	static char *const leaf_names[] = { l1, l2 };
+	struct small_view sv;
+	uint32_t leaf[6];
+	char *text;
+
+	(void)state;
+	small_view_build(&sv, nodes, 3, ads, 2, false, 100, NULL);
+	for (size_t e = 0; e < sv.v.n_eps; e++)
+		leaf[e] = strcmp(sv.v.eps[e].node, "node1") == 0 ? 1 : 0;
+	for (size_t e = 0; e < sv.v.n_eps; e++)
+		if (strcmp(sv.v.eps[e].node, "node10") == 0 && strcmp(sv.v.eps[e].device, "mlx5_10") == 0)
+			leaf[e] = UINT32_MAX;
+	sv.v.leaf = leaf;
+	sv.v.leaf_names = leaf_names;
+	text = build_text(&sv.v);
+	assert_in_order(text, "id=\"nodes\"", "<tr><td>node2</td>", "<tr><td>node10</td>", "<tr><td>node1</td>");
+	assert_non_null(strstr(text, "\"nodes\":[\"node2\",\"node10\",\"node1\"]"));
+	assert_non_null(strstr(text, "id=\"heat-order\">Nodes ordered by leaf switch (--topology)"));
+	free(text);
+	rp_verdict_fini(&sv.verdict);
+}
+
 /* The test VM's case: 16 healthy soft endpoints at 0.02-0.05 Gb/s and one fast pair at 0.29. Cells are
  * coloured against the fabric's median, so the slow-but-normal ones stay out of the red bins and the
  * fast one is simply "90% or more". Against the fastest cell (the old page) every other cell was
@@ -832,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_marks_and_nan),
 		cmocka_unit_test(test_counters_beside_pair),
 		cmocka_unit_test(test_natural_order),
+		cmocka_unit_test(test_leaf_order),
 		cmocka_unit_test(test_soft_colour_against_median),
 		cmocka_unit_test(test_failure_grouping),
 		cmocka_unit_test(test_large_run_compact),
