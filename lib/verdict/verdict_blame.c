@@ -49,7 +49,10 @@ bool rp_expect_pair(const struct rp_expect *x, uint32_t a, uint32_t b)
 {
 	uint32_t fa = x->v->eps[a].fabric, fb = x->v->eps[b].fabric, la, lb;
 
-	if (fa == fb || x->cov[fa] != x->max_cov || x->cov[fb] != x->max_cov)
+	/* a fabric is endpoints that moved data: one that moved none (a dead adapter alone, no self pair)
+	 * is no rail of its own, whatever it covers */
+	if (fa == fb || !x->v->eps[a].worked || !x->v->eps[b].worked || x->cov[fa] != x->max_cov ||
+	    x->cov[fb] != x->max_cov)
 		return false;
 	if (!x->map)
 		return true;

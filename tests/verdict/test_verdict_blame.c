@@ -574,6 +574,38 @@ static void test_self_pair(void **state)
 	scene_fini(&s);
 }
 
+/* e2e 42's loopback: one host, three adapters, no self pairs, rxe2 behind a link that drops
+ * everything. rxe2 moved no data, so it is no rail of its own (a fabric is endpoints that moved data
+ * with each other) and its failures with the two that do are evidence: it is drained, they are not.
+ * Before, a lone dead adapter covered the one host as fully as the healthy pair's fabric did, its
+ * pairs were taken for separate rails, and nothing was drained. */
+static void test_loopback_dead_adapter(void **state)
+{
+	struct scene s;
+	struct rp_verdict v;
+
+	(void)state;
+	scene_init(&s, 3, 1);
+	s.n = 0;
+	for (uint32_t e = 0; e < 3; e++)
+		snprintf(s.eps[e].node, sizeof(s.eps[e].node), "vm");
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t b = 0; b < 3; b++)
+			if (a != b) {
+				s.pair_eps[2 * s.n] = a;
+				s.pair_eps[2 * s.n + 1] = b;
+				s.status[s.n++] = a == 2 || b == 2 ? RP_ST_TIMEOUT : RP_ST_OK;
+			}
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_false(v.eps[0].drain);
+	assert_false(v.eps[1].drain);
+	assert_true(v.eps[2].drain);
+	assert_non_null(strstr(v.eps[2].why, "reached no peer: all 4 pairs failed"));
+	assert_string_equal(v.nodes[0].recommended, "=mlx5_0:1,mlx5_0:1");
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
 /* Two nodes, one of whose adapters has no usable port (port 0, every result no_usable_port): that one
  * is drained, its peer is not (before, as a lone dead link, neither would be). Three such ends with no
  * port at all: all three. */
@@ -641,6 +673,7 @@ int main(void)
 		cmocka_unit_test(test_spine_dead_drains_nobody),
 		cmocka_unit_test(test_together_edge),
 		cmocka_unit_test(test_self_pair),
+		cmocka_unit_test(test_loopback_dead_adapter),
 		cmocka_unit_test(test_no_port_is_its_own),
 		cmocka_unit_test(test_binom_tail),
 	};
