@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -21,11 +22,13 @@
 #include "report/node_json.h"
 #include "ops_cli.h"
 #include "report/report.h"
+#include "discover/lldp.h"
 #include "opts.h"
 #include "discover/sysfs.h"
 #include "discover/topo.h"
 
-static const char devices_usage[] = "[--json FILE] [--counters] [--sysfs-root DIR] [--nccl-version X.Y.Z] [--python ENV]";
+static const char devices_usage[] = "[--json FILE] [--counters] [--sysfs-root DIR] [--nccl-version X.Y.Z] [--python ENV] "
+				     "[--lldp FILE [--node NAME]]";
 
 static const char *dash(const char *s)
 {
@@ -281,10 +284,85 @@ static int write_json(const char *path, const struct rp_node *node, const struct
 	return bad ? -ENOMEM : rc;
 }
 
+/* Read all of path ("-": stdin) into a malloc'ed buffer, at most 64 MiB; NULL with errno set. */
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	size_t cap = 1 << 16, got;
+	char *buf = f ? malloc(cap) : NULL;
+
+	*len = 0;
+	while (buf && (got = fread(buf + *len, 1, cap - *len, f)) > 0) {
+		char *x;
+
+		*len += got;
+		if (*len < cap)
+			continue;
+		x = cap >= (64u << 20) ? NULL : realloc(buf, cap *= 2);
+		if (!x) {
+			free(buf);
+			buf = NULL;
+			errno = cap >= (64u << 20) ? EFBIG : ENOMEM;
+		}
+		buf = x;
+	}
+	if (buf && ferror(f)) {
+		free(buf);
+		buf = NULL;
+		errno = EIO;
+	}
+	if (f && f != stdin)
+		fclose(f);
+	return buf;
+}
+
+/* --lldp: this node's adapters on their leaf switches, as native --topology lines on stdout. */
+static int lldp_lines(const char *path, const char *host_opt, const char *root)
+{
+	struct rp_discover_opts dopts = { .sysfs_root = root, .skip_gpus = true };
+	struct rp_lldp_neighbor *nb = NULL;
+	char err[256], host[RP_NAME_MAX] = "", *text, *out = NULL;
+	size_t len, n = 0;
+	struct rp_node node;
+	int rc, lines;
+
+	text = read_all(path, &len);
+	if (!text) {
+		fprintf(stderr, "rdmaprobe devices: --lldp %s: %s\n", path, strerror(errno));
+		return RP_EXIT_USAGE;
+	}
+	rc = rp_lldp_parse(text, len, &nb, &n, err, sizeof(err));
+	free(text);
+	if (rc) {
+		fprintf(stderr, "rdmaprobe devices: --lldp %s: %s\n", path, rc == -ENOMEM ? "out of memory" : err);
+		return rc == -ENOMEM ? RP_EXIT_ENV : RP_EXIT_USAGE;
+	}
+	if (host_opt)
+		snprintf(host, sizeof(host), "%s", host_opt);
+	else if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	if (rp_node_discover(&node, &dopts) != 0) {
+		rp_node_fini(&node);
+		free(nb);
+		return RP_EXIT_ENV;
+	}
+	lines = rp_lldp_topology(&node, host, nb, n, &out);
+	if (lines > 0)
+		fputs(out, stdout);
+	else if (lines == 0)
+		fprintf(stderr, "rdmaprobe devices: --lldp %s: none of this node's %zu adapters has a netdev that heard an LLDP "
+			"neighbour (%zu interfaces did: %s%s)\n", path, node.n_hcas, n, n ? nb[0].ifname : "none",
+			n > 1 ? ", ..." : "");
+	free(out);
+	free(nb);
+	rp_node_fini(&node);
+	return lines > 0 ? RP_EXIT_OK : RP_EXIT_ENV;
+}
+
 int cmd_devices(int argc, char **argv)
 {
 	bool counters = false;
-	const char *root = NULL, *nccl_version = NULL, *python = NULL, *json = NULL;
+	const char *root = NULL, *nccl_version = NULL, *python = NULL, *json = NULL, *lldp = NULL, *host = NULL;
 	const struct rp_opt opts[] = {
 		{ "json", 'j', RP_OPT_OUTPUT, &json, 0, 0, "FILE", "write JSON to FILE (- or a bare --json: stdout, instead of the table)", NULL },
 		{ "counters", 0, RP_OPT_FLAG, &counters, 0, 0, NULL,
@@ -295,6 +373,11 @@ int cmd_devices(int argc, char **argv)
 		  "NCCL release whose GID rules the NCCL column follows (default: the libnccl.so.2 found)", NULL },
 		{ "python", 0, RP_OPT_STR, &python, 0, 0, "ENV",
 		  "look first for the nvidia-nccl-cu* wheel's libnccl in this Python environment", NULL },
+		{ "lldp", 0, RP_OPT_STR, &lldp, 0, 0, "FILE",
+		  "print this node's adapters on their leaf switches, read from `lldpctl -f json` output in FILE (- stdin), "
+		  "as --topology lines (join every node's into one file), instead of the table", NULL },
+		{ "node", 0, RP_OPT_STR, &host, 0, 0, "NAME", "--lldp: the node's name in the lines (default: the host name, "
+		  "as matrix names it)", NULL },
 		{ 0 },
 	};
 	struct rp_discover_opts dopts = { 0 };
@@ -313,6 +396,12 @@ int cmd_devices(int argc, char **argv)
 		fprintf(stderr, "rdmaprobe devices: --sysfs-root needs a directory, not an empty string\n");
 		return RP_EXIT_USAGE;
 	}
+	if (host && (!lldp || !host[0] || strpbrk(host, " \t/#"))) {
+		fprintf(stderr, "rdmaprobe devices: --node %s\n", !lldp ? "goes with --lldp" : "needs a name without spaces, '/' or '#'");
+		return RP_EXIT_USAGE;
+	}
+	if (lldp)
+		return lldp_lines(lldp, host, root);
 	if (json && rp_report_path_check(json) != 0) {
 		fprintf(stderr, "rdmaprobe devices: --json %s: cannot write the report there\n", json);
 		return RP_EXIT_USAGE;

@@ -26,7 +26,7 @@ size_t rp_cli_verdict_opts(struct rp_cli_verdict *v, struct rp_opt *t)
 		{ "min-bw", 0, RP_OPT_STR, &v->min_bw_s, 0, 0, "X", "fail pairs below X: 0.9 / 90% of link rate, or 180G (default 0.9; soft devices: absolute only)", NULL },
 		{ "outlier", 0, RP_OPT_DOUBLE, &v->outlier, 0, 1, "F", "fail pairs below F x their row/column median (default 0.5; 0 off)", &v->outlier_seen },
 		{ "interval-drop", 0, RP_OPT_DOUBLE, &v->interval_drop, 0, 1, "F", "warn when the slowest --interval is below F x the average (default 0.1; 0 off)", &v->interval_drop_seen },
-		{ "topology", 0, RP_OPT_STR, &v->topology_s, 0, 0, "FILE", "the fabric's switches (native or Slurm topology.conf): localize failures to adapters, cables, leaves, uplinks, spines", NULL },
+		{ "topology", 0, RP_OPT_STR, &v->topology_s, 0, 0, "FILE", "the fabric's switches (native, Slurm topology.conf, ibnetdiscover output, or devices --lldp lines): localize failures to adapters, cables, leaves, uplinks, spines", NULL },
 	};
 
 	memcpy(t, opts, sizeof(opts));

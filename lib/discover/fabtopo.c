@@ -135,8 +135,10 @@ static int native_adapter(struct tparse *p, char **w)
 		if (rp_parse_u64(colon + 1, 1, 255, false, &port))
 			return terr(p, "adapter: port '%s' of %s is not 1 to 255", colon + 1, w[1]);
 	}
-	if (rp_parse_u64(w[3], 1, 65535, false, &lport))
-		return terr(p, "adapter: leaf port '%s' is not 1 to 65535", w[3]);
+	if (strcmp(w[3], "-") == 0)
+		lport = 0;            /* not known (LLDP named a port without a number) */
+	else if (rp_parse_u64(w[3], 1, 65535, false, &lport))
+		return terr(p, "adapter: leaf port '%s' is not 1 to 65535 (or - when not known)", w[3]);
 	for (size_t i = 0; i < p->t->n_adapters; i++) {
 		const struct rp_fabtopo_adapter *a = &p->t->adapters[i];
 

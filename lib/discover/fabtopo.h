@@ -6,7 +6,9 @@
  *
  * Native ('#' starts a comment, words separated by spaces or tabs):
  *   adapter NODE/DEVICE[:PORT] LEAF LEAF_PORT   the adapter's cable ends on LEAF, port LEAF_PORT
- *                                               (without :PORT every port of the device)
+ *                                               (1-65535, or - when not known; without :PORT every
+ *                                               port of the device). `rdmaprobe devices --lldp`
+ *                                               writes these lines from LLDP (lib/discover/lldp.h)
  *   uplink LEAF SPINE                           a leaf-spine link (one line per link)
  *   route dmodk|unknown                         how a direction between two leaves picks its spine:
  *                                               dmodk, the destination's node number (nodes numbered
