@@ -28,21 +28,27 @@ struct tparse {
 
 static int terr(struct tparse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+int rp_fabtopo_verr(char *err, size_t err_len, const char *where, unsigned line, const char *fmt, va_list ap)
+{
+	int n = snprintf(err, err_len, "%s line %u: ", where, line);
+
+	if (n >= 0 && (size_t)n < err_len)
+		vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+	return -EINVAL;
+}
+
 /* The error of the current line; returns -EINVAL. */
 static int terr(struct tparse *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(p->err, p->err_len, "%s line %u: ", p->name, p->line);
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < p->err_len)
-		vsnprintf(p->err + n, p->err_len - (size_t)n, fmt, ap);
+	rp_fabtopo_verr(p->err, p->err_len, p->name, p->line, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
 
-/* Grow *arr (of elem bytes) to hold n + 1. */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+int rp_fabtopo_grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
 	void *x;
 
@@ -64,7 +70,7 @@ static int name_index(char ***names, size_t *n, size_t *cap, const char *name, u
 			*idx_p = (uint32_t)i;
 			return 0;
 		}
-	if (grow((void **)names, cap, *n, sizeof(**names)))
+	if (rp_fabtopo_grow((void **)names, cap, *n, sizeof(**names)))
 		return -ENOMEM;
 	(*names)[*n] = strdup(name);
 	if (!(*names)[*n])
@@ -80,7 +86,7 @@ static int uplink_add(struct tparse *p, uint32_t leaf, uint32_t spine)
 	for (size_t i = 0; i < t->n_up; i++)
 		if (t->up[i].leaf == leaf && t->up[i].spine == spine)
 			return 0;
-	if (grow((void **)&t->up, &p->cap_up, t->n_up, sizeof(*t->up)))
+	if (rp_fabtopo_grow((void **)&t->up, &p->cap_up, t->n_up, sizeof(*t->up)))
 		return -ENOMEM;
 	t->up[t->n_up++] = (struct rp_fabtopo_uplink){ .leaf = leaf, .spine = spine };
 	return 0;
@@ -102,7 +108,7 @@ static int adapter_add(struct tparse *p, const char *node, const char *dev, int 
 
 	if (strlen(node) >= RP_NAME_MAX || strlen(dev) >= RP_NAME_MAX || !node[0] || !dev[0])
 		return terr(p, "'%s/%s': a node and a device name of 1 to %d characters", node, dev, RP_NAME_MAX - 1);
-	if (grow((void **)&t->adapters, &p->cap_adapters, t->n_adapters, sizeof(*t->adapters)))
+	if (rp_fabtopo_grow((void **)&t->adapters, &p->cap_adapters, t->n_adapters, sizeof(*t->adapters)))
 		return -ENOMEM;
 	a = &t->adapters[t->n_adapters];
 	memset(a, 0, sizeof(*a));

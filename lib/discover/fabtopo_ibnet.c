@@ -46,28 +46,14 @@ static int ierr(struct ibparse *p, const char *fmt, ...) __attribute__((format(p
 
 static int ierr(struct ibparse *p, const char *fmt, ...)
 {
+	char where[600];
 	va_list ap;
-	int n = snprintf(p->err, p->err_len, "%s line %u (ibnetdiscover): ", p->name, p->line);
 
+	snprintf(where, sizeof(where), "%s (ibnetdiscover)", p->name);
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < p->err_len)
-		vsnprintf(p->err + n, p->err_len - (size_t)n, fmt, ap);
+	rp_fabtopo_verr(p->err, p->err_len, where, p->line, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
-}
-
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	void *x;
-
-	if (n < *cap)
-		return 0;
-	x = realloc(*arr, (*cap ? 2 * *cap : 64) * elem);
-	if (!x)
-		return -ENOMEM;
-	*arr = x;
-	*cap = *cap ? 2 * *cap : 64;
-	return 0;
 }
 
 /* The quoted string at s ('"' first) into out (len); returns the character after its closing quote,
@@ -101,7 +87,7 @@ static int switch_of(struct ibparse *p, const char *id, unsigned *idx)
 			*idx = (unsigned)i;
 			return 0;
 		}
-	if (grow((void **)&p->sw, &p->cap_sw, p->n_sw, sizeof(*p->sw)))
+	if (rp_fabtopo_grow((void **)&p->sw, &p->cap_sw, p->n_sw, sizeof(*p->sw)))
 		return -ENOMEM;
 	memset(&p->sw[p->n_sw], 0, sizeof(*p->sw));
 	rp_strlcpy(p->sw[p->n_sw].id, id, sizeof(p->sw[0].id));
@@ -159,7 +145,7 @@ static int ca_add(struct ibparse *p, const char *desc, unsigned port, unsigned s
 		p->unnamed++;         /* not rdma-ndd's "%h %d": no adapter name to place */
 		return 0;
 	}
-	if (grow((void **)&p->ca, &p->cap_ca, p->n_ca, sizeof(*p->ca)))
+	if (rp_fabtopo_grow((void **)&p->ca, &p->cap_ca, p->n_ca, sizeof(*p->ca)))
 		return -ENOMEM;
 	c = &p->ca[p->n_ca++];
 	rp_strlcpy(c->node, host, sizeof(c->node));
@@ -191,7 +177,7 @@ static int switch_port(struct ibparse *p, const char *s)
 		return ca_add(p, desc, rport, (unsigned)p->cur, port);
 	if (strncmp(id, "S-", 2) != 0)
 		return 0;             /* a router: nothing to place */
-	if (switch_of(p, id, &other) || grow((void **)&p->link, &p->cap_link, p->n_link, sizeof(*p->link)))
+	if (switch_of(p, id, &other) || rp_fabtopo_grow((void **)&p->link, &p->cap_link, p->n_link, sizeof(*p->link)))
 		return -ENOMEM;
 	p->link[p->n_link].a = (unsigned)p->cur;
 	p->link[p->n_link++].b = other;

@@ -213,9 +213,9 @@ static void test_ibnetdiscover(void **state)
 
 	assert_int_equal(parse("switchguid=0x1(1)\n[1]\t\"H-2\"[1](2)\t\t# \"a mlx5_0\" lid 1\n", &t, err, sizeof(err)),
 			 -EINVAL);
-	assert_non_null(strstr(err, "topo line 2 (ibnetdiscover): a port line before any Switch line"));
+	assert_non_null(strstr(err, "topo (ibnetdiscover) line 2: a port line before any Switch line"));
 	assert_int_equal(parse("Switch\t8 \"S-1\"\t\t# \"leaf\"\n[1]\tH-2[1]\n", &t, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "line 2 (ibnetdiscover): a port line without its remote"));
+	assert_non_null(strstr(err, "(ibnetdiscover) line 2: a port line without its remote"));
 	assert_int_equal(parse("Switch\t8 \"S-1\"\t\t# \"leaf\"\n[1]\t\"H-2\"[1](2)\t\t# \"MT4129 ConnectX-7 NIC\" lid 1\n",
 			       &t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no adapter port named \"HOST DEVICE\" (1 adapter ports with another"));

@@ -66,10 +66,12 @@ unlisted=$(cat "$out/m.json.not_listed")
 if command -v xmllint >/dev/null; then
 	xmllint --noout "$out/m.xml" || { echo "FAIL: JUnit is not well-formed"; exit 1; }
 fi
-# JUnit: a case per endpoint; the drained adapter's carries its 6 failed directions, no other fails
-[ "$(grep -c '<failure ' "$out/m.xml")" -eq 1 ] && grep -q '<failure type="drain"' "$out/m.xml" &&
-	grep -q '>6 failed directions of its own' "$out/m.xml" ||
-	{ echo "FAIL: JUnit should carry one drain failure with 6 directions"; grep '<failure' "$out/m.xml"; exit 1; }
+# JUnit: a case per endpoint and per node; only the drained adapter's (its 6 failed directions) and
+# its node's fail
+[ "$(grep -c '<failure ' "$out/m.xml")" -eq 2 ] &&
+	grep -q '<failure type="drain" message="drain: reached no peer: all 6 pairs failed">6 failed directions of its own' "$out/m.xml" &&
+	grep -q '<failure type="drain" message="1 of 1 adapters to drain">drain: rxe3:1</failure>' "$out/m.xml" ||
+	{ echo "FAIL: JUnit should carry the drained adapter's and its node's failures only"; grep '<failure' "$out/m.xml"; exit 1; }
 [ "$unlisted" -eq 0 ] || grep -q "name=\"$unlisted more directions passed\"" "$out/m.xml" ||
 	{ echo "FAIL: JUnit does not count the $unlisted passes it does not list"; exit 1; }
 # Chromium under TCG emulation takes minutes to start: the page is rendered on the host after the VM

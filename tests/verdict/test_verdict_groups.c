@@ -56,6 +56,17 @@ static void test_adapter_and_links(void **state)
 	mx_view_fini(&mx);
 }
 
+/* The directions s1 -> d1 and s2 -> d2 of mx fail (retry exceeded). */
+static void fail_dirs(struct mx_view *mx, uint32_t s1, uint32_t d1, uint32_t s2, uint32_t d2)
+{
+	for (size_t i = 0; i < mx->view.n; i++) {
+		uint32_t s = mx->pair_eps[2 * i], d = mx->pair_eps[2 * i + 1];
+
+		if ((s == s1 && d == d1) || (s == s2 && d == d2))
+			rp_pair_result_fail(&mx->res[i], RP_ST_RETRY_EXCEEDED, "retry exceeded");
+	}
+}
+
 /* Both directions of one link are one group of 2. */
 static void test_link_both_directions(void **state)
 {
@@ -65,12 +76,7 @@ static void test_link_both_directions(void **state)
 
 	(void)state;
 	mx_view_build(&mx, false);
-	for (size_t i = 0; i < mx.view.n; i++) {
-		uint32_t s = mx.pair_eps[2 * i], d = mx.pair_eps[2 * i + 1];
-
-		if ((s == 0 && d == 2) || (s == 2 && d == 0))
-			rp_pair_result_fail(&mx.res[i], RP_ST_RETRY_EXCEEDED, "retry exceeded");
-	}
+	fail_dirs(&mx, 0, 2, 2, 0);
 	ps = rp_result_seq_const(mx.res, mx.view.n);
 	assert_int_equal(rp_fail_groups_build(&mx.verdict, mx.pair_eps, &ps, &fg), 0);
 	assert_int_equal(fg.kind_groups[RP_SUSPECT_LINK], 1);
@@ -90,12 +96,7 @@ static void test_unusable_group(void **state)
 
 	(void)state;
 	mx_view_build(&mx, false);
-	for (size_t i = 0; i < mx.view.n; i++) {
-		uint32_t s = mx.pair_eps[2 * i], d = mx.pair_eps[2 * i + 1];
-
-		if ((s == 0 && d == 2) || (s == 1 && d == 0))
-			rp_pair_result_fail(&mx.res[i], RP_ST_RETRY_EXCEEDED, "retry exceeded");
-	}
+	fail_dirs(&mx, 0, 2, 1, 0);
 	mx.verdict.eps[0].unusable = true;
 	ps = rp_result_seq_const(mx.res, mx.view.n);
 	assert_int_equal(rp_fail_groups_build(&mx.verdict, mx.pair_eps, &ps, &fg), 0);
