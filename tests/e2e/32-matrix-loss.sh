@@ -77,7 +77,6 @@ assert 0 < sw.pop("elapsed_s") < m["elapsed_s"], m
 assert sw.pop("hold") is True and sw.pop("hold_off") is None, m["sweep"]
 assert (sw.pop("late_rounds") > 0) == (cleared > 0), m["sweep"]
 assert sw.pop("rank0_writes_on_held") + sw.pop("rank0_writes_fresh") in (1, 2), m["sweep"]   # 0 -> 1, 0 -> 2 (0 -> 3 is dead)
-assert sw.pop("elapsed_s") > 0, m["sweep"]
 # rxe3 fails with 3 peers only: too few distinct peers to call it dead (doc/dead-endpoints.md), so no
 # confirmation round; its directions are settled one by one as unreachable
 assert (sw.pop("dead_endpoints"), sw.pop("endpoint_dead_directions"), sw.pop("confirm_rounds")) == (0, 0, 0), m["sweep"]
