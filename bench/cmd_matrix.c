@@ -440,6 +440,15 @@ static void files_flush(void *arg)
 	F->dirty = false;
 }
 
+/* The time left: the rounds and sweep rounds still to run, then what follows them. */
+static double eta_of(const struct mx_front *F, size_t rounds_left)
+{
+	double eta = mx_progress_eta(&F->prog, rounds_left, F->sweep_n - F->sweep_k);
+
+	return eta < 0 ? eta : eta + mx_progress_tail(F->run.sweep.n_pending, F->o->eng.cfg.timeout_s +
+							       RP_ENGINE_MTUCHECK_TIMEOUT_S, F->write_cost);
+}
+
 /* Rank 0 after a round (before the ranks go on): the progress line, then the files, spending at most
  * a fifth of the time writing. */
 static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
@@ -459,7 +468,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	} else if (mx_progress_due(&F->prog, now, k + 1 == n_rounds)) {
 		mx_progress_format(line, sizeof(line), retest ? "retest round" : F->run.in_late ? "late round" : "round", k + 1,
 				   n_rounds, F->sweep_k, F->sweep_n, mx_results_failed(&F->run.mr), now - F->t0,
-				   mx_progress_eta(&F->prog, n_rounds - k - 1, F->sweep_n - F->sweep_k));
+				   eta_of(F, n_rounds - k - 1));
 		fprintf(stderr, "rdmaprobe matrix: %s\n", line);
 	}
 	F->dirty = true;

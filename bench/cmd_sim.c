@@ -321,6 +321,16 @@ static void jsonl_round(struct sim_front *F, bool retest)
 		rp_jsonl_pairs(&F->jsonl, mx_results_get(&R->mr, R->touched[i], &tmp), 1, (unsigned)(R->next_round - 1), retest);
 }
 
+/* The time left on the projected clock: the rounds and sweep rounds still to run, then what follows
+ * them (as the real front end prices it). */
+static double eta_of(const struct sim_front *F, size_t rounds_left)
+{
+	double eta = mx_progress_eta(&F->prog, rounds_left, F->sweep_n - F->sweep_k);
+
+	return eta < 0 ? eta : eta + mx_progress_tail(F->S.run.sweep.n_pending, F->S.cfg->timeout_s +
+							       RP_ENGINE_MTUCHECK_TIMEOUT_S, F->write_cost);
+}
+
 static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct sim_front *F = arg;
@@ -334,7 +344,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 
 		mx_progress_format(line, sizeof(line), retest ? "retest round" : F->S.run.in_late ? "late round" : "round",
 				   k + 1, n_rounds, F->sweep_k, F->sweep_n, mx_results_failed(&F->S.run.mr), F->S.vclock,
-				   mx_progress_eta(&F->prog, n_rounds - k - 1, F->sweep_n - F->sweep_k));
+				   eta_of(F, n_rounds - k - 1));
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s (the projected clock)\n", line);
 	}
 	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)

@@ -40,6 +40,11 @@ double mx_progress_eta(const struct mx_progress *p, size_t rounds_left, size_t s
 	return eta;
 }
 
+double mx_progress_tail(size_t pending, double pass2_s, double final_s)
+{
+	return (pending && pass2_s > 0 ? pass2_s : 0) + (final_s > 0 ? final_s : 0);
+}
+
 void mx_progress_format(char *buf, size_t len, const char *what, size_t k, size_t n, size_t sweep_k, size_t sweep_n,
 			size_t failed, double t, double eta)
 {

@@ -32,6 +32,12 @@ bool mx_progress_due(struct mx_progress *p, double real, bool last);
  * < 0 when there is nothing to estimate from yet. */
 double mx_progress_eta(const struct mx_progress *p, size_t rounds_left, size_t sweep_left);
 
+/* What follows the rounds the estimate counts, so that the last round's line does not say "0 s left"
+ * before a long tail: the reachability sweep's second pass while failed screens wait for it (pending
+ * of them: at least one deadline, pass2_s: the full --timeout and the MTU probe, as pass 2 runs them)
+ * and the final verdict and reports (final_s: about what the last report write cost). */
+double mx_progress_tail(size_t pending, double pass2_s, double final_s);
+
 /* The line (no newline) into buf: "round 320 of 1023 done, sweep 17 of 17 done: 83352 failed so far, 27.1 s in,
  * about 45 s left" (what: "round", "retest round", "late round"; sweep_n 0: no sweep). */
 void mx_progress_format(char *buf, size_t len, const char *what, size_t k, size_t n, size_t sweep_k, size_t sweep_n,

@@ -54,11 +54,21 @@ static void test_line(void **state)
 	assert_string_equal(buf, "retest round 1 of 2 done: 3 failed so far, 1.0 s in, time left not known yet");
 }
 
+/* The tail: the sweep's second pass only while screens wait for it, and the final reports. */
+static void test_tail(void **state)
+{
+	(void)state;
+	assert_float_equal(mx_progress_tail(0, 12, 1.5), 1.5, 1e-9);
+	assert_float_equal(mx_progress_tail(3, 12, 1.5), 13.5, 1e-9);
+	assert_float_equal(mx_progress_tail(3, 12, -1), 12, 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_eta_apart),
+		cmocka_unit_test(test_tail),
 		cmocka_unit_test(test_line),
 	};
 
