@@ -292,6 +292,35 @@ static void node_row(const struct rp_html_layout *lo, struct rp_sb *sb, const st
 
 /* One row per node in natural order; on large runs (more than 32 nodes) only the nodes with
  * something to drain, and a line for the others. */
+#define RP_HTML_SUSPECTS_MAX 50   /* suspects listed on the page; the JSON has every one */
+
+/* The verdict's suspects, most likely first: the components behind the failures (with --topology:
+ * adapters, cables, leaves, uplinks, spines; without: adapters, groups failing together, the path
+ * faults as one entry), each with its evidence, confidence and whether it drained an adapter. */
+static void suspects_section(const struct rp_html_layout *lo, struct rp_sb *sb)
+{
+	const struct rp_verdict *v = lo->mv->verdict;
+
+	if (!v || !v->n_suspects)
+		return;
+	rp_sb_printf(sb, "<h2>Suspects</h2>\n<p class=\"hint\">The components behind the failures, most likely first%s. "
+		     "Only adapters are drained; switches and links are for the fabric team.</p>\n<ol id=\"suspects\">\n",
+		     v->localized ? " (localized with --topology)" : " (no --topology: adapters, groups and path faults only)");
+	for (size_t k = 0; k < v->n_suspects && k < RP_HTML_SUSPECTS_MAX; k++) {
+		const struct rp_verdict_suspect *x = &v->suspects[k];
+
+		rp_sb_printf(sb, "<li class=\"%s\"><b>%s ", x->drain ? "bad" : "warn", rp_component_str(x->kind));
+		rp_sb_xmln(sb, x->name, sizeof(x->name));
+		rp_sb_printf(sb, "</b>: %u of %u peer pairs through it failed, confidence %.3f%s: ", x->failed, x->measured,
+			     x->confidence, x->drain ? ", drained" : "");
+		rp_sb_xmln(sb, x->why, sizeof(x->why));
+		rp_sb_puts(sb, "</li>\n");
+	}
+	if (v->n_suspects > RP_HTML_SUSPECTS_MAX)
+		rp_sb_printf(sb, "<li>... and %zu more (the JSON's verdict.suspects)</li>\n", v->n_suspects - RP_HTML_SUSPECTS_MAX);
+	rp_sb_puts(sb, "</ol>\n");
+}
+
 static void nodes_section(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
 	const struct rp_verdict *v = lo->mv->verdict;
@@ -421,6 +450,7 @@ void rp_report_html_build_opts(const struct rp_matrix_view *mv, const struct rp_
 	} else {
 		summary_section(&lo, sb);
 		causes_section(&lo, sb, fail, n_fail);
+		suspects_section(&lo, sb);
 		rp_html_degraded(&lo, sb);
 		rp_html_pictures(&lo, sb);
 		nodes_section(&lo, sb);

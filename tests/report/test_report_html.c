@@ -18,6 +18,8 @@
 #include "testutil.h"
 #include "report/report_html.h"
 
+static void assert_in_order(const char *text, const char *section, const char *p1, const char *p2, const char *p3);
+
 static char *write_page(const struct rp_matrix_view *v, const char *name, char *path, size_t path_len)
 {
 	char *text;
@@ -46,6 +48,10 @@ static void test_structure_and_content(void **state)
 	assert_int_equal(mx_count(text, "data-d=\""), 24);
 	assert_int_equal(mx_count(text, "<td class=\"self\">"), 8);
 	assert_non_null(strstr(text, "<code>=rxe0:1</code>"));
+	/* the verdict's suspects, ranked: the drained adapter first, with its evidence */
+	assert_in_order(text, "<h2>Likely causes</h2>", "<h2>Suspects</h2>", "<ol id=\"suspects\">",
+			"<li class=\"bad\"><b>adapter node3/rxe3:1</b>: 3 of 3 peer pairs through it failed, confidence ");
+	assert_non_null(strstr(text, "(no --topology: adapters, groups and path faults only)"));
 	/* self-contained: nothing fetched */
 	assert_null(strstr(text, "http://"));
 	assert_null(strstr(text, "https://"));
