@@ -449,8 +449,8 @@ void rp_report_html_build_opts(const struct rp_matrix_view *mv, const struct rp_
 				 : "out of memory");
 	} else {
 		summary_section(&lo, sb);
-		causes_section(&lo, sb, fail, n_fail);
 		suspects_section(&lo, sb);
+		causes_section(&lo, sb, fail, n_fail);
 		rp_html_degraded(&lo, sb);
 		rp_html_pictures(&lo, sb);
 		nodes_section(&lo, sb);

@@ -456,8 +456,8 @@ static void unusable_mark(struct blame *B)
 		if (!B->out[e] || ve->drain || ve->unusable)
 			continue;
 		ve->unusable = true;
-		snprintf(ve->why, sizeof(ve->why), "its failures go through the suspect switches or links around it "
-			 "(not its own fault: not drained)");
+		snprintf(ve->why, sizeof(ve->why), "its failures go through the suspect switches or links around it, "
+			 "not its own fault");
 	}
 }
 
