@@ -16,7 +16,7 @@
 #include "report/report.h"
 
 static const char usage_text[] =
-	"[--drop X] [--json FILE] OLD.json NEW.json\n\n"
+	"[--drop X] [--json FILE] [--all] OLD.json NEW.json\n\n"
 	"Compares two reports of loopback, pair or matrix (--json FILE of those commands). --json FILE writes\n"
 	"the comparison as JSON (- for stdout, instead of the text). Exit: 0 no regression, 1 regression, 2\n"
 	"usage or a malformed report.";
@@ -89,7 +89,49 @@ static void print_head(const char *which, const struct rp_diff_report *r)
 	printf("%s)\n", rp_diff_report_simulated(r) ? ", SIMULATED: the model's results, not hardware's" : "");
 }
 
-static void print_text(const struct rp_diff *d, const struct rp_diff_report *old, const struct rp_diff_report *cur)
+#define DIFF_TEXT_MAX 20   /* items of a kind listed without --all */
+#define DIFF_TEXT_TOP 3    /* endpoints named as the most involved in what is not listed */
+
+/* The endpoints most involved in the pair items of kind k (every one, listed or not): "A (n), B (m)". */
+static void print_most_involved(const struct rp_diff *d, int k)
+{
+	struct rp_diff_ep *e = malloc(2 * d->count[k] * sizeof(*e) + 1);
+	size_t n = 0, best[DIFF_TEXT_TOP] = { 0 }, at[DIFF_TEXT_TOP] = { 0 };
+	char a[RP_NAME_MAX * 2 + 16];
+
+	if (!e)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct rp_diff_item *it = &d->items[i];
+		const struct rp_diff_pair *p = it->old ? it->old : it->cur;
+
+		if ((int)it->kind != k || !p)
+			continue;
+		e[n++] = p->src;
+		if (rp_diff_ep_cmp(&p->src, &p->dst) != 0)
+			e[n++] = p->dst;
+	}
+	if (n > 1)
+		qsort(e, n, sizeof(*e), rp_diff_ep_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && rp_diff_ep_cmp(&e[i], &e[j]) == 0; j++)
+			;
+		for (int t = 0; t < DIFF_TEXT_TOP; t++)
+			if (j - i > best[t]) {
+				memmove(&best[t + 1], &best[t], (DIFF_TEXT_TOP - 1 - t) * sizeof(*best));
+				memmove(&at[t + 1], &at[t], (DIFF_TEXT_TOP - 1 - t) * sizeof(*at));
+				best[t] = j - i;
+				at[t] = i;
+				break;
+			}
+	}
+	for (int t = 0; t < DIFF_TEXT_TOP && best[t]; t++)
+		printf("%s%s (%zu)", t ? ", " : "; most involved: ", rp_diff_ep_name(&e[at[t]], a, sizeof(a)), best[t]);
+	free(e);
+}
+
+static void print_text(const struct rp_diff *d, const struct rp_diff_report *old, const struct rp_diff_report *cur,
+		       bool all)
 {
 	size_t regressions = 0;
 
@@ -104,10 +146,17 @@ static void print_text(const struct rp_diff *d, const struct rp_diff_report *old
 	for (int k = 0; k < RP_DIFF_KIND_COUNT_; k++) {
 		if (!d->count[k])
 			continue;
+		size_t shown = 0;
+
 		printf("\n%s (%zu):\n", headings[k], d->count[k]);
 		for (size_t i = 0; i < d->n; i++)
-			if ((int)d->items[i].kind == k)
+			if ((int)d->items[i].kind == k && (all || shown++ < DIFF_TEXT_MAX))
 				print_item(&d->items[i]);
+		if (!all && d->count[k] > DIFF_TEXT_MAX) {
+			printf("  ... and %zu more (--all lists every one; --json has them)", d->count[k] - DIFF_TEXT_MAX);
+			print_most_involved(d, k);
+			printf("\n");
+		}
 	}
 	for (size_t i = 0; i < d->n; i++)
 		regressions += d->items[i].regression;
@@ -138,10 +187,13 @@ static int write_json(const char *path, const struct rp_diff *d, const struct rp
 int cmd_diff(int argc, char **argv)
 {
 	const char *drop_s = "10%", *pos[2] = { 0 }, *json = NULL;
+	bool all = false;
 	const struct rp_opt table[] = {
 		{ "drop", 0, RP_OPT_STR, &drop_s, 0, 0, "X",
 		  "a drop in Gb/s past X is a regression: 10% or 0.1 (default 10%)", NULL },
 		{ "json", 'j', RP_OPT_OUTPUT, &json, 0, 0, "FILE", "write the comparison as JSON to FILE (- for stdout, instead of the text)", NULL },
+		{ "all", 0, RP_OPT_FLAG, &all, 0, 0, NULL, "list every finding of a kind in the text (default: the first 20, then "
+		  "the count and the endpoints most involved)", NULL },
 		{ 0 },
 	};
 	struct rp_diff_report old = { 0 }, cur = { 0 };
@@ -175,7 +227,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	status = d.regression ? RP_EXIT_FAIL : RP_EXIT_OK;
 	if (!json || strcmp(json, "-") != 0)
-		print_text(&d, &old, &cur);
+		print_text(&d, &old, &cur, all);
 	if (json && write_json(json, &d, &old, &cur) != 0)
 		status = RP_EXIT_ENV;
 out:

@@ -416,6 +416,24 @@ static void test_dead_spine_drains_nothing(void **state)
 				  "message=\"unusable, not drained: one of 16"));
 	assert_null(strstr(x, "type=\"drain\""));
 	free(x);
+
+	/* diff against the fabric without the fault: the first 20 new failures, then the count and the
+	 * endpoints most involved (before: every one of them, a line each); --all lists every one */
+	file_put("nospine.model", "nodes 64\nadapters 2\nrate 100\nbandwidth 100\nlatency 0\nsetup 1ms\n"
+		 "fabric 8 4 dmodk\nrandom-dead 0.01 5\n", mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --pattern rail "
+					 "--json '%s/h.json' >/dev/null 2>&1", mpath, rp_test_tmpdir()), 1);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff '%s/h.json' '%s/s.json'", rp_test_tmpdir(),
+					 rp_test_tmpdir()), 1);
+	x = strstr(out, "\nnew failures (");
+	assert_non_null(x);
+	assert_int_equal(count_of(x, "\n  node"), 20 + 20);   /* 20 new failures, then 20 still failing */
+	assert_non_null(strstr(x, " more (--all lists every one; --json has them); most involved: node"));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff --all '%s/h.json' '%s/s.json' | grep -c -e '^  node' "
+					 "-e 'lists every one'", rp_test_tmpdir(), rp_test_tmpdir()), 0);
+	assert_true(atoi(out) > 1000);
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "diff --all '%s/h.json' '%s/s.json' | grep -c 'lists every one'",
+					 rp_test_tmpdir(), rp_test_tmpdir()), 1);   /* grep found none */
 }
 
 /* diff on the reports matrix writes by default past 100,000 directions (--list-pairs notable): read,
