@@ -175,7 +175,7 @@ static void test_man_renders(void **state)
 	}
 	assert_int_equal(rp_test_run(cmd, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "RDMAPROBE(1)"));
-	assert_non_null(strstr(out, "rdmaprobe diff [--drop X] [--json FILE] OLD.json NEW.json"));
+	assert_non_null(strstr(out, "rdmaprobe diff [--drop X] [--json FILE] [--all] OLD.json NEW.json"));
 	assert_non_null(strstr(out, "--drop X"));
 	assert_non_null(strstr(out, "-d, --device SPEC"));
 	assert_non_null(strstr(out, "EXIT STATUS"));
