@@ -45,8 +45,8 @@
  *      peers that are not themselves under suspicion (two endpoints that fail only with each other,
  *      or two halves of a fabric that fail with each other, explain nothing: neither is drained).
  *      Repeated until nothing changes: a drained endpoint's pairs leave the background.
- *   4. Blamed together (no topology): when more than RP_VERDICT_TOGETHER endpoints of one fabric are
- *      blamed by 2-3 at once, none of them is drained for it (a failure its own side reported, or a
+ *   4. Blamed together: when more than RP_VERDICT_TOGETHER endpoints of one fabric are drained at once
+ *      (by 2-3, or by the localization of 6 when the topology has no routes), none of them is drained for it (a failure its own side reported, or a
  *      self pair that only failed, still drains): that many adapter faults at once are far less likely
  *      than one shared component (a dead leaf takes every adapter under it out, a dead spine under
  *      D-mod-K every destination routed through it), and draining them would take a rail of healthy

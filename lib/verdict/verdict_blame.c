@@ -418,28 +418,28 @@ static bool own_failure(const struct blame *B, uint32_t e)
 }
 
 /* Rule 4, blamed together: in every background group with more than RP_VERDICT_TOGETHER endpoints
- * blamed for their peers' failures, none of those is drained; each is unusable. Endpoints a topology
- * places are left to the localization (rule 6). */
-static void together_spare(struct blame *B, const struct rp_fabtopo_map *map)
+ * drained for their peers' failures (by the test, or by a localization whose topology has no routes
+ * to put the failures on a switch), none of those is drained; each is unusable. */
+static void together_spare(struct blame *B, bool localized)
 {
 	struct rp_verdict *v = B->v;
 
 	for (uint32_t e = 0; e < B->n_eps; e++)
 		B->together[e] = 0;
 	for (uint32_t e = 0; e < B->n_eps; e++)
-		if (v->eps[e].drain && !own_failure(B, e) && !(map && map->leaf[e] != RP_FABTOPO_NONE))
+		if (v->eps[e].drain && !own_failure(B, e))
 			B->together[B->group[e]]++;
 	for (uint32_t e = 0; e < B->n_eps; e++) {
 		struct rp_verdict_ep *ve = &v->eps[e];
 		uint32_t n = B->together[B->group[e]];
 
-		if (n <= RP_VERDICT_TOGETHER || !ve->drain || own_failure(B, e) ||
-		    (map && map->leaf[e] != RP_FABTOPO_NONE))
+		if (n <= RP_VERDICT_TOGETHER || !ve->drain || own_failure(B, e))
 			continue;
 		ve->drain = false;
 		ve->unusable = true;
 		snprintf(ve->why, sizeof(ve->why), "one of %u adapters of its fabric blamed together: a shared switch, link "
-			 "or route, not %u adapter faults; not drained (--topology localizes it)", n, n);
+			 "or route, not %u adapter faults; not drained (%s)", n, n,
+			 localized ? "the topology's routes are unknown" : "--topology localizes it");
 	}
 	for (uint32_t g = 0; g < B->n_eps; g++)
 		if (B->together[g] <= RP_VERDICT_TOGETHER)
@@ -602,6 +602,36 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, 
 	return 0;
 }
 
+/* After the localization's suspects: an adapter it chose that rule 4 spared is no drain, and each
+ * group rule 4 spared is one suspect more (after the components). */
+static int suspects_together(const struct rp_endpoint *eps, const struct blame *B)
+{
+	struct rp_verdict *v = B->v;
+	size_t n = 0;
+	struct rp_verdict_suspect *s;
+
+	for (size_t k = 0; k < v->n_suspects; k++) {
+		struct rp_verdict_suspect *x = &v->suspects[k];
+
+		if (x->ep != UINT32_MAX && x->ep < B->n_eps && v->eps[x->ep].unusable) {
+			x->drain = false;
+			snprintf(x->why, sizeof(x->why), "%s", v->eps[x->ep].why);
+		}
+	}
+	for (uint32_t g = 0; g < B->n_eps; g++)
+		n += B->together[g] > 0;
+	if (!n)
+		return 0;
+	s = realloc(v->suspects, (v->n_suspects + n) * sizeof(*s));
+	if (!s)
+		return rp_error(-ENOMEM, "verdict: allocate %zu suspects", v->n_suspects + n);
+	v->suspects = s;
+	for (uint32_t g = 0; g < B->n_eps; g++)
+		if (B->together[g])
+			group_suspect(eps, B, g, &v->suspects[v->n_suspects++]);
+	return 0;
+}
+
 /* The background the widest fabric had at the end, for the reports. */
 static double widest_background(const struct blame *B, const double *N)
 {
@@ -631,17 +661,20 @@ static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const st
 		background_compute(B, F, N);
 	while (test_round(B) > 0);
 	B->v->background = widest_background(B, N);
-	together_spare(B, x->map);
 	if (x->map)
 		rc = rp_localize_run(&L, cfg, x->map, eps, B->n_eps, B->pi, B->v);
-	if (!rc)
+	if (!rc) {
+		together_spare(B, L != NULL);
 		unusable_mark(B);
+	}
 	if (!rc)
 		rc = paths_collect(pair_eps, ps, x, L, B->v);
 	if (!rc) {
 		paths_merge(B->v);
 		rc = L ? rp_localize_suspects(L, eps, B->v) : suspects_plain(eps, B, B->v);
 	}
+	if (!rc && L)
+		rc = suspects_together(eps, B);
 	rp_localize_destroy(L);
 out:
 	free(F);

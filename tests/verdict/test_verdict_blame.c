@@ -515,6 +515,16 @@ static void test_spine_dead_drains_nobody(void **state)
 			fail_msg("endpoint %u with the topology: unusable %d (%s)", e, v.eps[e].unusable, v.eps[e].why);
 	assert_null(v.nodes[1].recommended);
 	rp_verdict_fini(&v);
+	/* the topology without its routes (Slurm's topology.conf, ibnetdiscover): no spine can be blamed
+	 * alone, the localization took the 16 victims of each rail for adapter faults and drained them;
+	 * blamed together, they are unusable, not drained, and a group suspect names them */
+	topo->dmodk = false;
+	assert_int_equal(scene_judge_topo(&s, topo, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.n_unusable, 32);
+	assert_int_equal(v.suspects[v.n_suspects - 1].kind, RP_COMP_GROUP);
+	assert_non_null(strstr(v.eps[2].why, "the topology's routes are unknown"));
+	rp_verdict_fini(&v);
 	rp_fabtopo_destroy(topo);
 	scene_fini(&s);
 }
