@@ -602,33 +602,33 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, 
 	return 0;
 }
 
-/* After the localization's suspects: an adapter it chose that rule 4 spared is no drain, and each
- * group rule 4 spared is one suspect more (after the components). */
+/* After the localization's suspects: the adapters it chose that rule 4 spared leave the list, and
+ * each group rule 4 spared takes their place, first (one component behind them all). */
 static int suspects_together(const struct rp_endpoint *eps, const struct blame *B)
 {
 	struct rp_verdict *v = B->v;
-	size_t n = 0;
+	size_t n = 0, w = 0;
 	struct rp_verdict_suspect *s;
 
-	for (size_t k = 0; k < v->n_suspects; k++) {
-		struct rp_verdict_suspect *x = &v->suspects[k];
-
-		if (x->ep != UINT32_MAX && x->ep < B->n_eps && v->eps[x->ep].unusable) {
-			x->drain = false;
-			snprintf(x->why, sizeof(x->why), "%s", v->eps[x->ep].why);
-		}
-	}
 	for (uint32_t g = 0; g < B->n_eps; g++)
 		n += B->together[g] > 0;
 	if (!n)
 		return 0;
-	s = realloc(v->suspects, (v->n_suspects + n) * sizeof(*s));
+	s = calloc(v->n_suspects + n, sizeof(*s));
 	if (!s)
 		return rp_error(-ENOMEM, "verdict: allocate %zu suspects", v->n_suspects + n);
-	v->suspects = s;
 	for (uint32_t g = 0; g < B->n_eps; g++)
 		if (B->together[g])
-			group_suspect(eps, B, g, &v->suspects[v->n_suspects++]);
+			group_suspect(eps, B, g, &s[w++]);
+	for (size_t k = 0; k < v->n_suspects; k++) {
+		const struct rp_verdict_suspect *x = &v->suspects[k];
+
+		if (!(x->ep != UINT32_MAX && x->ep < B->n_eps && v->eps[x->ep].unusable))
+			s[w++] = *x;
+	}
+	free(v->suspects);
+	v->suspects = s;
+	v->n_suspects = w;
 	return 0;
 }
 

@@ -522,7 +522,10 @@ static void test_spine_dead_drains_nobody(void **state)
 	assert_int_equal(scene_judge_topo(&s, topo, &v), 0);
 	assert_int_equal(drained(&v), 0);
 	assert_int_equal(v.n_unusable, 32);
-	assert_int_equal(v.suspects[v.n_suspects - 1].kind, RP_COMP_GROUP);
+	assert_int_equal(v.suspects[0].kind, RP_COMP_GROUP);      /* one per rail, first; no spared adapter */
+	assert_int_equal(v.suspects[1].kind, RP_COMP_GROUP);
+	for (size_t k = 0; k < v.n_suspects; k++)
+		assert_false(v.suspects[k].kind == RP_COMP_ADAPTER);
 	assert_non_null(strstr(v.eps[2].why, "the topology's routes are unknown"));
 	rp_verdict_fini(&v);
 	rp_fabtopo_destroy(topo);
