@@ -3,10 +3,11 @@
 # SIMULATED rail-optimized fat tree (lib/sim/sim_fabric.h), with and without the fabric's topology. A
 # benchmark, not a test: it asserts nothing, it writes results/localize.md.
 #
-#   scripts/bench-localize.sh              1,000 scenarios at 256 x 8, RP_LOC_N1024 at 1,024 x 8
-#   RP_LOC_N256=1000 RP_LOC_N1024=100      scenarios per size (scenario i is the same at every run)
+#   scripts/bench-localize.sh              1,000 scenarios at 256 x 8 and at 1,024 x 8
+#   RP_LOC_N256=1000 RP_LOC_N1024=1000     scenarios per size (scenario i is the same at every run)
 #   RP_LOC_PORTS=32 RP_LOC_SPINES=16       leaf ports and spines of the fat tree
 #   RP_LOC_NAME=localize                   results/NAME.md, results/NAME-raw/
+#   RP_LOC_JOBS=$(nproc)                   scorer processes at once (each a share of the scenarios)
 #   RP_LOC_UNKNOWN=300                     scenarios at 256 x 8 scored again with a topology whose routes
 #                                          are unknown (no route line: Slurm's topology.conf gives none)
 #
@@ -24,21 +25,33 @@ NAME=${RP_LOC_NAME:-localize}
 RAW=$ROOT/results/$NAME-raw
 OUT=$ROOT/results/$NAME.md
 N256=${RP_LOC_N256:-1000}
-N1024=${RP_LOC_N1024:-100}
+N1024=${RP_LOC_N1024:-1000}
 NUNK=${RP_LOC_UNKNOWN:-300}
 PORTS=${RP_LOC_PORTS:-32}
 SPINES=${RP_LOC_SPINES:-16}
+JOBS=${RP_LOC_JOBS:-$(nproc)}
 BIN=$ROOT/build/localize-score
 
 make -C "$ROOT" -j2 build/localize-score build/rdmaprobe >/dev/null || exit 1
 mkdir -p "$RAW"
 
-run_size() {    # nodes count [suffix]
-	local f="$RAW/${1}x8${3:-}.txt" t0 t1
+run_size() {    # nodes count [suffix]: JOBS processes, each a share of the scenarios, in order
+	local f="$RAW/${1}x8${3:-}.txt" t0 t1 j first share pids=()
 	t0=$(date +%s)
-	nice "$BIN" "$1" 8 0 "$2" "$PORTS" "$SPINES" >"$f" || { echo "localize-score $1 failed" >&2; exit 1; }
+	share=$(( ($2 + JOBS - 1) / JOBS ))
+	for ((j = 0; j < JOBS; j++)); do
+		first=$((j * share))
+		[ "$first" -lt "$2" ] || break
+		nice "$BIN" "$1" 8 "$first" "$(( first + share > $2 ? $2 - first : share ))" "$PORTS" "$SPINES" >"$f.$j" &
+		pids+=($!)
+	done
+	for j in "${!pids[@]}"; do
+		wait "${pids[$j]}" || { echo "localize-score $1 (share $j) failed" >&2; exit 1; }
+	done
+	: >"$f"
+	for j in "${!pids[@]}"; do cat "$f.$j" >>"$f" && rm -f "$f.$j"; done
 	t1=$(date +%s)
-	echo "$1 x 8${3:-}: $2 scenarios in $((t1 - t0)) s" >&2
+	echo "$1 x 8${3:-}: $2 scenarios in $((t1 - t0)) s ($JOBS processes)" >&2
 	echo "$((t1 - t0))" >"$RAW/${1}x8${3:-}.seconds"
 }
 
@@ -84,7 +97,7 @@ table() {    # file
 	echo
 	echo "Written by \`scripts/bench-localize.sh\` (RP_LOC_N256=$N256 RP_LOC_N1024=$N1024, $PORTS-port leaves, $SPINES spines,"
 	echo "dmodk routes), binary \`$("$ROOT/build/rdmaprobe" --version 2>&1 | head -1)\`, $(date -u '+%Y-%m-%d %H:%M UTC')."
-	echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), shared with other work, nice 10."
+	echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), shared with other work, nice 10, $JOBS scorer processes at once (the verdict s column is per process)."
 	echo
 	echo "SIMULATED scenarios, not a measurement of any fabric. Commands: \`build/localize-score 256 8 0 $N256 $PORTS $SPINES\`"
 	echo "and \`build/localize-score 1024 8 0 $N1024 $PORTS $SPINES\` (scripts/localize_score.c; scenario i is a function of i)."
