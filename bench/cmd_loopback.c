@@ -39,7 +39,7 @@ struct lb_run {
 	struct rp_cli_engine e;
 	struct rp_cli_verdict vc;
 	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
-	bool *drain;                  /* one per port: the verdict, for --prom */
+	bool *drain, *unusable;       /* one per port: the verdict, for --prom */
 	const char *spec;
 	bool no_self, quiet;
 	char host[RP_NAME_MAX];
@@ -192,10 +192,13 @@ static int lb_checkpoint(struct lb_run *lb, bool final)
 		lb->write_status = lb->write_status ? lb->write_status : rc;
 		json_decref(extra);
 	}
-	for (size_t i = 0; i < lb->n_ports; i++)
+	for (size_t i = 0; i < lb->n_ports; i++) {
 		lb->drain[i] = lb->v.eps[i].drain;
+		lb->unusable[i] = lb->v.eps[i].unusable;
+	}
 	rc = rp_cli_ops_prom(&lb->ops, &(struct rp_prom_run){ .command = "loopback", .version = rp_version_string(),
-				.eps = lb->eps, .n_eps = lb->n_ports, .drain = lb->drain }, lb->res, lb->n_res, final);
+				.eps = lb->eps, .n_eps = lb->n_ports, .drain = lb->drain,
+				.unusable = lb->unusable }, lb->res, lb->n_res, final);
 	lb->write_status = lb->write_status ? lb->write_status : rc;
 	return 0;
 }
@@ -538,10 +541,11 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 	lb->index = calloc(n * n, sizeof(*lb->index));
 	lb->eps = calloc(n, sizeof(*lb->eps));
 	lb->drain = calloc(n, sizeof(*lb->drain));
+	lb->unusable = calloc(n, sizeof(*lb->unusable));
 	lb->conc_scheduled = lb->concurrent ? (n / 2) * rp_concurrent_rounds(n) * lb->e.n_sizes : 0;
 	lb->conc = calloc(lb->conc_scheduled + 1, sizeof(*lb->conc));
 	lb->conc_meta = calloc(lb->conc_scheduled + 1, sizeof(*lb->conc_meta));
-	if (!lb->res || !lb->pair_eps || !lb->index || !lb->eps || !lb->drain || !lb->conc || !lb->conc_meta) {
+	if (!lb->res || !lb->pair_eps || !lb->index || !lb->eps || !lb->drain || !lb->unusable || !lb->conc || !lb->conc_meta) {
 		fprintf(stderr, "rdmaprobe loopback: out of memory\n");
 		return RP_EXIT_ENV;
 	}
@@ -598,6 +602,7 @@ out:
 	free(lb.conc_meta);
 	free(lb.conc);
 	free(lb.drain);
+	free(lb.unusable);
 	free(lb.eps);
 	free(lb.index);
 	free(lb.pair_eps);

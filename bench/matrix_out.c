@@ -296,7 +296,7 @@ static void write_failed(struct mx_out *o, const char *path, bool final, int rc,
 static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_verdict *v, bool final)
 {
 	size_t n = o->n_eps ? o->n_eps : 1;
-	bool *drain = calloc(n, sizeof(*drain));
+	bool *drain = calloc(n, sizeof(*drain)), *unusable = calloc(n, sizeof(*unusable));
 	uint32_t *pairs = calloc(n, sizeof(*pairs)), *failed = calloc(n, sizeof(*failed));
 	struct rp_prom_finding *fd = NULL;
 	struct rp_fail_groups fg = { 0 };
@@ -304,7 +304,7 @@ static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 	struct rp_result_seq every = mx_results_pairs(o->results);
 	int status = RP_EXIT_ENV;
 
-	if (drain && pairs && failed && (!v->n_failed || rp_fail_groups_build(v, o->results->pair_eps, &every, &fg) == 0))
+	if (drain && unusable && pairs && failed && (!v->n_failed || rp_fail_groups_build(v, o->results->pair_eps, &every, &fg) == 0))
 		fd = calloc(fg.n + 1, sizeof(*fd));
 	if (!fd) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for --prom\n");
@@ -312,6 +312,7 @@ static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 	}
 	for (size_t e = 0; e < o->n_eps && e < v->n_eps; e++) {
 		drain[e] = v->eps[e].drain;
+		unusable[e] = v->eps[e].unusable;
 		pairs[e] = v->eps[e].pairs;
 		failed[e] = v->eps[e].failed;
 	}
@@ -321,12 +322,13 @@ static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 						  .failed = fg.g[k].n };
 	status = rp_cli_ops_prom(o->ops, &(struct rp_prom_run){ .command = "matrix", .version = rp_version_string(),
 				 .timestamp = o->started_wall, .eps = mv->eps, .n_eps = o->n_eps, .drain = drain,
-				 .pass = &pass, .totals = true, .total_pairs = v->n_pairs, .total_failed = v->n_failed, .ep_pairs = pairs, .ep_failed = failed, .pairs_partial = mv->n_unlisted > 0,
+				 .unusable = unusable, .pass = &pass, .totals = true, .total_pairs = v->n_pairs, .total_failed = v->n_failed, .ep_pairs = pairs, .ep_failed = failed, .pairs_partial = mv->n_unlisted > 0,
 				 .no_pairs = true, .findings = fd, .n_findings = fg.n }, mv->res, mv->n, final);
 out:
 	rp_fail_groups_fini(&fg);
 	free(fd);
 	free(drain);
+	free(unusable);
 	free(pairs);
 	free(failed);
 	return status;

@@ -19,6 +19,7 @@ struct ep_stat {
 	const struct rp_endpoint *ep;
 	size_t order;                 /* where it was first seen: eps[] first, then the pairs */
 	int drain;                    /* -1 no verdict given, 0 keep, 1 drain */
+	int unusable;                 /* -1 not given, 1 left out of NCCL_IB_HCA without a drain */
 	size_t pairs, failed;
 	long long given_pairs, given_failed;   /* the caller's counts (rp_prom_run.ep_pairs); -1 none */
 	double min_gbps;              /* slowest measured pair; < 0 none measured */
@@ -172,14 +173,15 @@ static int eps_build(struct page *pg)
 		return rp_error(-ENOMEM, "prom: out of memory for %zu endpoints", total);
 	for (size_t i = 0; i < run->n_eps; i++, k++)
 		pg->eps[k] = (struct ep_stat){ .ep = &run->eps[i], .order = k, .drain = run->drain ? run->drain[i] : -1,
+					       .unusable = run->unusable ? run->unusable[i] : -1,
 					       .given_pairs = run->ep_pairs ? (long long)run->ep_pairs[i] : -1,
 					       .given_failed = run->ep_failed ? (long long)run->ep_failed[i] : -1 };
 	for (size_t i = 0; i < pg->n; i++) {
 		pg->eps[k] = (struct ep_stat){ .ep = &pg->pairs[pg->order[i]].src, .order = k, .drain = -1,
-					       .given_pairs = -1, .given_failed = -1 };
+					       .unusable = -1, .given_pairs = -1, .given_failed = -1 };
 		k++;
 		pg->eps[k] = (struct ep_stat){ .ep = &pg->pairs[pg->order[i]].dst, .order = k, .drain = -1,
-					       .given_pairs = -1, .given_failed = -1 };
+					       .unusable = -1, .given_pairs = -1, .given_failed = -1 };
 		k++;
 	}
 	if (total > 1)   /* qsort's array may be NULL when empty */
@@ -336,7 +338,7 @@ static void check_families(const struct page *pg)
 	}
 }
 
-enum ep_metric { EP_PASS, EP_DRAIN, EP_PAIRS, EP_FAILED, EP_RATE, EP_MTU, EP_MIN_BW, EP_METRIC_COUNT_ };
+enum ep_metric { EP_PASS, EP_DRAIN, EP_UNUSABLE, EP_PAIRS, EP_FAILED, EP_RATE, EP_MTU, EP_MIN_BW, EP_METRIC_COUNT_ };
 
 static const struct {
 	const char *name, *help;
@@ -344,6 +346,9 @@ static const struct {
 	[EP_PASS] = { "rdmaprobe_endpoint_pass",
 		      "1 when every pair the endpoint was in passed (a failure may be the peer's: see _drain)" },
 	[EP_DRAIN] = { "rdmaprobe_endpoint_drain", "1 when the verdict says drain this endpoint" },
+	[EP_UNUSABLE] = { "rdmaprobe_endpoint_unusable",
+			  "1 when the verdict leaves the endpoint out of NCCL_IB_HCA without draining it: a shared "
+			  "component (see rdmaprobe_finding_failed_directions) explains its failures" },
 	[EP_PAIRS] = { "rdmaprobe_endpoint_pairs", "pairs the endpoint was in" },
 	[EP_FAILED] = { "rdmaprobe_endpoint_failed_pairs", "pairs the endpoint was in that did not pass" },
 	[EP_RATE] = { "rdmaprobe_endpoint_link_rate_bytes_per_second", "the port's link rate (nominal on soft devices)" },
@@ -360,6 +365,7 @@ static bool ep_value(const struct page *pg, const struct ep_stat *e, enum ep_met
 	switch (m) {
 	case EP_PASS: *v = e->failed == 0; return e->pairs > 0;
 	case EP_DRAIN: *v = e->drain; return e->drain >= 0;
+	case EP_UNUSABLE: *v = e->unusable; return e->unusable >= 0;
 	case EP_PAIRS: *v = (double)e->pairs; return true;
 	case EP_FAILED: *v = (double)e->failed; return true;
 	case EP_RATE: *v = e->ep->link_gbps * GBPS_TO_BYTES_PS; return e->ep->link_gbps > 0 && isfinite(e->ep->link_gbps);

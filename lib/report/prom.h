@@ -16,7 +16,8 @@
  *   rdmaprobe_run_pairs{command}, rdmaprobe_run_failed_pairs{command} (run->total_* with run->totals)
  *   rdmaprobe_endpoint_*{command,node,device,port}:
  *     pass (1 when every pair the endpoint was in passed: a failure may be the peer's; _drain is the
- *     verdict when one was given), drain, pairs, failed_pairs (run->ep_pairs/ep_failed when given: the
+ *     verdict when one was given), drain, unusable (not drained, but out of NCCL_IB_HCA: a shared
+ *     component explains its failures), pairs, failed_pairs (run->ep_pairs/ep_failed when given: the
  *     verdict's counts over every pair, listed or not), link_rate_bytes_per_second, mtu_bytes,
  *     min_bandwidth_bytes_per_second (its slowest measured pair; left out when run->pairs_partial),
  *     warnings{code} (pairs with the warning; only codes some pair carries)
@@ -50,6 +51,8 @@ struct rp_prom_run {
 	const struct rp_endpoint *eps;    /* optional: endpoints beyond those the pairs name (none measured) */
 	size_t n_eps;
 	const bool *drain;                /* optional, one per eps[]: the verdict; NULL leaves out _drain */
+	const bool *unusable;             /* optional, one per eps[]: the verdict's unusable (not drained,
+	                                   * out of NCCL_IB_HCA); NULL leaves out _unusable */
 	const struct rp_check *check;     /* optional: the node check's verdict and problems */
 	const bool *pass;                 /* optional: the run's verdict; NULL: every pair passed */
 	const uint32_t *ep_pairs, *ep_failed;   /* optional, one per eps[]: the verdict's counts */

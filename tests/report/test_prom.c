@@ -221,6 +221,7 @@ static void test_atomic(void **state)
 	has(dump, "rdmaprobe_run_pass{command=\"matrix\"} 1.0");
 	lacks(dump, "rdmaprobe_run_info");
 	lacks(dump, "rdmaprobe_endpoint_drain");
+	lacks(dump, "rdmaprobe_endpoint_unusable");   /* not given: left out, as _drain */
 	lacks(dump, "rdmaprobe_pair_latency_seconds");
 	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -c 'atomic.prom.tmp' || true", rp_test_tmpdir());
 	assert_int_equal(rp_test_run(cmd, dump, sizeof(dump)), 0);
@@ -240,11 +241,12 @@ static void test_atomic(void **state)
 static void test_matrix_bounded(void **state)
 {
 	struct rp_endpoint eps[3] = { ep("n1", "d0", 1), ep("n2", "d0", 1), ep("n3", "d0", 1) };
-	const bool drain[3] = { false, false, true }, pass = false;
+	const bool drain[3] = { false, false, true }, unusable[3] = { false, true, false }, pass = false;
 	const uint32_t pairs[3] = { 4, 4, 4 }, failed[3] = { 2, 2, 4 };
 	const struct rp_prom_finding fd[2] = { { .kind = "adapter", .a = &eps[2], .failed = 4 },
 					       { .kind = "link", .a = &eps[0], .b = &eps[1], .failed = 0 } };
-	struct rp_prom_run run = { .command = "matrix", .eps = eps, .n_eps = 3, .drain = drain, .pass = &pass,
+	struct rp_prom_run run = { .command = "matrix", .eps = eps, .n_eps = 3, .drain = drain, .unusable = unusable,
+				   .pass = &pass,
 				   .ep_pairs = pairs, .ep_failed = failed, .pairs_partial = true, .no_pairs = true,
 				   .totals = true, .total_pairs = 6, .total_failed = 4,
 				   .findings = fd, .n_findings = 2 };
@@ -264,6 +266,9 @@ static void test_matrix_bounded(void **state)
 	has(dump, "rdmaprobe_endpoint_pairs{command=\"matrix\",device=\"d0\",node=\"n3\",port=\"1\"} 4.0");
 	has(dump, "rdmaprobe_endpoint_failed_pairs{command=\"matrix\",device=\"d0\",node=\"n1\",port=\"1\"} 2.0");
 	lacks(dump, "rdmaprobe_endpoint_min_bandwidth");
+	/* unusable: left out of NCCL_IB_HCA without a drain (a shared component's failures) */
+	has(dump, "rdmaprobe_endpoint_unusable{command=\"matrix\",device=\"d0\",node=\"n2\",port=\"1\"} 1.0");
+	has(dump, "rdmaprobe_endpoint_unusable{command=\"matrix\",device=\"d0\",node=\"n3\",port=\"1\"} 0.0");
 	has(dump, "rdmaprobe_endpoint_warnings{code=\"flaky\",command=\"matrix\",device=\"d0\",node=\"n1\",port=\"1\"} 1.0");
 	has(dump, "rdmaprobe_finding_failed_directions{command=\"matrix\",device=\"d0\",kind=\"adapter\",node=\"n3\","
 		  "peer_device=\"\",peer_node=\"\",peer_port=\"\",port=\"1\"} 4.0");
