@@ -411,7 +411,7 @@ static int ck_parse(struct ck_run *k, int argc, char **argv)
 			rp_strlcpy(k->node, "localhost", sizeof(k->node));
 		k->node[strcspn(k->node, ".")] = '\0';   /* hostname -s */
 	}
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
 int cmd_check(int argc, char **argv)
@@ -424,7 +424,7 @@ int cmd_check(int argc, char **argv)
 	k.budget = 20;
 	k.drain_exit = -1;
 	status = ck_parse(&k, argc, argv);
-	if (status >= 0)
+	if (status != RP_EXIT_GO_ON)
 		return status;
 	k.t0 = now_s();
 	/* a stop ends the loopback at once; a teardown that hangs is cut 10 s (the loopback's longest

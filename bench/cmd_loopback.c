@@ -226,7 +226,7 @@ static bool lb_measure(struct lb_run *lb, const struct rp_engine_cfg *cfg, size_
 /* Before the first pass: every direction probed at once, what failed probed again at once
  * (lib/matrix/pairset_sweep.h): a dead adapter costs a screen and a confirmation, not a deadline per
  * direction. Not with --bidir, --retest 0 (one sample decides), --sweep off or a single direction.
- * -1 to go on (lb->reach NULL: no sweep), or an exit status. */
+ * RP_EXIT_GO_ON to go on (lb->reach NULL: no sweep), or an exit status. */
 static int lb_sweep(struct lb_run *lb)
 {
 	size_t n = lb->n_ports, m = 0;
@@ -241,7 +241,7 @@ static int lb_sweep(struct lb_run *lb)
 
 	if (strcmp(lb->sweep_s, "off") == 0 || lb->e.bidir || lb->vc.cfg.retest == 0 ||
 	    (lb->no_self ? n * (n - 1) : n * n) < 2)
-		return -1;
+		return RP_EXIT_GO_ON;
 	jobs = calloc(n * n, sizeof(*jobs));
 	reach = calloc(n * n, sizeof(*reach));
 	found = calloc(n * n, sizeof(*found));
@@ -279,7 +279,7 @@ static int lb_sweep(struct lb_run *lb)
 	free(found);
 	free(at);
 	if (!rc)
-		return -1;
+		return RP_EXIT_GO_ON;
 	fprintf(stderr, "rdmaprobe loopback: out of memory for the reachability sweep\n");
 	return RP_EXIT_ENV;
 }
@@ -409,7 +409,7 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 
 	for (size_t k = 0; k < n * n; k++)
 		lb->index[k] = -1;
-	if (pass == 0 && (rc = lb_sweep(lb)) >= 0)
+	if (pass == 0 && (rc = lb_sweep(lb)) != RP_EXIT_GO_ON)
 		return rc;
 	for (size_t i = 0; i < n && !rp_stop_requested(); i++) {
 		for (size_t j = 0; j < n && !rp_stop_requested(); j++) {
@@ -461,7 +461,7 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 	return rc;
 }
 
-/* Options, ports, endpoints and storage. Returns -1 to go on, or an exit status. */
+/* Options, ports, endpoints and storage. Returns RP_EXIT_GO_ON to go on, or an exit status. */
 static int lb_setup(struct lb_run *lb, int argc, char **argv)
 {
 	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 7];
@@ -561,7 +561,7 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 		rc = rp_signals_watchdog(lb->e.timeout, true);
 	if (rc)
 		fprintf(stderr, "rdmaprobe loopback: cannot install SIGINT/SIGTERM handlers: %s\n", strerror(-rc));
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
 int cmd_loopback(int argc, char **argv)
@@ -574,7 +574,7 @@ int cmd_loopback(int argc, char **argv)
 	lb.argc = argc;
 	lb.argv = argv;
 	status = lb_setup(&lb, argc, argv);
-	if (status >= 0)
+	if (status != RP_EXIT_GO_ON)
 		goto out;
 	for (unsigned p = 0; p < lb.e.n_sizes && !rp_stop_requested(); p++) {
 		status = lb_pass(&lb, p);

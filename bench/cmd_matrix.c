@@ -56,7 +56,7 @@ static const char usage_text[] =
 
 static int opts_check(struct mx_opts *o);
 
-/* Parse, validate, derive. Returns -1 to go on, or an exit status. */
+/* Parse, validate, derive. Returns RP_EXIT_GO_ON to go on, or an exit status. */
 static int opts_parse(struct mx_opts *o, int argc, char **argv)
 {
 	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 34];
@@ -121,7 +121,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 }
 
 /* --sweep: its width; the default leaves out a run with what the sweep does not go with yet, an
- * explicit width refuses it. -1 to go on, or an exit status. */
+ * explicit width refuses it. RP_EXIT_GO_ON to go on, or an exit status. */
 static int sweep_check(struct mx_opts *o)
 {
 	unsigned w = 0;
@@ -130,7 +130,7 @@ static int sweep_check(struct mx_opts *o)
 
 	int rc = matrix_cli_sweep_opt(o->sweep_s, &w, &is_auto);
 
-	if (rc >= 0)
+	if (rc != RP_EXIT_GO_ON)
 		return rc;
 	if (w && with && !is_auto) {
 		fprintf(stderr, "rdmaprobe matrix: --sweep does not go with %s yet (--sweep off, or leave it out)\n", with);
@@ -145,10 +145,10 @@ static int sweep_check(struct mx_opts *o)
 	if (o->hold && o->sweep && !mx_hold_allowed(&o->eng.cfg, (unsigned)o->sweep, o->hold_off, sizeof(o->hold_off)))
 		o->hold = false;
 	o->hold = o->hold && o->sweep;
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
-/* Validate and derive after parsing. Returns -1 to go on, or an exit status. */
+/* Validate and derive after parsing. Returns RP_EXIT_GO_ON to go on, or an exit status. */
 static int opts_check(struct mx_opts *o)
 {
 	int rc;
@@ -168,9 +168,9 @@ static int opts_check(struct mx_opts *o)
 	}
 	if (o->plan_dead_s) {
 		size_t d;
-		int st = mx_plan_dead_opt(o->plan_dead_s, 100, true, &d);
+		int st = matrix_cli_plan_dead_opt(o->plan_dead_s, 100, true, &d);
 
-		if (st >= 0)
+		if (st != RP_EXIT_GO_ON)
 			return st;
 	}
 	if (o->fabric_model) {   /* with --transport the simulation (cmd_sim.c) parses the arguments */
@@ -244,12 +244,12 @@ static int opts_check(struct mx_opts *o)
 	if (rc)
 		return rc;
 	rc = sweep_check(o);
-	if (rc >= 0)
+	if (rc != RP_EXIT_GO_ON)
 		return rc;
 	if (o->eng.cfg.run_limit_s <= 0)
 		o->eng.cfg.run_limit_s = o->eng.cfg.meas.duration_s > 0 ? o->eng.cfg.meas.duration_s + 2 * o->eng.cfg.timeout_s
 									   : 4 * o->eng.cfg.timeout_s;
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
 /* The port selection's options for this rank. */
@@ -509,7 +509,7 @@ static void retest_scheduled(void *arg, size_t n, size_t n_rounds)
 		n_rounds, n_rounds == 1 ? "" : "s");
 }
 
-/* This rank's ports, the start-up exchange, the table. Returns -1 to go on, or a status. */
+/* This rank's ports, the start-up exchange, the table. Returns RP_EXIT_GO_ON to go on, or a status. */
 static int table_setup(struct mx_front *F, struct mx_comm *comm)
 {
 	struct mx_opts *o = F->o;
@@ -536,7 +536,7 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 	}
 	/* rank 0 writes the reports: a path it cannot write stops every rank before anything is measured
 	 * (it used to measure the whole run and then exit 3) */
-	if (comm->rank == 0 && !mine.err && mx_outputs_check(&o->eng, o->html, o->junit) != 0) {
+	if (comm->rank == 0 && !mine.err && matrix_cli_outputs_check(&o->eng, o->html, o->junit) != 0) {
 		mine.err = -EINVAL;
 		mine.why = "an output file cannot be written (named above): nothing was measured";
 	}
@@ -580,11 +580,11 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
 			fprintf(stderr, "rdmaprobe matrix: %zu endpoint(s) in all: nothing to pair\n", F->table.n_eps);
 		return RP_EXIT_ENV;
 	}
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
 /* --budget, on every rank from the same table and model: the pattern and message size that fit
- * replace the ones asked for (rank 0 says which and why). Returns -1 to go on, or a status (nothing
+ * replace the ones asked for (rank 0 says which and why). Returns RP_EXIT_GO_ON to go on, or a status (nothing
  * fits: 2, not run). The choice is not exchanged: the start-up already refused a rank whose budget or model (its
  * --calibrate-from file) is not rank 0's (mx_plan_digest), so every rank chooses the same. */
 static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct rp_sched_ep *se)
@@ -597,7 +597,7 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 
 	F->msg_size_req = o->eng.cfg.meas.msg_size;
 	if (!o->budget_seen || !se)
-		return -1;
+		return RP_EXIT_GO_ON;
 	gbps = calloc(n_eps, sizeof(*gbps));
 	if (!gbps)
 		return RP_EXIT_ENV;
@@ -606,8 +606,8 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 	matrix_cli_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = (unsigned)o->retest;
-	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
-	if (status >= 0) {
+	status = matrix_cli_plan_dead_opt(o->plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
+	if (status != RP_EXIT_GO_ON) {
 		free(gbps);
 		return status;
 	}
@@ -622,7 +622,7 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 	return status;
 }
 
-/* The table, the schedule and the context every rank agrees on. Returns -1 to go on, or a status. */
+/* The table, the schedule and the context every rank agrees on. Returns RP_EXIT_GO_ON to go on, or a status. */
 static int run_setup(struct mx_front *F, struct mx_comm *comm)
 {
 	struct mx_ctx *c = &F->run.ctx;
@@ -630,14 +630,14 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 	struct rp_sched_ep *se;
 	int status = table_setup(F, comm);
 
-	if (status >= 0)
+	if (status != RP_EXIT_GO_ON)
 		return status;
 	n_eps = F->table.n_eps;
 	se = F->sched_eps = mx_sched_eps(F->table.eps, n_eps, &n_nodes);   /* kept: the coverage at the end */
 	c->dead = calloc((size_t)comm->size, sizeof(bool));
 	F->rep_eps = calloc(n_eps, sizeof(*F->rep_eps));
 	status = budget_choose(F, comm, se);
-	if (status >= 0)
+	if (status != RP_EXIT_GO_ON)
 		return status;
 	if (!se || !c->dead || !F->rep_eps || rp_sched_create(se, n_eps, &F->o->pattern, F->o->seed, &F->sched) != 0)
 		return se && c->dead && F->rep_eps ? RP_EXIT_USAGE : RP_EXIT_ENV;
@@ -660,7 +660,7 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 			F->o->pattern_text, F->o->concurrent_rails ? " (each round's rails alone, then all at once)" : "",
 			F->run.n_scheduled, (unsigned long long)rp_sched_n_pairs(F->sched), c->round_wait_s,
 			(unsigned long long)F->o->retest);
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
 /* Rank 0 after the rounds: the files, the verdict and the results on stdout (even when a file could
@@ -781,7 +781,7 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int ar
 	if (rp_signals_install() != 0 || rp_signals_watchdog(o->eng.timeout, false) != 0)
 		fprintf(stderr, "rdmaprobe matrix: rank %d: could not install the SIGINT/SIGTERM handlers\n", comm.rank);
 	status = run_setup(&F, &comm);
-	if (status >= 0)
+	if (status != RP_EXIT_GO_ON)
 		goto out;
 	F.t0 = rp_now();              /* "time left" counts the rounds, not the start-up */
 	out_init(&F, cmd_line, argc, argv);

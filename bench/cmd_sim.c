@@ -79,7 +79,7 @@ bool matrix_cli_sim_requested(int argc, char **argv)
 	return false;
 }
 
-/* Validate and derive. Returns -1 to go on, or an exit status. */
+/* Validate and derive. Returns RP_EXIT_GO_ON to go on, or an exit status. */
 static int sim_opts_check(struct sim_opts *o)
 {
 	int rc;
@@ -116,7 +116,7 @@ static int sim_opts_check(struct sim_opts *o)
 	bool sweep_auto;
 
 	rc = matrix_cli_sweep_opt(o->sweep_s, &o->sweep, &sweep_auto);
-	if (rc >= 0)
+	if (rc != RP_EXIT_GO_ON)
 		return rc;
 	if (mx_hold_parse(o->hold_s, &o->hold) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --hold takes auto or off, not '%s'\n", o->hold_s);
@@ -128,7 +128,7 @@ static int sim_opts_check(struct sim_opts *o)
 		rc = rp_cli_engine_finish(&o->eng, "matrix");
 	if (rc)
 		return rc;
-	rc = mx_outputs_check(&o->eng, o->html, o->junit);   /* before the model runs, as a real run */
+	rc = matrix_cli_outputs_check(&o->eng, o->html, o->junit);   /* before the model runs, as a real run */
 	if (!rc)
 		rc = rp_cli_ops_finish(&o->ops, "matrix");
 	if (rc)
@@ -138,10 +138,10 @@ static int sim_opts_check(struct sim_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --transport sim models host memory only\n");
 		return RP_EXIT_USAGE;
 	}
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
-/* Parse, validate, derive. Returns -1 to go on, or an exit status. */
+/* Parse, validate, derive. Returns RP_EXIT_GO_ON to go on, or an exit status. */
 static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 {
 	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 20];
@@ -476,8 +476,8 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 	int status;
 
 	if (!o->budget_seen)
-		return -1;
-	if (o->plan_dead_s && (status = mx_plan_dead_opt(o->plan_dead_s, 100, true, &dead)) >= 0)
+		return RP_EXIT_GO_ON;
+	if (o->plan_dead_s && (status = matrix_cli_plan_dead_opt(o->plan_dead_s, 100, true, &dead)) != RP_EXIT_GO_ON)
 		return status;
 	se = calloc(n_eps ? n_eps : 1, sizeof(*se));
 	gbps = calloc(n_eps ? n_eps : 1, sizeof(*gbps));
@@ -494,7 +494,7 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 	matrix_cli_plan_run_of(&o->eng.cfg, false, o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = (unsigned)o->eng.retest;
-	status = mx_plan_dead_opt(o->plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
+	status = matrix_cli_plan_dead_opt(o->plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
 	snprintf(bt, sizeof(bt), "%g s", o->budget);
 	if (status < 0)
 		status = matrix_cli_budget_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &pm, &run, o->budget, bt, say,
@@ -535,7 +535,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		return status;
 	}
 	status = sim_budget(o, &m, !on_mpi || comm.rank == 0);
-	if (status >= 0) {   /* every rank chooses alike (the same options and model): all stop here */
+	if (status != RP_EXIT_GO_ON) {   /* every rank chooses alike (the same options and model): all stop here */
 		rp_sim_model_fini(&m);
 		if (on_mpi)
 			mpi->finalize();

@@ -4,7 +4,9 @@
 #ifndef RP_CMDS_H
 #define RP_CMDS_H
 
-enum rp_exit { RP_EXIT_OK = 0, RP_EXIT_FAIL = 1, RP_EXIT_USAGE = 2, RP_EXIT_ENV = 3 };
+/* The exit statuses; RP_EXIT_GO_ON is none: a front end's step (parse, set up, choose) that found
+ * nothing to stop for returns it, any other value is the status to exit with. */
+enum rp_exit { RP_EXIT_GO_ON = -1, RP_EXIT_OK = 0, RP_EXIT_FAIL = 1, RP_EXIT_USAGE = 2, RP_EXIT_ENV = 3 };
 
 int cmd_devices(int argc, char **argv);
 int cmd_nccl(int argc, char **argv);

@@ -134,17 +134,17 @@ int matrix_cli_plan_print(const struct mx_plan_in *in);
 /* --plan-dead's text ("N" endpoints or "P%" of n_eps) as a count (at most n_eps) into *dead. NULL:
  * 1% when the run decides dead endpoints (decides: a sweep and --retest, where each costs a
  * deadline or two), else 0 (direction by direction every round a dead endpoint is in waits a
- * deadline: priced when asked, never by default). -1 to go on, or RP_EXIT_USAGE (said why). */
-int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead);
+ * deadline: priced when asked, never by default). RP_EXIT_GO_ON to go on, or RP_EXIT_USAGE (said why). */
+int matrix_cli_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead);
 /* What the run measures, for the model. */
 void matrix_cli_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
-/* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. -1 to go on, or an exit status. */
+/* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. RP_EXIT_GO_ON to go on, or an exit status. */
 int matrix_cli_sweep_opt(const char *s, unsigned *width_p, bool *auto_p);
-/* --calibrate-from: the model, calibrated when path is given. Returns -1 to go on, or an exit status
+/* --calibrate-from: the model, calibrated when path is given. Returns RP_EXIT_GO_ON to go on, or an exit status
  * (the file's problem logged by lib/). */
 int matrix_cli_model_load(const char *path, bool allow_simulated, struct mx_plan_model *m);
 /* --budget over the endpoints: the pattern and message size that fit into *choice, its line (what
- * changed and why) printed on stderr when say is set. Returns -1 to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
+ * changed and why) printed on stderr when say is set. Returns RP_EXIT_GO_ON to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
 int matrix_cli_budget_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
 		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
 		   double budget_s, const char *budget_text, bool say, struct mx_plan_choice *choice);
@@ -164,14 +164,14 @@ int matrix_cli_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *jud
 /* Whether rank 0 can write the reports it was asked for (--json, --csv, --html, --junit; --prom and
  * --jsonl are checked with their options): before anything is measured, as loopback does. 0, or 2
  * with the option and the path's problem on stderr. */
-int mx_outputs_check(const struct rp_cli_engine *e, const char *html, const char *junit);
+int matrix_cli_outputs_check(const struct rp_cli_engine *e, const char *html, const char *junit);
 /* The person's view on stdout, from the results as the last matrix_cli_write_files judged them: a grid for
  * small runs, per-node lines always, failures, a verdict line. */
 void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v);
 /* matrix_text.c: matrix_cli_print's nodes (those with a finding, or all), failures grouped by suspect and
  * flaky pairs; and the verdict line's drain list ("; drain ..."). */
 struct rp_result_seq;
-void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps);
-void mx_print_drain(const struct mx_out *o, const struct rp_verdict *v);
+void matrix_cli_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps);
+void matrix_cli_print_drain(const struct mx_out *o, const struct rp_verdict *v);
 
 #endif

@@ -413,7 +413,7 @@ static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const 
 	return status;
 }
 
-int mx_outputs_check(const struct rp_cli_engine *e, const char *html, const char *junit)
+int matrix_cli_outputs_check(const struct rp_cli_engine *e, const char *html, const char *junit)
 {
 	const char *opt[2] = { "html", "junit" }, *path[2] = { html, junit };
 	int rc = rp_cli_check_outputs(e, "matrix");
@@ -677,7 +677,7 @@ void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v)
 		       "model's, not hardware's\n", o->simulated, o->n_eps);
 	if (!o->summary_only && o->n_eps <= MX_GRID_MAX)
 		print_grid(o, judged);
-	mx_print_findings(o, v, judged);
+	matrix_cli_print_findings(o, v, judged);
 	rp_cli_print_suspects(v, mx_ep_of, o->eps, 20);
 	print_conc(o, judged);
 	if (rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)))
@@ -717,7 +717,7 @@ void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v)
 	} else if (o->sweep_off) {
 		printf(", without the reachability sweep (not yet with %s)", o->sweep_off);
 	}
-	mx_print_drain(o, v);
+	matrix_cli_print_drain(o, v);
 	printf("\n");
 	fflush(stdout);
 }

@@ -34,24 +34,24 @@ void matrix_cli_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rai
 				     .latency = cfg->meas.mode == RP_MODE_LAT, .timeout_s = cfg->timeout_s };
 }
 
-int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead)
+int matrix_cli_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead)
 {
 	char *end = NULL;
 	double v;
 
 	if (!s) {
 		*dead = decides ? mx_plan_dead_default(n_eps) : 0;
-		return -1;
+		return RP_EXIT_GO_ON;
 	}
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno == 0 && end != s && isfinite(v) && v >= 0 && strcmp(end, "%") == 0 && v <= 100) {
 		*dead = (size_t)ceil(v / 100.0 * (double)n_eps);
-		return -1;
+		return RP_EXIT_GO_ON;
 	}
 	if (errno == 0 && end != s && *end == '\0' && v >= 0 && v <= 1e9 && v == floor(v)) {
 		*dead = (size_t)v < n_eps ? (size_t)v : n_eps;
-		return -1;
+		return RP_EXIT_GO_ON;
 	}
 	fprintf(stderr, "rdmaprobe matrix: --plan-dead %s: a count of dead endpoints (0 or more) or a percentage of "
 		"them (0%% to 100%%)\n", s);
@@ -61,7 +61,7 @@ int mx_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead)
 int matrix_cli_sweep_opt(const char *s, unsigned *width_p, bool *auto_p)
 {
 	if (mx_sweep_parse(s, width_p, auto_p) == 0)
-		return -1;
+		return RP_EXIT_GO_ON;
 	fprintf(stderr, "rdmaprobe matrix: --sweep %s: a width from 1 to %d, auto (%d) or off\n", s, MX_SWEEP_MAX_WIDTH,
 		MX_SWEEP_AUTO_WIDTH);
 	return RP_EXIT_USAGE;
@@ -73,10 +73,10 @@ int matrix_cli_model_load(const char *path, bool allow_simulated, struct mx_plan
 
 	mx_plan_model_default(m);
 	if (!path)
-		return -1;
+		return RP_EXIT_GO_ON;
 	rc = mx_plan_calibrate_opts(path, allow_simulated, m);   /* logged: the file and what is wrong with it */
 	if (!rc)
-		return -1;
+		return RP_EXIT_GO_ON;
 	return rc == -ENOMEM || rc == -EIO ? RP_EXIT_ENV : RP_EXIT_USAGE;
 }
 
@@ -116,15 +116,15 @@ int matrix_cli_budget_choose(const struct rp_sched_ep *se, size_t n_eps, const d
 		return rc == -ENOMEM ? RP_EXIT_ENV : RP_EXIT_USAGE;
 	}
 	if (!say)
-		return -1;
+		return RP_EXIT_GO_ON;
 	if (!c->reduced && c->msg_size == c->msg_size_requested) {
 		fprintf(stderr, "rdmaprobe matrix: --budget %s: --pattern %s fits (~%.1f s)\n", budget_text, pat_text,
 			c->requested_s);
-		return -1;
+		return RP_EXIT_GO_ON;
 	}
 	mx_plan_choice_str(c, pat, why, sizeof(why));
 	fprintf(stderr, "rdmaprobe matrix: --budget %s: %s\n", budget_text, why);
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
 void matrix_cli_coverage_print(const struct mx_coverage *c, const char *requested, const char *ran, double budget_s)
@@ -198,7 +198,7 @@ static int rounds_print(FILE *out, const struct rp_sched *s, const double *rate,
 		fprintf(out, "\n");
 	}
 	free(pairs);
-	return -1;
+	return RP_EXIT_GO_ON;
 }
 
 /* What the plan is of: the schedule, its estimate, the model and what each direction measures. */
@@ -333,11 +333,11 @@ int matrix_cli_plan_print(const struct mx_plan_in *o)
 	matrix_cli_plan_run_of(o->cfg, o->concurrent_rails, o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = o->retest;
-	status = mx_plan_dead_opt(o->plan_dead, n_eps, run.sweep && run.retest, &run.plan_dead);
-	if (status >= 0)
+	status = matrix_cli_plan_dead_opt(o->plan_dead, n_eps, run.sweep && run.retest, &run.plan_dead);
+	if (status != RP_EXIT_GO_ON)
 		goto out;
 	status = matrix_cli_model_load(o->calibrate_from, o->allow_simulated, &m);
-	if (status >= 0)
+	if (status != RP_EXIT_GO_ON)
 		goto out;
 	if (o->budget_s > 0) {
 		if (n_eps < 2) {
@@ -347,7 +347,7 @@ int matrix_cli_plan_print(const struct mx_plan_in *o)
 		}
 		status = matrix_cli_budget_choose(se, n_eps, rate, o->pattern, o->pattern_text, o->seed, &m, &run, o->budget_s,
 					o->budget_text, true, &choice);
-		if (status >= 0)
+		if (status != RP_EXIT_GO_ON)
 			goto out;
 		v.pat = &choice.pattern;
 		run.msg_size = choice.msg_size;

@@ -209,7 +209,7 @@ static void print_flaky(const struct rp_verdict *v, const struct rp_result_seq *
 		printf("  ... and %zu more (see the reports)\n", v->n_flaky - shown);
 }
 
-void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps)
+void matrix_cli_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps)
 {
 	struct rp_fail_groups fg = { 0 };
 	bool *suspect = calloc(v->n_eps + 1, sizeof(*suspect));
@@ -228,7 +228,7 @@ void mx_print_findings(const struct mx_out *o, const struct rp_verdict *v, const
 }
 
 /* "; drain: none" or "; drain N adapters on M nodes: a, b, ... (K more: ...)", for the verdict line. */
-void mx_print_drain(const struct mx_out *o, const struct rp_verdict *v)
+void matrix_cli_print_drain(const struct mx_out *o, const struct rp_verdict *v)
 {
 	size_t n = 0, nodes = 0, shown = 0;
 	char name[RP_NAME_MAX * 2 + 16];

@@ -314,7 +314,7 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 		mx_tree_go(c, round);
 		c->go_sent = rp_now();
 	}
-	return c->stop_sig ? 1 : 0;
+	return c->stop_sig ? MX_STOPPED : MX_GO_ON;
 }
 
 int mx_round_go(struct mx_ctx *c, size_t round)
@@ -323,7 +323,7 @@ int mx_round_go(struct mx_ctx *c, size_t round)
 		c->stop_sig = rp_stop_signal();
 	mx_tree_go(c, round);
 	c->go_sent = rp_now();
-	return c->stop_sig ? 1 : 0;
+	return c->stop_sig ? MX_STOPPED : MX_GO_ON;
 }
 
 void mx_jobs_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n)

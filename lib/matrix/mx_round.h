@@ -113,15 +113,23 @@ struct mx_ctx {
 	struct mx_holds *holds;       /* the sweep's held connections (mx_hold.h); NULL or mode OFF: none */
 };
 
+/* What a round, a pass of rounds or the whole run came to when no error ended it: each function of
+ * mx_round.h and mx_run.h that runs rounds returns one of these, or a negative errno. */
+enum mx_outcome {
+	MX_GO_ON = 0,                 /* every round asked for ran (or: go on to the next) */
+	MX_STOPPED = 1,               /* a stop (a signal on a rank, c->stop_sig) ended it: the rounds
+	                               * after it did not run, and their directions are not measured */
+};
+
 /* Round `round` (a number for the whole run: planned rounds, then retest rounds) over jobs[0..n),
  * on every rank: run this rank's sides, then rank 0 collects (got's slot 2*i+dir; unused on the others)
  * and tells every rank to go on or stop; ranks whose report neither the tree nor rank 0's direct
- * ask brought are dead from then on and their pairs RP_ST_PEER_LOST. 0 go on, 1 stop (c->stop_sig says why), -ETIMEDOUT rank
+ * ask brought are dead from then on and their pairs RP_ST_PEER_LOST. MX_GO_ON, MX_STOPPED (c->stop_sig says why), -ETIMEDOUT rank
  * 0 is gone, -ECANCELED rank 0 gave up on this rank, -ENOMEM, or the transport's error. */
 int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_got *got);
 /* How long a non-zero rank waits for rank 0 from the start of a round or a plan wait. */
 double mx_ctx_go_wait(const struct mx_ctx *c);
-/* Rank 0 with hold_go: release the ranks into the next round (the go of round). 0 go on, 1 stop. */
+/* Rank 0 with hold_go: release the ranks into the next round (the go of round). MX_GO_ON, MX_STOPPED. */
 int mx_round_go(struct mx_ctx *c, size_t round);
 /* Rank 0: the next retest plan (n == 0: no more) to every live rank. */
 void mx_jobs_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n);

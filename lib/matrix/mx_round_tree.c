@@ -492,14 +492,14 @@ static void dead_apply(struct mx_ctx *c, const struct mx_hdr *h)
 		c->stop_sig = h->status;
 }
 
-/* Apply rank 0's go and pass it on down the tree. 0 go on, 1 stop, -ECANCELED. */
+/* Apply rank 0's go and pass it on down the tree. MX_GO_ON, MX_STOPPED, -ECANCELED. */
 static int go_apply(struct mx_ctx *c, size_t round, const void *buf, size_t len)
 {
 	dead_apply(c, buf);
 	mx_tree_bcast_now(c, MX_TAG_GO, round, buf, len);
 	if (c->dead[c->rank])
 		return -ECANCELED;
-	return c->stop_sig ? 1 : 0;
+	return c->stop_sig ? MX_STOPPED : MX_GO_ON;
 }
 
 /* Rank 0's asks that came while waiting for the go of round: answer one of this round with mine; one
@@ -537,7 +537,7 @@ static int asks_take(struct mx_ctx *c, size_t round, const char *mine, size_t mi
 }
 
 /* Wait for the go (from any rank: it is rank 0's wherever it comes from), answering rank 0's ask with
- * this rank's own report meanwhile. 0 go on, 1 stop, -ETIMEDOUT rank 0 is gone, -ECANCELED rank 0
+ * this rank's own report meanwhile. MX_GO_ON, MX_STOPPED, -ETIMEDOUT rank 0 is gone, -ECANCELED rank 0
  * counts this rank as dead. */
 static int go_wait(struct mx_ctx *c, size_t round, const char *mine, size_t mine_len, double deadline)
 {
@@ -555,7 +555,7 @@ static int go_wait(struct mx_ctx *c, size_t round, const char *mine, size_t mine
 				rp_warn("matrix: rank %d: rank %d sent a go for round %zu of %zu bytes, more than %d ranks fill: "
 					"refused", c->rank, src, round + 1, len, c->n_ranks);
 			if (asks_take(c, round, mine, mine_len, max))
-				return c->dead[c->rank] ? -ECANCELED : c->stop_sig ? 1 : 0;
+				return c->dead[c->rank] ? -ECANCELED : c->stop_sig ? MX_STOPPED : MX_GO_ON;
 			if (rc == -ETIMEDOUT && rp_now() >= deadline)
 				return rc;
 			continue;

@@ -186,7 +186,7 @@ static bool round_cut(const struct mx_run *R, size_t n)
 
 /* A bandwidth round over R->jobs[0..got) (pairs[] parallel): every rank measures; rank 0 keeps the
  * results (solo or concurrent), calls the hook and releases the ranks. A planned round (not late)
- * counts as run and, when no stop cut it short, done. 0 go on, 1 stop, negative errno. */
+ * counts as run and, when no stop cut it short, done. MX_GO_ON, MX_STOPPED, negative errno. */
 static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc, bool late)
 {
 	struct mx_ctx *c = &R->ctx;
@@ -247,7 +247,7 @@ int mx_run_late_round(struct mx_run *R, const struct mx_job *jobs, size_t n)
 }
 
 /* concurrent_rails, round r: each rail's pairs alone (their results' places kept in R->solo, at the
- * rail's place in the whole round), then the whole round. 0, 1 stop, negative errno. */
+ * rail's place in the whole round), then the whole round. MX_GO_ON, MX_STOPPED, negative errno. */
 static int rails_round(struct mx_run *R, size_t r)
 {
 	size_t cap = R->ctx.max_pairs, off = 0, got = 0;
@@ -331,7 +331,7 @@ static void retest_fold(struct mx_run *R, const struct mx_retest_job *plan, cons
 	}
 }
 
-/* One set of retest rounds over a plan every rank has. 0, 1 stopped, negative errno. */
+/* One set of retest rounds over a plan every rank has. MX_GO_ON, MX_STOPPED, negative errno. */
 static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_t *round_of, size_t n,
 		      const struct mx_retest_job *plan)
 {
@@ -394,7 +394,7 @@ static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, s
 }
 
 /* After the planned rounds: up to `retest` sets of extra rounds, each over the pairs that still fail.
- * 0, 1 stopped, negative errno. */
+ * MX_GO_ON, MX_STOPPED, negative errno. */
 static int retest_rounds(struct mx_run *R)
 {
 	struct mx_ctx *c = &R->ctx;

@@ -88,19 +88,19 @@ struct mx_run {
  * ctx.hold_go on rank 0). 0, -EINVAL (concurrent_rails with a pattern that has no groups; not
  * logged: the front end refuses it first) or -ENOMEM. */
 int mx_run_init(struct mx_run *R);
-/* Every round. 0 all ran, 1 stopped (a signal: R->ctx.stop_sig), or mx_round's negative errno. */
+/* Every round. MX_GO_ON all ran, MX_STOPPED (a signal: R->ctx.stop_sig), or mx_round's negative errno. */
 int mx_run_rounds(struct mx_run *R);
-/* The sweep's two passes (mx_run_sweep.c), before the planned rounds: 0, 1 stopped, negative errno. */
+/* The sweep's two passes (mx_run_sweep.c), before the planned rounds: MX_GO_ON, MX_STOPPED, negative errno. */
 int mx_run_sweep(struct mx_run *R);
 /* With hold: for each sweep round k of pass 1 (its probes' connections held), planned rounds
  * [k W, (k + 1) W) next, measuring on them what passed its probe (what failed it waits: left out),
  * then what is still held released; then pass 2 over every failed direction as mx_run_sweep's, and
  * the late rounds: what pass 2 found flaky (at NCCL's ACK timeout, folded into its sweep result) or
- * cleared, each endpoint in one measurement at a time. 0, 1 stopped, negative errno. */
+ * cleared, each endpoint in one measurement at a time. MX_GO_ON, MX_STOPPED, negative errno. */
 int mx_run_sweep_held(struct mx_run *R);
 /* One sweep round over jobs[0..n) on every rank (mx_run_sweep.c): pass 1 (rank 0 keeps its
  * failures), 2 (folds the second probes), 3 (a dead-endpoint confirmation: keeps nothing, the
- * caller decides from got); the sweep_done hook, then the go. 0 go on, 1 stop, negative errno. */
+ * caller decides from got); the sweep_done hook, then the go. MX_GO_ON, MX_STOPPED, negative errno. */
 int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct mx_got *got, int pass,
 		       size_t k, size_t n_rounds, const struct rp_engine_cfg *probe);
 /* After first-pass sweep round k of n_rounds, on every rank: rank 0 picks the suspects (mx_sweep.h,

@@ -422,7 +422,7 @@ static int failed_share(struct mx_run *R, const struct mx_job *jobs, size_t n)
 }
 
 /* A held sweep's late rounds: rank 0 packs what failed its probe and is not dead (mx_sweep_late) and
- * sends the plan; every rank runs it. 0, 1 stopped, negative errno. */
+ * sends the plan; every rank runs it. MX_GO_ON, MX_STOPPED, negative errno. */
 static int late_rounds(struct mx_run *R)
 {
 	struct mx_ctx *c = &R->ctx;
