@@ -19,7 +19,7 @@ struct ep_stat {
 	const struct rp_endpoint *ep;
 	size_t order;                 /* where it was first seen: eps[] first, then the pairs */
 	int drain;                    /* -1 no verdict given, 0 keep, 1 drain */
-	int unusable;                 /* -1 not given, 1 left out of NCCL_IB_HCA without a drain */
+	int unusable;                 /* -1 not given, 0 usable, 1 left out of NCCL_IB_HCA without a drain */
 	size_t pairs, failed;
 	long long given_pairs, given_failed;   /* the caller's counts (rp_prom_run.ep_pairs); -1 none */
 	double min_gbps;              /* slowest measured pair; < 0 none measured */

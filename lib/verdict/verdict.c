@@ -277,7 +277,7 @@ static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_result
 struct rev_ent {
 	uint64_t key;                 /* min(src, dst) << 32 | max(src, dst): both directions alike */
 	uint32_t idx;                 /* the pair */
-	uint32_t dir;                 /* 0: src < dst, 1: src > dst (2: src == dst, a self pair) */
+	uint32_t dir;                 /* 0: src < dst, 1: src > dst (self pairs have no entry) */
 	double gbps;                  /* its rate when judged for bandwidth, else -1 */
 };
 
