@@ -1,5 +1,5 @@
 /* cmd_check.c: 'rdmaprobe check': the node health check for prologs, epilogs, LBNL NHC, Kubernetes
- * probes and cron. Discovery, the static health checks (lib/discover/health.h), NCCL's view under the node's
+ * probes and cron. Discovery, the static health checks (lib/health/health.h), NCCL's view under the node's
  * NCCL_IB_HCA, then a short loopback of every port NCCL would use, all at once (lib/engine/engine_concurrent.h: each
  * port writes into itself), within --budget; the problems and the verdict come from lib/verdict/check.h.
  *
@@ -23,8 +23,8 @@
 
 #include "verdict/check.h"
 #include "cmds.h"
-#include "discover/health.h"
-#include "discover/health_json.h"
+#include "health/health.h"
+#include "health/health_json.h"
 #include "nccl/nccl.h"
 #include "nccl/nccl_version.h"
 #include "discover/node.h"

@@ -1,5 +1,5 @@
 /* cmd_devices.c: 'rdmaprobe devices': adapters, ports, GIDs, GPUs and GPU x adapter affinity, as a
- * table for a person or as JSON (lib/report/node_json.h), then the static health checks (lib/discover/health.h).
+ * table for a person or as JSON (lib/report/node_json.h), then the static health checks (lib/health/health.h).
  * Health warnings do not change the exit status: 'devices' reports what the node has; the checks
  * that pass or fail a node are 'nccl' and the measurements. */
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <jansson.h>
 
 #include "cmds.h"
-#include "discover/counters.h"
-#include "discover/counters_json.h"
-#include "discover/health.h"
-#include "discover/health_json.h"
+#include "health/counters.h"
+#include "health/counters_json.h"
+#include "health/health.h"
+#include "health/health_json.h"
 #include "base/log.h"
 #include "nccl/nccl.h"
 #include "nccl/nccl_version.h"

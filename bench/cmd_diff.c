@@ -1,5 +1,5 @@
 /* cmd_diff.c: 'rdmaprobe diff OLD.json NEW.json': what got worse (and better) between two runs'
- * JSON reports, as text or JSON (lib/report/diff.h has the rules).
+ * JSON reports, as text or JSON (lib/compare/diff.h has the rules).
  *
  * Exit status: 0 no regression, 1 a regression (a new failure, a pair no longer measured, a drop past
  * --drop, a lower link rate or MTU), 2 usage or a malformed report.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "report/diff.h"
+#include "compare/diff.h"
 #include "ops_cli.h"
 #include "opts.h"
 #include "report/report.h"

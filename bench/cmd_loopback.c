@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "report/diff.h"
+#include "compare/diff.h"
 #include "engine/engine.h"
 #include "engine_cli.h"
 #include "base/log.h"

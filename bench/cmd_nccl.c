@@ -4,7 +4,7 @@
  * The rules are those of one NCCL release (--nccl-version, else the libnccl.so.2 this process would
  * load, else the newest modelled); NCCL_* variables are read as that NCCL reads them, never refused.
  *
- * The static health checks (lib/discover/health.h) of the selected ports follow: link, PCIe and MTU faults of
+ * The static health checks (lib/health/health.h) of the selected ports follow: link, PCIe and MTU faults of
  * the ports NCCL would use, and node-wide GPUDirect faults. They are warnings for the operator and do
  * not change the exit status (NCCL itself runs on a degraded link, slower).
  *
@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "discover/health.h"
-#include "discover/health_json.h"
+#include "health/health.h"
+#include "health/health_json.h"
 #include "ops_cli.h"
 #include "report/report.h"
 #include "nccl/nccl.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "discover/gpudirect.h"
+#include "health/gpudirect.h"
 #include "base/log.h"
 #include "mem/mem.h"
 #include "nccl/nccl.h"

@@ -27,7 +27,7 @@ struct rp_cli_engine {
 	const char *mem, *src_mem, *dst_mem, *gpu, *gpu_reg;
 	const char *json, *csv;
 	const char *nccl_version, *python;   /* --nccl-version X.Y.Z, --python ENV */
-	const char *max_errors;       /* --max-errors CLASS=LIMIT,... (lib/discover/counters.h) */
+	const char *max_errors;       /* --max-errors CLASS=LIMIT,... (lib/health/counters.h) */
 	/* derived */
 	struct rp_nccl_version_found ver;    /* the NCCL release whose rules select the ports */
 	bool gpu_nearest;             /* --gpu nearest: each side's GPU is the one nearest its adapter */

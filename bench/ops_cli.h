@@ -1,6 +1,6 @@
 /* ops_cli.h: the operators' outputs loopback and matrix share: --prom FILE (Prometheus textfile,
  * lib/report/prom.h) and --baseline FILE / --drop X (the run judged against an accepted report,
- * lib/report/baseline.h). Each command adds the entries to its option table and makes one call per step. */
+ * lib/compare/baseline.h). Each command adds the entries to its option table and makes one call per step. */
 #ifndef RP_OPS_CLI_H
 #define RP_OPS_CLI_H
 
@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/baseline.h"
+#include "compare/baseline.h"
 #include "engine/engine.h"
 #include "opts.h"
 #include "report/prom.h"

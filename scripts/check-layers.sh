@@ -3,7 +3,7 @@
 # include its own folder's headers and those of the folders before F in LAYERS, never one after F:
 # a module never calls the layers built on it. Run by `make check`; prints each wrong arrow, exits 1.
 set -eu
-LAYERS="base discover nccl mem oob engine verdict session job matrix plan sim report"
+LAYERS="base discover health nccl mem oob engine verdict session job matrix plan sim report compare"
 cd "$(dirname "$0")/.."
 
 rank() {

@@ -1,6 +1,6 @@
 /* fuzz_health.c: libFuzzer target over the health parsers that read untrusted bytes: the
  * extended-capability walk over a config-space image (lib/discover/pcie.h), the PCIe speed parser and the
- * --max-errors parser (lib/discover/counters.h). The first byte picks one. Beyond "no crash", it checks their
+ * --max-errors parser (lib/health/counters.h). The first byte picks one. Beyond "no crash", it checks their
  * promises: a capability offset lies inside the image and holds the id asked for; a speed is a
  * positive finite number; a failed --max-errors parse leaves the limits untouched and says why. */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "discover/pcie.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -39,7 +39,7 @@ enum rp_status {
 	RP_ST_NO_PORT,          /* the endpoint has no usable port (no such adapter, nothing ACTIVE selected) */
 	RP_ST_INTERRUPTED,      /* a signal stopped the run before this pair finished: it was not measured */
 	RP_ST_LINK_ERRORS,      /* measured and verified, but the port counters say the link flapped or had
-	                         * physical-layer errors above --max-errors during the pair (lib/discover/counters.h) */
+	                         * physical-layer errors above --max-errors during the pair (lib/health/counters.h) */
 	/* A path MTU black hole: the pair failed with no write completed (timed_out or retry_exceeded),
 	 * and of two probe writes made after it (lib/engine/engine.h, "MTU probe") the small one arrived and the
 	 * one of the path's active MTU did not: a switch or link on the path runs a smaller MTU than the
@@ -102,7 +102,7 @@ struct rp_endpoint {
 	bool soft;                    /* a software device (rxe, siw): link_gbps is nominal, not a capacity */
 };
 
-/* One side's port counters around the pair, compact and bounded (lib/discover/counters.h computes them; the
+/* One side's port counters around the pair, compact and bounded (lib/health/counters.h computes them; the
  * engine fills them, each side for its own port; the target's travel in the RESULT message). Fixed-
  * width fields: it goes on the wire as is and is validated there (lib/engine/engine_wire.c). */
 #define RP_PAIR_CTR_MAX 8           /* moved counters kept per side: the judged classes first */

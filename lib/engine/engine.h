@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "mem/mem.h"
 #include "oob/oob.h"
 #include "base/result.h"
@@ -95,7 +95,7 @@ struct rp_engine_cfg {
 	                              * failure is confirmed later, lib/matrix/mx_sweep.h) */
 	struct rp_mem_spec src_mem;  /* buffer of the writer */
 	struct rp_mem_spec dst_mem;  /* buffer of the target */
-	/* Port counters around the measured run (lib/discover/counters.h): each side snapshots its own port under
+	/* Port counters around the measured run (lib/health/counters.h): each side snapshots its own port under
 	 * sysfs_root ("/sys" when NULL; "" = none, nothing is read) before and after the run and judges
 	 * the delta with its own ctr_limits (--max-errors); the target's travels back in RESULT. The
 	 * same root tells a soft device (a class/infiniband entry without a "device" link). */

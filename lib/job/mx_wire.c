@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 
 /* A rank's port counters: in range and terminated (checked on a copy: the check sanitises). */
 static bool ctr_ok(const struct rp_pair_ctr_side *s)

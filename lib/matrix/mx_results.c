@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 
 int mx_results_init(struct mx_results *mr, size_t n_eps)
 {

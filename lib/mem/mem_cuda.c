@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "mem/cuda_shim.h"
-#include "discover/gpudirect.h"
+#include "health/gpudirect.h"
 #include "base/log.h"
 #include "mem/mem.h"
 #include "base/util.h"

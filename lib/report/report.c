@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "base/atomic_file.h"
-#include "discover/counters_json.h"
+#include "health/counters_json.h"
 #include "verdict/result_seq.h"
 #include "report/report_pair_text.h"
 #include "base/log.h"
@@ -178,7 +178,7 @@ static json_t *warnings_json(uint32_t warnings, const char **bad)
 	return arr;
 }
 
-/* Both ends' port counters around the pair (lib/discover/counters_json.h). */
+/* Both ends' port counters around the pair (lib/health/counters_json.h). */
 static json_t *counters_json(const struct rp_pair_result *r, const char **bad)
 {
 	json_t *o = json_object();

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "base/natcmp.h"
 #include "report/report.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "base/util.h"
 
 static const char hex[] = "0123456789ABCDEF";
@@ -179,7 +179,7 @@ static bool jansson_takes(const char *s, size_t max)
 	return true;
 }
 
-/* Whether lib/discover/counters_json.c's object for s is one this file writes the same. */
+/* Whether lib/health/counters_json.c's object for s is one this file writes the same. */
 static bool side_simple(const struct rp_pair_ctr_side *s)
 {
 	uint32_t n = s->n < RP_PAIR_CTR_MAX ? s->n : RP_PAIR_CTR_MAX;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "engine/engine.h"
 #include "sim/sim_fabric.h"
 #include "base/util.h"
@@ -563,7 +563,7 @@ static double traffic_s(const struct rp_engine_meas *meas, double bw_gbps, uint6
 	return (warm + (double)*bytes_p) / Bps;
 }
 
-/* The port counters each side of a direction lists as a real one does (lib/discover/counters.h): measured,
+/* The port counters each side of a direction lists as a real one does (lib/health/counters.h): measured,
  * judged ok, and the packet counters that moved (class "other", listed; the byte counters are
  * traffic, never listed): the sender's data packets out and the ACKs in, the receiver's the other
  * way round, one ACK per 16 packets. A dead link's sender moved its retries, its receiver nothing. */

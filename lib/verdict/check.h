@@ -5,7 +5,7 @@
  * Each problem has a severity: FAIL makes the node unhealthy (an operator drains it), WARN is
  * reported and leaves it healthy. What fails:
  *   discovery  no_device (no RDMA adapter), adapter_unusable (listed in sysfs, unusable to verbs)
- *   health     port_down, port_no_sm, link_degraded, pcie_degraded (lib/discover/health.h); the configuration
+ *   health     port_down, port_no_sm, link_degraded, pcie_degraded (lib/health/health.h); the configuration
  *              findings pcie_bottleneck, acs_redirect, iommu_translated, gpudirect_unavailable warn
  *              (they are the same on every node of a model: draining one would not fix them); notes
  *              are left out
@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "discover/health.h"
+#include "health/health.h"
 #include "nccl/nccl.h"
 #include "discover/node.h"
 #include "base/result.h"

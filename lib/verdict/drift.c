@@ -11,7 +11,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "discover/health.h"
+#include "health/health.h"
 #include "base/log.h"
 #include "discover/sysfs.h"
 #include "base/util.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "base/log.h"
 #include "verdict/result_seq.h"
 #include "verdict/retest.h"
@@ -149,7 +149,7 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_result_seq 
 	return 0;
 }
 
-/* The port counters of both ends (lib/discover/counters.h, judged by the engine with --max-errors): a flap or
+/* The port counters of both ends (lib/health/counters.h, judged by the engine with --max-errors): a flap or
  * physical errors fail a measured pair (LINK_ERRORS), retransmissions above the rate make it lossy.
  * Two ends at different active MTUs are a warning on any pair. */
 static void counters_judge(struct rp_pair_result *r)

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "discover/counters.h"
-#include "discover/counters_json.h"
+#include "health/counters.h"
+#include "health/counters_json.h"
 #include "matrix/mx_results.h"
 #include "verdict/verdict.h"
 

@@ -83,7 +83,7 @@ int main(void)
 #include <unistd.h>
 
 #include "mem/cuda_shim.h"
-#include "discover/gpudirect.h"
+#include "health/gpudirect.h"
 #include "base/log.h"
 #include "mem/mem.h"
 

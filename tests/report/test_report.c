@@ -19,7 +19,7 @@
 
 #include "base/log.h"
 #include "base/atomic_file.h"
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "report/report.h"
 #include "testutil.h"
 #include "base/util.h"

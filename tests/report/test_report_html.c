@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "verdict/result_seq.h"
 #include "verdict/drift.h"
 #include "mx_view.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "report/report.h"
 #include "report/report_pair_text.h"
 

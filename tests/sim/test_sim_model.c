@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "engine/engine.h"
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "sim/sim_model.h"
 
 static int parse(const char *text, struct rp_sim_model *m, struct rp_sim_error *err)

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "verdict/check.h"
-#include "discover/health.h"
+#include "health/health.h"
 #include "testutil.h"
 #include "base/util.h"
 

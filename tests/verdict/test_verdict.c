@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 #include "verdict/retest.h"
 #include "verdict/verdict.h"
 

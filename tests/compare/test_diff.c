@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/diff.h"
+#include "compare/diff.h"
 #include "base/log.h"
 #include "report/report.h"
 #include "testutil.h"

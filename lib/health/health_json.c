@@ -1,5 +1,5 @@
 /* health_json.c: the health section as JSON; see health_json.h. */
-#include "discover/health_json.h"
+#include "health/health_json.h"
 
 #include <errno.h>
 

@@ -1,5 +1,5 @@
 /* counters_json.h: one port's counter delta and its judgement as JSON, for a pair's
- * "counters": {"src": ..., "dst": ...} (lib/discover/counters.h).
+ * "counters": {"src": ..., "dst": ...} (lib/health/counters.h).
  *
  * Keys: {"device", "port", "seconds", "moved": {"<name>": N} (exact changes), "at_least":
  * {"<name>": N} (saturated or reset: a lower bound), "unknown": {"<name>": "<why>"},
@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "discover/counters.h"
+#include "health/counters.h"
 
 json_t *rp_ctr_delta_to_json(const struct rp_ctr_delta *d, const struct rp_ctr_judgement *j);
 

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "discover/gpudirect.h"
-#include "discover/health_int.h"
+#include "health/gpudirect.h"
+#include "health/health_int.h"
 #include "discover/pcie.h"
 #include "discover/sysfs.h"
 #include "discover/topo.h"

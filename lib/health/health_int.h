@@ -2,7 +2,7 @@
 #ifndef RP_HEALTH_INT_H
 #define RP_HEALTH_INT_H
 
-#include "discover/health.h"
+#include "health/health.h"
 
 /* Append an item; 0 or -ENOMEM (logged). */
 int rp_health_add(struct rp_health *h, enum rp_health_code code, const char *device, const char *fmt, ...)

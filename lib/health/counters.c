@@ -10,7 +10,7 @@
  * rxe has no counters/ directory and no sent_bytes/rcvd_bytes, so its deltas are never
  * traffic_checked.
  */
-#include "discover/counters.h"
+#include "health/counters.h"
 
 #include <errno.h>
 #include <inttypes.h>

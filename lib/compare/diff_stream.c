@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/diff_int.h"
+#include "compare/diff_int.h"
 #include "base/log.h"
 #include "base/sanitize.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/baseline.h"
+#include "compare/baseline.h"
 #include "base/log.h"
 
 int rp_baseline_load(struct rp_baseline *b, const char *path, double drop)

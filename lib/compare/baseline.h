@@ -1,6 +1,6 @@
 /* baseline.h: judge a run against an accepted earlier report (--baseline FILE on loopback and matrix).
  *
- * The rules are lib/report/diff.h's, unchanged: the run's own report (rp_report_json() of its judged pairs)
+ * The rules are lib/compare/diff.h's, unchanged: the run's own report (rp_report_json() of its judged pairs)
  * is compared with the baseline file as 'rdmaprobe diff BASELINE NOW' would compare them. Any finding
  * rp_diff marks as a regression (a new failure, a pair measured in the baseline and not now, a pair's
  * or an endpoint's Gb/s below the baseline's x (1 - drop), a lower link rate or MTU) fails the run.
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/diff.h"
+#include "compare/diff.h"
 #include "report/report.h"
 
 struct rp_baseline {

@@ -15,8 +15,8 @@
 
 #include <jansson.h>
 
-#include "discover/counters.h"
-#include "discover/counters_json.h"
+#include "health/counters.h"
+#include "health/counters_json.h"
 #include "fixture.h"
 #include "fixture_health.h"
 #include "base/log.h"

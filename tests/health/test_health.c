@@ -1,4 +1,4 @@
-/* test_health.c: the static health checks (lib/discover/health.h) on fixture machines: a clean DGX gives no
+/* test_health.c: the static health checks (lib/health/health.h) on fixture machines: a clean DGX gives no
  * item at all; then one fault at a time (a port at HDR among NDR ports, a port Polling, a port
  * without SM, PCIe degraded at an adapter and at a switch uplink, a Gen5 adapter in a Gen4 slot, a
  * GPU idling at Gen1, ACS redirect on one switch port from config-space bytes, config space without
@@ -19,8 +19,8 @@
 
 #include "fixture.h"
 #include "fixture_health.h"
-#include "discover/health.h"
-#include "discover/health_json.h"
+#include "health/health.h"
+#include "health/health_json.h"
 #include "base/log.h"
 #include "nccl/nccl.h"
 #include "nccl/nccl_rules.h"

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "discover/gpudirect.h"
+#include "health/gpudirect.h"
 #include "base/log.h"
 #include "testutil.h"
 

@@ -3,7 +3,7 @@
  * Every field the rules read is checked for its type and range, and the first problem is logged with
  * the file and the field's path ("pairs[3].src.port"), so an operator can find it in the file.
  */
-#include "report/diff.h"
+#include "compare/diff.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/diff_int.h"
+#include "compare/diff_int.h"
 #include "base/log.h"
 #include "base/sanitize.h"
 #include "base/util.h"

@@ -1,5 +1,5 @@
 /* counters_json.c: a counter delta as JSON; see counters_json.h. */
-#include "discover/counters_json.h"
+#include "health/counters_json.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* test_baseline.c: a run judged against an accepted earlier report: the baseline file is written by
- * the real writer (lib/report/report.c), the run's pairs are compared through lib/report/diff.h's rules. */
+ * the real writer (lib/report/report.c), the run's pairs are compared through lib/compare/diff.h's rules. */
 #include <errno.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/baseline.h"
+#include "compare/baseline.h"
 #include "base/log.h"
 #include "report/report.h"
 #include "testutil.h"

@@ -2,7 +2,7 @@
 #ifndef RP_DIFF_INT_H
 #define RP_DIFF_INT_H
 
-#include "report/diff.h"
+#include "compare/diff.h"
 
 /* "an object", "an integer", ... "nothing (missing)" for NULL: for messages. */
 const char *rp_diff_type_name(const json_t *v);

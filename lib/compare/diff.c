@@ -1,5 +1,5 @@
 /* diff.c: the run-to-run rules over two loaded reports, and their JSON; see diff.h. */
-#include "report/diff.h"
+#include "compare/diff.h"
 
 #include <errno.h>
 #include <stdio.h>

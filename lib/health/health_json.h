@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "discover/health.h"
+#include "health/health.h"
 
 json_t *rp_health_to_json(const struct rp_health *h);
 

@@ -1,5 +1,5 @@
 /* gpudirect.c: the GPUDirect facts that need no CUDA: NCCL's GDR level test and nvidia-peermem. */
-#include "discover/gpudirect.h"
+#include "health/gpudirect.h"
 
 #include <stdio.h>
 #include <unistd.h>

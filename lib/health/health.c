@@ -1,6 +1,6 @@
 /* health.c: the static checks' item list, the port checks (link_degraded, port_down, port_no_sm)
  * and the expected rate of each adapter port; PCIe, ACS and GPUDirect are in health_pci.c. */
-#include "discover/health.h"
+#include "health/health.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discover/health_int.h"
+#include "health/health_int.h"
 #include "base/log.h"
 #include "discover/pcie.h"
 #include "discover/sysfs.h"
