@@ -689,8 +689,7 @@ static int run_finish(struct mx_front *F, int status)
 		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
 			status = RP_EXIT_FAIL;
 		if (!status)
-			status = v.pass && F->out.rounds_done == F->out.n_rounds && !F->out.conc_sum.n_failed ? RP_EXIT_OK
-															       : RP_EXIT_FAIL;
+			status = matrix_cli_passed(&F->out, &v) ? RP_EXIT_OK : RP_EXIT_FAIL;
 		rp_verdict_fini(&v);
 	}
 	if (wrc)

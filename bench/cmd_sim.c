@@ -451,7 +451,7 @@ static int sim_finish(struct sim_front *F)
 		if (rp_cli_ops_baseline_print(F->out.ops) && !status)
 			status = RP_EXIT_FAIL;   /* regressed against --baseline, as a real run */
 		if (!status)
-			status = v.pass && F->out.rounds_done == F->out.n_rounds ? RP_EXIT_OK : RP_EXIT_FAIL;
+			status = matrix_cli_passed(&F->out, &v) ? RP_EXIT_OK : RP_EXIT_FAIL;
 		rp_verdict_fini(&v);
 	}
 	print_figures(F, rp_now() - f0, cpu_now() - fc0);

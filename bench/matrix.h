@@ -168,6 +168,11 @@ int matrix_cli_outputs_check(const struct rp_cli_engine *e, const char *html, co
 /* The person's view on stdout, from the results as the last matrix_cli_write_files judged them: a grid for
  * small runs, per-node lines always, failures, a verdict line. */
 void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v);
+/* The run's facts for lib's report writers and pass rule (lib/report/report_matrix.h), from o. */
+struct rp_matrix_facts;
+void matrix_cli_facts(const struct mx_out *o, struct rp_matrix_facts *f);
+/* The run passed (rp_matrix_passed: the verdict, every round done, no stop, no concurrent failure). */
+bool matrix_cli_passed(const struct mx_out *o, const struct rp_verdict *v);
 /* matrix_text.c: matrix_cli_print's nodes (those with a finding, or all), failures grouped by suspect and
  * flaky pairs; and the verdict line's drain list ("; drain ..."). */
 struct rp_result_seq;

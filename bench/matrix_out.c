@@ -13,13 +13,12 @@
 #include "matrix.h"
 #include "matrix/mx_run.h"
 #include "matrix/mx_retest.h"
-#include "plan/mx_plan_json.h"
 #include "nccl/nccl_rules.h"
 #include "report/report_list.h"
 #include "report/report.h"
 #include "report/report_html.h"
 #include "report/report_junit.h"
-#include "base/sanitize.h"
+#include "report/report_matrix.h"
 #include "verdict_cli.h"
 #include "verdict/verdict_groups.h"
 #include "verdict/verdict_json.h"
@@ -32,245 +31,27 @@ static const struct rp_endpoint *mx_ep_of(const void *arg, size_t e)
 
 #define MX_GRID_MAX 16   /* endpoints up to which stdout shows a grid */
 
-/* jansson setters that remember the first key that failed (out of memory) instead of leaking. */
-static void jset(json_t *obj, const char *key, json_t *val, const char **bad)
+/* The run's facts for the reports (lib/report/report_matrix.h), as o holds them now. */
+void matrix_cli_facts(const struct mx_out *o, struct rp_matrix_facts *f)
 {
-	if ((!val || json_object_set_new(obj, key, val) != 0) && !*bad)
-		*bad = key;
+	*f = (struct rp_matrix_facts){
+		.pattern = o->pattern, .pattern_requested = o->pattern_requested, .seed = o->seed, .eps = o->eps,
+		.n_eps = o->n_eps, .n_rounds = o->n_rounds, .rounds_done = o->rounds_done, .rounds_run = o->rounds_run,
+		.retest_rounds = o->retest_rounds, .max_retest = o->max_retest, .sweep = o->sweep, .sweep_s = o->sweep_s,
+		.sweep_off = o->sweep_off, .hold = o->hold, .hold_off = o->hold_off, .run = o->run,
+		.list_notable = o->list_notable, .jsonl = o->jsonl, .n_results = o->results ? o->results->n : 0,
+		.stop_sig = o->stop_sig, .elapsed_s = o->elapsed_s, .startup_s = o->startup_s, .vcfg = o->vcfg,
+		.conc = o->conc != NULL, .conc_sum = o->conc_sum, .coverage = o->coverage, .budget_s = o->budget_s,
+		.nccl_ver = o->nccl_ver, .rank_ver = o->rank_ver, .n_rank_ver = o->n_rank_ver, .drift = o->drift,
+	};
 }
 
-/* A JSON string of s made safe first (lib/base/sanitize.h): a node name given with --node, a path or a
- * reason that is not UTF-8 is written with '?' for its bad bytes, never a reason to lose the report
- * (jansson refuses invalid UTF-8). NULL only when out of memory. */
-static json_t *jsafe(const char *s)
+bool matrix_cli_passed(const struct mx_out *o, const struct rp_verdict *v)
 {
-	char *copy;
-	json_t *j;
+	struct rp_matrix_facts f;
 
-	if (!s || rp_str_is_clean(s))
-		return json_string(s ? s : "");
-	copy = strdup(s);
-	if (!copy)
-		return NULL;
-	rp_str_sanitize(copy);
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
-
-/* "matrix": how the run was scheduled and how far it got; "verdict"; "nodes". NULL, or the first key
- * that could not be added (out of memory). */
-static const char *json_extend(json_t *root, const struct mx_out *o, const struct rp_verdict *v, size_t n_listed)
-{
-	json_t *m = json_object(), *eps = json_array(), *vj = json_object(), *nodes = json_array();
-	char name[RP_NAME_MAX + 16];
-	const char *bad = !m || !eps || !vj || !nodes ? "matrix" : NULL;
-
-	for (size_t e = 0; !bad && e < o->n_eps; e++) {
-		const struct mx_ep *x = &o->eps[e];
-		json_t *j = json_pack("{s:o, s:o, s:i, s:i, s:i, s:f}", "node", jsafe(x->ep.node), "device", jsafe(x->ep.device),
-				      "port", x->ep.port, "rank", x->owner, "gid_index", x->ep.gid_index, "link_gbps",
-				      x->ep.link_gbps);
-
-		if (j && x->no_port[0])
-			jset(j, "no_port", jsafe(x->no_port), &bad);
-		if (j && e < v->n_eps) {      /* its directions, as the verdict counted them (listed or not) */
-			jset(j, "pairs", json_integer((json_int_t)v->eps[e].pairs), &bad);
-			jset(j, "failed", json_integer((json_int_t)v->eps[e].failed), &bad);
-		}
-
-		if (!j || json_array_append_new(eps, j) != 0)
-			bad = bad ? bad : "endpoints";
-	}
-	jset(m, "pattern", jsafe(o->pattern), &bad);
-	jset(m, "seed", json_integer((json_int_t)o->seed), &bad);
-	jset(m, "rounds", json_integer((json_int_t)o->n_rounds), &bad);
-	jset(m, "rounds_done", json_integer((json_int_t)o->rounds_done), &bad);
-	/* a round a stop cut short is not done, but its finished directions are in the pairs */
-	jset(m, "rounds_run", json_integer((json_int_t)(o->rounds_run > o->rounds_done ? o->rounds_run : o->rounds_done)),
-	     &bad);
-	jset(m, "complete", json_boolean(o->rounds_done == o->n_rounds && !o->stop_sig), &bad);
-	jset(m, "retest", json_integer((json_int_t)o->max_retest), &bad);
-	jset(m, "retest_rounds", json_integer((json_int_t)o->retest_rounds), &bad);
-	jset(m, "sweep", o->sweep && o->sweep->width ?
-		 json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:f}", "width", (json_int_t)o->sweep->width, "rounds",
-			   (json_int_t)o->sweep->rounds, "unreachable", (json_int_t)o->sweep->n_dead, "flaky",
-			   (json_int_t)o->sweep->n_flaky, "cleared", (json_int_t)o->sweep->n_cleared, "screen_s",
-			   o->sweep->screen_s > 0 ? json_real(o->sweep->screen_s) : json_null(), "elapsed_s", o->sweep_s)
-				    : json_null(), &bad);
-	jset(m, "sweep_off", o->sweep_off ? jsafe(o->sweep_off) : json_null(), &bad);
-	if (o->sweep && o->sweep->width && o->run) {
-		json_t *sw = json_object_get(m, "sweep");
-
-		jset(sw, "hold", json_boolean(o->hold), &bad);
-		/* endpoints found dead (mx_sweep.h): their directions endpoint_dead, not probed one by one */
-		jset(sw, "dead_endpoints", json_integer((json_int_t)o->sweep->n_ep_dead), &bad);
-		jset(sw, "endpoint_dead_directions", json_integer((json_int_t)o->sweep->n_ep_dirs), &bad);
-		jset(sw, "confirm_rounds", json_integer((json_int_t)o->sweep->n_confirm), &bad);
-		jset(sw, "hold_off", o->hold_off && o->hold_off[0] ? jsafe(o->hold_off) : json_null(), &bad);
-		jset(sw, "late_rounds", json_integer((json_int_t)o->run->n_late), &bad);
-		/* rank 0's own writer sides only: each rank prints its own counts on stderr */
-		jset(sw, "rank0_writes_on_held", json_integer((json_int_t)o->run->holds.reused), &bad);
-		jset(sw, "rank0_writes_fresh", json_integer((json_int_t)o->run->holds.fresh), &bad);
-	}
-	jset(m, "pairs_listed", json_pack("{s:s, s:I, s:I, s:I, s:o}", "which", o->list_notable ? "notable" : "all",
-					   "listed", (json_int_t)n_listed, "total", (json_int_t)o->results->n,
-					   "not_listed", (json_int_t)(o->results->n - n_listed), "every_pair_in",
-					   o->jsonl ? jsafe(o->jsonl) : json_null()), &bad);
-	jset(m, "interrupted", json_boolean(o->stop_sig != 0), &bad);
-	jset(m, "signal", o->stop_sig ? json_integer(o->stop_sig) : json_null(), &bad);
-	jset(m, "elapsed_s", json_real(o->elapsed_s), &bad);
-	if (o->startup_s > 0)
-		jset(m, "startup_s", json_real(o->startup_s), &bad);
-	jset(m, "endpoints", eps, &bad);
-	eps = NULL;
-	jset(vj, "pass", json_boolean(v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed),
-	     &bad);
-	if (o->conc) {
-		jset(vj, "concurrent_failed", json_integer((json_int_t)o->conc_sum.n_failed), &bad);
-		jset(vj, "concurrent_drop", json_integer((json_int_t)o->conc_sum.n_drop), &bad);
-	}
-	jset(vj, "pairs", json_integer((json_int_t)v->n_pairs), &bad);
-	jset(vj, "ok", json_integer((json_int_t)v->n_ok), &bad);
-	jset(vj, "failed", json_integer((json_int_t)v->n_failed), &bad);
-	jset(vj, "below_threshold", json_integer((json_int_t)v->n_below), &bad);
-	jset(vj, "min_bw", json_real(o->vcfg->min_bw), &bad);
-	jset(vj, "min_bw_unit", json_string(o->vcfg->min_bw_absolute ? "Gb/s" : "fraction of link rate"), &bad);
-	jset(vj, "outlier", json_real(o->vcfg->outlier), &bad);
-	jset(vj, "interval_drop", json_real(o->vcfg->interval_drop), &bad);
-	jset(vj, "suspects", rp_verdict_suspects_json(v), &bad);
-	jset(vj, "path_faults", rp_verdict_paths_json(v, mx_ep_of, o->eps, 1000), &bad);
-	jset(vj, "localized", json_boolean(v->localized), &bad);
-	jset(vj, "topology_unknown_endpoints", json_integer((json_int_t)v->topo_unknown), &bad);
-	for (size_t k = 0; !bad && k < v->n_nodes; k++) {
-		const struct rp_verdict_node *nd = &v->nodes[k];
-		json_t *j = json_object(), *list = json_array(), *drain = json_array(), *why = json_object();
-		json_t *unus = json_array(), *uwhy = json_object();
-
-		bad = !j || !list || !drain || !why || !unus || !uwhy ? "nodes" : NULL;
-		for (size_t e = nd->first_ep; !bad && e < nd->first_ep + nd->n_eps; e++) {
-			rp_verdict_ep_name(&o->eps[e].ep, name, sizeof(name));
-			rp_str_sanitize(name);   /* a key as well as a value: safe before it is either */
-			if (json_array_append_new(list, jsafe(name)) != 0)
-				bad = "endpoints";
-			if (v->eps[e].drain && (json_array_append_new(drain, jsafe(name)) != 0 ||
-						json_object_set_new(why, name, jsafe(v->eps[e].why)) != 0))
-				bad = "drain_reasons";
-			if (v->eps[e].unusable && (json_array_append_new(unus, jsafe(name)) != 0 ||
-						   json_object_set_new(uwhy, name, jsafe(v->eps[e].why)) != 0))
-				bad = "unusable_reasons";
-		}
-		jset(j, "node", jsafe(o->eps[nd->first_ep].ep.node), &bad);
-		jset(j, "endpoints", list, &bad);
-		jset(j, "drain", drain, &bad);
-		jset(j, "drain_reasons", why, &bad);
-		jset(j, "unusable", unus, &bad);
-		jset(j, "unusable_reasons", uwhy, &bad);
-		jset(j, "recommended_nccl_ib_hca", nd->recommended ? jsafe(nd->recommended) : json_null(), &bad);
-		if (bad || json_array_append_new(nodes, j) != 0) {
-			json_decref(j);
-			bad = bad ? bad : "nodes";
-		}
-	}
-	jset(root, "matrix", m, &bad);
-	jset(root, "verdict", vj, &bad);
-	jset(root, "nodes", nodes, &bad);
-	if (o->coverage)   /* the final write's: what the run covered (mx_plan_json.h) */
-		jset(root, "coverage", mx_coverage_json(o->coverage, o->pattern_requested, o->pattern, o->budget_s), &bad);
-	json_decref(eps);
-	return bad;
-}
-
-#define MX_OK_SAMPLE 256   /* plain passes a notable report keeps for --calibrate-from */
-
-/* A notable report: "matrix.pairs_listed.ok_sample", up to MX_OK_SAMPLE of the plain passes it does not
- * list, spread over the run (every n / MX_OK_SAMPLE-th), whole: what --calibrate-from fits its set-up
- * and rate from (the listed pairs are the failed, flaky and warned ones). */
-static int ok_sample_json(json_t *root, const struct rp_result_seq *judged)
-{
-	json_t *listed = json_object_get(json_object_get(root, "matrix"), "pairs_listed"), *a = json_array();
-	size_t step = judged->n / MX_OK_SAMPLE ? judged->n / MX_OK_SAMPLE : 1, got = 0;
-	struct rp_pair_result tmp;
-
-	if (!listed || !a) {
-		json_decref(a);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < judged->n && got < MX_OK_SAMPLE; i += step) {
-		struct rp_result_peek pk;
-
-		for (size_t j = i; j < judged->n && j < i + step; j++) {
-			rp_result_seq_peek(judged, j, &pk);
-			if (rp_result_notable(&pk) || pk.status != RP_ST_OK)
-				continue;
-			if (json_array_append_new(a, rp_report_pair_json(rp_result_seq_get(judged, j, &tmp))) != 0) {
-				json_decref(a);
-				return -ENOMEM;
-			}
-			got++;
-			break;
-		}
-	}
-	return json_object_set_new(listed, "ok_sample", a) ? -ENOMEM : 0;
-}
-
-/* --concurrent-rails: "concurrent_rails": {"max_drop", "pairs": [{"round", "solo_gbps", "ratio",
- * "pair"}]}, each pair measured with every rail busy, beside the same pair measured alone. NULL, or
- * the key that could not be added. */
-static const char *conc_json(json_t *root, const struct rp_matrix_conc *mc, const struct rp_result_seq *solo)
-{
-	json_t *o = json_object(), *a = json_array();
-	const char *bad = !o || !a ? "concurrent_rails" : NULL;
-	struct rp_pair_result tmp;
-
-	for (size_t k = 0; !bad && k < mc->n; k++) {
-		const struct rp_pair_result *sr = mc->solo[k] >= 0 ? rp_result_seq_get(solo, (size_t)mc->solo[k], &tmp) : NULL;
-		json_t *e = json_pack("{s:I, s:o, s:o, s:o}", "round", (json_int_t)mc->round[k], "solo_gbps",
-				      sr && sr->status == RP_ST_OK ? json_real(sr->gbps) : json_null(), "ratio",
-				      mc->ratio[k] > 0 ? json_real(mc->ratio[k]) : json_null(), "pair",
-				      rp_report_pair_json(&mc->res[k]));
-
-		if (!e || json_array_append_new(a, e) != 0)
-			bad = "concurrent_rails";
-	}
-	jset(o, "max_drop", json_real(mc->max_drop), &bad);
-	jset(o, "pairs", a, &bad);
-	a = NULL;
-	jset(root, "concurrent_rails", o, &bad);
-	json_decref(a);
-	return bad;
-}
-
-/* The releases whose rules selected each rank's ports: rank 0's ("nccl_version"), every rank's
- * ("nccl_versions"), and "warnings": [{"code": "nccl_version_mismatch", "message"}] when they differ,
- * followed by the `drift` warnings rank 0 found across the endpoints (lib/verdict/drift.h's JSON). NULL, or the
- * key that could not be added. */
-static const char *nccl_json(json_t *root, const struct mx_out *o)
-{
-	json_t *list = json_array(), *warn = json_array();
-	char msg[1024], v[16];
-	const char *bad = !list || !warn ? "nccl_versions" : NULL;
-
-	jset(root, "nccl_version", o->nccl_ver ? rp_nccl_version_json(o->nccl_ver) : json_null(), &bad);
-	for (size_t i = 0; !bad && i < o->n_rank_ver; i++) {
-		rp_nccl_version_format(o->rank_ver[i].version, v, sizeof(v));
-		if (json_array_append_new(list, json_pack("{s:i, s:o, s:s}", "rank", o->rank_ver[i].rank, "node",
-							  jsafe(o->rank_ver[i].node), "version", v)) != 0)
-			bad = "nccl_versions";
-	}
-	if (!bad && rp_nccl_versions_differ(o->rank_ver, o->n_rank_ver, msg, sizeof(msg)) &&
-	    json_array_append_new(warn, json_pack("{s:s, s:o}", "code", "nccl_version_mismatch", "message", jsafe(msg))) != 0)
-		bad = "warnings";
-	if (!bad && o->drift && o->drift->n_warnings) {
-		json_t *dj = rp_drift_to_json(o->drift);
-
-		if (!dj || json_array_extend(warn, dj) != 0)
-			bad = "warnings";
-		json_decref(dj);
-	}
-	jset(root, "nccl_versions", list, &bad);
-	jset(root, "warnings", warn, &bad);
-	return bad;
+	matrix_cli_facts(o, &f);
+	return rp_matrix_passed(&f, v);
 }
 
 /* One file; a failure is named on stderr with its cause (what: a key of the report that could not be
@@ -300,7 +81,7 @@ static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 	uint32_t *pairs = calloc(n, sizeof(*pairs)), *failed = calloc(n, sizeof(*failed));
 	struct rp_prom_finding *fd = NULL;
 	struct rp_fail_groups fg = { 0 };
-	bool pass = v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed;
+	bool pass = matrix_cli_passed(o, v);
 	struct rp_result_seq every = mx_results_pairs(o->results);
 	int status = RP_EXIT_ENV;
 
@@ -360,6 +141,7 @@ static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 	json_t *root = rp_report_json_head_of(&info, judged);   /* its summary counts every pair */
 	json_t *bl = final && o->ops ? rp_cli_ops_baseline_json(o->ops) : NULL;
 	const char *bad = root ? NULL : "command_line";
+	struct rp_matrix_facts facts;
 	int rc = 0;
 
 	if (bl && root && json_object_set_new(root, "baseline", bl) != 0)   /* takes bl either way */
@@ -367,18 +149,17 @@ static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 	else if (!root)
 		json_decref(bl);
 	if (!bad && o->simulated && (json_object_set_new(root, "simulated", json_true()) != 0 ||
-				     json_object_set_new(root, "fabric_model", jsafe(o->simulated)) != 0))
+				     json_object_set_new(root, "fabric_model", rp_json_string_safe(o->simulated)) != 0))
 		bad = "fabric_model";
 	if (!bad && o->simulated && o->json_more && o->json_more(root, o->json_more_arg) != 0)
 		bad = "simulation";
+	matrix_cli_facts(o, &facts);
 	if (!bad)
-		bad = json_extend(root, o, v, listed->n);
-	if (!bad)
-		bad = nccl_json(root, o);
-	if (!bad && o->list_notable && final && ok_sample_json(root, judged) != 0)
+		bad = rp_matrix_report_json(root, &facts, v, listed->n);
+	if (!bad && o->list_notable && final && rp_matrix_ok_sample_json(root, judged) != 0)
 		bad = "matrix.pairs_listed.ok_sample";
 	if (!bad && mv->conc)
-		bad = conc_json(root, mv->conc, judged);
+		bad = rp_matrix_conc_json(root, mv->conc, judged);
 	if (!bad)
 		rc = rp_report_write_json_of(root, listed, o->json);
 	json_decref(root);
@@ -695,7 +476,7 @@ void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v)
 		printf("INCOMPLETE: %zu of %zu rounds done\n", o->rounds_done, o->n_rounds);
 	printf("%s%s: %zu of %zu pairs ok, %zu failed (%zu below threshold) over %zu endpoints in %zu rounds",
 	       o->simulated ? "SIMULATED " : "",
-	       v->pass && o->rounds_done == o->n_rounds && !o->stop_sig && !o->conc_sum.n_failed ? "PASS" : "FAIL", v->n_ok,
+	       matrix_cli_passed(o, v) ? "PASS" : "FAIL", v->n_ok,
 	       v->n_pairs, v->n_failed,
 	       v->n_below, o->n_eps, o->rounds_done);
 	if (o->retest_rounds)

@@ -13,6 +13,7 @@
 #include "verdict/result_seq.h"
 #include "report/report_pair_text.h"
 #include "base/log.h"
+#include "base/sanitize.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -786,4 +787,20 @@ int rp_report_write_csv_sim(const struct rp_result_seq *ps, const char *simulate
 		return rp_error(rc, "write %s: out of memory while building it", path);
 	}
 	return rp_atomic_file_commit(&af);
+}
+
+json_t *rp_json_string_safe(const char *s)
+{
+	char *copy;
+	json_t *j;
+
+	if (!s || rp_str_is_clean(s))
+		return json_string(s ? s : "");
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	rp_str_sanitize(copy);
+	j = json_string(copy);
+	free(copy);
+	return j;
 }

@@ -67,6 +67,10 @@ const char *rp_report_confirm_text(enum rp_confirm c);
 /* "attempt 1: timed_out on src (qp_timeout 14, 0.000 Gb/s): <reason>; attempt 2: ..." escaped for
  * XML/HTML into sb; nothing when the pair has no recorded attempt. */
 void rp_report_attempts_xml(struct rp_sb *sb, const struct rp_pair_result *r);
+/* A JSON string of s (NULL: ""), its bytes that are not clean UTF-8 written as '?' (lib/base/sanitize.h):
+ * a --node name, a path or a reason that is not UTF-8 never loses a report (jansson refuses invalid
+ * UTF-8). NULL only when out of memory. */
+json_t *rp_json_string_safe(const char *s);
 /* One pair as a JSON object (new reference), or NULL when out of memory (logged). */
 json_t *rp_report_pair_json(const struct rp_pair_result *r);
 /* The engine configuration as a JSON object (new reference). */
