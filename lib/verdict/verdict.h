@@ -46,12 +46,18 @@
  *      or two halves of a fabric that fail with each other, explain nothing: neither is drained).
  *      Repeated until nothing changes: a drained endpoint's pairs leave the background.
  *   4. Blamed together: when more than RP_VERDICT_TOGETHER endpoints of one fabric are drained at once
- *      (by 2-3, or by the localization of 6 when the topology has no routes), none of them is drained for it (a failure its own side reported, or a
- *      self pair that only failed, still drains): that many adapter faults at once are far less likely
+ *      (by 2-3, or by the localization of 6 when the topology has no routes), none of them is drained
+ *      for it (a failure its own side reported, or a self pair that only failed, still drains): that many adapter faults at once are far less likely
  *      than one shared component (a dead leaf takes every adapter under it out, a dead spine under
  *      D-mod-K every destination routed through it), and draining them would take a rail of healthy
  *      adapters out of service and leave the fault in place. They are UNUSABLE instead (below), and one
  *      RP_COMP_GROUP suspect names them; --topology localizes the component.
+ *      Without a topology, also adapters FAILING WITH THE SAME PEERS: two adapters of one fabric that 2-3
+ *      blame, whose failed peers (among the peers both were measured with) overlap more than two
+ *      independent faults would make them (the hypergeometric tail under cfg.alpha, Bonferroni over
+ *      the pairs tested), are linked; every adapter of a linked set is unusable, not drained, under
+ *      one group suspect. The destinations routed over one bad leaf-spine link fail with that leaf's
+ *      hosts, the same ones each; two faulty adapters fail with peers of their own.
  *   5. Failed peer pairs that no drained or unusable endpoint explains are PATH FAULTS (v->paths):
  *      reported (RP_VERDICT_PATH_TEXT), never a drain. n_ambiguous counts their confirmed failed results.
  *   6. With cfg.topology (lib/discover/fabtopo.h), the failures are also localized to components (adapter,

@@ -185,28 +185,9 @@ void rp_peer_index_fini(struct rp_peer_index *pi)
 	pi->ent = NULL;
 }
 
-/* The blame's working state (one per call). */
-struct blame {
-	const struct rp_peer_index *pi;
-	struct rp_verdict *v;
-	size_t n_eps;
-	double log_alpha;
-	bool *out;                    /* drained */
-	bool *cand;                   /* under suspicion in this round */
-	uint32_t *group;              /* per endpoint: its background group (groups_compute), an endpoint number */
-	double *p0;                   /* per group: the background rate */
-	double *lp;                   /* per endpoint: log p-value of this round */
-	uint32_t *ok;                 /* per endpoint: peers it passed with (all of them) */
-	uint8_t *self;                /* per endpoint: its self pairs' classes, or'ed (RP_PEER_OK | _FAILED) */
-	uint32_t *local;              /* per endpoint: confirmed failures its own side reported as local */
-	uint32_t *order;              /* scratch: endpoints sorted by lp */
-	uint32_t *together;           /* per group: how many of its endpoints rule 4 spared (0: none) */
-	size_t m, j;                  /* endpoints tested; drained by the test so far (Holm) */
-};
-
 /* Counts of e's peers with a known class, failed ones among them, leaving out drained peers and (when
  * skip_cand) peers under suspicion. */
-static void ep_count(const struct blame *B, uint32_t e, bool skip_cand, uint32_t *k_p, uint32_t *n_p)
+static void ep_count(const struct rp_blame *B, uint32_t e, bool skip_cand, uint32_t *k_p, uint32_t *n_p)
 {
 	uint32_t k = 0, n = 0;
 
@@ -235,7 +216,7 @@ static uint32_t group_find(uint32_t *g, uint32_t x)
 /* The background groups: endpoints joined by any peer pair with evidence (passed or failed), the pairs
  * expected to fail left out. A fabric cut in two is one group (its halves' failures are its own
  * background), separate rails are separate groups. */
-static void groups_compute(struct blame *B)
+static void groups_compute(struct rp_blame *B)
 {
 	const struct rp_peer_index *pi = B->pi;
 
@@ -261,7 +242,7 @@ static void groups_compute(struct blame *B)
  * passed with no peer and failed on its own (its loopback inside the adapter, a self pair; or a
  * failure its own side reported as local: no usable port, set-up, port down). Also
  * the background groups and per-endpoint counts the rest needs. */
-static void unreachable_blame(struct blame *B)
+static void unreachable_blame(struct rp_blame *B)
 {
 	const struct rp_peer_index *pi = B->pi;
 	struct rp_verdict *v = B->v;
@@ -304,7 +285,7 @@ static void unreachable_blame(struct blame *B)
 }
 
 /* The background of every fabric over the peer pairs between endpoints not drained. */
-static void background_compute(struct blame *B, double *F, double *N)
+static void background_compute(struct rp_blame *B, double *F, double *N)
 {
 	const struct rp_peer_index *pi = B->pi;
 
@@ -341,7 +322,7 @@ static int cmp_lp(const void *x, const void *y)
 
 /* Holm's step-down over the endpoints in order[0..n) sorted by lp: how many pass, the r-th (from 0)
  * against alpha / (m - j - r). */
-static size_t holm_pass(const struct blame *B, size_t n)
+static size_t holm_pass(const struct rp_blame *B, size_t n)
 {
 	size_t r = 0;
 
@@ -352,7 +333,7 @@ static size_t holm_pass(const struct blame *B, size_t n)
 
 /* Sort order[0..n) by B->lp. qsort has no context argument: the file-static pointer is set only here,
  * and the verdict runs on one thread at a time per process in every caller. */
-static void order_sort(struct blame *B, size_t n)
+static void order_sort(struct rp_blame *B, size_t n)
 {
 	sort_lp = B->lp;
 	if (n > 1)   /* qsort's array may be NULL when empty */
@@ -362,7 +343,7 @@ static void order_sort(struct blame *B, size_t n)
 
 /* One round of step 3: candidates by the test, then those whose failures with peers NOT under
  * suspicion are improbable on their own are drained. Returns how many were drained. */
-static size_t test_round(struct blame *B)
+static size_t test_round(struct rp_blame *B)
 {
 	struct rp_verdict *v = B->v;
 	size_t n = 0, n_cand, n_new;
@@ -410,30 +391,24 @@ static size_t test_round(struct blame *B)
 	return n_new;
 }
 
-/* Whether e's own side failed: a self pair that only failed, or a failure its side reported as local
- * (no usable port, set-up, port down). Evidence about the adapter, whatever the fabric around it. */
-static bool own_failure(const struct blame *B, uint32_t e)
-{
-	return B->self[e] == RP_PEER_FAILED || B->local[e];
-}
-
 /* Rule 4, blamed together: in every background group with more than RP_VERDICT_TOGETHER endpoints
  * drained for their peers' failures (by the test, or by a localization whose topology has no routes
- * to put the failures on a switch), none of those is drained; each is unusable. */
-static void together_spare(struct blame *B, bool localized)
+ * to put the failures on a switch), none of those is drained; each is unusable. Without a topology,
+ * then also those failing with the same peers (shared_spare). 0 or -ENOMEM. */
+static int together_spare(struct rp_blame *B, bool localized)
 {
 	struct rp_verdict *v = B->v;
 
 	for (uint32_t e = 0; e < B->n_eps; e++)
 		B->together[e] = 0;
 	for (uint32_t e = 0; e < B->n_eps; e++)
-		if (v->eps[e].drain && !own_failure(B, e))
+		if (v->eps[e].drain && !rp_blame_own_failure(B, e))
 			B->together[B->group[e]]++;
 	for (uint32_t e = 0; e < B->n_eps; e++) {
 		struct rp_verdict_ep *ve = &v->eps[e];
 		uint32_t n = B->together[B->group[e]];
 
-		if (n <= RP_VERDICT_TOGETHER || !ve->drain || own_failure(B, e))
+		if (n <= RP_VERDICT_TOGETHER || !ve->drain || rp_blame_own_failure(B, e))
 			continue;
 		ve->drain = false;
 		ve->unusable = true;
@@ -444,11 +419,12 @@ static void together_spare(struct blame *B, bool localized)
 	for (uint32_t g = 0; g < B->n_eps; g++)
 		if (B->together[g] <= RP_VERDICT_TOGETHER)
 			B->together[g] = 0;
+	return localized ? 0 : rp_blame_shared_spare(B);
 }
 
 /* Rule 7 with a topology: what the blame test condemned and the localization did not drain is
  * explained by a component around it (a leaf, an uplink, a spine): unusable, not drained. */
-static void unusable_mark(struct blame *B)
+static void unusable_mark(struct rp_blame *B)
 {
 	for (uint32_t e = 0; e < B->n_eps; e++) {
 		struct rp_verdict_ep *ve = &B->v->eps[e];
@@ -534,7 +510,7 @@ static int cmp_suspect(const void *x, const void *y)
 }
 
 /* Rule 4's suspect of group g: its unusable endpoints as one entry, named by the first of them. */
-static void group_suspect(const struct rp_endpoint *eps, const struct blame *B, uint32_t g, struct rp_verdict_suspect *s)
+static void group_suspect(const struct rp_endpoint *eps, const struct rp_blame *B, uint32_t g, struct rp_verdict_suspect *s)
 {
 	const struct rp_verdict *v = B->v;
 	uint32_t first = UINT32_MAX;
@@ -549,13 +525,14 @@ static void group_suspect(const struct rp_endpoint *eps, const struct blame *B, 
 	}
 	snprintf(s->name, sizeof(s->name), "%u adapters failing together (the fabric of %.48s/%.24s:%d)", B->together[g],
 		 eps[first].node, eps[first].device, eps[first].port);
-	snprintf(s->why, sizeof(s->why), "%u adapters of one fabric fail with most of their peers at once: a shared "
-		 "switch, link or route is the suspect; none drained, each left out of NCCL_IB_HCA", B->together[g]);
+	snprintf(s->why, sizeof(s->why), "%u adapters of one fabric fail at once, with most of their peers or with the "
+		 "same ones: a shared switch, link or route is the suspect; none drained, each left out of NCCL_IB_HCA",
+		 B->together[g]);
 }
 
 /* The suspects without topology: the drained adapters, the groups blamed together, then the path
  * faults as one entry. */
-static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, struct rp_verdict *v)
+static int suspects_plain(const struct rp_endpoint *eps, const struct rp_blame *B, struct rp_verdict *v)
 {
 	size_t n = v->n_paths ? 1 : 0, k = 0, peers = 0;
 
@@ -604,7 +581,7 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct blame *B, 
 
 /* After the localization's suspects: the adapters it chose that rule 4 spared leave the list, and
  * each group rule 4 spared takes their place, first (one component behind them all). */
-static int suspects_together(const struct rp_endpoint *eps, const struct blame *B)
+static int suspects_together(const struct rp_endpoint *eps, const struct rp_blame *B)
 {
 	struct rp_verdict *v = B->v;
 	size_t n = 0, w = 0;
@@ -633,7 +610,7 @@ static int suspects_together(const struct rp_endpoint *eps, const struct blame *
 }
 
 /* The background the widest fabric had at the end, for the reports. */
-static double widest_background(const struct blame *B, const double *N)
+static double widest_background(const struct rp_blame *B, const double *N)
 {
 	size_t best = 0;
 
@@ -643,7 +620,7 @@ static double widest_background(const struct blame *B, const double *N)
 	return B->n_eps && N[best] > 0 ? B->p0[best] : 0;
 }
 
-static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
+static int blame_run(struct rp_blame *B, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
 		     const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_expect *x)
 {
 	double *F = calloc(B->n_eps ? B->n_eps : 1, sizeof(*F)), *N = calloc(B->n_eps ? B->n_eps : 1, sizeof(*N));
@@ -663,10 +640,10 @@ static int blame_run(struct blame *B, const struct rp_verdict_cfg *cfg, const st
 	B->v->background = widest_background(B, N);
 	if (x->map)
 		rc = rp_localize_run(&L, cfg, x->map, eps, B->n_eps, B->pi, B->v);
-	if (!rc) {
-		together_spare(B, L != NULL);
+	if (!rc)
+		rc = together_spare(B, L != NULL);
+	if (!rc)
 		unusable_mark(B);
-	}
 	if (!rc)
 		rc = paths_collect(pair_eps, ps, x, L, B->v);
 	if (!rc) {
@@ -691,7 +668,7 @@ static bool status_local(enum rp_status st)
 
 /* The endpoints' own failures: self pairs' classes, and confirmed local failures by their cause side
  * (no_usable_port without one: the end whose port is 0, none usable). */
-static int own_failures(struct blame *B, const struct rp_endpoint *eps, const uint32_t *pair_eps,
+static int own_failures(struct rp_blame *B, const struct rp_endpoint *eps, const uint32_t *pair_eps,
 			const struct rp_result_seq *ps)
 {
 	for (size_t i = 0; i < ps->n; i++) {
@@ -720,7 +697,7 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 		     struct rp_verdict *v)
 {
 	struct rp_peer_index pi = { 0 };
-	struct blame B = { .pi = &pi, .v = v, .n_eps = n_eps,
+	struct rp_blame B = { .pi = &pi, .v = v, .n_eps = n_eps,
 			   .log_alpha = log(cfg->alpha > 0 && cfg->alpha < 1 ? cfg->alpha : RP_VERDICT_ALPHA_DEFAULT) };
 	struct rp_fabtopo_map map, *mp = NULL;
 	struct rp_expect x = { 0 };

@@ -2,6 +2,7 @@
 #ifndef RP_VERDICT_INT_H
 #define RP_VERDICT_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,48 @@ static inline enum rp_peer_class rp_peer_class_of(uint32_t ent)
 /* log P(X >= k) for X ~ Binomial(n, p): 0 when k <= n p (the tail is then at least about 1/2, which
  * never blames anyone), -INFINITY when p is 0 and k > 0. */
 double rp_verdict_log_binom_tail(uint32_t k, uint32_t n, double p);
+
+/* log P(X >= k) for X ~ Hypergeometric(N, K, m) (the overlap of two random subsets of sizes K and m of
+ * N): 0 when k <= K m / N, -INFINITY when k cannot happen. */
+double rp_verdict_log_hyper_tail(uint32_t k, uint32_t N, uint32_t K, uint32_t m);
+
+/* Rule 4, failing with the same peers (lib/verdict/verdict_shared.c): over the endpoints d[0..n) of one
+ * background group, each pair's failed peers (among the peers both were measured with, skip[] left
+ * out) tested for an overlap no two independent faults give: the hypergeometric tail under
+ * log_alpha with Bonferroni's correction over the n (n - 1) / 2 pairs. link[i] gets the smallest index
+ * of i's linked set (i itself when none), lp[i] the smallest log p-value of i's links (0: none).
+ * 0 or -ENOMEM. */
+int rp_verdict_shared_peers(const struct rp_peer_index *pi, const bool *skip, const uint32_t *d, size_t n,
+			    double log_alpha, uint32_t *link, double *lp);
+
+/* The blame's working state (one per call). */
+struct rp_blame {
+	const struct rp_peer_index *pi;
+	struct rp_verdict *v;
+	size_t n_eps;
+	double log_alpha;
+	bool *out;                    /* drained */
+	bool *cand;                   /* under suspicion in this round */
+	uint32_t *group;              /* per endpoint: its background group (groups_compute), an endpoint number */
+	double *p0;                   /* per group: the background rate */
+	double *lp;                   /* per endpoint: log p-value of this round */
+	uint32_t *ok;                 /* per endpoint: peers it passed with (all of them) */
+	uint8_t *self;                /* per endpoint: its self pairs' classes, or'ed (RP_PEER_OK | _FAILED) */
+	uint32_t *local;              /* per endpoint: confirmed failures its own side reported as local */
+	uint32_t *order;              /* scratch: endpoints sorted by lp */
+	uint32_t *together;           /* per group: how many of its endpoints rule 4 spared (0: none) */
+	size_t m, j;                  /* endpoints tested; drained by the test so far (Holm) */
+};
+
+/* Whether e's own side failed: a self pair that only failed, or a failure its side reported as local
+ * (no usable port, set-up, port down). Evidence about the adapter, whatever the fabric around it. */
+static inline bool rp_blame_own_failure(const struct rp_blame *B, uint32_t e)
+{
+	return B->self[e] == RP_PEER_FAILED || B->local[e];
+}
+
+/* Rule 4, failing with the same peers, over B (lib/verdict/verdict_shared.c; verdict.h). 0 or -ENOMEM. */
+int rp_blame_shared_spare(struct rp_blame *B);
 
 /* Steps 2-4 of the blame (verdict.h): drains (v->eps[].drain, why), peers, background, path faults
  * and the suspects without topology. v->eps[].fabric is set. 0 or -ENOMEM. */

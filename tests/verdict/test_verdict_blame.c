@@ -1,6 +1,7 @@
 /* test_verdict_blame.c: blame by evidence (lib/verdict/verdict_blame.c): a fabric's background of random pair
  * failures drains nobody; dead, mostly failing and wholly failing adapters are still drained; two
- * endpoints failing only with each other, or two halves of a fabric, are path faults. */
+ * endpoints failing only with each other, or two halves of a fabric, are path faults; adapters failing
+ * with the same peers share a cause and are not drained. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -352,8 +353,9 @@ static int scene_judge_topo(struct scene *s, const struct rp_fabtopo *topo, stru
 #define FAT_TREE "nodes 64\nadapters 2\nfabric 8 4 dmodk\nrandom-dead 0.01 5\n"
 
 /* A dead leaf-spine link over a 1% background: without the topology the adapters whose every
- * cross-leaf direction crosses it fail with most peers and are drained (the rule); with it, the link
- * is the first suspect, nothing is drained, and only the background is left as path faults. */
+ * cross-leaf direction crosses it fail with the same peers (all but their leaf's), so they are
+ * unusable, not drained, under one group suspect (rule 4); with it, the link is the first suspect,
+ * nothing is drained, and only the background is left as path faults. */
 static void test_localize_uplink(void **state)
 {
 	struct scene s;
@@ -370,7 +372,9 @@ static void test_localize_uplink(void **state)
 	scene_fini(&s);
 	scene_from_model(&s, FAT_TREE "fault uplink leaf1-3:spine2 dead\n", &topo);
 	assert_int_equal(scene_judge_topo(&s, NULL, &v), 0);
-	assert_true(drained(&v) > 0);
+	assert_int_equal(drained(&v), 0);
+	assert_true(v.n_unusable >= 2);
+	assert_int_equal(v.suspects[0].kind, RP_COMP_GROUP);
 	assert_false(v.localized);
 	rp_verdict_fini(&v);
 	assert_int_equal(scene_judge_topo(&s, topo, &v), 0);
@@ -651,6 +655,51 @@ static void test_no_port_is_its_own(void **state)
 }
 
 /* The tail against a direct sum of the binomial terms. */
+/* Adapters failing with the same peers (rule 4, no topology): three adapters of one fabric each fail
+ * with the same twelve of their 63 peers and pass with the rest, as the destinations routed over one
+ * bad leaf-spine link fail with that leaf's hosts. Each alone is far above the background, but three
+ * independent faults would not pick the same twelve peers: none is drained, all three are unusable,
+ * one group suspect names them. Two adapters failing with different halves of the fabric are two
+ * faults: both drained. */
+static void test_same_peers_drain_nobody(void **state)
+{
+	static const uint32_t victims[] = { 5, 20, 40 };
+	struct scene s;
+	struct rp_verdict v;
+
+	(void)state;
+	scene_init(&s, 64, 1);
+	for (size_t i = 0; i < 3; i++)
+		for (uint32_t q = 50; q < 62; q++)
+			scene_kill(&s, victims[i], q);
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_int_equal(drained(&v), 0);
+	assert_int_equal(v.n_unusable, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(v.eps[victims[i]].unusable);
+		assert_non_null(strstr(v.eps[victims[i]].why, "the same peers as 2 other adapters"));
+	}
+	assert_int_equal(v.suspects[0].kind, RP_COMP_GROUP);
+	assert_null(v.nodes[5].recommended);     /* unusable: out of its node's NCCL_IB_HCA */
+	assert_non_null(v.nodes[50].recommended);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+
+	scene_init(&s, 64, 1);
+	for (uint32_t p = 0; p < 64; p++) {
+		if (p != 5 && p % 2 == 0)
+			scene_kill(&s, 5, p);
+		if (p != 20 && p != 5 && (p % 4 == 1 || p % 4 == 2))
+			scene_kill(&s, 20, p);
+	}
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_int_equal(drained(&v), 2);
+	assert_true(v.eps[5].drain && v.eps[20].drain);
+	assert_int_equal(v.n_unusable, 0);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
 static void test_binom_tail(void **state)
 {
 	static const struct { uint32_t k, n; double p; } t[] = {
@@ -672,6 +721,29 @@ static void test_binom_tail(void **state)
 	assert_true(rp_verdict_log_binom_tail(255, 255, 0.02) < -900);  /* no underflow to 0 */
 }
 
+/* The hypergeometric tail against its sum, term by term. */
+static void test_hyper_tail(void **state)
+{
+	static const struct { uint32_t k, N, K, m; } t[] = {
+		{ 5, 10, 5, 5 }, { 12, 60, 12, 12 }, { 4, 60, 12, 12 }, { 20, 1000, 100, 50 }, { 30, 255, 40, 121 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		double sum = 0, c = lgamma(t[i].N + 1.0) - lgamma(t[i].m + 1.0) - lgamma(t[i].N - t[i].m + 1.0);
+
+		for (uint32_t x = t[i].k; x <= t[i].K && x <= t[i].m; x++)
+			sum += exp(lgamma(t[i].K + 1.0) - lgamma(x + 1.0) - lgamma(t[i].K - x + 1.0) +
+				   lgamma(t[i].N - t[i].K + 1.0) - lgamma(t[i].m - x + 1.0) -
+				   lgamma(t[i].N - t[i].K - t[i].m + x + 1.0) - c);
+		assert_true(fabs(rp_verdict_log_hyper_tail(t[i].k, t[i].N, t[i].K, t[i].m) - log(sum)) < 1e-9);
+	}
+	assert_true(fabs(rp_verdict_log_hyper_tail(5, 10, 5, 5) + log(252.0)) < 1e-12);   /* 1 / C(10, 5) */
+	assert_true(rp_verdict_log_hyper_tail(2, 60, 12, 12) == 0);       /* below the mean 2.4: 1 */
+	assert_true(isinf(rp_verdict_log_hyper_tail(13, 60, 12, 12)));    /* more than either set */
+	assert_true(rp_verdict_log_hyper_tail(990, 1022, 992, 993) < -100);   /* no underflow to 0 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,7 +760,9 @@ int main(void)
 		cmocka_unit_test(test_self_pair),
 		cmocka_unit_test(test_loopback_dead_adapter),
 		cmocka_unit_test(test_no_port_is_its_own),
+		cmocka_unit_test(test_same_peers_drain_nobody),
 		cmocka_unit_test(test_binom_tail),
+		cmocka_unit_test(test_hyper_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
