@@ -152,8 +152,9 @@ static void shared_mark(struct rp_blame *B, const uint32_t *d, size_t n, const u
 		ve->drain = false;
 		ve->unusable = true;
 		B->together[B->group[d[i]]]++;
-		snprintf(ve->why, sizeof(ve->why), "failed with the same peers as %u other adapters of its fabric (p %.1e): a shared switch, "
-			 "link or route; not drained (--topology localizes it)", size[link[i]] - 1, exp(lp[i]));
+		snprintf(ve->why, sizeof(ve->why), "failed with the same peers as %u other adapter%s of its fabric (p %.1e): a shared switch, "
+			 "link or route; not drained (--topology localizes it)", size[link[i]] - 1, size[link[i]] > 2 ? "s" : "",
+			 exp(lp[i]));
 	}
 }
 
