@@ -54,10 +54,10 @@ static const char usage_text[] =
 	"  --transport sim --fabric-model FILE: the same run over a SIMULATED fabric, in one process, every\n"
 	"  report marked SIMULATED (doc/simulator.md; an example model in share/rdmaprobe/fabric-models)";
 
-static int opts_check(struct mx_opts *o);
+static int opts_check(struct matrix_opts *o);
 
 /* Parse, validate, derive. Returns RP_EXIT_GO_ON to go on, or an exit status. */
-static int opts_parse(struct mx_opts *o, int argc, char **argv)
+static int opts_parse(struct matrix_opts *o, int argc, char **argv)
 {
 	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 34];
 	size_t n;
@@ -122,7 +122,7 @@ static int opts_parse(struct mx_opts *o, int argc, char **argv)
 
 /* --sweep: its width; the default leaves out a run with what the sweep does not go with yet, an
  * explicit width refuses it. RP_EXIT_GO_ON to go on, or an exit status. */
-static int sweep_check(struct mx_opts *o)
+static int sweep_check(struct matrix_opts *o)
 {
 	unsigned w = 0;
 	bool is_auto = false;
@@ -149,7 +149,7 @@ static int sweep_check(struct mx_opts *o)
 }
 
 /* Validate and derive after parsing. Returns RP_EXIT_GO_ON to go on, or an exit status. */
-static int opts_check(struct mx_opts *o)
+static int opts_check(struct matrix_opts *o)
 {
 	int rc;
 
@@ -253,7 +253,7 @@ static int opts_check(struct mx_opts *o)
 }
 
 /* The port selection's options for this rank. */
-static struct mx_port_opts port_opts(const struct mx_opts *o, int local_rank, int local_size)
+static struct mx_port_opts port_opts(const struct matrix_opts *o, int local_rank, int local_size)
 {
 	return (struct mx_port_opts){ .dev_spec = o->dev_spec, .node_name = o->node_name,
 				      .nccl_version = o->eng.ver.version, .gid_set = o->eng.gid_seen,
@@ -268,7 +268,7 @@ static int err_status(int err)
 }
 
 /* --budget as given on the command line (for messages). */
-static const char *budget_text(const struct mx_opts *o)
+static const char *budget_text(const struct matrix_opts *o)
 {
 	static char buf[32];
 
@@ -277,7 +277,7 @@ static const char *budget_text(const struct mx_opts *o)
 }
 
 /* --plan: the cluster described by --nodes/--hcas/--rate, or this node's selection. */
-static int run_plan(struct mx_opts *o)
+static int run_plan(struct matrix_opts *o)
 {
 	struct mx_port_opts po = port_opts(o, 0, 1);
 	struct mx_ports local;
@@ -300,7 +300,7 @@ static int run_plan(struct mx_opts *o)
 		for (size_t i = 0; i < local.n; i++)
 			rail_gbps[i] = local.eps[i].link_gbps > 0 ? local.eps[i].link_gbps : o->rate;
 	}
-	return matrix_cli_plan_print(&(struct mx_plan_in){ .cfg = &o->eng.cfg, .pattern = &o->pattern,
+	return matrix_cli_plan_print(&(struct matrix_plan_in){ .cfg = &o->eng.cfg, .pattern = &o->pattern,
 						   .pattern_text = o->pattern_text, .seed = o->seed, .nodes = o->nodes,
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
@@ -313,7 +313,7 @@ static int run_plan(struct mx_opts *o)
 
 /* --- the run --------------------------------------------------------------------------------------- */
 
-static double round_wait_of(const struct mx_opts *o)
+static double round_wait_of(const struct matrix_opts *o)
 {
 	const struct rp_engine_cfg *c = &o->eng.cfg;
 
@@ -343,13 +343,13 @@ static char *cmd_line_join(int argc, char **argv)
 }
 
 /* What the front end keeps besides lib's run: rank 0's files and the timing of their writes. */
-struct mx_front {
-	struct mx_opts *o;
+struct matrix_front {
+	struct matrix_opts *o;
 	struct mx_run run;
 	struct mx_table table;
 	struct rp_sched *sched;
 	struct rp_endpoint *rep_eps;  /* the endpoints as the verdict sees them */
-	struct mx_out out;            /* rank 0 */
+	struct matrix_out out;            /* rank 0 */
 	struct rp_jsonl jsonl;        /* rank 0, --jsonl; fd -1 without */
 	double t0, last_write, write_cost;
 	double t_launch;              /* before MPI_Init: the start-up's clock */
@@ -368,7 +368,7 @@ struct mx_front {
 };
 
 /* The run's figures as of now into the reports' view. */
-static void out_refresh(struct mx_front *F, double now)
+static void out_refresh(struct matrix_front *F, double now)
 {
 	F->out.elapsed_s = now - F->t0;
 	F->out.sweep_s = F->run.sweep.elapsed_s;
@@ -378,7 +378,7 @@ static void out_refresh(struct mx_front *F, double now)
 	F->out.retest_rounds = F->run.retest_rounds;
 }
 
-static void files_write(struct mx_front *F)
+static void files_write(struct matrix_front *F)
 {
 	double w0 = rp_now();
 
@@ -393,7 +393,7 @@ static void files_write(struct mx_front *F)
 /* Rank 0's final reports: the coverage of the rounds done, every file with the verdict, and, when
  * print is set, the person's view (the verdict, the coverage). Returns matrix_cli_write_files()'s status; the
  * verdict stays in *v when *judged (the caller calls rp_verdict_fini). */
-static int final_write(struct mx_front *F, struct rp_verdict *v, bool *judged, bool print)
+static int final_write(struct matrix_front *F, struct rp_verdict *v, bool *judged, bool print)
 {
 	int wrc;
 
@@ -421,7 +421,7 @@ static int final_write(struct mx_front *F, struct rp_verdict *v, bool *judged, b
  * JSON without its coverage). */
 static void files_flush(void *arg)
 {
-	struct mx_front *F = arg;
+	struct matrix_front *F = arg;
 	struct rp_verdict v;
 	bool judged = false;
 
@@ -441,7 +441,7 @@ static void files_flush(void *arg)
 }
 
 /* The time left: the rounds and sweep rounds still to run, then what follows them. */
-static double eta_of(const struct mx_front *F, size_t rounds_left)
+static double eta_of(const struct matrix_front *F, size_t rounds_left)
 {
 	double eta = mx_progress_eta(&F->prog, rounds_left, F->sweep_n - F->sweep_k);
 
@@ -453,7 +453,7 @@ static double eta_of(const struct mx_front *F, size_t rounds_left)
  * a fifth of the time writing. */
 static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
-	struct mx_front *F = arg;
+	struct matrix_front *F = arg;
 	struct rp_pair_result tmp;
 	double now = rp_now();
 	char line[256];
@@ -483,7 +483,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 /* Rank 0 after a sweep round: the progress line, the round's failures on their lines. */
 static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
-	struct mx_front *F = arg;
+	struct matrix_front *F = arg;
 	struct rp_pair_result tmp;
 	size_t failed = F->run.sweep.screen_s > 0 && pass == 1 ? F->run.sweep.n_pending : F->run.failed;
 
@@ -510,9 +510,9 @@ static void retest_scheduled(void *arg, size_t n, size_t n_rounds)
 }
 
 /* This rank's ports, the start-up exchange, the table. Returns RP_EXIT_GO_ON to go on, or a status. */
-static int table_setup(struct mx_front *F, struct mx_comm *comm)
+static int table_setup(struct matrix_front *F, struct mx_comm *comm)
 {
-	struct mx_opts *o = F->o;
+	struct matrix_opts *o = F->o;
 	struct mx_port_opts po = port_opts(o, comm->local_rank, comm->local_size);
 	struct mx_ports local;
 	struct rp_node node;
@@ -587,9 +587,9 @@ static int table_setup(struct mx_front *F, struct mx_comm *comm)
  * replace the ones asked for (rank 0 says which and why). Returns RP_EXIT_GO_ON to go on, or a status (nothing
  * fits: 2, not run). The choice is not exchanged: the start-up already refused a rank whose budget or model (its
  * --calibrate-from file) is not rank 0's (mx_plan_digest), so every rank chooses the same. */
-static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct rp_sched_ep *se)
+static int budget_choose(struct matrix_front *F, struct mx_comm *comm, const struct rp_sched_ep *se)
 {
-	struct mx_opts *o = F->o;
+	struct matrix_opts *o = F->o;
 	size_t n_eps = F->table.n_eps;
 	double *gbps;
 	struct mx_plan_run run;
@@ -623,7 +623,7 @@ static int budget_choose(struct mx_front *F, struct mx_comm *comm, const struct 
 }
 
 /* The table, the schedule and the context every rank agrees on. Returns RP_EXIT_GO_ON to go on, or a status. */
-static int run_setup(struct mx_front *F, struct mx_comm *comm)
+static int run_setup(struct matrix_front *F, struct mx_comm *comm)
 {
 	struct mx_ctx *c = &F->run.ctx;
 	size_t n_nodes = 0, n_eps;
@@ -665,7 +665,7 @@ static int run_setup(struct mx_front *F, struct mx_comm *comm)
 
 /* Rank 0 after the rounds: the files, the verdict and the results on stdout (even when a file could
  * not be written: every round was measured), and the exit status. */
-static int run_finish(struct mx_front *F, int status)
+static int run_finish(struct matrix_front *F, int status)
 {
 	struct rp_verdict v;
 	bool judged = false, same;
@@ -700,7 +700,7 @@ static int run_finish(struct mx_front *F, int status)
 }
 
 /* The rounds' outcome as this rank's exit status (before rank 0's verdict). */
-static int rounds_status(const struct mx_front *F, int rc, bool *any_dead)
+static int rounds_status(const struct matrix_front *F, int rc, bool *any_dead)
 {
 	const struct mx_ctx *c = &F->run.ctx;
 
@@ -721,11 +721,11 @@ static int rounds_status(const struct mx_front *F, int rc, bool *any_dead)
 	return rc < 0 ? RP_EXIT_FAIL : RP_EXIT_OK;
 }
 
-static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
+static void out_init(struct matrix_front *F, char *cmd_line, int argc, char **argv)
 {
-	struct mx_opts *o = F->o;
+	struct matrix_opts *o = F->o;
 
-	F->out = (struct mx_out){
+	F->out = (struct matrix_out){
 		.cmd_line = cmd_line, .argc = argc, .argv = argv, .cfg = &o->eng.cfg, .pattern = o->pattern_text,
 		.seed = o->seed, .vcfg = &o->vc.cfg, .eps = F->table.eps, .n_eps = F->table.n_eps, .results = &F->run.mr,
 		.n_rounds = F->run.n_scheduled, .started_wall = (double)time(NULL), .json = o->eng.json,
@@ -761,10 +761,10 @@ static void out_init(struct mx_front *F, char *cmd_line, int argc, char **argv)
 	}
 }
 
-static int run_matrix(const struct rp_mpi_plugin *mpi, struct mx_opts *o, int argc, char **argv)
+static int run_matrix(const struct rp_mpi_plugin *mpi, struct matrix_opts *o, int argc, char **argv)
 {
 	struct mx_comm comm;
-	struct mx_front F = { .o = o, .t_launch = rp_now(),
+	struct matrix_front F = { .o = o, .t_launch = rp_now(),
 			      .prog = { .interval_s = MX_PROGRESS_INTERVAL_S, .last_real = -1 } };
 	bool any_dead = false;
 	char *cmd_line = cmd_line_join(argc, argv);
@@ -824,7 +824,7 @@ out:
 	return status;
 }
 
-static int matrix_launch(struct mx_opts *o, int argc, char **argv)
+static int matrix_launch(struct matrix_opts *o, int argc, char **argv)
 {
 	const struct rp_mpi_plugin *mpi = NULL;
 	char why[PATH_MAX * 2 + 64] = "";
@@ -853,7 +853,7 @@ int cmd_matrix(int argc, char **argv)
 {
 	if (matrix_cli_sim_requested(argc, argv))
 		return cmd_matrix_sim(argc, argv);   /* --transport sim: cmd_sim.c */
-	struct mx_opts o;
+	struct matrix_opts o;
 	double t_start = rp_now();
 	int rc = opts_parse(&o, argc, argv);
 

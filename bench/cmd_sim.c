@@ -192,7 +192,7 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 struct sim_front {
 	struct sim_opts *o;
 	struct rp_sim_run S;
-	struct mx_out out;
+	struct matrix_out out;
 	struct rp_jsonl jsonl;        /* --jsonl (rank 0); fd -1 without */
 	double v_last_write, write_cost, write_s, write_cpu_s;
 	double real_rounds_s;         /* real time of the rounds on this host, rank 0's writes taken out */
@@ -554,7 +554,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	}
 	snprintf(F.banner, sizeof(F.banner), "SIMULATED: fabric model %s: every result is the model's, not hardware's", o->model);
 	snprintf(F.title, sizeof(F.title), "SIMULATED rdmaprobe matrix --transport sim --fabric-model %s", o->model);
-	F.out = (struct mx_out){
+	F.out = (struct matrix_out){
 		.cmd_line = F.title, .argc = argc, .argv = argv, .cfg = &o->eng.cfg,
 		.pattern = o->pattern_text, .seed = o->seed, .vcfg = &o->vc.cfg, .eps = F.S.eps, .n_eps = F.S.n_eps,
 		.results = &F.S.run.mr, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),

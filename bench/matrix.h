@@ -22,7 +22,7 @@
 #include "verdict_cli.h"
 
 /* Everything the outputs need. */
-struct mx_out {
+struct matrix_out {
 	const char *cmd_line;
 	int argc;
 	char **argv;
@@ -46,7 +46,7 @@ struct mx_out {
 	size_t retest_rounds;         /* extra rounds run */
 	const struct mx_sweep *sweep; /* --sweep: its rounds and marks; NULL without */
 	double sweep_s;               /* the time of the sweep's own rounds (mx_sweep.elapsed_s; 0: none ran) */
-	const char *sweep_off;        /* the default sweep left out for this option (mx_opts.sweep_off) */
+	const char *sweep_off;        /* the default sweep left out for this option (matrix_opts.sweep_off) */
 	bool hold;                    /* --hold: the sweep's connections held for the bandwidth rounds */
 	const char *hold_off;         /* why not, with --hold auto ("" or NULL: it held, or --hold off) */
 	const struct mx_run *run;     /* the holds' counts (rank 0's own sides), the late rounds */
@@ -74,7 +74,7 @@ struct mx_out {
 };
 
 /* The matrix's options (cmd_matrix.c parses them). */
-struct mx_opts {
+struct matrix_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
 	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
@@ -112,7 +112,7 @@ struct mx_opts {
 };
 
 /* --plan (matrix_plan.c): print the schedule of nodes x hcas endpoints and its estimates. */
-struct mx_plan_in {
+struct matrix_plan_in {
 	const struct rp_engine_cfg *cfg;
 	const struct rp_pattern *pattern;
 	const char *pattern_text;
@@ -130,7 +130,7 @@ struct mx_plan_in {
 	const char *budget_text;      /* as given */
 	const char *json;             /* --json FILE: the plan as a document ("-": stdout, the text then on stderr) */
 };
-int matrix_cli_plan_print(const struct mx_plan_in *in);
+int matrix_cli_plan_print(const struct matrix_plan_in *in);
 /* --plan-dead's text ("N" endpoints or "P%" of n_eps) as a count (at most n_eps) into *dead. NULL:
  * 1% when the run decides dead endpoints (decides: a sweep and --retest, where each costs a
  * deadline or two), else 0 (direction by direction every round a dead endpoint is in waits a
@@ -160,23 +160,23 @@ int cmd_matrix_sim(int argc, char **argv);
  * file could not be written (named on stderr the first time, and always when v_out is given) or the
  * verdict could not be computed. If v_out is not NULL and the verdict was computed, it is kept there
  * even when a file failed (the caller prints it and calls rp_verdict_fini) and *judged_p is true. */
-int matrix_cli_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p);
+int matrix_cli_write_files(struct matrix_out *o, struct rp_verdict *v_out, bool *judged_p);
 /* Whether rank 0 can write the reports it was asked for (--json, --csv, --html, --junit; --prom and
  * --jsonl are checked with their options): before anything is measured, as loopback does. 0, or 2
  * with the option and the path's problem on stderr. */
 int matrix_cli_outputs_check(const struct rp_cli_engine *e, const char *html, const char *junit);
 /* The person's view on stdout, from the results as the last matrix_cli_write_files judged them: a grid for
  * small runs, per-node lines always, failures, a verdict line. */
-void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v);
+void matrix_cli_print(const struct matrix_out *o, const struct rp_verdict *v);
 /* The run's facts for lib's report writers and pass rule (lib/report/report_matrix.h), from o. */
 struct rp_matrix_facts;
-void matrix_cli_facts(const struct mx_out *o, struct rp_matrix_facts *f);
+void matrix_cli_facts(const struct matrix_out *o, struct rp_matrix_facts *f);
 /* The run passed (rp_matrix_passed: the verdict, every round done, no stop, no concurrent failure). */
-bool matrix_cli_passed(const struct mx_out *o, const struct rp_verdict *v);
+bool matrix_cli_passed(const struct matrix_out *o, const struct rp_verdict *v);
 /* matrix_text.c: matrix_cli_print's nodes (those with a finding, or all), failures grouped by suspect and
  * flaky pairs; and the verdict line's drain list ("; drain ..."). */
 struct rp_result_seq;
-void matrix_cli_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps);
-void matrix_cli_print_drain(const struct mx_out *o, const struct rp_verdict *v);
+void matrix_cli_print_findings(const struct matrix_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps);
+void matrix_cli_print_drain(const struct matrix_out *o, const struct rp_verdict *v);
 
 #endif

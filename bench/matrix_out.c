@@ -32,7 +32,7 @@ static const struct rp_endpoint *mx_ep_of(const void *arg, size_t e)
 #define MX_GRID_MAX 16   /* endpoints up to which stdout shows a grid */
 
 /* The run's facts for the reports (lib/report/report_matrix.h), as o holds them now. */
-void matrix_cli_facts(const struct mx_out *o, struct rp_matrix_facts *f)
+void matrix_cli_facts(const struct matrix_out *o, struct rp_matrix_facts *f)
 {
 	*f = (struct rp_matrix_facts){
 		.pattern = o->pattern, .pattern_requested = o->pattern_requested, .seed = o->seed, .eps = o->eps,
@@ -46,7 +46,7 @@ void matrix_cli_facts(const struct mx_out *o, struct rp_matrix_facts *f)
 	};
 }
 
-bool matrix_cli_passed(const struct mx_out *o, const struct rp_verdict *v)
+bool matrix_cli_passed(const struct matrix_out *o, const struct rp_verdict *v)
 {
 	struct rp_matrix_facts f;
 
@@ -56,7 +56,7 @@ bool matrix_cli_passed(const struct mx_out *o, const struct rp_verdict *v)
 
 /* One file; a failure is named on stderr with its cause (what: a key of the report that could not be
  * built, else the negative errno rc), once per file kind and run, and always at the end. */
-static void write_failed(struct mx_out *o, const char *path, bool final, int rc, const char *what)
+static void write_failed(struct matrix_out *o, const char *path, bool final, int rc, const char *what)
 {
 	char part[96];
 
@@ -74,7 +74,7 @@ static void write_failed(struct mx_out *o, const char *path, bool final, int rc,
 /* --prom: every endpoint with the verdict's counts and drain, and the verdict's findings (its
  * suspects, lib/verdict/verdict_groups.h); no series per pair, so that the page is bounded by the endpoints and
  * the findings, not by the pairs (a 1,024 x 8 run has 8 million). */
-static int prom_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_verdict *v, bool final)
+static int prom_write(struct matrix_out *o, const struct rp_matrix_view *mv, const struct rp_verdict *v, bool final)
 {
 	size_t n = o->n_eps ? o->n_eps : 1;
 	bool *drain = calloc(n, sizeof(*drain)), *unusable = calloc(n, sizeof(*unusable));
@@ -116,7 +116,7 @@ out:
 }
 
 /* The HTML page; a simulated run's with its banner (above everything and in the title). */
-static int html_write(const struct mx_out *o, const struct rp_matrix_view *mv)
+static int html_write(const struct matrix_out *o, const struct rp_matrix_view *mv)
 {
 	struct rp_html_opts hopts = { .banner = o->sim_banner };
 	struct rp_sb sb;
@@ -132,7 +132,7 @@ static int html_write(const struct mx_out *o, const struct rp_matrix_view *mv)
 }
 
 /* --json: the engine's report plus the matrix's keys; 0 or 3 (named on stderr with its cause). */
-static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_result_seq *judged,
+static int json_write(struct matrix_out *o, const struct rp_matrix_view *mv, const struct rp_result_seq *judged,
 		      const struct rp_result_seq *listed, const struct rp_verdict *v, bool final)
 {
 	struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = o->argc,
@@ -170,7 +170,7 @@ static int json_write(struct mx_out *o, const struct rp_matrix_view *mv, const s
 }
 
 /* judged: every pair (the concurrent pairs' solo results index it); listed: the pairs the files list. */
-static int files_write(struct mx_out *o, const struct rp_matrix_view *mv, const struct rp_result_seq *judged,
+static int files_write(struct matrix_out *o, const struct rp_matrix_view *mv, const struct rp_result_seq *judged,
 		       const struct rp_result_seq *listed, const struct rp_verdict *v, bool final)
 {
 	int status = o->json ? json_write(o, mv, judged, listed, v, final) : 0;
@@ -210,13 +210,13 @@ int matrix_cli_outputs_check(const struct rp_cli_engine *e, const char *html, co
 }
 
 /* The concurrent pairs judged against the solo results as the verdict judged them. */
-struct mx_conc_judged {
+struct matrix_conc_judged {
 	struct rp_matrix_conc view;
 	struct rp_pair_result *res;
 	double *ratio;
 };
 
-static int conc_judge(struct mx_out *o, const struct rp_result_seq *judged, struct mx_conc_judged *cj)
+static int conc_judge(struct matrix_out *o, const struct rp_result_seq *judged, struct matrix_conc_judged *cj)
 {
 	size_t m = o->conc ? o->conc->n : 0;
 
@@ -237,7 +237,7 @@ static int conc_judge(struct mx_out *o, const struct rp_result_seq *judged, stru
 	return 0;
 }
 
-static void conc_judged_fini(struct mx_conc_judged *cj)
+static void conc_judged_fini(struct matrix_conc_judged *cj)
 {
 	free(cj->res);
 	free(cj->ratio);
@@ -246,7 +246,7 @@ static void conc_judged_fini(struct mx_conc_judged *cj)
 /* --prom and --baseline read the listed pairs as one array: they get a whole copy for their write
  * (O(listed pairs) while it lasts; the JSON, CSV, HTML, JUnit and the text read one pair at a time).
  * NULL when neither is asked for, or out of memory (*oom). */
-static struct rp_pair_result *whole_copy(const struct mx_out *o, const struct rp_result_seq *ps, bool final, bool *oom)
+static struct rp_pair_result *whole_copy(const struct matrix_out *o, const struct rp_result_seq *ps, bool final, bool *oom)
 {
 	bool want = o->ops && (o->ops->prom || (final && o->ops->baseline));
 	struct rp_pair_result *all = want ? malloc((ps->n ? ps->n : 1) * sizeof(*all)) : NULL;
@@ -261,7 +261,7 @@ static struct rp_pair_result *whole_copy(const struct mx_out *o, const struct rp
 	return all;
 }
 
-int matrix_cli_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *judged_p)
+int matrix_cli_write_files(struct matrix_out *o, struct rp_verdict *v_out, bool *judged_p)
 {
 	struct mx_results *mr = o->results;
 	struct rp_result_seq judged = mx_results_pairs(mr);
@@ -304,7 +304,7 @@ int matrix_cli_write_files(struct mx_out *o, struct rp_verdict *v_out, bool *jud
 		.elapsed_s = o->elapsed_s, .drift = o->drift, .n_unlisted = mr->n - listed.n,
 		.unlisted_in = o->jsonl, .every = &judged, .every_pair_eps = mr->pair_eps,
 	};
-	struct mx_conc_judged cj;
+	struct matrix_conc_judged cj;
 
 	if (oom || conc_judge(o, &judged, &cj) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
@@ -367,7 +367,7 @@ static void grid_cell(const struct rp_pair_result *r, char *buf, size_t len)
 		snprintf(buf, len, "%s", short_codes[r->status] ? short_codes[r->status] : "FAIL");
 }
 
-static void print_grid(const struct mx_out *o, const struct rp_result_seq *judged)
+static void print_grid(const struct matrix_out *o, const struct rp_result_seq *judged)
 {
 	struct rp_pair_result tmp;
 	const struct mx_results *mr = o->results;
@@ -406,11 +406,11 @@ static void print_grid(const struct mx_out *o, const struct rp_result_seq *judge
 
 /* --concurrent-rails: each concurrent pair against its solo figure (small runs: every pair; larger
  * ones: those that failed or dropped, at most 20). */
-static void print_conc(const struct mx_out *o, const struct rp_result_seq *judged)
+static void print_conc(const struct matrix_out *o, const struct rp_result_seq *judged)
 {
 	struct rp_pair_result tmp;
-	struct mx_out copy = *o;
-	struct mx_conc_judged cj;
+	struct matrix_out copy = *o;
+	struct matrix_conc_judged cj;
 	size_t shown = 0;
 	bool all = o->n_eps <= MX_GRID_MAX;
 
@@ -447,7 +447,7 @@ static void print_conc(const struct mx_out *o, const struct rp_result_seq *judge
 	conc_judged_fini(&cj);
 }
 
-void matrix_cli_print(const struct mx_out *o, const struct rp_verdict *v)
+void matrix_cli_print(const struct matrix_out *o, const struct rp_verdict *v)
 {
 	struct mx_results *mr = o->results;
 	struct rp_result_seq ps = mx_results_pairs(mr), *judged = &ps;

@@ -203,7 +203,7 @@ static int rounds_print(FILE *out, const struct rp_sched *s, const double *rate,
 
 /* What the plan is of: the schedule, its estimate, the model and what each direction measures. */
 struct plan_view {
-	const struct mx_plan_in *o;
+	const struct matrix_plan_in *o;
 	FILE *out;                    /* the text: stdout, stderr when the JSON goes to stdout */
 	const struct rp_sched_ep *se;
 	const double *rate;
@@ -218,7 +218,7 @@ struct plan_view {
 /* The plan of one pattern over the endpoints, as text. */
 static int plan_print(const struct plan_view *v)
 {
-	const struct mx_plan_in *o = v->o;
+	const struct matrix_plan_in *o = v->o;
 	const struct mx_plan_run *run = v->run;
 	const struct mx_plan_est *e = &v->e;
 	double bytes_dir = (double)run->msg_size * (double)(run->iters + run->warmup_iters);
@@ -265,7 +265,7 @@ static int plan_print(const struct plan_view *v)
 /* --json FILE: the plan as a document (lib/plan/mx_plan_json.h), with the coverage the run would report. */
 static int plan_json(const struct plan_view *v, const struct mx_plan_choice *choice)
 {
-	const struct mx_plan_in *o = v->o;
+	const struct matrix_plan_in *o = v->o;
 	struct mx_coverage cov;
 	json_t *root;
 	int rc = mx_coverage_compute(v->se, v->n_eps, o->pattern, v->s, rp_sched_n_rounds(v->s), &cov);
@@ -306,7 +306,7 @@ static int plan_out(struct plan_view *v, const struct mx_plan_choice *choice)
 	return status;
 }
 
-int matrix_cli_plan_print(const struct mx_plan_in *o)
+int matrix_cli_plan_print(const struct matrix_plan_in *o)
 {
 	size_t n_eps = (size_t)(o->nodes * o->hcas);
 	struct rp_sched_ep *se = calloc(n_eps ? n_eps : 1, sizeof(*se));

@@ -27,7 +27,7 @@ static bool node_finding(const struct rp_verdict_node *nd, const bool *suspect)
 }
 
 /* "; unusable, not drained: a, b (why)": the reason once when every one of them has the same. */
-static void unusable_list(const struct mx_out *o, const struct rp_verdict *v, const struct rp_verdict_node *nd)
+static void unusable_list(const struct matrix_out *o, const struct rp_verdict *v, const struct rp_verdict_node *nd)
 {
 	const char *why = NULL;
 	bool same = true;
@@ -53,7 +53,7 @@ static void unusable_list(const struct mx_out *o, const struct rp_verdict *v, co
 		printf(" (%s)", why);
 }
 
-static void node_line(const struct mx_out *o, const struct rp_verdict *v, const struct rp_verdict_node *nd)
+static void node_line(const struct matrix_out *o, const struct rp_verdict *v, const struct rp_verdict_node *nd)
 {
 	size_t pairs = 0, failed = 0;
 	char name[RP_NAME_MAX + 16];
@@ -76,7 +76,7 @@ static void node_line(const struct mx_out *o, const struct rp_verdict *v, const 
 
 /* The nodes: those with a finding (a drain, a failure, no adapter left), at most MX_TEXT_NODES of
  * them unless every node is asked for; the others in one line when they agree. */
-static void print_nodes(const struct mx_out *o, const struct rp_verdict *v, const bool *suspect)
+static void print_nodes(const struct matrix_out *o, const struct rp_verdict *v, const bool *suspect)
 {
 	size_t with = 0, shown = 0, quiet = 0;
 	const char *same = NULL;
@@ -120,13 +120,13 @@ static void print_nodes(const struct mx_out *o, const struct rp_verdict *v, cons
 		       agree && quiet > 1 ? " on each" : "");
 }
 
-static void ep_text(const struct mx_out *o, uint32_t e, char *buf, size_t len)
+static void ep_text(const struct matrix_out *o, uint32_t e, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s:%d", o->eps[e].ep.node, o->eps[e].ep.device, o->eps[e].ep.port);
 }
 
 /* One group: its suspect, its count, its first failure in full and the others' peers. */
-static void group_line(const struct mx_out *o, const struct rp_result_seq *ps, const struct rp_fail_group *g)
+static void group_line(const struct matrix_out *o, const struct rp_result_seq *ps, const struct rp_fail_group *g)
 {
 	const struct mx_results *mr = o->results;
 	char a[RP_NAME_MAX * 2 + 16], b[RP_NAME_MAX * 2 + 16], s[RP_NAME_MAX * 2 + 16], d[RP_NAME_MAX * 2 + 16];
@@ -153,7 +153,7 @@ static void group_line(const struct mx_out *o, const struct rp_result_seq *ps, c
 }
 
 /* The failures, grouped by suspect: per kind, its count and its largest groups. */
-static void print_failures(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps,
+static void print_failures(const struct matrix_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps,
 			   const struct rp_fail_groups *grouped)
 {
 	static const char *const heads[RP_SUSPECT_KIND_COUNT_] = {
@@ -209,7 +209,7 @@ static void print_flaky(const struct rp_verdict *v, const struct rp_result_seq *
 		printf("  ... and %zu more (see the reports)\n", v->n_flaky - shown);
 }
 
-void matrix_cli_print_findings(const struct mx_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps)
+void matrix_cli_print_findings(const struct matrix_out *o, const struct rp_verdict *v, const struct rp_result_seq *ps)
 {
 	struct rp_fail_groups fg = { 0 };
 	bool *suspect = calloc(v->n_eps + 1, sizeof(*suspect));
@@ -228,7 +228,7 @@ void matrix_cli_print_findings(const struct mx_out *o, const struct rp_verdict *
 }
 
 /* "; drain: none" or "; drain N adapters on M nodes: a, b, ... (K more: ...)", for the verdict line. */
-void matrix_cli_print_drain(const struct mx_out *o, const struct rp_verdict *v)
+void matrix_cli_print_drain(const struct matrix_out *o, const struct rp_verdict *v)
 {
 	size_t n = 0, nodes = 0, shown = 0;
 	char name[RP_NAME_MAX * 2 + 16];
