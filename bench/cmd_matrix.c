@@ -59,17 +59,14 @@ static int opts_check(struct matrix_opts *o);
 /* Parse, validate, derive. Returns RP_EXIT_GO_ON to go on, or an exit status. */
 static int opts_parse(struct matrix_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 34];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + MATRIX_RUN_OPTS + 21];
 	size_t n;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
 	rp_cli_engine_init(&o->eng);
 	rp_cli_ops_init(&o->ops);
-	o->pattern_s = "full";
-	o->sweep_s = "auto";
-	o->hold_s = "auto";
-	o->seed = 1;
+	matrix_cli_run_opts_init(&o->run);
 	o->rate = 400;
 	o->nodes = 1;
 	o->conc_drop_s = "25%";
@@ -81,25 +78,12 @@ static int opts_parse(struct matrix_opts *o, int argc, char **argv)
 		{ "dev", 'd', RP_OPT_STR, &o->dev_spec, 0, 0, "SPEC", "ports to use, NCCL_IB_HCA syntax (default: NCCL's selection)", NULL },
 		{ "node", 0, RP_OPT_STR, &o->node_name, 0, 0, "NAME", "this rank's node name (default: host name)", NULL },
 		{ "per-gpu", 0, RP_OPT_FLAG, &o->per_gpu, 0, 0, NULL, "one rank per GPU: the task's one visible GPU (else the local rank's) and its nearest adapter(s)", NULL },
-		{ "pattern", 'p', RP_OPT_STR, &o->pattern_s, 0, 0, "P", "full, rail, intra, shift, sample:K (default full)", NULL },
-		{ "seed", 0, RP_OPT_U64, &o->seed, 0, 1.8e19, "N", "seed of sample:K (default 1)", NULL },
 		{ "plan", 0, RP_OPT_FLAG, &o->plan, 0, 0, NULL, "print the schedule and estimates; no MPI, no hardware", NULL },
 		{ "nodes", 0, RP_OPT_U64, &o->nodes, 1, 1 << 20, "N", "--plan: nodes (default 1)", &o->nodes_seen },
 		{ "hcas", 0, RP_OPT_U64, &o->hcas, 1, 1024, "N", "--plan: ports per node (default: this node's selection)", &o->hcas_seen },
 		{ "rate", 0, RP_OPT_DOUBLE, &o->rate, 0.001, 1e6, "GBPS", "--plan with --hcas: link rate (default 400)", &o->rate_seen },
-		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
-		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML: a test case per endpoint (failures name their pairs) and per node", NULL },
-		{ "junit-pairs", 0, RP_OPT_FLAG, &o->junit_pairs, 0, 0, NULL, "--junit: a test case per pair instead of per endpoint (large: 84,000 cases at 1,024 x 8)", NULL },
-		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first: probe every pair, W of an endpoint's at once; the unreachable leave the bandwidth rounds (auto: 64; off)", NULL },
-		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: measure a direction's bandwidth on its probe's connection (the sweep's rounds and the bandwidth rounds interleave; auto: when the settings allow)", NULL },
-		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every measured direction to FILE as JSON Lines, as it arrives", NULL },
-		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
-		{ "nodes-all", 0, RP_OPT_FLAG, &o->nodes_all, 0, 0, NULL, "a line for every node on stdout (default: the nodes with a finding)", NULL },
-		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list one by one: all, notable (failed, flaky, warned; the rest counted), auto (all up to 100000 directions; default)", NULL },
 		{ "concurrent-rails", 0, RP_OPT_FLAG, &o->concurrent_rails, 0, 0, NULL, "--pattern rail: each round's rails alone, then all at once; concurrent_drop against solo", NULL },
 		{ "concurrent-drop", 0, RP_OPT_STR, &o->conc_drop_s, 0, 0, "X", "--concurrent-rails: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", &o->conc_drop_seen },
-		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (90s, 10m, 1h): the pattern at -s, else at a smaller -s (down to 1M), else the largest sample:K; the report states the coverage", &o->budget_seen },
-		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--plan, --budget: price the worst case with N dead endpoints, or P% of them (default 1% with the sweep and --retest, else 0); --budget fits it", NULL },
 		{ "calibrate-from", 0, RP_OPT_STR, &o->calibrate_from, 0, 0, "FILE", "--plan, --budget: fit the model from a previous matrix run's JSON report", NULL },
 		{ "allow-simulated", 0, RP_OPT_FLAG, &o->allow_simulated, 0, 0, NULL, "--calibrate-from: accept a simulated run's report (refused otherwise: its figures are a model's)", NULL },
 		{ "transport", 0, RP_OPT_STR, &o->transport, 0, 0, "sim", "run over a SIMULATED fabric in one process, no MPI, no hardware (with --fabric-model; doc/simulator.md)", NULL },
@@ -110,6 +94,7 @@ static int opts_parse(struct matrix_opts *o, int argc, char **argv)
 
 	memcpy(table + n, mine, sizeof(mine));
 	n += RP_ARRAY_SIZE(mine);
+	n += matrix_cli_run_opts(&o->run, table + n);
 	n += rp_cli_ops_opts(&o->ops, table + n);
 	memset(table + n, 0, sizeof(table[0]));
 	rc = rp_opts_parse("matrix", usage_text, table, argc, argv, NULL, 0, NULL);
@@ -128,7 +113,7 @@ static int sweep_check(struct matrix_opts *o)
 	bool is_auto = false;
 	const char *with = o->concurrent_rails ? "--concurrent-rails" : o->eng.cfg.meas.bidir ? "--bidir" : NULL;
 
-	int rc = matrix_cli_sweep_opt(o->sweep_s, &w, &is_auto);
+	int rc = matrix_cli_sweep_opt(o->run.sweep_s, &w, &is_auto);
 
 	if (rc != RP_EXIT_GO_ON)
 		return rc;
@@ -138,8 +123,8 @@ static int sweep_check(struct matrix_opts *o)
 	}
 	o->sweep = with ? 0 : w;
 	o->sweep_off = w && with ? with : NULL;
-	if (mx_hold_parse(o->hold_s, &o->hold) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: --hold takes auto or off, not '%s'\n", o->hold_s);
+	if (mx_hold_parse(o->run.hold_s, &o->hold) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --hold takes auto or off, not '%s'\n", o->run.hold_s);
 		return RP_EXIT_USAGE;
 	}
 	if (o->hold && o->sweep && !mx_hold_allowed(&o->eng.cfg, (unsigned)o->sweep, o->hold_off, sizeof(o->hold_off)))
@@ -155,20 +140,20 @@ static int opts_check(struct matrix_opts *o)
 
 	o->retest = o->eng.retest;   /* --retest is in the engine's shared table: here, extra rounds at the end */
 	o->vc.retest = o->eng.retest;
-	if (rp_pattern_parse(o->pattern_s, &o->pattern) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n", o->pattern_s);
+	if (rp_pattern_parse(o->run.pattern_s, &o->pattern) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n", o->run.pattern_s);
 		return RP_EXIT_USAGE;
 	}
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
 	o->pattern_req = o->pattern;
 	memcpy(o->pattern_req_text, o->pattern_text, sizeof(o->pattern_req_text));
-	if (o->plan_dead_s && !o->plan && !o->budget_seen) {
+	if (o->run.plan_dead_s && !o->plan && !o->run.budget_seen) {
 		fprintf(stderr, "rdmaprobe matrix: --plan-dead prices dead endpoints in the plan: it goes with --plan or --budget\n");
 		return RP_EXIT_USAGE;
 	}
-	if (o->plan_dead_s) {
+	if (o->run.plan_dead_s) {
 		size_t d;
-		int st = matrix_cli_plan_dead_opt(o->plan_dead_s, 100, true, &d);
+		int st = matrix_cli_plan_dead_opt(o->run.plan_dead_s, 100, true, &d);
 
 		if (st != RP_EXIT_GO_ON)
 			return st;
@@ -181,7 +166,7 @@ static int opts_check(struct matrix_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --allow-simulated goes with --calibrate-from FILE\n");
 		return RP_EXIT_USAGE;
 	}
-	if (o->calibrate_from && !o->plan && !o->budget_seen) {
+	if (o->calibrate_from && !o->plan && !o->run.budget_seen) {
 		fprintf(stderr, "rdmaprobe matrix: --calibrate-from fits the plan's model: it goes with --plan or --budget\n");
 		return RP_EXIT_USAGE;
 	}
@@ -190,15 +175,15 @@ static int opts_check(struct matrix_opts *o)
 				"--pattern rail (got %s)\n", o->pattern_text);
 		return RP_EXIT_USAGE;
 	}
-	if (o->list_pairs_s && rp_report_list_parse(o->list_pairs_s, &o->list_pairs) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->list_pairs_s);
+	if (o->run.list_pairs_s && rp_report_list_parse(o->run.list_pairs_s, &o->list_pairs) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->run.list_pairs_s);
 		return RP_EXIT_USAGE;
 	}
-	if (o->jsonl && (!o->jsonl[0] || strcmp(o->jsonl, "-") == 0)) {
+	if (o->run.jsonl && (!o->run.jsonl[0] || strcmp(o->run.jsonl, "-") == 0)) {
 		fprintf(stderr, "rdmaprobe matrix: --jsonl wants a file name (the stream is a record, not standard output)\n");
 		return RP_EXIT_USAGE;
 	}
-	if (o->jsonl && rp_report_path_check(o->jsonl) != 0)
+	if (o->run.jsonl && rp_report_path_check(o->run.jsonl) != 0)
 		return RP_EXIT_USAGE;   /* logged: what is wrong with the path */
 	if (o->conc_drop_seen && !o->concurrent_rails) {
 		fprintf(stderr, "rdmaprobe matrix: --concurrent-drop goes with --concurrent-rails\n");
@@ -220,9 +205,9 @@ static int opts_check(struct matrix_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --nodes, --hcas and --rate describe a cluster for --plan only\n");
 		return RP_EXIT_USAGE;
 	}
-	if (o->plan && (o->eng.csv || o->html || o->junit || o->jsonl)) {
+	if (o->plan && (o->eng.csv || o->run.html || o->run.junit || o->run.jsonl)) {
 		fprintf(stderr, "rdmaprobe matrix: --plan writes the plan (--json FILE) and nothing else: --%s is a run's "
-				"report\n", o->eng.csv ? "csv" : o->html ? "html" : o->junit ? "junit" : "jsonl");
+				"report\n", o->eng.csv ? "csv" : o->run.html ? "html" : o->run.junit ? "junit" : "jsonl");
 		return RP_EXIT_USAGE;
 	}
 	if (o->rate_seen && !o->hcas_seen) {
@@ -272,7 +257,7 @@ static const char *budget_text(const struct matrix_opts *o)
 {
 	static char buf[32];
 
-	snprintf(buf, sizeof(buf), "%g s", o->budget);
+	snprintf(buf, sizeof(buf), "%g s", o->run.budget);
 	return buf;
 }
 
@@ -301,13 +286,13 @@ static int run_plan(struct matrix_opts *o)
 			rail_gbps[i] = local.eps[i].link_gbps > 0 ? local.eps[i].link_gbps : o->rate;
 	}
 	return matrix_cli_plan_print(&(struct matrix_plan_in){ .cfg = &o->eng.cfg, .pattern = &o->pattern,
-						   .pattern_text = o->pattern_text, .seed = o->seed, .nodes = o->nodes,
+						   .pattern_text = o->pattern_text, .seed = o->run.seed, .nodes = o->nodes,
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
 						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
-						   .plan_dead = o->plan_dead_s, .hold = o->hold, .retest = (unsigned)o->retest,
+						   .plan_dead = o->run.plan_dead_s, .hold = o->hold, .retest = (unsigned)o->retest,
 						   .allow_simulated = o->allow_simulated,
-						   .budget_s = o->budget_seen ? o->budget : 0, .budget_text = budget_text(o),
+						   .budget_s = o->run.budget_seen ? o->run.budget : 0, .budget_text = budget_text(o),
 						   .json = o->eng.json });
 }
 
@@ -402,7 +387,7 @@ static int final_write(struct matrix_front *F, struct rp_verdict *v, bool *judge
 				mx_coverage_sched_rounds(F->sched, F->o->concurrent_rails, F->out.rounds_done),
 				&F->coverage) == 0) {
 		mx_coverage_set_run(&F->coverage, F->msg_size_req, F->o->eng.cfg.meas.msg_size,
-				    F->o->budget_seen ? &F->choice : NULL, &F->o->pattern_req);
+				    F->o->run.budget_seen ? &F->choice : NULL, &F->o->pattern_req);
 		F->out.coverage = &F->coverage;
 	}
 	wrc = matrix_cli_write_files(&F->out, v, judged);
@@ -525,7 +510,7 @@ static int table_setup(struct matrix_front *F, struct mx_comm *comm)
 				 .nccl_version = o->eng.ver.version };
 	/* --budget: every rank fits the same model and so makes the same choice; one that cannot read
 	 * the file fails the start-up exchange for all (its reason on its stderr) */
-	int cal = o->budget_seen ? matrix_cli_model_load(o->calibrate_from, o->allow_simulated, &F->model) : -1;
+	int cal = o->run.budget_seen ? matrix_cli_model_load(o->calibrate_from, o->allow_simulated, &F->model) : -1;
 
 	struct mx_plan_run run;
 	double t1;
@@ -536,7 +521,7 @@ static int table_setup(struct matrix_front *F, struct mx_comm *comm)
 	}
 	/* rank 0 writes the reports: a path it cannot write stops every rank before anything is measured
 	 * (it used to measure the whole run and then exit 3) */
-	if (comm->rank == 0 && !mine.err && matrix_cli_outputs_check(&o->eng, o->html, o->junit) != 0) {
+	if (comm->rank == 0 && !mine.err && matrix_cli_outputs_check(&o->eng, o->run.html, o->run.junit) != 0) {
 		mine.err = -EINVAL;
 		mine.why = "an output file cannot be written (named above): nothing was measured";
 	}
@@ -547,9 +532,9 @@ static int table_setup(struct matrix_front *F, struct mx_comm *comm)
 	run.hold = o->hold;               /* the digest takes every setting that orders the rounds */
 	run.retest = (unsigned)o->retest;
 	/* --plan-dead as given (the endpoints are not known yet): the budget's worst case */
-	run.plan_dead = o->plan_dead_s ? (size_t)strtoull(o->plan_dead_s, NULL, 10) * 2 + (strchr(o->plan_dead_s, '%') != NULL)
+	run.plan_dead = o->run.plan_dead_s ? (size_t)strtoull(o->run.plan_dead_s, NULL, 10) * 2 + (strchr(o->run.plan_dead_s, '%') != NULL)
 				       : SIZE_MAX;   /* (the default follows --sweep and --retest, in the digest) */
-	mine.sched_digest = mx_plan_digest(o->pattern_text, o->seed, &run, o->budget_seen ? o->budget : 0, &F->model);
+	mine.sched_digest = mx_plan_digest(o->pattern_text, o->run.seed, &run, o->run.budget_seen ? o->run.budget : 0, &F->model);
 
 	if (comm->local_rank == 0) {
 		rp_cli_nccl_crash(&o->eng, "matrix", &node);
@@ -596,7 +581,7 @@ static int budget_choose(struct matrix_front *F, struct mx_comm *comm, const str
 	int status;
 
 	F->msg_size_req = o->eng.cfg.meas.msg_size;
-	if (!o->budget_seen || !se)
+	if (!o->run.budget_seen || !se)
 		return RP_EXIT_GO_ON;
 	gbps = calloc(n_eps, sizeof(*gbps));
 	if (!gbps)
@@ -606,12 +591,12 @@ static int budget_choose(struct matrix_front *F, struct mx_comm *comm, const str
 	matrix_cli_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = (unsigned)o->retest;
-	status = matrix_cli_plan_dead_opt(o->plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
+	status = matrix_cli_plan_dead_opt(o->run.plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
 	if (status != RP_EXIT_GO_ON) {
 		free(gbps);
 		return status;
 	}
-	status = matrix_cli_budget_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &F->model, &run, o->budget,
+	status = matrix_cli_budget_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->run.seed, &F->model, &run, o->run.budget,
 				budget_text(o), comm->rank == 0, &F->choice);
 	free(gbps);
 	if (status < 0) {
@@ -639,7 +624,7 @@ static int run_setup(struct matrix_front *F, struct mx_comm *comm)
 	status = budget_choose(F, comm, se);
 	if (status != RP_EXIT_GO_ON)
 		return status;
-	if (!se || !c->dead || !F->rep_eps || rp_sched_create(se, n_eps, &F->o->pattern, F->o->seed, &F->sched) != 0)
+	if (!se || !c->dead || !F->rep_eps || rp_sched_create(se, n_eps, &F->o->pattern, F->o->run.seed, &F->sched) != 0)
 		return se && c->dead && F->rep_eps ? RP_EXIT_USAGE : RP_EXIT_ENV;
 	for (size_t e = 0; e < n_eps; e++)
 		F->rep_eps[e] = F->table.eps[e].ep;
@@ -727,27 +712,27 @@ static void out_init(struct matrix_front *F, char *cmd_line, int argc, char **ar
 
 	F->out = (struct matrix_out){
 		.cmd_line = cmd_line, .argc = argc, .argv = argv, .cfg = &o->eng.cfg, .pattern = o->pattern_text,
-		.seed = o->seed, .vcfg = &o->vc.cfg, .eps = F->table.eps, .n_eps = F->table.n_eps, .results = &F->run.mr,
+		.seed = o->run.seed, .vcfg = &o->vc.cfg, .eps = F->table.eps, .n_eps = F->table.n_eps, .results = &F->run.mr,
 		.n_rounds = F->run.n_scheduled, .started_wall = (double)time(NULL), .json = o->eng.json,
-		.csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary, .nodes_all = o->nodes_all, .junit_pairs = o->junit_pairs,
+		.csv = o->eng.csv, .html = o->run.html, .junit = o->run.junit, .summary_only = o->run.summary, .nodes_all = o->run.nodes_all, .junit_pairs = o->run.junit_pairs,
 		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops, .sweep = &F->run.sweep,
 		.sweep_off = o->sweep_off, .hold = o->hold, .hold_off = o->hold_off, .run = &F->run,
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,
 		.startup_s = F->t0 - o->t_start, .pattern_requested = o->pattern_req_text,
-		.budget_s = o->budget_seen ? o->budget : 0,
+		.budget_s = o->run.budget_seen ? o->run.budget : 0,
 		.list_notable = rp_report_list_notable_only(o->list_pairs, 2 * rp_sched_n_pairs(F->sched), false),
 	};
 	F->jsonl.fd = -1;
-	if (F->run.ctx.rank == 0 && o->jsonl) {
+	if (F->run.ctx.rank == 0 && o->run.jsonl) {
 		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = argc,
 					       .argv = argv, .started = F->out.started_wall };
 
-		if (rp_jsonl_open(&F->jsonl, o->jsonl, &info, false) != 0)
+		if (rp_jsonl_open(&F->jsonl, o->run.jsonl, &info, false) != 0)
 			fprintf(stderr, "rdmaprobe matrix: --jsonl %s: not streaming (see above); the other reports are written\n",
-				o->jsonl);
+				o->run.jsonl);
 		else
-			F->out.jsonl = o->jsonl;
+			F->out.jsonl = o->run.jsonl;
 	}
 	if (F->run.ctx.rank == 0 && F->out.list_notable)
 		fprintf(stderr, "rdmaprobe matrix: the reports list the notable pairs only (failed, flaky, warned) and count "

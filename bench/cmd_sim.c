@@ -57,18 +57,15 @@ struct sim_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_verdict vc;
 	struct rp_cli_ops ops;        /* --prom, --baseline, --drop: as a real run */
-	const char *transport, *model, *pattern_s, *html, *junit, *list_pairs_s, *sweep_s, *hold_s, *jsonl;
+	struct matrix_run_opts run;   /* the options of every matrix run (matrix.h); --budget with the
+	                               * plan's (default) model, as a real run */
+	const char *transport, *model;
 	bool hold;
 	char hold_off[160];
 	enum rp_report_list_mode list_pairs;
-	bool summary, nodes_all, junit_pairs;
-	uint64_t seed;
 	unsigned sweep;
 	struct rp_pattern pattern;
 	char pattern_text[32];
-	double budget;                /* --budget: seconds; as a real run, the plan's (default) model */
-	bool budget_seen;
-	const char *plan_dead_s;      /* --plan-dead: the worst case the budget fits */
 };
 
 bool matrix_cli_sim_requested(int argc, char **argv)
@@ -93,20 +90,20 @@ static int sim_opts_check(struct sim_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --transport sim needs --fabric-model FILE\n");
 		return RP_EXIT_USAGE;
 	}
-	if (o->jsonl && (!o->jsonl[0] || strcmp(o->jsonl, "-") == 0)) {
+	if (o->run.jsonl && (!o->run.jsonl[0] || strcmp(o->run.jsonl, "-") == 0)) {
 		fprintf(stderr, "rdmaprobe matrix: --jsonl wants a file name (the stream is a record, not standard output)\n");
 		return RP_EXIT_USAGE;
 	}
-	if (o->jsonl && rp_report_path_check(o->jsonl) != 0)
+	if (o->run.jsonl && rp_report_path_check(o->run.jsonl) != 0)
 		return RP_EXIT_USAGE;
-	if (rp_pattern_parse(o->pattern_s, &o->pattern) != 0) {
+	if (rp_pattern_parse(o->run.pattern_s, &o->pattern) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n",
-			o->pattern_s);
+			o->run.pattern_s);
 		return RP_EXIT_USAGE;
 	}
 	rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
-	if (o->list_pairs_s && rp_report_list_parse(o->list_pairs_s, &o->list_pairs) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->list_pairs_s);
+	if (o->run.list_pairs_s && rp_report_list_parse(o->run.list_pairs_s, &o->list_pairs) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --list-pairs %s: one of all, notable, auto\n", o->run.list_pairs_s);
 		return RP_EXIT_USAGE;
 	}
 	if (o->eng.bidir || o->eng.all) {
@@ -115,11 +112,11 @@ static int sim_opts_check(struct sim_opts *o)
 	}
 	bool sweep_auto;
 
-	rc = matrix_cli_sweep_opt(o->sweep_s, &o->sweep, &sweep_auto);
+	rc = matrix_cli_sweep_opt(o->run.sweep_s, &o->sweep, &sweep_auto);
 	if (rc != RP_EXIT_GO_ON)
 		return rc;
-	if (mx_hold_parse(o->hold_s, &o->hold) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: --hold takes auto or off, not '%s'\n", o->hold_s);
+	if (mx_hold_parse(o->run.hold_s, &o->hold) != 0) {
+		fprintf(stderr, "rdmaprobe matrix: --hold takes auto or off, not '%s'\n", o->run.hold_s);
 		return RP_EXIT_USAGE;
 	}
 	o->vc.retest = o->eng.retest;
@@ -128,7 +125,7 @@ static int sim_opts_check(struct sim_opts *o)
 		rc = rp_cli_engine_finish(&o->eng, "matrix");
 	if (rc)
 		return rc;
-	rc = matrix_cli_outputs_check(&o->eng, o->html, o->junit);   /* before the model runs, as a real run */
+	rc = matrix_cli_outputs_check(&o->eng, o->run.html, o->run.junit);   /* before the model runs, as a real run */
 	if (!rc)
 		rc = rp_cli_ops_finish(&o->ops, "matrix");
 	if (rc)
@@ -144,7 +141,7 @@ static int sim_opts_check(struct sim_opts *o)
 /* Parse, validate, derive. Returns RP_EXIT_GO_ON to go on, or an exit status. */
 static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 {
-	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 20];
+	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + MATRIX_RUN_OPTS + 5];
 	size_t n;
 	int rc;
 
@@ -152,32 +149,17 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 	rp_cli_engine_init(&o->eng);
 	rp_cli_verdict_init(&o->vc);
 	rp_cli_ops_init(&o->ops);
-	o->pattern_s = "full";
-	o->sweep_s = "auto";
-	o->hold_s = "auto";
-	o->seed = 1;
+	matrix_cli_run_opts_init(&o->run);
 	n = rp_cli_engine_opts(&o->eng, table);
 	n += rp_cli_verdict_opts(&o->vc, table + n);
 	const struct rp_opt mine[] = {
 		{ "transport", 0, RP_OPT_STR, &o->transport, 0, 0, "T", "sim: a simulated fabric (--fabric-model)", NULL },
 		{ "fabric-model", 0, RP_OPT_STR, &o->model, 0, 0, "FILE", "the fabric model (lib/sim/sim_model.h)", NULL },
-		{ "pattern", 'p', RP_OPT_STR, &o->pattern_s, 0, 0, "P", "full, rail, intra, shift, sample:K (default full)", NULL },
-		{ "seed", 0, RP_OPT_U64, &o->seed, 0, 1.8e19, "N", "seed of sample:K (default 1)", NULL },
-		{ "html", 0, RP_OPT_STR, &o->html, 0, 0, "FILE", "write a self-contained HTML page", NULL },
-		{ "junit", 0, RP_OPT_STR, &o->junit, 0, 0, "FILE", "write JUnit XML: a test case per endpoint (failures name their pairs) and per node", NULL },
-		{ "junit-pairs", 0, RP_OPT_FLAG, &o->junit_pairs, 0, 0, NULL, "--junit: a test case per pair instead of per endpoint (large: 84,000 cases at 1,024 x 8)", NULL },
-		{ "summary", 0, RP_OPT_FLAG, &o->summary, 0, 0, NULL, "per-node summary on stdout even for small runs", NULL },
-		{ "nodes-all", 0, RP_OPT_FLAG, &o->nodes_all, 0, 0, NULL, "a line for every node on stdout (default: the nodes with a finding)", NULL },
-		{ "sweep", 0, RP_OPT_STR, &o->sweep_s, 0, 0, "W", "reachability first (matrix --sweep): W of an endpoint's probes at once (auto: 64; off)", NULL },
-		{ "hold", 0, RP_OPT_STR, &o->hold_s, 0, 0, "auto|off", "with the sweep: bandwidth on the probe's connection (matrix --hold)", NULL },
-		{ "list-pairs", 0, RP_OPT_STR, &o->list_pairs_s, 0, 0, "WHICH", "the pairs the reports list (matrix --list-pairs): all, notable, auto (default)", NULL },
-		{ "jsonl", 0, RP_OPT_STR, &o->jsonl, 0, 0, "FILE", "stream every direction to FILE as JSON Lines, as it is kept (matrix --jsonl)", NULL },
-		{ "budget", 0, RP_OPT_SECONDS, &o->budget, 0.001, 30 * 86400, "DURATION", "run what fits in DURATION (matrix --budget, with the plan's assumed model)", &o->budget_seen },
-		{ "plan-dead", 0, RP_OPT_STR, &o->plan_dead_s, 0, 0, "N|P%", "--budget: the worst case it fits (matrix --plan-dead)", NULL },
 	};
 
 	memcpy(table + n, mine, sizeof(mine));
 	n += RP_ARRAY_SIZE(mine);
+	n += matrix_cli_run_opts(&o->run, table + n);
 	n += rp_cli_ops_opts(&o->ops, table + n);
 	memset(table + n, 0, sizeof(table[0]));
 	rc = rp_opts_parse("matrix", usage_text, table, argc, argv, NULL, 0, NULL);
@@ -475,9 +457,9 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 	char bt[32];
 	int status;
 
-	if (!o->budget_seen)
+	if (!o->run.budget_seen)
 		return RP_EXIT_GO_ON;
-	if (o->plan_dead_s && (status = matrix_cli_plan_dead_opt(o->plan_dead_s, 100, true, &dead)) != RP_EXIT_GO_ON)
+	if (o->run.plan_dead_s && (status = matrix_cli_plan_dead_opt(o->run.plan_dead_s, 100, true, &dead)) != RP_EXIT_GO_ON)
 		return status;
 	se = calloc(n_eps ? n_eps : 1, sizeof(*se));
 	gbps = calloc(n_eps ? n_eps : 1, sizeof(*gbps));
@@ -494,10 +476,10 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 	matrix_cli_plan_run_of(&o->eng.cfg, false, o->sweep, &run);
 	run.hold = o->hold;
 	run.retest = (unsigned)o->eng.retest;
-	status = matrix_cli_plan_dead_opt(o->plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
-	snprintf(bt, sizeof(bt), "%g s", o->budget);
+	status = matrix_cli_plan_dead_opt(o->run.plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
+	snprintf(bt, sizeof(bt), "%g s", o->run.budget);
 	if (status < 0)
-		status = matrix_cli_budget_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->seed, &pm, &run, o->budget, bt, say,
+		status = matrix_cli_budget_choose(se, n_eps, gbps, &o->pattern, o->pattern_text, o->run.seed, &pm, &run, o->run.budget, bt, say,
 					&choice);
 	if (status < 0) {
 		o->pattern = choice.pattern;
@@ -542,7 +524,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		return status;
 	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
-				   .seed = o->seed, .retest = (unsigned)o->eng.retest, .sweep = o->sweep,
+				   .seed = o->run.seed, .retest = (unsigned)o->eng.retest, .sweep = o->sweep,
 				   .hold = o->hold && o->sweep && mx_hold_allowed(&o->eng.cfg, o->sweep, o->hold_off, sizeof(o->hold_off)),
 				   .hooks = { .round_done = round_done, .sweep_done = sweep_done, .arg = &F }, .c = on_mpi ? &comm : NULL,
 				   .nccl_version = o->eng.ver.version };
@@ -556,9 +538,9 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	snprintf(F.title, sizeof(F.title), "SIMULATED rdmaprobe matrix --transport sim --fabric-model %s", o->model);
 	F.out = (struct matrix_out){
 		.cmd_line = F.title, .argc = argc, .argv = argv, .cfg = &o->eng.cfg,
-		.pattern = o->pattern_text, .seed = o->seed, .vcfg = &o->vc.cfg, .eps = F.S.eps, .n_eps = F.S.n_eps,
+		.pattern = o->pattern_text, .seed = o->run.seed, .vcfg = &o->vc.cfg, .eps = F.S.eps, .n_eps = F.S.n_eps,
 		.results = &F.S.run.mr, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),
-		.json = o->eng.json, .csv = o->eng.csv, .html = o->html, .junit = o->junit, .summary_only = o->summary, .nodes_all = o->nodes_all, .junit_pairs = o->junit_pairs,
+		.json = o->eng.json, .csv = o->eng.csv, .html = o->run.html, .junit = o->run.junit, .summary_only = o->run.summary, .nodes_all = o->run.nodes_all, .junit_pairs = o->run.junit_pairs,
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
 		.hold = F.S.run.hold, .hold_off = o->hold_off, .run = &F.S.run,
@@ -566,15 +548,15 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.list_notable = rp_report_list_notable_only(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), o->ops.baseline != NULL),
 	};
 	F.jsonl.fd = -1;
-	if (F.S.c->rank == 0 && o->jsonl) {
+	if (F.S.c->rank == 0 && o->run.jsonl) {
 		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = argc,
 					       .argv = argv, .started = F.out.started_wall };
 
-		if (rp_jsonl_open(&F.jsonl, o->jsonl, &info, true) != 0)
+		if (rp_jsonl_open(&F.jsonl, o->run.jsonl, &info, true) != 0)
 			fprintf(stderr, "rdmaprobe matrix: --jsonl %s: not streaming (see above); the other reports are written\n",
-				o->jsonl);
+				o->run.jsonl);
 		else
-			F.out.jsonl = o->jsonl;
+			F.out.jsonl = o->run.jsonl;
 	}
 	if (F.S.c->rank == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, %d rank%s, pattern %s: %zu rounds, "

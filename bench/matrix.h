@@ -73,34 +73,54 @@ struct matrix_out {
 	double budget_s;              /* --budget; 0 none */
 };
 
+struct rp_opt;
+
+/* The options every matrix run takes, on hardware or on a simulated fabric (--transport sim): one
+ * table (matrix_cli_run_opts), one meaning, one help text. */
+struct matrix_run_opts {
+	const char *pattern_s;        /* --pattern (default full) */
+	uint64_t seed;                /* --seed of sample:K (default 1) */
+	const char *html, *junit;     /* --html, --junit: files */
+	bool junit_pairs;             /* --junit-pairs: a test case per pair */
+	const char *jsonl;            /* --jsonl: every measured direction streamed (report_jsonl.h) */
+	bool summary, nodes_all;      /* --summary, --nodes-all */
+	const char *list_pairs_s;     /* --list-pairs all|notable|auto */
+	const char *sweep_s;          /* --sweep W|auto|off (default auto) */
+	const char *hold_s;           /* --hold auto|off (default auto) */
+	double budget;                /* --budget: seconds; 0 none */
+	bool budget_seen;
+	const char *plan_dead_s;      /* --plan-dead N or P% */
+};
+
+#define MATRIX_RUN_OPTS 13        /* entries matrix_cli_run_opts adds */
+
+/* The defaults (pattern full, seed 1, sweep and hold auto). */
+void matrix_cli_run_opts_init(struct matrix_run_opts *r);
+/* Add the entries for r at table[0 .. MATRIX_RUN_OPTS); returns MATRIX_RUN_OPTS. */
+size_t matrix_cli_run_opts(struct matrix_run_opts *r, struct rp_opt *table);
+
 /* The matrix's options (cmd_matrix.c parses them). */
 struct matrix_opts {
 	struct rp_cli_engine eng;
 	struct rp_cli_ops ops;        /* --prom, --baseline, --drop */
-	const char *dev_spec, *node_name, *pattern_s, *html, *junit;
-	const char *jsonl;            /* --jsonl: every measured direction streamed (report_jsonl.h) */
-	const char *sweep_s;          /* --sweep W|auto|off (default auto) */
-	const char *hold_s;           /* --hold auto|off (default auto) */
+	struct matrix_run_opts run;   /* what a simulated run takes too */
+	const char *dev_spec, *node_name;
 	bool hold;                    /* the sweep's connections held for the bandwidth rounds (mx_hold.h) */
 	char hold_off[160];           /* why not, when --hold auto and the run does not allow it; "" */
 	uint64_t sweep;               /* its width: reachability first, W of an endpoint's pairs at once; 0 none */
 	const char *sweep_off;        /* auto, and the run has what the sweep does not go with yet: its
 	                               * option (the reports say so); NULL otherwise */
-	const char *list_pairs_s;     /* --list-pairs all|notable|auto */
 	enum rp_report_list_mode list_pairs;
-	bool per_gpu, plan, summary, nodes_all, junit_pairs;
+	bool per_gpu, plan;
 	bool concurrent_rails;        /* --concurrent-rails */
 	const char *conc_drop_s;      /* --concurrent-drop */
 	bool conc_drop_seen;
-	uint64_t seed, nodes, hcas, retest;
+	uint64_t nodes, hcas, retest;
 	double rate, round_timeout, startup_timeout;
 	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
 	const char *calibrate_from;   /* --calibrate-from: a previous run's JSON report for the plan's model */
-	const char *plan_dead_s;      /* --plan-dead N or P% (default 1%) */
 	bool allow_simulated;         /* --allow-simulated: --calibrate-from may read a simulated run's report */
 	const char *transport, *fabric_model;   /* listed for --help; seen here only without --transport */
-	double budget;                /* --budget: seconds; 0 none */
-	bool budget_seen;
 	double t_start;               /* rp_now() when the command started (the report's startup_s) */
 	/* derived */
 	struct rp_pattern pattern;    /* the pattern that runs (--budget may make it a smaller sample) */
