@@ -138,8 +138,7 @@ static int opts_check(struct matrix_opts *o)
 {
 	int rc;
 
-	o->retest = o->eng.retest;   /* --retest is in the engine's shared table: here, extra rounds at the end */
-	o->vc.retest = o->eng.retest;
+	o->vc.retest = o->eng.retest;   /* --retest is in the engine's table: the matrix's extra rounds, the verdict's rule */
 	if (rp_pattern_parse(o->run.pattern_s, &o->pattern) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: --pattern %s: one of full, rail, intra, shift, sample:K (K >= 1)\n", o->run.pattern_s);
 		return RP_EXIT_USAGE;
@@ -290,7 +289,7 @@ static int run_plan(struct matrix_opts *o)
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
 						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
 						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
-						   .plan_dead = o->run.plan_dead_s, .hold = o->hold, .retest = (unsigned)o->retest,
+						   .plan_dead = o->run.plan_dead_s, .hold = o->hold, .retest = (unsigned)o->eng.retest,
 						   .allow_simulated = o->allow_simulated,
 						   .budget_s = o->run.budget_seen ? o->run.budget : 0, .budget_text = budget_text(o),
 						   .json = o->eng.json });
@@ -530,7 +529,7 @@ static int table_setup(struct matrix_front *F, struct mx_comm *comm)
 	 * that runs other rounds */
 	matrix_cli_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	run.hold = o->hold;               /* the digest takes every setting that orders the rounds */
-	run.retest = (unsigned)o->retest;
+	run.retest = (unsigned)o->eng.retest;
 	/* --plan-dead as given (the endpoints are not known yet): the budget's worst case */
 	run.plan_dead = o->run.plan_dead_s ? (size_t)strtoull(o->run.plan_dead_s, NULL, 10) * 2 + (strchr(o->run.plan_dead_s, '%') != NULL)
 				       : SIZE_MAX;   /* (the default follows --sweep and --retest, in the digest) */
@@ -590,8 +589,8 @@ static int budget_choose(struct matrix_front *F, struct mx_comm *comm, const str
 		gbps[e] = F->table.eps[e].ep.link_gbps > 0 ? F->table.eps[e].ep.link_gbps : o->rate;
 	matrix_cli_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
 	run.hold = o->hold;
-	run.retest = (unsigned)o->retest;
-	status = matrix_cli_plan_dead_opt(o->run.plan_dead_s, n_eps, o->sweep && o->retest, &run.plan_dead);
+	run.retest = (unsigned)o->eng.retest;
+	status = matrix_cli_plan_dead_opt(o->run.plan_dead_s, n_eps, o->sweep && o->eng.retest, &run.plan_dead);
 	if (status != RP_EXIT_GO_ON) {
 		free(gbps);
 		return status;
@@ -633,7 +632,7 @@ static int run_setup(struct matrix_front *F, struct mx_comm *comm)
 	F->run.sched = F->sched;
 	F->run.vcfg = &F->o->vc.cfg;
 	F->run.rep_eps = F->rep_eps;
-	F->run.retest = (unsigned)F->o->retest;
+	F->run.retest = (unsigned)F->o->eng.retest;
 	F->run.concurrent_rails = F->o->concurrent_rails;
 	F->run.sweep.width = (unsigned)F->o->sweep;
 	F->run.hold = F->o->hold;
@@ -644,7 +643,7 @@ static int run_setup(struct matrix_front *F, struct mx_comm *comm)
 				"(both directions), round deadline %.0f s, retest %llu\n", n_eps, n_nodes, comm->size,
 			F->o->pattern_text, F->o->concurrent_rails ? " (each round's rails alone, then all at once)" : "",
 			F->run.n_scheduled, (unsigned long long)rp_sched_n_pairs(F->sched), c->round_wait_s,
-			(unsigned long long)F->o->retest);
+			(unsigned long long)F->o->eng.retest);
 	return RP_EXIT_GO_ON;
 }
 
@@ -715,7 +714,7 @@ static void out_init(struct matrix_front *F, char *cmd_line, int argc, char **ar
 		.seed = o->run.seed, .vcfg = &o->vc.cfg, .eps = F->table.eps, .n_eps = F->table.n_eps, .results = &F->run.mr,
 		.n_rounds = F->run.n_scheduled, .started_wall = (double)time(NULL), .json = o->eng.json,
 		.csv = o->eng.csv, .html = o->run.html, .junit = o->run.junit, .summary_only = o->run.summary, .nodes_all = o->run.nodes_all, .junit_pairs = o->run.junit_pairs,
-		.max_retest = (unsigned)o->retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
+		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .rank_ver = F->table.rank_ver,
 		.n_rank_ver = F->table.n_rank_ver, .drift = &F->table.drift, .ops = &o->ops, .sweep = &F->run.sweep,
 		.sweep_off = o->sweep_off, .hold = o->hold, .hold_off = o->hold_off, .run = &F->run,
 		.conc = o->concurrent_rails ? &F->run.conc : NULL, .conc_drop = o->conc_drop,

@@ -115,7 +115,7 @@ struct matrix_opts {
 	bool concurrent_rails;        /* --concurrent-rails */
 	const char *conc_drop_s;      /* --concurrent-drop */
 	bool conc_drop_seen;
-	uint64_t nodes, hcas, retest;
+	uint64_t nodes, hcas;
 	double rate, round_timeout, startup_timeout;
 	bool nodes_seen, hcas_seen, rate_seen, round_timeout_seen, mem_seen;
 	const char *calibrate_from;   /* --calibrate-from: a previous run's JSON report for the plan's model */
