@@ -233,6 +233,8 @@ static int opts_check(struct matrix_opts *o)
 	if (o->eng.cfg.run_limit_s <= 0)
 		o->eng.cfg.run_limit_s = o->eng.cfg.meas.duration_s > 0 ? o->eng.cfg.meas.duration_s + 2 * o->eng.cfg.timeout_s
 									   : 4 * o->eng.cfg.timeout_s;
+	matrix_cli_settings(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, o->hold, (unsigned)o->eng.retest,
+			    &o->settings);
 	return RP_EXIT_GO_ON;
 }
 
@@ -287,9 +289,8 @@ static int run_plan(struct matrix_opts *o)
 	return matrix_cli_plan_print(&(struct matrix_plan_in){ .cfg = &o->eng.cfg, .pattern = &o->pattern,
 						   .pattern_text = o->pattern_text, .seed = o->run.seed, .nodes = o->nodes,
 						   .hcas = o->hcas, .rail_gbps = o->hcas_seen ? NULL : rail_gbps,
-						   .rate = o->rate, .concurrent_rails = o->concurrent_rails,
-						   .sweep = (unsigned)o->sweep, .calibrate_from = o->calibrate_from,
-						   .plan_dead = o->run.plan_dead_s, .hold = o->hold, .retest = (unsigned)o->eng.retest,
+						   .rate = o->rate, .settings = &o->settings, .calibrate_from = o->calibrate_from,
+						   .plan_dead = o->run.plan_dead_s,
 						   .allow_simulated = o->allow_simulated,
 						   .budget_s = o->run.budget_seen ? o->run.budget : 0, .budget_text = budget_text(o),
 						   .json = o->eng.json });
@@ -527,9 +528,7 @@ static int table_setup(struct matrix_front *F, struct mx_comm *comm)
 	/* every rank must run rank 0's schedule (and so, with --budget, make its choice): the start-up
 	 * refuses a rank started with other settings, naming it, rather than pairs waiting for a peer
 	 * that runs other rounds */
-	matrix_cli_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
-	run.hold = o->hold;               /* the digest takes every setting that orders the rounds */
-	run.retest = (unsigned)o->eng.retest;
+	run = o->settings;                /* the digest takes every setting that orders the rounds */
 	/* --plan-dead as given (the endpoints are not known yet): the budget's worst case */
 	run.plan_dead = o->run.plan_dead_s ? (size_t)strtoull(o->run.plan_dead_s, NULL, 10) * 2 + (strchr(o->run.plan_dead_s, '%') != NULL)
 				       : SIZE_MAX;   /* (the default follows --sweep and --retest, in the digest) */
@@ -587,9 +586,7 @@ static int budget_choose(struct matrix_front *F, struct mx_comm *comm, const str
 		return RP_EXIT_ENV;
 	for (size_t e = 0; e < n_eps; e++)
 		gbps[e] = F->table.eps[e].ep.link_gbps > 0 ? F->table.eps[e].ep.link_gbps : o->rate;
-	matrix_cli_plan_run_of(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, &run);
-	run.hold = o->hold;
-	run.retest = (unsigned)o->eng.retest;
+	run = o->settings;
 	status = matrix_cli_plan_dead_opt(o->run.plan_dead_s, n_eps, o->sweep && o->eng.retest, &run.plan_dead);
 	if (status != RP_EXIT_GO_ON) {
 		free(gbps);

@@ -473,9 +473,7 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 		gbps[e] = m->rate_gbps;
 	}
 	mx_plan_model_default(&pm);
-	matrix_cli_plan_run_of(&o->eng.cfg, false, o->sweep, &run);
-	run.hold = o->hold;
-	run.retest = (unsigned)o->eng.retest;
+	matrix_cli_settings(&o->eng.cfg, false, o->sweep, o->hold, (unsigned)o->eng.retest, &run);
 	status = matrix_cli_plan_dead_opt(o->run.plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
 	snprintf(bt, sizeof(bt), "%g s", o->run.budget);
 	if (status < 0)

@@ -128,6 +128,8 @@ struct matrix_opts {
 	char pattern_req_text[32];
 	double conc_drop;             /* --concurrent-drop as a fraction */
 	struct rp_cli_verdict vc;     /* --min-bw, --outlier, --interval-drop (bench/verdict_cli.h); .cfg derived */
+	struct mx_plan_run settings;  /* what orders and shapes the rounds, derived once (matrix_cli_settings):
+	                               * the schedule digest, --plan, --budget and the run take it whole */
 	char pattern_text[32];
 };
 
@@ -139,12 +141,9 @@ struct matrix_plan_in {
 	uint64_t seed, nodes, hcas;
 	const double *rail_gbps;      /* this node's port rates, one per rail; NULL: rate for all */
 	double rate;
-	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail before each round */
-	unsigned sweep;               /* --sweep W */
+	const struct mx_plan_run *settings;   /* the run's settings (matrix_opts.settings) */
 	const char *calibrate_from;   /* --calibrate-from FILE; NULL: the assumed figures */
 	const char *plan_dead;        /* --plan-dead: N or P% (NULL: 1%) */
-	bool hold;                    /* --hold as the run would decide it */
-	unsigned retest;              /* --retest */
 	bool allow_simulated;         /* --allow-simulated: a simulated run's report may calibrate */
 	double budget_s;              /* --budget: pick what fits; 0 none */
 	const char *budget_text;      /* as given */
@@ -156,8 +155,10 @@ int matrix_cli_plan_print(const struct matrix_plan_in *in);
  * deadline or two), else 0 (direction by direction every round a dead endpoint is in waits a
  * deadline: priced when asked, never by default). RP_EXIT_GO_ON to go on, or RP_EXIT_USAGE (said why). */
 int matrix_cli_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead);
-/* What the run measures, for the model. */
-void matrix_cli_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run);
+/* What the run measures and what orders its rounds (struct mx_plan_run), from the engine's settings
+ * and the matrix's options, with no worst case priced (plan_dead 0). */
+void matrix_cli_settings(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, bool hold, unsigned retest,
+			 struct mx_plan_run *run);
 /* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. RP_EXIT_GO_ON to go on, or an exit status. */
 int matrix_cli_sweep_opt(const char *s, unsigned *width_p, bool *auto_p);
 /* --calibrate-from: the model, calibrated when path is given. Returns RP_EXIT_GO_ON to go on, or an exit status

@@ -26,12 +26,14 @@ static void human_bytes(double b, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", b, units[u]);
 }
 
-void matrix_cli_plan_run_of(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, struct mx_plan_run *run)
+void matrix_cli_settings(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, bool hold, unsigned retest,
+			 struct mx_plan_run *run)
 {
 	*run = (struct mx_plan_run){ .msg_size = cfg->meas.msg_size, .iters = cfg->meas.iters,
 				     .warmup_iters = cfg->meas.warmup_iters, .duration_s = cfg->meas.duration_s,
 				     .bidir = cfg->meas.bidir, .concurrent_rails = concurrent_rails, .sweep = sweep,
-				     .latency = cfg->meas.mode == RP_MODE_LAT, .timeout_s = cfg->timeout_s };
+				     .latency = cfg->meas.mode == RP_MODE_LAT, .hold = hold, .retest = retest,
+				     .timeout_s = cfg->timeout_s };
 }
 
 int matrix_cli_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead)
@@ -230,7 +232,7 @@ static int plan_print(const struct plan_view *v)
 		(unsigned long long)o->seed);
 	fprintf(v->out, "rounds: %zu; pairs: %llu (each measured both ways: %llu measurements); at most %zu pairs per "
 		"round\n", rp_sched_n_rounds(v->s), (unsigned long long)e->pairs, 2ULL * e->pairs, e->max_round_pairs);
-	if (o->concurrent_rails)
+	if (o->settings->concurrent_rails)
 		fprintf(v->out, "concurrent rails: each round is played rail by rail alone, then with every rail at once: %zu "
 			"rounds in all, every pair measured twice\n", e->rounds);
 	status = rounds_print(v->out, v->s, v->rate, v->n_eps, v->m, run);
@@ -238,7 +240,7 @@ static int plan_print(const struct plan_view *v)
 		fprintf(v->out, "bytes: each measurement runs %.2f s\n", run->duration_s);
 	} else {
 		human_bytes(bytes_dir, b1, sizeof(b1));
-		human_bytes(bytes_dir * 2.0 * (o->concurrent_rails ? 2.0 : 1.0) * (double)e->pairs, b2, sizeof(b2));
+		human_bytes(bytes_dir * 2.0 * (o->settings->concurrent_rails ? 2.0 : 1.0) * (double)e->pairs, b2, sizeof(b2));
 		fprintf(v->out, "bytes: %s per measurement (%llu x %llu B, %llu warm-up), %s in all\n", b1,
 			(unsigned long long)run->iters, (unsigned long long)run->msg_size, (unsigned long long)run->warmup_iters,
 			b2);
@@ -330,9 +332,7 @@ int matrix_cli_plan_print(const struct matrix_plan_in *o)
 		if (rate[e] <= 0)
 			rate[e] = o->rate;
 	}
-	matrix_cli_plan_run_of(o->cfg, o->concurrent_rails, o->sweep, &run);
-	run.hold = o->hold;
-	run.retest = o->retest;
+	run = *o->settings;
 	status = matrix_cli_plan_dead_opt(o->plan_dead, n_eps, run.sweep && run.retest, &run.plan_dead);
 	if (status != RP_EXIT_GO_ON)
 		goto out;
