@@ -163,17 +163,26 @@ static void shared_mark(struct rp_blame *B, const uint32_t *d, size_t n, const u
  * them, so that one group suspect names them. */
 int rp_blame_shared_spare(struct rp_blame *B)
 {
-	uint32_t *d = calloc(B->n_eps ? 3 * B->n_eps : 1, sizeof(*d)), *link = d + B->n_eps, *size = link + B->n_eps;
-	double *lp = calloc(B->n_eps ? B->n_eps : 1, sizeof(*lp));
-	size_t n = 0;
+	uint32_t *d, *link, *size;
+	double *lp;
+	size_t n = 0, cand = 0;
 	int rc = 0;
 
+	/* scratch for the condemned adapters only (a few), not for every endpoint */
+	for (uint32_t e = 0; e < B->n_eps; e++)
+		cand += B->v->eps[e].drain && !rp_blame_own_failure(B, e) && !B->together[B->group[e]];
+	if (cand < 2)
+		return 0;
+	d = calloc(3 * cand, sizeof(*d));
+	lp = calloc(cand, sizeof(*lp));
 	if (!d || !lp) {
 		free(d);
 		free(lp);
-		return rp_error(-ENOMEM, "verdict: allocate the shared-peer test of %zu endpoints", B->n_eps);
+		return rp_error(-ENOMEM, "verdict: allocate the shared-peer test of %zu adapters", cand);
 	}
-	for (uint32_t e = 0; e < B->n_eps; e++)
+	link = d + cand;
+	size = link + cand;
+	for (uint32_t e = 0; e < B->n_eps && n < cand; e++)
 		if (B->v->eps[e].drain && !rp_blame_own_failure(B, e) && !B->together[B->group[e]])
 			d[n++] = e;
 	cmp_group_of = B->group;   /* one thread at a time per process, as order_sort */
