@@ -233,8 +233,7 @@ static int opts_check(struct matrix_opts *o)
 	if (o->eng.cfg.run_limit_s <= 0)
 		o->eng.cfg.run_limit_s = o->eng.cfg.meas.duration_s > 0 ? o->eng.cfg.meas.duration_s + 2 * o->eng.cfg.timeout_s
 									   : 4 * o->eng.cfg.timeout_s;
-	matrix_cli_settings(&o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, o->hold, (unsigned)o->eng.retest,
-			    &o->settings);
+	mx_settings_init(&o->settings, &o->eng.cfg, o->concurrent_rails, (unsigned)o->sweep, o->hold, (unsigned)o->eng.retest);
 	return RP_EXIT_GO_ON;
 }
 
@@ -512,7 +511,7 @@ static int table_setup(struct matrix_front *F, struct mx_comm *comm)
 	 * the file fails the start-up exchange for all (its reason on its stderr) */
 	int cal = o->run.budget_seen ? matrix_cli_model_load(o->calibrate_from, o->allow_simulated, &F->model) : -1;
 
-	struct mx_plan_run run;
+	struct mx_settings run;
 	double t1;
 
 	if (cal >= 0 && !err) {
@@ -575,7 +574,7 @@ static int budget_choose(struct matrix_front *F, struct mx_comm *comm, const str
 	struct matrix_opts *o = F->o;
 	size_t n_eps = F->table.n_eps;
 	double *gbps;
-	struct mx_plan_run run;
+	struct mx_settings run;
 	int status;
 
 	F->msg_size_req = o->eng.cfg.meas.msg_size;
@@ -599,6 +598,7 @@ static int budget_choose(struct matrix_front *F, struct mx_comm *comm, const str
 		o->pattern = F->choice.pattern;
 		rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
 		o->eng.cfg.meas.msg_size = F->choice.msg_size;   /* what this rank measures (and rank 0 reports) with */
+		o->settings.msg_size = F->choice.msg_size;       /* and the run's settings say so */
 	}
 	return status;
 }
@@ -629,10 +629,7 @@ static int run_setup(struct matrix_front *F, struct mx_comm *comm)
 	F->run.sched = F->sched;
 	F->run.vcfg = &F->o->vc.cfg;
 	F->run.rep_eps = F->rep_eps;
-	F->run.retest = (unsigned)F->o->eng.retest;
-	F->run.concurrent_rails = F->o->concurrent_rails;
-	F->run.sweep.width = (unsigned)F->o->sweep;
-	F->run.hold = F->o->hold;
+	F->run.set = F->o->settings;
 	if (mx_run_init(&F->run) != 0)
 		return RP_EXIT_ENV;
 	if (comm->rank == 0)
@@ -766,7 +763,7 @@ static int run_matrix(const struct rp_mpi_plugin *mpi, struct matrix_opts *o, in
 	F.t0 = rp_now();              /* "time left" counts the rounds, not the start-up */
 	out_init(&F, cmd_line, argc, argv);
 	rc = mx_run_rounds(&F.run);
-	if (F.run.hold)
+	if (F.run.set.hold)
 		fprintf(stderr, "rdmaprobe matrix: rank %d: %zu of %zu bandwidth directions it wrote ran on its probe's "
 				"connection (%zu held after their probe)\n", comm.rank, F.run.holds.reused,
 			F.run.holds.reused + F.run.holds.fresh, F.run.holds.made);

@@ -66,6 +66,8 @@ struct sim_opts {
 	unsigned sweep;
 	struct rp_pattern pattern;
 	char pattern_text[32];
+	struct mx_settings settings;  /* what orders and shapes the rounds, derived once (mx_settings_init): --budget
+	                               * and the simulation take it whole, as a real run's */
 };
 
 bool matrix_cli_sim_requested(int argc, char **argv)
@@ -135,6 +137,9 @@ static int sim_opts_check(struct sim_opts *o)
 		fprintf(stderr, "rdmaprobe matrix: --transport sim models host memory only\n");
 		return RP_EXIT_USAGE;
 	}
+	/* --hold as a real run decides it, then the run's settings, once */
+	o->hold = o->hold && o->sweep && mx_hold_allowed(&o->eng.cfg, o->sweep, o->hold_off, sizeof(o->hold_off));
+	mx_settings_init(&o->settings, &o->eng.cfg, false, o->sweep, o->hold, (unsigned)o->eng.retest);
 	return RP_EXIT_GO_ON;
 }
 
@@ -452,7 +457,7 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 	struct rp_sched_ep *se;
 	double *gbps;
 	struct mx_plan_model pm;
-	struct mx_plan_run run;
+	struct mx_settings run;
 	struct mx_plan_choice choice;
 	char bt[32];
 	int status;
@@ -473,7 +478,7 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 		gbps[e] = m->rate_gbps;
 	}
 	mx_plan_model_default(&pm);
-	matrix_cli_settings(&o->eng.cfg, false, o->sweep, o->hold, (unsigned)o->eng.retest, &run);
+	run = o->settings;
 	status = matrix_cli_plan_dead_opt(o->run.plan_dead_s, n_eps, run.sweep && run.retest, &run.plan_dead);
 	snprintf(bt, sizeof(bt), "%g s", o->run.budget);
 	if (status < 0)
@@ -482,6 +487,7 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 	if (status < 0) {
 		o->pattern = choice.pattern;
 		o->eng.cfg.meas.msg_size = choice.msg_size;
+		o->settings.msg_size = choice.msg_size;
 		rp_pattern_str(&o->pattern, o->pattern_text, sizeof(o->pattern_text));
 	}
 	free(se);
@@ -522,8 +528,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		return status;
 	}
 	F.S = (struct rp_sim_run){ .model = &m, .cfg = &o->eng.cfg, .vcfg = &o->vc.cfg, .pattern = o->pattern,
-				   .seed = o->run.seed, .retest = (unsigned)o->eng.retest, .sweep = o->sweep,
-				   .hold = o->hold && o->sweep && mx_hold_allowed(&o->eng.cfg, o->sweep, o->hold_off, sizeof(o->hold_off)),
+				   .seed = o->run.seed, .settings = o->settings,
 				   .hooks = { .round_done = round_done, .sweep_done = sweep_done, .arg = &F }, .c = on_mpi ? &comm : NULL,
 				   .nccl_version = o->eng.ver.version };
 	rc = rp_sim_run_init(&F.S);
@@ -541,7 +546,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		.json = o->eng.json, .csv = o->eng.csv, .html = o->run.html, .junit = o->run.junit, .summary_only = o->run.summary, .nodes_all = o->run.nodes_all, .junit_pairs = o->run.junit_pairs,
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
-		.hold = F.S.run.hold, .hold_off = o->hold_off, .run = &F.S.run,
+		.hold = F.S.run.set.hold, .hold_off = o->hold_off, .run = &F.S.run,
 		.ops = &o->ops,
 		.list_notable = rp_report_list_notable_only(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), o->ops.baseline != NULL),
 	};

@@ -128,7 +128,7 @@ struct matrix_opts {
 	char pattern_req_text[32];
 	double conc_drop;             /* --concurrent-drop as a fraction */
 	struct rp_cli_verdict vc;     /* --min-bw, --outlier, --interval-drop (bench/verdict_cli.h); .cfg derived */
-	struct mx_plan_run settings;  /* what orders and shapes the rounds, derived once (matrix_cli_settings):
+	struct mx_settings settings;  /* what orders and shapes the rounds, derived once (mx_settings_init):
 	                               * the schedule digest, --plan, --budget and the run take it whole */
 	char pattern_text[32];
 };
@@ -141,7 +141,7 @@ struct matrix_plan_in {
 	uint64_t seed, nodes, hcas;
 	const double *rail_gbps;      /* this node's port rates, one per rail; NULL: rate for all */
 	double rate;
-	const struct mx_plan_run *settings;   /* the run's settings (matrix_opts.settings) */
+	const struct mx_settings *settings;   /* the run's settings (matrix_opts.settings) */
 	const char *calibrate_from;   /* --calibrate-from FILE; NULL: the assumed figures */
 	const char *plan_dead;        /* --plan-dead: N or P% (NULL: 1%) */
 	bool allow_simulated;         /* --allow-simulated: a simulated run's report may calibrate */
@@ -155,10 +155,6 @@ int matrix_cli_plan_print(const struct matrix_plan_in *in);
  * deadline or two), else 0 (direction by direction every round a dead endpoint is in waits a
  * deadline: priced when asked, never by default). RP_EXIT_GO_ON to go on, or RP_EXIT_USAGE (said why). */
 int matrix_cli_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead);
-/* What the run measures and what orders its rounds (struct mx_plan_run), from the engine's settings
- * and the matrix's options, with no worst case priced (plan_dead 0). */
-void matrix_cli_settings(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, bool hold, unsigned retest,
-			 struct mx_plan_run *run);
 /* --sweep's text (mx_sweep_parse), the error on stderr when it is not one. RP_EXIT_GO_ON to go on, or an exit status. */
 int matrix_cli_sweep_opt(const char *s, unsigned *width_p, bool *auto_p);
 /* --calibrate-from: the model, calibrated when path is given. Returns RP_EXIT_GO_ON to go on, or an exit status
@@ -167,7 +163,7 @@ int matrix_cli_model_load(const char *path, bool allow_simulated, struct mx_plan
 /* --budget over the endpoints: the pattern and message size that fit into *choice, its line (what
  * changed and why) printed on stderr when say is set. Returns RP_EXIT_GO_ON to go on, or 2 when nothing fits (said on stderr when say is set), 3. */
 int matrix_cli_budget_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
-		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
+		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_settings *run,
 		   double budget_s, const char *budget_text, bool say, struct mx_plan_choice *choice);
 /* One line: what the run covered (stdout). */
 void matrix_cli_coverage_print(const struct mx_coverage *c, const char *requested, const char *ran, double budget_s);

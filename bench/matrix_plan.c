@@ -26,16 +26,6 @@ static void human_bytes(double b, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", b, units[u]);
 }
 
-void matrix_cli_settings(const struct rp_engine_cfg *cfg, bool concurrent_rails, unsigned sweep, bool hold, unsigned retest,
-			 struct mx_plan_run *run)
-{
-	*run = (struct mx_plan_run){ .msg_size = cfg->meas.msg_size, .iters = cfg->meas.iters,
-				     .warmup_iters = cfg->meas.warmup_iters, .duration_s = cfg->meas.duration_s,
-				     .bidir = cfg->meas.bidir, .concurrent_rails = concurrent_rails, .sweep = sweep,
-				     .latency = cfg->meas.mode == RP_MODE_LAT, .hold = hold, .retest = retest,
-				     .timeout_s = cfg->timeout_s };
-}
-
 int matrix_cli_plan_dead_opt(const char *s, size_t n_eps, bool decides, size_t *dead)
 {
 	char *end = NULL;
@@ -102,7 +92,7 @@ static void choose_fail(int rc, const struct mx_plan_choice *c, const char *pat_
 }
 
 int matrix_cli_budget_choose(const struct rp_sched_ep *se, size_t n_eps, const double *gbps, const struct rp_pattern *pat,
-		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run,
+		   const char *pat_text, uint64_t seed, const struct mx_plan_model *m, const struct mx_settings *run,
 		   double budget_s, const char *budget_text, bool say, struct mx_plan_choice *c)
 {
 	char why[320];
@@ -153,7 +143,7 @@ void matrix_cli_coverage_print(const struct mx_coverage *c, const char *requeste
 }
 
 /* The model's figures and where each came from. */
-static void model_print(FILE *out, const struct mx_plan_model *m, const struct mx_plan_run *run,
+static void model_print(FILE *out, const struct mx_plan_model *m, const struct mx_settings *run,
 			const struct mx_plan_est *e, size_t n_eps)
 {
 	fprintf(out, "model:\n  set-up %.3f s per direction: %s\n", m->setup_s, m->setup_src);
@@ -177,7 +167,7 @@ static void model_print(FILE *out, const struct mx_plan_model *m, const struct m
 
 /* The rounds, each with its estimate: all of them up to 32, else the first three and the last. */
 static int rounds_print(FILE *out, const struct rp_sched *s, const double *rate, size_t n_eps,
-			const struct mx_plan_model *m, const struct mx_plan_run *run)
+			const struct mx_plan_model *m, const struct mx_settings *run)
 {
 	size_t max_pairs = rp_sched_max_round_pairs(s), got, n = rp_sched_n_rounds(s);
 	struct rp_sched_pair *pairs = calloc(max_pairs ? max_pairs : 1, sizeof(*pairs));
@@ -213,7 +203,7 @@ struct plan_view {
 	const struct rp_pattern *pat; /* planned (the budget's choice) */
 	const struct rp_sched *s;
 	const struct mx_plan_model *m;
-	const struct mx_plan_run *run;   /* the budget's size */
+	const struct mx_settings *run;   /* the budget's size */
 	struct mx_plan_est e;
 };
 
@@ -221,7 +211,7 @@ struct plan_view {
 static int plan_print(const struct plan_view *v)
 {
 	const struct matrix_plan_in *o = v->o;
-	const struct mx_plan_run *run = v->run;
+	const struct mx_settings *run = v->run;
 	const struct mx_plan_est *e = &v->e;
 	double bytes_dir = (double)run->msg_size * (double)(run->iters + run->warmup_iters);
 	char b1[32], b2[32], pt[32], sweep[48] = "";
@@ -314,7 +304,7 @@ int matrix_cli_plan_print(const struct matrix_plan_in *o)
 	struct rp_sched_ep *se = calloc(n_eps ? n_eps : 1, sizeof(*se));
 	double *rate = calloc(n_eps ? n_eps : 1, sizeof(*rate));
 	struct mx_plan_model m;
-	struct mx_plan_run run;
+	struct mx_settings run;
 	struct mx_plan_choice choice;
 	struct plan_view v = { .o = o, .out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout, .se = se,
 			       .rate = rate, .n_eps = n_eps, .pat = o->pattern, .m = &m, .run = &run };

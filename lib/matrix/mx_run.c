@@ -24,7 +24,9 @@ int mx_run_init(struct mx_run *R)
 {
 	size_t n_eps = R->ctx.n_eps;
 
-	if (R->concurrent_rails && rp_sched_n_groups(R->sched) == 0)
+	R->sweep.width = R->set.sweep;
+	R->set.hold = R->set.hold && R->set.sweep;
+	if (R->set.concurrent_rails && rp_sched_n_groups(R->sched) == 0)
 		return -EINVAL;
 	if (mx_results_init(&R->mr, n_eps) != 0)
 		return -ENOMEM;
@@ -32,7 +34,7 @@ int mx_run_init(struct mx_run *R)
 	/* a plan (retest, the sweep's second pass, its marks) names each scheduled direction at most once */
 	R->ctx.max_retest_jobs = 2 * rp_sched_n_pairs(R->sched) + 1;
 	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
-	R->n_scheduled = mx_run_scheduled_rounds(R->sched, R->concurrent_rails);
+	R->n_scheduled = mx_run_scheduled_rounds(R->sched, R->set.concurrent_rails);
 	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
 	R->jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->jobs));
 	R->pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pairs));
@@ -42,7 +44,7 @@ int mx_run_init(struct mx_run *R)
 	R->touched = calloc(R->touched_cap, sizeof(*R->touched));
 	R->spairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->spairs));
 	/* dead endpoints are confirmed by a second probe: looked for only when failures get one */
-	if (R->sweep.width && R->retest && !R->concurrent_rails && mx_sweep_ep_init(&R->sweep, n_eps) != 0)
+	if (R->sweep.width && R->set.retest && !R->set.concurrent_rails && mx_sweep_ep_init(&R->sweep, n_eps) != 0)
 		return -ENOMEM;
 	return R->jobs && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
 }
@@ -275,7 +277,7 @@ int mx_run_scheduled(struct mx_run *R, size_t from, size_t to)
 		size_t got = 0;
 		int rc;
 
-		if (R->concurrent_rails) {
+		if (R->set.concurrent_rails) {
 			rc = rails_round(R, r);
 		} else {
 			rp_sched_round(R->sched, r, R->pairs, R->ctx.max_pairs, &got);
@@ -306,7 +308,7 @@ static int retest_jobs(struct mx_run *R, struct mx_retest_job **retest_p, size_t
 	for (size_t e = 0; !rc && e < c->n_eps; e++)
 		gone[e] = c->dead[c->eps[e].owner] || c->eps[e].no_port[0];
 	if (!rc)
-		rc = mx_retest_jobs(c->cfg, R->mr.pair_eps, &ps, gone, c->n_eps, R->retest, retest_p, n_p,
+		rc = mx_retest_jobs(c->cfg, R->mr.pair_eps, &ps, gone, c->n_eps, R->set.retest, retest_p, n_p,
 				       n_rounds_p);
 	free(gone);
 	return rc;
@@ -400,7 +402,7 @@ static int retest_rounds(struct mx_run *R)
 	struct mx_ctx *c = &R->ctx;
 	int rc = 0;
 
-	for (unsigned phase = 0; phase < R->retest && rc == 0; phase++) {
+	for (unsigned phase = 0; phase < R->set.retest && rc == 0; phase++) {
 		struct mx_retest_job *plan = NULL;
 		struct mx_job *jobs = NULL;
 		uint32_t *round_of = NULL;
@@ -425,7 +427,7 @@ int mx_run_rounds(struct mx_run *R)
 {
 	int rc;
 
-	if (R->sweep.width && R->hold)
+	if (R->sweep.width && R->set.hold)
 		rc = mx_run_sweep_held(R);   /* the planned rounds interleaved with the sweep's, then the late ones */
 	else if ((rc = R->sweep.width ? mx_run_sweep(R) : 0) == 0)
 		rc = mx_run_scheduled(R, 0, rp_sched_n_rounds(R->sched));

@@ -1,5 +1,5 @@
 /* mx_run.h: the matrix's rounds from first to last, on every rank: the planned rounds of the
- * schedule, then up to `retest` sets of extra rounds over the pairs that failed or were judged slow
+ * schedule, then up to `set.retest` sets of extra rounds over the pairs that failed or were judged slow
  * (planned by rank 0: lib/matrix/mx_retest.h, and sent to the others).
  *
  * With a sweep (mx_sweep.h) its two passes come first; with --hold (mx_hold.h) its first pass and
@@ -10,7 +10,7 @@
  * front end writes its files there, so a rank never waits on rank 0 while it writes, and the files
  * on disk always hold every finished round before the next one starts.
  *
- * concurrent_rails (matrix --concurrent-rails, the rail pattern only: lib/matrix/mx_conc.h): each planned
+ * set.concurrent_rails (matrix --concurrent-rails, the rail pattern only: lib/matrix/mx_conc.h): each planned
  * round r becomes one solo round per rail (rail g's pairs of round r alone), then round r whole (all
  * rails at once); the solo results are mr's, the concurrent ones conc's, each naming its solo
  * result. Without it, a rail round already runs every rail's pairs at once (one thread a job), with
@@ -27,6 +27,7 @@
 #include "matrix/mx_round.h"
 #include "matrix/mx_sweep.h"
 #include "job/mx_schedule.h"
+#include "job/mx_settings.h"
 #include "verdict/verdict.h"
 
 struct mx_run_hooks {
@@ -45,13 +46,14 @@ struct mx_run {
 	const struct rp_sched *sched;
 	const struct rp_verdict_cfg *vcfg;   /* rank 0: the verdict that picks what to retest */
 	const struct rp_endpoint *rep_eps;   /* the endpoints as the verdict sees them (n_eps) */
-	unsigned retest;              /* --retest: sets of extra rounds at most */
-	bool concurrent_rails;        /* --concurrent-rails: solo rounds per rail, then each round whole */
-	struct mx_sweep sweep;        /* --sweep: set .width (0: none) before mx_run_init; the marks after */
-	bool hold;                    /* --hold (with a sweep; not with concurrent_rails, and only when
-	                               * mx_hold_allowed()): the sweep's connections held for the bandwidth
-	                               * rounds (mx_hold.h), the sweep's rounds and the planned ones
-	                               * interleaved, then the late rounds (mx_run_sweep_held) */
+	struct mx_settings set;       /* the run's settings, whole (lib/job/mx_settings.h): set.retest sets of
+	                               * extra rounds at most; set.concurrent_rails solo rounds per rail, then
+	                               * each round whole; set.sweep the sweep's width (0: none); set.hold (with
+	                               * a sweep; not with concurrent_rails, and only when mx_hold_allowed()):
+	                               * the sweep's connections held for the bandwidth rounds (mx_hold.h), the
+	                               * sweep's rounds and the planned ones interleaved, then the late rounds
+	                               * (mx_run_sweep_held). What a direction measures is ctx.cfg's. */
+	struct mx_sweep sweep;        /* the sweep's marks (width: set.sweep, from mx_run_init) */
 	struct mx_run_hooks hooks;
 	/* the run's (rank 0's results; read them in the hooks and after): */
 	struct mx_results mr;

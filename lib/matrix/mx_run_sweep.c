@@ -233,7 +233,7 @@ static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe, const s
 /* Rank 0: pass 2's jobs, one per failed direction, packed W per endpoint per round, to every rank. */
 static int pass_two_jobs(struct mx_run *R, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
 {
-	size_t cap = R->retest ? 2 * R->sweep.n : 0, n = 0;
+	size_t cap = R->set.retest ? 2 * R->sweep.n : 0, n = 0;
 	unsigned *count = calloc(R->ctx.n_eps ? 2 * R->ctx.n_eps : 1, sizeof(*count));
 	int rc = 0;
 
@@ -359,7 +359,7 @@ static int sweep_second(struct mx_run *R, int rc, const struct rp_engine_cfg *sa
 		for (size_t i = 0; i < R->sweep.n; i++) {
 			struct mx_sweep_mark *m = &R->sweep.marks[i];
 
-			if (!R->retest)
+			if (!R->set.retest)
 				m->dead = m->failed;   /* not probed again: left out, unconfirmed */
 			R->sweep.n_dead += (size_t)__builtin_popcount(m->dead & ~m->epdead);
 			R->sweep.n_flaky += (size_t)__builtin_popcount(m->flaky);
@@ -379,7 +379,7 @@ int mx_run_sweep(struct mx_run *R)
 	struct rp_engine_cfg screen, probe;
 
 	/* pass 1 screens when a second probe will confirm what fails it */
-	R->sweep.screen_s = mx_sweep_cfg(saved, R->retest > 0, &screen);
+	R->sweep.screen_s = mx_sweep_cfg(saved, R->set.retest > 0, &screen);
 	mx_sweep_cfg(saved, false, &probe);
 	R->ctx.cfg = &screen;
 	return sweep_second(R, pass_one(R, &screen, &probe), saved, &probe);
@@ -473,7 +473,7 @@ int mx_run_sweep_held(struct mx_run *R)
 	struct mx_got got = { 0 };
 	int rc = jobs ? 0 : -ENOMEM;
 
-	R->sweep.screen_s = mx_sweep_cfg(saved, R->retest > 0, &screen);
+	R->sweep.screen_s = mx_sweep_cfg(saved, R->set.retest > 0, &screen);
 	mx_sweep_cfg(saved, false, &probe);
 	/* the bandwidth run's QPs, so that its measurement can run on the probe's (mx_hold_allowed) */
 	screen.meas.n_qps = saved->meas.n_qps;

@@ -73,7 +73,7 @@ int mx_plan_sweep_load(const struct rp_sched *sched, size_t n_eps, unsigned widt
 	return rc;
 }
 
-double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *run, double gbps)
+double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_settings *run, double gbps)
 {
 	double bytes = (double)run->msg_size * (double)(run->iters + run->warmup_iters);
 
@@ -82,7 +82,7 @@ double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *ru
 	return m->setup_s + bytes * 8 / (m->rate_frac * gbps * 1e9);
 }
 
-double mx_plan_round_s(const struct mx_plan_model *m, const struct mx_plan_run *run, const double *ep_gbps,
+double mx_plan_round_s(const struct mx_plan_model *m, const struct mx_settings *run, const double *ep_gbps,
 		       const struct rp_sched_pair *pairs, size_t n)
 {
 	double worst = 0;
@@ -99,7 +99,7 @@ double mx_plan_round_s(const struct mx_plan_model *m, const struct mx_plan_run *
 
 /* Round r's solo rounds (one per rail with pairs in it), as mx_run plays them before the round. */
 static int solo_rounds_s(const struct rp_sched *sched, size_t r, const double *ep_gbps, const struct mx_plan_model *m,
-			 const struct mx_plan_run *run, struct rp_sched_pair *pairs, size_t cap, size_t *n_solo_p,
+			 const struct mx_settings *run, struct rp_sched_pair *pairs, size_t cap, size_t *n_solo_p,
 			 double *s_p)
 {
 	*n_solo_p = 0;
@@ -118,7 +118,7 @@ static int solo_rounds_s(const struct rp_sched *sched, size_t r, const double *e
 }
 
 int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t n_eps, const struct mx_plan_model *m,
-		     const struct mx_plan_run *run, struct mx_plan_est *est_p)
+		     const struct mx_settings *run, struct mx_plan_est *est_p)
 {
 	struct mx_plan_est e = { 0 };
 	struct rp_sched_pair *pairs;
@@ -202,7 +202,7 @@ static uint32_t fnv_dbl(uint32_t h, double v)
 	return fnv_u64(h, bits);
 }
 
-uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan_run *run, double budget_s,
+uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_settings *run, double budget_s,
 			const struct mx_plan_model *m)
 {
 	uint32_t h = 2166136261u;

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "job/mx_schedule.h"
+#include "job/mx_settings.h"
 
 #define MX_PLAN_SRC 192           /* room for a figure's provenance */
 
@@ -63,22 +64,6 @@ struct mx_plan_model {
 /* The default assumptions above, each with its source "assumed, no calibration". */
 void mx_plan_model_default(struct mx_plan_model *m);
 
-/* What a run measures (from the engine's configuration and the matrix's options). */
-struct mx_plan_run {
-	uint64_t msg_size, iters, warmup_iters;
-	double duration_s;            /* > 0: each direction runs this long (-D) */
-	bool bidir;                   /* both directions at once */
-	bool concurrent_rails;        /* solo rounds per rail before each round (groups needed) */
-	unsigned sweep;               /* --sweep W; 0 none */
-	bool latency;                 /* -l: the size is what is measured; the budget keeps it */
-	/* what else orders or shapes the rounds every rank runs (issue 26 item 5): in the digest */
-	bool hold;                    /* --hold (as the run decided it): the sweep's and the planned
-	                               * rounds interleave, late rounds follow */
-	unsigned retest;              /* --retest: the screen, the second pass, dead endpoints, retest sets */
-	double timeout_s;             /* --timeout: whether pass 1 screens (above its window) or not */
-	size_t plan_dead;             /* --plan-dead: the estimate's worst case has this many dead
-	                               * endpoints (0: a healthy fabric only); --budget fits it */
-};
 
 struct mx_plan_est {
 	size_t rounds;                /* planned rounds (concurrent_rails: solo and whole) */
@@ -105,7 +90,7 @@ struct mx_plan_faults {
 	                               * endpoint's) */
 	double faults_s;
 };
-int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_plan_run *run, size_t dead,
+int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_settings *run, size_t dead,
 		   struct mx_plan_faults *f);
 /* --plan-dead's default: 1% of the endpoints, at least one. */
 size_t mx_plan_dead_default(size_t n_eps);
@@ -119,16 +104,16 @@ double mx_plan_sweep_round_s(const struct mx_plan_model *m, uint64_t n);
 int mx_plan_sweep_load(const struct rp_sched *sched, size_t n_eps, unsigned width, size_t *rounds_p, uint64_t *probes_p,
 		       size_t *max_p);
 /* One direction at gbps (the lower link rate of its endpoints, Gb/s > 0). */
-double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_plan_run *run, double gbps);
+double mx_plan_dir_s(const struct mx_plan_model *m, const struct mx_settings *run, double gbps);
 /* A round of pairs[0..n) over endpoints at ep_gbps[]: its slowest pair plus the overhead (n == 0:
  * the overhead alone). */
-double mx_plan_round_s(const struct mx_plan_model *m, const struct mx_plan_run *run, const double *ep_gbps,
+double mx_plan_round_s(const struct mx_plan_model *m, const struct mx_settings *run, const double *ep_gbps,
 		       const struct rp_sched_pair *pairs, size_t n);
 /* Walk every round of sched (E = n_eps endpoints at ep_gbps[], each > 0) under the model into *est.
  * 0, -EINVAL (a rate not > 0, concurrent_rails on a pattern without groups; not logged: the caller
  * checks its input) or -ENOMEM. */
 int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t n_eps, const struct mx_plan_model *m,
-		     const struct mx_plan_run *run, struct mx_plan_est *est_p);
+		     const struct mx_settings *run, struct mx_plan_est *est_p);
 
 /* --- calibration (mx_plan_cal.c) ------------------------------------------------------------------ */
 
@@ -198,7 +183,7 @@ struct mx_plan_choice {
  * intra does not fit even at the floor (their pairs are restricted; a sample is not: c->requested_s
  * and c->floor_s set); -EINVAL a bad input (not logged), -ENOMEM. */
 int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep_gbps, const struct rp_pattern *pat,
-		   uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run, double budget_s,
+		   uint64_t seed, const struct mx_plan_model *m, const struct mx_settings *run, double budget_s,
 		   struct mx_plan_choice *c);
 
 /* What the budget changed and why, one line (no newline) for stderr and the reports, e.g.
@@ -244,7 +229,7 @@ size_t mx_coverage_sched_rounds(const struct rp_sched *sched, bool concurrent_ra
  * the budget and the model that chooses within it (m: a --calibrate-from file read on each node).
  * A digest of them for the start-up exchange, which refuses a rank whose digest is not rank 0's:
  * equal inputs give equal digests on every host; any input changed changes it. */
-uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_plan_run *run, double budget_s,
+uint32_t mx_plan_digest(const char *pattern, uint64_t seed, const struct mx_settings *run, double budget_s,
 			const struct mx_plan_model *m);
 
 #endif

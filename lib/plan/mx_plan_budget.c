@@ -14,14 +14,14 @@ struct bud {
 	const double *gbps;
 	uint64_t seed;
 	const struct mx_plan_model *m;
-	const struct mx_plan_run *run;
+	const struct mx_settings *run;
 	double budget_s;
 };
 
 /* The estimate of pattern pat at message size `size`. */
 static int est_at(const struct bud *b, const struct rp_pattern *pat, uint64_t size, struct mx_plan_est *e)
 {
-	struct mx_plan_run run = *b->run;
+	struct mx_settings run = *b->run;
 	struct rp_sched *s = NULL;
 	int rc = rp_sched_create(b->eps, b->n_eps, pat, b->seed, &s);
 
@@ -35,7 +35,7 @@ static int est_at(const struct bud *b, const struct rp_pattern *pat, uint64_t si
 
 /* The size the budget tries after `size`: half of it, the floor the last; 0 when none is left (at
  * the floor, or a size the budget keeps: -D, -l). */
-static uint64_t size_next(const struct mx_plan_run *run, uint64_t size)
+static uint64_t size_next(const struct mx_settings *run, uint64_t size)
 {
 	if (run->duration_s > 0 || run->latency || size <= MX_PLAN_MSG_FLOOR)
 		return 0;
@@ -97,7 +97,7 @@ static int largest_sample(const struct bud *b, uint32_t hi, uint64_t size, struc
 }
 
 int mx_plan_budget(const struct rp_sched_ep *eps, size_t n_eps, const double *ep_gbps, const struct rp_pattern *pat,
-		   uint64_t seed, const struct mx_plan_model *m, const struct mx_plan_run *run, double budget_s,
+		   uint64_t seed, const struct mx_plan_model *m, const struct mx_settings *run, double budget_s,
 		   struct mx_plan_choice *c)
 {
 	const struct bud b = { eps, n_eps, ep_gbps, seed, m, run, budget_s };

@@ -41,7 +41,7 @@ static int detect_rounds(const struct rp_sched *sched, size_t n_eps, unsigned wi
 	return 0;
 }
 
-int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_plan_run *run, size_t dead,
+int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_settings *run, size_t dead,
 		   struct mx_plan_faults *f)
 {
 	size_t *found = NULL, n_rounds = rp_sched_n_rounds(sched);

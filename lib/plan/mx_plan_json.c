@@ -36,7 +36,7 @@ static json_t *model_json(const struct mx_plan_model *m)
 				   "source", m->sweep_src), "calibrated", m->calibrated);
 }
 
-static json_t *measurement_json(const struct mx_plan_run *r, uint64_t msg_size_requested)
+static json_t *measurement_json(const struct mx_settings *r, uint64_t msg_size_requested)
 {
 	json_int_t bytes = (json_int_t)(r->msg_size * (r->iters + r->warmup_iters));
 

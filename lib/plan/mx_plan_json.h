@@ -44,7 +44,7 @@ struct mx_plan_doc {
 	const double *ep_gbps;                  /* each endpoint's link rate */
 	const char *rates_src;                  /* where the rates came from */
 	const struct mx_plan_model *m;
-	const struct mx_plan_run *run;          /* as measured (the budget's size) */
+	const struct mx_settings *run;          /* as measured (the budget's size) */
 	const struct mx_plan_est *est;          /* of sched under m and run */
 	const struct mx_plan_choice *choice;    /* --budget; NULL without */
 	const struct mx_coverage *cov;          /* of sched against requested */

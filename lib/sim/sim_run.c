@@ -373,9 +373,7 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	S->run.sched = S->sched;
 	S->run.vcfg = S->vcfg;
 	S->run.rep_eps = S->rep_eps;
-	S->run.retest = S->retest;
-	S->run.sweep.width = S->sweep;
-	S->run.hold = S->hold && S->sweep;
+	S->run.set = S->settings;
 	S->run.hooks = (struct mx_run_hooks){ .round_done = sim_round_done, .retest_scheduled = sim_retest_scheduled,
 					      .sweep_done = sim_sweep_done, .arg = S };
 	return mx_run_init(&S->run);

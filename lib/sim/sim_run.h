@@ -36,6 +36,7 @@
 
 #include "matrix/mx_run.h"
 #include "job/mx_schedule.h"
+#include "job/mx_settings.h"
 #include "sim/sim_model.h"
 #include "verdict/verdict.h"
 
@@ -46,9 +47,9 @@ struct rp_sim_run {
 	const struct rp_verdict_cfg *vcfg;
 	struct rp_pattern pattern;
 	uint64_t seed;
-	unsigned retest;
-	unsigned sweep;               /* --sweep W (mx_sweep.h); 0 none */
-	bool hold;                    /* --hold (mx_hold.h): with the sweep, when mx_hold_allowed() */
+	struct mx_settings settings;  /* the run's, whole (lib/job/mx_settings.h), as a real run's: retest, the
+	                               * sweep's width, hold (with the sweep, when mx_hold_allowed()),
+	                               * concurrent_rails; what a direction measures is cfg's */
 	struct mx_run_hooks hooks;    /* called after the simulation's own (the round's time is known then) */
 	struct mx_comm *c;            /* the ranks (MPI); NULL: one rank (comm below) */
 	uint32_t nccl_version;        /* offered at start-up, as a real rank's release */

@@ -163,9 +163,9 @@ static void run_world(struct bench *B, struct rank *ranks, struct mxt_world **w_
 		R->run.sched = s;
 		R->run.vcfg = &vcfg_;
 		R->run.rep_eps = rep_;
-		R->run.retest = 1;
-		R->run.sweep.width = width_;
-		R->run.hold = hold_;
+		R->run.set.retest = 1;
+		R->run.set.sweep = width_;
+		R->run.set.hold = hold_;
 		if (r == 0) {
 			B->run0 = &R->run;
 			R->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .arg = B };

@@ -154,8 +154,8 @@ static void ranks_run(struct world *W, struct rank *ranks)
 		R->run.sched = W->sched;
 		R->run.vcfg = &W->vcfg;
 		R->run.rep_eps = W->rep_eps;
-		R->run.retest = 1;
-		R->run.concurrent_rails = W->concurrent_rails;
+		R->run.set.retest = 1;
+		R->run.set.concurrent_rails = W->concurrent_rails;
 		if (r == 0) {
 			R->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .arg = W };
 			W->run0 = &R->run;

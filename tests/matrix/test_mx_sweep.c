@@ -365,9 +365,9 @@ static void run_world_to(struct bench *B, unsigned retest, double timeout_s, str
 		R->run.sched = *s_p;
 		R->run.vcfg = &vcfg;
 		R->run.rep_eps = rep;
-		R->run.retest = retest;
-		R->run.sweep.width = 2;
-		R->run.hold = hold_;
+		R->run.set.retest = retest;
+		R->run.set.sweep = 2;
+		R->run.set.hold = hold_;
 		assert_int_equal(mx_run_init(&R->run), 0);
 	}
 	for (int r = 0; r < N; r++)

@@ -38,11 +38,11 @@ static void model_exact(struct mx_plan_model *m)
 }
 
 /* 1.25e8 bytes a direction (99 iterations of 1.25 MB and 1 warm-up): 1e9 bits, 0.125 s at 8 Gb/s. */
-static const struct mx_plan_run run_8g = { .msg_size = 1250000, .iters = 99, .warmup_iters = 1 };
+static const struct mx_settings run_8g = { .msg_size = 1250000, .iters = 99, .warmup_iters = 1 };
 /* The same bytes in writes below the budget's smallest size (1000 of 125 kB): the budget samples. */
-static const struct mx_plan_run run_8g_small = { .msg_size = 125000, .iters = 999, .warmup_iters = 1 };
+static const struct mx_settings run_8g_small = { .msg_size = 125000, .iters = 999, .warmup_iters = 1 };
 /* 125 writes of 8 MiB: 1.048576 s at 8 Gb/s; 4M 0.524288, 2M 0.262144, 1M 0.131072. */
-static const struct mx_plan_run run_8m = { .msg_size = 8 << 20, .iters = 124, .warmup_iters = 1 };
+static const struct mx_settings run_8m = { .msg_size = 8 << 20, .iters = 124, .warmup_iters = 1 };
 
 static void near(double got, double want)
 {
@@ -59,7 +59,7 @@ static void eps_grid(struct rp_sched_ep *se, size_t nodes, size_t hcas)
 static void test_dir_and_round(void **state)
 {
 	struct mx_plan_model m;
-	struct mx_plan_run run = run_8g;
+	struct mx_settings run = run_8g;
 	double gbps[4] = { 8, 8, 4, 8 };
 	struct rp_sched_pair pairs[2] = { { 0, 1 }, { 2, 3 } };
 
@@ -85,7 +85,7 @@ static void test_estimate_full_sweep(void **state)
 	struct rp_sched_ep se[4];
 	struct rp_sched *s = NULL;
 	struct mx_plan_model m;
-	struct mx_plan_run run = run_8g;
+	struct mx_settings run = run_8g;
 	struct mx_plan_est e;
 	double gbps[4] = { 8, 8, 8, 4 };
 
@@ -138,7 +138,7 @@ static void test_estimate_concurrent_rails(void **state)
 	struct rp_sched_ep se[4];
 	struct rp_sched *s = NULL;
 	struct mx_plan_model m;
-	struct mx_plan_run run = run_8g;
+	struct mx_settings run = run_8g;
 	struct mx_plan_est e;
 	double gbps[4] = { 8, 4, 8, 8 };   /* rail 1 of node 0 is slower */
 
@@ -217,7 +217,7 @@ static void test_plan_dead(void **state)
 	double gbps[16];
 	struct rp_sched *s = NULL;
 	struct rp_pattern full = { RP_PATTERN_FULL, 0 };
-	struct mx_plan_run run = run_8m;
+	struct mx_settings run = run_8m;
 	struct mx_plan_faults f;
 	struct mx_plan_model m;
 	struct mx_plan_est e;
@@ -330,7 +330,7 @@ static void test_budget_size_kept(void **state)
 	double gbps[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
 	struct mx_plan_model m;
 	struct mx_plan_choice c;
-	struct mx_plan_run run = run_8m;
+	struct mx_settings run = run_8m;
 	const struct rp_pattern full = { RP_PATTERN_FULL, 0 }, rail = { RP_PATTERN_RAIL, 0 };
 
 	(void)state;
@@ -390,7 +390,7 @@ static void test_plan_json(void **state)
 	double gbps[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
 	struct mx_plan_model m;
 	struct mx_plan_choice c;
-	struct mx_plan_run run = run_8m;
+	struct mx_settings run = run_8m;
 	struct mx_plan_est e;
 	struct mx_coverage cov;
 	struct rp_sched *s = NULL;
@@ -847,7 +847,7 @@ static void test_calibrate_bad(void **state)
  * (the start-up then refuses the rank); the model counts only with a budget. */
 static void test_digest(void **state)
 {
-	struct mx_plan_run run = { .msg_size = 65536, .iters = 1000, .warmup_iters = 16 }, r2;
+	struct mx_settings run = { .msg_size = 65536, .iters = 1000, .warmup_iters = 16 }, r2;
 	struct mx_plan_model m, m2;
 	uint32_t base;
 

@@ -56,8 +56,9 @@ static void world_run(struct world *W, const char *pattern, unsigned retest)
 	W->cfg.meas.duration_s = 0;
 	rp_verdict_cfg_default(&W->vcfg);
 	W->vcfg.retest = retest;
-	W->S = (struct rp_sim_run){ .model = &W->m, .cfg = &W->cfg, .vcfg = &W->vcfg, .seed = 1, .retest = retest,
+	W->S = (struct rp_sim_run){ .model = &W->m, .cfg = &W->cfg, .vcfg = &W->vcfg, .seed = 1,
 				    .hooks = { .round_done = hook, .arg = W } };
+	mx_settings_init(&W->S.settings, &W->cfg, false, 0, false, retest);
 	assert_int_equal(rp_pattern_parse(pattern, &W->S.pattern), 0);
 	assert_int_equal(rp_sim_run_init(&W->S), 0);
 	assert_int_equal(rp_sim_run_rounds(&W->S), 0);
@@ -73,8 +74,8 @@ static void world_start_held(struct world *W, unsigned sweep, bool hold)
 	rp_engine_cfg_default(&W->cfg);
 	W->cfg.meas.duration_s = 0;
 	rp_verdict_cfg_default(&W->vcfg);
-	W->S = (struct rp_sim_run){ .model = &W->m, .cfg = &W->cfg, .vcfg = &W->vcfg, .seed = 1, .sweep = sweep,
-				    .hold = hold };
+	W->S = (struct rp_sim_run){ .model = &W->m, .cfg = &W->cfg, .vcfg = &W->vcfg, .seed = 1 };
+	mx_settings_init(&W->S.settings, &W->cfg, false, sweep, hold, 0);
 	assert_int_equal(rp_pattern_parse("full", &W->S.pattern), 0);
 	assert_int_equal(rp_sim_run_init(&W->S), 0);
 }
