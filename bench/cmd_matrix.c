@@ -433,8 +433,9 @@ static double eta_of(const struct matrix_front *F, size_t rounds_left)
 							       RP_ENGINE_MTUCHECK_TIMEOUT_S, F->write_cost);
 }
 
-/* Rank 0 after a round (before the ranks go on): the progress line, then the files, spending at most
- * a fifth of the time writing. */
+/* Rank 0 after a round (before the ranks go on): the progress line, the round's --jsonl lines, then
+ * the files when due (mx_progress_write_due: the first round's, then at most one rewrite in 30 s and a
+ * fifth of the time). */
 static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct matrix_front *F = arg;
@@ -460,7 +461,8 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	 * once and ends the stream, not the run: the summary files still hold everything). */
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
 		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), retest);
-	if (F->run.ctx.stop_sig || rp_stop_requested() || rp_now() - F->last_write >= 4 * F->write_cost)
+	if (mx_progress_write_due(F->last_write > 0 ? rp_now() - F->last_write : -1, F->write_cost,
+				  F->run.ctx.stop_sig || rp_stop_requested()))
 		files_write(F);
 }
 

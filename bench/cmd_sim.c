@@ -10,7 +10,7 @@
  * writes, real seconds on this host, during which every rank
  * waits for its go; start-up not included), the rounds, rank 0's peak memory and CPU time, and the
  * reports' sizes. Reports are rewritten after rounds on the same rule as a real run, applied to the
- * virtual clock (at most a fifth of the time spent writing).
+ * virtual clock (mx_progress_write_due: at most one rewrite in 30 s and a fifth of the time).
  *
  * Under mpirun/srun the ranks are the job's (lib/sim/sim_run.h: rank r drives the model's nodes k with
  * k % ranks == r): the start-up exchange, every round's reports and go, and the pairs' side channels
@@ -295,8 +295,6 @@ static void collect_advance(struct sim_front *F)
 		rp_sim_run_advance(&F->S, F->S.collect_last_s);
 }
 
-/* After a round, as the real front end: write when the time since the last write is at least four
- * times what it cost, on the virtual clock. */
 /* --jsonl: the round's kept or changed results, each on its line, before anything else is written
  * (as the real front end; an error ends the stream, not the run). */
 static void jsonl_round(struct sim_front *F, bool retest)
@@ -334,7 +332,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 				   eta_of(F, n_rounds - k - 1));
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %s (the projected clock)\n", line);
 	}
-	if (F->writes == 0 || F->S.vclock - F->v_last_write >= 4 * F->write_cost)
+	if (mx_progress_write_due(F->writes ? F->S.vclock - F->v_last_write : -1, F->write_cost, stop_sig(F) != 0))
 		files_write(F);
 }
 

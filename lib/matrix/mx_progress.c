@@ -58,3 +58,10 @@ void mx_progress_format(char *buf, size_t len, const char *what, size_t k, size_
 		snprintf(left, sizeof(left), "time left not known yet");
 	snprintf(buf, len, "%s %zu of %zu done%s: %zu failed so far, %.1f s in, %s", what, k, n, sw, failed, t, left);
 }
+
+bool mx_progress_write_due(double since_s, double cost_s, bool stopping)
+{
+	if (stopping || since_s < 0)
+		return true;
+	return since_s >= MX_WRITE_EVERY_S && since_s >= 4 * cost_s;
+}

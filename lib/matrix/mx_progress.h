@@ -38,6 +38,16 @@ double mx_progress_eta(const struct mx_progress *p, size_t rounds_left, size_t s
  * and the final verdict and reports (final_s: about what the last report write cost). */
 double mx_progress_tail(size_t pending, double pass2_s, double final_s);
 
+/* Whether rank 0 rewrites the summary reports (JSON, CSV, HTML, JUnit) after a round, every rank
+ * waiting for its go meanwhile. since_s: the run's clock since the last rewrite (< 0: none yet);
+ * cost_s: what that one cost. Due at once when nothing was written yet (the files exist from the
+ * first round on) or a stop is on its way (stopping); else when MX_WRITE_EVERY_S and four times the
+ * last cost have both passed: at most a fifth of the run spent writing, and at scale (a rewrite of
+ * 8 million results costs most of a second) not every few rounds. Between rewrites --jsonl has every
+ * result as it is measured; the final reports are written after the rounds whatever this says. */
+#define MX_WRITE_EVERY_S 30.0
+bool mx_progress_write_due(double since_s, double cost_s, bool stopping);
+
 /* The line (no newline) into buf: "round 320 of 1023 done, sweep 17 of 17 done: 83352 failed so far, 27.1 s in,
  * about 45 s left" (what: "round", "retest round", "late round"; sweep_n 0: no sweep). */
 void mx_progress_format(char *buf, size_t len, const char *what, size_t k, size_t n, size_t sweep_k, size_t sweep_n,

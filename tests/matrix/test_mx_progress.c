@@ -63,6 +63,21 @@ static void test_tail(void **state)
 	assert_float_equal(mx_progress_tail(3, 12, -1), 12, 1e-9);
 }
 
+/* The summary reports: the first round's at once, a stop's at once, then at most one rewrite in
+ * MX_WRITE_EVERY_S and at most a fifth of the time (before: every round whose wait since the last
+ * rewrite was four times its cost, so a 0.7 s rewrite of 8 million results every 3 s). */
+static void test_write_due(void **state)
+{
+	(void)state;
+	assert_true(mx_progress_write_due(-1, 0, false));            /* nothing written yet */
+	assert_true(mx_progress_write_due(0.1, 5, true));            /* a stop: now */
+	assert_false(mx_progress_write_due(5, 1, false));            /* 4 x its cost passed, not 30 s */
+	assert_false(mx_progress_write_due(MX_WRITE_EVERY_S - 0.1, 0.7, false));
+	assert_true(mx_progress_write_due(MX_WRITE_EVERY_S, 0.7, false));
+	assert_false(mx_progress_write_due(40, 20, false));          /* 30 s passed, not 4 x 20 s */
+	assert_true(mx_progress_write_due(80, 20, false));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -70,6 +85,7 @@ int main(void)
 		cmocka_unit_test(test_eta_apart),
 		cmocka_unit_test(test_tail),
 		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_write_due),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
