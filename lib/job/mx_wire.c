@@ -1,6 +1,7 @@
 /* mx_wire.c: checks of the matrix's received records; see mx_wire.h. */
 #include "job/mx_wire.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "health/counters.h"
@@ -14,11 +15,15 @@ static bool ctr_ok(const struct rp_pair_ctr_side *s)
 	return rp_ctr_side_validate(&copy, why, sizeof(why)) == 0;
 }
 
+bool mx_side_job_ok(const struct mx_wire_side *s, const struct mx_job *jobs, size_t n_jobs)
+{
+	return s->idx < n_jobs && s->dir < 2 && s->writer < 2 && (jobs[s->idx].dirs & (1u << s->dir));
+}
+
 bool mx_side_ok(const struct mx_wire_side *s, const struct rp_pair_result *r, const struct mx_job *jobs,
 		size_t n_jobs)
 {
-	return s->idx < n_jobs && s->dir < 2 && s->writer < 2 && (jobs[s->idx].dirs & (1u << s->dir)) &&
-	       (int)r->status >= 0 && r->status < RP_ST_COUNT_ && mx_str_terminated(r->reason, sizeof(r->reason)) &&
+	return mx_side_job_ok(s, jobs, n_jobs) && (int)r->status >= 0 && r->status < RP_ST_COUNT_ && mx_str_terminated(r->reason, sizeof(r->reason)) &&
 	       mx_str_terminated(r->src.node, sizeof(r->src.node)) && mx_str_terminated(r->dst.node, sizeof(r->dst.node)) &&
 	       mx_str_terminated(r->src.device, sizeof(r->src.device)) &&
 	       mx_str_terminated(r->dst.device, sizeof(r->dst.device)) && mx_str_terminated(r->src.mem, sizeof(r->src.mem)) &&
@@ -27,11 +32,30 @@ bool mx_side_ok(const struct mx_wire_side *s, const struct rp_pair_result *r, co
 	       ctr_ok(&r->counters.dst) && rp_pair_reverse_valid(&r->reverse);
 }
 
+/* What the engine learned of an endpoint into a plain side's slot k. */
+static void learned_put(struct mx_wire_plain *wp, int k, const struct rp_endpoint *e)
+{
+	wp->mtu[k] = e->mtu;
+	wp->soft[k] = e->soft;
+	memcpy(wp->mem[k], e->mem, sizeof(wp->mem[k]));
+	memcpy(wp->mem_reg[k], e->mem_reg, sizeof(wp->mem_reg[k]));
+	wp->mem[k][sizeof(wp->mem[k]) - 1] = wp->mem_reg[k][sizeof(wp->mem_reg[k]) - 1] = '\0';
+}
+
 size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, const struct rp_pair_result *r)
 {
 	struct mx_wire_side s = { .idx = idx, .dir = dir, .writer = writer };
+	struct mx_wire_plain wp;
 	size_t size;
 
+	memset(&wp, 0, sizeof(wp));
+	if (mx_plain_of(r, &r->src, &r->dst, &wp.p)) {
+		learned_put(&wp, 0, &r->src);
+		learned_put(&wp, 1, &r->dst);
+		memcpy(out, &s, sizeof(s));
+		memcpy(out + sizeof(s), &wp, sizeof(wp));
+		return mx_side_size(0);
+	}
 	s.len = (uint32_t)rp_result_pack(r, out + sizeof(s));
 	memcpy(out, &s, sizeof(s));
 	size = mx_side_size(s.len);
@@ -39,9 +63,43 @@ size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, cons
 	return size;
 }
 
+bool mx_side_plain(const struct mx_wire_side *s, struct mx_wire_plain *wp)
+{
+	memcpy(wp, s + 1, sizeof(*wp));
+	for (int k = 0; k < 2; k++)
+		if (!mx_str_terminated(wp->mem[k], sizeof(wp->mem[k])) ||
+		    !mx_str_terminated(wp->mem_reg[k], sizeof(wp->mem_reg[k])) || wp->soft[k] > 1 || wp->mtu[k] < 0)
+			return false;
+	return mx_plain_valid(&wp->p);
+}
+
+void mx_plain_eps(const struct mx_wire_plain *wp, struct rp_endpoint *src, struct rp_endpoint *dst)
+{
+	struct rp_endpoint *e[2] = { src, dst };
+
+	for (int k = 0; k < 2; k++) {
+		memset(e[k], 0, sizeof(*e[k]));
+		e[k]->mtu = wp->mtu[k];
+		e[k]->soft = wp->soft[k] != 0;
+		memcpy(e[k]->mem, wp->mem[k], sizeof(e[k]->mem));
+		memcpy(e[k]->mem_reg, wp->mem_reg[k], sizeof(e[k]->mem_reg));
+	}
+}
+
 int mx_side_read(const struct mx_wire_side *s, struct rp_pair_result *r)
 {
-	return rp_result_unpack((const uint8_t *)(s + 1), s->len, r);
+	struct mx_wire_plain wp;
+	struct rp_endpoint src, dst;
+
+	if (s->len)
+		return rp_result_unpack((const uint8_t *)(s + 1), s->len, r);
+	if (!mx_side_plain(s, &wp)) {
+		memset(r, 0, sizeof(*r));
+		return -EPROTO;
+	}
+	mx_plain_eps(&wp, &src, &dst);
+	mx_plain_expand(&wp.p, &src, &dst, r);
+	return 0;
 }
 
 bool mx_report_ok(const void *buf, size_t len)
@@ -62,7 +120,7 @@ bool mx_report_ok(const void *buf, size_t len)
 		if ((size_t)(end - p) < sizeof(s))
 			return false;
 		memcpy(&s, p, sizeof(s));
-		if (s.len == 0 || s.len > RP_PACK_MAX || (size_t)(end - p) < mx_side_size(s.len))
+		if (s.len > RP_PACK_MAX || (size_t)(end - p) < mx_side_size(s.len))
 			return false;
 		p += mx_side_size(s.len);
 	}

@@ -13,9 +13,10 @@
 #include "discover/node.h"
 #include "base/result.h"
 #include "base/result_pack.h"
+#include "job/mx_plain.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 8           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+#define MX_VERSION 9           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
                                 * 3: EPS carries the sender's NCCL release;
                                 * 4: EPS carries each endpoint's drift description;
                                 * 5: EPS goes to rank 0 alone (lib/job/mx_startup.h), with the sender's
@@ -24,7 +25,8 @@
                                 *    up the tree of lib/matrix/mx_round.h; ASK; GO and PLAN down the tree;
                                 * 7: REPORT's sides packed (struct mx_wire_side), its ranks at its end;
                                 * 8: EPS names each endpoint's host (host_id): two hosts of one name
-                                *    stay apart */
+                                *    stay apart;
+                                * 9: REPORT's plain sides (len 0: struct mx_wire_plain, 144 bytes) */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -70,20 +72,32 @@ struct mx_wire_ep {
 };
 
 /* A REPORT's record: one side of a direction, then len bytes of its result packed
- * (lib/base/result_pack.h), zero-padded to a multiple of 8. */
+ * (lib/base/result_pack.h), zero-padded to a multiple of 8; or, len 0, a plain pass (struct
+ * mx_wire_plain): what nearly every side of a healthy fabric is, so that rank 0 takes 144 bytes a
+ * side with nothing to unpack (a packed pass is about 700). */
 struct mx_wire_side {
 	uint32_t idx;                 /* job number within the round */
 	uint32_t dir;                 /* 0: a->b, 1: b->a */
 	uint32_t writer;              /* 1 when the sender drove the writing side */
-	uint32_t len;                 /* the packed result's bytes: 1 to RP_PACK_MAX */
+	uint32_t len;                 /* the packed result's bytes: 1 to RP_PACK_MAX; 0: a plain side */
+};
+
+/* A plain side: the pass's record (lib/job/mx_plain.h) and what the sender's engine learned of the two
+ * endpoints (the rest of them is the table's, merged in by rank 0: lib/matrix/mx_got.h). */
+struct mx_wire_plain {
+	struct mx_plain p;
+	int32_t mtu[2];               /* src, dst: the active MTU the engine found (0 unknown) */
+	uint32_t soft[2];             /* 1: a software device */
+	char mem[2][16];              /* as struct rp_endpoint's, terminated */
+	char mem_reg[2][16];
 };
 
 #define MX_SIDE_MAX (sizeof(struct mx_wire_side) + ((RP_PACK_MAX + 7) & ~(size_t)7))
 
-/* A record's bytes, header and padding included, for a packed result of len bytes. */
+/* A record's bytes, header and padding included, for a packed result of len bytes (0: a plain side). */
 static inline size_t mx_side_size(size_t len)
 {
-	return sizeof(struct mx_wire_side) + ((len + 7) & ~(size_t)7);
+	return sizeof(struct mx_wire_side) + (len ? (len + 7) & ~(size_t)7 : sizeof(struct mx_wire_plain));
 }
 
 /* REPORT: hdr, n records (struct mx_wire_side, each with its packed result), then n_ranks of these
@@ -160,10 +174,20 @@ static inline size_t mx_report_len(size_t n_rec, size_t n_ranks)
 	return sizeof(struct mx_hdr) + n_rec * MX_SIDE_MAX + n_ranks * sizeof(struct mx_wire_rank);
 }
 
-/* A side's record into out (room for MX_SIDE_MAX bytes); returns its size. */
+/* A side's record into out (room for MX_SIDE_MAX bytes): plain when r is a plain pass between its
+ * own endpoints (mx_plain_of), else packed. Returns its size. */
 size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, const struct rp_pair_result *r);
-/* A record's result (the record passed mx_report_ok, or was written by mx_side_write). 0 or -EPROTO. */
+/* A record's result (the record passed mx_report_ok, or was written by mx_side_write). A plain side's
+ * endpoints hold only what its sender learned (MTU, memory, soft); the table gives the rest. 0 or
+ * -EPROTO (it does not unpack; a plain side out of range or with a string not terminated). */
 int mx_side_read(const struct mx_wire_side *s, struct rp_pair_result *r);
+/* A plain side's record (s->len == 0, within a checked REPORT) into *wp; false when out of range or a
+ * string is not terminated. */
+bool mx_side_plain(const struct mx_wire_side *s, struct mx_wire_plain *wp);
+/* The endpoints a plain side's sender learned, the rest zero (what mx_side_read puts in r). */
+void mx_plain_eps(const struct mx_wire_plain *wp, struct rp_endpoint *src, struct rp_endpoint *dst);
+/* Whether a side names an asked-for direction of a job of the round (and writer is 0 or 1). */
+bool mx_side_job_ok(const struct mx_wire_side *s, const struct mx_job *jobs, size_t n_jobs);
 /* A received side of a round over jobs[0..n_jobs), read into r: names an asked-for direction of a
  * job, a known status, terminated strings, counters in range. */
 bool mx_side_ok(const struct mx_wire_side *s, const struct rp_pair_result *r, const struct mx_job *jobs,

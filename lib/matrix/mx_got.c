@@ -14,7 +14,8 @@ int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, cons
 	g->n = 0;
 	if (n_slots > g->cap) {
 		struct rp_packed *d = realloc(g->d, n_slots * sizeof(*d));
-		uint8_t *w;
+		struct mx_wire_plain *pl;
+		uint8_t *w, *ip;
 
 		if (!d)
 			return -ENOMEM;
@@ -23,11 +24,20 @@ int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, cons
 		if (!w)
 			return -ENOMEM;
 		g->writer = w;
+		ip = realloc(g->is_plain, n_slots);
+		if (!ip)
+			return -ENOMEM;
+		g->is_plain = ip;
+		pl = realloc(g->plain, n_slots * sizeof(*pl));
+		if (!pl)
+			return -ENOMEM;
+		g->plain = pl;
 		g->cap = n_slots;
 	}
 	if (n_slots) {
 		memset(g->d, 0, n_slots * sizeof(*g->d));
 		memset(g->writer, 0, n_slots);
+		memset(g->is_plain, 0, n_slots);
 	}
 	g->n = n_slots;
 	return 0;
@@ -38,6 +48,7 @@ int mx_got_set(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool 
 	if (k >= g->n || rp_packed_set(&g->d[k], r) != 0)
 		return -ENOMEM;
 	g->writer[k] = writer;
+	g->is_plain[k] = 0;
 	return 0;
 }
 
@@ -68,15 +79,50 @@ int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t 
 	if (side_yields(g, k, st, writer))
 		return 0;
 	rc = rp_packed_set_bytes(&g->d[k], bytes, len, st);
-	if (!rc)
+	if (!rc) {
 		g->writer[k] = writer;
+		g->is_plain[k] = 0;
+	}
 	return rc;
+}
+
+int mx_got_side_plain(struct mx_got *g, size_t k, const struct mx_wire_plain *wp, bool writer)
+{
+	if (k >= g->n || side_yields(g, k, RP_ST_OK, writer))
+		return 0;
+	rp_packed_clear(&g->d[k]);
+	g->d[k].status = RP_ST_OK;
+	g->plain[k] = *wp;
+	g->is_plain[k] = 1;
+	g->writer[k] = writer;
+	return 0;
+}
+
+bool mx_got_plain(const struct mx_got *g, size_t k, struct mx_plain *p, struct rp_endpoint *src, struct rp_endpoint *dst)
+{
+	if (k >= g->n || !g->is_plain[k])
+		return false;
+	*p = g->plain[k].p;
+	mx_plain_eps(&g->plain[k], src, dst);
+	if (g->eps && g->jobs) {
+		const struct mx_job *j = &g->jobs[k / 2];
+
+		mx_got_ep_merge(src, &g->eps[k % 2 ? j->b : j->a].ep);
+		mx_got_ep_merge(dst, &g->eps[k % 2 ? j->a : j->b].ep);
+	}
+	return true;
 }
 
 struct rp_pair_result *mx_got_get_kept(const struct mx_got *g, size_t k, struct rp_pair_result *tmp, bool *as_packed)
 {
 	struct rp_endpoint was[2];
+	struct mx_plain p;
 
+	if (mx_got_plain(g, k, &p, &was[0], &was[1])) {
+		mx_plain_expand(&p, &was[0], &was[1], tmp);
+		*as_packed = false;
+		return tmp;
+	}
 	rp_packed_get(&g->d[k], tmp);
 	*as_packed = true;
 	if (g->eps && g->jobs) {
@@ -117,7 +163,7 @@ void mx_got_ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
 
 size_t mx_got_bytes(const struct mx_got *g)
 {
-	size_t b = g->cap * (sizeof(*g->d) + 1);
+	size_t b = g->cap * (sizeof(*g->d) + sizeof(*g->plain) + 2);
 
 	for (size_t k = 0; k < g->n; k++)
 		b += g->d[k].len;
@@ -130,5 +176,7 @@ void mx_got_fini(struct mx_got *g)
 		rp_packed_clear(&g->d[k]);
 	free(g->d);
 	free(g->writer);
+	free(g->plain);
+	free(g->is_plain);
 	memset(g, 0, sizeof(*g));
 }

@@ -20,7 +20,9 @@
 #include "base/result_pack.h"
 
 struct mx_got {
-	struct rp_packed *d;          /* per slot; len 0: nothing in it */
+	struct rp_packed *d;          /* per slot; len 0: nothing packed in it */
+	struct mx_wire_plain *plain;  /* per slot: a plain side (is_plain), kept as it came */
+	uint8_t *is_plain;
 	uint8_t *writer;              /* per slot: the result is the writing side's view */
 	size_t n, cap;                /* slots in use, allocated */
 	const struct mx_ep *eps;      /* the table, merged in by mx_got_get; NULL: nothing merged */
@@ -43,10 +45,15 @@ int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool
 /* The same for a side as it came packed (bytes[0..len), a REPORT's checked side or one this rank
  * wrote), kept as it is, never unpacked here. 0, -EPROTO (no status in the bytes), -ENOMEM. */
 int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t len, bool writer);
+/* The same for a REPORT's plain side (checked by mx_side_plain): a pass, kept as its 144 bytes. 0. */
+int mx_got_side_plain(struct mx_got *g, size_t k, const struct mx_wire_plain *wp, bool writer);
 static inline bool mx_got_have(const struct mx_got *g, size_t k)
 {
-	return k < g->n && g->d[k].len > 0;
+	return k < g->n && (g->d[k].len > 0 || g->is_plain[k]);
 }
+/* Whether slot k holds a plain side; when so, *p its pass and *src, *dst its endpoints with the
+ * table's merged in (what mx_got_get's result holds), with nothing expanded. */
+bool mx_got_plain(const struct mx_got *g, size_t k, struct mx_plain *p, struct rp_endpoint *src, struct rp_endpoint *dst);
 /* Slot k's status without unpacking it (slot k holds a result). */
 static inline enum rp_status mx_got_status(const struct mx_got *g, size_t k)
 {

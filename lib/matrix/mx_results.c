@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "health/counters.h"
 
 int mx_results_init(struct mx_results *mr, size_t n_eps)
 {
@@ -20,98 +19,38 @@ int mx_results_init(struct mx_results *mr, size_t n_eps)
 	return 0;
 }
 
-/* The record of r (meaningful only when rec_plain says r is one). */
-static void rec_build(const struct rp_pair_result *r, struct mx_rec *rec)
+/* A plain pass's record as this store keeps it (not whole, nothing pending). */
+static void rec_of_plain(const struct mx_plain *p, struct mx_rec *rec)
 {
-	const struct rp_pair_ctr_side *side[2] = { &r->counters.src, &r->counters.dst };
-
-	memset(rec, 0, sizeof(*rec));
-	rec->gbps = r->gbps;
-	rec->gbps_min = r->gbps_min;
-	rec->gbps_min_at_s = r->gbps_min_at_s;
-	rec->elapsed_s = r->elapsed_s;
-	rec->bytes = r->bytes;
-	rec->iters = r->iters;
-	rec->msg_size = (uint32_t)r->msg_size;
-	rec->whole = MX_REC_WHOLE_NONE;
-	rec->warnings = (uint16_t)r->warnings;
-	rec->qp_timeout = (uint8_t)r->attempts[0].qp_timeout;
-	for (int k = 0; k < 2; k++) {
-		rec->ctr_measured |= (uint8_t)((side[k]->measured ? 1u : 0u) << k);
-		rec->n_moved[k] = (uint16_t)side[k]->n_moved;
-	}
+	*rec = (struct mx_rec){ .gbps = p->gbps, .gbps_min = p->gbps_min, .gbps_min_at_s = p->gbps_min_at_s,
+				.elapsed_s = p->elapsed_s, .bytes = p->bytes, .iters = p->iters, .msg_size = p->msg_size,
+				.whole = MX_REC_WHOLE_NONE, .warnings = p->warnings, .qp_timeout = p->qp_timeout,
+				.ctr_measured = p->ctr_measured, .n_moved = { p->n_moved[0], p->n_moved[1] } };
 }
 
 /* The result a record stands for, between endpoints s and d. */
 static void rec_expand(const struct mx_results *mr, const struct mx_rec *rec, uint32_t s, uint32_t d,
 		       struct rp_pair_result *out)
 {
-	struct rp_pair_ctr_side *side[2] = { &out->counters.src, &out->counters.dst };
-	struct rp_attempt *a = &out->attempts[0];
+	struct mx_plain p = { .gbps = rec->gbps, .gbps_min = rec->gbps_min, .gbps_min_at_s = rec->gbps_min_at_s,
+			      .elapsed_s = rec->elapsed_s, .bytes = rec->bytes, .iters = rec->iters,
+			      .msg_size = rec->msg_size, .warnings = rec->warnings, .qp_timeout = rec->qp_timeout,
+			      .ctr_measured = (uint8_t)(rec->ctr_measured & 3u), .n_moved = { rec->n_moved[0], rec->n_moved[1] } };
 
-	rp_pair_result_init(out, &mr->ep[s], &mr->ep[d]);
-	out->status = RP_ST_OK;
-	out->gbps = rec->gbps;
-	out->gbps_min = rec->gbps_min;
-	out->gbps_min_at_s = rec->gbps_min_at_s;
-	out->elapsed_s = rec->elapsed_s;
-	out->bytes = rec->bytes;
-	out->iters = rec->iters;
-	out->msg_size = rec->msg_size;
-	out->verified = true;
-	out->warnings = rec->warnings;
-	out->n_attempts = 1;
-	a->status = RP_ST_OK;
-	a->gbps = rec->gbps;
-	a->gbps_min = rec->gbps_min;
-	a->qp_timeout = rec->qp_timeout;
-	a->elapsed_s = rec->elapsed_s;
-	for (int k = 0; k < 2; k++) {
-		if (!(rec->ctr_measured & (1u << k)))
-			continue;
-		side[k]->measured = 1;
-		side[k]->n_moved = rec->n_moved[k];
-		side[k]->brief = 1;
-	}
+	mx_plain_expand(&p, &mr->ep[s], &mr->ep[d], out);
 }
 
-/* A side as its record keeps it: judged ok with only informational counters moved (listed or not),
- * or not measured. false when the side holds more than that. */
-static bool side_brief(const struct rp_pair_ctr_side *s, struct rp_pair_ctr_side *out)
-{
-	*out = *s;
-	if (!s->measured)
-		return true;
-	for (uint32_t i = 0; i < s->n && i < RP_PAIR_CTR_MAX; i++)
-		if (s->c[i].cls != RP_CC_OTHER && s->c[i].cls != RP_CC_TRAFFIC)
-			return false;
-	memset(out->c, 0, sizeof(out->c));
-	out->n = 0;
-	out->brief = 1;
-	return true;
-}
-
-/* Whether r (src s, dst d) is a plain pass its record rebuilds (mx_results.h): built, expanded and
- * compared byte for byte, so a field the record does not hold keeps r whole. */
+/* Whether r (src s, dst d) is a plain pass its record rebuilds between the endpoints as this store
+ * first saw them (lib/job/mx_plain.h); *rec that record when so. */
 static bool rec_plain(const struct mx_results *mr, const struct rp_pair_result *r, uint32_t s, uint32_t d,
 		      struct mx_rec *rec)
 {
-	struct rp_pair_result m, c;
+	struct mx_plain p;
 
-	if (r->status != RP_ST_OK || r->n_attempts != 1 || r->reason[0] || r->secondary.reason[0] ||
-	    r->attempts[0].reason[0])
+	if (!mx_plain_of(r, &mr->ep[s], &mr->ep[d], &p))
 		return false;
-	/* an emptied string may keep old bytes past its terminator (the verdict clears a reason by its
-	 * first byte): they mean nothing, so they are not compared */
-	c = *r;
-	memset(c.reason, 0, sizeof(c.reason));
-	memset(c.secondary.reason, 0, sizeof(c.secondary.reason));
-	memset(c.attempts[0].reason, 0, sizeof(c.attempts[0].reason));
-	if (!side_brief(&r->counters.src, &c.counters.src) || !side_brief(&r->counters.dst, &c.counters.dst))
-		return false;
-	rec_build(r, rec);
-	rec_expand(mr, rec, s, d, &m);
-	return memcmp(&m, &c, sizeof(m)) == 0;
+	rec_of_plain(&p, rec);
+	return true;
 }
 
 /* Keep r packed in slot (whatever the slot held before). 0 or -ENOMEM (the slot unchanged). */
@@ -176,6 +115,27 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 	return 0;
 }
 
+/* Room for one more result. 0 or -ENOMEM. */
+static int rec_room(struct mx_results *mr)
+{
+	size_t cap = mr->cap ? 2 * mr->cap : 64;
+	struct mx_rec *nr;
+	uint32_t *np;
+
+	if (mr->n < mr->cap)
+		return 0;
+	nr = realloc(mr->rec, cap * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	mr->rec = nr;
+	np = realloc(mr->pair_eps, 2 * cap * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	mr->pair_eps = np;
+	mr->cap = cap;
+	return 0;
+}
+
 /* Append r (src -> dst) whole: packed, or bytes[0..len) (a packing of r) when bytes. Its record is
  * made now when it is a plain pass, for mx_results_settle to put in its place. */
 static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
@@ -188,20 +148,8 @@ static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint
 
 	if (src >= mr->n_eps || dst >= mr->n_eps)
 		return -EINVAL;
-	if (mr->n == mr->cap) {
-		size_t cap = mr->cap ? 2 * mr->cap : 64;
-		struct mx_rec *nr = realloc(mr->rec, cap * sizeof(*nr));
-		uint32_t *np;
-
-		if (!nr)
-			return -ENOMEM;
-		mr->rec = nr;
-		np = realloc(mr->pair_eps, 2 * cap * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		mr->pair_eps = np;
-		mr->cap = cap;
-	}
+	if (rec_room(mr) != 0)
+		return -ENOMEM;
 	/* the endpoints as first seen: what every record of theirs rebuilds */
 	new_src = !mr->ep_seen[src];
 	new_dst = !mr->ep_seen[dst];
@@ -244,6 +192,32 @@ int mx_results_add_packed(struct mx_results *mr, const struct rp_pair_result *r,
 			  uint32_t src, uint32_t dst)
 {
 	return add(mr, r, bytes, len, src, dst);
+}
+
+int mx_results_add_plain(struct mx_results *mr, const struct mx_plain *p, const struct rp_endpoint *src_ep,
+			 const struct rp_endpoint *dst_ep, uint32_t src, uint32_t dst)
+{
+	if (src >= mr->n_eps || dst >= mr->n_eps)
+		return -EINVAL;
+	if ((mr->ep_seen[src] && memcmp(&mr->ep[src], src_ep, sizeof(*src_ep)) != 0) ||
+	    (mr->ep_seen[dst] && memcmp(&mr->ep[dst], dst_ep, sizeof(*dst_ep)) != 0)) {
+		struct rp_pair_result r;
+
+		mx_plain_expand(p, src_ep, dst_ep, &r);
+		return add(mr, &r, NULL, 0, src, dst);
+	}
+	if (rec_room(mr) != 0)
+		return -ENOMEM;
+	if (!mr->ep_seen[src])
+		mr->ep[src] = *src_ep;
+	if (!mr->ep_seen[dst])
+		mr->ep[dst] = *dst_ep;
+	mr->ep_seen[src] = mr->ep_seen[dst] = true;
+	rec_of_plain(p, &mr->rec[mr->n]);
+	mr->pair_eps[2 * mr->n] = src;
+	mr->pair_eps[2 * mr->n + 1] = dst;
+	mr->n++;
+	return 0;
 }
 
 struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp)

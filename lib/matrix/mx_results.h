@@ -3,13 +3,11 @@
  * rail pattern keeps 8.4 million directions.
  *
  * A result is kept in one of two forms, and read and written through one interface (lib/verdict/result_seq.h):
- *   - a plain pass, as a record (struct mx_rec): measured ok, verified, one attempt, no latency, no
- *     reverse direction, nothing the verdict said against it but warning bits, both endpoints as
- *     this store first saw them, and port counters that were either not measured or judged ok with
- *     only informational counters moved (classes "other" and "traffic"). The record rebuilds such a
- *     result exactly, except those informational counters' names and deltas: a rebuilt side keeps
- *     its judgement and n_moved, lists none, and has `brief` set (the JSON says "listed": false).
- *     The --jsonl stream has every result whole: it is written before a result is settled.
+ *   - a plain pass (lib/job/mx_plain.h) between both endpoints as this store first saw them, as a
+ *     record (struct mx_rec). The record rebuilds such a result exactly, except its informational
+ *     counters' names and deltas (a rebuilt side has `brief` set: "listed": false). A result added
+ *     whole keeps those names until it is settled (the --jsonl stream is written before), one added
+ *     as a plain record (mx_results_add_plain: a REPORT's plain side) never had them.
  *   - anything else whole (failures, retests, warnings beyond the bits, --bidir, latency): O(what
  *     is not a plain pass), every byte of it kept, but packed (lib/base/result_pack.h): the runs of zero
  *     bytes of a struct rp_pair_result (empty reasons, unused attempts and counters, the ends of
@@ -30,6 +28,7 @@
 #include "verdict/result_seq.h"
 #include "base/result.h"
 #include "base/result_pack.h"
+#include "job/mx_plain.h"
 
 #define MX_REC_WHOLE_NONE UINT32_MAX
 #define MX_REC_PENDING 0x80u      /* in ctr_measured of a whole result: the rest of the record is what
@@ -71,6 +70,11 @@ int mx_results_add(struct mx_results *mr, const struct rp_pair_result *r, uint32
  * packed result has. */
 int mx_results_add_packed(struct mx_results *mr, const struct rp_pair_result *r, const uint8_t *bytes, size_t len,
 			  uint32_t src, uint32_t dst);
+/* Append the plain pass p between the endpoints src_ep and dst_ep (src -> dst) as its record, with
+ * nothing to unpack or compare; whole instead (as mx_results_add of its expansion) when an endpoint
+ * differs from what this store first saw of it. 0, -EINVAL (an endpoint number >= n_eps) or -ENOMEM. */
+int mx_results_add_plain(struct mx_results *mr, const struct mx_plain *p, const struct rp_endpoint *src_ep,
+			 const struct rp_endpoint *dst_ep, uint32_t src, uint32_t dst);
 /* Result i (< n), built or unpacked into tmp; returns tmp (keep a change with mx_results_put). */
 struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp);
 /* Keep r as result i (r may be what mx_results_get returned). 0 or -ENOMEM (i unchanged). */

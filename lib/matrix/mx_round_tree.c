@@ -136,7 +136,13 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 /* Rank 0: one record into its slot. 0, -EPROTO (not a record: never, the report was checked) or -ENOMEM. */
 static int side_take(struct mx_got *got, const struct mx_wire_side *w)
 {
-	/* its packed bytes as they came: report_check unpacked and checked them (or this rank wrote them) */
+	struct mx_wire_plain wp;
+
+	/* a plain side's 144 bytes, or its packed bytes as they came: report_check checked them (or this
+	 * rank wrote them) */
+	if (w->len == 0)
+		return mx_side_plain(w, &wp) ? mx_got_side_plain(got, (size_t)w->idx * 2 + w->dir, &wp, w->writer != 0)
+					     : -EPROTO;
 	return mx_got_side_packed(got, (size_t)w->idx * 2 + w->dir, (const uint8_t *)(w + 1), w->len, w->writer != 0);
 }
 
@@ -179,6 +185,20 @@ static size_t recs_span(const uint8_t *p, uint32_t n)
 	return off;
 }
 
+/* One received side as its reader takes it: a plain side's record in range, a packed one's result
+ * unpacked (into *r) and in range; both naming an asked-for direction of the round. NULL when so. */
+static const char *side_check(const struct gather *g, const struct mx_wire_side *w, struct rp_pair_result *r)
+{
+	struct mx_wire_plain wp;
+
+	if (w->len == 0)
+		return !mx_side_plain(w, &wp) ? "a plain side out of range"
+		       : !mx_side_job_ok(w, g->jobs, g->n_jobs) ? "a side its rank does not drive" : NULL;
+	if (mx_side_read(w, r) != 0)
+		return "a side whose result does not unpack";
+	return mx_side_ok(w, r, g->jobs, g->n_jobs) ? NULL : "a side its rank does not drive";
+}
+
 /* Does every rank a report names belong to this rank's subtree, with no more records than it
  * drives sides, each a side of its own? NULL when so, else what is wrong. */
 static const char *report_check(const struct gather *g, const void *buf)
@@ -197,11 +217,11 @@ static const char *report_check(const struct gather *g, const void *buf)
 			return "more sides than a rank drives";
 		for (uint32_t j = 0; j < rk[i].n_rec; j++) {
 			const struct mx_wire_side *w = (const void *)p;
+			const char *why = side_check(g, w, &r);
 
-			if (mx_side_read(w, &r) != 0)
-				return "a side whose result does not unpack";
-			if (!mx_side_ok(w, &r, g->jobs, g->n_jobs) ||
-			    (owner_of(g->c, g->jobs[w->idx].a) != rank && owner_of(g->c, g->jobs[w->idx].b) != rank))
+			if (why)
+				return why;
+			if (owner_of(g->c, g->jobs[w->idx].a) != rank && owner_of(g->c, g->jobs[w->idx].b) != rank)
 				return "a side its rank does not drive";
 			p += mx_side_size(w->len);
 		}
@@ -217,7 +237,7 @@ static int own_side_check(const struct gather *g, const struct mx_wire_side *w)
 
 	if (!g->c->measure || !g->c->measure->check_own_sides)
 		return 0;
-	return mx_side_read(w, &r) == 0 && mx_side_ok(w, &r, g->jobs, g->n_jobs) ? 0 : -EPROTO;
+	return side_check(g, w, &r) ? -EPROTO : 0;
 }
 
 /* Take one received report (src's) whole, or not at all. 0 or -ENOMEM. */

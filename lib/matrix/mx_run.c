@@ -117,6 +117,8 @@ void mx_run_fini(struct mx_run *R)
 static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got)
 {
 	struct rp_pair_result tmp;
+	struct rp_endpoint ep[2];
+	struct mx_plain pl;
 
 	for (size_t i = 0; i < 2 * got; i++) {
 		const struct rp_sched_pair *p = &pairs[i / 2];
@@ -127,8 +129,17 @@ static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, s
 		R->kept[i] = -1;
 		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || mx_got_status(&R->got, i) == RP_ST_INTERRUPTED)
 			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
-		mx_got_get_kept(&R->got, i, &tmp, &as_packed);
 		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
+
+		if ((!m || m->res[i % 2] == SIZE_MAX) && mx_got_plain(&R->got, i, &pl, &ep[0], &ep[1])) {
+			/* a plain side: its record kept as it came, nothing expanded */
+			R->kept[i] = (int64_t)R->mr.n;
+			if (mx_results_add_plain(&R->mr, &pl, &ep[0], &ep[1], src, dst) != 0 ||
+			    mx_run_touch(R, R->mr.n - 1) != 0)
+				return -ENOMEM;
+			continue;
+		}
+		mx_got_get_kept(&R->got, i, &tmp, &as_packed);
 
 		if (m && m->res[i % 2] != SIZE_MAX && (m->cleared & (1u << (i % 2)))) {
 			/* a screen failure pass 2 cleared: this measurement replaces it, as if never screened */

@@ -164,8 +164,15 @@ static void test_unpack_refuses_what_is_not_one_result(void **state)
 	assert_int_equal(rp_result_unpack(out, 0, &got), -EPROTO);
 }
 
-/* A REPORT of sides rk[0] = rank 3 with n records. */
-static size_t report_build(uint8_t *buf, size_t n, int k0)
+/* A failure that is sent packed (a reason: not a plain pass). */
+static void a_failure(struct rp_pair_result *r, int k)
+{
+	a_pass(r, k);
+	rp_pair_result_fail(r, RP_ST_TIMEOUT, "no completion within 2.0 s (pair %d)", k);
+}
+
+/* A REPORT of sides rk[0] = rank 3 with n records: failures (packed), or passes (plain sides). */
+static size_t report_build_of(uint8_t *buf, size_t n, int k0, bool passes)
 {
 	struct mx_hdr *h = (struct mx_hdr *)buf;
 	size_t off = sizeof(*h);
@@ -173,7 +180,10 @@ static size_t report_build(uint8_t *buf, size_t n, int k0)
 	struct rp_pair_result r;
 
 	for (size_t i = 0; i < n; i++) {
-		a_pass(&r, k0 + (int)i);
+		if (passes)
+			a_pass(&r, k0 + (int)i);
+		else
+			a_failure(&r, k0 + (int)i);
 		off += mx_side_write(buf + off, (uint32_t)i, 0, true, &r);
 	}
 	memcpy(buf + off, &rk, sizeof(rk));
@@ -182,6 +192,11 @@ static size_t report_build(uint8_t *buf, size_t n, int k0)
 	h->n_ranks = 1;
 	h->length = (uint32_t)off;
 	return off;
+}
+
+static size_t report_build(uint8_t *buf, size_t n, int k0)
+{
+	return report_build_of(buf, n, k0, false);
 }
 
 static void test_report_checks(void **state)
@@ -204,7 +219,7 @@ static void test_report_checks(void **state)
 		memcpy(&s, p, sizeof(s));
 		assert_int_equal(mx_side_read((const void *)p, &r), 0);
 		assert_true(mx_side_ok((const void *)p, &r, jobs, 4));
-		a_pass(&want, 10 + i);
+		a_failure(&want, 10 + i);
 		assert_memory_equal(&r, &want, sizeof(r));
 		assert_int_equal((s.len + sizeof(s)) <= mx_side_size(s.len), 1);
 		p += mx_side_size(s.len);
@@ -217,7 +232,7 @@ static void test_report_checks(void **state)
 	s.len = (uint32_t)RP_PACK_MAX + 1;
 	memcpy((void *)mx_report_recs(buf), &s, sizeof(s));
 	assert_false(mx_report_ok(buf, len));
-	s.len = 0;
+	s.len = 0;                                             /* a plain side: 144 bytes, not this one's */
 	memcpy((void *)mx_report_recs(buf), &s, sizeof(s));
 	assert_false(mx_report_ok(buf, len));
 	/* a record running into the ranks */
@@ -242,6 +257,109 @@ static void test_report_checks(void **state)
 	s.writer = 2;
 	assert_false(mx_side_ok(&s, &r, jobs, 4));
 	free(buf);
+}
+
+/* A plain pass goes as its 144-byte record (len 0), and rank 0's slot, the table merged in, holds
+ * exactly what the packed side gave (without counters listed: nothing to leave out); a pass with
+ * only informational counters listed arrives with its judgement and n_moved, "brief"; anything else
+ * is packed; a plain side out of range is refused by its reader. Before, every side was packed
+ * (len > 0). */
+static void test_plain_sides(void **state)
+{
+	static uint8_t buf[4096], wb[RP_PACK_MAX];
+	struct mx_ep eps[2];
+	struct mx_job jobs[1] = { { .a = 0, .b = 1, .dirs = 1 } };
+	struct mx_got plain = { 0 }, packed = { 0 };
+	struct rp_pair_result r, a, b;
+	struct mx_wire_side s;
+	struct mx_wire_plain wp;
+	size_t len;
+
+	(void)state;
+	memset(eps, 0, sizeof(eps));
+	for (int e = 0; e < 2; e++) {
+		snprintf(eps[e].ep.node, sizeof(eps[e].ep.node), "gpu-node-%04d", 7 + e);
+		snprintf(eps[e].ep.device, sizeof(eps[e].ep.device), "mlx5_7");
+		eps[e].ep.port = 1;
+		eps[e].ep.link_gbps = 400;
+	}
+	a_pass(&r, 7);
+	r.src.mtu = 4096;
+	rp_strlcpy(r.dst.mem, "cuda:3", sizeof(r.dst.mem));
+	rp_strlcpy(r.dst.mem_reg, "dmabuf", sizeof(r.dst.mem_reg));
+	len = mx_side_write(buf, 0, 0, true, &r);
+	memcpy(&s, buf, sizeof(s));
+	assert_int_equal(s.len, 0);
+	assert_int_equal(len, sizeof(s) + sizeof(struct mx_wire_plain));
+	assert_int_equal(sizeof(struct mx_wire_plain), 144);
+	assert_true(mx_side_plain((const void *)buf, &wp));
+	assert_true(mx_side_job_ok((const void *)buf, jobs, 1));
+	assert_int_equal(mx_got_reset(&plain, 2, eps, jobs), 0);
+	assert_int_equal(mx_got_reset(&packed, 2, eps, jobs), 0);
+	assert_int_equal(mx_got_side_plain(&plain, 0, &wp, true), 0);
+	assert_int_equal(mx_got_side_packed(&packed, 0, wb, rp_result_pack(&r, wb), true), 0);
+	assert_true(mx_got_have(&plain, 0) && mx_got_status(&plain, 0) == RP_ST_OK);
+	assert_memory_equal(mx_got_get(&plain, 0, &a), mx_got_get(&packed, 0, &b), sizeof(a));
+	assert_string_equal(a.dst.mem, "cuda:3");
+	assert_int_equal(a.src.mtu, 4096);
+	assert_true(mx_got_bytes(&plain) < 2 * 200);
+
+	/* informational counters listed: the judgement and n_moved arrive, not the names */
+	r.counters.src.measured = 1;
+	r.counters.src.n_moved = r.counters.src.n = 1;
+	rp_strlcpy(r.counters.src.c[0].name, "port_xmit_packets", sizeof(r.counters.src.c[0].name));
+	r.counters.src.c[0].delta = 1000;
+	assert_int_equal(mx_side_write(buf, 0, 0, true, &r), len);
+	assert_int_equal(mx_side_read((const void *)buf, &a), 0);
+	assert_true(a.counters.src.measured && a.counters.src.n_moved == 1 && a.counters.src.n == 0 &&
+		    a.counters.src.brief && !a.counters.dst.measured);
+	/* what the record cannot hold goes packed */
+	r.attempts[0].reason[0] = 'x';
+	mx_side_write(buf, 0, 0, true, &r);
+	memcpy(&s, buf, sizeof(s));
+	assert_true(s.len > 0);
+	a_failure(&r, 7);
+	mx_side_write(buf, 0, 0, true, &r);
+	memcpy(&s, buf, sizeof(s));
+	assert_true(s.len > 0);
+
+	/* a plain side out of range: refused, never taken */
+	a_pass(&r, 7);
+	mx_side_write(buf, 0, 0, true, &r);
+	memcpy(&wp, buf + sizeof(s), sizeof(wp));
+	wp.p.ctr_measured = 4;
+	memcpy(buf + sizeof(s), &wp, sizeof(wp));
+	assert_false(mx_side_plain((const void *)buf, &wp));
+	assert_int_equal(mx_side_read((const void *)buf, &a), -EPROTO);
+	mx_side_write(buf, 0, 0, true, &r);
+	memset(buf + sizeof(s) + offsetof(struct mx_wire_plain, mem), 'A', 16);   /* not terminated */
+	assert_false(mx_side_plain((const void *)buf, &wp));
+	mx_side_write(buf, 0, 0, true, &r);
+	buf[sizeof(s) + offsetof(struct mx_wire_plain, soft)] = 2;
+	assert_false(mx_side_plain((const void *)buf, &wp));
+	mx_got_fini(&plain);
+	mx_got_fini(&packed);
+}
+
+/* A REPORT of plain sides passes the message checks at its size, not a byte less. */
+static void test_report_of_plain_sides(void **state)
+{
+	static uint8_t buf[4096];
+	size_t len = report_build_of(buf, 4, 10, true);
+	struct mx_job jobs[4] = { { 0, 1, 1, 0 }, { 0, 2, 1, 0 }, { 1, 2, 1, 0 }, { 1, 3, 1, 0 } };
+	const uint8_t *p = mx_report_recs(buf);
+	struct rp_pair_result r;
+
+	(void)state;
+	assert_int_equal(len, sizeof(struct mx_hdr) + 4 * (sizeof(struct mx_wire_side) + 144) + sizeof(struct mx_wire_rank));
+	assert_true(mx_report_ok(buf, len));
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(mx_side_read((const void *)p, &r), 0);
+		assert_true(mx_side_ok((const void *)p, &r, jobs, 4));
+		assert_true(r.status == RP_ST_OK && r.gbps == 389.5 + 10 + i);
+		p += mx_side_size(0);
+	}
+	assert_false(mx_report_ok(buf, len - 8));
 }
 
 /* A round's slot: the writer's view wins over the target's, an interrupted view over either. */
@@ -394,6 +512,8 @@ int main(void)
 		cmocka_unit_test(test_same_tokens_as_byte_by_byte),
 		cmocka_unit_test(test_unpack_refuses_what_is_not_one_result),
 		cmocka_unit_test(test_report_checks),
+		cmocka_unit_test(test_plain_sides),
+		cmocka_unit_test(test_report_of_plain_sides),
 		cmocka_unit_test(test_got_keeps_the_view_that_wins),
 		cmocka_unit_test(test_got_keeps_packed_sides),
 		cmocka_unit_test(test_got_merges_the_table),

@@ -120,6 +120,42 @@ static void test_plain_pass_rebuilt(void **state)
 	mx_results_fini(&mr);
 }
 
+/* A plain side's record is kept as it came (mx_results_add_plain): a record at once, nothing whole,
+ * reading back what mx_results_add of the same pass settles into; an endpoint that differs from what
+ * the store first saw of it keeps the result whole, every byte of what the record stands for. */
+static void test_add_plain(void **state)
+{
+	struct mx_results mr;
+	struct rp_pair_result r, tmp, want;
+	struct rp_endpoint other;
+	struct mx_plain p;
+
+	(void)state;
+	eps_init();
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	pass_at(&r, 0, 1, 390.5);
+	assert_true(mx_plain_of(&r, &eps[0], &eps[1], &p));
+	assert_int_equal(mx_results_add_plain(&mr, &p, &eps[0], &eps[1], 0, 1), 0);
+	assert_int_equal(mx_results_n_whole(&mr), 0);
+	briefed(&r, &want);
+	assert_memory_equal(mx_results_get(&mr, 0, &tmp), &want, sizeof(want));
+	mx_results_settle(&mr);
+	assert_memory_equal(mx_results_get(&mr, 0, &tmp), &want, sizeof(want));
+	/* endpoint 1 seen otherwise now (another MTU): whole, exactly the pass between those endpoints */
+	other = eps[1];
+	other.mtu = 1024;
+	pass_at(&r, 2, 1, 380.0);
+	r.dst = other;
+	assert_true(mx_plain_of(&r, &eps[2], &other, &p));
+	assert_int_equal(mx_results_add_plain(&mr, &p, &eps[2], &other, 2, 1), 0);
+	assert_int_equal(mx_results_n_whole(&mr), 1);
+	briefed(&r, &want);
+	assert_memory_equal(mx_results_get(&mr, 1, &tmp), &want, sizeof(want));
+	assert_int_equal(mx_results_add_plain(&mr, &p, &eps[2], &other, 2, N_EPS), -EINVAL);
+	assert_int_equal(mr.n, 2);
+	mx_results_fini(&mr);
+}
+
 /* A plain pass's record is made as it is added and put in its place by the settle, unless a put
  * changed the result meanwhile: then the settle judges what was put (a stale record would bring
  * back the old rate). Its packed bytes can be handed in as they are (mx_results_add_packed). */
@@ -423,6 +459,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_pass_rebuilt),
 		cmocka_unit_test(test_record_made_at_add),
+		cmocka_unit_test(test_add_plain),
 		cmocka_unit_test(test_others_stay_whole),
 		cmocka_unit_test(test_put_moves_between_forms),
 		cmocka_unit_test(test_verdict_over_store),
