@@ -638,8 +638,8 @@ static void test_oversized_report_refused(void **state)
 	free(W);
 }
 
-/* What reaches rank 0 in a healthy run of 16 ranks: every side of every round, each packed (under
- * 1 KB a side, message overhead aside). Before, 3,416 bytes a side: a sweep round of 131,072 probes
+/* What reaches rank 0 in a healthy run of 16 ranks: every side of every round, each packed or, the
+ * writers' passes, sent as their record (lib/job/mx_plain.h; under 1 KB a side, message overhead aside). Before, 3,416 bytes a side: a sweep round of 131,072 probes
  * at 1,024 x 8 brought rank 0 about 0.9 GB of reports. */
 static void test_reports_carry_packed_sides(void **state)
 {
