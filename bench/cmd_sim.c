@@ -567,7 +567,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	rc = rp_sim_run_rounds(&F.S);
 	F.real_rounds_s = rp_now() - F.real_rounds_s - F.write_s;
 	if (F.S.c->size == 1)
-		rp_sim_run_advance(&F.S, F.S.collect_tail_s);   /* the last round's settling and go */
+		rp_sim_run_advance(&F.S, F.S.collect_tail_s);   /* the last round's settling and go, the retest plans */
 	if (stop_sig(&F))   /* the reports, the teardown and MPI_Finalize: one --timeout */
 		rp_signals_watchdog_arm(stop_sig(&F), 4 * F.write_cost);
 	if (rc < 0) {

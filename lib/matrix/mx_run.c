@@ -385,6 +385,7 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
 {
 	size_t n = 0, n_rounds = 0;
+	double t0 = rp_now();
 	int rc = retest_jobs(R, retest_p, &n, &n_rounds);
 
 	*jobs_p = calloc(n ? n : 1, sizeof(**jobs_p));
@@ -400,6 +401,7 @@ static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, s
 	if (rc)
 		n = 0;        /* the others are told there is nothing more; rank 0 reports the error */
 	mx_jobs_send(&R->ctx, R->next_round, *jobs_p, *round_of_p, n);
+	R->retest_plan_s += rp_now() - t0;
 	if (n && R->hooks.retest_scheduled)
 		R->hooks.retest_scheduled(R->hooks.arg, n, n_rounds);
 	*n_p = n;

@@ -64,6 +64,8 @@ struct mx_run {
 	                               * unmeasured (a round a stop cut short ran but is not done) */
 	size_t scheduled_run;           /* planned rounds run, cut short or not (the hook's k) */
 	size_t retest_rounds;         /* extra rounds finished */
+	double retest_plan_s;         /* rank 0: real seconds spent planning the retest sets (the verdict over
+	                               * every kept result, then the jobs sent), every other rank waiting */
 	size_t next_round;            /* the run-wide number of the next round */
 	struct mx_holds holds;        /* this rank's held connections; holds.made/reused/fresh its counts */
 	void *epdead;                 /* rank 0, during a dead-endpoint confirmation: its suspects */

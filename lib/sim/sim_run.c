@@ -383,7 +383,9 @@ int rp_sim_run_rounds(struct rp_sim_run *S)
 {
 	int rc = mx_run_rounds(&S->run);
 
-	S->collect_tail_s = after_hook(S);
+	/* the last round's settling and go, and the retest plans (every rank waits for them: before, left
+	 * out of the projection) */
+	S->collect_tail_s = after_hook(S) + S->run.retest_plan_s;
 	S->collect_s += S->collect_tail_s;
 	return rc;
 }

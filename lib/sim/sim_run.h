@@ -77,8 +77,8 @@ struct rp_sim_run {
 	                               * the virtual clock (the caller adds it) */
 	double collect_last_s;        /* what collect_s grew by at the hook just called: this round's
 	                               * collection and the previous round's part after its hook */
-	double collect_tail_s;        /* after the rounds: the last round's part after its hook (in
-	                               * collect_s, in no collect_last_s) */
+	double collect_tail_s;        /* after the rounds: the last round's part after its hook and the
+	                               * retest plans (run.retest_plan_s) (in collect_s, in no collect_last_s) */
 	double hook_end;              /* rp_now() as the last hook returned; 0 none yet */
 	size_t n_round_s, cap_round_s;
 	size_t sides;                 /* __atomic: directions answered from the model by this rank's sides */
