@@ -1,6 +1,7 @@
 /* mx_plain.c: a plain pass as a 64-byte record; see mx_plain.h. */
 #include "job/mx_plain.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "health/counters.h"
@@ -80,6 +81,7 @@ bool mx_plain_of(const struct rp_pair_result *r, const struct rp_endpoint *src, 
 	struct rp_pair_result m, c;
 
 	if (r->status != RP_ST_OK || r->n_attempts != 1 || r->reason[0] || r->secondary.reason[0] ||
+	    !isfinite(r->gbps) || !isfinite(r->gbps_min) || !isfinite(r->gbps_min_at_s) || !isfinite(r->elapsed_s) ||
 	    r->attempts[0].reason[0] || r->msg_size > UINT32_MAX || r->warnings > UINT16_MAX ||
 	    r->counters.src.n_moved > UINT16_MAX || r->counters.dst.n_moved > UINT16_MAX)
 		return false;
@@ -99,5 +101,6 @@ bool mx_plain_of(const struct rp_pair_result *r, const struct rp_endpoint *src, 
 bool mx_plain_valid(const struct mx_plain *p)
 {
 	return p->ctr_measured <= 3 && p->warnings < (1u << RP_WARN_COUNT_) && p->n_moved[0] <= RP_CTR_MAX &&
-	       p->n_moved[1] <= RP_CTR_MAX && p->pad == 0;
+	       p->n_moved[1] <= RP_CTR_MAX && p->pad == 0 && isfinite(p->gbps) && isfinite(p->gbps_min) &&
+	       isfinite(p->gbps_min_at_s) && isfinite(p->elapsed_s);
 }

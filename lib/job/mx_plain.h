@@ -39,7 +39,8 @@ bool mx_plain_of(const struct rp_pair_result *r, const struct rp_endpoint *src, 
 void mx_plain_expand(const struct mx_plain *p, const struct rp_endpoint *src, const struct rp_endpoint *dst,
 		     struct rp_pair_result *out);
 /* A record from another process: its fields in range (ctr_measured's two bits, the warnings known,
- * n_moved within what a side counts). */
+ * n_moved within what a side counts, the rates and times finite: a result with a rate that is not a
+ * number is never plain, it goes whole). */
 bool mx_plain_valid(const struct mx_plain *p);
 
 #endif

@@ -4,6 +4,7 @@
  * one packed result, or a REPORT whose records do not fit it, are refused; a round's slot keeps the
  * view that wins. Before, a REPORT carried 3,416 bytes a side and rank 0 two whole results a job. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -337,6 +338,15 @@ static void test_plain_sides(void **state)
 	mx_side_write(buf, 0, 0, true, &r);
 	buf[sizeof(s) + offsetof(struct mx_wire_plain, soft)] = 2;
 	assert_false(mx_side_plain((const void *)buf, &wp));
+	mx_side_write(buf, 0, 0, true, &r);
+	memcpy(&wp, buf + sizeof(s), sizeof(wp));
+	wp.p.gbps = NAN;                                       /* a rate that is not a number */
+	memcpy(buf + sizeof(s), &wp, sizeof(wp));
+	assert_false(mx_side_plain((const void *)buf, &wp));
+	r.gbps = INFINITY;                                     /* never sent plain */
+	mx_side_write(buf, 0, 0, true, &r);
+	memcpy(&s, buf, sizeof(s));
+	assert_true(s.len > 0);
 	mx_got_fini(&plain);
 	mx_got_fini(&packed);
 }
