@@ -257,6 +257,10 @@ static int sim_json(void *root, void *arg)
 			"results_bytes", (json_int_t)mx_results_bytes(&S->run.mr), "rank0_peak_rss_kib", (json_int_t)peak_rss_kib(),
 			"rank0_heap_max_bytes", (json_int_t)F->heap_max,
 			"rank0_cpu_s", cpu_total_s(), "round_s", rounds);
+	if (sim && json_object_set_new(sim, "rank0_retest_plan_s", json_real(S->run.retest_plan_s)) != 0) {
+		json_decref(sim);
+		return -ENOMEM;
+	}
 	return sim && json_object_set_new(root, "simulation", sim) == 0 ? 0 : -ENOMEM;
 }
 
@@ -364,7 +368,8 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	/* one rank: its collection is its own work, on the clock; under MPI the wait for the other ranks
 	 * on this host is in it, so it is only reported */
 	if (S->c->size == 1)
-		snprintf(collect, sizeof(collect), " + rank 0 collecting them %.1f s", S->collect_s);
+		snprintf(collect, sizeof(collect), " + rank 0 collecting them %.1f s (%.1f s of it planning the retests)",
+			 S->collect_s, S->run.retest_plan_s);
 	else
 		collect[0] = '\0';
 	printf("SIMULATED (fabric model %s, lock-step rounds): projected wall time %.1f s = rounds %.1f s%s + %swriting "

@@ -86,6 +86,7 @@ static void test_simulated_everywhere(void **state)
 	/* rank 0's collection of each round is on the clock (one rank: its own work, every rank waiting) */
 	assert_true(json_is_true(rp_test_key(sim, "rank0_collect_projected")));
 	assert_true(json_real_value(rp_test_key(sim, "rank0_collect_s")) > 0);
+	assert_true(json_real_value(rp_test_key(sim, "rank0_retest_plan_s")) == 0);   /* --retest 0: no plan */
 	assert_true(fabs(json_real_value(rp_test_key(sim, "projected_wall_s")) -
 			 (sum + json_real_value(rp_test_key(sim, "report_writes_s")) +
 			  json_real_value(rp_test_key(sim, "rank0_collect_s")))) < 1e-4);
@@ -481,6 +482,38 @@ static void test_diff_notable(void **state)
  * text had none, and the progress, the JSON and the projected figures gave four); the progress lines
  * count the failures so far, the sweep's included (before: "0 failed" while they were unreachable),
  * with the sweep's rounds and a time left. */
+/* With --retest, rank 0 plans the retests after the last round (the verdict over every result) while
+ * every rank waits for the jobs: that time is in rank 0's collection and on the projected clock.
+ * Before, it was on neither. */
+static void test_retest_plan_on_the_clock(void **state)
+{
+	char mpath[512], path[600];
+	const char *d = rp_test_tmpdir();
+	json_error_t jerr;
+	json_t *root, *sim;
+	double plan, collect, sum = 0;
+	size_t i;
+	json_t *p;
+
+	(void)state;
+	file_put("plan.model", model, mpath, sizeof(mpath));
+	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' --retest 1 --sweep off "
+					 "--json '%s/plan.json' 2>/dev/null", mpath, d), 1);
+	assert_non_null(strstr(out, "s of it planning the retests)"));
+	snprintf(path, sizeof(path), "%s/plan.json", d);
+	root = json_load_file(path, 0, &jerr);
+	assert_non_null(root);
+	sim = rp_test_key(root, "simulation");
+	plan = json_real_value(rp_test_key(sim, "rank0_retest_plan_s"));
+	collect = json_real_value(rp_test_key(sim, "rank0_collect_s"));
+	assert_true(plan > 0 && plan <= collect);
+	json_array_foreach(rp_test_key(sim, "round_s"), i, p)
+		sum += json_real_value(p);
+	assert_true(fabs(json_real_value(rp_test_key(sim, "projected_wall_s")) -
+			 (sum + json_real_value(rp_test_key(sim, "report_writes_s")) + collect)) < 1e-4);
+	json_decref(root);
+}
+
 static void test_one_clock(void **state)
 {
 	char mpath[512], path[600], want[64], err[1 << 14];
@@ -758,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_dead_spine_drains_nothing),
 		cmocka_unit_test(test_diff_notable),
 		cmocka_unit_test(test_one_clock),
+		cmocka_unit_test(test_retest_plan_on_the_clock),
 		cmocka_unit_test(test_simulator_shown),
 		cmocka_unit_test(test_list_notable),
 		cmocka_unit_test(test_unclean_path_and_write_errors),
