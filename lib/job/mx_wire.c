@@ -39,7 +39,17 @@ static void learned_put(struct mx_wire_plain *wp, int k, const struct rp_endpoin
 	wp->soft[k] = e->soft;
 	memcpy(wp->mem[k], e->mem, sizeof(wp->mem[k]));
 	memcpy(wp->mem_reg[k], e->mem_reg, sizeof(wp->mem_reg[k]));
-	wp->mem[k][sizeof(wp->mem[k]) - 1] = wp->mem_reg[k][sizeof(wp->mem_reg[k]) - 1] = '\0';
+}
+
+/* What a reader takes of a plain side: its record in range, the endpoints' strings terminated, soft 0
+ * or 1, no negative MTU. */
+static bool plain_ok(const struct mx_wire_plain *wp)
+{
+	for (int k = 0; k < 2; k++)
+		if (!mx_str_terminated(wp->mem[k], sizeof(wp->mem[k])) ||
+		    !mx_str_terminated(wp->mem_reg[k], sizeof(wp->mem_reg[k])) || wp->soft[k] > 1 || wp->mtu[k] < 0)
+			return false;
+	return mx_plain_valid(&wp->p);
 }
 
 size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, const struct rp_pair_result *r)
@@ -47,11 +57,16 @@ size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, cons
 	struct mx_wire_side s = { .idx = idx, .dir = dir, .writer = writer };
 	struct mx_wire_plain wp;
 	size_t size;
+	bool plain;
 
 	memset(&wp, 0, sizeof(wp));
-	if (mx_plain_of(r, &r->src, &r->dst, &wp.p)) {
+	plain = mx_plain_of(r, &r->src, &r->dst, &wp.p);
+	if (plain) {
 		learned_put(&wp, 0, &r->src);
 		learned_put(&wp, 1, &r->dst);
+	}
+	/* plain only when its reader takes it as it is (else packed, every byte, as always) */
+	if (plain && plain_ok(&wp)) {
 		memcpy(out, &s, sizeof(s));
 		memcpy(out + sizeof(s), &wp, sizeof(wp));
 		return mx_side_size(0);
@@ -66,11 +81,7 @@ size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, cons
 bool mx_side_plain(const struct mx_wire_side *s, struct mx_wire_plain *wp)
 {
 	memcpy(wp, s + 1, sizeof(*wp));
-	for (int k = 0; k < 2; k++)
-		if (!mx_str_terminated(wp->mem[k], sizeof(wp->mem[k])) ||
-		    !mx_str_terminated(wp->mem_reg[k], sizeof(wp->mem_reg[k])) || wp->soft[k] > 1 || wp->mtu[k] < 0)
-			return false;
-	return mx_plain_valid(&wp->p);
+	return plain_ok(wp);
 }
 
 void mx_plain_eps(const struct mx_wire_plain *wp, struct rp_endpoint *src, struct rp_endpoint *dst)

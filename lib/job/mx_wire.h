@@ -175,7 +175,8 @@ static inline size_t mx_report_len(size_t n_rec, size_t n_ranks)
 }
 
 /* A side's record into out (room for MX_SIDE_MAX bytes): plain when r is a plain pass between its
- * own endpoints (mx_plain_of), else packed. Returns its size. */
+ * own endpoints (mx_plain_of) that a reader takes as it is (mx_side_plain), else packed. Returns its
+ * size. */
 size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, const struct rp_pair_result *r);
 /* A record's result (the record passed mx_report_ok, or was written by mx_side_write). A plain side's
  * endpoints hold only what its sender learned (MTU, memory, soft); the table gives the rest. 0 or

@@ -347,6 +347,17 @@ static void test_plain_sides(void **state)
 	mx_side_write(buf, 0, 0, true, &r);
 	memcpy(&s, buf, sizeof(s));
 	assert_true(s.len > 0);
+	/* nor what its reader would refuse: the side goes packed, never lost */
+	a_pass(&r, 7);
+	r.src.mtu = -1;
+	mx_side_write(buf, 0, 0, true, &r);
+	memcpy(&s, buf, sizeof(s));
+	assert_true(s.len > 0);
+	a_pass(&r, 7);
+	memset(r.dst.mem, 'h', sizeof(r.dst.mem));
+	mx_side_write(buf, 0, 0, true, &r);
+	memcpy(&s, buf, sizeof(s));
+	assert_true(s.len > 0);
 	mx_got_fini(&plain);
 	mx_got_fini(&packed);
 }
