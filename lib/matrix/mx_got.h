@@ -1,11 +1,12 @@
 /* mx_got.h: a round's results as rank 0 collects them, one slot per direction of every job
- * (slot 2 * job + dir), each kept packed (lib/base/result_pack.h): a sweep round of 131,072 one-way
- * probes (1,024 nodes x 8 adapters at width 16) holds a few hundred bytes a probe, not two 3.4 KB
- * results a job. Rank 0's sides and the REPORTs of the others go in with mx_got_side_packed, the
- * round's fix-ups with mx_got_side (the same rule of which view of a direction wins); the run reads
- * them with mx_got_get, which merges the table's description of both endpoints in (mx_got_reset's
- * eps and jobs) as it unpacks: a side's packed bytes are kept as they came, never unpacked and
- * packed again only to be kept or merged.
+ * (slot 2 * job + dir), each kept as it came: a plain side (a pass as its record, lib/job/mx_plain.h,
+ * 144 bytes) or packed (lib/base/result_pack.h): a sweep round of 131,072 one-way probes (1,024 nodes
+ * x 8 adapters at width 16) holds a few hundred bytes a probe at most, not two 3.4 KB results a job.
+ * Rank 0's sides and the REPORTs of the others go in with mx_got_side_plain or mx_got_side_packed,
+ * the round's fix-ups with mx_got_side (the same rule of which view of a direction wins); the run
+ * reads them with mx_got_plain (a plain side's record, nothing built) or mx_got_get, which merges the
+ * table's description of both endpoints in (mx_got_reset's eps and jobs) as it unpacks or rebuilds:
+ * a side's bytes are kept as they came, never unpacked and packed again only to be kept or merged.
  */
 #ifndef RP_MX_GOT_H
 #define RP_MX_GOT_H
