@@ -76,7 +76,7 @@ for run in $RUNS; do
 	rc=$?
 	grep -v '^  node' "$RAW/$name.out" >"$RAW/$name.out.tmp"
 	mv "$RAW/$name.out.tmp" "$RAW/$name.out"
-	proj=$(sed -n 's/.*projected wall time \([0-9.]*\) s = rounds \([0-9.]*\) s + rank 0 collecting them \([0-9.]*\) s[^+]*+ writing reports \([0-9.]*\) s (\([0-9]*\) writes) + final verdict and reports \([0-9.]*\) s.*/\1|\2|\3|\4 (\5)|\6/p' "$RAW/$name.out")
+	proj=$(sed -n 's/.*projected wall time \([0-9.]*\) s = rounds \([0-9.]*\) s + rank 0 collecting them \([0-9.]*\) s + planning the retests [0-9.]* s + writing reports \([0-9.]*\) s (\([0-9]*\) writes) + final verdict and reports \([0-9.]*\) s.*/\1|\2|\3|\4 (\5)|\6/p' "$RAW/$name.out")
 	rounds=$(sed -n 's/^SIMULATED rounds: \([0-9]*\) planned + \([0-9]*\) retest.* \([0-9]*\) results kept.*/\1 + \2|\3/p' "$RAW/$name.out")
 	cpu=$(sed -n 's/^SIMULATED rank 0: peak RSS \([0-9.]*\) MiB, CPU \([0-9.]*\) s (report writes \([0-9.]*\) s, final \([0-9.]*\) s.*/\1|\2 (\3 writing, \4 final)/p' "$RAW/$name.out")
 	heap=$(sed -n 's/^SIMULATED rank 0: heap in use at most \([0-9.]*\) MiB.*/\1/p' "$RAW/$name.out")

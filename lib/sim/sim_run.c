@@ -383,10 +383,11 @@ int rp_sim_run_rounds(struct rp_sim_run *S)
 {
 	int rc = mx_run_rounds(&S->run);
 
-	/* the last round's settling and go, and the retest plans (every rank waits for them: before, left
-	 * out of the projection) */
-	S->collect_tail_s = after_hook(S) + S->run.retest_plan_s;
+	S->collect_tail_s = after_hook(S);
 	S->collect_s += S->collect_tail_s;
+	/* rank 0's retest plans (the verdict over every result): every rank waits for the jobs, whatever
+	 * the ranks (before, left out of the projection) */
+	S->vclock += S->run.retest_plan_s;
 	return rc;
 }
 

@@ -77,8 +77,9 @@ struct rp_sim_run {
 	                               * the virtual clock (the caller adds it) */
 	double collect_last_s;        /* what collect_s grew by at the hook just called: this round's
 	                               * collection and the previous round's part after its hook */
-	double collect_tail_s;        /* after the rounds: the last round's part after its hook and the
-	                               * retest plans (run.retest_plan_s) (in collect_s, in no collect_last_s) */
+	double collect_tail_s;        /* after the rounds: the last round's part after its hook (in
+	                               * collect_s, in no collect_last_s); rank 0's retest plans are apart
+	                               * (run.retest_plan_s), on the clock already */
 	double hook_end;              /* rp_now() as the last hook returned; 0 none yet */
 	size_t n_round_s, cap_round_s;
 	size_t sides;                 /* __atomic: directions answered from the model by this rank's sides */
@@ -87,7 +88,8 @@ struct rp_sim_run {
 /* Build the endpoints, the schedule and the run (the caller's fields set). 0, -EINVAL (logged: the
  * pattern cannot apply), -ENOMEM. */
 int rp_sim_run_init(struct rp_sim_run *S);
-/* Every round (mx_run_rounds). 0, or its status. */
+/* Every round (mx_run_rounds), and rank 0's retest plans (run.retest_plan_s) onto the clock: every rank
+ * waits for them. 0, or its status. */
 int rp_sim_run_rounds(struct rp_sim_run *S);
 /* Rank 0's work between rounds: the other ranks wait for it, so it adds to the projected time. */
 void rp_sim_run_advance(struct rp_sim_run *S, double seconds);

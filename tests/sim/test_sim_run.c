@@ -199,6 +199,22 @@ static void test_dead_link_retest(void **state)
 	world_fini(&W);
 }
 
+/* Rank 0's retest plans are on the clock: the rounds and the plans, nothing else (the caller adds its
+ * collection and writes), to the rounding of one sum. Before, the plans were on no clock. */
+static void test_retest_plan_on_the_clock(void **state)
+{
+	struct world W;
+
+	(void)state;
+	world_run(&W, "full", 1);
+	assert_true(W.S.run.retest_plan_s > 0);
+	assert_true(fabs(W.S.vclock - (W.S.rounds_s + W.S.run.retest_plan_s)) < 1e-12);
+	world_fini(&W);
+	world_run(&W, "full", 0);                       /* no retest: no plan */
+	assert_true(W.S.run.retest_plan_s == 0 && W.S.vclock == W.S.rounds_s);
+	world_fini(&W);
+}
+
 /* rail over 4 x 2: only same-rail pairs, and the dead one among them. */
 static void test_rail(void **state)
 {
@@ -368,6 +384,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dead_link_full),
 		cmocka_unit_test(test_dead_link_retest),
+		cmocka_unit_test(test_retest_plan_on_the_clock),
 		cmocka_unit_test(test_rail),
 		cmocka_unit_test(test_one_rank_many_endpoints),
 		cmocka_unit_test(test_one_rank_answers_inline),
