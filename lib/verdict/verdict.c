@@ -165,14 +165,16 @@ static bool rev_judged(const struct rp_pair_result *r)
 	       (r->reverse.status == RP_ST_OK || r->reverse.status == RP_ST_BELOW_THRESHOLD);
 }
 
-/* Median of the judged rates of msg_size per endpoint, by source (side 0) or destination (side 1). */
+/* Medians of the judged rates of msg_size per endpoint: row[e] over the pairs e sends, col[e] over
+ * those it receives. Both in the same two passes over the pairs (one counts, one places the rates). */
 static int medians_compute(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
-			   int side, double *med)
+			   double *row, double *col)
 {
 	size_t n = ps->n;
 	struct rp_result_peek pk;
-	size_t *start = calloc(n_eps + 1, sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
-	double *vals = calloc(n ? n : 1, sizeof(*vals));
+	double *med[2] = { row, col };
+	size_t *start = calloc(2 * (n_eps + 1), sizeof(*start)), *fill = calloc(2 * (n_eps ? n_eps : 1), sizeof(*fill));
+	double *vals = calloc(2 * (n ? n : 1), sizeof(*vals));
 
 	if (!start || !fill || !vals) {
 		free(start);
@@ -180,25 +182,32 @@ static int medians_compute(const uint32_t *pair_eps, const struct rp_result_seq 
 		free(vals);
 		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
 	}
+	/* side k's endpoint e: start[k * (n_eps + 1) + e], its rates from vals[k * n] */
 	for (size_t i = 0; i < n; i++) {
 		rp_result_seq_peek(ps, i, &pk);
 		if (pk_bw_judged(&pk) && pk.msg_size == msg_size)
-			start[pair_eps[2 * i + side] + 1]++;
+			for (int k = 0; k < 2; k++)
+				start[k * (n_eps + 1) + pair_eps[2 * i + k] + 1]++;
 	}
-	for (size_t e = 0; e < n_eps; e++)
-		start[e + 1] += start[e];
+	for (int k = 0; k < 2; k++)
+		for (size_t e = 0; e < n_eps; e++)
+			start[k * (n_eps + 1) + e + 1] += start[k * (n_eps + 1) + e];
 	for (size_t i = 0; i < n; i++) {
-		size_t e = pair_eps[2 * i + side];
-
 		rp_result_seq_peek(ps, i, &pk);
-		if (pk_bw_judged(&pk) && pk.msg_size == msg_size)
-			vals[start[e] + fill[e]++] = pk.gbps;
-	}
-	for (size_t e = 0; e < n_eps; e++) {
-		size_t m = start[e + 1] - start[e];
+		if (!pk_bw_judged(&pk) || pk.msg_size != msg_size)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			size_t e = pair_eps[2 * i + k];
 
-		med[e] = m == 0 ? 0 : median_of(vals + start[e], m);
+			vals[k * n + start[k * (n_eps + 1) + e] + fill[k * n_eps + e]++] = pk.gbps;
+		}
 	}
+	for (int k = 0; k < 2; k++)
+		for (size_t e = 0; e < n_eps; e++) {
+			size_t from = start[k * (n_eps + 1) + e], m = start[k * (n_eps + 1) + e + 1] - from;
+
+			med[k][e] = m == 0 ? 0 : median_of(vals + k * n + from, m);
+		}
 	free(start);
 	free(fill);
 	free(vals);
@@ -330,77 +339,81 @@ static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_result
 	return dir_decide(cfg, &in, m, &w) == DIR_OK && w == pk->warnings;
 }
 
-struct rev_ent {
-	uint64_t key;                 /* min(src, dst) << 32 | max(src, dst): both directions alike */
-	uint32_t idx;                 /* the pair */
-	uint32_t dir;                 /* 0: src < dst, 1: src > dst (self pairs have no entry) */
-	double gbps;                  /* its rate when judged for bandwidth, else -1 */
+struct rev_ent {                /* a pair in its lower endpoint's bucket */
+	uint32_t hi;                  /* the higher of its two endpoints */
+	uint32_t idx_dir;             /* the pair's index << 1 | 1 when it runs from the higher endpoint */
+	double gbps;                  /* its rate when judged for bandwidth and it moved data, else -1 */
 };
 
-static int rev_ent_cmp(const void *a, const void *b)
-{
-	const struct rev_ent *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->dir < y->dir ? -1 : x->dir > y->dir;
-}
-
-/* Pair i as an entry of reverse_rates' table; false when it has no place there (another message
- * size, a self pair). */
+/* Pair i's lower endpoint (*lo) and its entry in that endpoint's bucket; false when it has no place
+ * in reverse_rates' table (another message size, a self pair). */
 static bool rev_entry(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t i, size_t msg_size,
-		      struct rev_ent *out)
+		      uint32_t *lo, struct rev_ent *out)
 {
 	struct rp_result_peek pk;
 	uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
-	rp_result_seq_peek(ps, i, &pk);
-	if (pk.msg_size != msg_size || s == d)
+	if (s == d)
 		return false;
-	*out = (struct rev_ent){ s < d ? (uint64_t)s << 32 | d : (uint64_t)d << 32 | s, (uint32_t)i, s > d,
-				 pk_bw_judged(&pk) && pk.gbps > 0 ? pk.gbps : -1 };
+	rp_result_seq_peek(ps, i, &pk);
+	if (pk.msg_size != msg_size)
+		return false;
+	*lo = s < d ? s : d;
+	*out = (struct rev_ent){ s < d ? d : s, (uint32_t)(i << 1) | (s > d), pk_bw_judged(&pk) && pk.gbps > 0 ? pk.gbps : -1 };
 	return true;
 }
 
 /* rev[i]: the rate of pair i's other direction measured as a pair of its own (d -> s at the same
- * message size, judged for bandwidth), -1 when there is none. Both directions of a pair are put
- * side by side (a counting sort by their lower endpoint, then each endpoint's few entries sorted),
- * then one pass: a binary search per pair was most of the verdict's time at 8,192 endpoints.
- * 0 or -ENOMEM. */
+ * message size, judged for bandwidth; the first such pair in the sequence when there are several),
+ * -1 when there is none. Every pair goes into the bucket of its lower endpoint, in sequence order (a
+ * counting sort); then, bucket by bucket, each direction's first judged rate is noted per higher
+ * endpoint (first[2 * hi + dir]) and read back by the other direction, and the notes cleared: two
+ * passes over the pairs and three short ones over each bucket, no sort (a binary search per pair, later
+ * a sort per bucket, were most of the verdict's time at 8,192 endpoints). 0, -EOVERFLOW or -ENOMEM. */
 static int reverse_rates(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
 			 double *rev)
 {
-	struct rev_ent *e = malloc((ps->n ? ps->n : 1) * sizeof(*e)), x;
-	size_t *end = calloc(n_eps + 1, sizeof(*end)), m = 0;
+	struct rev_ent *e, x;
+	size_t *end;
+	double *first;
+	uint32_t lo;
 
-	if (!e || !end) {
+	if (ps->n > UINT32_MAX / 2)
+		return rp_error(-EOVERFLOW, "verdict: %zu pairs, more than the reverse-direction rule indexes", ps->n);
+	e = malloc((ps->n ? ps->n : 1) * sizeof(*e));
+	end = calloc(n_eps + 1, sizeof(*end));
+	first = malloc(2 * (n_eps ? n_eps : 1) * sizeof(*first));
+	if (!e || !end || !first) {
 		free(e);
 		free(end);
+		free(first);
 		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
 	}
+	for (size_t k = 0; k < 2 * n_eps; k++)
+		first[k] = -1;
 	for (size_t i = 0; i < ps->n; i++)
-		if (rev_entry(pair_eps, ps, i, msg_size, &x) && (x.key >> 32) < n_eps)
-			end[(x.key >> 32) + 1]++;
+		if (rev_entry(pair_eps, ps, i, msg_size, &lo, &x))
+			end[lo + 1]++;
 	for (size_t k = 1; k <= n_eps; k++)
 		end[k] += end[k - 1];     /* end[k]: where endpoint k's entries begin */
 	for (size_t i = 0; i < ps->n; i++) {
 		rev[i] = -1;
-		if (rev_entry(pair_eps, ps, i, msg_size, &x) && (x.key >> 32) < n_eps) {
-			e[end[x.key >> 32]++] = x;   /* ... and, once all are in, where they end */
-			m++;
-		}
+		if (rev_entry(pair_eps, ps, i, msg_size, &lo, &x))
+			e[end[lo]++] = x;     /* ... and, once all are in, where they end */
 	}
-	for (size_t k = 0, from = 0; k < n_eps; from = end[k++])
-		qsort(e + from, end[k] - from, sizeof(*e), rev_ent_cmp);
-	for (size_t a = 0, b; a < m; a = b) {
-		double first[2] = { -1, -1 };   /* each direction's first judged rate */
+	for (size_t k = 0, from = 0; k < n_eps; from = end[k++]) {
+		for (size_t j = from; j < end[k]; j++) {
+			double *f = &first[2 * e[j].hi + (e[j].idx_dir & 1)];
 
-		for (b = a; b < m && e[b].key == e[a].key; b++)
-			if (first[e[b].dir] < 0)
-				first[e[b].dir] = e[b].gbps;
-		for (size_t k = a; k < b; k++)
-			rev[e[k].idx] = first[!e[k].dir];
+			if (*f < 0)
+				*f = e[j].gbps;
+		}
+		for (size_t j = from; j < end[k]; j++)
+			rev[e[j].idx_dir >> 1] = first[2 * e[j].hi + !(e[j].idx_dir & 1)];
+		for (size_t j = from; j < end[k]; j++)
+			first[2 * e[j].hi] = first[2 * e[j].hi + 1] = -1;
 	}
+	free(first);
 	free(end);
 	free(e);
 	return 0;
@@ -416,9 +429,7 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 	int rc = 0;
 
 	if (row) {
-		rc = medians_compute(pair_eps, ps, n_eps, msg_size, 0, row);
-		if (!rc)
-			rc = medians_compute(pair_eps, ps, n_eps, msg_size, 1, col);
+		rc = medians_compute(pair_eps, ps, n_eps, msg_size, row, col);
 		if (!rc && !(rev = malloc((ps->n ? ps->n : 1) * sizeof(*rev))))
 			rc = rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
 		if (!rc)
@@ -464,29 +475,49 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 	return rc;
 }
 
+/* Note msg_size among the *n sizes the bandwidth rules judge (in the order first seen). 0 or -ENOMEM. */
+static int size_note(size_t **sizes, size_t *n, size_t *cap, size_t msg_size)
+{
+	for (size_t k = 0; k < *n; k++)
+		if ((*sizes)[k] == msg_size)
+			return 0;
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 4;
+		size_t *p = realloc(*sizes, c * sizeof(*p));
+
+		if (!p)
+			return rp_error(-ENOMEM, "verdict: allocate %zu message sizes", c);
+		*sizes = p;
+		*cap = c;
+	}
+	(*sizes)[(*n)++] = msg_size;
+	return 0;
+}
+
 /* Judge afresh: BELOW_THRESHOLD and LINK_ERRORS back to measured ok, the verdict's warnings cleared;
  * the port counters; then every message size in turn (medians never mix sizes). */
 static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			    size_t n_eps)
 {
-	size_t n = ps->n;
+	size_t n = ps->n, *sizes = NULL, n_sizes = 0, sizes_cap = 0;
 	struct rp_pair_result tmp;
 	double *row = NULL, *col = NULL;
-	char *done = calloc(n ? n : 1, 1);
 	int rc = 0;
 
-	if (!done)
-		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", n);
+	/* each pair reset (a plain pass is judged afresh in one go by size_judge), and the sizes judged */
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct rp_result_peek pk;
 		struct rp_pair_result *r;
 
 		rp_result_seq_peek(ps, i, &pk);
-		if (pk.plain)
-			continue;             /* judged afresh in one go by size_judge */
-		r = rp_result_seq_get(ps, i, &tmp);
-		judge_reset(r);
-		rc = rp_result_seq_put(ps, i, r);
+		if (!pk.plain) {
+			r = rp_result_seq_get(ps, i, &tmp);
+			judge_reset(r);
+			rc = rp_result_seq_put(ps, i, r);
+			rp_result_peek_of(r, &pk);
+		}
+		if (!rc && (pk_bw_judged(&pk) || pk_rev_judged(&pk)))
+			rc = size_note(&sizes, &n_sizes, &sizes_cap, pk.msg_size);
 	}
 	if (!rc && cfg->outlier > 0) {
 		row = calloc(n_eps ? n_eps : 1, sizeof(*row));
@@ -496,22 +527,8 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		struct rp_result_peek pk;
-		size_t size;
-
-		if (done[i])
-			continue;
-		rp_result_seq_peek(ps, i, &pk);
-		size = pk.msg_size;
-		if (!pk_bw_judged(&pk) && !pk_rev_judged(&pk))
-			continue;
-		for (size_t k = i; k < n; k++) {
-			rp_result_seq_peek(ps, k, &pk);
-			done[k] |= pk.msg_size == size;
-		}
-		rc = size_judge(cfg, pair_eps, ps, n_eps, size, row, col);
-	}
+	for (size_t k = 0; k < n_sizes && !rc; k++)
+		rc = size_judge(cfg, pair_eps, ps, n_eps, sizes[k], row, col);
 	/* a --bidir pair whose reverse failed fails as a pair; then how each failure held up on retest
 	 * (a plain pass as the retest rules leave it, one attempt and confirm none, has nothing to fold
 	 * or classify) */
@@ -528,7 +545,7 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 		rc = rp_result_seq_put(ps, i, r);
 	}
 out:
-	free(done);
+	free(sizes);
 	free(row);
 	free(col);
 	return rc;
@@ -543,7 +560,38 @@ static uint32_t uf_find(uint32_t *parent, uint32_t x)
 	return x;
 }
 
-/* Components of the "moved data" graph; fabric = smallest member; coverage = distinct nodes. */
+/* Pair i into the run's and its endpoints' counts (judged and classified: after thresholds_apply). */
+static void count_pair(const uint32_t *pair_eps, size_t i, const struct rp_result_peek *pk, struct rp_verdict *v)
+{
+	bool ok = pk->status == RP_ST_OK;
+	bool moved = ok || pk->status == RP_ST_BELOW_THRESHOLD || pk->status == RP_ST_LINK_ERRORS;
+	bool confirmed = !ok && pk->confirm == RP_CONFIRM_CONFIRMED;
+
+	v->n_ok += ok;
+	v->n_below += pk->status == RP_ST_BELOW_THRESHOLD;
+	v->n_confirmed += confirmed;
+	v->n_unconfirmed += !ok && !confirmed;
+	v->n_flaky += ok && pk->confirm == RP_CONFIRM_FLAKY;
+	uint32_t w = pk->warnings | (pk->rev_measured ? pk->rev_warnings : 0);   /* either direction */
+
+	v->n_nominal += (w >> RP_WARN_NOMINAL_RATE) & 1u;
+	v->n_interval_drop += (w >> RP_WARN_INTERVAL_DROP) & 1u;
+	v->n_lossy += (w >> RP_WARN_LOSSY) & 1u;
+	v->n_mtu_mismatch += (w >> RP_WARN_MTU_MISMATCH) & 1u;
+	/* a self pair (s == d) is one pair of its endpoint, not two */
+	for (int side = 0; side < (pair_eps[2 * i] == pair_eps[2 * i + 1] ? 1 : 2); side++) {
+		struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
+
+		ve->pairs++;
+		ve->failed += !ok;
+		ve->confirmed += confirmed;
+		ve->measured = true;
+		ve->worked |= moved;
+	}
+}
+
+/* The run's and each endpoint's counts (count_pair), and the components of the "moved data" graph:
+ * fabric = smallest member; coverage = distinct nodes. One pass over the judged pairs. */
 static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const uint32_t *pair_eps,
 			   const struct rp_result_seq *ps, struct rp_verdict *v, size_t *cov, const size_t *ep_node)
 {
@@ -558,13 +606,14 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	}
 	for (size_t e = 0; e < n_eps; e++)
 		parent[e] = (uint32_t)e;
+	v->n_pairs = ps->n;
 	for (size_t i = 0; i < ps->n; i++) {
 		struct rp_result_peek pk;
 		enum rp_status st;
 
 		rp_result_seq_peek(ps, i, &pk);
+		count_pair(pair_eps, i, &pk, v);
 		st = pk.status;
-
 		if (st != RP_ST_OK && st != RP_ST_BELOW_THRESHOLD && st != RP_ST_LINK_ERRORS)
 			continue;
 		uint32_t a = uf_find(parent, pair_eps[2 * i]), b = uf_find(parent, pair_eps[2 * i + 1]);
@@ -584,6 +633,8 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	}
 	free(parent);
 	free(last_node);
+	v->n_failed = ps->n - v->n_ok;
+	v->pass = v->n_failed == 0;
 	return 0;
 }
 
@@ -628,46 +679,6 @@ static int nodes_fill(const struct rp_endpoint *eps, size_t n_eps, struct rp_ver
 	return 0;
 }
 
-/* The run's and each endpoint's counts, from the judged and classified pairs. */
-static void counts_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps, struct rp_verdict *v)
-{
-	size_t n = ps->n;
-
-	v->n_pairs = n;
-	for (size_t i = 0; i < n; i++) {
-		struct rp_result_peek pk;
-
-		rp_result_seq_peek(ps, i, &pk);
-		bool ok = pk.status == RP_ST_OK;
-		bool moved = ok || pk.status == RP_ST_BELOW_THRESHOLD || pk.status == RP_ST_LINK_ERRORS;
-		bool confirmed = !ok && pk.confirm == RP_CONFIRM_CONFIRMED;
-
-		v->n_ok += ok;
-		v->n_below += pk.status == RP_ST_BELOW_THRESHOLD;
-		v->n_confirmed += confirmed;
-		v->n_unconfirmed += !ok && !confirmed;
-		v->n_flaky += ok && pk.confirm == RP_CONFIRM_FLAKY;
-		uint32_t w = pk.warnings | (pk.rev_measured ? pk.rev_warnings : 0);   /* either direction */
-
-		v->n_nominal += (w >> RP_WARN_NOMINAL_RATE) & 1u;
-		v->n_interval_drop += (w >> RP_WARN_INTERVAL_DROP) & 1u;
-		v->n_lossy += (w >> RP_WARN_LOSSY) & 1u;
-		v->n_mtu_mismatch += (w >> RP_WARN_MTU_MISMATCH) & 1u;
-		/* a self pair (s == d) is one pair of its endpoint, not two */
-		for (int side = 0; side < (pair_eps[2 * i] == pair_eps[2 * i + 1] ? 1 : 2); side++) {
-			struct rp_verdict_ep *ve = &v->eps[pair_eps[2 * i + side]];
-
-			ve->pairs++;
-			ve->failed += !ok;
-			ve->confirmed += confirmed;
-			ve->measured = true;
-			ve->worked |= moved;
-		}
-	}
-	v->n_failed = n - v->n_ok;
-	v->pass = v->n_failed == 0;
-}
-
 int rp_verdict_apply(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		     const uint32_t *pair_eps, struct rp_pair_result *res, size_t n, struct rp_verdict *v)
 {
@@ -700,7 +711,6 @@ int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	rc = thresholds_apply(cfg, pair_eps, ps, n_eps);
 	if (rc)
 		goto out;
-	counts_fill(pair_eps, ps, v);
 	rc = fabrics_compute(eps, n_eps, pair_eps, ps, v, cov, ep_node);
 	if (rc)
 		goto out;

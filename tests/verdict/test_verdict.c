@@ -496,6 +496,46 @@ static void test_direction_far_below_its_reverse(void **state)
 	rp_verdict_fini(&v);
 }
 
+/* The reverse of a direction is the first pair of the other direction, at the same message size,
+ * that the bandwidth rules judge: one that failed to measure is passed over, a later measurement of
+ * the same direction is not the one compared, and another message size's rates never are. */
+static void test_reverse_is_the_first_judged_of_its_size(void **state)
+{
+	static struct fixture f;
+	struct rp_verdict_cfg c;
+	struct rp_verdict v;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	ep_add(&f, "vm", "rxe0", 10);
+	ep_add(&f, "vm", "rxe1", 10);
+	f.eps[0].soft = f.eps[1].soft = true;
+	pair_add(&f, 0, 1, RP_ST_OK, 0.003);        /* 0: judged against 0.224 */
+	pair_add(&f, 1, 0, RP_ST_TIMEOUT, 0);       /* 1: no rate: passed over */
+	pair_add(&f, 1, 0, RP_ST_OK, 0.224);        /* 2: the reverse of 0 */
+	pair_add(&f, 1, 0, RP_ST_OK, 0.002);        /* 3: a later one, not compared with 0 */
+	pair_add(&f, 0, 1, RP_ST_OK, 0.5);          /* 4: another size: against 100, not 0.224 */
+	pair_add(&f, 1, 0, RP_ST_OK, 100);          /* 5 */
+	for (size_t i = 0; i < f.n; i++) {
+		f.res[i].msg_size = i < 4 ? 65536 : 8;
+		f.res[i].gbps_min = f.res[i].gbps;
+		rp_pair_result_record_attempt(&f.res[i], 14);
+	}
+	rp_verdict_cfg_default(&c);
+	c.outlier = 1e-6;                           /* the reverse rule alone: no median in reach */
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	assert_int_equal(f.res[0].status, RP_ST_BELOW_THRESHOLD);
+	if (!strstr(f.res[0].reason, "(rxe1:1 -> rxe0:1, 0.224 Gb/s)"))
+		fail_msg("pair 0's reason: %s", f.res[0].reason);
+	assert_int_equal(f.res[2].status, RP_ST_OK);   /* 0.224 against 0.003: not below */
+	assert_int_equal(f.res[3].status, RP_ST_OK);   /* 0.002 against the first of 0 -> 1, 0.003 */
+	assert_int_equal(f.res[4].status, RP_ST_BELOW_THRESHOLD);
+	if (!strstr(f.res[4].reason, "(rxe1:1 -> rxe0:1, 100.000 Gb/s)"))
+		fail_msg("pair 4's reason: %s", f.res[4].reason);
+	assert_int_equal(f.res[5].status, RP_ST_OK);
+	rp_verdict_fini(&v);
+}
+
 /* The issue's loopback: 0.014 Gb/s against 0.27 for its neighbours was PASS. Under the default rule
  * both lossy pairs are outliers, and with --retest 1 not yet done they are unconfirmed: the run
  * fails, nothing is drained. */
@@ -969,6 +1009,7 @@ int main(void)
 		cmocka_unit_test(test_apply_is_idempotent),
 		cmocka_unit_test(test_bidir_each_direction_judged),
 		cmocka_unit_test(test_direction_far_below_its_reverse),
+		cmocka_unit_test(test_reverse_is_the_first_judged_of_its_size),
 		cmocka_unit_test(test_self_pair_counted_once),
 	};
 
