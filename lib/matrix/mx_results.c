@@ -10,13 +10,21 @@ int mx_results_init(struct mx_results *mr, size_t n_eps)
 {
 	memset(mr, 0, sizeof(*mr));
 	mr->ep = calloc(n_eps ? n_eps : 1, sizeof(*mr->ep));
+	mr->facts = calloc(n_eps ? n_eps : 1, sizeof(*mr->facts));
 	mr->ep_seen = calloc(n_eps ? n_eps : 1, sizeof(*mr->ep_seen));
-	if (!mr->ep || !mr->ep_seen) {
+	if (!mr->ep || !mr->facts || !mr->ep_seen) {
 		mx_results_fini(mr);
 		return -ENOMEM;
 	}
 	mr->n_eps = n_eps;
 	return 0;
+}
+
+/* Endpoint e as its records rebuild it from now on. */
+static void ep_keep(struct mx_results *mr, uint32_t e, const struct rp_endpoint *ep)
+{
+	mr->ep[e] = *ep;
+	mr->facts[e] = (struct mx_ep_facts){ .link_gbps = ep->link_gbps, .mtu = ep->mtu, .soft = ep->soft };
 }
 
 /* A plain pass's record as this store keeps it (not whole, nothing pending). */
@@ -154,9 +162,9 @@ static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint
 	new_src = !mr->ep_seen[src];
 	new_dst = !mr->ep_seen[dst];
 	if (new_src)
-		mr->ep[src] = r->src;
+		ep_keep(mr, src, &r->src);
 	if (new_dst)
-		mr->ep[dst] = r->dst;
+		ep_keep(mr, dst, &r->dst);
 	mr->ep_seen[src] = mr->ep_seen[dst] = true;
 	plain = rec_plain(mr, r, src, dst, &rec);
 	rc = slot_alloc(mr, &slot);
@@ -209,9 +217,9 @@ int mx_results_add_plain(struct mx_results *mr, const struct mx_plain *p, const 
 	if (rec_room(mr) != 0)
 		return -ENOMEM;
 	if (!mr->ep_seen[src])
-		mr->ep[src] = *src_ep;
+		ep_keep(mr, src, src_ep);
 	if (!mr->ep_seen[dst])
-		mr->ep[dst] = *dst_ep;
+		ep_keep(mr, dst, dst_ep);
 	mr->ep_seen[src] = mr->ep_seen[dst] = true;
 	rec_of_plain(p, &mr->rec[mr->n]);
 	mr->pair_eps[2 * mr->n] = src;
@@ -315,7 +323,7 @@ void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_result_pee
 	}
 	/* what rec_expand() builds: ok, not latency, no reverse, confirm none, a plain pass between the
 	 * endpoints as first seen */
-	const struct rp_endpoint *s = &mr->ep[mr->pair_eps[2 * i]], *d = &mr->ep[mr->pair_eps[2 * i + 1]];
+	const struct mx_ep_facts *s = &mr->facts[mr->pair_eps[2 * i]], *d = &mr->facts[mr->pair_eps[2 * i + 1]];
 
 	*pk = (struct rp_result_peek){ .status = RP_ST_OK, .confirm = RP_CONFIRM_NONE, .msg_size = rec->msg_size,
 				     .gbps = rec->gbps, .warnings = rec->warnings, .rev_status = RP_ST_OK, .plain = true,
@@ -351,7 +359,7 @@ size_t mx_results_bytes(const struct mx_results *mr)
 {
 	return mr->cap * (sizeof(*mr->rec) + 2 * sizeof(*mr->pair_eps)) +
 	       mr->whole_cap * (sizeof(*mr->whole) + sizeof(*mr->free_slot)) + mr->packed_bytes +
-	       mr->n_eps * (sizeof(*mr->ep) + sizeof(*mr->ep_seen));
+	       mr->n_eps * (sizeof(*mr->ep) + sizeof(*mr->facts) + sizeof(*mr->ep_seen));
 }
 
 void mx_results_fini(struct mx_results *mr)
@@ -363,6 +371,7 @@ void mx_results_fini(struct mx_results *mr)
 	free(mr->whole);
 	free(mr->free_slot);
 	free(mr->ep);
+	free(mr->facts);
 	free(mr->ep_seen);
 	memset(mr, 0, sizeof(*mr));
 }

@@ -45,6 +45,12 @@ struct mx_rec {                   /* 64 bytes */
 	uint16_t n_moved[2];          /* src's, dst's informational counters that moved */
 };
 
+struct mx_ep_facts {             /* of an endpoint as kept (ep[]): what the verdict's passes read */
+	double link_gbps;
+	int32_t mtu;
+	uint8_t soft;
+};
+
 struct mx_results {
 	struct mx_rec *rec;
 	uint32_t *pair_eps;           /* 2 per result: source and destination endpoint */
@@ -56,6 +62,7 @@ struct mx_results {
 	uint32_t *free_slot;
 	size_t n_free, free_cap;
 	struct rp_endpoint *ep;       /* per endpoint number, as first seen in a result (a record's src/dst) */
+	struct mx_ep_facts *facts;    /* per endpoint number, what a peek reads of ep[] (16 bytes, not ~190) */
 	bool *ep_seen;
 	size_t n_eps;
 };
