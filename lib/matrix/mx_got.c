@@ -98,17 +98,33 @@ int mx_got_side_plain(struct mx_got *g, size_t k, const struct mx_wire_plain *wp
 	return 0;
 }
 
+/* End k (0 src, 1 dst) of a plain side as mx_got_ep_merge makes it of the side's endpoint
+ * (mx_plain_eps) and the table's: the table's description, with what the engine learned kept. Built
+ * in place: one copy of the table's endpoint instead of four (a plain side per direction at rank 0). */
+static void plain_ep(const struct mx_wire_plain *wp, int k, const struct rp_endpoint *table, struct rp_endpoint *out)
+{
+	*out = *table;
+	if (wp->mtu[k])
+		out->mtu = wp->mtu[k];
+	if (wp->mem[k][0])
+		memcpy(out->mem, wp->mem[k], sizeof(out->mem));
+	if (wp->mem_reg[k][0])
+		memcpy(out->mem_reg, wp->mem_reg[k], sizeof(out->mem_reg));
+	out->soft = out->soft || wp->soft[k] != 0;
+}
+
 bool mx_got_plain(const struct mx_got *g, size_t k, struct mx_plain *p, struct rp_endpoint *src, struct rp_endpoint *dst)
 {
 	if (k >= g->n || !g->is_plain[k])
 		return false;
 	*p = g->plain[k].p;
-	mx_plain_eps(&g->plain[k], src, dst);
 	if (g->eps && g->jobs) {
 		const struct mx_job *j = &g->jobs[k / 2];
 
-		mx_got_ep_merge(src, &g->eps[k % 2 ? j->b : j->a].ep);
-		mx_got_ep_merge(dst, &g->eps[k % 2 ? j->a : j->b].ep);
+		plain_ep(&g->plain[k], 0, &g->eps[k % 2 ? j->b : j->a].ep, src);
+		plain_ep(&g->plain[k], 1, &g->eps[k % 2 ? j->a : j->b].ep, dst);
+	} else {
+		mx_plain_eps(&g->plain[k], src, dst);
 	}
 	return true;
 }
