@@ -542,7 +542,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 	F.out = (struct matrix_out){
 		.cmd_line = F.title, .argc = argc, .argv = argv, .cfg = &o->eng.cfg,
 		.pattern = o->pattern_text, .seed = o->run.seed, .vcfg = &o->vc.cfg, .eps = F.S.eps, .n_eps = F.S.n_eps,
-		.results = &F.S.run.mr, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),
+		.results = &F.S.run.mr, .judged = &F.S.run.judged, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),
 		.json = o->eng.json, .csv = o->eng.csv, .html = o->run.html, .junit = o->run.junit, .summary_only = o->run.summary, .nodes_all = o->run.nodes_all, .junit_pairs = o->run.junit_pairs,
 		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
 		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,

@@ -12,6 +12,7 @@
 #include "matrix/mx_conc.h"
 #include "plan/mx_plan.h"
 #include "matrix/mx_results.h"
+#include "matrix/mx_retest.h"
 #include "matrix/mx_sweep.h"
 #include "job/mx_table.h"
 #include "report/report_list.h"
@@ -33,6 +34,8 @@ struct matrix_out {
 	const struct mx_ep *eps;
 	size_t n_eps;
 	struct mx_results *results;   /* judged in place by matrix_cli_write_files */
+	struct mx_judged *judged;     /* the run's kept verdict of results (mx_run.judged): the final
+	                               * reports take it when it still holds; NULL: none */
 	size_t rounds_done, n_rounds;
 	size_t rounds_run;            /* planned rounds started: rounds_done, plus one a stop cut short */
 	double started_wall, elapsed_s;

@@ -281,8 +281,8 @@ int matrix_cli_write_files(struct matrix_out *o, struct rp_verdict *v_out, bool 
 	for (size_t e = 0; e < o->n_eps; e++)
 		eps[e] = o->eps[e].ep;
 	/* judged in place: the verdict judges afresh every time (verdict.h), so rank 0 never holds a
-	 * second copy of every result */
-	if (mx_judge(o->vcfg, eps, o->n_eps, mr->pair_eps, &judged, o->max_retest, &v) != 0) {
+	 * second copy of every result; or the run's kept verdict, when nothing changed since it */
+	if (mx_judge_results(o->judged, o->vcfg, eps, o->n_eps, mr, o->max_retest, &v, NULL) != 0) {
 		fprintf(stderr, "rdmaprobe matrix: could not compute the verdict (see above)\n");
 		rp_verdict_fini(&v);
 		free(eps);

@@ -188,6 +188,7 @@ static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint
 	mr->pair_eps[2 * mr->n] = src;
 	mr->pair_eps[2 * mr->n + 1] = dst;
 	mr->n++;
+	mr->gen++;
 	return 0;
 }
 
@@ -225,6 +226,7 @@ int mx_results_add_plain(struct mx_results *mr, const struct mx_plain *p, const 
 	mr->pair_eps[2 * mr->n] = src;
 	mr->pair_eps[2 * mr->n + 1] = dst;
 	mr->n++;
+	mr->gen++;
 	return 0;
 }
 
@@ -257,8 +259,19 @@ int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result 
 		if (slot != MX_REC_WHOLE_NONE)
 			slot_free(mr, slot);
 		mr->rec[i] = rec;
+		mr->gen++;
 		return 0;
 	}
+	if (slot != MX_REC_WHOLE_NONE) {
+		struct rp_pair_result cur;
+
+		/* a judgement puts back every failure it judged: one judged as before stands, unchanged */
+		rp_packed_get(&mr->whole[slot], &cur);
+		if (memcmp(&cur, r, sizeof(cur)) == 0)
+			return 0;
+	}
+	mr->gen++;                    /* whatever follows changes it, or fails and changes nothing (a later
+	                               * judgement then judges afresh: a needless one, never a stale one) */
 	if (slot == MX_REC_WHOLE_NONE) {
 		if (slot_alloc(mr, &slot) != 0)
 			return -ENOMEM;
@@ -279,6 +292,8 @@ void mx_results_settle(struct mx_results *mr)
 {
 	struct rp_pair_result r;
 
+	if (mr->settled < mr->n)
+		mr->gen++;
 	for (size_t i = mr->settled; i < mr->n; i++) {
 		uint32_t slot = mr->rec[i].whole;
 		struct mx_rec rec;

@@ -62,6 +62,8 @@ struct mx_results {
 	uint32_t *free_slot;
 	size_t n_free, free_cap;
 	struct rp_endpoint *ep;       /* per endpoint number, as first seen in a result (a record's src/dst) */
+	uint64_t gen;                 /* bumped by every change to the results (an add, a put, a settle): a
+	                               * judgement of the store holds while it is unchanged (mx_retest.h) */
 	struct mx_ep_facts *facts;    /* per endpoint number, what a peek reads of ep[] (16 bytes, not ~190) */
 	bool *ep_seen;
 	size_t n_eps;

@@ -136,3 +136,60 @@ int mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, si
 	c.retest = max_retest;
 	return rp_verdict_judge(&c, eps, n_eps, pair_eps, res, v);
 }
+
+void mx_judged_fini(struct mx_judged *kept)
+{
+	if (kept->valid)
+		rp_verdict_fini(&kept->v);
+	memset(kept, 0, sizeof(*kept));
+}
+
+/* The configuration a judgement with max_retest runs under, padding and all as cfg's. */
+static void judge_cfg(const struct rp_verdict_cfg *cfg, unsigned max_retest, struct rp_verdict_cfg *out)
+{
+	memcpy(out, cfg, sizeof(*out));
+	out->retest = max_retest;
+}
+
+int mx_judge_keep(struct mx_judged *kept, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
+		  size_t n_eps, struct mx_results *mr, unsigned max_retest)
+{
+	struct rp_result_seq ps = mx_results_pairs(mr);
+	struct rp_verdict v;
+	int rc;
+
+	mx_judged_fini(kept);
+	rc = mx_judge(cfg, eps, n_eps, mr->pair_eps, &ps, max_retest, &v);
+	if (rc) {
+		rp_verdict_fini(&v);
+		return rc;
+	}
+	kept->valid = true;
+	kept->gen = mr->gen;          /* after the judgement's own puts */
+	judge_cfg(cfg, max_retest, &kept->cfg);
+	kept->eps = eps;
+	kept->n_eps = n_eps;
+	kept->v = v;
+	return 0;
+}
+
+int mx_judge_results(struct mx_judged *kept, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
+		     size_t n_eps, struct mx_results *mr, unsigned max_retest, struct rp_verdict *v, bool *taken_p)
+{
+	struct rp_result_seq ps = mx_results_pairs(mr);
+	struct rp_verdict_cfg c;
+
+	if (taken_p)
+		*taken_p = false;
+	judge_cfg(cfg, max_retest, &c);
+	if (kept && kept->valid && kept->gen == mr->gen && kept->n_eps == n_eps && memcmp(&kept->cfg, &c, sizeof(c)) == 0 &&
+	    (n_eps == 0 || memcmp(kept->eps, eps, n_eps * sizeof(*eps)) == 0)) {
+		*v = kept->v;
+		kept->valid = false;
+		mx_judged_fini(kept);
+		if (taken_p)
+			*taken_p = true;
+		return 0;
+	}
+	return mx_judge(cfg, eps, n_eps, mr->pair_eps, &ps, max_retest, v);
+}

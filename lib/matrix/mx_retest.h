@@ -19,6 +19,7 @@
 #include "verdict/result_seq.h"
 #include "base/result.h"
 #include "verdict/verdict.h"
+#include "matrix/mx_results.h"
 
 /* One unordered pair to measure again. */
 struct mx_retest_job {
@@ -48,5 +49,32 @@ void mx_retest_fold(struct rp_pair_result *kept, enum rp_status judged_status, i
  * drain decisions, so they see how each failure held up. Arguments as rp_verdict_apply's; *v filled (call rp_verdict_fini). */
 int mx_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps, size_t n_eps,
 		const uint32_t *pair_eps, const struct rp_result_seq *res, unsigned max_retest, struct rp_verdict *v);
+
+/* A judgement of a store kept for its next one. A verdict is a function of the configuration, the
+ * endpoints and the results alone, and judging afresh is idempotent (verdict.h): while the store has
+ * not changed since (its generation, mx_results.gen) and the same configuration and endpoints are
+ * asked for, byte for byte, the kept verdict is that judgement. Rank 0 judges every result to plan the
+ * retests and again for the reports; when the plan found nothing to measure again, the second is the
+ * first (8 million results at 1,024 x 8: seconds, every rank waiting). A mismatch, or a store changed
+ * by as much as a put, judges afresh: needless at worst, never stale. */
+struct mx_judged {
+	bool valid;
+	uint64_t gen;                 /* the store's generation after it was judged */
+	struct rp_verdict_cfg cfg;    /* as judged (its retest the max_retest asked for) */
+	const struct rp_endpoint *eps;   /* as judged: the caller's, kept until the verdict is taken */
+	size_t n_eps;
+	struct rp_verdict v;
+};
+
+/* mx_judge of the whole store mr, in place, its verdict kept in *kept (what it held freed). 0 or as
+ * mx_judge (nothing kept). */
+int mx_judge_keep(struct mx_judged *kept, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
+		  size_t n_eps, struct mx_results *mr, unsigned max_retest);
+/* mx_judge of the whole store mr into *v, or the verdict *kept holds (kept NULL: none) when it is the
+ * same judgement (above): then it is handed over and *kept emptied, and *taken_p (NULL: not told) set.
+ * 0 or as mx_judge. */
+int mx_judge_results(struct mx_judged *kept, const struct rp_verdict_cfg *cfg, const struct rp_endpoint *eps,
+		     size_t n_eps, struct mx_results *mr, unsigned max_retest, struct rp_verdict *v, bool *taken_p);
+void mx_judged_fini(struct mx_judged *kept);
 
 #endif

@@ -93,6 +93,7 @@ int mx_run_touch(struct mx_run *R, size_t idx)
 
 void mx_run_fini(struct mx_run *R)
 {
+	mx_judged_fini(&R->judged);
 	free(R->jobs);
 	mx_got_fini(&R->got);
 	free(R->pairs);
@@ -306,15 +307,14 @@ static int retest_jobs(struct mx_run *R, struct mx_retest_job **retest_p, size_t
 {
 	struct mx_ctx *c = &R->ctx;
 	bool *gone = calloc(c->n_eps ? c->n_eps : 1, sizeof(*gone));
-	struct rp_verdict v;
 	int rc;
 
 	if (!gone)
 		return -ENOMEM;
 	struct rp_result_seq ps = mx_results_pairs(&R->mr);
 
-	rc = rp_verdict_judge(R->vcfg, R->rep_eps, c->n_eps, R->mr.pair_eps, &ps, &v);
-	rp_verdict_fini(&v);
+	/* its verdict kept: the final one when no retest changes a result (mx_retest.h) */
+	rc = mx_judge_keep(&R->judged, R->vcfg, R->rep_eps, c->n_eps, &R->mr, R->vcfg->retest);
 	R->failed = mx_results_failed(&R->mr);
 	for (size_t e = 0; !rc && e < c->n_eps; e++)
 		gone[e] = c->dead[c->eps[e].owner] || c->eps[e].no_port[0];

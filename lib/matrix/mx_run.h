@@ -24,6 +24,7 @@
 
 #include "matrix/mx_conc.h"
 #include "matrix/mx_results.h"
+#include "matrix/mx_retest.h"
 #include "matrix/mx_round.h"
 #include "matrix/mx_sweep.h"
 #include "job/mx_schedule.h"
@@ -64,6 +65,8 @@ struct mx_run {
 	                               * unmeasured (a round a stop cut short ran but is not done) */
 	size_t scheduled_run;           /* planned rounds run, cut short or not (the hook's k) */
 	size_t retest_rounds;         /* extra rounds finished */
+	struct mx_judged judged;      /* rank 0: the last retest plan's verdict, kept for the final one
+	                               * (mx_judge_results: taken when no result changed since) */
 	double retest_plan_s;         /* rank 0: real seconds spent planning the retest sets (the verdict over
 	                               * every kept result, then the jobs sent), every other rank waiting */
 	size_t next_round;            /* the run-wide number of the next round */

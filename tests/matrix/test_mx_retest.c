@@ -152,12 +152,118 @@ static void test_fold_keeps_judged_status(void **state)
 	assert_int_equal(kept.confirm, RP_CONFIRM_FLAKY);
 }
 
+/* Verdicts of a store equal in what the reports and the drain read. */
+static void same_verdict(const struct rp_verdict *a, const struct rp_verdict *b)
+{
+	assert_int_equal(a->n_pairs, b->n_pairs);
+	assert_int_equal(a->n_ok, b->n_ok);
+	assert_int_equal(a->n_failed, b->n_failed);
+	assert_int_equal(a->n_confirmed, b->n_confirmed);
+	assert_int_equal(a->pass, b->pass);
+	assert_int_equal(a->n_eps, b->n_eps);
+	for (size_t e = 0; e < a->n_eps; e++) {
+		assert_int_equal(a->eps[e].pairs, b->eps[e].pairs);
+		assert_int_equal(a->eps[e].failed, b->eps[e].failed);
+		assert_int_equal(a->eps[e].drain, b->eps[e].drain);
+	}
+}
+
+/* Rank 0 judges every result to plan the retests, and again for the reports. The second takes the
+ * first's verdict only while it is the same judgement: the store unchanged since (a put, an add:
+ * judged afresh), the same retest, configuration and endpoints; what it takes is what judging
+ * afresh gives. A mismatch leaves the kept verdict for a later match. */
+static void test_kept_judgement(void **state)
+{
+	struct rp_verdict_cfg cfg = { .min_bw = 0, .outlier = 0.5, .retest = 1, .alpha = RP_VERDICT_ALPHA_DEFAULT };
+	struct rp_endpoint other[N_EPS];
+	struct mx_judged kept = { 0 };
+	struct mx_results mr;
+	struct rp_pair_result r, tmp;
+	struct rp_verdict v, fresh;
+	uint32_t pe[2];
+	bool taken;
+
+	(void)state;
+	eps_init();
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	for (uint32_t s = 0; s < 3; s++)
+		for (uint32_t d = 0; d < 3; d++)
+			if (s != d) {
+				set(&r, pe, s, d, RP_ST_OK, 90);
+				rp_pair_result_record_attempt(&r, 14);
+				assert_int_equal(mx_results_add(&mr, &r, s, d), 0);
+			}
+	mx_results_settle(&mr);
+
+	/* unchanged: taken (the kept one emptied), and it is the fresh judgement */
+	assert_int_equal(mx_judge_keep(&kept, &cfg, eps, N_EPS, &mr, 1), 0);
+	assert_true(kept.valid);
+	assert_int_equal(mx_judge_results(&kept, &cfg, eps, N_EPS, &mr, 1, &v, &taken), 0);
+	assert_true(taken);
+	assert_false(kept.valid);
+	assert_int_equal(mx_judge_results(NULL, &cfg, eps, N_EPS, &mr, 1, &fresh, &taken), 0);
+	assert_false(taken);
+	same_verdict(&v, &fresh);
+	assert_true(v.pass);
+	rp_verdict_fini(&v);
+	rp_verdict_fini(&fresh);
+
+	/* a retest folded in since (a put): judged afresh, its failure seen */
+	assert_int_equal(mx_judge_keep(&kept, &cfg, eps, N_EPS, &mr, 1), 0);
+	r = *mx_results_get(&mr, 0, &tmp);
+	rp_pair_result_fail(&r, RP_ST_RETRY_EXCEEDED, "again");
+	assert_int_equal(mx_results_put(&mr, 0, &r), 0);
+	assert_int_equal(mx_judge_results(&kept, &cfg, eps, N_EPS, &mr, 1, &v, &taken), 0);
+	assert_false(taken);
+	assert_int_equal(v.n_failed, 1);
+	rp_verdict_fini(&v);
+
+	/* a result added since: afresh */
+	assert_int_equal(mx_judge_keep(&kept, &cfg, eps, N_EPS, &mr, 1), 0);
+	set(&r, pe, 0, 3, RP_ST_TIMEOUT, 0);
+	assert_int_equal(mx_results_add(&mr, &r, 0, 3), 0);
+	assert_int_equal(mx_judge_results(&kept, &cfg, eps, N_EPS, &mr, 1, &v, &taken), 0);
+	assert_false(taken);
+	assert_int_equal(v.n_pairs, 7);
+	rp_verdict_fini(&v);
+
+	/* another retest, configuration or endpoints: afresh. A judgement in place that changed no result
+	 * (other link rates, no --min-bw) leaves the kept verdict for its match; one that did (another
+	 * retest reclassifies the failures) is a change like any other */
+	memcpy(other, eps, sizeof(other));
+	other[2].link_gbps = 200;
+	assert_int_equal(mx_judge_keep(&kept, &cfg, eps, N_EPS, &mr, 1), 0);
+	assert_int_equal(mx_judge_results(&kept, &cfg, other, N_EPS, &mr, 1, &v, &taken), 0);
+	assert_false(taken);
+	rp_verdict_fini(&v);
+	cfg.outlier = 0.4;
+	assert_int_equal(mx_judge_results(&kept, &cfg, eps, N_EPS, &mr, 1, &v, &taken), 0);
+	assert_false(taken);
+	rp_verdict_fini(&v);
+	cfg.outlier = 0.5;
+	assert_true(kept.valid);
+	assert_int_equal(mx_judge_results(&kept, &cfg, eps, N_EPS, &mr, 1, &v, &taken), 0);
+	assert_true(taken);
+	assert_int_equal(v.n_pairs, 7);
+	rp_verdict_fini(&v);
+	assert_int_equal(mx_judge_keep(&kept, &cfg, eps, N_EPS, &mr, 1), 0);
+	assert_int_equal(mx_judge_results(&kept, &cfg, eps, N_EPS, &mr, 0, &v, &taken), 0);
+	assert_false(taken);
+	rp_verdict_fini(&v);
+	assert_int_equal(mx_judge_results(&kept, &cfg, eps, N_EPS, &mr, 1, &v, &taken), 0);
+	assert_false(taken);          /* the judgement with no retest put its classification */
+	rp_verdict_fini(&v);
+	mx_judged_fini(&kept);
+	mx_results_fini(&mr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_groups_packs_and_skips),
 		cmocka_unit_test(test_judge_flaky_unconfirmed_confirmed),
 		cmocka_unit_test(test_fold_keeps_judged_status),
+		cmocka_unit_test(test_kept_judgement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
