@@ -44,6 +44,11 @@ static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, co
 			free(w);
 			return -EINVAL;
 		}
+		struct rp_result_peek pk;
+
+		rp_result_seq_peek(res, i, &pk);
+		if (!rp_retest_status_wanted(pk.status))
+			continue;             /* a pass (most of them) is never built */
 		const struct rp_pair_result *r = rp_result_seq_get(res, i, &tmp);
 
 		if (r->status == RP_ST_NO_PORT || !rp_retest_wanted(r, max_retest))

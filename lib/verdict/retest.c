@@ -11,12 +11,14 @@ static unsigned retests_done(const struct rp_pair_result *r)
 	return r->n_attempts > 1 ? r->n_attempts - 1 : 0;
 }
 
+bool rp_retest_status_wanted(enum rp_status st)
+{
+	return st != RP_ST_OK && st != RP_ST_INTERRUPTED && st != RP_ST_NO_PORT && st != RP_ST_ENDPOINT_DEAD;
+}
+
 bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest)
 {
-	return r->status != RP_ST_OK && r->status != RP_ST_INTERRUPTED && r->status != RP_ST_NO_PORT &&
-	       r->status != RP_ST_ENDPOINT_DEAD &&
-	       retests_done(r) < max_retest &&
-	       r->n_attempts < RP_MAX_ATTEMPTS;
+	return rp_retest_status_wanted(r->status) && retests_done(r) < max_retest && r->n_attempts < RP_MAX_ATTEMPTS;
 }
 
 /* Failures a short ACK timeout can cause on a healthy but busy or slow link. BELOW_THRESHOLD is not

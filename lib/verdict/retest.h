@@ -45,6 +45,9 @@
 /* True when r did not pass (any status but OK or INTERRUPTED) and fewer than max_retest retests
  * were done. */
 bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest);
+/* Whether a pair of status st can be wanted at all (rp_retest_wanted's test of the status alone: OK,
+ * INTERRUPTED, NO_PORT and ENDPOINT_DEAD never are), for a pass that peeks before it builds a pair. */
+bool rp_retest_status_wanted(enum rp_status st);
 
 /* The configuration of r's next attempt: base, with the ACK timeout raised to NCCL's when the
  * failure may come from the probe's short timeout (transport errors, time-outs) and base's is
