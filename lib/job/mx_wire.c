@@ -80,8 +80,13 @@ size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, cons
 
 bool mx_side_plain(const struct mx_wire_side *s, struct mx_wire_plain *wp)
 {
-	memcpy(wp, s + 1, sizeof(*wp));
+	mx_side_plain_get(s, wp);
 	return plain_ok(wp);
+}
+
+void mx_side_plain_get(const struct mx_wire_side *s, struct mx_wire_plain *wp)
+{
+	memcpy(wp, s + 1, sizeof(*wp));
 }
 
 void mx_plain_eps(const struct mx_wire_plain *wp, struct rp_endpoint *src, struct rp_endpoint *dst)

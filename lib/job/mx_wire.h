@@ -185,6 +185,9 @@ int mx_side_read(const struct mx_wire_side *s, struct rp_pair_result *r);
 /* A plain side's record (s->len == 0, within a checked REPORT) into *wp; false when out of range or a
  * string is not terminated. */
 bool mx_side_plain(const struct mx_wire_side *s, struct mx_wire_plain *wp);
+/* The same, not checked again: a side report_check's mx_side_plain took, or one mx_side_write wrote
+ * (it writes plain only what mx_side_plain takes). */
+void mx_side_plain_get(const struct mx_wire_side *s, struct mx_wire_plain *wp);
 /* The endpoints a plain side's sender learned, the rest zero (what mx_side_read puts in r). */
 void mx_plain_eps(const struct mx_wire_plain *wp, struct rp_endpoint *src, struct rp_endpoint *dst);
 /* Whether a side names an asked-for direction of a job of the round (and writer is 0 or 1). */
