@@ -129,6 +129,44 @@ bool mx_got_plain(const struct mx_got *g, size_t k, struct mx_plain *p, struct r
 	return true;
 }
 
+bool mx_got_ep_from_table(const struct mx_got *g, uint32_t e, const struct rp_endpoint *ep)
+{
+	const struct rp_endpoint *t;
+	struct rp_endpoint m;
+
+	if (!g->eps)
+		return false;
+	t = &g->eps[e].ep;
+	m = *ep;                      /* ep with the learned fields as the table has them */
+	m.mtu = t->mtu;
+	memcpy(m.mem, t->mem, sizeof(m.mem));
+	memcpy(m.mem_reg, t->mem_reg, sizeof(m.mem_reg));
+	m.soft = t->soft;
+	return memcmp(&m, t, sizeof(m)) == 0;
+}
+
+/* End i (0 src, 1 dst) of plain side wp as plain_ep would build it of table, compared with kept in
+ * the learned fields alone (the rest of kept is table's, the caller knows). */
+static bool learned_is(const struct mx_wire_plain *wp, int i, const struct rp_endpoint *table,
+		       const struct rp_endpoint *kept)
+{
+	return kept->mtu == (wp->mtu[i] ? wp->mtu[i] : table->mtu) &&
+	       memcmp(kept->mem, wp->mem[i][0] ? wp->mem[i] : table->mem, sizeof(kept->mem)) == 0 &&
+	       memcmp(kept->mem_reg, wp->mem_reg[i][0] ? wp->mem_reg[i] : table->mem_reg, sizeof(kept->mem_reg)) == 0 &&
+	       kept->soft == (table->soft || wp->soft[i] != 0);
+}
+
+bool mx_got_plain_ends_are(const struct mx_got *g, size_t k, const struct rp_endpoint *src, const struct rp_endpoint *dst)
+{
+	const struct mx_job *j;
+
+	if (k >= g->n || !g->is_plain[k] || !g->eps || !g->jobs)
+		return false;
+	j = &g->jobs[k / 2];
+	return learned_is(&g->plain[k], 0, &g->eps[k % 2 ? j->b : j->a].ep, src) &&
+	       learned_is(&g->plain[k], 1, &g->eps[k % 2 ? j->a : j->b].ep, dst);
+}
+
 struct rp_pair_result *mx_got_get_kept(const struct mx_got *g, size_t k, struct rp_pair_result *tmp, bool *as_packed)
 {
 	struct rp_endpoint was[2];

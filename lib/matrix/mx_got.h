@@ -52,9 +52,21 @@ static inline bool mx_got_have(const struct mx_got *g, size_t k)
 {
 	return k < g->n && (g->d[k].len > 0 || g->is_plain[k]);
 }
+/* Slot k's plain pass as it came; NULL when the slot holds no plain side. */
+static inline const struct mx_plain *mx_got_pass(const struct mx_got *g, size_t k)
+{
+	return k < g->n && g->is_plain[k] ? &g->plain[k].p : NULL;
+}
 /* Whether slot k holds a plain side; when so, *p its pass and *src, *dst its endpoints with the
  * table's merged in (what mx_got_get's result holds), with nothing expanded. */
 bool mx_got_plain(const struct mx_got *g, size_t k, struct mx_plain *p, struct rp_endpoint *src, struct rp_endpoint *dst);
+/* Whether ep, endpoint e as a store keeps it, is the table's entry for e but for what an engine
+ * learns (MTU, memory, soft): the fields a plain side carries (mx_plain_eps). false without a table. */
+bool mx_got_ep_from_table(const struct mx_got *g, uint32_t e, const struct rp_endpoint *ep);
+/* Whether slot k holds a plain side whose ends, as mx_got_plain builds them, are src and dst byte for
+ * byte, where each of src and dst is known to be its table entry but for what an engine learns
+ * (mx_got_ep_from_table): only those fields are compared, nothing is built. */
+bool mx_got_plain_ends_are(const struct mx_got *g, size_t k, const struct rp_endpoint *src, const struct rp_endpoint *dst);
 /* Slot k's status without unpacking it (slot k holds a result). */
 static inline enum rp_status mx_got_status(const struct mx_got *g, size_t k)
 {

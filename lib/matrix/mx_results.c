@@ -222,6 +222,15 @@ int mx_results_add_plain(struct mx_results *mr, const struct mx_plain *p, const 
 	if (!mr->ep_seen[dst])
 		ep_keep(mr, dst, dst_ep);
 	mr->ep_seen[src] = mr->ep_seen[dst] = true;
+	return mx_results_add_record(mr, p, src, dst);
+}
+
+int mx_results_add_record(struct mx_results *mr, const struct mx_plain *p, uint32_t src, uint32_t dst)
+{
+	if (src >= mr->n_eps || dst >= mr->n_eps || !mr->ep_seen[src] || !mr->ep_seen[dst])
+		return -EINVAL;
+	if (rec_room(mr) != 0)
+		return -ENOMEM;
 	rec_of_plain(p, &mr->rec[mr->n]);
 	mr->pair_eps[2 * mr->n] = src;
 	mr->pair_eps[2 * mr->n + 1] = dst;

@@ -84,6 +84,15 @@ int mx_results_add_packed(struct mx_results *mr, const struct rp_pair_result *r,
  * differs from what this store first saw of it. 0, -EINVAL (an endpoint number >= n_eps) or -ENOMEM. */
 int mx_results_add_plain(struct mx_results *mr, const struct mx_plain *p, const struct rp_endpoint *src_ep,
 			 const struct rp_endpoint *dst_ep, uint32_t src, uint32_t dst);
+/* Append the plain pass p between endpoints src and dst as they are kept (both seen; the caller knows
+ * p's endpoints are those, byte for byte: mx_got_plain_ends_are) as its record. 0, -EINVAL (an
+ * endpoint number >= n_eps, or one not seen yet) or -ENOMEM. */
+int mx_results_add_record(struct mx_results *mr, const struct mx_plain *p, uint32_t src, uint32_t dst);
+/* Endpoint e as this store keeps it (what its records rebuild); NULL when not seen yet. */
+static inline const struct rp_endpoint *mx_results_ep(const struct mx_results *mr, uint32_t e)
+{
+	return e < mr->n_eps && mr->ep_seen[e] ? &mr->ep[e] : NULL;
+}
 /* Result i (< n), built or unpacked into tmp; returns tmp (keep a change with mx_results_put). */
 struct rp_pair_result *mx_results_get(const struct mx_results *mr, size_t i, struct rp_pair_result *tmp);
 /* Keep r as result i (r may be what mx_results_get returned). 0 or -ENOMEM (i unchanged). */

@@ -133,16 +133,18 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* Rank 0: one record into its slot. 0, -EPROTO (not a record: never, the report was checked) or -ENOMEM. */
+/* Rank 0: one record into its slot. 0, -EPROTO (no status in packed bytes: never, the report was
+ * checked) or -ENOMEM. */
 static int side_take(struct mx_got *got, const struct mx_wire_side *w)
 {
 	struct mx_wire_plain wp;
 
-	/* a plain side's 144 bytes, or its packed bytes as they came: report_check checked them (or this
-	 * rank wrote them) */
-	if (w->len == 0)
-		return mx_side_plain(w, &wp) ? mx_got_side_plain(got, (size_t)w->idx * 2 + w->dir, &wp, w->writer != 0)
-					     : -EPROTO;
+	/* a plain side's 144 bytes, or its packed bytes as they came: report_check checked them, or this
+	 * rank wrote them (mx_side_write: plain only what mx_side_plain takes); not checked again */
+	if (w->len == 0) {
+		mx_side_plain_get(w, &wp);
+		return mx_got_side_plain(got, (size_t)w->idx * 2 + w->dir, &wp, w->writer != 0);
+	}
 	return mx_got_side_packed(got, (size_t)w->idx * 2 + w->dir, (const uint8_t *)(w + 1), w->len, w->writer != 0);
 }
 

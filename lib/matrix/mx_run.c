@@ -43,10 +43,11 @@ int mx_run_init(struct mx_run *R)
 	R->touched_cap = 2 * (R->ctx.max_pairs + n_eps + 1);
 	R->touched = calloc(R->touched_cap, sizeof(*R->touched));
 	R->spairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->spairs));
+	R->ep_table = calloc(n_eps ? n_eps : 1, sizeof(*R->ep_table));
 	/* dead endpoints are confirmed by a second probe: looked for only when failures get one */
 	if (R->sweep.width && R->set.retest && !R->set.concurrent_rails && mx_sweep_ep_init(&R->sweep, n_eps) != 0)
 		return -ENOMEM;
-	return R->jobs && R->pairs && R->kept && R->solo && R->touched && R->spairs ? 0 : -ENOMEM;
+	return R->jobs && R->pairs && R->kept && R->solo && R->touched && R->spairs && R->ep_table ? 0 : -ENOMEM;
 }
 
 int mx_run_fold(struct mx_run *R, size_t k, int kept_qp, struct rp_pair_result *again,
@@ -101,6 +102,7 @@ void mx_run_fini(struct mx_run *R)
 	free(R->solo);
 	free(R->touched);
 	free(R->spairs);
+	free(R->ep_table);
 	R->touched = NULL;
 	R->spairs = NULL;
 	mx_sweep_fini(&R->sweep);
@@ -113,13 +115,42 @@ void mx_run_fini(struct mx_run *R)
 	mx_conc_fini(&R->conc);
 }
 
+/* Endpoint e as the results keep it, when that is the table's entry but for what an engine learns
+ * (decided once: the results keep an endpoint as first seen); NULL otherwise or not seen yet. */
+static const struct rp_endpoint *ep_as_table(struct mx_run *R, uint32_t e)
+{
+	const struct rp_endpoint *ep = mx_results_ep(&R->mr, e);
+
+	if (ep && !R->ep_table[e])
+		R->ep_table[e] = mx_got_ep_from_table(&R->got, e, ep) ? 1 : 2;
+	return ep && R->ep_table[e] == 1 ? ep : NULL;
+}
+
+/* Rank 0: slot i's plain side (src -> dst) kept as its record: on the endpoints' learned fields
+ * alone when the results already keep both as the side would build them, else built and compared
+ * whole (mx_results_add_plain). 0 with *kept_p false when the slot holds no plain side, -ENOMEM. */
+static int plain_keep(struct mx_run *R, size_t i, uint32_t src, uint32_t dst, bool *kept_p)
+{
+	const struct rp_endpoint *s = ep_as_table(R, src), *d = s ? ep_as_table(R, dst) : NULL;
+	const struct mx_plain *pass = mx_got_pass(&R->got, i);
+	struct rp_endpoint ep[2];
+	struct mx_plain pl;
+
+	*kept_p = false;
+	if (!pass)
+		return 0;
+	*kept_p = true;
+	if (d && mx_got_plain_ends_are(&R->got, i, s, d))
+		return mx_results_add_record(&R->mr, pass, src, dst);
+	(void)mx_got_plain(&R->got, i, &pl, &ep[0], &ep[1]);
+	return mx_results_add_plain(&R->mr, &pl, &ep[0], &ep[1], src, dst);
+}
+
 /* Rank 0: keep a planned round's results (not the interrupted ones: not measured, never a drain);
  * R->kept[i] says where direction i went (-1: not kept). */
 static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got)
 {
 	struct rp_pair_result tmp;
-	struct rp_endpoint ep[2];
-	struct mx_plain pl;
 
 	for (size_t i = 0; i < 2 * got; i++) {
 		const struct rp_sched_pair *p = &pairs[i / 2];
@@ -132,13 +163,19 @@ static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, s
 			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
 		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
 
-		if ((!m || m->res[i % 2] == SIZE_MAX) && mx_got_plain(&R->got, i, &pl, &ep[0], &ep[1])) {
+		if (!m || m->res[i % 2] == SIZE_MAX) {
 			/* a plain side: its record kept as it came, nothing expanded */
-			R->kept[i] = (int64_t)R->mr.n;
-			if (mx_results_add_plain(&R->mr, &pl, &ep[0], &ep[1], src, dst) != 0 ||
-			    mx_run_touch(R, R->mr.n - 1) != 0)
+			size_t at = R->mr.n;
+			bool plain;
+
+			if (plain_keep(R, i, src, dst, &plain) != 0)
 				return -ENOMEM;
-			continue;
+			if (plain) {
+				R->kept[i] = (int64_t)at;
+				if (mx_run_touch(R, at) != 0)
+					return -ENOMEM;
+				continue;
+			}
 		}
 		mx_got_get_kept(&R->got, i, &tmp, &as_packed);
 

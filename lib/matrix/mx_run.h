@@ -85,6 +85,8 @@ struct mx_run {
 	/* scratch */
 	struct mx_job *jobs;
 	struct mx_got got;            /* a planned or retest round's results */
+	uint8_t *ep_table;            /* rank 0, per endpoint: 0 not known yet, 1 the results keep it as
+	                               * the table's but for what an engine learns, 2 not so */
 	struct rp_sched_pair *pairs;
 	int64_t *kept;                /* per direction of a round's jobs: its index in mr, -1 not kept */
 	int64_t *solo;                /* concurrent_rails: per direction of round r's pairs, its solo result */
