@@ -5,9 +5,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "matrix/mx_sweep.h"
 
-#define MTU_PROBE_S 4.0           /* the engine's MTU probe after a dead direction: two 2 s sequences */
+/* The engine's MTU probe after a direction that moved nothing, at most one deadline: on a dead path
+ * its small write does not arrive and the MTU-size one is never tried; on a black hole the small one
+ * arrives in milliseconds and the MTU-size one waits the deadline (lib/engine/engine.h). */
+#define MTU_PROBE_S RP_ENGINE_MTUCHECK_TIMEOUT_S
 
 /* Per endpoint: the first-pass sweep round after which it has MX_EPDEAD_PEERS distinct peers (when
  * the run decides endpoints, it is found dead there), or SIZE_MAX never; and its pairs. */

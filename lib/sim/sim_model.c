@@ -545,7 +545,8 @@ double rp_sim_dead_time(const struct rp_sim_model *m, const struct rp_engine_cfg
 	probe = retry < RP_ENGINE_MTUCHECK_TIMEOUT_S ? retry : RP_ENGINE_MTUCHECK_TIMEOUT_S;
 	if (cfg->meas.mode != RP_MODE_BW || cfg->no_mtucheck)
 		return m->setup_s + run;
-	return m->setup_s + run + 2 * (m->setup_s + probe);
+	/* the probe's small write does not arrive either, so its MTU-size one is never tried */
+	return m->setup_s + run + m->setup_s + probe;
 }
 
 /* Bytes one direction moves, and the seconds of traffic. */

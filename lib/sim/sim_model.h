@@ -36,8 +36,9 @@
  *   dead:     the engine's give-up time from its configuration: without --cm the writes are retried
  *             retry_cnt + 1 times 4.096 us x 2^qp_timeout each (retry_exceeded), or the run's
  *             no-progress window timeout_s when that is shorter (timed_out); the engine then runs its
- *             MTU probe (two one-write sequences, each set-up + the same give-up capped at the probe's
- *             2 s deadline), which does not arrive, so the status stays. With --cm: the connection
+ *             MTU probe (one one-write sequence of 64 bytes, set-up + the same give-up capped at the
+ *             probe's 2 s deadline), which does not arrive, so the MTU-size write is never tried and
+ *             the status stays. With --cm: the connection
  *             never completes, timed_out after timeout_s (set-up time-outs are never probed).
  * Both sides' port counters are measured and judged ok, listing the packet counters a real side
  * lists (port_xmit_packets, port_rcv_packets: data packets of the direction's MTU one way, an ACK
