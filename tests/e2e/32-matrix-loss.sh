@@ -99,4 +99,7 @@ for p in pairs:
 assert nodes["node3"]["drain"] == ["rxe3:1"], nodes["node3"]
 assert all(nodes["node%d" % n]["drain"] == [] for n in range(3))
 ' || { echo "FAIL: --sweep JSON report"; exit 1; }
+# the simulator, the same fault and options: the same round list, verdict and directions
+mx_sim_agree "$out/s.json" $'nodes 4\nadapters 1\ndevice-prefix rxe\ndead-endpoint node3/rxe0' "$out/sim.json" \
+	-s 4K -n 100 --timeout 5 --outlier 0 --sweep 2 || { echo "FAIL: the simulator disagrees with the test bed"; exit 1; }
 echo "PASS"

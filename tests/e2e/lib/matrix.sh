@@ -64,3 +64,17 @@ mx_html_check() {
 	fi
 	return 0
 }
+
+# mx_sim_agree REAL.json MODEL SIM.json OPTIONS...: the simulator's run of the fabric model MODEL (its
+# text) with the matrix OPTIONS the real run had, its JSON report SIM.json, compared with the real
+# run's REAL.json: the round list, the verdict, every direction (tests/e2e/lib/sim-agree.py). Both
+# runs must have exited 1 (a fault found). 0 agree, 1 not.
+mx_sim_agree() {
+	local real=$1 model=$2 sim=$3 rc
+	shift 3
+	printf '%s\n' "$model" >"$sim.model"
+	"$RP_BIN" matrix --transport sim --fabric-model "$sim.model" "$@" --json "$sim" >"$sim.out" 2>"$sim.err"
+	rc=$?
+	[ $rc -eq 1 ] || { echo "FAIL: the simulator's run of $sim.model: exit $rc, want 1"; tail -5 "$sim.err"; return 1; }
+	"$MX_PY" "$RP_ROOT/tests/e2e/lib/sim-agree.py" "$real" "$sim"
+}
