@@ -225,7 +225,8 @@ static bool lb_measure(struct lb_run *lb, const struct rp_engine_cfg *cfg, size_
 
 /* Before the first pass: every direction probed at once, what failed probed again at once
  * (lib/matrix/pairset_sweep.h): a dead adapter costs a screen and a confirmation, not a deadline per
- * direction. Not with --bidir, --retest 0 (one sample decides), --sweep off or a single direction.
+ * direction (with --retest 0 one probe at the full settings decides, as the matrix's sweep). Not with
+ * --bidir, --sweep off or a single direction.
  * RP_EXIT_GO_ON to go on (lb->reach NULL: no sweep), or an exit status. */
 static int lb_sweep(struct lb_run *lb)
 {
@@ -239,8 +240,7 @@ static int lb_sweep(struct lb_run *lb)
 	double t0 = rp_now();
 	int rc;
 
-	if (strcmp(lb->sweep_s, "off") == 0 || lb->e.bidir || lb->vc.cfg.retest == 0 ||
-	    (lb->no_self ? n * (n - 1) : n * n) < 2)
+	if (strcmp(lb->sweep_s, "off") == 0 || lb->e.bidir || (lb->no_self ? n * (n - 1) : n * n) < 2)
 		return RP_EXIT_GO_ON;
 	jobs = calloc(n * n, sizeof(*jobs));
 	reach = calloc(n * n, sizeof(*reach));
@@ -264,7 +264,7 @@ static int lb_sweep(struct lb_run *lb)
 	if (!rc && !lb->quiet)
 		fprintf(stderr, "[sweep] %zu directions probed at once ...\n", m);
 	if (!rc)
-		rc = rp_pairset_reach(jobs, m, rp_engine_loopback_run, reach, found, &rounds);
+		rc = rp_pairset_reach(jobs, m, lb->vc.cfg.retest, rp_engine_loopback_run, reach, found, &rounds);
 	for (size_t k = 0; !rc && k < m; k++) {
 		lb->reach[at[k]] = reach[k];
 		lb->found[at[k]] = found[k];
@@ -272,8 +272,9 @@ static int lb_sweep(struct lb_run *lb)
 		flaky += reach[k] == RP_REACH_FLAKY;
 	}
 	if (!rc && !lb->quiet)
-		fprintf(stderr, "[sweep] %zu dead (confirmed, not measured again), %zu failed once then passed, in %u round%s, "
-			"%.1f s\n", dead, flaky, rounds, rounds == 1 ? "" : "s", rp_now() - t0);
+		fprintf(stderr, "[sweep] %zu dead (%s, not measured again), %zu failed once then passed, in %u round%s, "
+			"%.1f s\n", dead, lb->vc.cfg.retest ? "confirmed" : "--retest 0: one probe at the full --timeout decided",
+			flaky, rounds, rounds == 1 ? "" : "s", rp_now() - t0);
 	free(jobs);
 	free(reach);
 	free(found);
@@ -483,8 +484,8 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 				    "--concurrent: below solo x (1 - X) is concurrent_drop: 25% or 0.25 (default 25%)", NULL };
 	lb->sweep_s = "auto";
 	table[5] = (struct rp_opt){ "sweep", 0, RP_OPT_STR, &lb->sweep_s, 0, 0, "auto|off",
-				    "probe every direction at once before any bandwidth run; a direction that fails twice is "
-				    "not measured (default auto: with --retest, not with --bidir)", NULL };
+				    "probe every direction at once before any bandwidth run; a direction that fails twice (once "
+				    "with --retest 0) is not measured (default auto: not with --bidir)", NULL };
 	k = 6 + rp_cli_engine_opts(&lb->e, table + 6);
 	k += rp_cli_verdict_opts(&lb->vc, table + k);
 	k += rp_cli_ops_opts(&lb->ops, table + k);

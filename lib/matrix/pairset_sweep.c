@@ -62,8 +62,8 @@ static void prefix(struct rp_pair_result *r, double screen_s)
 		rp_strlcpy(r->reason, buf, sizeof(r->reason));
 }
 
-int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, rp_reach_run_fn run, enum rp_reach *reach,
-		     struct rp_pair_result *res, unsigned *rounds_p)
+int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, unsigned retest, rp_reach_run_fn run,
+		     enum rp_reach *reach, struct rp_pair_result *res, unsigned *rounds_p)
 {
 	struct reach_task *first = calloc(n ? n : 1, sizeof(*first)), *second = calloc(n ? n : 1, sizeof(*second));
 	double screen_s = 0;
@@ -79,7 +79,7 @@ int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, rp_reach_ru
 	}
 	for (size_t i = 0; i < n; i++) {
 		first[i] = (struct reach_task){ .run = run, .job = &jobs[i], .wanted = true };
-		screen_s = mx_sweep_cfg(&jobs[i].cfg, true, &first[i].cfg);
+		screen_s = mx_sweep_cfg(&jobs[i].cfg, retest > 0, &first[i].cfg);
 	}
 	run_all(first, n);
 	*rounds_p = 1;
@@ -92,7 +92,8 @@ int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, rp_reach_ru
 		mx_sweep_cfg(&jobs[i].cfg, false, &second[i].cfg);
 		if (second[i].cfg.qp.qp_timeout < RP_RETEST_NCCL_QP_TIMEOUT)
 			second[i].cfg.qp.qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT;
-		second[i].wanted = rp_retest_wanted(&first[i].res, 1);   /* no usable port: decided now */
+		/* no usable port, or no --retest (the one pass was at the full settings): decided now */
+		second[i].wanted = rp_retest_wanted(&first[i].res, retest ? 1 : 0);
 		any |= second[i].wanted;
 		prefix(&first[i].res, screen_s);
 		if (!second[i].wanted) {

@@ -14,6 +14,9 @@
  *   - passed after any other failure: RP_REACH_FLAKY: measured at NCCL's ACK timeout, its screen's
  *     failure the first attempt (never a plain pass);
  *   - a probe a stop cut short: RP_REACH_OK (measured, or interrupted, as without the sweep).
+ * Without --retest (one sample decides) the one pass is not a screen: every direction at once with
+ * the full --timeout and the MTU probe (its own ACK timeout), and a failure is RP_REACH_DEAD with that
+ * one attempt (unconfirmed), as the matrix's sweep without --retest (mx_sweep.h).
  * Policy only: the probes run through `run` (rp_engine_loopback_run, or a test's stand-in).
  */
 #ifndef RP_PAIRSET_SWEEP_H
@@ -28,11 +31,11 @@ enum rp_reach { RP_REACH_OK = 0, RP_REACH_DEAD, RP_REACH_FLAKY };
 typedef int (*rp_reach_run_fn)(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
 			       const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res);
 
-/* Probe jobs[0..n) (each direction's bandwidth settings, src -> dst). reach[i] what it found; res[i]
- * for DEAD the direction's result, for FLAKY its screen's failure (fold the measurement into it:
- * rp_retest_merge), untouched for OK. *rounds_p: probe rounds run (1 or 2). 0, or -ENOMEM (nothing
- * decided: every reach[i] OK). */
-int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, rp_reach_run_fn run, enum rp_reach *reach,
-		     struct rp_pair_result *res, unsigned *rounds_p);
+/* Probe jobs[0..n) (each direction's bandwidth settings, src -> dst), retest the run's --retest (0:
+ * one pass at the full settings, above). reach[i] what it found; res[i] for DEAD the direction's
+ * result, for FLAKY its screen's failure (fold the measurement into it: rp_retest_merge), untouched
+ * for OK. *rounds_p: probe rounds run (1 or 2). 0, or -ENOMEM (nothing decided: every reach[i] OK). */
+int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, unsigned retest, rp_reach_run_fn run,
+		     enum rp_reach *reach, struct rp_pair_result *res, unsigned *rounds_p);
 
 #endif

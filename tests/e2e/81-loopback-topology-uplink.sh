@@ -33,6 +33,10 @@ run uplink --topology "$RP_RESULTS/topology"
 rc=$?
 cat "$RP_RESULTS/uplink.out"
 [ "$rc" -eq 1 ] || { echo "FAIL: dead uplink: exit $rc, expected 1"; cat "$RP_RESULTS/uplink.err"; exit 1; }
+# --retest 0 sweeps too: the 16 directions through the uplink found in one round of probes at once at
+# the full --timeout, not one deadline after another (issue 29)
+grep -q '^\[sweep\] 16 dead (--retest 0: one probe at the full --timeout decided, not measured again), 0 failed once then passed, in 1 round,' \
+	"$RP_RESULTS/uplink.err" || { echo "FAIL: the sweep did not decide the 16 directions in one round"; grep '^\[sweep\]' "$RP_RESULTS/uplink.err"; exit 1; }
 ! grep -q '^drain:' "$RP_RESULTS/uplink.out" || { echo "FAIL: a dead uplink drains no adapter"; exit 1; }
 grep -A1 '^suspects (most likely first):$' "$RP_RESULTS/uplink.out" | grep -q '^  1\. uplink br1 - sp0: 8 of 8 peer pairs through it failed' ||
 	{ echo "FAIL: the first suspect is not br1's uplink with 8 of 8 failed"; exit 1; }

@@ -8,7 +8,10 @@
  *   windows, not one per direction (the loopback measured them one at a time, each to its deadline);
  * - a first failure that the screen's window can cause (timed_out) then a pass: OK (measured as if
  *   never screened); any other (retry_exceeded) then a pass: FLAKY, its failure kept;
- * - no usable port: DEAD at once, never probed again.
+ * - no usable port: DEAD at once, never probed again;
+ * - without --retest (one sample decides): one round, not a screen: every direction at once with the
+ *   full --timeout, the MTU probe and its own ACK timeout, dev3's directions DEAD with that one
+ *   attempt (the loopback with --retest 0 ran no sweep and waited a deadline per dead direction).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -126,7 +129,7 @@ static void test_dead_port_two_windows(void **state)
 	(void)state;
 	setup_jobs(jobs, names);
 	reset(3, -1, -1, -1);
-	assert_int_equal(rp_pairset_reach(jobs, P * P, standin, reach, res, &rounds), 0);
+	assert_int_equal(rp_pairset_reach(jobs, P * P, 1, standin, reach, res, &rounds), 0);
 	assert_int_equal(rounds, 2);
 	assert_int_equal(S.max_in_flight, P * P);     /* every screen at once */
 	assert_int_equal(S.confirm_early, 0);         /* the confirmations after them, at once */
@@ -161,7 +164,7 @@ static void test_cleared_flaky_no_port(void **state)
 	(void)state;
 	setup_jobs(jobs, names);
 	reset(-1, 0, 1, 2);
-	assert_int_equal(rp_pairset_reach(jobs, P * P, standin, reach, res, &rounds), 0);
+	assert_int_equal(rp_pairset_reach(jobs, P * P, 1, standin, reach, res, &rounds), 0);
 	assert_int_equal(rounds, 2);
 	assert_int_equal(reach[0 * P + 0], RP_REACH_OK);        /* timed out at 3 s, then passed: cleared */
 	assert_int_equal(reach[1 * P + 1], RP_REACH_FLAKY);     /* retry_exceeded, then passed */
@@ -173,10 +176,42 @@ static void test_cleared_flaky_no_port(void **state)
 	assert_int_equal(S.probes[3][3] + S.probes[0][1], 2);
 	/* healthy only: one round */
 	reset(-1, -1, -1, -1);
-	assert_int_equal(rp_pairset_reach(jobs, P * P, standin, reach, res, &rounds), 0);
+	assert_int_equal(rp_pairset_reach(jobs, P * P, 1, standin, reach, res, &rounds), 0);
 	assert_int_equal(rounds, 1);
 	for (int k = 0; k < P * P; k++)
 		assert_int_equal(reach[k], RP_REACH_OK);
+}
+
+static void test_no_retest_one_full_round(void **state)
+{
+	static struct rp_concurrent_job jobs[P * P];
+	static struct rp_pair_result res[P * P];
+	static char names[P][8];
+	enum rp_reach reach[P * P];
+	unsigned rounds = 0;
+
+	(void)state;
+	setup_jobs(jobs, names);
+	reset(3, -1, -1, -1);
+	assert_int_equal(rp_pairset_reach(jobs, P * P, 0, standin, reach, res, &rounds), 0);
+	assert_int_equal(rounds, 1);
+	assert_int_equal(S.max_in_flight, P * P);     /* every direction at once */
+	for (int i = 0; i < P; i++)
+		for (int j = 0; j < P; j++) {
+			const struct rp_pair_result *r = &res[i * P + j];
+
+			assert_int_equal(S.probes[i][j], 1);
+			assert_true(S.to[i][j][0] == 10 && !S.nomtu[i][j][0]);   /* the full settings */
+			assert_int_equal(S.qp[i][j][0], jobs[i * P + j].cfg.qp.qp_timeout);
+			if (i == 3 || j == 3) {
+				assert_int_equal(reach[i * P + j], RP_REACH_DEAD);
+				assert_int_equal(r->status, RP_ST_TIMEOUT);
+				assert_int_equal(r->n_attempts, 1);
+				assert_non_null(strstr(r->reason, "reachability sweep: stand-in: no completion"));
+			} else {
+				assert_int_equal(reach[i * P + j], RP_REACH_OK);
+			}
+		}
 }
 
 int main(void)
@@ -184,6 +219,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dead_port_two_windows),
 		cmocka_unit_test(test_cleared_flaky_no_port),
+		cmocka_unit_test(test_no_retest_one_full_round),
 	};
 
 	return cmocka_run_group_tests_name("node sweep", tests, NULL, NULL);
