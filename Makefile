@@ -89,7 +89,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz_*.c)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check check-clang test vm-test vm-selftest deb-check rpm-check fuzz clean features doc install uninstall
+.PHONY: all check check-build check-clang test vm-test vm-selftest deb-check rpm-check fuzz clean features doc install uninstall
 .SECONDARY:
 all: $(BUILD)/rdmaprobe $(MPI_PLUGIN)
 
@@ -202,8 +202,14 @@ $(BUILD)/sim-topology: $(BUILD)/scripts/sim_topology.o $(BUILD)/librdmaprobe.a
 $(BUILD)/localize-score: $(BUILD)/scripts/localize_score.o $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-# Unit tests: every test binary runs; the run fails if any fails.
-check: $(TEST_BIN) $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC) $(BUILD)/html-synth $(BUILD)/sim-topology $(BUILD)/localize-score
+# Unit tests: every test binary runs; the run fails if any fails. What they need is built first,
+# on every core (JOBS) unless the caller gave -j itself (make test's targets run one after another,
+# but each build inside them in parallel: the README's `make test` is a plain make).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+check-build: $(TEST_BIN) $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC) $(BUILD)/html-synth $(BUILD)/sim-topology $(BUILD)/localize-score
+
+check:
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) check-build
 	sh scripts/check-layers.sh
 	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
 	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
