@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # fabric: br0:0,1,2,3
-# timeout: 420
+# timeout: 240
 # Issue 29: loopback over 4 adapters, one dead (100% loss on rxe3's link), --no-self (a self pair
 # never leaves the device: with it rxe3 would move data with itself and be a rail of its own, which
 # drains nothing, 10-loopback-fabric). The reachability sweep probes all 12 directions at once,
 # probes rxe3's 6 again at once (NCCL's ACK timeout, the full --timeout, the MTU probe), and measures
 # no bandwidth on them: each has both probes as its attempts (confirmed, timed_out), rxe3 is
 # drained (it reached no peer), the other 6 directions are ok.
-# The times of the healthy run, the run with the dead adapter, and the same with --sweep off (one
-# direction at a time, each to its deadline, then its retest) are printed for results/, not
-# asserted.
+# The times of the healthy run and the run with the dead adapter are printed, not asserted; the
+# figures for results/ (with the `--sweep off` run beside them, ~85 s under TCG) are
+# scripts/bench-loopback-dead.sh's, a benchmark run in one boot.
 set -u
 . "$RP_ROOT/scripts/testbed/e2e-lib.sh"
 R=$RP_RESULTS
@@ -27,7 +27,6 @@ run healthy ""
 [ "$(cat "$R/healthy.rc")" -eq 0 ] || { tail -20 "$R/healthy.out" "$R/healthy.err"; e2e_fail "healthy run: exit $(cat "$R/healthy.rc")"; }
 "$RP_FABRIC" fault loss rxe3 100% || e2e_fail "could not inject loss"
 run dead ""
-run dead-nosweep "--sweep off"
 "$RP_FABRIC" fault clear rxe3
 cat "$R/dead.out"
 grep '^\[sweep\]' "$R/dead.err"
