@@ -5,7 +5,8 @@
  * (lib/mx_table: one exchange at start, which also agrees on the run's nonce), agrees on the
  * schedule (a pure function of the table) and runs the rounds (lib/mx_run: planned rounds, then up
  * to --retest sets of extra rounds). Rank 0 rewrites the reports after rounds (matrix_out.c, from
- * mx_run's round_done hook, before the ranks go on) and prints the verdict. A signal on any rank
+ * mx_run's round_done hook: while the next round runs after a planned round, before the ranks go on
+ * after any other) and prints the verdict. A signal on any rank
  * stops every rank at the end of the round in progress; the exit status is then 128 + the signal.
  * --concurrent-rails (--pattern rail only): each round rail by rail, then whole (lib/matrix/mx_conc.h); a
  * pair that fails under load fails the run, a concurrent_drop is a warning.
@@ -433,9 +434,9 @@ static double eta_of(const struct matrix_front *F, size_t rounds_left)
 							       RP_ENGINE_MTUCHECK_TIMEOUT_S, F->write_cost);
 }
 
-/* Rank 0 after a round (before the ranks go on): the progress line, the round's --jsonl lines, then
- * the files when due (mx_progress_write_due: the first round's, then at most one rewrite in 30 s and a
- * fifth of the time). */
+/* Rank 0 after a round (mx_run.h: a planned one while the next runs): the progress line, the round's
+ * --jsonl lines, then the files when due (mx_progress_write_due: the first round's, then at most one
+ * rewrite in 30 s and a fifth of the time). */
 static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct matrix_front *F = arg;
@@ -460,7 +461,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	/* Every result of the round on its line before anything else is written (an error is logged
 	 * once and ends the stream, not the run: the summary files still hold everything). */
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
-		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), retest);
+		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)F->run.hook_round, retest);
 	if (mx_progress_write_due(F->last_write > 0 ? rp_now() - F->last_write : -1, F->write_cost,
 				  F->run.ctx.stop_sig || rp_stop_requested()))
 		files_write(F);
@@ -485,7 +486,7 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 			failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
 			rp_now() - F->t0);
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
-		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)(F->run.next_round - 1), pass == 2);
+		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)F->run.hook_round, pass == 2);
 }
 
 static void retest_scheduled(void *arg, size_t n, size_t n_rounds)

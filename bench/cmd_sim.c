@@ -304,7 +304,7 @@ static void jsonl_round(struct sim_front *F, bool retest)
 	const struct mx_run *R = &F->S.run;
 
 	for (size_t i = 0; i < R->n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
-		rp_jsonl_pairs(&F->jsonl, mx_results_get(&R->mr, R->touched[i], &tmp), 1, (unsigned)(R->next_round - 1), retest);
+		rp_jsonl_pairs(&F->jsonl, mx_results_get(&R->mr, R->touched[i], &tmp), 1, (unsigned)R->hook_round, retest);
 }
 
 /* The time left on the projected clock: the rounds and sweep rounds still to run, then what follows

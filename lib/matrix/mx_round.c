@@ -245,6 +245,8 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 		n++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (c->between)
+		c->between(c->between_arg);   /* rank 0's own work while its sides run (mx_run.h) */
 	tasks_wait(c, tasks, n);
 	*tasks_p = tasks;
 	*n_p = n;

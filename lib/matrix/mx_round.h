@@ -111,6 +111,10 @@ struct mx_ctx {
 	                               * writing), every other rank waiting */
 	double go_sent;               /* rank 0: rp_now() when it sent the last round's go */
 	struct mx_holds *holds;       /* the sweep's held connections (mx_hold.h); NULL or mode OFF: none */
+	/* rank 0: called once in every round, after its own sides started and before it waits for them
+	 * (mx_run keeps the previous round's results there, while this one runs); NULL none */
+	void (*between)(void *arg);
+	void *between_arg;
 };
 
 /* What a round, a pass of rounds or the whole run came to when no error ended it: each function of

@@ -8,6 +8,8 @@
 #include "matrix/mx_retest.h"
 #include "base/util.h"
 
+static void run_between(void *arg);
+
 size_t mx_run_scheduled_rounds(const struct rp_sched *sched, bool concurrent_rails)
 {
 	size_t n = rp_sched_n_rounds(sched), total = n;
@@ -44,6 +46,15 @@ int mx_run_init(struct mx_run *R)
 	R->touched = calloc(R->touched_cap, sizeof(*R->touched));
 	R->spairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->spairs));
 	R->ep_table = calloc(n_eps ? n_eps : 1, sizeof(*R->ep_table));
+	if (R->ctx.rank == 0 && !R->set.concurrent_rails) {
+		/* a planned round kept while the next one runs (mx_run.h) */
+		R->pend_jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->pend_jobs));
+		R->pend_pairs = calloc(R->ctx.max_pairs ? R->ctx.max_pairs : 1, sizeof(*R->pend_pairs));
+		if (!R->pend_jobs || !R->pend_pairs)
+			return -ENOMEM;
+		R->ctx.between = run_between;
+		R->ctx.between_arg = R;
+	}
 	/* dead endpoints are confirmed by a second probe: looked for only when failures get one */
 	if (R->sweep.width && R->set.retest && !R->set.concurrent_rails && mx_sweep_ep_init(&R->sweep, n_eps) != 0)
 		return -ENOMEM;
@@ -103,6 +114,12 @@ void mx_run_fini(struct mx_run *R)
 	free(R->touched);
 	free(R->spairs);
 	free(R->ep_table);
+	free(R->pend_jobs);
+	free(R->pend_pairs);
+	mx_got_fini(&R->pend_got);
+	R->pend_jobs = NULL;
+	R->pend_pairs = NULL;
+	R->pending = false;
 	R->touched = NULL;
 	R->spairs = NULL;
 	mx_sweep_fini(&R->sweep);
@@ -117,22 +134,22 @@ void mx_run_fini(struct mx_run *R)
 
 /* Endpoint e as the results keep it, when that is the table's entry but for what an engine learns
  * (decided once: the results keep an endpoint as first seen); NULL otherwise or not seen yet. */
-static const struct rp_endpoint *ep_as_table(struct mx_run *R, uint32_t e)
+static const struct rp_endpoint *ep_as_table(struct mx_run *R, const struct mx_got *g, uint32_t e)
 {
 	const struct rp_endpoint *ep = mx_results_ep(&R->mr, e);
 
 	if (ep && !R->ep_table[e])
-		R->ep_table[e] = mx_got_ep_from_table(&R->got, e, ep) ? 1 : 2;
+		R->ep_table[e] = mx_got_ep_from_table(g, e, ep) ? 1 : 2;
 	return ep && R->ep_table[e] == 1 ? ep : NULL;
 }
 
 /* Rank 0: slot i's plain side (src -> dst) kept as its record: on the endpoints' learned fields
  * alone when the results already keep both as the side would build them, else built and compared
  * whole (mx_results_add_plain). 0 with *kept_p false when the slot holds no plain side, -ENOMEM. */
-static int plain_keep(struct mx_run *R, size_t i, uint32_t src, uint32_t dst, bool *kept_p)
+static int plain_keep(struct mx_run *R, const struct mx_got *g, size_t i, uint32_t src, uint32_t dst, bool *kept_p)
 {
-	const struct rp_endpoint *s = ep_as_table(R, src), *d = s ? ep_as_table(R, dst) : NULL;
-	const struct mx_plain *pass = mx_got_pass(&R->got, i);
+	const struct rp_endpoint *s = ep_as_table(R, g, src), *d = s ? ep_as_table(R, g, dst) : NULL;
+	const struct mx_plain *pass = mx_got_pass(g, i);
 	struct rp_endpoint ep[2];
 	struct mx_plain pl;
 
@@ -140,15 +157,16 @@ static int plain_keep(struct mx_run *R, size_t i, uint32_t src, uint32_t dst, bo
 	if (!pass)
 		return 0;
 	*kept_p = true;
-	if (d && mx_got_plain_ends_are(&R->got, i, s, d))
+	if (d && mx_got_plain_ends_are(g, i, s, d))
 		return mx_results_add_record(&R->mr, pass, src, dst);
-	(void)mx_got_plain(&R->got, i, &pl, &ep[0], &ep[1]);
+	(void)mx_got_plain(g, i, &pl, &ep[0], &ep[1]);
 	return mx_results_add_plain(&R->mr, &pl, &ep[0], &ep[1], src, dst);
 }
 
-/* Rank 0: keep a planned round's results (not the interrupted ones: not measured, never a drain);
- * R->kept[i] says where direction i went (-1: not kept). */
-static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got)
+/* Rank 0: keep a planned round's results, jobs[0..got) and their results g (not the interrupted
+ * ones: not measured, never a drain); R->kept[i] says where direction i went (-1: not kept). */
+static int scheduled_keep(struct mx_run *R, const struct mx_job *jobs, const struct mx_got *g,
+			  const struct rp_sched_pair *pairs, size_t got)
 {
 	struct rp_pair_result tmp;
 
@@ -159,7 +177,7 @@ static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, s
 		bool as_packed;
 
 		R->kept[i] = -1;
-		if (!(R->jobs[i / 2].dirs & (1u << (i % 2))) || mx_got_status(&R->got, i) == RP_ST_INTERRUPTED)
+		if (!(jobs[i / 2].dirs & (1u << (i % 2))) || mx_got_status(g, i) == RP_ST_INTERRUPTED)
 			continue;         /* not run (--bidir: b -> a is a's reverse), or stopped */
 		const struct mx_sweep_mark *m = R->sweep.n ? mx_sweep_find(&R->sweep, p->a, p->b) : NULL;
 
@@ -168,7 +186,7 @@ static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, s
 			size_t at = R->mr.n;
 			bool plain;
 
-			if (plain_keep(R, i, src, dst, &plain) != 0)
+			if (plain_keep(R, g, i, src, dst, &plain) != 0)
 				return -ENOMEM;
 			if (plain) {
 				R->kept[i] = (int64_t)at;
@@ -177,7 +195,7 @@ static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, s
 				continue;
 			}
 		}
-		mx_got_get_kept(&R->got, i, &tmp, &as_packed);
+		mx_got_get_kept(g, i, &tmp, &as_packed);
 
 		if (m && m->res[i % 2] != SIZE_MAX && (m->cleared & (1u << (i % 2)))) {
 			/* a screen failure pass 2 cleared: this measurement replaces it, as if never screened */
@@ -192,15 +210,14 @@ static int scheduled_keep(struct mx_run *R, const struct rp_sched_pair *pairs, s
 			int qp = R->ctx.cfg->qp.qp_timeout;
 
 			R->kept[i] = (int64_t)k;
-			if (mx_run_fold(R, k, qp, &tmp,
-					R->jobs[i / 2].qp_timeout ? R->jobs[i / 2].qp_timeout : qp) != 0)
+			if (mx_run_fold(R, k, qp, &tmp, jobs[i / 2].qp_timeout ? jobs[i / 2].qp_timeout : qp) != 0)
 				return -ENOMEM;
 			continue;
 		}
 		R->failed += tmp.status != RP_ST_OK;
 		R->kept[i] = (int64_t)R->mr.n;
 		/* the round's packed bytes as they came when they are tmp's: not packed again */
-		bytes = as_packed ? mx_got_packed(&R->got, i) : NULL;
+		bytes = as_packed ? mx_got_packed(g, i) : NULL;
 		if ((bytes ? mx_results_add_packed(&R->mr, &tmp, bytes->buf, bytes->len, src, dst)
 			   : mx_results_add(&R->mr, &tmp, src, dst)) != 0)
 			return -ENOMEM;
@@ -226,47 +243,116 @@ static int conc_keep(struct mx_run *R, size_t r, size_t got)
 	return 0;
 }
 
-/* Did a stop leave any asked-for direction of the round's jobs[0..n) unmeasured? */
-static bool round_cut(const struct mx_run *R, size_t n)
+/* Did a stop leave any asked-for direction of the round's jobs[0..n) (results g) unmeasured? */
+static bool round_cut(const struct mx_job *jobs, const struct mx_got *g, size_t n)
 {
 	for (size_t k = 0; k < 2 * n; k++)
-		if ((R->jobs[k / 2].dirs & (1u << (k % 2))) && mx_got_status(&R->got, k) == RP_ST_INTERRUPTED)
+		if ((jobs[k / 2].dirs & (1u << (k % 2))) && mx_got_status(g, k) == RP_ST_INTERRUPTED)
 			return true;
 	return false;
 }
 
-/* A bandwidth round over R->jobs[0..got) (pairs[] parallel): every rank measures; rank 0 keeps the
- * results (solo or concurrent), calls the hook and releases the ranks. A planned round (not late)
- * counts as run and, when no stop cut it short, done. MX_GO_ON, MX_STOPPED, negative errno. */
-static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc, bool late)
+/* Rank 0: keep a round over jobs[0..n) with results g (pairs[] parallel; concurrent: round r's
+ * concurrent results), count it, and call the hook with it (the run-wide round number). A planned
+ * round (not late) counts as run and, when no stop cut it short, done. 0 or -ENOMEM (not hooked);
+ * *hook_s the hook's real seconds. */
+static int keep_round(struct mx_run *R, const struct mx_job *jobs, const struct mx_got *g,
+		      const struct rp_sched_pair *pairs, size_t n, size_t r, bool conc, bool late, size_t round,
+		      double *hook_s)
 {
-	struct mx_ctx *c = &R->ctx;
-	int rc = mx_round(c, R->next_round++, R->jobs, got, &R->got);
-
-	if (rc < 0 || c->rank != 0)
-		return rc;
 	R->n_touched = 0;
-	if ((conc ? conc_keep(R, r, got) : scheduled_keep(R, pairs, got)) != 0) {
-		mx_round_go(c, R->next_round - 1);
+	if ((conc ? conc_keep(R, r, n) : scheduled_keep(R, jobs, g, pairs, n)) != 0)
 		return -ENOMEM;
-	}
 	/* a round counts as done only when a stop cut none of it short: its interrupted directions
 	 * were not measured (the coverage and "complete" must not claim them) */
 	if (late) {
 		R->late_run++;
 	} else {
 		R->scheduled_run++;
-		R->rounds_done += !round_cut(R, got);
+		R->rounds_done += !round_cut(jobs, g, n);
 	}
 	R->in_late = late;
-	R->round_jobs = R->jobs;
-	R->round_got = &R->got;
-	R->round_n = got;
+	R->round_jobs = jobs;
+	R->round_got = g;
+	R->round_n = n;
+	R->hook_round = round;
+	*hook_s = rp_now();
 	if (R->hooks.round_done)
 		R->hooks.round_done(R->hooks.arg, false, late ? R->late_run - 1 : R->scheduled_run - 1,
 				    late ? R->n_late : R->n_scheduled);
+	*hook_s = rp_now() - *hook_s;
+	return 0;
+}
+
+/* Rank 0: keep the round released before it was kept (mx_run.h), if any: while the next round's
+ * sides run (overlapped, from ctx.between), or at a batch's end. An error waits in keep_rc. */
+static void keep_pending(struct mx_run *R, bool overlapped)
+{
+	double t0 = rp_now(), hook_s = 0;
+	int rc;
+
+	if (!R->pending)
+		return;
+	R->pending = false;
+	R->hook_deferred = true;
+	R->hook_collect_s = R->pend_collect_s;
+	rc = keep_round(R, R->pend_jobs, &R->pend_got, R->pend_pairs, R->pend_n, 0, false, false, R->pend_round,
+			&hook_s);
+	R->hook_deferred = false;
+	if (rc) {
+		R->keep_rc = rc;
+		return;
+	}
 	mx_results_settle(&R->mr);   /* after the hook: it streamed the round's results whole */
-	return mx_round_go(c, R->next_round - 1);
+	R->keep_s = rp_now() - t0 - hook_s;
+	R->keep_overlapped = overlapped;
+	R->keep_seq++;
+}
+
+static void run_between(void *arg)
+{
+	keep_pending(arg, true);
+}
+
+/* A bandwidth round over R->jobs[0..got) (pairs[] parallel): every rank measures; rank 0 keeps the
+ * results (solo or concurrent) and calls the hook, then releases the ranks; a planned round
+ * (ctx.between set: not concurrent_rails) is released first and kept while the next one runs
+ * (mx_run.h). MX_GO_ON, MX_STOPPED, negative errno. */
+static int bw_step(struct mx_run *R, const struct rp_sched_pair *pairs, size_t got, size_t r, bool conc, bool late)
+{
+	struct mx_ctx *c = &R->ctx;
+	size_t round = R->next_round++;
+	double hook_s;
+	int rc = mx_round(c, round, R->jobs, got, &R->got);
+
+	if (rc < 0 || c->rank != 0)
+		return rc;
+	if (R->keep_rc) {             /* the previous round's keeping, in this round's between */
+		mx_round_go(c, round);
+		return R->keep_rc;
+	}
+	if (c->between && !late) {
+		struct mx_job *j = R->pend_jobs;
+		struct mx_got g = R->pend_got;
+
+		rc = mx_round_go(c, round);
+		R->pend_collect_s = c->go_sent - c->sides_end;
+		R->pend_jobs = R->jobs;       /* the round's buffers become the pending ones */
+		R->jobs = j;
+		R->pend_got = R->got;
+		R->got = g;
+		memcpy(R->pend_pairs, pairs, got * sizeof(*pairs));
+		R->pend_n = got;
+		R->pend_round = round;
+		R->pending = true;
+		return rc;
+	}
+	if (keep_round(R, R->jobs, &R->got, pairs, got, r, conc, late, round, &hook_s) != 0) {
+		mx_round_go(c, round);
+		return -ENOMEM;
+	}
+	mx_results_settle(&R->mr);   /* after the hook: it streamed the round's results whole */
+	return mx_round_go(c, round);
 }
 
 /* One planned round over pairs[0..got), as the sweep leaves it. */
@@ -322,9 +408,10 @@ static int rails_round(struct mx_run *R, size_t r)
 
 int mx_run_scheduled(struct mx_run *R, size_t from, size_t to)
 {
-	for (size_t r = from; r < to; r++) {
+	int rc = 0;
+
+	for (size_t r = from; r < to && rc == 0; r++) {
 		size_t got = 0;
-		int rc;
 
 		if (R->set.concurrent_rails) {
 			rc = rails_round(R, r);
@@ -332,10 +419,9 @@ int mx_run_scheduled(struct mx_run *R, size_t from, size_t to)
 			rp_sched_round(R->sched, r, R->pairs, R->ctx.max_pairs, &got);
 			rc = scheduled_step(R, R->pairs, got, r, false);
 		}
-		if (rc)
-			return rc;
 	}
-	return 0;
+	keep_pending(R, false);       /* the batch's last round, before anything else runs */
+	return rc ? rc : R->keep_rc;
 }
 
 /* Rank 0: the pairs to measure again, from the results as the verdict judges them now. The verdict
@@ -405,6 +491,7 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 			R->n_touched = 0;
 			retest_fold(R, plan, which, m);
 			R->retest_rounds++;
+			R->hook_round = R->next_round - 1;
 			R->round_jobs = R->jobs;
 			R->round_got = &R->got;
 			R->round_n = m;

@@ -6,9 +6,15 @@
  * the planned rounds interleave, and late rounds follow the second pass (mx_run_sweep_held).
  *
  * Rank 0 keeps every result (mx_results) and calls hooks.round_done after each round, with the
- * round's results folded in and before any rank is released into the next round (mx_round_go): the
- * front end writes its files there, so a rank never waits on rank 0 while it writes, and the files
- * on disk always hold every finished round before the next one starts.
+ * round's results folded in. A planned round (without concurrent_rails) is kept while the next one
+ * runs: rank 0 releases the ranks into round k + 1 as soon as round k's reports are in (mx_round_go),
+ * then, once its own sides of round k + 1 are started (mx_ctx.between), keeps round k and calls the
+ * hook; the last round of a batch (mx_run_scheduled) is kept before anything else runs. Every other
+ * round (sweep, confirmation, late, retest, concurrent) is kept and hooked before its go. So the front
+ * end writes its files from the hook while the fabric measures, a rank never waits on rank 0's
+ * keeping or writing of a planned round, and the files on disk hold every round but at most the
+ * one before the round in progress (a stop writes them again with everything: mx_ctx.flush runs
+ * after the keeping).
  *
  * set.concurrent_rails (matrix --concurrent-rails, the rail pattern only: lib/matrix/mx_conc.h): each planned
  * round r becomes one solo round per rail (rail g's pairs of round r alone), then round r whole (all
@@ -82,6 +88,23 @@ struct mx_run {
 	size_t *touched;              /* rank 0, in round_done/sweep_done: the indexes into mr of the */
 	size_t n_touched;             /* results the round added or changed; none for concurrent rounds */
 	size_t touched_cap;
+	/* rank 0: a planned round released before it was kept (above): its jobs, pairs and results,
+	 * kept in the next round's ctx.between or at the end of mx_run_scheduled */
+	bool pending;
+	struct mx_job *pend_jobs;
+	struct rp_sched_pair *pend_pairs;
+	struct mx_got pend_got;
+	size_t pend_n, pend_round;
+	double pend_collect_s;        /* its collection: from its sides' end to its go (real seconds) */
+	int keep_rc;                  /* a keeping's error (-ENOMEM), returned by the next round */
+	/* rank 0, in round_done/sweep_done: */
+	size_t hook_round;            /* the run-wide number of the round the hook (round_done, sweep_done) is given */
+	bool hook_deferred;           /* that round was kept after its go (above) */
+	double hook_collect_s;        /* hook_deferred: its collection before its go (pend_collect_s) */
+	/* rank 0: the last round kept after its go, for a clock that prices it (lib/sim) */
+	double keep_s;                /* its keeping's real seconds, the hook's taken out */
+	bool keep_overlapped;         /* kept while the next round's sides ran (not at a batch's end) */
+	unsigned keep_seq;            /* + 1 for every such keeping */
 	/* scratch */
 	struct mx_job *jobs;
 	struct mx_got got;            /* a planned or retest round's results */

@@ -196,6 +196,7 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 		}
 	}
 	R->sweep.rounds++;
+	R->hook_round = R->next_round - 1;
 	R->round_jobs = jobs;
 	R->round_got = got;
 	R->round_n = n;

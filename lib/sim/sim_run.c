@@ -192,12 +192,34 @@ static double after_hook(const struct rp_sim_run *S)
 	return S->hook_end > 0 && go > S->hook_end ? go - S->hook_end : 0;
 }
 
-/* Rank 0's real time since its sides of the round ended: the collection and the keeping, before
- * the simulation's own bookkeeping (round_time) and the caller's hook; and the previous round's
- * part after its hook, counted now. */
-static void collect_time(struct rp_sim_run *S)
+/* What a planned round kept after its go (mx_run.h) cost the run, once per keeping not yet counted:
+ * kept while the next round's sides ran, only what it took beyond that round's time `overlap` (rank
+ * 0 takes the next reports when it is done); kept at a batch's end, all of it. */
+static double keep_charge(struct rp_sim_run *S, double overlap)
 {
-	S->collect_last_s = rp_now() - S->run.ctx.sides_end + after_hook(S);
+	const struct mx_run *R = &S->run;
+	double t;
+
+	if (R->keep_seq == S->keep_seen)
+		return 0;
+	S->keep_seen = R->keep_seq;
+	t = R->keep_overlapped ? R->keep_s - overlap : R->keep_s;
+	return t > 0 ? t : 0;
+}
+
+/* Rank 0's time the other ranks waited for at this hook, the round's virtual time t: a round kept
+ * after its go, its collection before the go and what the previous such keeping took beyond this
+ * round's time; any other, its real time since its sides ended (the collection and the keeping,
+ * before the simulation's own bookkeeping and the caller's hook), the previous round's part after
+ * its hook, and a keeping at a batch's end not counted yet. */
+static void collect_time(struct rp_sim_run *S, double t)
+{
+	const struct mx_run *R = &S->run;
+
+	if (R->hook_deferred)
+		S->collect_last_s = R->hook_collect_s + keep_charge(S, t);
+	else
+		S->collect_last_s = rp_now() - R->ctx.sides_end + after_hook(S) + keep_charge(S, 0);
 	S->collect_s += S->collect_last_s;
 }
 
@@ -207,9 +229,12 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 	struct rp_sim_run *S = arg;
 	double busy, dir, t;
 
-	collect_time(S);
+	if (!S->run.hook_deferred)
+		collect_time(S, 0);   /* before round_time: the simulation's own work, not rank 0's */
 	round_time(S, &busy, &dir);
 	t = busy + S->model->round_overhead_s;
+	if (S->run.hook_deferred)
+		collect_time(S, t);   /* the keeping that ran beside this round, against its time */
 	if (S->n_round_s == S->cap_round_s) {
 		size_t cap = S->cap_round_s ? 2 * S->cap_round_s : 256;
 		double *n = realloc(S->round_s, cap * sizeof(*n));
@@ -235,7 +260,7 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	struct rp_sim_run *S = arg;
 	double busy, dir, t;
 
-	collect_time(S);
+	collect_time(S, 0);
 	round_time(S, &busy, &dir);
 	t = dir + S->model->round_overhead_s;
 	S->vclock += t;
@@ -383,7 +408,7 @@ int rp_sim_run_rounds(struct rp_sim_run *S)
 {
 	int rc = mx_run_rounds(&S->run);
 
-	S->collect_tail_s = after_hook(S);
+	S->collect_tail_s = after_hook(S) + keep_charge(S, 0);
 	S->collect_s += S->collect_tail_s;
 	/* rank 0's retest plans (the verdict over every result): every rank waits for the jobs, whatever
 	 * the ranks (before, left out of the projection) */

@@ -24,8 +24,11 @@
  * times of the round's results as rank 0 collected them: mx_run's round_got) plus the model's round
  * overhead. Rank 0's own work between rounds (collecting the round, measured in real seconds as
  * collect_s; the caller's hook, e.g. writing the reports), during which the other ranks wait for
- * the go, is added by the caller with rp_sim_run_advance. With one rank the collection is rank 0's
- * alone; under MPI it also holds the wait for the other ranks' sides on this host.
+ * the go, is added by the caller with rp_sim_run_advance. A planned round kept after its go
+ * (lib/matrix/mx_run.h) counts its collection before the go, and its keeping only where that took
+ * longer than the round it ran beside (all of it when kept at a batch's end). With one rank the
+ * collection is rank 0's alone; under MPI it also holds the wait for the other ranks' sides on this
+ * host.
  */
 #ifndef RP_SIM_RUN_H
 #define RP_SIM_RUN_H
@@ -81,6 +84,7 @@ struct rp_sim_run {
 	                               * collect_s, in no collect_last_s); rank 0's retest plans are apart
 	                               * (run.retest_plan_s), on the clock already */
 	double hook_end;              /* rp_now() as the last hook returned; 0 none yet */
+	unsigned keep_seen;           /* run.keep_seq as last counted (keep_charge) */
 	size_t n_round_s, cap_round_s;
 	size_t sides;                 /* __atomic: directions answered from the model by this rank's sides */
 };
