@@ -202,18 +202,18 @@ $(BUILD)/sim-topology: $(BUILD)/scripts/sim_topology.o $(BUILD)/librdmaprobe.a
 $(BUILD)/localize-score: $(BUILD)/scripts/localize_score.o $(BUILD)/librdmaprobe.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-# Unit tests: every test binary runs; the run fails if any fails. What they need is built first,
-# on every core (JOBS) unless the caller gave -j itself (make test's targets run one after another,
-# but each build inside them in parallel: the README's `make test` is a plain make).
+# Unit tests: every test binary runs, JOBS at a time (scripts/run-unit-tests.sh: each one's output
+# shown whole, in order); the run fails if any fails. What they need is built first, on every core
+# (JOBS) unless the caller gave -j itself (make test's targets run one after another, but each build
+# and test run inside them in parallel: the README's `make test` is a plain make).
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check-build: $(TEST_BIN) $(BUILD)/rdmaprobe $(MPI_PLUGIN) $(DOC) $(BUILD)/html-synth $(BUILD)/sim-topology $(BUILD)/localize-score
 
 check:
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) check-build
 	sh scripts/check-layers.sh
-	@fail=0; for t in $(TEST_BIN); do echo "== $$t"; \
-	    RP_TEST_BIN=$(abspath $(BUILD)/rdmaprobe) $$t || fail=1; done; \
-	    if [ $$fail -ne 0 ]; then echo "unit tests FAILED"; exit 1; fi; echo "unit tests passed"
+	@if bash scripts/run-unit-tests.sh $(JOBS) $(abspath $(BUILD)/rdmaprobe) $(TEST_BIN); then \
+	    echo "unit tests passed"; else echo "unit tests FAILED"; exit 1; fi
 
 # The second compiler: every warning an error, objects apart (build-clang/), its unit tests run too,
 # built with AddressSanitizer and UndefinedBehaviorSanitizer (any report fails the test that hit it):
