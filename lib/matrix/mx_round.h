@@ -102,7 +102,8 @@ struct mx_ctx {
 	void (*flush)(void *arg);     /* rank 0: write the files now (a stop arrived mid-round); may be NULL */
 	void *flush_arg;
 	bool hold_go;                 /* rank 0: mx_round() leaves the go to mx_round_go(), so that the
-	                               * files are written before the ranks start the next round */
+	                               * caller decides whether it keeps the round before the go or
+	                               * after (lib/matrix/mx_run.h) */
 	size_t late_round;            /* the others: 1 + the round this rank does not measure (its previous
 	                               * go came by rank 0's ask at that round's end); 0 none */
 	const struct mx_measure *measure;   /* NULL: the engine */

@@ -35,7 +35,7 @@ int mx_run_init(struct mx_run *R)
 	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
 	/* a plan (retest, the sweep's second pass, its marks) names each scheduled direction at most once */
 	R->ctx.max_retest_jobs = 2 * rp_sched_n_pairs(R->sched) + 1;
-	R->ctx.hold_go = R->ctx.rank == 0;   /* the round_done hook runs before the go (mx_run.h) */
+	R->ctx.hold_go = R->ctx.rank == 0;   /* mx_run sends each go itself: before or after the hook (mx_run.h) */
 	R->n_scheduled = mx_run_scheduled_rounds(R->sched, R->set.concurrent_rails);
 	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
 	R->jobs = calloc(R->ctx.max_pairs + n_eps + 1, sizeof(*R->jobs));
