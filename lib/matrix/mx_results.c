@@ -123,12 +123,22 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 	return 0;
 }
 
+/* Result i's quiet bit from its record now: a record (not whole) not warned flaky. */
+static void quiet_note(struct mx_results *mr, size_t i)
+{
+	uint64_t bit = (uint64_t)1 << (i % 64);
+	bool quiet = mr->rec[i].whole == MX_REC_WHOLE_NONE && !(mr->rec[i].warnings & (1u << RP_WARN_FLAKY));
+
+	mr->quiet[i / 64] = quiet ? mr->quiet[i / 64] | bit : mr->quiet[i / 64] & ~bit;
+}
+
 /* Room for one more result. 0 or -ENOMEM. */
 static int rec_room(struct mx_results *mr)
 {
-	size_t cap = mr->cap ? 2 * mr->cap : 64;
+	size_t cap = mr->cap ? 2 * mr->cap : 64;   /* a multiple of 64: whole words of quiet bits */
 	struct mx_rec *nr;
 	uint32_t *np;
+	uint64_t *nq;
 
 	if (mr->n < mr->cap)
 		return 0;
@@ -140,6 +150,11 @@ static int rec_room(struct mx_results *mr)
 	if (!np)
 		return -ENOMEM;
 	mr->pair_eps = np;
+	nq = realloc(mr->quiet, cap / 64 * sizeof(*nq));
+	if (!nq)
+		return -ENOMEM;
+	memset(nq + mr->cap / 64, 0, (cap - mr->cap) / 64 * sizeof(*nq));
+	mr->quiet = nq;
 	mr->cap = cap;
 	return 0;
 }
@@ -187,6 +202,7 @@ static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint
 	mr->rec[mr->n] = rec;
 	mr->pair_eps[2 * mr->n] = src;
 	mr->pair_eps[2 * mr->n + 1] = dst;
+	quiet_note(mr, mr->n);
 	mr->n++;
 	mr->gen++;
 	return 0;
@@ -234,6 +250,7 @@ int mx_results_add_record(struct mx_results *mr, const struct mx_plain *p, uint3
 	rec_of_plain(p, &mr->rec[mr->n]);
 	mr->pair_eps[2 * mr->n] = src;
 	mr->pair_eps[2 * mr->n + 1] = dst;
+	quiet_note(mr, mr->n);
 	mr->n++;
 	mr->gen++;
 	return 0;
@@ -268,6 +285,7 @@ int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result 
 		if (slot != MX_REC_WHOLE_NONE)
 			slot_free(mr, slot);
 		mr->rec[i] = rec;
+		quiet_note(mr, i);
 		mr->gen++;
 		return 0;
 	}
@@ -289,6 +307,7 @@ int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result 
 			return -ENOMEM;
 		}
 		mr->rec[i].whole = slot;
+		quiet_note(mr, i);
 		return 0;
 	}
 	if (slot_pack(mr, slot, r) != 0)
@@ -314,12 +333,14 @@ void mx_results_settle(struct mx_results *mr)
 			slot_free(mr, slot);
 			mr->rec[i].ctr_measured &= (uint8_t)~MX_REC_PENDING;
 			mr->rec[i].whole = MX_REC_WHOLE_NONE;
+			quiet_note(mr, i);
 			continue;
 		}
 		rp_packed_get(&mr->whole[slot], &r);
 		if (rec_plain(mr, &r, mr->pair_eps[2 * i], mr->pair_eps[2 * i + 1], &rec)) {
 			slot_free(mr, slot);
 			mr->rec[i] = rec;
+			quiet_note(mr, i);
 		}
 	}
 	mr->settled = mr->n;
@@ -362,15 +383,20 @@ static void pairs_peek(const struct rp_result_seq *ps, size_t i, struct rp_resul
 
 struct rp_result_seq mx_results_pairs(struct mx_results *mr)
 {
-	return (struct rp_result_seq){ .n = mr->n, .get = pairs_get, .put = pairs_put, .peek = pairs_peek, .arg = mr };
+	return (struct rp_result_seq){ .n = mr->n, .get = pairs_get, .put = pairs_put, .peek = pairs_peek,
+				       .quiet = mr->quiet, .arg = mr };
 }
 
 size_t mx_results_failed(const struct mx_results *mr)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < mr->n; i++)
-		n += mr->rec[i].whole != MX_REC_WHOLE_NONE && mr->whole[mr->rec[i].whole].status != RP_ST_OK;
+	for (size_t w = 0; w < (mr->n + 63) / 64; w++) {
+		if (mr->quiet[w] == UINT64_MAX)
+			continue;         /* 64 records: ok */
+		for (size_t i = 64 * w; i < 64 * w + 64 && i < mr->n; i++)
+			n += mr->rec[i].whole != MX_REC_WHOLE_NONE && mr->whole[mr->rec[i].whole].status != RP_ST_OK;
+	}
 	return n;
 }
 
@@ -381,7 +407,7 @@ size_t mx_results_n_whole(const struct mx_results *mr)
 
 size_t mx_results_bytes(const struct mx_results *mr)
 {
-	return mr->cap * (sizeof(*mr->rec) + 2 * sizeof(*mr->pair_eps)) +
+	return mr->cap * (sizeof(*mr->rec) + 2 * sizeof(*mr->pair_eps)) + mr->cap / 8 +
 	       mr->whole_cap * (sizeof(*mr->whole) + sizeof(*mr->free_slot)) + mr->packed_bytes +
 	       mr->n_eps * (sizeof(*mr->ep) + sizeof(*mr->facts) + sizeof(*mr->ep_seen));
 }
@@ -397,5 +423,6 @@ void mx_results_fini(struct mx_results *mr)
 	free(mr->ep);
 	free(mr->facts);
 	free(mr->ep_seen);
+	free(mr->quiet);
 	memset(mr, 0, sizeof(*mr));
 }

@@ -67,6 +67,8 @@ struct mx_results {
 	struct mx_ep_facts *facts;    /* per endpoint number, what a peek reads of ep[] (16 bytes, not ~190) */
 	bool *ep_seen;
 	size_t n_eps;
+	uint64_t *quiet;              /* bit i: result i is a record not warned flaky (result_seq.h's quiet
+	                               * pass: what a record always is, but for that warning); cap bits */
 };
 
 /* Size the endpoint table (endpoint numbers < n_eps). 0 or -ENOMEM. */
@@ -103,7 +105,8 @@ void mx_results_settle(struct mx_results *mr);
 void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_result_peek *pk);
 /* The results as pairs (lib/verdict/result_seq.h), for the verdict and the writers; valid while mr is. */
 struct rp_result_seq mx_results_pairs(struct mx_results *mr);
-/* How many results are not ok now (after a verdict judged them in place, its statuses count). */
+/* How many results are not ok now (after a verdict judged them in place, its statuses count); reads
+ * the whole results only, not the records. */
 size_t mx_results_failed(const struct mx_results *mr);
 /* Bytes the store holds now (records, endpoints, whole results as packed). */
 size_t mx_results_bytes(const struct mx_results *mr);

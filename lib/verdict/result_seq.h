@@ -16,6 +16,12 @@
  * A pass that only reads a pair's status, rate and warnings peeks: a store whose pair is a compact
  * record answers from the record without building a whole result (lib/matrix/mx_results.h). A peek is always
  * exactly rp_result_peek_of() of what get returns.
+ *
+ *   if (rp_result_seq_quiet(ps, i)) continue;                          a pass that looks for failures
+ *
+ * A store may also say, one bit per pair, which pairs are quiet passes (below): a pass that only looks
+ * at failures, retests and flaky pairs skips them without reading them. At 8 million pairs, most of
+ * them quiet, that is a bitmap of 1 MiB read instead of half a gigabyte of records, every such pass.
  */
 #ifndef RP_RESULT_SEQ_H
 #define RP_RESULT_SEQ_H
@@ -76,6 +82,10 @@ struct rp_result_seq {
 	int (*put)(const struct rp_result_seq *ps, size_t i, const struct rp_pair_result *r);
 	/* Optional (NULL: peek what get builds): rp_result_peek_of() of pair i, without building it. */
 	void (*peek)(const struct rp_result_seq *ps, size_t i, struct rp_result_peek *pk);
+	/* Optional (NULL: none known): bit i % 64 of quiet[i / 64] set when pair i is a quiet pass, that is
+	 * a plain pass (rp_result_plain) that is ok, confirm none, and not warned flaky. A clear bit says
+	 * nothing. Kept current by the sequence's own puts; valid while the store has no pair added. */
+	const uint64_t *quiet;
 	void *arg;
 };
 
@@ -99,6 +109,12 @@ static inline struct rp_pair_result *rp_result_seq_get(const struct rp_result_se
 static inline int rp_result_seq_put(const struct rp_result_seq *ps, size_t i, const struct rp_pair_result *r)
 {
 	return ps->arr ? 0 : ps->put(ps, i, r);
+}
+
+/* Whether pair i is known to be a quiet pass (above); false when not known. */
+static inline bool rp_result_seq_quiet(const struct rp_result_seq *ps, size_t i)
+{
+	return ps->quiet && (ps->quiet[i / 64] >> (i % 64) & 1u);
 }
 
 static inline void rp_result_seq_peek(const struct rp_result_seq *ps, size_t i, struct rp_result_peek *pk)

@@ -75,83 +75,13 @@ const char *rp_verdict_ep_name(const struct rp_endpoint *ep, char *buf, size_t l
 	return buf;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* v[k] as it would be with v[0..m) sorted (k < m), v reordered so that v[0..k) <= v[k] <= v(k..m):
- * quickselect on a median-of-three pivot, O(m) where a sort was O(m log m) for each of 8,192 rows
- * and columns of 1,023 rates; after 2 log2(m) partitions the rest of the range is sorted instead,
- * so it is never worse than the sort it replaced. */
-static double select_kth(double *v, size_t m, size_t k)
-{
-	size_t lo = 0, hi = m - 1, rounds = 0, lim = 2;
-
-	for (size_t x = m; x > 1; x >>= 1)
-		lim += 2;
-	while (lo < hi) {
-		size_t i = lo, j = hi, mid = lo + (hi - lo) / 2;
-		double a = v[lo], b = v[mid], c = v[hi], pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-
-		if (++rounds > lim) {
-			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_double);
-			break;
-		}
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (pivot < v[j])
-				j--;
-			if (i <= j) {
-				double t = v[i];
-
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			break;            /* j < k < i: v[k] equals the pivot, in place */
-	}
-	return v[k];
-}
-
-/* The median of v[0..m) (m > 0; v reordered): the middle value, or the mean of the two middle ones. */
-static double median_of(double *v, size_t m)
-{
-	double hi = select_kth(v, m, m / 2), lo = hi;
-
-	if (m % 2 == 0) {
-		/* the largest of v[0..m/2), all <= v[m/2] after the selection */
-		lo = v[0];
-		for (size_t i = 1; i < m / 2; i++)
-			lo = v[i] > lo ? v[i] : lo;
-	}
-	return m % 2 ? hi : (lo + hi) / 2;
-}
-
 /* A pair the bandwidth rules judge: measured ok (or judged below a threshold before), not latency. */
 static bool bw_judged(const struct rp_pair_result *r)
 {
 	return (r->status == RP_ST_OK || r->status == RP_ST_BELOW_THRESHOLD) && !r->lat.measured;
 }
 
-/* bw_judged and rev_judged of a peeked pair (the reading passes: a record is never built). */
-static bool pk_bw_judged(const struct rp_result_peek *pk)
-{
-	return (pk->status == RP_ST_OK || pk->status == RP_ST_BELOW_THRESHOLD) && !pk->lat_measured;
-}
-
+/* rev_judged of a peeked pair (bw_judged's is rp_pk_bw_judged: verdict_int.h). */
 static bool pk_rev_judged(const struct rp_result_peek *pk)
 {
 	return pk->rev_measured && !pk->lat_measured &&
@@ -163,55 +93,6 @@ static bool rev_judged(const struct rp_pair_result *r)
 {
 	return r->reverse.measured && !r->lat.measured &&
 	       (r->reverse.status == RP_ST_OK || r->reverse.status == RP_ST_BELOW_THRESHOLD);
-}
-
-/* Medians of the judged rates of msg_size per endpoint: row[e] over the pairs e sends, col[e] over
- * those it receives. Both in the same two passes over the pairs (one counts, one places the rates). */
-static int medians_compute(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
-			   double *row, double *col)
-{
-	size_t n = ps->n;
-	struct rp_result_peek pk;
-	double *med[2] = { row, col };
-	size_t *start = calloc(2 * (n_eps + 1), sizeof(*start)), *fill = calloc(2 * (n_eps ? n_eps : 1), sizeof(*fill));
-	double *vals = calloc(2 * (n ? n : 1), sizeof(*vals));
-
-	if (!start || !fill || !vals) {
-		free(start);
-		free(fill);
-		free(vals);
-		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
-	}
-	/* side k's endpoint e: start[k * (n_eps + 1) + e], its rates from vals[k * n] */
-	for (size_t i = 0; i < n; i++) {
-		rp_result_seq_peek(ps, i, &pk);
-		if (pk_bw_judged(&pk) && pk.msg_size == msg_size)
-			for (int k = 0; k < 2; k++)
-				start[k * (n_eps + 1) + pair_eps[2 * i + k] + 1]++;
-	}
-	for (int k = 0; k < 2; k++)
-		for (size_t e = 0; e < n_eps; e++)
-			start[k * (n_eps + 1) + e + 1] += start[k * (n_eps + 1) + e];
-	for (size_t i = 0; i < n; i++) {
-		rp_result_seq_peek(ps, i, &pk);
-		if (!pk_bw_judged(&pk) || pk.msg_size != msg_size)
-			continue;
-		for (int k = 0; k < 2; k++) {
-			size_t e = pair_eps[2 * i + k];
-
-			vals[k * n + start[k * (n_eps + 1) + e] + fill[k * n_eps + e]++] = pk.gbps;
-		}
-	}
-	for (int k = 0; k < 2; k++)
-		for (size_t e = 0; e < n_eps; e++) {
-			size_t from = start[k * (n_eps + 1) + e], m = start[k * (n_eps + 1) + e + 1] - from;
-
-			med[k][e] = m == 0 ? 0 : median_of(vals + k * n + from, m);
-		}
-	free(start);
-	free(fill);
-	free(vals);
-	return 0;
 }
 
 /* The port counters of both ends (lib/health/counters.h, judged by the engine with --max-errors): a flap or
@@ -339,101 +220,19 @@ static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_result
 	return dir_decide(cfg, &in, m, &w) == DIR_OK && w == pk->warnings;
 }
 
-struct rev_ent {                /* a pair in its lower endpoint's bucket */
-	uint32_t hi;                  /* the higher of its two endpoints */
-	uint32_t idx_dir;             /* the pair's index << 1 | 1 when it runs from the higher endpoint */
-	double gbps;                  /* its rate when judged for bandwidth and it moved data, else -1 */
-};
-
-/* Pair i's lower endpoint (*lo) and its entry in that endpoint's bucket; false when it has no place
- * in reverse_rates' table (another message size, a self pair). */
-static bool rev_entry(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t i, size_t msg_size,
-		      uint32_t *lo, struct rev_ent *out)
-{
-	struct rp_result_peek pk;
-	uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
-
-	if (s == d)
-		return false;
-	rp_result_seq_peek(ps, i, &pk);
-	if (pk.msg_size != msg_size)
-		return false;
-	*lo = s < d ? s : d;
-	*out = (struct rev_ent){ s < d ? d : s, (uint32_t)(i << 1) | (s > d), pk_bw_judged(&pk) && pk.gbps > 0 ? pk.gbps : -1 };
-	return true;
-}
-
-/* rev[i]: the rate of pair i's other direction measured as a pair of its own (d -> s at the same
- * message size, judged for bandwidth; the first such pair in the sequence when there are several),
- * -1 when there is none. Every pair goes into the bucket of its lower endpoint, in sequence order (a
- * counting sort); then, bucket by bucket, each direction's first judged rate is noted per higher
- * endpoint (first[2 * hi + dir]) and read back by the other direction, and the notes cleared: two
- * passes over the pairs and three short ones over each bucket, no sort (a binary search per pair, later
- * a sort per bucket, were most of the verdict's time at 8,192 endpoints). 0, -EOVERFLOW or -ENOMEM. */
-static int reverse_rates(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
-			 double *rev)
-{
-	struct rev_ent *e, x;
-	size_t *end;
-	double *first;
-	uint32_t lo;
-
-	if (ps->n > UINT32_MAX / 2)
-		return rp_error(-EOVERFLOW, "verdict: %zu pairs, more than the reverse-direction rule indexes", ps->n);
-	e = malloc((ps->n ? ps->n : 1) * sizeof(*e));
-	end = calloc(n_eps + 1, sizeof(*end));
-	first = malloc(2 * (n_eps ? n_eps : 1) * sizeof(*first));
-	if (!e || !end || !first) {
-		free(e);
-		free(end);
-		free(first);
-		return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
-	}
-	for (size_t k = 0; k < 2 * n_eps; k++)
-		first[k] = -1;
-	for (size_t i = 0; i < ps->n; i++)
-		if (rev_entry(pair_eps, ps, i, msg_size, &lo, &x))
-			end[lo + 1]++;
-	for (size_t k = 1; k <= n_eps; k++)
-		end[k] += end[k - 1];     /* end[k]: where endpoint k's entries begin */
-	for (size_t i = 0; i < ps->n; i++) {
-		rev[i] = -1;
-		if (rev_entry(pair_eps, ps, i, msg_size, &lo, &x))
-			e[end[lo]++] = x;     /* ... and, once all are in, where they end */
-	}
-	for (size_t k = 0, from = 0; k < n_eps; from = end[k++]) {
-		for (size_t j = from; j < end[k]; j++) {
-			double *f = &first[2 * e[j].hi + (e[j].idx_dir & 1)];
-
-			if (*f < 0)
-				*f = e[j].gbps;
-		}
-		for (size_t j = from; j < end[k]; j++)
-			rev[e[j].idx_dir >> 1] = first[2 * e[j].hi + !(e[j].idx_dir & 1)];
-		for (size_t j = from; j < end[k]; j++)
-			first[2 * e[j].hi] = first[2 * e[j].hi + 1] = -1;
-	}
-	free(first);
-	free(end);
-	free(e);
-	return 0;
-}
-
 /* --min-bw, --outlier (with the reverse-direction rule) and --interval-drop on the judged pairs of
- * one message size (both directions of a --bidir pair, each on its own). */
+ * one message size (both directions of a --bidir pair, each on its own); counted: rp_rates_build's. */
 static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_result_seq *ps,
-		      size_t n_eps, size_t msg_size, double *row, double *col)
+		      size_t n_eps, size_t msg_size, const struct rp_rate_count *counted, double *row, double *col)
 {
 	struct rp_pair_result tmp;
 	double *rev = NULL;
 	int rc = 0;
 
 	if (row) {
-		rc = medians_compute(pair_eps, ps, n_eps, msg_size, row, col);
-		if (!rc && !(rev = malloc((ps->n ? ps->n : 1) * sizeof(*rev))))
-			rc = rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
-		if (!rc)
-			rc = reverse_rates(pair_eps, ps, n_eps, msg_size, rev);
+		if (!(rev = malloc((ps->n ? ps->n : 1) * sizeof(*rev))))
+			return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
+		rc = rp_rates_build(pair_eps, ps, n_eps, msg_size, counted, row, col, rev);
 		if (rc) {
 			free(rev);
 			return rc;
@@ -445,7 +244,7 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
 		rp_result_seq_peek(ps, i, &pk);
-		if (pk.msg_size != msg_size || (!pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
+		if (pk.msg_size != msg_size || (!rp_pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
 			continue;
 		if (pk.plain && plain_stays(cfg, &pk, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rev[i] : -1))
 			continue;
@@ -500,10 +299,19 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 			    size_t n_eps)
 {
 	size_t n = ps->n, *sizes = NULL, n_sizes = 0, sizes_cap = 0;
+	struct rp_rate_count counted = { 0 };
 	struct rp_pair_result tmp;
 	double *row = NULL, *col = NULL;
 	int rc = 0;
 
+	if (cfg->outlier > 0 && n) {
+		struct rp_result_peek first;
+
+		/* the rates' count rides on the reset pass, for the size the first pair has (a run's
+		 * pairs share one size; another size's pairs are counted in a pass of their own) */
+		rp_result_seq_peek(ps, 0, &first);
+		rc = rp_rate_count_init(&counted, n_eps, first.msg_size);
+	}
 	/* each pair reset (a plain pass is judged afresh in one go by size_judge), and the sizes judged */
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct rp_result_peek pk;
@@ -516,7 +324,9 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 			rc = rp_result_seq_put(ps, i, r);
 			rp_result_peek_of(r, &pk);
 		}
-		if (!rc && (pk_bw_judged(&pk) || pk_rev_judged(&pk)))
+		if (counted.med)
+			rp_rate_count_pair(&counted, pair_eps, i, &pk);
+		if (!rc && (rp_pk_bw_judged(&pk) || pk_rev_judged(&pk)))
 			rc = size_note(&sizes, &n_sizes, &sizes_cap, pk.msg_size);
 	}
 	if (!rc && cfg->outlier > 0) {
@@ -528,23 +338,9 @@ static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pa
 		}
 	}
 	for (size_t k = 0; k < n_sizes && !rc; k++)
-		rc = size_judge(cfg, pair_eps, ps, n_eps, sizes[k], row, col);
-	/* a --bidir pair whose reverse failed fails as a pair; then how each failure held up on retest
-	 * (a plain pass as the retest rules leave it, one attempt and confirm none, has nothing to fold
-	 * or classify) */
-	for (size_t i = 0; i < n && !rc; i++) {
-		struct rp_result_peek pk;
-		struct rp_pair_result *r;
-
-		rp_result_seq_peek(ps, i, &pk);
-		if (pk.plain && pk.confirm == RP_CONFIRM_NONE && !(pk.warnings & (1u << RP_WARN_FLAKY)))
-			continue;
-		r = rp_result_seq_get(ps, i, &tmp);
-		rp_pair_reverse_fold(r);
-		rp_retest_classify(r, cfg->retest);
-		rc = rp_result_seq_put(ps, i, r);
-	}
+		rc = size_judge(cfg, pair_eps, ps, n_eps, sizes[k], counted.med ? &counted : NULL, row, col);
 out:
+	rp_rate_count_fini(&counted);
 	free(sizes);
 	free(row);
 	free(col);
@@ -590,15 +386,35 @@ static void count_pair(const uint32_t *pair_eps, size_t i, const struct rp_resul
 	}
 }
 
-/* The run's and each endpoint's counts (count_pair), and the components of the "moved data" graph:
- * fabric = smallest member; coverage = distinct nodes. One pass over the judged pairs. */
-static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const uint32_t *pair_eps,
+/* Pair i, its thresholds judged: a --bidir pair whose reverse failed fails as a pair, then how its
+ * failure held up on retest (a plain pass as the retest rules leave it, one attempt and confirm none,
+ * has nothing to fold or classify: *pk stays as peeked); *pk as it is now. 0 or -ENOMEM. */
+static int pair_classify(const struct rp_verdict_cfg *cfg, const struct rp_result_seq *ps, size_t i,
+			 struct rp_result_peek *pk)
+{
+	struct rp_pair_result tmp, *r;
+	int rc;
+
+	if (pk->plain && pk->confirm == RP_CONFIRM_NONE && !(pk->warnings & (1u << RP_WARN_FLAKY)))
+		return 0;
+	r = rp_result_seq_get(ps, i, &tmp);
+	rp_pair_reverse_fold(r);
+	rp_retest_classify(r, cfg->retest);
+	rc = rp_result_seq_put(ps, i, r);
+	rp_result_peek_of(r, pk);
+	return rc;
+}
+
+/* Every pair classified (pair_classify), into the run's and each endpoint's counts (count_pair), and
+ * the components of the "moved data" graph: fabric = smallest member; coverage = distinct nodes. One
+ * pass over the judged pairs. */
+static int fabrics_compute(const struct rp_verdict_cfg *cfg, size_t n_eps, const uint32_t *pair_eps,
 			   const struct rp_result_seq *ps, struct rp_verdict *v, size_t *cov, const size_t *ep_node)
 {
 	uint32_t *parent = calloc(n_eps ? n_eps : 1, sizeof(*parent));
 	size_t *last_node = calloc(n_eps ? n_eps : 1, sizeof(*last_node));
+	int rc = 0;
 
-	(void)eps;
 	if (!parent || !last_node) {
 		free(parent);
 		free(last_node);
@@ -607,11 +423,12 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	for (size_t e = 0; e < n_eps; e++)
 		parent[e] = (uint32_t)e;
 	v->n_pairs = ps->n;
-	for (size_t i = 0; i < ps->n; i++) {
+	for (size_t i = 0; i < ps->n && !rc; i++) {
 		struct rp_result_peek pk;
 		enum rp_status st;
 
 		rp_result_seq_peek(ps, i, &pk);
+		rc = pair_classify(cfg, ps, i, &pk);
 		count_pair(pair_eps, i, &pk, v);
 		st = pk.status;
 		if (st != RP_ST_OK && st != RP_ST_BELOW_THRESHOLD && st != RP_ST_LINK_ERRORS)
@@ -635,7 +452,7 @@ static int fabrics_compute(const struct rp_endpoint *eps, size_t n_eps, const ui
 	free(last_node);
 	v->n_failed = ps->n - v->n_ok;
 	v->pass = v->n_failed == 0;
-	return 0;
+	return rc;
 }
 
 /* Per node: the endpoints, how many drained or unusable, and "=dev:port,..." of the rest. */
@@ -711,7 +528,7 @@ int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	rc = thresholds_apply(cfg, pair_eps, ps, n_eps);
 	if (rc)
 		goto out;
-	rc = fabrics_compute(eps, n_eps, pair_eps, ps, v, cov, ep_node);
+	rc = fabrics_compute(cfg, n_eps, pair_eps, ps, v, cov, ep_node);
 	if (rc)
 		goto out;
 	for (size_t e = 0; e < n_eps; e++)

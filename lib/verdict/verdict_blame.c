@@ -156,8 +156,12 @@ int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *
 
 		if (a == b || rp_expect_pair(x, a, b))
 			continue;
-		rp_result_seq_peek(ps, i, &pk);
-		c = (uint32_t)result_class(&pk);
+		if (rp_result_seq_quiet(ps, i)) {
+			c = RP_PEER_OK;   /* known without reading it (result_seq.h) */
+		} else {
+			rp_result_seq_peek(ps, i, &pk);
+			c = (uint32_t)result_class(&pk);
+		}
 		pi->ent[pi->start[a] + fill[a]++] = b << 2 | c;
 		pi->ent[pi->start[b] + fill[b]++] = a << 2 | c;
 	}
@@ -449,6 +453,8 @@ static int paths_collect(const uint32_t *pair_eps, const struct rp_result_seq *p
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
 		struct rp_result_peek pk;
 
+		if (rp_result_seq_quiet(ps, i))
+			continue;         /* a pass */
 		rp_result_seq_peek(ps, i, &pk);
 		if (result_class(&pk) != RP_PEER_FAILED || v->eps[a].drain || v->eps[b].drain || v->eps[a].unusable ||
 		    v->eps[b].unusable ||
@@ -676,6 +682,11 @@ static int own_failures(struct rp_blame *B, const struct rp_endpoint *eps, const
 		struct rp_pair_result tmp, *r;
 		struct rp_result_peek pk;
 
+		if (rp_result_seq_quiet(ps, i)) {
+			if (a == b)
+				B->self[a] |= RP_PEER_OK;   /* a pass, known without reading it */
+			continue;
+		}
 		rp_result_seq_peek(ps, i, &pk);
 		if (a == b)
 			B->self[a] |= (uint8_t)result_class(&pk);

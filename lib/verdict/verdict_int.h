@@ -9,6 +9,34 @@
 #include "verdict/result_seq.h"
 #include "verdict/verdict.h"
 
+/* A peeked pair the bandwidth rules judge: measured ok (or judged below a threshold before), not
+ * latency. */
+static inline bool rp_pk_bw_judged(const struct rp_result_peek *pk)
+{
+	return (pk->status == RP_ST_OK || pk->status == RP_ST_BELOW_THRESHOLD) && !pk->lat_measured;
+}
+
+/* What the bandwidth rules compare one message size's pairs against (verdict_rates.c): per endpoint
+ * the medians of the rates it sends (row) and receives (col), per pair its other direction's rate.
+ * Both are built by a count over every pair, then a pass that places the rates; the count can ride
+ * on a pass the verdict makes anyway (its reset), so that only the placing is a pass of its own. */
+struct rp_rate_count {
+	size_t msg_size, n_eps;
+	size_t *med;                  /* [e + 1]: pairs e sends judged for bandwidth; [n_eps + 1 + e + 1]: it receives */
+	size_t *rev;                  /* [lo + 1]: pairs of msg_size whose lower endpoint is lo (no self pairs) */
+};
+
+int rp_rate_count_init(struct rp_rate_count *k, size_t n_eps, size_t msg_size);
+/* Pair i (as peeked now) into the counts; call it for every pair of the sequence, in order. */
+void rp_rate_count_pair(struct rp_rate_count *k, const uint32_t *pair_eps, size_t i, const struct rp_result_peek *pk);
+void rp_rate_count_fini(struct rp_rate_count *k);
+
+/* row[e], col[e] (n_eps each) and rev[i] (ps->n: -1 when pair i has no other direction judged at
+ * msg_size) of the pairs of msg_size. counted: rp_rate_count of every pair as they are now, used when
+ * it counted msg_size (else, or NULL, they are counted here). 0, -EOVERFLOW or -ENOMEM. */
+int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
+		   const struct rp_rate_count *counted, double *row, double *col, double *rev);
+
 /* A peer pair's class, as the blame reads it (verdict.h, "Blame"). */
 enum rp_peer_class { RP_PEER_UNKNOWN = 0, RP_PEER_OK = 1, RP_PEER_FAILED = 2 };
 

@@ -297,6 +297,103 @@ static void test_put_moves_between_forms(void **state)
 	mx_results_fini(&mr);
 }
 
+/* The quiet bits (lib/verdict/result_seq.h) follow every move between the forms: a record not warned
+ * flaky is quiet; a result whole (not settled yet, a failure, anything else) or warned flaky is not.
+ * The failure count reads the whole results only, and agrees. */
+static void test_quiet_bits_follow_the_forms(void **state)
+{
+	struct mx_results mr;
+	struct rp_pair_result r, tmp, *got;
+	struct rp_result_seq ps;
+
+	(void)state;
+	eps_init();
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		pass_at(&r, i, i + 1, 100 + i);
+		if (i == 2)
+			r.warnings |= 1u << RP_WARN_FLAKY;   /* a plain pass still, but flaky: not quiet */
+		assert_int_equal(mx_results_add(&mr, &r, i, i + 1), 0);
+	}
+	ps = mx_results_pairs(&mr);
+	for (size_t i = 0; i < 3; i++)
+		assert_false(rp_result_seq_quiet(&ps, i));   /* whole until settled */
+	mx_results_settle(&mr);
+	ps = mx_results_pairs(&mr);
+	assert_true(rp_result_seq_quiet(&ps, 0));
+	assert_true(rp_result_seq_quiet(&ps, 1));
+	assert_int_equal(mx_results_n_whole(&mr), 0);
+	assert_false(rp_result_seq_quiet(&ps, 2));     /* a record, warned flaky */
+	got = mx_results_get(&mr, 1, &tmp);
+	rp_pair_result_fail(got, RP_ST_BELOW_THRESHOLD, "outlier: slow");
+	assert_int_equal(mx_results_put(&mr, 1, got), 0);
+	assert_false(rp_result_seq_quiet(&ps, 1));
+	assert_int_equal(mx_results_failed(&mr), 1);
+	got->status = RP_ST_OK;
+	got->reason[0] = '\0';
+	assert_int_equal(mx_results_put(&mr, 1, got), 0);
+	assert_true(rp_result_seq_quiet(&ps, 1));      /* a record again */
+	assert_int_equal(mx_results_failed(&mr), 0);
+	/* past the first word of bits: a failure among 200 passes counted, its neighbours quiet */
+	for (uint32_t i = 0; i < 200; i++) {
+		pass_at(&r, i % N_EPS, (i + 1) % N_EPS, 100);
+		if (i == 150)
+			rp_pair_result_fail(&r, RP_ST_RETRY_EXCEEDED, "retry exceeded");
+		assert_int_equal(mx_results_add(&mr, &r, i % N_EPS, (i + 1) % N_EPS), 0);
+	}
+	mx_results_settle(&mr);
+	ps = mx_results_pairs(&mr);
+	assert_false(rp_result_seq_quiet(&ps, 3 + 150));
+	assert_true(rp_result_seq_quiet(&ps, 3 + 149) && rp_result_seq_quiet(&ps, 3 + 151) && rp_result_seq_quiet(&ps, 202));
+	assert_int_equal(mx_results_failed(&mr), 1);
+	mx_results_fini(&mr);
+}
+
+/* A record warned flaky is classified by the verdict as the same result in an array is: a pass of one
+ * attempt is not flaky, its stale warning cleared (a quiet pass is one the classification leaves as
+ * it is; a flaky-warned one is not quiet). */
+static void test_flaky_record_judged_as_in_an_array(void **state)
+{
+	struct mx_results mr;
+	struct rp_pair_result arr[6], tmp;
+	struct rp_verdict va, vs;
+	struct rp_verdict_cfg cfg;
+	struct rp_result_seq ps;
+	uint32_t pe[12];
+	size_t n = 0;
+
+	(void)state;
+	eps_init();
+	rp_verdict_cfg_default(&cfg);
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	for (uint32_t s = 0; s < 3; s++)
+		for (uint32_t d = 0; d < 3; d++) {
+			if (s == d)
+				continue;
+			pass_at(&arr[n], s, d, 380);
+			if (n == 2)
+				arr[n].warnings |= 1u << RP_WARN_FLAKY;
+			pe[2 * n] = s;
+			pe[2 * n + 1] = d;
+			assert_int_equal(mx_results_add(&mr, &arr[n], s, d), 0);
+			n++;
+		}
+	mx_results_settle(&mr);
+	assert_int_equal(mx_results_n_whole(&mr), 0);  /* the flaky one a record too */
+	ps = mx_results_pairs(&mr);
+	assert_int_equal(rp_verdict_apply(&cfg, eps, N_EPS, pe, arr, n, &va), 0);
+	assert_int_equal(rp_verdict_judge(&cfg, eps, N_EPS, mr.pair_eps, &ps, &vs), 0);
+	assert_int_equal(arr[2].warnings & (1u << RP_WARN_FLAKY), 0);
+	assert_int_equal(vs.n_flaky, va.n_flaky);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(mx_results_get(&mr, i, &tmp)->confirm, arr[i].confirm);
+		assert_int_equal(mx_results_get(&mr, i, &tmp)->warnings, arr[i].warnings);
+	}
+	rp_verdict_fini(&va);
+	rp_verdict_fini(&vs);
+	mx_results_fini(&mr);
+}
+
 /* The verdict over the store (rp_verdict_judge with puts) decides what it decides over the same
  * results as an array: an adapter that writes slowly is an outlier in its row and drained. A put
  * the verdict forgot would leave the store's copy ok. */
@@ -462,6 +559,8 @@ int main(void)
 		cmocka_unit_test(test_add_plain),
 		cmocka_unit_test(test_others_stay_whole),
 		cmocka_unit_test(test_put_moves_between_forms),
+		cmocka_unit_test(test_quiet_bits_follow_the_forms),
+		cmocka_unit_test(test_flaky_record_judged_as_in_an_array),
 		cmocka_unit_test(test_verdict_over_store),
 		cmocka_unit_test(test_whole_packed),
 	};
