@@ -2,6 +2,7 @@
 #include "job/mx_wire.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "health/counters.h"
@@ -78,6 +79,25 @@ size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, cons
 	return size;
 }
 
+size_t mx_side_write_brief(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, double elapsed_s)
+{
+	struct mx_wire_side s = { .idx = idx, .dir = dir, .writer = writer, .len = MX_SIDE_BRIEF };
+	struct mx_wire_brief b = { .elapsed_s = elapsed_s };
+
+	memcpy(out, &s, sizeof(s));
+	memcpy(out + sizeof(s), &b, sizeof(b));
+	return mx_side_size(MX_SIDE_BRIEF);
+}
+
+bool mx_side_brief(const struct mx_wire_side *s, double *elapsed_s)
+{
+	struct mx_wire_brief b;
+
+	memcpy(&b, s + 1, sizeof(b));
+	*elapsed_s = b.elapsed_s;
+	return isfinite(b.elapsed_s) && b.elapsed_s >= 0;
+}
+
 bool mx_side_plain(const struct mx_wire_side *s, struct mx_wire_plain *wp)
 {
 	mx_side_plain_get(s, wp);
@@ -107,6 +127,10 @@ int mx_side_read(const struct mx_wire_side *s, struct rp_pair_result *r)
 	struct mx_wire_plain wp;
 	struct rp_endpoint src, dst;
 
+	if (s->len == MX_SIDE_BRIEF) {
+		memset(r, 0, sizeof(*r));
+		return -EPROTO;
+	}
 	if (s->len)
 		return rp_result_unpack((const uint8_t *)(s + 1), s->len, r);
 	if (!mx_side_plain(s, &wp)) {
@@ -136,7 +160,7 @@ bool mx_report_ok(const void *buf, size_t len)
 		if ((size_t)(end - p) < sizeof(s))
 			return false;
 		memcpy(&s, p, sizeof(s));
-		if (s.len > RP_PACK_MAX || (size_t)(end - p) < mx_side_size(s.len))
+		if ((s.len > RP_PACK_MAX && s.len != MX_SIDE_BRIEF) || (size_t)(end - p) < mx_side_size(s.len))
 			return false;
 		p += mx_side_size(s.len);
 	}

@@ -16,7 +16,7 @@
 #include "job/mx_plain.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 9           /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+#define MX_VERSION 10          /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
                                 * 3: EPS carries the sender's NCCL release;
                                 * 4: EPS carries each endpoint's drift description;
                                 * 5: EPS goes to rank 0 alone (lib/job/mx_startup.h), with the sender's
@@ -26,7 +26,8 @@
                                 * 7: REPORT's sides packed (struct mx_wire_side), its ranks at its end;
                                 * 8: EPS names each endpoint's host (host_id): two hosts of one name
                                 *    stay apart;
-                                * 9: REPORT's plain sides (len 0: struct mx_wire_plain, 144 bytes) */
+                                * 9: REPORT's plain sides (len 0: struct mx_wire_plain, 144 bytes);
+                                * 10: REPORT's brief passes (len MX_SIDE_BRIEF: struct mx_wire_brief) */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -82,6 +83,16 @@ struct mx_wire_side {
 	uint32_t len;                 /* the packed result's bytes: 1 to RP_PACK_MAX; 0: a plain side */
 };
 
+/* mx_wire_side.len of a brief pass: in a brief round (a sweep's first pass, whose passes rank 0 needs
+ * nothing of but that they passed: lib/matrix/mx_round.h, mx_ctx.brief), a side that passed is sent
+ * as its time alone, 8 bytes instead of a plain side's 144 (a sweep round at 1,024 x 8 holds half a
+ * million sides). Nothing else is a brief pass, and no other round has one. */
+#define MX_SIDE_BRIEF UINT32_MAX
+
+struct mx_wire_brief {
+	double elapsed_s;             /* the probe's, finite and not negative */
+};
+
 /* A plain side: the pass's record (lib/job/mx_plain.h) and what the sender's engine learned of the two
  * endpoints (the rest of them is the table's, merged in by rank 0: lib/matrix/mx_got.h). */
 struct mx_wire_plain {
@@ -94,9 +105,12 @@ struct mx_wire_plain {
 
 #define MX_SIDE_MAX (sizeof(struct mx_wire_side) + ((RP_PACK_MAX + 7) & ~(size_t)7))
 
-/* A record's bytes, header and padding included, for a packed result of len bytes (0: a plain side). */
+/* A record's bytes, header and padding included, for a packed result of len bytes (0: a plain side,
+ * MX_SIDE_BRIEF: a brief pass). */
 static inline size_t mx_side_size(size_t len)
 {
+	if (len == MX_SIDE_BRIEF)
+		return sizeof(struct mx_wire_side) + sizeof(struct mx_wire_brief);
 	return sizeof(struct mx_wire_side) + (len ? (len + 7) & ~(size_t)7 : sizeof(struct mx_wire_plain));
 }
 
@@ -178,9 +192,15 @@ static inline size_t mx_report_len(size_t n_rec, size_t n_ranks)
  * own endpoints (mx_plain_of) that a reader takes as it is (mx_side_plain), else packed. Returns its
  * size. */
 size_t mx_side_write(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, const struct rp_pair_result *r);
+/* A brief pass's record into out (room for MX_SIDE_MAX bytes); returns its size. */
+size_t mx_side_write_brief(uint8_t *out, uint32_t idx, uint32_t dir, bool writer, double elapsed_s);
+/* A brief pass's time (s->len == MX_SIDE_BRIEF, within a checked REPORT) into *elapsed_s; false when
+ * it is not finite or negative. */
+bool mx_side_brief(const struct mx_wire_side *s, double *elapsed_s);
 /* A record's result (the record passed mx_report_ok, or was written by mx_side_write). A plain side's
  * endpoints hold only what its sender learned (MTU, memory, soft); the table gives the rest. 0 or
- * -EPROTO (it does not unpack; a plain side out of range or with a string not terminated). */
+ * -EPROTO (it does not unpack; a plain side out of range or with a string not terminated; a brief
+ * pass, which holds no result). */
 int mx_side_read(const struct mx_wire_side *s, struct rp_pair_result *r);
 /* A plain side's record (s->len == 0, within a checked REPORT) into *wp; false when out of range or a
  * string is not terminated. */

@@ -5,6 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for n slots' plain sides. 0 or -ENOMEM. */
+static int plain_room(struct mx_got *g, size_t n)
+{
+	struct mx_wire_plain *pl;
+
+	if (n <= g->plain_cap)
+		return 0;
+	pl = realloc(g->plain, n * sizeof(*pl));
+	if (!pl)
+		return -ENOMEM;
+	g->plain = pl;
+	g->plain_cap = n;
+	return 0;
+}
+
 int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, const struct mx_job *jobs)
 {
 	g->eps = eps;
@@ -14,8 +29,8 @@ int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, cons
 	g->n = 0;
 	if (n_slots > g->cap) {
 		struct rp_packed *d = realloc(g->d, n_slots * sizeof(*d));
-		struct mx_wire_plain *pl;
 		uint8_t *w, *ip;
+		double *el;
 
 		if (!d)
 			return -ENOMEM;
@@ -28,12 +43,14 @@ int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, cons
 		if (!ip)
 			return -ENOMEM;
 		g->is_plain = ip;
-		pl = realloc(g->plain, n_slots * sizeof(*pl));
-		if (!pl)
+		el = realloc(g->elapsed, n_slots * sizeof(*el));
+		if (!el)
 			return -ENOMEM;
-		g->plain = pl;
+		g->elapsed = el;
 		g->cap = n_slots;
 	}
+	if (!g->brief && plain_room(g, n_slots) != 0)
+		return -ENOMEM;
 	if (n_slots) {
 		memset(g->d, 0, n_slots * sizeof(*g->d));
 		memset(g->writer, 0, n_slots);
@@ -86,8 +103,22 @@ int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t 
 	return rc;
 }
 
+int mx_got_side_brief(struct mx_got *g, size_t k, double elapsed_s, bool writer)
+{
+	if (k >= g->n || side_yields(g, k, RP_ST_OK, writer))
+		return 0;
+	rp_packed_clear(&g->d[k]);
+	g->d[k].status = RP_ST_OK;
+	g->elapsed[k] = elapsed_s;
+	g->is_plain[k] = 2;
+	g->writer[k] = writer;
+	return 0;
+}
+
 int mx_got_side_plain(struct mx_got *g, size_t k, const struct mx_wire_plain *wp, bool writer)
 {
+	if (g->brief || k >= g->plain_cap)
+		return mx_got_side_brief(g, k, wp->p.elapsed_s, writer);
 	if (k >= g->n || side_yields(g, k, RP_ST_OK, writer))
 		return 0;
 	rp_packed_clear(&g->d[k]);
@@ -96,6 +127,17 @@ int mx_got_side_plain(struct mx_got *g, size_t k, const struct mx_wire_plain *wp
 	g->is_plain[k] = 1;
 	g->writer[k] = writer;
 	return 0;
+}
+
+double mx_got_elapsed(const struct mx_got *g, size_t k)
+{
+	struct rp_pair_result tmp;
+
+	if (g->is_plain[k] == 2)
+		return g->elapsed[k];
+	if (g->is_plain[k] == 1)
+		return g->plain[k].p.elapsed_s;
+	return mx_got_get(g, k, &tmp)->elapsed_s;
 }
 
 /* End k (0 src, 1 dst) of a plain side as mx_got_ep_merge makes it of the side's endpoint
@@ -115,7 +157,7 @@ static void plain_ep(const struct mx_wire_plain *wp, int k, const struct rp_endp
 
 bool mx_got_plain(const struct mx_got *g, size_t k, struct mx_plain *p, struct rp_endpoint *src, struct rp_endpoint *dst)
 {
-	if (k >= g->n || !g->is_plain[k])
+	if (k >= g->n || g->is_plain[k] != 1)
 		return false;
 	*p = g->plain[k].p;
 	if (g->eps && g->jobs) {
@@ -160,7 +202,7 @@ bool mx_got_plain_ends_are(const struct mx_got *g, size_t k, const struct rp_end
 {
 	const struct mx_job *j;
 
-	if (k >= g->n || !g->is_plain[k] || !g->eps || !g->jobs)
+	if (k >= g->n || g->is_plain[k] != 1 || !g->eps || !g->jobs)
 		return false;
 	j = &g->jobs[k / 2];
 	return learned_is(&g->plain[k], 0, &g->eps[k % 2 ? j->b : j->a].ep, src) &&
@@ -174,6 +216,20 @@ struct rp_pair_result *mx_got_get_kept(const struct mx_got *g, size_t k, struct 
 
 	if (mx_got_plain(g, k, &p, &was[0], &was[1])) {
 		mx_plain_expand(&p, &was[0], &was[1], tmp);
+		*as_packed = false;
+		return tmp;
+	}
+	if (g->is_plain[k] == 2) {
+		memset(&was, 0, sizeof(was));
+		if (g->eps && g->jobs) {
+			const struct mx_job *j = &g->jobs[k / 2];
+
+			was[0] = g->eps[k % 2 ? j->b : j->a].ep;
+			was[1] = g->eps[k % 2 ? j->a : j->b].ep;
+		}
+		rp_pair_result_init(tmp, &was[0], &was[1]);
+		tmp->status = RP_ST_OK;
+		tmp->elapsed_s = g->elapsed[k];
 		*as_packed = false;
 		return tmp;
 	}
@@ -217,7 +273,7 @@ void mx_got_ep_merge(struct rp_endpoint *dst, const struct rp_endpoint *table)
 
 size_t mx_got_bytes(const struct mx_got *g)
 {
-	size_t b = g->cap * (sizeof(*g->d) + sizeof(*g->plain) + 2);
+	size_t b = g->cap * (sizeof(*g->d) + sizeof(*g->elapsed) + 2) + g->plain_cap * sizeof(*g->plain);
 
 	for (size_t k = 0; k < g->n; k++)
 		b += g->d[k].len;
@@ -232,5 +288,6 @@ void mx_got_fini(struct mx_got *g)
 	free(g->writer);
 	free(g->plain);
 	free(g->is_plain);
+	free(g->elapsed);
 	memset(g, 0, sizeof(*g));
 }

@@ -22,10 +22,14 @@
 
 struct mx_got {
 	struct rp_packed *d;          /* per slot; len 0: nothing packed in it */
-	struct mx_wire_plain *plain;  /* per slot: a plain side (is_plain), kept as it came */
-	uint8_t *is_plain;
+	struct mx_wire_plain *plain;  /* per slot (plain_cap of them): a plain side (is_plain 1), kept as it came */
+	uint8_t *is_plain;            /* per slot: 1 a plain side, 2 a brief pass (elapsed), 0 neither */
 	uint8_t *writer;              /* per slot: the result is the writing side's view */
-	size_t n, cap;                /* slots in use, allocated */
+	double *elapsed;              /* per slot: a brief pass's time */
+	size_t n, cap, plain_cap;     /* slots in use, allocated; plain sides' room */
+	bool brief;                   /* set before a reset, for the round that follows: its passes are kept
+	                               * as brief passes, their status and time alone, and no room is made
+	                               * for plain sides (a sweep's first pass: lib/matrix/mx_round.h) */
 	const struct mx_ep *eps;      /* the table, merged in by mx_got_get; NULL: nothing merged */
 	const struct mx_job *jobs;    /* slot k is direction k % 2 of jobs[k / 2] (a -> b, then b -> a) */
 };
@@ -46,16 +50,21 @@ int mx_got_side(struct mx_got *g, size_t k, const struct rp_pair_result *r, bool
 /* The same for a side as it came packed (bytes[0..len), a REPORT's checked side or one this rank
  * wrote), kept as it is, never unpacked here. 0, -EPROTO (no status in the bytes), -ENOMEM. */
 int mx_got_side_packed(struct mx_got *g, size_t k, const uint8_t *bytes, size_t len, bool writer);
-/* The same for a REPORT's plain side (checked by mx_side_plain): a pass, kept as its 144 bytes. 0. */
+/* The same for a REPORT's plain side (checked by mx_side_plain): a pass, kept as its 144 bytes (as a
+ * brief pass of its time in a brief round). 0. */
 int mx_got_side_plain(struct mx_got *g, size_t k, const struct mx_wire_plain *wp, bool writer);
+/* The same for a brief pass (a REPORT's, checked by mx_side_brief): status ok and its time. 0. */
+int mx_got_side_brief(struct mx_got *g, size_t k, double elapsed_s, bool writer);
+/* Slot k's time (holding a result): a brief pass's or a plain side's as kept, else its result's. */
+double mx_got_elapsed(const struct mx_got *g, size_t k);
 static inline bool mx_got_have(const struct mx_got *g, size_t k)
 {
 	return k < g->n && (g->d[k].len > 0 || g->is_plain[k]);
 }
-/* Slot k's plain pass as it came; NULL when the slot holds no plain side. */
+/* Slot k's plain pass as it came; NULL when the slot holds no plain side (a brief pass is none). */
 static inline const struct mx_plain *mx_got_pass(const struct mx_got *g, size_t k)
 {
-	return k < g->n && g->is_plain[k] ? &g->plain[k].p : NULL;
+	return k < g->n && g->is_plain[k] == 1 ? &g->plain[k].p : NULL;
 }
 /* Whether slot k holds a plain side; when so, *p its pass and *src, *dst its endpoints with the
  * table's merged in (what mx_got_get's result holds), with nothing expanded. */
@@ -72,7 +81,8 @@ static inline enum rp_status mx_got_status(const struct mx_got *g, size_t k)
 {
 	return (enum rp_status)g->d[k].status;
 }
-/* Slot k (holding a result) into tmp, the table's endpoints merged in; returns tmp. */
+/* Slot k (holding a result) into tmp, the table's endpoints merged in; returns tmp. A brief pass
+ * comes back as what is known of it: ok, its time, the table's endpoints, nothing measured. */
 struct rp_pair_result *mx_got_get(const struct mx_got *g, size_t k, struct rp_pair_result *tmp);
 /* The same, and *as_packed says whether slot k's bytes (mx_got_packed) are a packing of *tmp as it
  * is returned (the table's merge changed none of its bytes), so that a keeper may copy them instead

@@ -105,7 +105,9 @@ static void side_pair(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, e
 static void task_keep(struct mx_task *t, int dir, bool writer, const struct rp_pair_result *r)
 {
 	uint8_t rec[MX_SIDE_MAX];
-	size_t len = mx_side_write(rec, (uint32_t)t->idx, (uint32_t)dir, writer, r);
+	size_t len = t->ctx->brief && r->status == RP_ST_OK
+			     ? mx_side_write_brief(rec, (uint32_t)t->idx, (uint32_t)dir, writer, r->elapsed_s)
+			     : mx_side_write(rec, (uint32_t)t->idx, (uint32_t)dir, writer, r);
 
 	t->have[dir] = true;
 	t->side[dir] = malloc(len);
@@ -260,7 +262,10 @@ static int round_collect(struct mx_ctx *c, size_t round, const struct mx_job *jo
 			 const struct mx_task *tasks, size_t n_tasks, double start, struct mx_got *got)
 {
 	struct rp_pair_result r;
-	int rc = mx_got_reset(got, 2 * n_jobs, c->eps, jobs);
+	int rc;
+
+	got->brief = c->brief;
+	rc = mx_got_reset(got, 2 * n_jobs, c->eps, jobs);
 
 	if (!rc)
 		rc = mx_tree_collect(c, round, jobs, n_jobs, tasks, n_tasks, start, got);

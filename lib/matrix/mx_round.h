@@ -112,6 +112,10 @@ struct mx_ctx {
 	                               * writing), every other rank waiting */
 	double go_sent;               /* rank 0: rp_now() when it sent the last round's go */
 	struct mx_holds *holds;       /* the sweep's held connections (mx_hold.h); NULL or mode OFF: none */
+	bool brief;                   /* set alike on every rank for a round whose passes rank 0 needs nothing
+	                               * of but that they passed and how long they took (a sweep's first
+	                               * pass): a side that passed is sent as a brief pass (mx_wire.h), and
+	                               * one in any other round is refused as a malformed report */
 	/* rank 0: called once in every round, after its own sides started and before it waits for them
 	 * (mx_run keeps the previous round's results there, while this one runs); NULL none */
 	void (*between)(void *arg);

@@ -141,6 +141,12 @@ static int side_take(struct mx_got *got, const struct mx_wire_side *w)
 
 	/* a plain side's 144 bytes, or its packed bytes as they came: report_check checked them, or this
 	 * rank wrote them (mx_side_write: plain only what mx_side_plain takes); not checked again */
+	if (w->len == MX_SIDE_BRIEF) {
+		double elapsed_s;
+
+		(void)mx_side_brief(w, &elapsed_s);
+		return mx_got_side_brief(got, (size_t)w->idx * 2 + w->dir, elapsed_s, w->writer != 0);
+	}
 	if (w->len == 0) {
 		mx_side_plain_get(w, &wp);
 		return mx_got_side_plain(got, (size_t)w->idx * 2 + w->dir, &wp, w->writer != 0);
@@ -187,12 +193,18 @@ static size_t recs_span(const uint8_t *p, uint32_t n)
 	return off;
 }
 
-/* One received side as its reader takes it: a plain side's record in range, a packed one's result
- * unpacked (into *r) and in range; both naming an asked-for direction of the round. NULL when so. */
+/* One received side as its reader takes it: a brief pass in a brief round with a time in range, a
+ * plain side's record in range, a packed one's result unpacked (into *r) and in range; each naming an
+ * asked-for direction of the round. NULL when so. */
 static const char *side_check(const struct gather *g, const struct mx_wire_side *w, struct rp_pair_result *r)
 {
 	struct mx_wire_plain wp;
+	double elapsed_s;
 
+	if (w->len == MX_SIDE_BRIEF)
+		return !g->c->brief ? "a brief pass in a round that keeps its passes"
+		       : !mx_side_brief(w, &elapsed_s) ? "a brief pass whose time is out of range"
+		       : !mx_side_job_ok(w, g->jobs, g->n_jobs) ? "a side its rank does not drive" : NULL;
 	if (w->len == 0)
 		return !mx_side_plain(w, &wp) ? "a plain side out of range"
 		       : !mx_side_job_ok(w, g->jobs, g->n_jobs) ? "a side its rank does not drive" : NULL;

@@ -164,8 +164,12 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 {
 	struct mx_ctx *c = &R->ctx;
 	double t0 = rp_now();
-	int rc = mx_round(c, R->next_round++, jobs, n, got), krc = 0;
+	int rc, krc = 0;
 
+	/* pass 1's passes are worth that they passed, nothing more: brief (mx_round.h) */
+	c->brief = pass == 1;
+	rc = mx_round(c, R->next_round++, jobs, n, got);
+	c->brief = false;
 	if (rc < 0 || c->rank != 0)
 		return rc;
 	R->n_touched = 0;

@@ -167,14 +167,12 @@ static void round_time(struct rp_sim_run *S, double *busy_max, double *dir_max)
 		const struct mx_job *j = &R->round_jobs[i];
 
 		for (int d = 0; d < 2; d++) {
-			struct rp_pair_result tmp;
-			const struct rp_pair_result *g;
 			double t;
 
 			if (!(j->dirs & (1u << d)) || mx_got_status(R->round_got, 2 * i + d) == RP_ST_INTERRUPTED)
 				continue;
-			g = mx_got_get(R->round_got, 2 * i + d, &tmp);
-			t = g->elapsed_s > 0 ? g->elapsed_s : 0;
+			t = mx_got_elapsed(R->round_got, 2 * i + d);
+			t = t > 0 ? t : 0;
 			S->busy[j->a] += t;
 			S->busy[j->b] += t;
 			*dir_max = t > *dir_max ? t : *dir_max;

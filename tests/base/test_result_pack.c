@@ -526,6 +526,53 @@ static void test_got_merges_the_table(void **state)
 	mx_got_fini(&g);
 }
 
+/* A brief pass (a sweep's first pass): its header and 8 bytes of time, in a report mx_report_ok takes
+ * among other records; its time read back, refused when not finite or negative; it holds no result
+ * to read. */
+static void test_brief_passes(void **state)
+{
+	static uint8_t buf[4096];
+	struct mx_hdr *h = (struct mx_hdr *)buf;
+	struct mx_wire_side s;
+	struct mx_wire_rank rk = { .rank = 3, .n_rec = 3 };
+	struct mx_job jobs[2] = { { .a = 0, .b = 1, .dirs = 1 }, { .a = 1, .b = 2, .dirs = 3 } };
+	struct rp_pair_result r;
+	size_t off = sizeof(*h), len;
+	double t;
+
+	(void)state;
+	len = mx_side_write_brief(buf + off, 1, 1, false, 0.125);
+	assert_int_equal(len, sizeof(s) + sizeof(double));
+	assert_int_equal(mx_side_size(MX_SIDE_BRIEF), len);
+	memcpy(&s, buf + off, sizeof(s));
+	assert_int_equal(s.len, MX_SIDE_BRIEF);
+	assert_true(s.idx == 1 && s.dir == 1 && s.writer == 0);
+	assert_true(mx_side_brief((const void *)(buf + off), &t) && t == 0.125);
+	assert_true(mx_side_job_ok((const void *)(buf + off), jobs, 2));
+	assert_int_equal(mx_side_read((const void *)(buf + off), &r), -EPROTO);
+	off += len;
+	a_failure(&r, 5);
+	off += mx_side_write(buf + off, 0, 0, true, &r);
+	off += mx_side_write_brief(buf + off, 1, 0, true, 0);
+	memcpy(buf + off, &rk, sizeof(rk));
+	off += sizeof(rk);
+	mx_hdr_init(h, MX_KIND_REPORT, 3, 0, 3, 0);
+	h->n_ranks = 1;
+	h->length = (uint32_t)off;
+	assert_true(mx_report_ok(buf, off));
+	/* cut short by a byte: the brief pass at the end no longer fits */
+	h->length = (uint32_t)off - 1;
+	assert_false(mx_report_ok(buf, off - 1));
+	h->length = (uint32_t)off;
+	/* a time out of range */
+	for (int k = 0; k < 3; k++) {
+		double bad = k == 0 ? -1.0 : k == 1 ? NAN : INFINITY;
+
+		mx_side_write_brief(buf, 0, 0, true, bad);
+		assert_false(mx_side_brief((const void *)buf, &t));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_unpack_refuses_what_is_not_one_result),
 		cmocka_unit_test(test_report_checks),
 		cmocka_unit_test(test_plain_sides),
+		cmocka_unit_test(test_brief_passes),
 		cmocka_unit_test(test_report_of_plain_sides),
 		cmocka_unit_test(test_got_keeps_the_view_that_wins),
 		cmocka_unit_test(test_got_keeps_packed_sides),

@@ -5,7 +5,8 @@
  * keep, byte for byte. mx_got_ep_from_table and mx_got_plain_ends_are decide that without building
  * the two 190-byte endpoints: whenever the first holds for both kept endpoints, the second must say
  * exactly what building and comparing them whole says, for every combination of what a side learned
- * and what the results kept. And mx_results_add_record keeps what mx_results_add_plain would.
+ * and what the results kept. And mx_results_add_record keeps what mx_results_add_plain would. A
+ * brief round's slots keep a pass as its status and time alone.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -160,11 +161,64 @@ static void test_add_record(void **state)
 	mx_results_fini(&b);
 }
 
+/* A brief round (a sweep's first pass): no room for plain sides; a brief pass and a plain side are
+ * each kept as status ok and their time, read back as that and nothing else; a failure stays packed
+ * whole; the writer's view still wins over the target's. */
+static void test_brief_round_keeps_status_and_time(void **state)
+{
+	struct mx_got g = { 0 }, full = { 0 };
+	struct mx_wire_plain wp;
+	struct rp_pair_result r, tmp, *got;
+	struct mx_job jobs[2] = { job, { .a = 1, .b = 0, .dirs = 3 } };
+
+	(void)state;
+	table_init(false);
+	assert_int_equal(mx_got_reset(&full, 4, table, jobs), 0);
+	g.brief = true;
+	assert_int_equal(mx_got_reset(&g, 4, table, jobs), 0);
+	assert_true(mx_got_bytes(&g) + 4 * sizeof(struct mx_wire_plain) == mx_got_bytes(&full));
+	assert_int_equal(mx_got_side_brief(&g, 0, 0.25, true), 0);
+	memset(&wp, 0, sizeof(wp));
+	wp.p.elapsed_s = 0.5;
+	wp.p.gbps = 390;
+	assert_int_equal(mx_got_side_plain(&g, 1, &wp, false), 0);
+	rp_pair_result_init(&r, &table[0].ep, &table[1].ep);
+	rp_pair_result_fail(&r, RP_ST_RETRY_EXCEEDED, "retry exceeded");
+	r.elapsed_s = 0.54;
+	assert_int_equal(mx_got_side(&g, 2, &r, true), 0);
+	/* the target's brief pass gives way to the writer's failure */
+	assert_int_equal(mx_got_side_brief(&g, 2, 0.01, false), 0);
+	for (size_t k = 0; k < 3; k++)
+		assert_true(mx_got_have(&g, k));
+	assert_false(mx_got_have(&g, 3));
+	assert_int_equal(mx_got_status(&g, 0), RP_ST_OK);
+	assert_int_equal(mx_got_status(&g, 1), RP_ST_OK);
+	assert_int_equal(mx_got_status(&g, 2), RP_ST_RETRY_EXCEEDED);
+	assert_true(mx_got_elapsed(&g, 0) == 0.25 && mx_got_elapsed(&g, 1) == 0.5 && mx_got_elapsed(&g, 2) == 0.54);
+	assert_null(mx_got_pass(&g, 0));
+	assert_null(mx_got_pass(&g, 1));
+	got = mx_got_get(&g, 1, &tmp);
+	assert_int_equal(got->status, RP_ST_OK);
+	assert_true(got->elapsed_s == 0.5 && got->gbps == 0);   /* its time, nothing measured */
+	assert_string_equal(got->src.device, "mlx5_1");         /* direction 1 of job 0: b -> a */
+	assert_string_equal(got->dst.device, "mlx5_0");
+	assert_string_equal(mx_got_get(&g, 2, &tmp)->reason, "retry exceeded");
+	/* the same got for a round that keeps its passes: room made, a plain side kept whole */
+	g.brief = false;
+	assert_int_equal(mx_got_reset(&g, 4, table, jobs), 0);
+	assert_int_equal(mx_got_side_plain(&g, 1, &wp, false), 0);
+	assert_non_null(mx_got_pass(&g, 1));
+	assert_true(mx_got_pass(&g, 1)->gbps == 390);
+	mx_got_fini(&g);
+	mx_got_fini(&full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ends_are_as_built),
 		cmocka_unit_test(test_add_record),
+		cmocka_unit_test(test_brief_round_keeps_status_and_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -343,6 +343,8 @@ struct bworld {
 	bool silent_go;               /* ... the go it passes on too (else it still passes on round 1's go) */
 	int grow;                     /* its first report to rank 0 grows by one record; -1 none */
 	int stop_rank;                /* asks to stop before round 1; -1 none */
+	int brief_round;              /* every rank runs this round brief (mx_ctx.brief); -1 none */
+	int brief_rank;               /* runs every round brief, alone; -1 none */
 	unsigned long root_bytes, root_reports;   /* REPORTs sent to rank 0: bytes, messages */
 	int report_sends[BIG];        /* __atomic, per rank */
 	int report_takes[BIG];
@@ -401,8 +403,13 @@ static void b_check(struct bworld *W, struct brank *R, size_t r)
 			double want = d ? W->fake.written[j->b][j->a] : W->fake.written[j->a][j->b];
 
 			W->seen[r][i][d] = want;
-			if (g->status == RP_ST_OK && (g->gbps <= 0 || g->gbps != want))
+			if ((int)r == W->brief_round) {
+				/* a brief pass: its time (the writer's: it wins), nothing measured */
+				if (g->status == RP_ST_OK && (g->gbps != 0 || g->elapsed_s != want / 1000))
+					W->bad[r]++;
+			} else if (g->status == RP_ST_OK && (g->gbps <= 0 || g->gbps != want)) {
 				W->bad[r]++;
+			}
 		}
 	}
 }
@@ -415,6 +422,7 @@ static void *b_rank_main(void *arg)
 	for (size_t r = 0; r < W->n_rounds; r++) {
 		if (R->ctx.rank == W->stop_rank && r == 1)
 			R->ctx.stop_sig = SIGTERM;
+		R->ctx.brief = (int)r == W->brief_round || R->ctx.rank == W->brief_rank;
 		R->rc[r] = round_into(&R->ctx, r, W->jobs[r], W->n_jobs[r], R->got[r]);
 		if (R->ctx.rank == 0 && R->rc[r] >= 0) {
 			b_check(W, R, r);
@@ -440,7 +448,7 @@ static void b_init(struct bworld *W, int n)
 	W->cfg.timeout_s = 0.3;
 	W->budget = 10;
 	W->go_slack = 2;
-	W->silent = W->grow = W->stop_rank = -1;
+	W->silent = W->grow = W->stop_rank = W->brief_round = W->brief_rank = -1;
 	W->n_rounds = B_ROUNDS;
 	for (int k = 0; 2 * k + 1 < n; k++)
 		W->jobs[0][W->n_jobs[0]++] = (struct mx_job){ .a = (uint32_t)(2 * k), .b = (uint32_t)(2 * k + 1), .dirs = 3 };
@@ -663,6 +671,74 @@ static void test_reports_carry_packed_sides(void **state)
 	free(W);
 }
 
+/* A brief round (a sweep's first pass) of 16 ranks: every pass reaches rank 0 as its time alone,
+ * each side 136 bytes shorter than its plain record, and every result is in. */
+static void test_brief_round_reports_passes_as_their_time(void **state)
+{
+	unsigned long bytes[2];
+	size_t sides = 0;
+
+	(void)state;
+	for (int brief = 0; brief < 2; brief++) {
+		struct bworld *W = calloc(1, sizeof(*W));
+		struct brank *ranks;
+
+		assert_non_null(W);
+		b_init(W, 16);
+		W->brief_round = brief ? 1 : -1;
+		ranks = b_run(W);
+		for (size_t r = 0; r < B_ROUNDS; r++) {
+			for (int k = 0; k < 16; k++)
+				assert_int_equal(ranks[k].rc[r], 0);
+			b_expect(W, ranks, r, -1);
+		}
+		sides = 4 * W->n_jobs[1];             /* two directions a job, a writer's and a target's side each */
+		bytes[brief] = W->root_bytes;
+		free(ranks);
+		mxt_world_free(W->w);
+		free(W);
+	}
+	/* the writers' passes alone (half the sides) shorten from their plain records; the targets'
+	 * (packed: they hold no attempt) by more */
+	if (bytes[0] - bytes[1] < sides / 2 * (mx_side_size(0) - mx_side_size(MX_SIDE_BRIEF)))
+		fail_msg("reports of %lu bytes with round 2 brief, %lu without: %zu sides not shortened", bytes[1],
+			 bytes[0], sides);
+}
+
+/* A rank that sends brief passes in a round that keeps its passes sends a malformed report: its
+ * parent and then rank 0 refuse it (as they would any), so its sides are lost (its peer's views of
+ * both directions stand) and it is dead from then on; nobody else is. */
+static void test_brief_pass_refused_outside_a_brief_round(void **state)
+{
+	struct bworld *W = calloc(1, sizeof(*W));
+	struct brank *ranks;
+
+	(void)state;
+	assert_non_null(W);
+	b_init(W, 16);
+	W->budget = 1.0;
+	W->go_slack = 1.0;
+	W->brief_rank = 15;
+	ranks = b_run(W);
+	assert_true(ranks[0].dead[15]);
+	for (int r = 0; r < 15; r++) {
+		for (size_t i = 0; i < B_ROUNDS; i++)
+			if (ranks[r].rc[i] != 0)
+				fail_msg("rank %d, round %zu: %d", r, i + 1, ranks[r].rc[i]);
+		assert_false(ranks[0].dead[r]);
+	}
+	/* round 1: every direction in, (14, 15) on rank 14's views: 15 -> 14 on the target's, ok without
+	 * the rate its writer measured (the one result b_check finds short of it) */
+	for (size_t i = 0; i < 2 * W->n_jobs[0]; i++)
+		assert_int_equal(ranks[0].got[0][i].status, RP_ST_OK);
+	assert_int_equal(W->bad[0], 1);
+	b_expect(W, ranks, 1, 15);
+	b_expect(W, ranks, 2, 15);
+	free(ranks);
+	mxt_world_free(W->w);
+	free(W);
+}
+
 /* Rank 15, four hops under rank 0, asks to stop before round 2: its report carries the signal up
  * through 14, 12 and 8, rank 0's go carries it down, and every rank ends round 2 stopped. */
 static void test_stop_from_a_leaf_reaches_every_rank(void **state)
@@ -699,6 +775,8 @@ int main(void)
 		cmocka_unit_test(test_oversized_report_refused),
 		cmocka_unit_test(test_stop_from_a_leaf_reaches_every_rank),
 		cmocka_unit_test(test_reports_carry_packed_sides),
+		cmocka_unit_test(test_brief_round_reports_passes_as_their_time),
+		cmocka_unit_test(test_brief_pass_refused_outside_a_brief_round),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
