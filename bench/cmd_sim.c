@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,10 @@ struct sim_front {
 	double v_last_write, write_cost, write_s, write_cpu_s;
 	double real_rounds_s;         /* real time of the rounds on this host, rank 0's writes taken out */
 	size_t writes;
-	size_t heap_max;              /* the most heap in use at a sample (heap_sample) */
+	size_t heap_max;              /* __atomic: the most heap in use at a sample (heap_sample) */
+	pthread_t heap_watch;         /* samples the heap every HEAP_WATCH_S while the run goes on */
+	bool heap_watching;
+	int heap_watch_stop;          /* __atomic */
 	struct mx_progress prog;      /* the progress line's clock (the virtual one) */
 	size_t sweep_k, sweep_n;      /* the sweep's first pass: rounds done, in all */
 	char banner[512], title[512];
@@ -193,14 +197,45 @@ struct sim_front {
 /* Rank 0's heap in use now (mallinfo2: what malloc has handed out and not got back), kept at its
  * highest. Sampled where rank 0 holds the most: at the end of every round and sweep round (the
  * store and the round's results, before they are folded in) and in the middle of every JSON write
- * (the verdict and the report's head held). Unlike the RSS, it leaves out the stacks (under MPI,
- * the sides' threads) and the pages malloc keeps but does not use. */
+ * (the verdict and the report's head held), and every HEAP_WATCH_S by a thread of its own (the
+ * verdict's scratch, which no round's end sees, is its peak). Unlike the RSS, it leaves out the
+ * stacks (under MPI, the sides' threads) and the pages malloc keeps but does not use. */
+#define HEAP_WATCH_S 0.005
+
 static void heap_sample(struct sim_front *F)
 {
 	struct mallinfo2 mi = mallinfo2();
-	size_t used = mi.uordblks + mi.hblkhd;
+	size_t used = mi.uordblks + mi.hblkhd, was = __atomic_load_n(&F->heap_max, __ATOMIC_RELAXED);
 
-	F->heap_max = used > F->heap_max ? used : F->heap_max;
+	while (used > was && !__atomic_compare_exchange_n(&F->heap_max, &was, used, false, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED))
+		;
+}
+
+static void *heap_watch_main(void *arg)
+{
+	struct sim_front *F = arg;
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(HEAP_WATCH_S * 1e9) };
+
+	while (!__atomic_load_n(&F->heap_watch_stop, __ATOMIC_RELAXED)) {
+		heap_sample(F);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void heap_watch_start(struct sim_front *F)
+{
+	F->heap_watching = pthread_create(&F->heap_watch, NULL, heap_watch_main, F) == 0;
+}
+
+static void heap_watch_end(struct sim_front *F)
+{
+	if (!F->heap_watching)
+		return;
+	__atomic_store_n(&F->heap_watch_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(F->heap_watch, NULL);
+	F->heap_watching = false;
 }
 
 static double cpu_now(void)
@@ -359,8 +394,11 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)
 {
 	const struct rp_sim_run *S = &F->S;
-	double cpu = cpu_total_s();
+	double cpu;
 	char collect[192];
+
+	heap_watch_end(F);            /* the final verdict and reports are done */
+	cpu = cpu_total_s();
 
 	/* one rank: its collection is its own work, on the clock; under MPI the wait for the other ranks
 	 * on this host is in it, so it is only reported */
@@ -393,8 +431,9 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	       S->n_round_s + S->run.sweep.rounds ? 1e3 * F->real_rounds_s / (double)(S->n_round_s + S->run.sweep.rounds) : 0.0);
 	printf("SIMULATED rank 0: peak RSS %.1f MiB, CPU %.2f s (report writes %.2f s, final %.2f s, the rest the rounds "
 	       "with every rank's sides)\n", (double)peak_rss_kib() / 1024, cpu, F->write_cpu_s, final_cpu_s);
-	printf("SIMULATED rank 0: heap in use at most %.1f MiB (sampled after every round and during every JSON write; "
-	       "the RSS above also holds the code, the stacks and the pages malloc keeps)\n", (double)F->heap_max / (1024.0 * 1024.0));
+	printf("SIMULATED rank 0: heap in use at most %.1f MiB (sampled after every round, during every JSON write and "
+	       "every %.0f ms; the RSS above also holds the code, the stacks and the pages malloc keeps)\n",
+	       (double)F->heap_max / (1024.0 * 1024.0), 1e3 * HEAP_WATCH_S);
 	printf("SIMULATED report sizes (bytes): json %lld, csv %lld, html %lld, junit %lld\n",
 	       file_size(F->out.json), file_size(F->out.csv), file_size(F->out.html), file_size(F->out.junit));
 }
@@ -565,6 +604,8 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, %d rank%s, pattern %s: %zu rounds, "
 			"%llu pairs\n", F.S.n_eps, F.S.n_nodes, F.S.c->size, F.S.c->size == 1 ? "" : "s", o->pattern_text,
 			rp_sched_n_rounds(F.S.sched), (unsigned long long)rp_sched_n_pairs(F.S.sched));
+	if (F.S.c->rank == 0)
+		heap_watch_start(&F);
 	F.real_rounds_s = rp_now();
 	rc = rp_sim_run_rounds(&F.S);
 	F.real_rounds_s = rp_now() - F.real_rounds_s - F.write_s;
@@ -583,6 +624,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		status = RP_EXIT_ENV;
 	F.jsonl.fd = -1;
 out:
+	heap_watch_end(&F);
 	for (int r = 0; F.S.dead && r < F.S.c->size; r++)
 		any_dead |= F.S.dead[r];
 	rp_sim_run_fini(&F.S);
