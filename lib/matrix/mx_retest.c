@@ -29,8 +29,8 @@ static int want_cmp(const void *x, const void *y)
 static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_result_seq *res,
 		  const bool *unavailable, size_t n_eps, unsigned max_retest, struct want **w_p, size_t *n_p)
 {
-	size_t n = res->n;
-	struct want *w = calloc(n ? n : 1, sizeof(*w));
+	size_t n = res->n, cap = 64;
+	struct want *w = malloc(cap * sizeof(*w));   /* grown as wanted pairs are found: a few among millions */
 	struct rp_pair_result tmp;
 	size_t k = 0;
 
@@ -57,6 +57,16 @@ static int wanted(const struct rp_engine_cfg *base, const uint32_t *pair_eps, co
 			continue;
 		if (unavailable && (unavailable[s] || unavailable[d]))
 			continue;
+		if (k == cap) {
+			struct want *nw = realloc(w, 2 * cap * sizeof(*w));
+
+			if (!nw) {
+				free(w);
+				return -ENOMEM;
+			}
+			w = nw;
+			cap *= 2;
+		}
 		w[k++] = (struct want){ .a = s < d ? s : d, .b = s < d ? d : s, .idx = i, .dir = s < d ? 0 : 1 };
 	}
 	qsort(w, k, sizeof(*w), want_cmp);

@@ -226,15 +226,14 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 		      size_t n_eps, size_t msg_size, const struct rp_rate_count *counted, double *row, double *col)
 {
 	struct rp_pair_result tmp;
-	double *rev = NULL;
+	struct rp_rev_notes notes = { 0 }, *rev = NULL;
 	int rc = 0;
 
 	if (row) {
-		if (!(rev = malloc((ps->n ? ps->n : 1) * sizeof(*rev))))
-			return rp_error(-ENOMEM, "verdict: allocate for %zu pairs", ps->n);
+		rev = &notes;
 		rc = rp_rates_build(pair_eps, ps, n_eps, msg_size, counted, row, col, rev);
 		if (rc) {
-			free(rev);
+			rp_rev_notes_fini(&notes);
 			return rc;
 		}
 	}
@@ -246,7 +245,7 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 		rp_result_seq_peek(ps, i, &pk);
 		if (pk.msg_size != msg_size || (!rp_pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
 			continue;
-		if (pk.plain && plain_stays(cfg, &pk, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rev[i] : -1))
+		if (pk.plain && plain_stays(cfg, &pk, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rp_rev_of(rev, i) : -1))
 			continue;
 		r = rp_result_seq_get(ps, i, &tmp);
 		if (pk.plain)
@@ -262,7 +261,7 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 			direction_judge(cfg, &back, row ? (row[d] > col[s] ? row[d] : col[s]) : -1, fwd_gbps);
 			rp_pair_reverse_store(r, &back);
 		} else if (bw_judged(r)) {
-			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rev[i] : -1);
+			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rp_rev_of(rev, i) : -1);
 		}
 		/* a plain pass changes in its status (and reason) and warnings only: kept as it was when
 		 * they are (the put of a compact record costs more than judging it) */
@@ -270,7 +269,7 @@ static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps
 			continue;
 		rc = rp_result_seq_put(ps, i, r);
 	}
-	free(rev);
+	rp_rev_notes_fini(&notes);
 	return rc;
 }
 

@@ -31,11 +31,36 @@ int rp_rate_count_init(struct rp_rate_count *k, size_t n_eps, size_t msg_size);
 void rp_rate_count_pair(struct rp_rate_count *k, const uint32_t *pair_eps, size_t i, const struct rp_result_peek *pk);
 void rp_rate_count_fini(struct rp_rate_count *k);
 
-/* row[e], col[e] (n_eps each) and rev[i] (ps->n: -1 when pair i has no other direction judged at
- * msg_size) of the pairs of msg_size. counted: rp_rate_count of every pair as they are now, used when
- * it counted msg_size (else, or NULL, they are counted here). 0, -EOVERFLOW or -ENOMEM. */
+/* A pair's other direction's rate, where the reverse-direction rule could fail it (verdict.c: its own
+ * rate under RP_VERDICT_REVERSE_RATIO of it, or its own rate not a positive judged one). Only those are
+ * kept, in pair order: a few among millions, where a rate per pair was 64 MiB at 1,024 x 8. */
+struct rp_rev_note {
+	size_t idx;
+	double rev;
+};
+
+struct rp_rev_notes {
+	struct rp_rev_note *v;
+	size_t n, cap;
+	size_t at;                    /* rp_rev_of's cursor */
+};
+
+/* Pair i's other direction's rate as the rule reads it, i not below the last pair asked for: the
+ * note's, or -1 (none, or one the rule cannot fail i on). */
+static inline double rp_rev_of(struct rp_rev_notes *rn, size_t i)
+{
+	while (rn->at < rn->n && rn->v[rn->at].idx < i)
+		rn->at++;
+	return rn->at < rn->n && rn->v[rn->at].idx == i ? rn->v[rn->at].rev : -1;
+}
+
+void rp_rev_notes_fini(struct rp_rev_notes *rn);
+
+/* row[e], col[e] (n_eps each) and *rev (the notes above) of the pairs of msg_size. counted:
+ * rp_rate_count of every pair as they are now, used when it counted msg_size (else, or NULL, they are
+ * counted here). 0, -EOVERFLOW or -ENOMEM. */
 int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
-		   const struct rp_rate_count *counted, double *row, double *col, double *rev);
+		   const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev);
 
 /* A peer pair's class, as the blame reads it (verdict.h, "Blame"). */
 enum rp_peer_class { RP_PEER_UNKNOWN = 0, RP_PEER_OK = 1, RP_PEER_FAILED = 2 };

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/log.h"
 
@@ -159,20 +160,53 @@ struct rev_ent {                /* a pair in its lower endpoint's bucket */
 	double gbps;                  /* its rate when judged for bandwidth and it moved data, else -1 */
 };
 
-/* rev[i]: the rate of pair i's other direction measured as a pair of its own (d -> s at the same
- * message size, judged for bandwidth; the first such pair in the sequence when there are several),
- * -1 when there is none. Every pair goes into the bucket of its lower endpoint, in sequence order (a
+void rp_rev_notes_fini(struct rp_rev_notes *rn)
+{
+	free(rn->v);
+	memset(rn, 0, sizeof(*rn));
+}
+
+/* Note rev as the other direction's rate of the pair idx_dir >> 1 whose own rate as offered is own
+ * (-1: not a positive judged one), when the reverse-direction rule could fail it. 0 or -ENOMEM. */
+static int rev_note(struct rp_rev_notes *rn, uint32_t idx_dir, double own, double rev)
+{
+	if (!(rev > 0) || (own > 0 && own >= RP_VERDICT_REVERSE_RATIO * rev))
+		return 0;
+	if (rn->n == rn->cap) {
+		size_t cap = rn->cap ? 2 * rn->cap : 64;
+		struct rp_rev_note *v = realloc(rn->v, cap * sizeof(*v));
+
+		if (!v)
+			return rp_error(-ENOMEM, "verdict: allocate %zu reverse-direction notes", cap);
+		rn->v = v;
+		rn->cap = cap;
+	}
+	rn->v[rn->n++] = (struct rp_rev_note){ .idx = idx_dir >> 1, .rev = rev };
+	return 0;
+}
+
+static int note_cmp(const void *x, const void *y)
+{
+	const struct rp_rev_note *a = x, *b = y;
+
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* The other direction's rate of every pair (d -> s at the same message size, judged for bandwidth;
+ * the first such pair in the sequence when there are several), kept where the rule could fail the
+ * pair (rev_note). Every pair goes into the bucket of its lower endpoint, in sequence order (a
  * counting sort on k's counts); then, bucket by bucket, each direction's first judged rate is noted
  * per higher endpoint (first[2 * hi + dir]) and read back by the other direction, and the notes
- * cleared: one pass over the pairs and three short ones over each bucket, no sort (a binary search
- * per pair, later a sort per bucket, were most of the verdict's time at 8,192 endpoints). 0,
- * -EOVERFLOW or -ENOMEM. */
+ * cleared: one pass over the pairs and three short ones over each bucket, no sort of the pairs (a
+ * binary search per pair, later a sort per bucket, were most of the verdict's time at 8,192
+ * endpoints). 0, -EOVERFLOW or -ENOMEM. */
 static int reverse_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_rate_count *k,
-			double *rev)
+			struct rp_rev_notes *rn)
 {
 	size_t n_eps = k->n_eps, *end;
 	struct rev_ent *e;
 	double *first;
+	int rc = 0;
 
 	if (ps->n > UINT32_MAX / 2)
 		return rp_error(-EOVERFLOW, "verdict: %zu pairs, more than the reverse-direction rule indexes", ps->n);
@@ -194,7 +228,6 @@ static int reverse_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps
 		struct rp_result_peek pk;
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
-		rev[i] = -1;
 		if (s == d)
 			continue;
 		rp_result_seq_peek(ps, i, &pk);
@@ -204,26 +237,29 @@ static int reverse_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps
 		e[end[s < d ? s : d]++] = (struct rev_ent){ s < d ? d : s, (uint32_t)(i << 1) | (s > d),
 							    rp_pk_bw_judged(&pk) && pk.gbps > 0 ? pk.gbps : -1 };
 	}
-	for (size_t b = 0, from = 0; b < n_eps; from = end[b++]) {
+	rn->n = rn->at = 0;
+	for (size_t b = 0, from = 0; b < n_eps && !rc; from = end[b++]) {
 		for (size_t j = from; j < end[b]; j++) {
 			double *f = &first[2 * e[j].hi + (e[j].idx_dir & 1)];
 
 			if (*f < 0)
 				*f = e[j].gbps;
 		}
-		for (size_t j = from; j < end[b]; j++)
-			rev[e[j].idx_dir >> 1] = first[2 * e[j].hi + !(e[j].idx_dir & 1)];
+		for (size_t j = from; j < end[b] && !rc; j++)
+			rc = rev_note(rn, e[j].idx_dir, e[j].gbps, first[2 * e[j].hi + !(e[j].idx_dir & 1)]);
 		for (size_t j = from; j < end[b]; j++)
 			first[2 * e[j].hi] = first[2 * e[j].hi + 1] = -1;
 	}
+	if (!rc)
+		qsort(rn->v, rn->n, sizeof(*rn->v), note_cmp);
 	free(first);
 	free(end);
 	free(e);
-	return 0;
+	return rc;
 }
 
 int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
-		   const struct rp_rate_count *counted, double *row, double *col, double *rev)
+		   const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev)
 {
 	struct rp_rate_count own = { 0 };
 	const struct rp_rate_count *k = counted;

@@ -496,6 +496,44 @@ static void test_direction_far_below_its_reverse(void **state)
 	rp_verdict_fini(&v);
 }
 
+/* The reverse-direction rule over several links at once, the slow directions far apart in the
+ * sequence and in another order than their lower endpoints': each fails naming its own reverse,
+ * nothing else does (the rule keeps a note per pair it could fail, made endpoint by endpoint and read
+ * back in pair order: every note must reach its pair, none another's). */
+static void test_reverse_rule_over_several_links(void **state)
+{
+	static struct fixture f;
+	static const struct { int s, d; double g; } p[] = {
+		{ 0, 1, 10 }, { 4, 5, 0.001 }, { 1, 0, 10 }, { 2, 3, 0.005 }, { 3, 2, 5 }, { 5, 4, 9 }, { 6, 7, 1 }, { 7, 6, 1 },
+	};
+	struct rp_verdict_cfg c;
+	struct rp_verdict v;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	for (int e = 0; e < 8; e++) {
+		char dev[16];
+
+		snprintf(dev, sizeof(dev), "rxe%d", e);
+		ep_add(&f, "vm", dev, 10);
+		f.eps[e].soft = true;
+	}
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		pair_add(&f, p[i].s, p[i].d, RP_ST_OK, p[i].g);
+	for (size_t i = 0; i < f.n; i++) {
+		f.res[i].gbps_min = f.res[i].gbps;
+		rp_pair_result_record_attempt(&f.res[i], 14);
+	}
+	rp_verdict_cfg_default(&c);
+	assert_int_equal(rp_verdict_apply(&c, f.eps, f.n_eps, f.pair_eps, f.res, f.n, &v), 0);
+	for (size_t i = 0; i < f.n; i++)
+		assert_int_equal(f.res[i].status, i == 1 || i == 3 ? RP_ST_BELOW_THRESHOLD : RP_ST_OK);
+	if (!strstr(f.res[1].reason, "(rxe5:1 -> rxe4:1, 9.000 Gb/s)") ||
+	    !strstr(f.res[3].reason, "(rxe3:1 -> rxe2:1, 5.000 Gb/s)"))
+		fail_msg("reasons: %s | %s", f.res[1].reason, f.res[3].reason);
+	rp_verdict_fini(&v);
+}
+
 /* The reverse of a direction is the first pair of the other direction, at the same message size,
  * that the bandwidth rules judge: one that failed to measure is passed over, a later measurement of
  * the same direction is not the one compared, and another message size's rates never are. */
@@ -1009,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(test_apply_is_idempotent),
 		cmocka_unit_test(test_bidir_each_direction_judged),
 		cmocka_unit_test(test_direction_far_below_its_reverse),
+		cmocka_unit_test(test_reverse_rule_over_several_links),
 		cmocka_unit_test(test_reverse_is_the_first_judged_of_its_size),
 		cmocka_unit_test(test_self_pair_counted_once),
 	};
