@@ -509,8 +509,15 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, struct mx_job **jobs_p, uint32_t **round_of_p, size_t *n_p)
 {
 	size_t n = 0, n_rounds = 0;
-	double t0 = rp_now();
-	int rc = retest_jobs(R, retest_p, &n, &n_rounds);
+	double t0;
+	int rc;
+
+	if (R->hooks.judging)
+		R->hooks.judging(R->hooks.arg, true);
+	t0 = rp_now();
+	rc = retest_jobs(R, retest_p, &n, &n_rounds);
+	if (R->hooks.judging)
+		R->hooks.judging(R->hooks.arg, false);
 
 	*jobs_p = calloc(n ? n : 1, sizeof(**jobs_p));
 	*round_of_p = calloc(n ? n : 1, sizeof(**round_of_p));

@@ -44,6 +44,9 @@ struct mx_run_hooks {
 	void (*retest_scheduled)(void *arg, size_t n, size_t n_rounds);
 	/* Rank 0, after sweep round k of n_rounds of pass 1 or 2 (mx_sweep.h), touched set. May be NULL. */
 	void (*sweep_done)(void *arg, int pass, size_t k, size_t n_rounds);
+	/* Rank 0, around the verdict that plans a set of retests (start: before it; then after the
+	 * plan): every rank waits meanwhile. May be NULL. */
+	void (*judging)(void *arg, bool start);
 	void *arg;
 };
 

@@ -269,6 +269,14 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	S->hook_end = rp_now();
 }
 
+static void sim_judging(void *arg, bool start)
+{
+	struct rp_sim_run *S = arg;
+
+	if (S->hooks.judging)
+		S->hooks.judging(S->hooks.arg, start);
+}
+
 static void sim_retest_scheduled(void *arg, size_t n, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
@@ -398,6 +406,7 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	S->run.rep_eps = S->rep_eps;
 	S->run.set = S->settings;
 	S->run.hooks = (struct mx_run_hooks){ .round_done = sim_round_done, .retest_scheduled = sim_retest_scheduled,
+					      .judging = sim_judging,
 					      .sweep_done = sim_sweep_done, .arg = S };
 	return mx_run_init(&S->run);
 }
