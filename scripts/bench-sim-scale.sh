@@ -126,8 +126,9 @@ done
 	echo "(discovery, the exchange) is not included. CPU and RSS are the whole process:"
 	echo "rank 0 plus every rank's sides (answered on rank 0's thread since they are one rank), so more than a real rank 0."
 	echo "Heap = rank 0's heap in use (mallinfo2), at its highest of the samples taken after every round"
-	echo "and sweep round and in the middle of every JSON write (the verdict held): what a real rank 0"
-	echo "holds, with every rank's sides' heap of a round (their packed results)."
+	echo "and sweep round, in the middle of every JSON write (the verdict held) and every 5 ms while a"
+	echo "verdict runs (its scratch): what a real rank 0 holds, with every rank's sides' heap of a round"
+	echo "(their packed results)."
 	echo
 	echo "| run | projected wall s | rounds s | rank 0 collecting s | writes s (count) | final s | rounds planned + retest | results kept | process peak RSS MiB | CPU s | rank-0 heap MiB | report bytes json / csv / html / junit | verdict | real wall |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
