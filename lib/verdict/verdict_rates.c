@@ -250,7 +250,7 @@ static int reverse_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps
 		for (size_t j = from; j < end[b]; j++)
 			first[2 * e[j].hi] = first[2 * e[j].hi + 1] = -1;
 	}
-	if (!rc)
+	if (!rc && rn->n)
 		qsort(rn->v, rn->n, sizeof(*rn->v), note_cmp);
 	free(first);
 	free(end);
