@@ -220,132 +220,6 @@ static bool plain_stays(const struct rp_verdict_cfg *cfg, const struct rp_result
 	return dir_decide(cfg, &in, m, &w) == DIR_OK && w == pk->warnings;
 }
 
-/* --min-bw, --outlier (with the reverse-direction rule) and --interval-drop on the judged pairs of
- * one message size (both directions of a --bidir pair, each on its own); counted: rp_rates_build's. */
-static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_result_seq *ps,
-		      size_t n_eps, size_t msg_size, const struct rp_rate_count *counted, double *row, double *col)
-{
-	struct rp_pair_result tmp;
-	struct rp_rev_notes notes = { 0 }, *rev = NULL;
-	int rc = 0;
-
-	if (row) {
-		rev = &notes;
-		rc = rp_rates_build(pair_eps, ps, n_eps, msg_size, counted, row, col, rev);
-		if (rc) {
-			rp_rev_notes_fini(&notes);
-			return rc;
-		}
-	}
-	for (size_t i = 0; i < ps->n && !rc; i++) {
-		struct rp_pair_result *r, back;
-		struct rp_result_peek pk;
-		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
-
-		rp_result_seq_peek(ps, i, &pk);
-		if (pk.msg_size != msg_size || (!rp_pk_bw_judged(&pk) && !pk_rev_judged(&pk)))
-			continue;
-		if (pk.plain && plain_stays(cfg, &pk, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rp_rev_of(rev, i) : -1))
-			continue;
-		r = rp_result_seq_get(ps, i, &tmp);
-		if (pk.plain)
-			judge_reset(r);       /* thresholds_apply's first pass left it to this one */
-		if (rev_judged(r)) {
-			/* --bidir: the reverse (d writes into s) by the same rules, against d's row and s's
-			 * column; each direction against the other (as measured, before either is failed) */
-			double fwd_gbps = bw_judged(r) ? r->gbps : -1;
-
-			rp_pair_reverse_view(r, &back);
-			if (bw_judged(r))
-				direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, back.gbps);
-			direction_judge(cfg, &back, row ? (row[d] > col[s] ? row[d] : col[s]) : -1, fwd_gbps);
-			rp_pair_reverse_store(r, &back);
-		} else if (bw_judged(r)) {
-			direction_judge(cfg, r, row ? (row[s] > col[d] ? row[s] : col[d]) : -1, rev ? rp_rev_of(rev, i) : -1);
-		}
-		/* a plain pass changes in its status (and reason) and warnings only: kept as it was when
-		 * they are (the put of a compact record costs more than judging it) */
-		if (pk.plain && r->status == pk.status && r->warnings == pk.warnings)
-			continue;
-		rc = rp_result_seq_put(ps, i, r);
-	}
-	rp_rev_notes_fini(&notes);
-	return rc;
-}
-
-/* Note msg_size among the *n sizes the bandwidth rules judge (in the order first seen). 0 or -ENOMEM. */
-static int size_note(size_t **sizes, size_t *n, size_t *cap, size_t msg_size)
-{
-	for (size_t k = 0; k < *n; k++)
-		if ((*sizes)[k] == msg_size)
-			return 0;
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 4;
-		size_t *p = realloc(*sizes, c * sizeof(*p));
-
-		if (!p)
-			return rp_error(-ENOMEM, "verdict: allocate %zu message sizes", c);
-		*sizes = p;
-		*cap = c;
-	}
-	(*sizes)[(*n)++] = msg_size;
-	return 0;
-}
-
-/* Judge afresh: BELOW_THRESHOLD and LINK_ERRORS back to measured ok, the verdict's warnings cleared;
- * the port counters; then every message size in turn (medians never mix sizes). */
-static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_result_seq *ps,
-			    size_t n_eps)
-{
-	size_t n = ps->n, *sizes = NULL, n_sizes = 0, sizes_cap = 0;
-	struct rp_rate_count counted = { 0 };
-	struct rp_pair_result tmp;
-	double *row = NULL, *col = NULL;
-	int rc = 0;
-
-	if (cfg->outlier > 0 && n) {
-		struct rp_result_peek first;
-
-		/* the rates' count rides on the reset pass, for the size the first pair has (a run's
-		 * pairs share one size; another size's pairs are counted in a pass of their own) */
-		rp_result_seq_peek(ps, 0, &first);
-		rc = rp_rate_count_init(&counted, n_eps, first.msg_size);
-	}
-	/* each pair reset (a plain pass is judged afresh in one go by size_judge), and the sizes judged */
-	for (size_t i = 0; i < n && !rc; i++) {
-		struct rp_result_peek pk;
-		struct rp_pair_result *r;
-
-		rp_result_seq_peek(ps, i, &pk);
-		if (!pk.plain) {
-			r = rp_result_seq_get(ps, i, &tmp);
-			judge_reset(r);
-			rc = rp_result_seq_put(ps, i, r);
-			rp_result_peek_of(r, &pk);
-		}
-		if (counted.med)
-			rp_rate_count_pair(&counted, pair_eps, i, &pk);
-		if (!rc && (rp_pk_bw_judged(&pk) || pk_rev_judged(&pk)))
-			rc = size_note(&sizes, &n_sizes, &sizes_cap, pk.msg_size);
-	}
-	if (!rc && cfg->outlier > 0) {
-		row = calloc(n_eps ? n_eps : 1, sizeof(*row));
-		col = calloc(n_eps ? n_eps : 1, sizeof(*col));
-		if (!row || !col) {
-			rc = rp_error(-ENOMEM, "verdict: allocate medians for %zu endpoints", n_eps);
-			goto out;
-		}
-	}
-	for (size_t k = 0; k < n_sizes && !rc; k++)
-		rc = size_judge(cfg, pair_eps, ps, n_eps, sizes[k], counted.med ? &counted : NULL, row, col);
-out:
-	rp_rate_count_fini(&counted);
-	free(sizes);
-	free(row);
-	free(col);
-	return rc;
-}
-
 static uint32_t uf_find(uint32_t *parent, uint32_t x)
 {
 	while (parent[x] != x) {
@@ -404,54 +278,226 @@ static int pair_classify(const struct rp_verdict_cfg *cfg, const struct rp_resul
 	return rc;
 }
 
-/* Every pair classified (pair_classify), into the run's and each endpoint's counts (count_pair), and
- * the components of the "moved data" graph: fabric = smallest member; coverage = distinct nodes. One
- * pass over the judged pairs. */
-static int fabrics_compute(const struct rp_verdict_cfg *cfg, size_t n_eps, const uint32_t *pair_eps,
-			   const struct rp_result_seq *ps, struct rp_verdict *v, size_t *cov, const size_t *ep_node)
+/* The last pass over the judged pairs (pair_finish): each classified (pair_classify), into the run's
+ * and each endpoint's counts (count_pair), and the components of the "moved data" graph joined
+ * (fabric = smallest member). */
+struct finish {
+	const struct rp_verdict_cfg *cfg;
+	const struct rp_result_seq *ps;
+	const uint32_t *pair_eps;
+	struct rp_verdict *v;
+	uint32_t *parent;             /* n_eps: union-find */
+};
+
+static int finish_init(struct finish *f, const struct rp_verdict_cfg *cfg, const struct rp_result_seq *ps,
+		       const uint32_t *pair_eps, struct rp_verdict *v, size_t n_eps)
 {
-	uint32_t *parent = calloc(n_eps ? n_eps : 1, sizeof(*parent));
-	size_t *last_node = calloc(n_eps ? n_eps : 1, sizeof(*last_node));
-	int rc = 0;
-
-	if (!parent || !last_node) {
-		free(parent);
-		free(last_node);
+	*f = (struct finish){ .cfg = cfg, .ps = ps, .pair_eps = pair_eps, .v = v };
+	f->parent = calloc(n_eps ? n_eps : 1, sizeof(*f->parent));
+	if (!f->parent)
 		return rp_error(-ENOMEM, "verdict: allocate fabrics for %zu endpoints", n_eps);
-	}
 	for (size_t e = 0; e < n_eps; e++)
-		parent[e] = (uint32_t)e;
+		f->parent[e] = (uint32_t)e;
 	v->n_pairs = ps->n;
-	for (size_t i = 0; i < ps->n && !rc; i++) {
-		struct rp_result_peek pk;
-		enum rp_status st;
+	return 0;
+}
 
-		rp_result_seq_peek(ps, i, &pk);
-		rc = pair_classify(cfg, ps, i, &pk);
-		count_pair(pair_eps, i, &pk, v);
-		st = pk.status;
-		if (st != RP_ST_OK && st != RP_ST_BELOW_THRESHOLD && st != RP_ST_LINK_ERRORS)
-			continue;
-		uint32_t a = uf_find(parent, pair_eps[2 * i]), b = uf_find(parent, pair_eps[2 * i + 1]);
+/* Pair i, judged, as peeked in *pk (as it is now). 0 or -ENOMEM. */
+static int pair_finish(struct finish *f, size_t i, struct rp_result_peek *pk)
+{
+	int rc = pair_classify(f->cfg, f->ps, i, pk);
+	enum rp_status st = pk->status;
+
+	count_pair(f->pair_eps, i, pk, f->v);
+	if (st == RP_ST_OK || st == RP_ST_BELOW_THRESHOLD || st == RP_ST_LINK_ERRORS) {
+		uint32_t a = uf_find(f->parent, f->pair_eps[2 * i]), b = uf_find(f->parent, f->pair_eps[2 * i + 1]);
 
 		if (a != b)
-			parent[a > b ? a : b] = a < b ? a : b;
+			f->parent[a > b ? a : b] = a < b ? a : b;
 	}
+	return rc;
+}
+
+/* What the bandwidth rules compare one message size's pairs against. */
+struct size_rules {
+	const struct rp_verdict_cfg *cfg;
+	const uint32_t *pair_eps;
+	const struct rp_result_seq *ps;
+	size_t msg_size;
+	const double *row, *col;      /* NULL: no outlier rule */
+	struct rp_rev_notes *rev;     /* NULL: no reverse-direction rule */
+};
+
+/* The larger of src's row and dst's column median (-1: no outlier rule). */
+static double size_median(const struct size_rules *z, uint32_t src, uint32_t dst)
+{
+	return z->row ? (z->row[src] > z->col[dst] ? z->row[src] : z->col[dst]) : -1;
+}
+
+/* Pair i by the rules of z's size when it is of that size and judged for bandwidth, kept when that
+ * changed it; *pk the pair as it is now. 0 or -ENOMEM. */
+static int pair_judge(const struct size_rules *z, size_t i, struct rp_result_peek *pk)
+{
+	const struct rp_verdict_cfg *cfg = z->cfg;
+	struct rp_pair_result tmp, *r, back;
+	uint32_t s = z->pair_eps[2 * i], d = z->pair_eps[2 * i + 1];
+	int rc;
+
+	rp_result_seq_peek(z->ps, i, pk);
+	if (pk->msg_size != z->msg_size || (!rp_pk_bw_judged(pk) && !pk_rev_judged(pk)))
+		return 0;
+	if (pk->plain && plain_stays(cfg, pk, size_median(z, s, d), z->rev ? rp_rev_of(z->rev, i) : -1))
+		return 0;
+	r = rp_result_seq_get(z->ps, i, &tmp);
+	if (pk->plain)
+		judge_reset(r);       /* thresholds_apply's first pass left it to this one */
+	if (rev_judged(r)) {
+		/* --bidir: the reverse (d writes into s) by the same rules, against d's row and s's
+		 * column; each direction against the other (as measured, before either is failed) */
+		double fwd_gbps = bw_judged(r) ? r->gbps : -1;
+
+		rp_pair_reverse_view(r, &back);
+		if (bw_judged(r))
+			direction_judge(cfg, r, size_median(z, s, d), back.gbps);
+		direction_judge(cfg, &back, size_median(z, d, s), fwd_gbps);
+		rp_pair_reverse_store(r, &back);
+	} else if (bw_judged(r)) {
+		direction_judge(cfg, r, size_median(z, s, d), z->rev ? rp_rev_of(z->rev, i) : -1);
+	}
+	/* a plain pass changes in its status (and reason) and warnings only: kept as it was when they
+	 * are (the put of a compact record costs more than judging it) */
+	if (pk->plain && r->status == pk->status && r->warnings == pk->warnings)
+		return 0;
+	rc = rp_result_seq_put(z->ps, i, r);
+	rp_result_peek_of(r, pk);
+	return rc;
+}
+
+/* --min-bw, --outlier (with the reverse-direction rule) and --interval-drop on the judged pairs of
+ * one message size (both directions of a --bidir pair, each on its own); counted: rp_rates_build's.
+ * fin (NULL: none): every pair finished in the same pass, once judged (the last size's pass). */
+static int size_judge(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_result_seq *ps,
+		      size_t n_eps, size_t msg_size, const struct rp_rate_count *counted, double *row, double *col,
+		      struct finish *fin)
+{
+	struct rp_rev_notes notes = { 0 };
+	struct size_rules z = { .cfg = cfg, .pair_eps = pair_eps, .ps = ps, .msg_size = msg_size, .row = row,
+				.col = col, .rev = row ? &notes : NULL };
+	int rc = 0;
+
+	if (row)
+		rc = rp_rates_build(pair_eps, ps, n_eps, msg_size, counted, row, col, &notes);
+	for (size_t i = 0; i < ps->n && !rc; i++) {
+		struct rp_result_peek pk;
+
+		rc = pair_judge(&z, i, &pk);
+		if (!rc && fin)
+			rc = pair_finish(fin, i, &pk);
+	}
+	rp_rev_notes_fini(&notes);
+	return rc;
+}
+
+/* Note msg_size among the *n sizes the bandwidth rules judge (in the order first seen). 0 or -ENOMEM. */
+static int size_note(size_t **sizes, size_t *n, size_t *cap, size_t msg_size)
+{
+	for (size_t k = 0; k < *n; k++)
+		if ((*sizes)[k] == msg_size)
+			return 0;
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 4;
+		size_t *p = realloc(*sizes, c * sizeof(*p));
+
+		if (!p)
+			return rp_error(-ENOMEM, "verdict: allocate %zu message sizes", c);
+		*sizes = p;
+		*cap = c;
+	}
+	(*sizes)[(*n)++] = msg_size;
+	return 0;
+}
+
+/* Judge afresh: BELOW_THRESHOLD and LINK_ERRORS back to measured ok, the verdict's warnings cleared;
+ * the port counters; then every message size in turn (medians never mix sizes), the last one's pass
+ * finishing every pair (fin; *finished says whether there was one). */
+static int thresholds_apply(const struct rp_verdict_cfg *cfg, const uint32_t *pair_eps, const struct rp_result_seq *ps,
+			    size_t n_eps, struct finish *fin, bool *finished)
+{
+	size_t n = ps->n, *sizes = NULL, n_sizes = 0, sizes_cap = 0;
+	struct rp_rate_count counted = { 0 };
+	struct rp_pair_result tmp;
+	double *row = NULL, *col = NULL;
+	int rc = 0;
+
+	*finished = false;
+	if (cfg->outlier > 0 && n) {
+		struct rp_result_peek first;
+
+		/* the rates' count rides on the reset pass, for the size the first pair has (a run's
+		 * pairs share one size; another size's pairs are counted in a pass of their own) */
+		rp_result_seq_peek(ps, 0, &first);
+		rc = rp_rate_count_init(&counted, n_eps, first.msg_size);
+	}
+	/* each pair reset (a plain pass is judged afresh in one go by size_judge), and the sizes judged */
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct rp_result_peek pk;
+		struct rp_pair_result *r;
+
+		rp_result_seq_peek(ps, i, &pk);
+		if (!pk.plain) {
+			r = rp_result_seq_get(ps, i, &tmp);
+			judge_reset(r);
+			rc = rp_result_seq_put(ps, i, r);
+			rp_result_peek_of(r, &pk);
+		}
+		if (counted.med)
+			rp_rate_count_pair(&counted, pair_eps, i, &pk);
+		if (!rc && (rp_pk_bw_judged(&pk) || pk_rev_judged(&pk)))
+			rc = size_note(&sizes, &n_sizes, &sizes_cap, pk.msg_size);
+	}
+	if (!rc && cfg->outlier > 0) {
+		row = calloc(n_eps ? n_eps : 1, sizeof(*row));
+		col = calloc(n_eps ? n_eps : 1, sizeof(*col));
+		if (!row || !col) {
+			rc = rp_error(-ENOMEM, "verdict: allocate medians for %zu endpoints", n_eps);
+			goto out;
+		}
+	}
+	for (size_t k = 0; k < n_sizes && !rc; k++)
+		rc = size_judge(cfg, pair_eps, ps, n_eps, sizes[k], counted.med ? &counted : NULL, row, col,
+				k + 1 == n_sizes ? fin : NULL);
+	*finished = n_sizes > 0;
+out:
+	rp_rate_count_fini(&counted);
+	free(sizes);
+	free(row);
+	free(col);
+	return rc;
+}
+
+/* The fabrics of the finished pairs: each endpoint's, and cov[f] the distinct nodes of fabric f;
+ * the run's failed count and pass. 0 or -ENOMEM. */
+static int fabrics_compute(struct finish *f, size_t n_eps, size_t *cov, const size_t *ep_node)
+{
+	size_t *last_node = calloc(n_eps ? n_eps : 1, sizeof(*last_node));
+	struct rp_verdict *v = f->v;
+
+	if (!last_node)
+		return rp_error(-ENOMEM, "verdict: allocate fabrics for %zu endpoints", n_eps);
 	/* Endpoints are grouped by node, so counting node changes per component in endpoint order
 	 * counts each node once per component. */
 	for (size_t e = 0; e < n_eps; e++) {
-		uint32_t f = uf_find(parent, (uint32_t)e);
+		uint32_t fab = uf_find(f->parent, (uint32_t)e);
 
-		v->eps[e].fabric = f;
-		if (cov[f] == 0 || last_node[f] != ep_node[e])
-			cov[f]++;
-		last_node[f] = ep_node[e];
+		v->eps[e].fabric = fab;
+		if (cov[fab] == 0 || last_node[fab] != ep_node[e])
+			cov[fab]++;
+		last_node[fab] = ep_node[e];
 	}
-	free(parent);
 	free(last_node);
-	v->n_failed = ps->n - v->n_ok;
+	v->n_failed = f->ps->n - v->n_ok;
 	v->pass = v->n_failed == 0;
-	return rc;
+	return 0;
 }
 
 /* Per node: the endpoints, how many drained or unusable, and "=dev:port,..." of the rest. */
@@ -508,6 +554,8 @@ int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 {
 	size_t n = ps->n;
 	size_t *cov = NULL, *ep_node = NULL, max_cov = 0;
+	struct finish fin = { 0 };
+	bool finished = false;
 	int rc;
 
 	memset(v, 0, sizeof(*v));
@@ -524,10 +572,17 @@ int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	v->n_eps = n_eps;
 	for (size_t e = 1; e < n_eps; e++)
 		ep_node[e] = ep_node[e - 1] + (strcmp(eps[e].node, eps[e - 1].node) != 0);
-	rc = thresholds_apply(cfg, pair_eps, ps, n_eps);
-	if (rc)
-		goto out;
-	rc = fabrics_compute(cfg, n_eps, pair_eps, ps, v, cov, ep_node);
+	rc = finish_init(&fin, cfg, ps, pair_eps, v, n_eps);
+	if (!rc)
+		rc = thresholds_apply(cfg, pair_eps, ps, n_eps, &fin, &finished);
+	for (size_t i = 0; !rc && !finished && i < n; i++) {
+		struct rp_result_peek pk;
+
+		rp_result_seq_peek(ps, i, &pk);   /* nothing judged for bandwidth: a pass of its own */
+		rc = pair_finish(&fin, i, &pk);
+	}
+	if (!rc)
+		rc = fabrics_compute(&fin, n_eps, cov, ep_node);
 	if (rc)
 		goto out;
 	for (size_t e = 0; e < n_eps; e++)
@@ -541,6 +596,7 @@ int rp_verdict_judge(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 	if (!rc)
 		rc = nodes_fill(eps, n_eps, v);
 out:
+	free(fin.parent);
 	free(cov);
 	free(ep_node);
 	return rc;
