@@ -295,7 +295,6 @@ static void keep_pending(struct mx_run *R, bool overlapped)
 		return;
 	R->pending = false;
 	R->hook_deferred = true;
-	R->hook_collect_s = R->pend_collect_s;
 	rc = keep_round(R, R->pend_jobs, &R->pend_got, R->pend_pairs, R->pend_n, 0, false, false, R->pend_round,
 			&hook_s);
 	R->hook_deferred = false;

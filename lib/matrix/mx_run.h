@@ -98,12 +98,13 @@ struct mx_run {
 	struct rp_sched_pair *pend_pairs;
 	struct mx_got pend_got;
 	size_t pend_n, pend_round;
-	double pend_collect_s;        /* its collection: from its sides' end to its go (real seconds) */
+	double pend_collect_s;        /* its collection: from its sides' end to its go (real seconds); the
+	                               * hook of a round kept after its go (hook_deferred) reads it there */
 	int keep_rc;                  /* a keeping's error (-ENOMEM), returned by the next round */
 	/* rank 0, in round_done/sweep_done: */
 	size_t hook_round;            /* the run-wide number of the round the hook (round_done, sweep_done) is given */
-	bool hook_deferred;           /* that round was kept after its go (above) */
-	double hook_collect_s;        /* hook_deferred: its collection before its go (pend_collect_s) */
+	bool hook_deferred;           /* that round was kept after its go (above: pend_collect_s its
+	                               * collection before the go) */
 	/* rank 0: the last round kept after its go, for a clock that prices it (lib/sim) */
 	double keep_s;                /* its keeping's real seconds, the hook's taken out */
 	bool keep_overlapped;         /* kept while the next round's sides ran (not at a batch's end) */

@@ -215,7 +215,7 @@ static void collect_time(struct rp_sim_run *S, double t)
 	const struct mx_run *R = &S->run;
 
 	if (R->hook_deferred)
-		S->collect_last_s = R->hook_collect_s + keep_charge(S, t);
+		S->collect_last_s = R->pend_collect_s + keep_charge(S, t);
 	else
 		S->collect_last_s = rp_now() - R->ctx.sides_end + after_hook(S) + keep_charge(S, 0);
 	S->collect_s += S->collect_last_s;
