@@ -117,7 +117,7 @@ int mx_got_side_brief(struct mx_got *g, size_t k, double elapsed_s, bool writer)
 
 int mx_got_side_plain(struct mx_got *g, size_t k, const struct mx_wire_plain *wp, bool writer)
 {
-	if (g->brief || k >= g->plain_cap)
+	if (g->brief)
 		return mx_got_side_brief(g, k, wp->p.elapsed_s, writer);
 	if (k >= g->n || side_yields(g, k, RP_ST_OK, writer))
 		return 0;
