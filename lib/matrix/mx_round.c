@@ -14,12 +14,17 @@
 #include "base/stop.h"
 #include "base/util.h"
 
-/* Tags only spread the traffic (they wrap on long runs): the envelope's round and pair decide. */
-static int pair_tag(const struct mx_ctx *c, size_t round, size_t idx, int dir)
+/* Tags only spread the traffic (they wrap on long runs): the envelope's round and pair decide. But a
+ * side takes the next message of its tag and drops one of another round (mx_comm.h), so the sides of
+ * a started round, which run beside later rounds, have the upper half of the tags to themselves
+ * (one started round at a time: its pair number alone spreads them); every other round the lower. */
+static int pair_tag(const struct mx_ctx *c, size_t round, size_t idx, int dir, bool later)
 {
-	uint64_t t = ((uint64_t)round * (c->max_pairs ? c->max_pairs : 1) + idx) * 2 + (uint64_t)dir;
+	uint64_t ub = (uint64_t)(c->comm->tag_ub > 0 ? c->comm->tag_ub : 32767), half = (ub + 1) / 2;
+	uint64_t t = later ? idx * 2 + (uint64_t)dir
+			   : ((uint64_t)round * (c->max_pairs ? c->max_pairs : 1) + idx) * 2 + (uint64_t)dir;
 
-	return (int)(t % ((uint64_t)(c->comm->tag_ub > 0 ? c->comm->tag_ub : 32767) + 1));
+	return (int)(later ? half + t % (ub + 1 - half) : t % half);
 }
 
 static void port_of(const struct mx_ep *x, struct rp_engine_port *p)
@@ -47,7 +52,7 @@ static bool dir_known(const struct mx_task *t, const struct mx_ep *S, const stru
 		rp_pair_result_fail(r, RP_ST_INTERRUPTED, "not measured: stopped by signal %d", rp_stop_signal());
 		return true;
 	}
-	if (peer >= 0 && c->dead[peer]) {
+	if (peer >= 0 && !t->later && c->dead[peer]) {
 		const struct mx_ep *x = S->owner == peer ? S : D;
 
 		rp_pair_result_init(r, &S->ep, &D->ep);
@@ -105,7 +110,7 @@ static void side_pair(const struct mx_ctx *c, const struct rp_engine_cfg *cfg, e
 static void task_keep(struct mx_task *t, int dir, bool writer, const struct rp_pair_result *r)
 {
 	uint8_t rec[MX_SIDE_MAX];
-	size_t len = t->ctx->brief && r->status == RP_ST_OK
+	size_t len = t->brief && r->status == RP_ST_OK
 			     ? mx_side_write_brief(rec, (uint32_t)t->idx, (uint32_t)dir, writer, r->elapsed_s)
 			     : mx_side_write(rec, (uint32_t)t->idx, (uint32_t)dir, writer, r);
 
@@ -154,13 +159,14 @@ static void dir_run(struct mx_task *t, const struct rp_engine_cfg *cfg, int dir)
 	port_of(S, &ps);
 	port_of(D, &pd);
 	if (local) {
-		side_loopback(c, cfg, &ps, &pd, hold_side(c, src, dst, true), hold_side(c, src, dst, false), &r);
-	} else if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->idx, dir), &addr) != 0) {
+		side_loopback(c, cfg, &ps, &pd, t->later ? NULL : hold_side(c, src, dst, true),
+			      t->later ? NULL : hold_side(c, src, dst, false), &r);
+	} else if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->idx, dir, t->later), &addr) != 0) {
 		rp_pair_result_init(&r, &S->ep, &D->ep);
 		rp_pair_result_fail(&r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
 	} else {
 		side_pair(c, cfg, writer ? RP_ROLE_WRITER : RP_ROLE_TARGET, writer ? &ps : &pd, &oob,
-			  hold_side(c, src, dst, writer), &r);
+			  t->later ? NULL : hold_side(c, src, dst, writer), &r);
 		rp_oob_close(&oob);
 	}
 	task_keep(t, dir, writer, &r);
@@ -170,8 +176,7 @@ static void dir_run(struct mx_task *t, const struct rp_engine_cfg *cfg, int dir)
 static void *task_run(void *arg)
 {
 	struct mx_task *t = arg;
-	const struct mx_ctx *c = t->ctx;
-	struct rp_engine_cfg cfg = *c->cfg;
+	struct rp_engine_cfg cfg = *t->cfg;
 
 	if (t->job.qp_timeout > 0)
 		cfg.qp.qp_timeout = t->job.qp_timeout;
@@ -212,9 +217,10 @@ static void tasks_wait(const struct mx_ctx *c, struct mx_task *tasks, size_t n)
 	}
 }
 
-/* Run this rank's jobs of the round, all at once. *tasks_p (malloc'd) and *n_p hold the outcome. */
-static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
-		     struct mx_task **tasks_p, size_t *n_p)
+/* Start this rank's sides of jobs[0..n_jobs) at cfg, all at once (later: a started round's, see
+ * struct mx_task). *tasks_p (malloc'd) and *n_p hold them. 0 or -ENOMEM. */
+static int tasks_start(const struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
+		       const struct rp_engine_cfg *cfg, bool later, struct mx_task **tasks_p, size_t *n_p)
 {
 	struct mx_task *tasks = calloc(n_jobs ? n_jobs : 1, sizeof(*tasks));
 	size_t n = 0;
@@ -224,7 +230,8 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 		return -ENOMEM;
 	/* a sweep round that holds: every direction this rank drives gets its entry before any thread
 	 * runs (no memory for them: nothing is held, the probes run as always) */
-	if (c->holds && c->holds->mode == MX_HOLD_MAKE && mx_holds_make(c->holds, c->eps, c->rank, jobs, n_jobs) != 0)
+	if (!later && c->holds && c->holds->mode == MX_HOLD_MAKE &&
+	    mx_holds_make(c->holds, c->eps, c->rank, jobs, n_jobs) != 0)
 		mx_holds_release(c->holds);
 	/* The pair threads never take SIGINT/SIGTERM (no EINTR in the middle of a measurement): the main
 	 * thread does, and the threads see the flag. */
@@ -235,7 +242,8 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 	for (size_t i = 0; i < n_jobs; i++) {
 		if (c->eps[jobs[i].a].owner != c->rank && c->eps[jobs[i].b].owner != c->rank)
 			continue;
-		tasks[n] = (struct mx_task){ .ctx = c, .round = round, .idx = i, .job = jobs[i] };
+		tasks[n] = (struct mx_task){ .ctx = c, .round = round, .idx = i, .job = jobs[i], .cfg = cfg,
+					     .brief = c->brief && !later, .later = later };
 		if (c->late_round == round + 1) {
 			task_skip(&tasks[n++]);
 			continue;
@@ -247,11 +255,22 @@ static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *
 		n++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (c->between)
-		c->between(c->between_arg);   /* rank 0's own work while its sides run (mx_run.h) */
-	tasks_wait(c, tasks, n);
 	*tasks_p = tasks;
 	*n_p = n;
+	return 0;
+}
+
+/* Run this rank's jobs of the round, all at once. *tasks_p (malloc'd) and *n_p hold the outcome. */
+static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
+		     struct mx_task **tasks_p, size_t *n_p)
+{
+	int rc = tasks_start(c, round, jobs, n_jobs, c->cfg, false, tasks_p, n_p);
+
+	if (rc)
+		return rc;
+	if (c->between)
+		c->between(c->between_arg);   /* rank 0's own work while its sides run (mx_run.h) */
+	tasks_wait(c, *tasks_p, *n_p);
 	return 0;
 }
 
@@ -298,15 +317,13 @@ double mx_ctx_go_wait(const struct mx_ctx *c)
 	return 2 * c->round_wait_s + (c->go_slack > 0 ? c->go_slack : 10);
 }
 
-int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_got *got)
+/* After this rank's sides of the round ended: the reports up and the go down (rank 0 collects into
+ * got); the tasks freed. */
+static int round_end(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_task *tasks,
+		     size_t n_tasks, double start, struct mx_got *got)
 {
-	struct mx_task *tasks = NULL;
-	size_t n_tasks = 0;
-	double start = rp_now();
-	int rc = round_run(c, round, jobs, n, &tasks, &n_tasks);
+	int rc;
 
-	if (rc)
-		return rc;
 	c->sides_end = rp_now();
 	if (c->rank != 0)
 		rc = mx_tree_follow(c, round, jobs, n, tasks, n_tasks, start);
@@ -322,6 +339,64 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
 		c->go_sent = rp_now();
 	}
 	return c->stop_sig ? MX_STOPPED : MX_GO_ON;
+}
+
+int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_got *got)
+{
+	struct mx_task *tasks = NULL;
+	size_t n_tasks = 0;
+	double start = rp_now();
+	int rc = round_run(c, round, jobs, n, &tasks, &n_tasks);
+
+	return rc ? rc : round_end(c, round, jobs, n, tasks, n_tasks, start, got);
+}
+
+struct mx_started {
+	struct rp_engine_cfg cfg;     /* the ctx's when it started: its sides' settings */
+	const struct mx_job *jobs;
+	size_t n;
+	struct mx_task *tasks;
+	size_t n_tasks;
+};
+
+int mx_round_start(struct mx_ctx *c, size_t side_round, const struct mx_job *jobs, size_t n, struct mx_started **st_p)
+{
+	struct mx_started *st = calloc(1, sizeof(*st));
+	int rc;
+
+	*st_p = NULL;
+	if (!st)
+		return -ENOMEM;
+	st->cfg = *c->cfg;
+	st->jobs = jobs;
+	st->n = n;
+	rc = tasks_start(c, side_round, jobs, n, &st->cfg, true, &st->tasks, &st->n_tasks);
+	if (rc) {
+		free(st);
+		return rc;
+	}
+	*st_p = st;
+	return 0;
+}
+
+int mx_round_finish(struct mx_ctx *c, size_t round, struct mx_started *st, struct mx_got *got)
+{
+	struct mx_task *tasks = st->tasks;
+	size_t n_tasks = st->n_tasks, n = st->n;
+	const struct mx_job *jobs = st->jobs;
+
+	tasks_wait(c, tasks, n_tasks);
+	free(st);
+	return round_end(c, round, jobs, n, tasks, n_tasks, rp_now(), got);
+}
+
+void mx_round_abandon(const struct mx_ctx *c, struct mx_started *st)
+{
+	if (!st)
+		return;
+	tasks_wait(c, st->tasks, st->n_tasks);
+	tasks_free(st->tasks, st->n_tasks);
+	free(st);
 }
 
 int mx_round_go(struct mx_ctx *c, size_t round)

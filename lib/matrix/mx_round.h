@@ -136,6 +136,21 @@ enum mx_outcome {
  * ask brought are dead from then on and their pairs RP_ST_PEER_LOST. MX_GO_ON, MX_STOPPED (c->stop_sig says why), -ETIMEDOUT rank
  * 0 is gone, -ECANCELED rank 0 gave up on this rank, -ENOMEM, or the transport's error. */
 int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_got *got);
+/* A round started in the background: its sides run beside the rounds that follow, and it is reported
+ * later, as a round of its own (a dead-endpoint confirmation: lib/matrix/mx_run_epdead.c). Every rank
+ * starts it alike (side_round: the run-wide number its side channels are addressed by) and finishes
+ * it alike. Its sides run at the ctx's cfg as it is at the start (a copy), with no held connection,
+ * and their side channels use tags no other round uses: one started round at a time. A rank asked to
+ * stop meanwhile still measures them (their deadlines bound them). */
+struct mx_started;
+/* Start this rank's sides of jobs[0..n) (the caller keeps jobs until the finish). 0 or -ENOMEM. */
+int mx_round_start(struct mx_ctx *c, size_t side_round, const struct mx_job *jobs, size_t n, struct mx_started **st_p);
+/* Wait for this rank's sides of st, then report them as round `round` (a run-wide number of its
+ * own, taken now) exactly as mx_round() reports its sides, and the go. Frees st. mx_round()'s returns. */
+int mx_round_finish(struct mx_ctx *c, size_t round, struct mx_started *st, struct mx_got *got);
+/* A run that ends before st's finish: wait for this rank's sides (their deadlines bound the wait) and
+ * drop them. NULL: nothing. */
+void mx_round_abandon(const struct mx_ctx *c, struct mx_started *st);
 /* How long a non-zero rank waits for rank 0 from the start of a round or a plan wait. */
 double mx_ctx_go_wait(const struct mx_ctx *c);
 /* Rank 0 with hold_go: release the ranks into the next round (the go of round). MX_GO_ON, MX_STOPPED. */

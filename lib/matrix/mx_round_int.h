@@ -12,6 +12,11 @@ struct mx_task {
 	const struct mx_ctx *ctx;
 	size_t round, idx;
 	struct mx_job job;
+	const struct rp_engine_cfg *cfg;   /* the ctx's at its start (a started round's: its own copy) */
+	bool brief;                   /* the ctx's at its start */
+	bool later;                   /* a started round's (mx_round_start): no held connection, no look at
+	                               * the dead ranks (the main thread writes them meanwhile), tags of
+	                               * its own */
 	pthread_t thread;
 	bool threaded;
 	int done;                     /* __atomic: the thread is finished */

@@ -1,6 +1,6 @@
-/* mx_run_epdead.c: dead endpoints, decided during the sweep's first pass (mx_sweep.h, "dead
- * endpoints"; mx_run.h, mx_run_epdead): the suspects, their confirmation round, and what a dead
- * endpoint's directions become. */
+/* mx_run_epdead.c: dead endpoints, decided during the sweep (mx_sweep.h, "dead endpoints"; mx_run.h,
+ * mx_run_epdead): the suspects, their confirmation round (started beside the rounds that follow,
+ * finished after the first pass), and what a dead endpoint's directions become. */
 #include "matrix/mx_run.h"
 
 #include <errno.h>
@@ -38,7 +38,7 @@ static int suspects_find(struct mx_sweep *S, struct suspect **sus_p, size_t *n_p
 	*sus_p = NULL;
 	*n_p = 0;
 	for (size_t e = 0; e < S->n_eps; e++)
-		cand += !(S->ep[e] & (MX_EP_PASSED | MX_EP_DEAD | MX_EP_SPARED)) && S->ep_failed[e] >= MX_EPDEAD_PEERS;
+		cand += !(S->ep[e] & (MX_EP_PASSED | MX_EP_DEAD | MX_EP_SPARED | MX_EP_SUSPECT)) && S->ep_failed[e] >= MX_EPDEAD_PEERS;
 	if (!cand)
 		return 0;
 	slot = malloc(S->n_eps * sizeof(*slot));
@@ -50,7 +50,7 @@ static int suspects_find(struct mx_sweep *S, struct suspect **sus_p, size_t *n_p
 	}
 	for (size_t e = 0; e < S->n_eps; e++) {
 		slot[e] = UINT32_MAX;
-		if (!(S->ep[e] & (MX_EP_PASSED | MX_EP_DEAD | MX_EP_SPARED)) && S->ep_failed[e] >= MX_EPDEAD_PEERS) {
+		if (!(S->ep[e] & (MX_EP_PASSED | MX_EP_DEAD | MX_EP_SPARED | MX_EP_SUSPECT)) && S->ep_failed[e] >= MX_EPDEAD_PEERS) {
 			slot[e] = (uint32_t)n;
 			sus[n++].e = (uint32_t)e;
 		}
@@ -159,9 +159,13 @@ static size_t confirm_decide(struct mx_run *R, struct suspect *sus, size_t n, co
 		for (size_t j = 0; j < n; j++) {
 			if (sus[j].e != jobs[i].a && sus[j].e != jobs[i].b)
 				continue;
-			sus[j].cut += st == RP_ST_INTERRUPTED;
+			/* a probe a stop cut short, or whose peer's rank stopped answering, says nothing of the
+			 * suspect */
+			bool cut = st == RP_ST_INTERRUPTED || st == RP_ST_PEER_LOST;
+
+			sus[j].cut += cut;
 			sus[j].ok += st == RP_ST_OK;
-			sus[j].failed += st != RP_ST_OK && st != RP_ST_INTERRUPTED;
+			sus[j].failed += st != RP_ST_OK && !cut;
 		}
 	}
 	for (size_t j = 0; j < n; j++) {
@@ -174,7 +178,7 @@ static size_t confirm_decide(struct mx_run *R, struct suspect *sus, size_t n, co
 			*b |= MX_EP_DEAD | MX_EP_NEW;
 			S->n_ep_dead++;
 			died++;
-		}                                     /* cut short by a stop: undecided, as it was */
+		}                                     /* cut short (a stop, a rank lost): undecided, as it was */
 	}
 	return died;
 }
@@ -314,18 +318,25 @@ static int dead_record(struct mx_run *R, const struct suspect *sus, size_t n, co
 	return rc;
 }
 
+/* A confirmation started beside the rounds (every rank; rank 0's suspects), until it is finished. */
 struct epdead_round {
-	struct suspect *sus;
+	struct suspect *sus;          /* rank 0 */
+	size_t n_sus;
+	uint32_t *out;                /* every rank: the suspects, MX_EP_OUT until decided */
+	size_t n_out;
+	struct mx_job *jobs;
 	size_t n;
+	struct mx_started *st;
+	size_t k, n_rounds;           /* the first-pass round that found them, of how many */
 };
 
 int mx_run_epdead_keep(struct mx_run *R, const struct mx_job *jobs, size_t n, const struct mx_got *got)
 {
 	const struct epdead_round *er = R->epdead;
 
-	if (!er || !confirm_decide(R, er->sus, er->n, jobs, n, got))
+	if (!er || !confirm_decide(R, er->sus, er->n_sus, jobs, n, got))
 		return 0;
-	return dead_record(R, er->sus, er->n, jobs, n, got);
+	return dead_record(R, er->sus, er->n_sus, jobs, n, got);
 }
 
 /* Rank 0 to every rank: the endpoints that died now (one job each: a pair with a neighbour, dirs 1
@@ -386,50 +397,187 @@ static int confirm_plan(struct mx_run *R, size_t k, struct suspect **sus_p, size
 	return 0;
 }
 
-int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *full)
+/* Rank 0 to every rank: the suspects (one job each, as dead_share's), each rank's *out_p (malloc'd),
+ * every one of them marked MX_EP_OUT. 0, the plan's error, or -ENOMEM. */
+static int out_share(struct mx_run *R, const struct suspect *sus, size_t n_sus, uint32_t **out_p, size_t *n_p)
+{
+	struct mx_ctx *c = &R->ctx;
+	struct mx_job *jobs = NULL;
+	uint32_t *round_of = NULL;
+	size_t m = 0;
+	int rc = 0;
+
+	*out_p = NULL;
+	*n_p = 0;
+	if (c->rank == 0) {
+		jobs = calloc(n_sus ? n_sus : 1, sizeof(*jobs));
+		round_of = calloc(n_sus ? n_sus : 1, sizeof(*round_of));
+		rc = jobs && round_of && c->n_eps >= 2 ? 0 : -ENOMEM;
+		for (size_t j = 0; rc == 0 && j < n_sus; j++) {
+			uint32_t e = sus[j].e;
+
+			jobs[m++] = e + 1 < c->n_eps ? (struct mx_job){ .a = e, .b = e + 1, .dirs = 1 }
+						     : (struct mx_job){ .a = e - 1, .b = e, .dirs = 2 };
+		}
+		mx_jobs_send(c, R->next_round, jobs, round_of, rc ? 0 : m);
+	} else {
+		rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &m, rp_now() + mx_ctx_go_wait(c));
+	}
+	R->next_round++;
+	*out_p = rc == 0 ? calloc(m ? m : 1, sizeof(**out_p)) : NULL;
+	if (rc == 0 && !*out_p)
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < m; i++) {
+		uint32_t e = jobs[i].dirs == 1 ? jobs[i].a : jobs[i].b;
+
+		(*out_p)[(*n_p)++] = e;
+		if (e < R->sweep.n_eps && !(R->sweep.ep[e] & MX_EP_OUT)) {
+			R->sweep.ep[e] |= MX_EP_OUT;
+			R->sweep.n_ep_out++;
+		}
+	}
+	free(jobs);
+	free(round_of);
+	return rc;
+}
+
+/* Every rank: er's suspects are no longer left out (decided, or the run ends). */
+static void out_clear(struct mx_run *R, struct epdead_round *er)
+{
+	for (size_t i = 0; i < er->n_out; i++)
+		if (er->out[i] < R->sweep.n_eps && (R->sweep.ep[er->out[i]] & MX_EP_OUT)) {
+			R->sweep.ep[er->out[i]] &= (uint8_t)~MX_EP_OUT;
+			R->sweep.n_ep_out--;
+		}
+}
+
+static void epdead_round_free(struct mx_run *R, struct epdead_round *er)
+{
+	out_clear(R, er);
+	for (size_t j = 0; j < er->n_sus; j++)
+		R->sweep.ep[er->sus[j].e] &= (uint8_t)~MX_EP_SUSPECT;   /* undecided: suspected again later */
+	free(er->sus);
+	free(er->out);
+	free(er->jobs);
+	free(er);
+}
+
+static int finish(struct mx_run *R, int rc, bool held, size_t to);
+
+int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *full, bool held)
 {
 	struct mx_ctx *c = &R->ctx;
 	const struct rp_engine_cfg *saved = c->cfg;
-	struct suspect *sus = NULL;
-	struct mx_job *jobs = NULL;
+	struct epdead_round *er;
 	uint32_t *round_of = NULL;
-	struct mx_got got = { 0 };
-	enum mx_hold_mode mode = R->holds.mode;
-	size_t n_sus = 0, n = 0;
 	int rc = 0;
 
 	if (!R->sweep.ep)
 		return 0;
+	er = calloc(1, sizeof(*er));
+	if (!er)
+		return -ENOMEM;
+	er->k = k;
+	er->n_rounds = n_rounds;
 	if (c->rank == 0) {
-		rc = confirm_plan(R, k, &sus, &n_sus, &jobs, &n);
-		round_of = calloc(n ? n : 1, sizeof(*round_of));
+		rc = confirm_plan(R, k, &er->sus, &er->n_sus, &er->jobs, &er->n);
+		round_of = calloc(er->n ? er->n : 1, sizeof(*round_of));
 		if (!round_of)
 			rc = -ENOMEM;
-		mx_jobs_send(c, R->next_round, jobs, round_of, rc ? 0 : n);
+		mx_jobs_send(c, R->next_round, er->jobs, round_of, rc ? 0 : er->n);
 	} else {
-		rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
+		rc = mx_jobs_wait(c, R->next_round, &er->jobs, &round_of, &er->n, rp_now() + mx_ctx_go_wait(c));
 	}
+	free(round_of);
 	R->next_round++;
-	if (rc == 0 && n) {
+	/* one confirmation at a time: the one running is finished first (the planned rounds before
+	 * batch k have run without its suspects) */
+	if (rc == 0 && er->n && R->epdead)
+		rc = finish(R, 0, held, k * R->sweep.width);
+	if (rc == 0 && er->n)
+		rc = out_share(R, er->sus, er->n_sus, &er->out, &er->n_out);
+	if (rc == 0 && er->n) {
 		c->cfg = full;
-		R->holds.mode = MX_HOLD_OFF;       /* the sweep round's held connections stay as they are */
-		R->epdead = &(struct epdead_round){ .sus = sus, .n = n_sus };
-		rc = mx_run_sweep_round(R, jobs, n, &got, 3, k, n_rounds, full);
-		R->epdead = NULL;
-		R->holds.mode = mode;
+		rc = mx_round_start(c, R->next_round++, er->jobs, er->n, &er->st);
 		c->cfg = saved;
-		R->sweep.n_confirm++;
-		if (rc >= 0) {
-			int src = dead_share(R, sus, n_sus);
+	}
+	if (rc != 0 || !er->n) {
+		epdead_round_free(R, er);
+		return rc;
+	}
+	R->epdead = er;
+	if (c->rank == 0 && R->hooks.confirm_started)
+		R->hooks.confirm_started(R->hooks.arg);
+	return 0;
+}
 
-			rc = rc ? rc : src;
+/* Rank 0: every scheduled direction of a suspect not decided dead (spared, or undecided) in planned
+ * rounds [from, to) (left out of its bandwidth round while the confirmation ran) to the late rounds.
+ * 0, -EINVAL or -ENOMEM. */
+static int left_late(struct mx_run *R, const struct epdead_round *er, size_t from, size_t to)
+{
+	size_t n_rounds = rp_sched_n_rounds(R->sched);
+	int rc = 0;
+
+	for (size_t r = from; r < n_rounds && r < to && rc == 0; r++) {
+		size_t cnt = 0;
+
+		if (rp_sched_round(R->sched, r, R->pairs, R->ctx.max_pairs, &cnt) != 0)
+			return -EINVAL;
+		for (size_t i = 0; i < cnt && rc == 0; i++) {
+			uint32_t a = R->pairs[i].a, b = R->pairs[i].b;
+			bool left = false;
+			struct mx_sweep_mark *m;
+
+			for (size_t j = 0; j < er->n_sus && !left; j++)
+				left = er->sus[j].e == a || er->sus[j].e == b;
+			if (!left || mx_sweep_ep_dead(&R->sweep, a) || mx_sweep_ep_dead(&R->sweep, b))
+				continue;
+			m = mx_sweep_mark(&R->sweep, a < b ? a : b, a < b ? b : a);
+			if (!m)
+				rc = -ENOMEM;
+			else
+				m->late |= 3;
 		}
 	}
-	for (size_t j = 0; j < n_sus && (rc != 0 || n == 0); j++)
-		R->sweep.ep[sus[j].e] &= (uint8_t)~MX_EP_SUSPECT;   /* no confirmation ran: suspected again later */
-	free(sus);
-	free(jobs);
-	free(round_of);
+	mx_sweep_sort(&R->sweep);
+	return rc;
+}
+
+/* mx_run_epdead_finish, the planned rounds before `to` run (with --hold) while it ran. */
+static int finish(struct mx_run *R, int rc, bool held, size_t to)
+{
+	struct epdead_round *er = R->epdead;
+	struct mx_got got = { 0 };
+
+	if (!er)
+		return rc;
+	if (rc != 0) {
+		/* the run ends first: the sides are waited for and dropped, the suspects undecided */
+		mx_round_abandon(&R->ctx, er->st);
+		R->epdead = NULL;
+		epdead_round_free(R, er);
+		return rc;
+	}
+	R->started = er->st;
+	rc = mx_run_sweep_round(R, er->jobs, er->n, &got, 3, er->k, er->n_rounds, NULL);
+	R->started = NULL;
+	R->sweep.n_confirm++;
+	if (rc >= 0) {
+		int src = dead_share(R, er->sus, er->n_sus);
+
+		rc = rc ? rc : src;
+	}
+	R->epdead = NULL;
+	out_clear(R, er);
+	if (rc == 0 && held && R->ctx.rank == 0)
+		rc = left_late(R, er, (er->k + 1) * R->sweep.width, to);
+	epdead_round_free(R, er);
 	mx_got_fini(&got);
 	return rc;
+}
+
+int mx_run_epdead_finish(struct mx_run *R, int rc, bool held)
+{
+	return finish(R, rc, held, rp_sched_n_rounds(R->sched));
 }

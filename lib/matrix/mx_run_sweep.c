@@ -168,7 +168,7 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 
 	/* pass 1's passes are worth that they passed, nothing more: brief (mx_round.h) */
 	c->brief = pass == 1;
-	rc = mx_round(c, R->next_round++, jobs, n, got);
+	rc = pass == 3 ? mx_round_finish(c, R->next_round++, R->started, got) : mx_round(c, R->next_round++, jobs, n, got);
 	c->brief = false;
 	if (rc < 0 || c->rank != 0)
 		return rc;
@@ -228,11 +228,11 @@ static int pass_one(struct mx_run *R, const struct rp_engine_cfg *probe, const s
 		if (rc == 0)
 			rc = mx_run_sweep_round(R, jobs, mx_sweep_drop_dead(&R->sweep, jobs, n), &got, 1, k, n_rounds, probe);
 		if (rc == 0)
-			rc = mx_run_epdead(R, k, n_rounds, full);
+			rc = mx_run_epdead(R, k, n_rounds, full, false);
 	}
 	free(jobs);
 	mx_got_fini(&got);
-	return rc;
+	return mx_run_epdead_finish(R, rc, false);
 }
 
 /* Rank 0: pass 2's jobs, one per failed direction, packed W per endpoint per round, to every rank. */
@@ -494,7 +494,7 @@ int mx_run_sweep_held(struct mx_run *R)
 		if (rc == 0)
 			rc = mx_run_sweep_round(R, jobs, n, &got, 1, k, n_rounds, &screen);
 		if (rc == 0)
-			rc = mx_run_epdead(R, k, n_rounds, &probe);   /* (holds none of its own) */
+			rc = mx_run_epdead(R, k, n_rounds, &probe, true);   /* (its sides hold nothing) */
 		if (rc == 0)
 			rc = failed_share(R, jobs, n);
 		/* the sweep round's sides are kept or decided: not held through its batch (their buffers
@@ -512,6 +512,7 @@ int mx_run_sweep_held(struct mx_run *R)
 	mx_holds_fini(&R->holds);   /* its entries' memory too (the counts stay) */
 	free(jobs);
 	mx_got_fini(&got);
+	rc = mx_run_epdead_finish(R, rc, true);
 	rc = sweep_second(R, rc, saved, &probe);
 	return rc == 0 ? late_rounds(R) : rc;
 }

@@ -164,6 +164,7 @@ void mx_sweep_sort(struct mx_sweep *s)
 			m->flaky |= s->marks[i].flaky;
 			m->cleared |= s->marks[i].cleared;
 			m->epdead |= s->marks[i].epdead;
+			m->late |= s->marks[i].late;
 			for (int d = 0; d < 2; d++) {
 				if (m->res[d] == SIZE_MAX)
 					m->res[d] = s->marks[i].res[d];
@@ -192,7 +193,7 @@ size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_s
 	for (size_t i = 0; i < n; i++) {
 		const struct mx_sweep_mark *m = mx_sweep_find(s, jobs[i].a, jobs[i].b);
 
-		if (mx_sweep_ep_dead(s, jobs[i].a) || mx_sweep_ep_dead(s, jobs[i].b))
+		if (mx_sweep_ep_out(s, jobs[i].a) || mx_sweep_ep_out(s, jobs[i].b))
 			jobs[i].dirs = 0;
 		if (m) {
 			jobs[i].dirs &= ~(m->dead | (left_failed ? m->failed : 0));
@@ -218,7 +219,7 @@ size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs
 	memset(scratch, 0, 2 * n_eps * sizeof(*scratch));
 	for (size_t i = 0; i < s->n; i++) {   /* marks are sorted: every rank would pack alike */
 		const struct mx_sweep_mark *m = &s->marks[i];
-		uint32_t dirs = m->failed & ~m->dead;
+		uint32_t dirs = (m->failed | m->late) & ~m->dead;
 		uint64_t busy, r;
 
 		if (!dirs || m->a >= n_eps || m->b >= n_eps)
@@ -262,14 +263,19 @@ bool mx_sweep_ep_dead(const struct mx_sweep *s, uint32_t e)
 	return s->ep && e < s->n_eps && (s->ep[e] & MX_EP_DEAD);
 }
 
+bool mx_sweep_ep_out(const struct mx_sweep *s, uint32_t e)
+{
+	return s->ep && e < s->n_eps && (s->ep[e] & (MX_EP_DEAD | MX_EP_OUT));
+}
+
 size_t mx_sweep_drop_dead(const struct mx_sweep *s, struct mx_job *jobs, size_t n)
 {
 	size_t o = 0;
 
-	if (!s->n_ep_dead)
+	if (!s->n_ep_dead && !s->n_ep_out)
 		return n;
 	for (size_t i = 0; i < n; i++)
-		if (!mx_sweep_ep_dead(s, jobs[i].a) && !mx_sweep_ep_dead(s, jobs[i].b))
+		if (!mx_sweep_ep_out(s, jobs[i].a) && !mx_sweep_ep_out(s, jobs[i].b))
 			jobs[o++] = jobs[i];
 	return o;
 }

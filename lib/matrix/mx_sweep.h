@@ -53,8 +53,14 @@
  * its failed pairs are probed again. Every confirmation probe failed: the endpoint is dead, and every scheduled
  * direction it is in becomes RP_ST_ENDPOINT_DEAD (its reason says what was and was not probed),
  * never probed or measured again; one passed: spared, judged direction by direction as before
- * (never suspected again). The dead list goes to every rank (a plan), which leaves those
- * directions out of every later round. A node whose every adapter is dead is so by the same rule,
+ * (never suspected again); a probe whose peer's rank was lost (or a stop cut short) says nothing,
+ * and with no other evidence the suspect is undecided, judged direction by direction. The confirmation runs beside the rounds that follow (mx_round_start):
+ * every rank leaves the suspects out of every round (MX_EP_OUT) until it is finished, after the
+ * first pass's last round; then the dead list goes to every rank (a plan), which leaves those
+ * directions out of every later round, and what a spared suspect was left out of is measured: with
+ * --hold in the late rounds (its marks' late bits), without it in its bandwidth rounds, which come
+ * after both passes. One confirmation at a time: suspects found while one runs wait for it to
+ * finish, then start theirs. A node whose every adapter is dead is so by the same rule,
  * adapter by adapter, in the same rounds (the reason says the node is dead).
  */
 #ifndef RP_MX_SWEEP_H
@@ -84,6 +90,8 @@ struct mx_sweep_mark {
 	size_t first[2];              /* rank 0, while screening: the failed screen's index in
 	                               * mx_sweep.pending; SIZE_MAX none */
 	uint32_t epdead;              /* rank 0: left out because an endpoint of it is dead (in dead too) */
+	uint32_t late;                /* rank 0: left out of its bandwidth round while an end of it was
+	                               * being confirmed, then spared: measured in the late rounds */
 };
 
 #define MX_EPDEAD_PEERS 4         /* distinct failed peers (that passed with others) for a suspect */
@@ -96,6 +104,8 @@ enum {
 	MX_EP_SPARED = 4,             /* rank 0: a confirmation passed: never suspected again */
 	MX_EP_SUSPECT = 8,            /* rank 0, during a confirmation */
 	MX_EP_NEW = 16,               /* rank 0, while a decision is recorded */
+	MX_EP_OUT = 32,               /* every rank: a suspect whose confirmation runs beside the rounds,
+	                               * left out of every round until it is decided */
 };
 
 struct mx_sweep {
@@ -115,6 +125,7 @@ struct mx_sweep {
 	uint32_t *ep_failed;          /* rank 0, per endpoint: its pairs that failed a first probe */
 	size_t n_eps;
 	size_t n_ep_dead;             /* endpoints decided dead */
+	size_t n_ep_out;              /* endpoints MX_EP_OUT now */
 	size_t n_ep_dirs;             /* rank 0: directions recorded RP_ST_ENDPOINT_DEAD */
 	size_t n_confirm;             /* confirmation rounds run */
 };
@@ -175,7 +186,7 @@ const struct mx_sweep_mark *mx_sweep_find(const struct mx_sweep *s, uint32_t a, 
 size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_sched_pair *pairs, size_t n,
 		      bool left_failed);
 /* The late rounds of a held sweep (mx_run.h): the directions that failed their first probe and are
- * not dead (flaky, cleared), one job per pair, packed so that an endpoint is in at most one job a
+ * not dead (flaky, cleared), and those a spared suspect was left out of (late), one job per pair, packed so that an endpoint is in at most one job a
  * round, each job in the first round where both its endpoints are free (past 64 rounds: after both
  * ends' last): jobs (room for s->n), round_of[i] its round, *n_jobs; scratch holds 2 x n_eps. A job
  * with a flaky direction runs at NCCL's ACK timeout. Returns the rounds used. */
@@ -185,7 +196,9 @@ size_t mx_sweep_late(const struct mx_sweep *s, size_t n_eps, struct mx_job *jobs
 int mx_sweep_ep_init(struct mx_sweep *s, size_t n_eps);
 /* Is endpoint e decided dead (false when not looked for)? */
 bool mx_sweep_ep_dead(const struct mx_sweep *s, uint32_t e);
-/* jobs[0..n) less those with an end decided dead; the number left. */
+/* Is endpoint e left out of the rounds: dead, or a suspect being confirmed (MX_EP_OUT)? */
+bool mx_sweep_ep_out(const struct mx_sweep *s, uint32_t e);
+/* jobs[0..n) less those with an end left out (mx_sweep_ep_out); the number left. */
 size_t mx_sweep_drop_dead(const struct mx_sweep *s, struct mx_job *jobs, size_t n);
 void mx_sweep_fini(struct mx_sweep *s);
 

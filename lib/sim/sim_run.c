@@ -252,7 +252,8 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 }
 
 /* mx_run's hook after a sweep round: its probes (one direction each) run at once, so its time is its
- * slowest probe plus the round overhead. */
+ * slowest probe plus the round overhead; a confirmation (pass 3), started beside the rounds since
+ * confirm_at, only what is left of its slowest probe. */
 static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
@@ -260,6 +261,8 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 
 	collect_time(S, 0);
 	round_time(S, &busy, &dir);
+	if (pass == 3)
+		dir = dir > S->vclock - S->confirm_at ? dir - (S->vclock - S->confirm_at) : 0;
 	t = dir + S->model->round_overhead_s;
 	S->vclock += t;
 	S->rounds_s += t;
@@ -267,6 +270,13 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	if (S->hooks.sweep_done)
 		S->hooks.sweep_done(S->hooks.arg, pass, k, n_rounds);
 	S->hook_end = rp_now();
+}
+
+static void sim_confirm_started(void *arg)
+{
+	struct rp_sim_run *S = arg;
+
+	S->confirm_at = S->vclock;
 }
 
 static void sim_judging(void *arg, bool start)
@@ -406,7 +416,7 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	S->run.rep_eps = S->rep_eps;
 	S->run.set = S->settings;
 	S->run.hooks = (struct mx_run_hooks){ .round_done = sim_round_done, .retest_scheduled = sim_retest_scheduled,
-					      .judging = sim_judging,
+					      .judging = sim_judging, .confirm_started = sim_confirm_started,
 					      .sweep_done = sim_sweep_done, .arg = S };
 	return mx_run_init(&S->run);
 }

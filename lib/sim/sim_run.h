@@ -84,6 +84,8 @@ struct rp_sim_run {
 	                               * collect_s, in no collect_last_s); rank 0's retest plans are apart
 	                               * (run.retest_plan_s), on the clock already */
 	double hook_end;              /* rp_now() as the last hook returned; 0 none yet */
+	double confirm_at;            /* vclock when the running dead-endpoint confirmation started beside
+	                               * the rounds (its finish waits only for what is left of it) */
 	unsigned keep_seen;           /* run.keep_seq as last counted (keep_charge) */
 	size_t n_round_s, cap_round_s;
 	size_t sides;                 /* __atomic: directions answered from the model by this rank's sides */

@@ -5,6 +5,10 @@
  *   ACK timeout with peers it had not tried), never a second pass nor a bandwidth round: each of its
  *   18 directions has one result, endpoint_dead, confirmed, and the verdict drains it alone (its
  *   directions that were probed say so in their reason);
+ * - the confirmation runs beside the rounds that follow it (other directions are measured while its
+ *   probes are in progress); a second dead endpoint found in a later sweep round waits for the first
+ *   one's confirmation, then gets its own; a confirmation whose probes all lost their peer's rank
+ *   decides nothing;
  * - a healthy endpoint whose first four peers are behind dead links is suspected, passes its
  *   confirmation with untried peers and is spared: the dead links are judged as before (confirmed
  *   failures), everything else it has is measured;
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "matrix/mx_run.h"
@@ -43,8 +48,17 @@ struct bench {
 	struct mxt_fake fake;
 	int bad;                      /* every direction of it fails; -1 none */
 	bool dead_link[N][N];         /* both directions of the pair fail */
+	bool also_bad[N];             /* more endpoints whose every direction fails */
+	int confirm_lost;             /* __atomic: so many of the first probes at the confirmation's
+	                               * settings (the confirmation's: pass 2 comes after it) end
+	                               * peer_lost (their peer's rank gone) */
 	unsigned probes[N][N], confirm[N][N], bw[N][N];
 	const struct mx_run *run0;    /* rank 0's run, for the hook */
+	/* test_confirmation_beside_the_rounds: a confirmation probe's writer stays (up to 1 s) until a
+	 * measurement without the bad endpoint begins meanwhile (beside); each such takes 5 ms */
+	bool linger;
+	int in_confirm;               /* __atomic: confirmation writers in progress */
+	unsigned beside;              /* __atomic */
 	size_t failed_at_last;        /* rank 0's failed results when the last planned round ended */
 };
 
@@ -75,7 +89,13 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 
 	if (role == RP_ROLE_WRITER && s >= 0 && d >= 0) {
 		__atomic_add_fetch(cfg->meas.iters != MX_SWEEP_ITERS ? &B->bw[s][d] : &B->probes[s][d], 1, __ATOMIC_SEQ_CST);
-		if (res->status == RP_ST_OK && (s == B->bad || d == B->bad || B->dead_link[s][d]))
+		if (B->linger && s != B->bad && d != B->bad) {
+			if (__atomic_load_n(&B->in_confirm, __ATOMIC_SEQ_CST) > 0)
+				__atomic_add_fetch(&B->beside, 1, __ATOMIC_SEQ_CST);
+			nanosleep(&(struct timespec){ 0, 5000000L }, NULL);
+		}
+		if (res->status == RP_ST_OK && (s == B->bad || d == B->bad || B->also_bad[s] || B->also_bad[d] ||
+						B->dead_link[s][d]))
 			rp_pair_result_fail(res, RP_ST_TIMEOUT, "stand-in: no completion");
 	}
 	if (hold) {
@@ -96,8 +116,17 @@ static int confirm_probe(void *arg, const struct rp_engine_cfg *cfg, enum rp_eng
 	int s = devnum(res->src.device), d = devnum(res->dst.device);
 
 	if (role == RP_ROLE_WRITER && s >= 0 && d >= 0 && cfg->meas.iters == MX_SWEEP_ITERS &&
-	    cfg->qp.qp_timeout == RP_RETEST_NCCL_QP_TIMEOUT && cfg->timeout_s == 20)
+	    cfg->qp.qp_timeout == RP_RETEST_NCCL_QP_TIMEOUT && cfg->timeout_s == 20) {
 		__atomic_add_fetch(&B->confirm[s][d], 1, __ATOMIC_SEQ_CST);
+		if (__atomic_sub_fetch(&B->confirm_lost, 1, __ATOMIC_SEQ_CST) >= 0)
+			rp_pair_result_fail(res, RP_ST_PEER_LOST, "stand-in: the peer's rank stopped answering");
+		if (B->linger) {
+			__atomic_add_fetch(&B->in_confirm, 1, __ATOMIC_SEQ_CST);
+			for (int i = 0; i < 200 && !__atomic_load_n(&B->beside, __ATOMIC_SEQ_CST); i++)
+				nanosleep(&(struct timespec){ 0, 5000000L }, NULL);
+			__atomic_sub_fetch(&B->in_confirm, 1, __ATOMIC_SEQ_CST);
+		}
+	}
 	return rc;
 }
 
@@ -280,6 +309,126 @@ static void test_dead_endpoint_one_deadline(void **state)
 	world_done(ranks, w, s);
 }
 
+/* The confirmation runs beside the rounds that follow it: while its probes are in progress (each
+ * writer stays until then, at most 1 s, within the 2 s a round may take), other directions are
+ * measured; the outcome is the one-deadline case's. */
+static void test_confirmation_beside_the_rounds(void **state)
+{
+	struct bench B = { .bad = 7, .linger = true };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	assert_true(B.beside > 0);
+	assert_int_equal(R->sweep.n_confirm, 1);
+	assert_int_equal(R->sweep.n_ep_dead, 1);
+	assert_int_equal(R->sweep.n_ep_dirs, 2 * (N - 1));
+	for (int r = 0; r < N; r++) {
+		assert_true(mx_sweep_ep_dead(&ranks[r].run.sweep, 7));
+		assert_int_equal(ranks[r].run.sweep.n_ep_out, 0);
+	}
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		assert_int_equal(r->status, a == 7 || b == 7 ? RP_ST_ENDPOINT_DEAD : RP_ST_OK);
+		if (a != 7 && b != 7)
+			assert_int_equal(B.bw[a][b], 1);
+	}
+	world_done(ranks, w, s);
+}
+
+/* Two dead endpoints found in different sweep rounds: 7 in the first; 9 only in the second, since one
+ * of its first peers (p) passed nothing there (dead links to its other first peers), so counts for
+ * nothing. 9's confirmation waits for 7's to finish, then runs: both are decided as a whole. */
+static void test_second_suspect_while_one_confirms(void **state)
+{
+	struct bench B = { .bad = 7 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+	uint32_t p7[N], p9[N], pp[N];
+	unsigned n7 = first_round_peers(s, 7, p7), n9 = first_round_peers(s, 9, p9), np;
+	uint32_t p = UINT32_MAX;
+
+	(void)state;
+	B.also_bad[9] = true;
+	for (unsigned i = 0; i < n7; i++)
+		assert_true(p7[i] != 9);     /* the schedule this case needs: 7 and 9 meet later */
+	for (unsigned i = 0; i < n9 && p == UINT32_MAX; i++) {
+		bool of7 = false;
+
+		for (unsigned j = 0; j < n7; j++)
+			of7 |= p7[j] == p9[i];
+		if (!of7)
+			p = p9[i];
+	}
+	assert_true(p != UINT32_MAX);
+	np = first_round_peers(s, p, pp);
+	for (unsigned i = 0; i < np; i++)
+		if (pp[i] != 9)
+			B.dead_link[p][pp[i]] = B.dead_link[pp[i]][p] = true;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	assert_int_equal(R->sweep.n_confirm, 2);
+	assert_int_equal(R->sweep.n_ep_dead, 2);
+	assert_int_equal(R->sweep.n_ep_dirs, 2 * (N - 1) + 2 * (N - 2));
+	for (int r = 0; r < N; r++) {
+		assert_true(mx_sweep_ep_dead(&ranks[r].run.sweep, 7));
+		assert_true(mx_sweep_ep_dead(&ranks[r].run.sweep, 9));
+		assert_int_equal(ranks[r].run.sweep.n_ep_out, 0);
+	}
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (a == 7 || b == 7 || a == 9 || b == 9)
+			assert_int_equal(r->status, RP_ST_ENDPOINT_DEAD);
+		else if (B.dead_link[a][b])
+			assert_int_not_equal(r->status, RP_ST_OK);
+		else
+			assert_int_equal(r->status, RP_ST_OK);
+	}
+	world_done(ranks, w, s);
+}
+
+/* A confirmation whose every probe lost its peer's rank says nothing of the suspect: it is not
+ * decided dead (its directions are judged one by one, failed), and what it was left out of while
+ * the confirmation ran is measured all the same. */
+static void test_confirmation_peers_lost_decides_nothing(void **state)
+{
+	struct bench B = { .bad = 7, .confirm_lost = 2 * MX_EPDEAD_CONFIRM_PAIRS };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	assert_int_equal(R->sweep.n_confirm, 1);
+	assert_int_equal(R->sweep.n_ep_dead, 0);
+	assert_int_equal(R->sweep.n_ep_dirs, 0);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (a == 7 || b == 7) {
+			assert_int_not_equal(r->status, RP_ST_OK);
+			assert_int_not_equal(r->status, RP_ST_ENDPOINT_DEAD);
+			assert_int_not_equal(r->status, RP_ST_PEER_LOST);
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+		}
+	}
+	world_done(ranks, w, s);
+}
+
 /* Dead links to all four of its first peers: a suspect, but its untried peers pass: spared. */
 static void test_healthy_behind_dead_links_spared(void **state)
 {
@@ -409,6 +558,9 @@ int main(void)
 {
 	const struct CMUnitTest runs[] = {
 		cmocka_unit_test(test_dead_endpoint_one_deadline),
+		cmocka_unit_test(test_confirmation_beside_the_rounds),
+		cmocka_unit_test(test_second_suspect_while_one_confirms),
+		cmocka_unit_test(test_confirmation_peers_lost_decides_nothing),
 		cmocka_unit_test(test_healthy_behind_dead_links_spared),
 		cmocka_unit_test(test_scattered_dead_links_no_suspect),
 		cmocka_unit_test(test_dead_endpoint_no_untried_peer),
