@@ -245,7 +245,8 @@ static int plan_print(const struct plan_view *v)
 	if (e->dead)
 		fprintf(v->out, "worst case with %zu dead endpoint%s (--plan-dead): %.1f s (+%.1f s: %s)%s\n", e->dead,
 			e->dead == 1 ? "" : "s", e->worst_s, e->faults_s,
-			run->sweep && run->retest ? "a screen deadline and a confirmation in each sweep round that finds one dead"
+			run->sweep && run->retest ? "a screen deadline in each sweep round that finds one dead, and what "
+						    "the confirmations take beyond the rounds they run beside"
 						  : "every round a dead endpoint is in waits a full deadline",
 			o->budget_s > 0 ? "; --budget fits this" : "");
 	else

@@ -164,7 +164,7 @@ int mx_plan_estimate(const struct rp_sched *sched, const double *ep_gbps, size_t
 	if (run->plan_dead) {
 		struct mx_plan_faults f;
 
-		rc = mx_plan_faults(sched, n_eps, run, run->plan_dead, &f);
+		rc = mx_plan_faults(sched, n_eps, run, run->plan_dead, run->hold ? e.sweep_s + e.rounds_s : e.sweep_s, &f);
 		if (rc)
 			return rc;
 		e.dead = f.dead;

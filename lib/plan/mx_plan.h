@@ -81,8 +81,11 @@ struct mx_plan_est {
  * endpoints (mx_sweep.h "dead endpoints"): each costs the screen's deadline in the sweep round where
  * it shows MX_EPDEAD_PEERS failed peers and one confirmation (its window plus the MTU probe), and
  * endpoints found in the same round share both: the worst D are those found in the most distinct
- * rounds (rail, full: all in the first). Else every round a dead endpoint is in waits a full
- * deadline. */
+ * rounds (rail, full: all in the first), the latest first. The confirmations run one at a time
+ * beside the rounds that follow the first of them, which room_s prices (the healthy estimate's
+ * rounds that can run meanwhile, all of them: with --hold the sweep's and the planned ones, else the
+ * sweep's; taken as spread evenly over the sweep's first-pass rounds): only what they take beyond
+ * those rounds is added. Else every round a dead endpoint is in waits a full deadline. */
 struct mx_plan_faults {
 	size_t dead;
 	size_t confirm_rounds;        /* distinct detection rounds among the worst D */
@@ -91,7 +94,7 @@ struct mx_plan_faults {
 	double faults_s;
 };
 int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_settings *run, size_t dead,
-		   struct mx_plan_faults *f);
+		   double room_s, struct mx_plan_faults *f);
 /* --plan-dead's default: 1% of the endpoints, at least one. */
 size_t mx_plan_dead_default(size_t n_eps);
 

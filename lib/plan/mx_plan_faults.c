@@ -46,7 +46,7 @@ static int detect_rounds(const struct rp_sched *sched, size_t n_eps, unsigned wi
 }
 
 int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_settings *run, size_t dead,
-		   struct mx_plan_faults *f)
+		   double room_s, struct mx_plan_faults *f)
 {
 	size_t *found = NULL, n_rounds = rp_sched_n_rounds(sched);
 	uint32_t *peers = NULL;
@@ -63,14 +63,16 @@ int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_s
 	rc = found && peers && seen ? detect_rounds(sched, n_eps, run->sweep, found, peers) : -ENOMEM;
 	if (rc == 0 && run->sweep && run->retest) {
 		/* decided endpoints: each distinct detection round costs the screen's deadline there and one
-		 * confirmation (its window, the MTU probe); the worst D endpoints are those whose detection
-		 * rounds differ most. An endpoint never detectable (too few peers) is judged direction by
-		 * direction: a screen deadline in each of its sweep rounds, a full one per W of its
+		 * confirmation (its window, the MTU probe), the confirmations one after the other beside
+		 * the rounds after the first of them; the worst D endpoints are those whose detection rounds
+		 * differ most, the latest. An endpoint never detectable (too few peers) is judged direction
+		 * by direction: a screen deadline in each of its sweep rounds, a full one per W of its
 		 * directions in the second pass. */
 		double screen = full > MX_SWEEP_SCREEN_TIMEOUT_S ? MX_SWEEP_SCREEN_TIMEOUT_S : full;
 		double confirm = full + MTU_PROBE_S;   /* as pass 2's probe */
-		size_t distinct = 0, undetected = 0;
+		size_t distinct = 0, undetected = 0, n_sweep = (n_rounds + run->sweep - 1) / run->sweep, first = 0;
 		uint32_t undetected_peers = 0;
+		double beside;
 
 		for (size_t e = 0; e < n_eps; e++) {
 			if (found[e] == SIZE_MAX) {
@@ -83,7 +85,16 @@ int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_s
 		}
 		f->per_s = screen + confirm;
 		f->confirm_rounds = distinct < f->dead ? distinct : f->dead;
-		f->faults_s = (double)f->confirm_rounds * f->per_s;
+		/* the earliest of the latest confirm_rounds detection rounds: the rounds after it run beside */
+		for (size_t r = n_rounds + 1, taken = 0; r-- > 0 && taken < f->confirm_rounds;)
+			if (seen[r]) {
+				first = r;
+				taken++;
+			}
+		beside = n_sweep > first + 1 ? room_s * (double)(n_sweep - first - 1) / (double)n_sweep : 0;
+		f->faults_s = (double)f->confirm_rounds * screen;
+		if ((double)f->confirm_rounds * confirm > beside)
+			f->faults_s += (double)f->confirm_rounds * confirm - beside;
 		if (f->dead > distinct && undetected) {
 			size_t k = f->dead - distinct < undetected ? f->dead - distinct : undetected;
 			double one = (double)((n_rounds + run->sweep - 1) / run->sweep) * screen +
