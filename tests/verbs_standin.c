@@ -40,6 +40,7 @@ double fk_next_done;
 uint64_t fk_slow_from, fk_slow_to;      /* writes in [from, to) complete one per fk_slow_gap_s */
 double fk_slow_gap_s;
 uint64_t fk_drop_from;                   /* writes from this one (1-based) vanish: no completion */
+unsigned long fk_polls;                  /* __atomic: completion-queue polls so far */
 enum ibv_wc_status fk_orphan_status = IBV_WC_RETRY_EXC_ERR;  /* their fate when the target QP dies */
 bool fk_drop_recv;                       /* the final WRITE WITH IMM lands but its receive never completes */
 uint64_t fk_drop_lat_at;
@@ -85,6 +86,7 @@ void fk_reset(void)
 	fk_slow_from = fk_slow_to = 0;
 	fk_slow_gap_s = 0;
 	fk_drop_from = 0;
+	__atomic_store_n(&fk_polls, 0, __ATOMIC_SEQ_CST);
 	fk_ctr_fx = NULL;
 	fk_ctr_at = 0;
 	fk_orphan_status = IBV_WC_RETRY_EXC_ERR;
@@ -549,6 +551,7 @@ FK_WRAP int __wrap_rp_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	struct fk_cq *c = (struct fk_cq *)cq;
 	int got = 0;
 
+	__atomic_add_fetch(&fk_polls, 1, __ATOMIC_RELAXED);
 	if (fk_fail(ST_POLL))
 		return -errno;
 	pthread_mutex_lock(&fk_lock);

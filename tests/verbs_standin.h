@@ -81,6 +81,7 @@ extern double fk_next_done;
 extern uint64_t fk_slow_from, fk_slow_to;
 extern double fk_slow_gap_s;
 extern uint64_t fk_drop_from;
+extern unsigned long fk_polls;           /* __atomic: completion-queue polls so far (fk_reset: 0) */
 extern enum ibv_wc_status fk_orphan_status;
 extern bool fk_drop_recv;
 extern uint64_t fk_drop_lat_at;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "base/util.h"
@@ -137,6 +138,8 @@ static int bw_poll(struct rp_engine_ep *ep, struct bw_state *s, bool measuring, 
 
 		if (rc)
 			return rc;
+		if (now - s->last_progress > RP_ENGINE_STALL_SPIN_S)
+			nanosleep(&(struct timespec){ 0, (long)(RP_ENGINE_STALL_NAP_S * 1e9) }, NULL);
 		if (now - s->last_progress > ep->cfg.timeout_s) {
 			rp_pair_result_fail(res, RP_ST_TIMEOUT,
 					    "no completion on %s port %d for %.1f s (%llu of %llu writes done)", ep->device,
@@ -231,7 +234,7 @@ static int bw_stream(struct rp_engine_ep *ep, uint64_t total, double duration, b
 /* Post the final WRITE WITH IMM of the whole (patterned) buffer and wait for its completion. */
 static int send_final(struct rp_engine_ep *ep, struct rp_pair_result *res)
 {
-	double deadline = rp_now() + ep->cfg.timeout_s, next_check = 0;
+	double start = rp_now(), deadline = start + ep->cfg.timeout_s, next_check = 0;
 	int rc = rp_engine_post_write(ep, 0, RP_ENGINE_FINAL_WR_ID, true, true, res);
 
 	if (rc)
@@ -252,6 +255,8 @@ static int send_final(struct rp_engine_ep *ep, struct rp_pair_result *res)
 		rc = rp_engine_idle_check(ep, &next_check, res);
 		if (rc)
 			return rc;
+		if (rp_now() - start > RP_ENGINE_STALL_SPIN_S)
+			nanosleep(&(struct timespec){ 0, (long)(RP_ENGINE_STALL_NAP_S * 1e9) }, NULL);
 		if (rp_now() > deadline) {
 			rp_pair_result_fail(res, RP_ST_TIMEOUT, "final write from %s port %d not completed in %.1f s",
 					    ep->device, ep->port, ep->cfg.timeout_s);

@@ -27,6 +27,13 @@ struct rdma_cm_id;
 #define RP_ENGINE_FINAL_WR_ID UINT64_MAX
 #define RP_ENGINE_FINAL_IMM 0x52504649u   /* "RPFI" */
 #define RP_ENGINE_IDLE_WAIT_S 0.002       /* a passive wait sleeps this long between looks */
+/* A writer polls its CQ without a pause while completions come (as perftest), but one that has seen
+ * none for RP_ENGINE_STALL_SPIN_S naps RP_ENGINE_STALL_NAP_S between polls: a probe waiting out a dead
+ * link's deadline (seconds) leaves the CPU to the measurements beside it (a dead-endpoint
+ * confirmation runs beside the bandwidth rounds), and a live one loses at most a nap after a stall
+ * that long. */
+#define RP_ENGINE_STALL_SPIN_S 0.002
+#define RP_ENGINE_STALL_NAP_S 0.0002
 
 /* What a step returns besides 0 and a negative errno: the peer reported a failure of its own over
  * the side channel while this side waited (the message is in *ep->pending). */

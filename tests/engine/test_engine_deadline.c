@@ -102,6 +102,28 @@ static void test_no_progress_timed_out(void **state)
 	assert_true(fk_all_released());
 }
 
+/* A writer waiting out a dead path naps between polls once 2 ms passed with no completion: over the
+ * 1 s it waits, some thousands of polls (a poll at most every 0.2 ms, after 2 ms of polling without a
+ * pause), not the millions of a loop without one, which took a core from whatever ran beside it
+ * (the matrix runs a dead-endpoint confirmation beside its bandwidth rounds). */
+static void test_stalled_writer_naps(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result w, t;
+	unsigned long polls;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	fk_drop_from = 40;
+	run_both(&cfg, &w, &t);
+	polls = __atomic_load_n(&fk_polls, __ATOMIC_SEQ_CST);
+	assert_int_equal(w.status, RP_ST_TIMEOUT);
+	if (polls > 200000)
+		fail_msg("%lu polls in a 1 s stall", polls);
+	assert_true(fk_all_released());
+}
+
 /* The target's port goes DOWN mid-run (writes vanish from then on): the target's port check names
  * it, PORT_DOWN on both sides with the target as the cause; the writer's transport error, if it saw
  * one when the target's QP went away, is only the secondary view. (Before: timed_out.) */
@@ -371,6 +393,7 @@ int main(void)
 		cmocka_unit_test_setup(test_no_progress_timed_out, setup),
 		cmocka_unit_test_setup(test_port_down_first_cause, setup),
 		cmocka_unit_test_setup(test_flush_is_secondary, setup),
+		cmocka_unit_test_setup(test_stalled_writer_naps, setup),
 		cmocka_unit_test_setup(test_port_error_event, setup),
 		cmocka_unit_test_setup(test_writer_port_down, setup),
 		cmocka_unit_test_setup(test_writer_cause, setup),
