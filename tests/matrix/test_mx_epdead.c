@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@
 #include "matrix/mx_sweep.h"
 #include "mx_tcomm.h"
 #include "verdict/retest.h"
+#include "base/stop.h"
 #include "base/util.h"
 #include "verdict/verdict.h"
 
@@ -41,6 +43,7 @@
 
 static struct rp_pair_result rtmp_;
 static bool hold_;
+static int want_rc_;             /* what every rank's run returns in the next run_world */
 static unsigned width_ = W;      /* the sweep's width of the next run */
 
 struct bench {
@@ -49,6 +52,9 @@ struct bench {
 	int bad;                      /* every direction of it fails; -1 none */
 	bool dead_link[N][N];         /* both directions of the pair fail */
 	bool also_bad[N];             /* more endpoints whose every direction fails */
+	bool stop_at_sweep_1;         /* rank 0 asks the process to stop (SIGTERM) as the second
+	                               * first-pass sweep round ends, before its go: the confirmation
+	                               * the first one started is running, no other side is */
 	int confirm_lost;             /* __atomic: so many of the first probes at the confirmation's
 	                               * settings (the confirmation's: pass 2 comes after it) end
 	                               * peer_lost (their peer's rank gone) */
@@ -69,6 +75,16 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 
 	if (!retest && !B->run0->in_late && k + 1 == n_rounds)
 		B->failed_at_last = mx_results_failed(&B->run0->mr);
+}
+
+/* Rank 0 after a sweep round, before its go. */
+static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
+{
+	struct bench *B = arg;
+
+	(void)n_rounds;
+	if (B->stop_at_sweep_1 && pass == 1 && k == 1)
+		rp_stop_request(SIGTERM);
 }
 
 static int devnum(const char *d)
@@ -197,7 +213,7 @@ static void run_world(struct bench *B, struct rank *ranks, struct mxt_world **w_
 		R->run.set.hold = hold_;
 		if (r == 0) {
 			B->run0 = &R->run;
-			R->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .arg = B };
+			R->run.hooks = (struct mx_run_hooks){ .round_done = round_done, .sweep_done = sweep_done, .arg = B };
 		}
 		assert_int_equal(mx_run_init(&R->run), 0);
 	}
@@ -206,7 +222,7 @@ static void run_world(struct bench *B, struct rank *ranks, struct mxt_world **w_
 	for (int r = 0; r < N; r++)
 		pthread_join(ranks[r].thread, NULL);
 	for (int r = 0; r < N; r++)
-		assert_int_equal(ranks[r].rc, 0);
+		assert_int_equal(ranks[r].rc, want_rc_);
 	*w_p = w;
 }
 
@@ -429,6 +445,38 @@ static void test_confirmation_peers_lost_decides_nothing(void **state)
 	world_done(ranks, w, s);
 }
 
+/* A stop while the confirmation runs beside the rounds (asked as the next sweep round ends): every
+ * rank returns MX_STOPPED (no finish: the confirmation's sides are waited for and dropped), nothing
+ * is decided, and no rank leaves an endpoint out any more. */
+static void test_stop_while_confirming(void **state)
+{
+	struct bench B = { .bad = 7, .stop_at_sweep_1 = true };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+
+	(void)state;
+	want_rc_ = MX_STOPPED;
+	run_world(&B, ranks, &w, s);
+	want_rc_ = 0;
+	rp_stop_reset();
+	assert_int_equal(R->sweep.n_confirm, 0);
+	assert_int_equal(R->sweep.n_ep_dead, 0);
+	assert_int_equal(R->sweep.n_ep_dirs, 0);
+	for (int r = 0; r < N; r++) {
+		assert_int_equal(ranks[r].run.sweep.n_ep_out, 0);
+		assert_false(mx_sweep_ep_dead(&ranks[r].run.sweep, 7));
+		assert_null(ranks[r].run.epdead);
+	}
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+
+		assert_int_not_equal(r->status, RP_ST_ENDPOINT_DEAD);
+	}
+	world_done(ranks, w, s);
+}
+
 /* Dead links to all four of its first peers: a suspect, but its untried peers pass: spared. */
 static void test_healthy_behind_dead_links_spared(void **state)
 {
@@ -561,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_confirmation_beside_the_rounds),
 		cmocka_unit_test(test_second_suspect_while_one_confirms),
 		cmocka_unit_test(test_confirmation_peers_lost_decides_nothing),
+		cmocka_unit_test(test_stop_while_confirming),
 		cmocka_unit_test(test_healthy_behind_dead_links_spared),
 		cmocka_unit_test(test_scattered_dead_links_no_suspect),
 		cmocka_unit_test(test_dead_endpoint_no_untried_peer),
