@@ -80,7 +80,9 @@ struct rp_result_seq {
 	struct rp_pair_result *(*get)(const struct rp_result_seq *ps, size_t i, struct rp_pair_result *tmp);
 	/* Keep r as pair i. 0 or -ENOMEM (pair i unchanged). */
 	int (*put)(const struct rp_result_seq *ps, size_t i, const struct rp_pair_result *r);
-	/* Optional (NULL: peek what get builds): rp_result_peek_of() of pair i, without building it. */
+	/* Optional (NULL: peek what get builds): rp_result_peek_of() of pair i, without building it. It
+	 * only reads: the verdict peeks from two threads at once (lib/verdict/verdict_rates.c), but
+	 * only where the sequence is an array or has a peek. */
 	void (*peek)(const struct rp_result_seq *ps, size_t i, struct rp_result_peek *pk);
 	/* Optional (NULL: none known): bit i % 64 of quiet[i / 64] set when pair i is a quiet pass, that is
 	 * a plain pass (rp_result_plain) that is ok, confirm none, and not warned flaky. A clear bit says

@@ -3,6 +3,9 @@
 #include "verdict/verdict_int.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,45 +112,57 @@ void rp_rate_count_fini(struct rp_rate_count *k)
 	k->med = k->rev = NULL;
 }
 
-/* Medians of the judged rates per endpoint: row[e] over the pairs e sends, col[e] over those it
- * receives, from k's counts (side 0 the senders', side 1 the receivers'). One pass places the rates. */
-static int medians_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_rate_count *k,
-			double *row, double *col)
-{
-	size_t n = ps->n, n_eps = k->n_eps;
-	struct rp_result_peek pk;
-	double *med[2] = { row, col };
-	size_t *start = malloc(2 * (n_eps + 1) * sizeof(*start)), *fill = calloc(2 * (n_eps ? n_eps : 1), sizeof(*fill));
-	double *vals = calloc(2 * (n ? n : 1), sizeof(*vals));
+/* One of two halves of rp_rates_build's work, each on a thread of its own where two CPUs are to be
+ * had: the medians of one side (0: the rates each endpoint sends, 1: receives), or the reverse notes
+ * of the pairs whose lower endpoint is in [lo, hi). Each reads every pair: the two halves read the
+ * results once each, at once, where one thread read them twice in a row. */
+struct rates_part {
+	const uint32_t *pair_eps;
+	const struct rp_result_seq *ps;
+	const struct rp_rate_count *k;
+	int side;                     /* medians: the side; -1: reverse notes */
+	double *med;                  /* medians: out, n_eps */
+	uint32_t lo, hi;              /* reverse notes: the lower endpoints taken */
+	struct rp_rev_notes rn;       /* reverse notes: out */
+	int rc;
+};
 
+/* Medians of the judged rates of one side per endpoint (row: the pairs e sends, col: those it
+ * receives), from k's counts. One pass places the rates. */
+static int medians_side(const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_rate_count *k,
+			int j, double *med)
+{
+	size_t n = ps->n, n_eps = k->n_eps, m_all = 0;
+	struct rp_result_peek pk;
+	size_t *start = malloc((n_eps + 1) * sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
+	double *vals;
+
+	for (size_t e = 0; e < n_eps; e++)
+		m_all += k->med[(size_t)j * (n_eps + 1) + e + 1];
+	vals = malloc((m_all ? m_all : 1) * sizeof(*vals));
 	if (!start || !fill || !vals) {
 		free(start);
 		free(fill);
 		free(vals);
 		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
 	}
-	/* side j's endpoint e: its rates from vals[j * n + start[j * (n_eps + 1) + e]] */
-	for (size_t j = 0; j < 2; j++) {
-		start[j * (n_eps + 1)] = 0;
-		for (size_t e = 0; e < n_eps; e++)
-			start[j * (n_eps + 1) + e + 1] = start[j * (n_eps + 1) + e] + k->med[j * (n_eps + 1) + e + 1];
-	}
+	/* endpoint e's rates from vals[start[e]] */
+	start[0] = 0;
+	for (size_t e = 0; e < n_eps; e++)
+		start[e + 1] = start[e] + k->med[(size_t)j * (n_eps + 1) + e + 1];
 	for (size_t i = 0; i < n; i++) {
+		size_t e = pair_eps[2 * i + j];
+
 		rp_result_seq_peek(ps, i, &pk);
 		if (!rp_pk_bw_judged(&pk) || pk.msg_size != k->msg_size)
 			continue;
-		for (int j = 0; j < 2; j++) {
-			size_t e = pair_eps[2 * i + j];
-
-			vals[j * n + start[j * (n_eps + 1) + e] + fill[j * n_eps + e]++] = pk.gbps;
-		}
+		vals[start[e] + fill[e]++] = pk.gbps;
 	}
-	for (int j = 0; j < 2; j++)
-		for (size_t e = 0; e < n_eps; e++) {
-			size_t from = start[j * (n_eps + 1) + e], m = start[j * (n_eps + 1) + e + 1] - from;
+	for (size_t e = 0; e < n_eps; e++) {
+		size_t m = start[e + 1] - start[e];
 
-			med[j][e] = m == 0 ? 0 : median_of(vals + j * n + from, m);
-		}
+		med[e] = m == 0 ? 0 : median_of(vals + start[e], m);
+	}
 	free(start);
 	free(fill);
 	free(vals);
@@ -201,16 +216,18 @@ static int note_cmp(const void *x, const void *y)
  * binary search per pair, later a sort per bucket, were most of the verdict's time at 8,192
  * endpoints). 0, -EOVERFLOW or -ENOMEM. */
 static int reverse_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_rate_count *k,
-			struct rp_rev_notes *rn)
+			uint32_t lo, uint32_t hi, struct rp_rev_notes *rn)
 {
-	size_t n_eps = k->n_eps, *end;
+	size_t n_eps = k->n_eps, *end, taken = 0;
 	struct rev_ent *e;
 	double *first;
 	int rc = 0;
 
 	if (ps->n > UINT32_MAX / 2)
 		return rp_error(-EOVERFLOW, "verdict: %zu pairs, more than the reverse-direction rule indexes", ps->n);
-	e = malloc((ps->n ? ps->n : 1) * sizeof(*e));
+	for (size_t j = lo; j < hi && j < n_eps; j++)
+		taken += k->rev[j + 1];
+	e = malloc((taken ? taken : 1) * sizeof(*e));
 	end = malloc((n_eps + 1) * sizeof(*end));
 	first = malloc(2 * (n_eps ? n_eps : 1) * sizeof(*first));
 	if (!e || !end || !first) {
@@ -222,13 +239,13 @@ static int reverse_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps
 	for (size_t j = 0; j < 2 * n_eps; j++)
 		first[j] = -1;
 	end[0] = 0;
-	for (size_t j = 1; j <= n_eps; j++)
-		end[j] = end[j - 1] + k->rev[j];   /* end[j]: where endpoint j's entries begin */
+	for (size_t j = 1; j <= n_eps; j++)   /* end[j]: where endpoint j's entries begin (taken ones only) */
+		end[j] = end[j - 1] + (j - 1 >= lo && j - 1 < hi ? k->rev[j] : 0);
 	for (size_t i = 0; i < ps->n; i++) {
 		struct rp_result_peek pk;
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
-		if (s == d)
+		if (s == d || (s < d ? s : d) < lo || (s < d ? s : d) >= hi)
 			continue;
 		rp_result_seq_peek(ps, i, &pk);
 		if (pk.msg_size != k->msg_size)
@@ -238,7 +255,7 @@ static int reverse_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps
 							    rp_pk_bw_judged(&pk) && pk.gbps > 0 ? pk.gbps : -1 };
 	}
 	rn->n = rn->at = 0;
-	for (size_t b = 0, from = 0; b < n_eps && !rc; from = end[b++]) {
+	for (size_t b = lo, from = 0; b < hi && b < n_eps && !rc; from = end[b++]) {
 		for (size_t j = from; j < end[b]; j++) {
 			double *f = &first[2 * e[j].hi + (e[j].idx_dir & 1)];
 
@@ -250,12 +267,56 @@ static int reverse_fill(const uint32_t *pair_eps, const struct rp_result_seq *ps
 		for (size_t j = from; j < end[b]; j++)
 			first[2 * e[j].hi] = first[2 * e[j].hi + 1] = -1;
 	}
-	if (!rc && rn->n)
-		qsort(rn->v, rn->n, sizeof(*rn->v), note_cmp);
 	free(first);
 	free(end);
 	free(e);
 	return rc;
+}
+
+static void *part_run(void *arg)
+{
+	struct rates_part *p = arg;
+
+	p->rc = p->side >= 0 ? medians_side(p->pair_eps, p->ps, p->k, p->side, p->med)
+			     : reverse_fill(p->pair_eps, p->ps, p->k, p->lo, p->hi, &p->rn);
+	return NULL;
+}
+
+/* Both parts: the first on a thread of its own when the sequence's reads may run at once (an array,
+ * or a peek: they only read) and this process may run on two CPUs, else one after the other. The
+ * outcome is the same either way. */
+static void parts_run(const struct rp_result_seq *ps, struct rates_part *a, struct rates_part *b)
+{
+	cpu_set_t cpus;
+	pthread_t t;
+	bool two = (ps->arr || ps->peek) && sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1 &&
+		   pthread_create(&t, NULL, part_run, a) == 0;
+
+	if (!two)
+		part_run(a);
+	part_run(b);
+	if (two)
+		pthread_join(t, NULL);
+}
+
+/* The two halves' notes as one list, in pair order. 0 or -ENOMEM (rn empty). */
+static int notes_join(struct rp_rev_notes *a, struct rp_rev_notes *b, struct rp_rev_notes *rn)
+{
+	size_t n = a->n + b->n;
+
+	rp_rev_notes_fini(rn);
+	if (!n)
+		return 0;
+	rn->v = malloc(n * sizeof(*rn->v));
+	if (!rn->v)
+		return rp_error(-ENOMEM, "verdict: allocate %zu reverse-direction notes", n);
+	if (a->n)
+		memcpy(rn->v, a->v, a->n * sizeof(*rn->v));
+	if (b->n)
+		memcpy(rn->v + a->n, b->v, b->n * sizeof(*rn->v));
+	rn->n = rn->cap = n;
+	qsort(rn->v, rn->n, sizeof(*rn->v), note_cmp);
+	return 0;
 }
 
 int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
@@ -275,10 +336,31 @@ int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, siz
 		}
 		k = &own;
 	}
-	if (!rc)
-		rc = medians_fill(pair_eps, ps, k, row, col);
-	if (!rc)
-		rc = reverse_fill(pair_eps, ps, k, rev);
+	if (!rc) {
+		/* the medians, one side each; then the reverse notes, the lower endpoints split where
+		 * half of the pairs are on either side */
+		struct rates_part m0 = { pair_eps, ps, k, 0, row, 0, 0, { 0 }, 0 }, m1 = { pair_eps, ps, k, 1, col, 0, 0, { 0 }, 0 };
+		struct rates_part r0 = { pair_eps, ps, k, -1, NULL, 0, 0, { 0 }, 0 }, r1 = r0;
+		size_t total = 0, acc = 0;
+		uint32_t mid = 0;
+
+		parts_run(ps, &m0, &m1);
+		rc = m0.rc ? m0.rc : m1.rc;
+		for (size_t j = 0; j < n_eps; j++)
+			total += k->rev[j + 1];
+		while (mid < n_eps && 2 * acc < total)
+			acc += k->rev[++mid];
+		r0.hi = r1.lo = mid;
+		r1.hi = (uint32_t)n_eps;
+		if (!rc) {
+			parts_run(ps, &r0, &r1);
+			rc = r0.rc ? r0.rc : r1.rc;
+		}
+		if (!rc)
+			rc = notes_join(&r0.rn, &r1.rn, rev);
+		rp_rev_notes_fini(&r0.rn);
+		rp_rev_notes_fini(&r1.rn);
+	}
 	rp_rate_count_fini(&own);
 	return rc;
 }

@@ -1,0 +1,203 @@
+/* test_verdict_rates.c: what the bandwidth rules compare a pair against (lib/verdict/verdict_rates.c,
+ * rp_rates_build): every endpoint's medians of the rates it sends and receives, and the reverse
+ * notes, against a reference computed here the plain way (sort each endpoint's rates; look up the
+ * first judged pair of the other direction), over 40 endpoints, every ordered pair, seeded random
+ * rates, failed pairs, pairs of another message size, pairs measured twice and one-way slow pairs.
+ * rp_rates_build splits its work in two halves (the two sides' medians; the reverse notes of the
+ * lower and the upper endpoints) that run on two threads where the process may use two CPUs: the
+ * reference is checked with the process's CPUs as they are and with the test pinned to one CPU
+ * (the halves one after the other). On a one-CPU machine both runs take the second path.
+ */
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "verdict/result_seq.h"
+#include "verdict/verdict.h"
+#include "verdict/verdict_int.h"
+
+#define E 40
+#define SIZE 65536
+
+static struct rp_endpoint eps_[E];
+static struct rp_pair_result *res_;
+static uint32_t *pair_eps_;
+static size_t n_;
+
+static uint64_t rng_ = 0x9e3779b97f4a7c15ULL;
+
+static uint32_t rnd(void)
+{
+	rng_ ^= rng_ << 13;
+	rng_ ^= rng_ >> 7;
+	rng_ ^= rng_ << 17;
+	return (uint32_t)(rng_ >> 11);
+}
+
+static void add(uint32_t s, uint32_t d, double gbps, size_t msg_size, bool ok)
+{
+	struct rp_pair_result *r = &res_[n_];
+
+	rp_pair_result_init(r, &eps_[s], &eps_[d]);
+	r->msg_size = msg_size;
+	r->gbps = r->gbps_min = gbps;
+	r->status = RP_ST_OK;
+	r->reason[0] = '\0';
+	r->verified = ok;
+	r->iters = 100;
+	r->bytes = 100 * msg_size;
+	if (!ok)
+		rp_pair_result_fail(r, RP_ST_TIMEOUT, "synthetic");
+	pair_eps_[2 * n_] = s;
+	pair_eps_[2 * n_ + 1] = d;
+	n_++;
+}
+
+static void scene(void)
+{
+	size_t cap = 2 * E * E;
+
+	res_ = calloc(cap, sizeof(*res_));
+	pair_eps_ = calloc(2 * cap, sizeof(*pair_eps_));
+	assert_non_null(res_);
+	assert_non_null(pair_eps_);
+	for (uint32_t e = 0; e < E; e++) {
+		snprintf(eps_[e].node, sizeof(eps_[e].node), "n%u", e);
+		snprintf(eps_[e].device, sizeof(eps_[e].device), "dev%u", e);
+		eps_[e].port = 1;
+		eps_[e].link_gbps = 400;
+		eps_[e].mtu = 4096;
+	}
+	n_ = 0;
+	for (uint32_t s = 0; s < E; s++)
+		for (uint32_t d = 0; d < E; d++) {
+			uint32_t x = rnd() % 100;
+
+			if (s == d)
+				continue;
+			if (x < 5)
+				add(s, d, 0, SIZE, false);                             /* failed: not judged */
+			else if (x < 8)
+				add(s, d, 100 + rnd() % 300, 4096, true);               /* another size */
+			else if (x < 10)
+				add(s, d, 1 + rnd() % 10, SIZE, true);                  /* slow one way */
+			else
+				add(s, d, 300 + (double)(rnd() % 9000) / 100, SIZE, true);
+		}
+	for (int k = 0; k < 60; k++) {                                            /* measured again */
+		uint32_t s = rnd() % E, d = (s + 1 + rnd() % (E - 1)) % E;
+
+		add(s, d, 250 + rnd() % 100, SIZE, rnd() % 4 != 0);
+	}
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the judged rates of SIZE that endpoint e sends (side 0) or receives (side 1). */
+static double ref_median(uint32_t e, int side)
+{
+	double v[2 * E * E];
+	size_t m = 0;
+
+	for (size_t i = 0; i < n_; i++) {
+		struct rp_result_peek pk;
+
+		rp_result_peek_of(&res_[i], &pk);
+		if (pair_eps_[2 * i + side] == e && rp_pk_bw_judged(&pk) && pk.msg_size == SIZE)
+			v[m++] = pk.gbps;
+	}
+	if (!m)
+		return 0;
+	qsort(v, m, sizeof(*v), cmp_d);
+	return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+/* Pair i's other direction's rate as the rule reads it: the first pair of SIZE from its destination
+ * to its source, when judged and positive; -1 where the rule could not fail pair i by it. */
+static double ref_rev(size_t i)
+{
+	uint32_t s = pair_eps_[2 * i], d = pair_eps_[2 * i + 1];
+	struct rp_result_peek pk, own;
+	double rev = -1;
+
+	rp_result_peek_of(&res_[i], &own);
+	if (own.msg_size != SIZE)
+		return -1;
+	for (size_t j = 0; j < n_; j++) {
+		rp_result_peek_of(&res_[j], &pk);
+		if (pair_eps_[2 * j] == d && pair_eps_[2 * j + 1] == s && pk.msg_size == SIZE) {
+			rev = rp_pk_bw_judged(&pk) && pk.gbps > 0 ? pk.gbps : -1;
+			break;
+		}
+	}
+	if (!(rev > 0))
+		return -1;
+	if (rp_pk_bw_judged(&own) && own.gbps > 0 && own.gbps >= RP_VERDICT_REVERSE_RATIO * rev)
+		return -1;
+	return rev;
+}
+
+static void check_against_reference(void)
+{
+	struct rp_result_seq ps = rp_result_seq_array(res_, n_);
+	struct rp_rev_notes rn = { 0 };
+	double row[E], col[E];
+	size_t noted = 0;
+
+	assert_int_equal(rp_rates_build(pair_eps_, &ps, E, SIZE, NULL, row, col, &rn), 0);
+	for (uint32_t e = 0; e < E; e++) {
+		assert_true(row[e] == ref_median(e, 0));
+		assert_true(col[e] == ref_median(e, 1));
+	}
+	for (size_t i = 0; i < n_; i++) {
+		double want = ref_rev(i);
+
+		assert_true(rp_rev_of(&rn, i) == want);
+		noted += want > 0;
+	}
+	assert_int_equal(rn.n, noted);
+	assert_true(noted > 10);    /* the one-way slow pairs made notes (a case that tests something) */
+	rp_rev_notes_fini(&rn);
+}
+
+static void test_rates_as_the_reference(void **state)
+{
+	cpu_set_t all, one;
+
+	(void)state;
+	scene();
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	check_against_reference();
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	check_against_reference();
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	free(res_);
+	free(pair_eps_);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rates_as_the_reference),
+	};
+
+	return cmocka_run_group_tests_name("verdict rates", tests, NULL, NULL);
+}
