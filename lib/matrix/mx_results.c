@@ -70,20 +70,23 @@ static int slot_pack(struct mx_results *mr, uint32_t slot, const struct rp_pair_
 	if (rp_packed_set(p, r) != 0)
 		return -ENOMEM;
 	mr->packed_bytes += p->len - before;
+	rp_result_peek_of(r, &mr->whole_pk[slot]);
 	return 0;
 }
 
-/* Keep the packed bytes[0..len) of a result in slot as they are. 0, -EINVAL (no packed result's
- * length) or -ENOMEM (the slot unchanged). */
-static int slot_copy(struct mx_results *mr, uint32_t slot, const uint8_t *bytes, size_t len, int32_t status)
+/* Keep the packed bytes[0..len) of r in slot as they are. 0, -EINVAL (no packed result's length)
+ * or -ENOMEM (the slot unchanged). */
+static int slot_copy(struct mx_results *mr, uint32_t slot, const uint8_t *bytes, size_t len,
+		     const struct rp_pair_result *r)
 {
 	struct rp_packed *p = &mr->whole[slot];
 	size_t before = p->len;
-	int rc = rp_packed_set_bytes(p, bytes, len, status);
+	int rc = rp_packed_set_bytes(p, bytes, len, (int32_t)r->status);
 
 	if (rc)
 		return rc == -ENOMEM ? -ENOMEM : -EINVAL;
 	mr->packed_bytes += p->len - before;
+	rp_result_peek_of(r, &mr->whole_pk[slot]);
 	return 0;
 }
 
@@ -104,6 +107,7 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 	if (mr->n_whole == mr->whole_cap) {
 		size_t cap = mr->whole_cap ? 2 * mr->whole_cap : 64;
 		struct rp_packed *nw;
+		struct rp_result_peek *np;
 		uint32_t *nf;
 
 		if (cap >= MX_REC_WHOLE_NONE)
@@ -112,6 +116,10 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 		if (!nf)
 			return -ENOMEM;
 		mr->free_slot = nf;
+		np = realloc(mr->whole_pk, cap * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		mr->whole_pk = np;
 		nw = realloc(mr->whole, cap * sizeof(*nw));
 		if (!nw)
 			return -ENOMEM;
@@ -184,7 +192,7 @@ static int add(struct mx_results *mr, const struct rp_pair_result *r, const uint
 	plain = rec_plain(mr, r, src, dst, &rec);
 	rc = slot_alloc(mr, &slot);
 	if (!rc) {
-		rc = bytes ? slot_copy(mr, slot, bytes, len, (int32_t)r->status) : slot_pack(mr, slot, r);
+		rc = bytes ? slot_copy(mr, slot, bytes, len, r) : slot_pack(mr, slot, r);
 		if (rc)
 			mr->free_slot[mr->n_free++] = slot;
 	}
@@ -359,11 +367,9 @@ static int pairs_put(const struct rp_result_seq *ps, size_t i, const struct rp_p
 void mx_results_peek(const struct mx_results *mr, size_t i, struct rp_result_peek *pk)
 {
 	const struct mx_rec *rec = &mr->rec[i];
-	struct rp_pair_result tmp;
 
 	if (rec->whole != MX_REC_WHOLE_NONE && !(rec->ctr_measured & MX_REC_PENDING)) {
-		rp_packed_get(&mr->whole[rec->whole], &tmp);
-		rp_result_peek_of(&tmp, pk);
+		*pk = mr->whole_pk[rec->whole];   /* the peek of what the slot packs, made as it was packed */
 		return;
 	}
 	/* what rec_expand() builds: ok, not latency, no reverse, confirm none, a plain pass between the
@@ -408,7 +414,7 @@ size_t mx_results_n_whole(const struct mx_results *mr)
 size_t mx_results_bytes(const struct mx_results *mr)
 {
 	return mr->cap * (sizeof(*mr->rec) + 2 * sizeof(*mr->pair_eps)) + mr->cap / 8 +
-	       mr->whole_cap * (sizeof(*mr->whole) + sizeof(*mr->free_slot)) + mr->packed_bytes +
+	       mr->whole_cap * (sizeof(*mr->whole) + sizeof(*mr->whole_pk) + sizeof(*mr->free_slot)) + mr->packed_bytes +
 	       mr->n_eps * (sizeof(*mr->ep) + sizeof(*mr->facts) + sizeof(*mr->ep_seen));
 }
 
@@ -419,6 +425,7 @@ void mx_results_fini(struct mx_results *mr)
 	for (size_t k = 0; mr->whole && k < mr->n_whole; k++)
 		free(mr->whole[k].buf);
 	free(mr->whole);
+	free(mr->whole_pk);
 	free(mr->free_slot);
 	free(mr->ep);
 	free(mr->facts);

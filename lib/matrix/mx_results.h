@@ -57,6 +57,9 @@ struct mx_results {
 	size_t n, cap;
 	size_t settled;               /* results [0, settled) may be records */
 	struct rp_packed *whole;      /* the results kept whole; slots listed in free_slot are unused */
+	struct rp_result_peek *whole_pk; /* per slot, rp_result_peek_of() of what it packs, made as it was
+	                               * packed: a peek unpacks nothing (the verdict peeks every failure
+	                               * several times) */
 	size_t packed_bytes;          /* their bytes in all */
 	size_t n_whole, whole_cap;
 	uint32_t *free_slot;
