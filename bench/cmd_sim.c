@@ -202,8 +202,10 @@ struct sim_front {
  * the run's peak). Not during the rounds: mallinfo2 walks malloc's free lists under its lock, and a
  * sampler beside rank 0's collection slowed it by a fifth with 1% of the links dead. Unlike the
  * RSS, it leaves out the stacks (under MPI, the sides' threads) and the pages malloc keeps but does
- * not use. */
-#define HEAP_WATCH_S 0.005
+ * not use. Every 25 ms, not 5: with 1% of the links dead one walk takes milliseconds, and at 5 ms the
+ * sampler held the lock most of a verdict that now runs on two threads; the scratch arrays live for a
+ * tenth of a second and more, and 25 ms finds the same peak. */
+#define HEAP_WATCH_S 0.025
 
 static void heap_sample(struct sim_front *F)
 {
