@@ -148,6 +148,29 @@ static int mark_cmp(const void *x, const void *y)
 	return p->b < q->b ? -1 : p->b > q->b;
 }
 
+/* Where each a's marks begin (mx_sweep_find looks among a's few, not all of them: it is asked for
+ * every job of every planned round on every rank). Without memory for it, find searches them all. */
+static void by_a_build(struct mx_sweep *s)
+{
+	size_t len = s->n ? (size_t)s->marks[s->n - 1].a + 2 : 1;
+
+	s->by_a_n = SIZE_MAX;
+	if (len > s->by_a_len) {
+		size_t *nb = realloc(s->by_a, len * sizeof(*nb));
+
+		if (!nb)
+			return;
+		s->by_a = nb;
+		s->by_a_len = len;
+	}
+	for (size_t a = 0, i = 0; a < s->by_a_len; a++) {
+		while (i < s->n && s->marks[i].a < a)
+			i++;
+		s->by_a[a] = i;
+	}
+	s->by_a_n = s->n;
+}
+
 void mx_sweep_sort(struct mx_sweep *s)
 {
 	size_t o = 0;
@@ -176,12 +199,20 @@ void mx_sweep_sort(struct mx_sweep *s)
 		s->marks[o++] = s->marks[i];
 	}
 	s->n = o;
+	by_a_build(s);
 }
 
 const struct mx_sweep_mark *mx_sweep_find(const struct mx_sweep *s, uint32_t a, uint32_t b)
 {
 	struct mx_sweep_mark key = { .a = a, .b = b };
 
+	if (s->by_a_n == s->n && s->by_a && (size_t)a + 1 < s->by_a_len) {
+		size_t from = s->by_a[a], to = s->by_a[a + 1];
+
+		return to > from ? bsearch(&key, s->marks + from, to - from, sizeof(*s->marks), mark_cmp) : NULL;
+	}
+	if (s->by_a_n == s->n && s->by_a && s->n)
+		return NULL;              /* a above every mark's a */
 	return s->n ? bsearch(&key, s->marks, s->n, sizeof(*s->marks), mark_cmp) : NULL;
 }
 
@@ -285,6 +316,7 @@ void mx_sweep_fini(struct mx_sweep *s)
 	free(s->ep);
 	free(s->ep_failed);
 	free(s->marks);
+	free(s->by_a);
 	for (size_t i = 0; s->pending && i < s->n_pending; i++)
 		rp_packed_clear(&s->pending[i].r);
 	free(s->pending);

@@ -112,6 +112,9 @@ struct mx_sweep {
 	unsigned width;               /* 0: no sweep */
 	struct mx_sweep_mark *marks;  /* sorted by (a, b) */
 	size_t n, cap;
+	size_t *by_a;                 /* as mx_sweep_sort left them: marks [by_a[a], by_a[a + 1]) have
+	                               * that a (a < by_a_len - 1); valid while by_a_n == n */
+	size_t by_a_len, by_a_n;
 	size_t rounds;                /* sweep rounds run, both passes */
 	double elapsed_s;             /* rank 0: the time of those rounds, each from its start to its go
 	                               * (with --hold, not the planned rounds run between them) */

@@ -158,6 +158,41 @@ static void test_pack_marks_apply(void **state)
 	mx_sweep_fini(&sw);
 }
 
+/* mx_sweep_find against a search of every mark, for every pair of 300 endpoints, over marks sorted
+ * (where it looks among the first endpoint's marks only) and then with marks added since the sort
+ * (where it searches them all, sorted or not as bsearch needs: the added one is the largest). */
+static void test_find_every_pair(void **state)
+{
+	struct mx_sweep sw = { .width = 2 };
+	uint64_t x = 12345;
+
+	(void)state;
+	for (int k = 0; k < 2000; k++) {
+		uint32_t a, b;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		a = (uint32_t)(x >> 33) % 250;               /* no a from 250 on: find's "above every a" */
+		b = a + 1 + (uint32_t)(x >> 13) % (299 - a);
+		assert_non_null(mx_sweep_mark(&sw, a, b));
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			mx_sweep_sort(&sw);
+		else
+			mx_sweep_mark(&sw, 298, 299)->failed = 1;   /* after the sort */
+		for (uint32_t a = 0; a < 300; a++)
+			for (uint32_t b = a + 1; b < 300; b++) {
+				const struct mx_sweep_mark *m = mx_sweep_find(&sw, a, b), *want = NULL;
+
+				for (size_t i = 0; i < sw.n && !want; i++)
+					if (sw.marks[i].a == a && sw.marks[i].b == b)
+						want = &sw.marks[i];
+				assert_ptr_equal(m, want);
+			}
+	}
+	mx_sweep_fini(&sw);
+}
+
 static void test_probe_cfg(void **state)
 {
 	struct rp_engine_cfg c, p;
@@ -829,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_rounds_cover_every_pair_once),
 		cmocka_unit_test(test_pack_marks_apply),
+		cmocka_unit_test(test_find_every_pair),
 		cmocka_unit_test(test_probe_cfg),
 		cmocka_unit_test(test_held_interleaved),
 		cmocka_unit_test(test_held_flaky_late),
