@@ -537,6 +537,15 @@ static void test_whole_packed(void **state)
 		}
 		b[sizeof(r) - 1] = (uint8_t)(round & 1 ? 0 : 7);
 		r.status = RP_ST_TIMEOUT;
+		/* ... but a result's flags are flags (the store peeks what it packs, and a bool that is
+		 * neither 0 nor 1 is no value a result has): any bytes around them */
+		r.src.soft = b[offsetof(struct rp_pair_result, src.soft)] & 1;
+		r.dst.soft = b[offsetof(struct rp_pair_result, dst.soft)] & 1;
+		r.lat.measured = b[offsetof(struct rp_pair_result, lat.measured)] & 1;
+		r.reverse.measured = b[offsetof(struct rp_pair_result, reverse.measured)] & 1;
+		r.reverse.folded = b[offsetof(struct rp_pair_result, reverse.folded)] & 1;
+		r.reverse.verified = b[offsetof(struct rp_pair_result, reverse.verified)] & 1;
+		r.verified = b[offsetof(struct rp_pair_result, verified)] & 1;
 		want = r;
 		assert_int_equal(mx_results_add(&mr, &r, 0, 1), 0);
 		assert_memory_equal(mx_results_get(&mr, mr.n - 1, &tmp), &want, sizeof(want));
