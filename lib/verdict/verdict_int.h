@@ -58,11 +58,12 @@ void rp_rev_notes_fini(struct rp_rev_notes *rn);
 
 /* row[e], col[e] (n_eps each) and *rev (the notes above) of the pairs of msg_size. counted:
  * rp_rate_count of every pair as they are now, used when it counted msg_size (else, or NULL, they are
- * counted here). The work is done in two halves at a time (the two sides' medians, then the notes
- * of the lower and the upper half of the pairs by their lower endpoint), on two threads where the
- * process may use two CPUs and the sequence is an array or peeks (every rank waits for rank 0's
- * verdict: its idle CPUs are the run's); the outcome is the same either way, and the memory at most
- * what one thread doing both halves at once took before. 0, -EOVERFLOW or -ENOMEM. */
+ * counted here). The work is done in parts by endpoint, two at a time (each side's medians in two
+ * halves, one side after the other; the notes in four quarters by the pairs' lower endpoint), on
+ * two threads where the process may use two CPUs and the sequence is an array or peeks (every rank
+ * waits for rank 0's verdict: its idle CPUs are the run's); the outcome is the same either way, and
+ * the scratch at any time at most half the pairs' entries (64 MiB at 1,024 x 8, where it was 128).
+ * 0, -EOVERFLOW or -ENOMEM. */
 int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
 		   const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev);
 

@@ -112,56 +112,60 @@ void rp_rate_count_fini(struct rp_rate_count *k)
 	k->med = k->rev = NULL;
 }
 
-/* One of two halves of rp_rates_build's work, each on a thread of its own where two CPUs are to be
- * had: the medians of one side (0: the rates each endpoint sends, 1: receives), or the reverse notes
- * of the pairs whose lower endpoint is in [lo, hi). Each reads every pair: the two halves read the
- * results once each, at once, where one thread read them twice in a row. */
+/* A part of rp_rates_build's work, two at a time, each on a thread of its own where two CPUs are to
+ * be had: the medians of the endpoints [lo, hi) on one side (0: the rates each sends, 1: receives),
+ * or the reverse notes of the pairs whose lower endpoint is in [lo, hi). Each reads the endpoints of
+ * every pair and peeks only its own pairs: the results are peeked as often as by one thread, and
+ * the scratch of a part is its share of the pairs. */
 struct rates_part {
 	const uint32_t *pair_eps;
 	const struct rp_result_seq *ps;
 	const struct rp_rate_count *k;
 	int side;                     /* medians: the side; -1: reverse notes */
-	double *med;                  /* medians: out, n_eps */
-	uint32_t lo, hi;              /* reverse notes: the lower endpoints taken */
+	double *med;                  /* medians: out, n_eps (its [lo, hi) written) */
+	uint32_t lo, hi;              /* the endpoints taken */
 	struct rp_rev_notes rn;       /* reverse notes: out */
 	int rc;
 };
 
-/* Medians of the judged rates of one side per endpoint (row: the pairs e sends, col: those it
- * receives), from k's counts. One pass places the rates. */
+/* Medians of the judged rates of one side per endpoint of [lo, hi) (row: the pairs e sends, col:
+ * those it receives), from k's counts. One pass places the rates. */
 static int medians_side(const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_rate_count *k,
-			int j, double *med)
+			int j, uint32_t lo, uint32_t hi, double *med)
 {
-	size_t n = ps->n, n_eps = k->n_eps, m_all = 0;
+	size_t n = ps->n, m_all = 0, w = hi > lo ? hi - lo : 0;
+	const size_t *cnt = k->med + (size_t)j * (k->n_eps + 1) + 1;   /* cnt[e]: e's judged pairs on side j */
 	struct rp_result_peek pk;
-	size_t *start = malloc((n_eps + 1) * sizeof(*start)), *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill));
+	size_t *start = malloc((w + 1) * sizeof(*start)), *fill = calloc(w ? w : 1, sizeof(*fill));
 	double *vals;
 
-	for (size_t e = 0; e < n_eps; e++)
-		m_all += k->med[(size_t)j * (n_eps + 1) + e + 1];
+	for (size_t e = lo; e < hi; e++)
+		m_all += cnt[e];
 	vals = malloc((m_all ? m_all : 1) * sizeof(*vals));
 	if (!start || !fill || !vals) {
 		free(start);
 		free(fill);
 		free(vals);
-		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", n);
+		return rp_error(-ENOMEM, "verdict: allocate medians for %zu pairs", m_all);
 	}
-	/* endpoint e's rates from vals[start[e]] */
+	/* endpoint lo + x's rates from vals[start[x]] */
 	start[0] = 0;
-	for (size_t e = 0; e < n_eps; e++)
-		start[e + 1] = start[e] + k->med[(size_t)j * (n_eps + 1) + e + 1];
+	for (size_t x = 0; x < w; x++)
+		start[x + 1] = start[x] + cnt[lo + x];
 	for (size_t i = 0; i < n; i++) {
 		size_t e = pair_eps[2 * i + j];
 
+		if (e < lo || e >= hi)
+			continue;
 		rp_result_seq_peek(ps, i, &pk);
 		if (!rp_pk_bw_judged(&pk) || pk.msg_size != k->msg_size)
 			continue;
-		vals[start[e] + fill[e]++] = pk.gbps;
+		vals[start[e - lo] + fill[e - lo]++] = pk.gbps;
 	}
-	for (size_t e = 0; e < n_eps; e++) {
-		size_t m = start[e + 1] - start[e];
+	for (size_t x = 0; x < w; x++) {
+		size_t m = start[x + 1] - start[x];
 
-		med[e] = m == 0 ? 0 : median_of(vals + start[e], m);
+		med[lo + x] = m == 0 ? 0 : median_of(vals + start[x], m);
 	}
 	free(start);
 	free(fill);
@@ -277,7 +281,7 @@ static void *part_run(void *arg)
 {
 	struct rates_part *p = arg;
 
-	p->rc = p->side >= 0 ? medians_side(p->pair_eps, p->ps, p->k, p->side, p->med)
+	p->rc = p->side >= 0 ? medians_side(p->pair_eps, p->ps, p->k, p->side, p->lo, p->hi, p->med)
 			     : reverse_fill(p->pair_eps, p->ps, p->k, p->lo, p->hi, &p->rn);
 	return NULL;
 }
@@ -299,24 +303,45 @@ static void parts_run(const struct rp_result_seq *ps, struct rates_part *a, stru
 		pthread_join(t, NULL);
 }
 
-/* The two halves' notes as one list, in pair order. 0 or -ENOMEM (rn empty). */
-static int notes_join(struct rp_rev_notes *a, struct rp_rev_notes *b, struct rp_rev_notes *rn)
+/* The parts' notes as one list, in pair order. 0 or -ENOMEM (rn empty). */
+static int notes_join(struct rates_part *parts, size_t n_parts, struct rp_rev_notes *rn)
 {
-	size_t n = a->n + b->n;
+	size_t n = 0, at = 0;
 
 	rp_rev_notes_fini(rn);
+	for (size_t q = 0; q < n_parts; q++)
+		n += parts[q].rn.n;
 	if (!n)
 		return 0;
 	rn->v = malloc(n * sizeof(*rn->v));
 	if (!rn->v)
 		return rp_error(-ENOMEM, "verdict: allocate %zu reverse-direction notes", n);
-	if (a->n)
-		memcpy(rn->v, a->v, a->n * sizeof(*rn->v));
-	if (b->n)
-		memcpy(rn->v + a->n, b->v, b->n * sizeof(*rn->v));
+	for (size_t q = 0; q < n_parts; q++) {
+		if (parts[q].rn.n)
+			memcpy(rn->v + at, parts[q].rn.v, parts[q].rn.n * sizeof(*rn->v));
+		at += parts[q].rn.n;
+	}
 	rn->n = rn->cap = n;
 	qsort(rn->v, rn->n, sizeof(*rn->v), note_cmp);
 	return 0;
+}
+
+/* Endpoint bounds b[0] = 0 < ... < b[parts] = n_eps that split cnt[0..n_eps) (pairs per endpoint) in
+ * `parts` shares of about the same number of pairs. */
+static void split(const size_t *cnt, size_t n_eps, unsigned parts, uint32_t *b)
+{
+	size_t total = 0, acc = 0;
+	uint32_t e = 0;
+
+	for (size_t x = 0; x < n_eps; x++)
+		total += cnt[x];
+	b[0] = 0;
+	for (unsigned q = 1; q < parts; q++) {
+		while (e < n_eps && acc * parts < total * q)
+			acc += cnt[e++];
+		b[q] = e;
+	}
+	b[parts] = (uint32_t)n_eps;
 }
 
 int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
@@ -337,29 +362,30 @@ int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, siz
 		k = &own;
 	}
 	if (!rc) {
-		/* the medians, one side each; then the reverse notes, the lower endpoints split where
-		 * half of the pairs are on either side */
-		struct rates_part m0 = { pair_eps, ps, k, 0, row, 0, 0, { 0 }, 0 }, m1 = { pair_eps, ps, k, 1, col, 0, 0, { 0 }, 0 };
-		struct rates_part r0 = { pair_eps, ps, k, -1, NULL, 0, 0, { 0 }, 0 }, r1 = r0;
-		size_t total = 0, acc = 0;
-		uint32_t mid = 0;
+		/* each side's medians in two halves by endpoint, one side after the other; then the
+		 * reverse notes in four quarters by lower endpoint, two at a time: at most a quarter
+		 * of the pairs' entries in each part, half of them at once */
+		struct rates_part m[2], r[4];
+		uint32_t b[5];
 
-		parts_run(ps, &m0, &m1);
-		rc = m0.rc ? m0.rc : m1.rc;
-		for (size_t j = 0; j < n_eps; j++)
-			total += k->rev[j + 1];
-		while (mid < n_eps && 2 * acc < total)
-			acc += k->rev[++mid];
-		r0.hi = r1.lo = mid;
-		r1.hi = (uint32_t)n_eps;
-		if (!rc) {
-			parts_run(ps, &r0, &r1);
-			rc = r0.rc ? r0.rc : r1.rc;
+		for (int j = 0; j < 2 && !rc; j++) {
+			split(k->med + (size_t)j * (n_eps + 1) + 1, n_eps, 2, b);
+			for (int h = 0; h < 2; h++)
+				m[h] = (struct rates_part){ pair_eps, ps, k, j, j ? col : row, b[h], b[h + 1], { 0 }, 0 };
+			parts_run(ps, &m[0], &m[1]);
+			rc = m[0].rc ? m[0].rc : m[1].rc;
+		}
+		split(k->rev + 1, n_eps, 4, b);
+		for (int q = 0; q < 4; q++)
+			r[q] = (struct rates_part){ pair_eps, ps, k, -1, NULL, b[q], b[q + 1], { 0 }, 0 };
+		for (int q = 0; q < 4 && !rc; q += 2) {
+			parts_run(ps, &r[q], &r[q + 1]);
+			rc = r[q].rc ? r[q].rc : r[q + 1].rc;
 		}
 		if (!rc)
-			rc = notes_join(&r0.rn, &r1.rn, rev);
-		rp_rev_notes_fini(&r0.rn);
-		rp_rev_notes_fini(&r1.rn);
+			rc = notes_join(r, 4, rev);
+		for (int q = 0; q < 4; q++)
+			rp_rev_notes_fini(&r[q].rn);
 	}
 	rp_rate_count_fini(&own);
 	return rc;

@@ -3,10 +3,10 @@
  * notes, against a reference computed here the plain way (sort each endpoint's rates; look up the
  * first judged pair of the other direction), over 40 endpoints, every ordered pair, seeded random
  * rates, failed pairs, pairs of another message size, pairs measured twice and one-way slow pairs.
- * rp_rates_build splits its work in two halves (the two sides' medians; the reverse notes of the
- * lower and the upper endpoints) that run on two threads where the process may use two CPUs: the
+ * rp_rates_build splits its work in parts by endpoint (each side's medians in halves, the reverse
+ * notes in quarters) that run two at a time on two threads where the process may use two CPUs: the
  * reference is checked with the process's CPUs as they are and with the test pinned to one CPU
- * (the halves one after the other). On a one-CPU machine both runs take the second path.
+ * (the parts one after the other). On a one-CPU machine both runs take the second path.
  */
 #include <sched.h>
 #include <setjmp.h>
