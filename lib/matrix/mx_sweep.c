@@ -206,14 +206,13 @@ const struct mx_sweep_mark *mx_sweep_find(const struct mx_sweep *s, uint32_t a, 
 {
 	struct mx_sweep_mark key = { .a = a, .b = b };
 
-	if (s->by_a_n == s->n && s->by_a && (size_t)a + 1 < s->by_a_len) {
-		size_t from = s->by_a[a], to = s->by_a[a + 1];
+	size_t from = 0, to = s->n;
 
-		return to > from ? bsearch(&key, s->marks + from, to - from, sizeof(*s->marks), mark_cmp) : NULL;
+	if (s->by_a && s->by_a_n == s->n) {   /* no mark added since the sort: a's own marks */
+		from = (size_t)a + 1 < s->by_a_len ? s->by_a[a] : s->n;
+		to = (size_t)a + 1 < s->by_a_len ? s->by_a[a + 1] : s->n;
 	}
-	if (s->by_a_n == s->n && s->by_a && s->n)
-		return NULL;              /* a above every mark's a */
-	return s->n ? bsearch(&key, s->marks, s->n, sizeof(*s->marks), mark_cmp) : NULL;
+	return to > from ? bsearch(&key, s->marks + from, to - from, sizeof(*s->marks), mark_cmp) : NULL;
 }
 
 size_t mx_sweep_apply(const struct mx_sweep *s, struct mx_job *jobs, struct rp_sched_pair *pairs, size_t n,

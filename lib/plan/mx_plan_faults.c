@@ -97,7 +97,7 @@ int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_s
 			f->faults_s += (double)f->confirm_rounds * confirm - beside;
 		if (f->dead > distinct && undetected) {
 			size_t k = f->dead - distinct < undetected ? f->dead - distinct : undetected;
-			double one = (double)((n_rounds + run->sweep - 1) / run->sweep) * screen +
+			double one = (double)n_sweep * screen +
 				     ceil(2.0 * undetected_peers / run->sweep) * (full + MTU_PROBE_S);
 
 			f->faults_s += (double)k * one;
