@@ -27,13 +27,21 @@ static void ep_keep(struct mx_results *mr, uint32_t e, const struct rp_endpoint 
 	mr->facts[e] = (struct mx_ep_facts){ .link_gbps = ep->link_gbps, .mtu = ep->mtu, .soft = ep->soft };
 }
 
-/* A plain pass's record as this store keeps it (not whole, nothing pending). */
-static void rec_of_plain(const struct mx_plain *p, struct mx_rec *rec)
+_Static_assert(sizeof(struct mx_rec) == 48, "a record is 48 bytes");
+_Static_assert(RP_WARN_COUNT_ <= 7, "every warning bit fits a record's");
+
+/* A plain pass's record as this store keeps it (not whole, nothing pending); false when a field of p
+ * does not fit one (mx_results.h: it is kept whole). */
+static bool rec_of_plain(const struct mx_plain *p, struct mx_rec *rec)
 {
+	if (p->iters > UINT32_MAX || p->bytes != p->iters * (uint64_t)p->msg_size || p->warnings >= (1u << 7) ||
+	    p->qp_timeout >= (1u << 5) || p->ctr_measured > 3 || p->n_moved[0] > UINT8_MAX || p->n_moved[1] > UINT8_MAX)
+		return false;   /* (iters < 2^32 and msg_size < 2^32: their product cannot wrap) */
 	*rec = (struct mx_rec){ .gbps = p->gbps, .gbps_min = p->gbps_min, .gbps_min_at_s = p->gbps_min_at_s,
-				.elapsed_s = p->elapsed_s, .bytes = p->bytes, .iters = p->iters, .msg_size = p->msg_size,
+				.elapsed_s = p->elapsed_s, .iters = (uint32_t)p->iters, .msg_size = p->msg_size,
 				.whole = MX_REC_WHOLE_NONE, .warnings = p->warnings, .qp_timeout = p->qp_timeout,
-				.ctr_measured = p->ctr_measured, .n_moved = { p->n_moved[0], p->n_moved[1] } };
+				.ctr_measured = p->ctr_measured, .n_moved_src = p->n_moved[0], .n_moved_dst = p->n_moved[1] };
+	return true;
 }
 
 /* The result a record stands for, between endpoints s and d. */
@@ -41,9 +49,10 @@ static void rec_expand(const struct mx_results *mr, const struct mx_rec *rec, ui
 		       struct rp_pair_result *out)
 {
 	struct mx_plain p = { .gbps = rec->gbps, .gbps_min = rec->gbps_min, .gbps_min_at_s = rec->gbps_min_at_s,
-			      .elapsed_s = rec->elapsed_s, .bytes = rec->bytes, .iters = rec->iters,
-			      .msg_size = rec->msg_size, .warnings = rec->warnings, .qp_timeout = rec->qp_timeout,
-			      .ctr_measured = (uint8_t)(rec->ctr_measured & 3u), .n_moved = { rec->n_moved[0], rec->n_moved[1] } };
+			      .elapsed_s = rec->elapsed_s, .bytes = (uint64_t)rec->iters * rec->msg_size,
+			      .iters = rec->iters, .msg_size = rec->msg_size, .warnings = (uint16_t)rec->warnings,
+			      .qp_timeout = (uint8_t)rec->qp_timeout, .ctr_measured = (uint8_t)(rec->ctr_measured & 3u),
+			      .n_moved = { (uint16_t)rec->n_moved_src, (uint16_t)rec->n_moved_dst } };
 
 	mx_plain_expand(&p, &mr->ep[s], &mr->ep[d], out);
 }
@@ -55,10 +64,7 @@ static bool rec_plain(const struct mx_results *mr, const struct rp_pair_result *
 {
 	struct mx_plain p;
 
-	if (!mx_plain_of(r, &mr->ep[s], &mr->ep[d], &p))
-		return false;
-	rec_of_plain(&p, rec);
-	return true;
+	return mx_plain_of(r, &mr->ep[s], &mr->ep[d], &p) && rec_of_plain(&p, rec);
 }
 
 /* Keep r packed in slot (whatever the slot held before). 0 or -ENOMEM (the slot unchanged). */
@@ -251,11 +257,19 @@ int mx_results_add_plain(struct mx_results *mr, const struct mx_plain *p, const 
 
 int mx_results_add_record(struct mx_results *mr, const struct mx_plain *p, uint32_t src, uint32_t dst)
 {
+	struct mx_rec rec;
+
 	if (src >= mr->n_eps || dst >= mr->n_eps || !mr->ep_seen[src] || !mr->ep_seen[dst])
 		return -EINVAL;
+	if (!rec_of_plain(p, &rec)) {
+		struct rp_pair_result r;
+
+		mx_plain_expand(p, &mr->ep[src], &mr->ep[dst], &r);
+		return add(mr, &r, NULL, 0, src, dst);
+	}
 	if (rec_room(mr) != 0)
 		return -ENOMEM;
-	rec_of_plain(p, &mr->rec[mr->n]);
+	mr->rec[mr->n] = rec;
 	mr->pair_eps[2 * mr->n] = src;
 	mr->pair_eps[2 * mr->n + 1] = dst;
 	quiet_note(mr, mr->n);
@@ -320,7 +334,7 @@ int mx_results_put(struct mx_results *mr, size_t i, const struct rp_pair_result 
 	}
 	if (slot_pack(mr, slot, r) != 0)
 		return -ENOMEM;
-	mr->rec[i].ctr_measured &= (uint8_t)~MX_REC_PENDING;   /* its record, if it had one, is not this */
+	mr->rec[i].ctr_measured &= ~MX_REC_PENDING & 3u;   /* its record, if it had one, is not this */
 	return 0;
 }
 
@@ -339,7 +353,7 @@ void mx_results_settle(struct mx_results *mr)
 		if (mr->rec[i].ctr_measured & MX_REC_PENDING) {
 			/* made as it was added, and nothing put since */
 			slot_free(mr, slot);
-			mr->rec[i].ctr_measured &= (uint8_t)~MX_REC_PENDING;
+			mr->rec[i].ctr_measured &= ~MX_REC_PENDING & 3u;
 			mr->rec[i].whole = MX_REC_WHOLE_NONE;
 			quiet_note(mr, i);
 			continue;

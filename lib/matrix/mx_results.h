@@ -1,6 +1,7 @@
 /* mx_results.h: the results rank 0 keeps, one per measured direction, in memory that grows with the
- * pairs by 64 bytes each, not by sizeof(struct rp_pair_result) (3.4 KB): at 1,024 nodes x 8 rails the
- * rail pattern keeps 8.4 million directions.
+ * pairs by 56 bytes each (a 48-byte record and its two endpoint numbers), not by
+ * sizeof(struct rp_pair_result) (3.4 KB): at 1,024 nodes x 8 rails the rail pattern keeps 8.4 million
+ * directions.
  *
  * A result is kept in one of two forms, and read and written through one interface (lib/verdict/result_seq.h):
  *   - a plain pass (lib/job/mx_plain.h) between both endpoints as this store first saw them, as a
@@ -31,18 +32,23 @@
 #include "job/mx_plain.h"
 
 #define MX_REC_WHOLE_NONE UINT32_MAX
-#define MX_REC_PENDING 0x80u      /* in ctr_measured of a whole result: the rest of the record is what
+#define MX_REC_PENDING 0x4u       /* in ctr_measured of a whole result: the rest of the record is what
                                    * it settles into (made as it was added; a put clears it) */
 
-struct mx_rec {                   /* 64 bytes */
+/* A plain pass in 48 bytes, not mx_plain's 64: its bytes are iters * msg_size (as the engine counts
+ * them), and its small fields are bit fields as wide as their ranges. A plain pass whose fields do not
+ * fit (2^32 iterations or more, bytes other than that product, a warning bit past the seventh, more
+ * than 255 counters moved) has no record: it is kept whole, every byte of it. */
+struct mx_rec {                   /* 48 bytes */
 	double gbps, gbps_min, gbps_min_at_s, elapsed_s;
-	uint64_t bytes, iters;
+	uint32_t iters;
 	uint32_t msg_size;
 	uint32_t whole;               /* index into whole[], or MX_REC_WHOLE_NONE: the record is the result */
-	uint16_t warnings;
-	uint8_t qp_timeout;           /* its one attempt's */
-	uint8_t ctr_measured;         /* bit 0: src's counters measured (judged ok), bit 1: dst's */
-	uint16_t n_moved[2];          /* src's, dst's informational counters that moved */
+	uint32_t warnings : 7;
+	uint32_t qp_timeout : 5;      /* its one attempt's */
+	uint32_t ctr_measured : 3;    /* bit 0: src's counters measured (judged ok), bit 1: dst's; MX_REC_PENDING */
+	uint32_t n_moved_src : 8;     /* src's, dst's informational counters that moved */
+	uint32_t n_moved_dst : 8;
 };
 
 struct mx_ep_facts {             /* of an endpoint as kept (ep[]): what the verdict's passes read */

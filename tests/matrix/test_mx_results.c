@@ -98,7 +98,7 @@ static void test_plain_pass_rebuilt(void **state)
 	assert_int_equal(mx_results_n_whole(&mr), 1);
 	mx_results_settle(&mr);
 	assert_int_equal(mx_results_n_whole(&mr), 0);
-	assert_int_equal(sizeof(struct mx_rec), 64);
+	assert_int_equal(sizeof(struct mx_rec), 48);
 	got = mx_results_get(&mr, 0, &tmp);
 	assert_ptr_equal(got, &tmp);
 	briefed(&r, &want);
@@ -115,6 +115,65 @@ static void test_plain_pass_rebuilt(void **state)
 		char why[128];
 
 		assert_int_equal(rp_ctr_side_validate(&got->counters.src, why, sizeof(why)), -EBADMSG);
+	}
+	assert_int_equal(mx_results_failed(&mr), 0);
+	mx_results_fini(&mr);
+}
+
+/* A record is 48 bytes, narrower than a plain pass can be: a pass whose fields do not fit one (2^32
+ * iterations, bytes other than iters x msg_size, more moved counters than a byte counts) is kept
+ * whole and read back exactly, whether it came whole or as a plain side; one at the edges of what
+ * fits is a record. */
+static void test_record_narrower_than_a_pass(void **state)
+{
+	struct mx_results mr;
+	struct rp_pair_result r[5], tmp, want;
+	struct mx_plain p;
+	size_t n = 0;
+
+	(void)state;
+	eps_init();
+	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
+	pass_at(&r[n], 0, 1, 390.5);              /* 2^32 iterations of 8 bytes */
+	r[n].msg_size = 8;
+	r[n].iters = (uint64_t)1 << 32;
+	r[n++].bytes = (uint64_t)8 << 32;
+	pass_at(&r[n], 1, 2, 390.5);              /* the engine's bytes when the product would wrap */
+	r[n++].bytes = UINT64_MAX;
+	pass_at(&r[n], 2, 0, 390.5);              /* 256 counters moved on the source */
+	r[n++].counters.src.n_moved = 256;
+	pass_at(&r[n], 0, 1, 390.5);              /* at the edges: a record */
+	r[n].iters = UINT32_MAX;
+	r[n].msg_size = UINT32_MAX;
+	r[n].bytes = (uint64_t)UINT32_MAX * UINT32_MAX;
+	r[n].counters.dst.n_moved = 255;
+	r[n].warnings = (1u << RP_WARN_COUNT_) - 1;
+	r[n].attempts[0].qp_timeout = 31;
+	n++;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(mx_results_add(&mr, &r[i], (uint32_t)i % 3, (uint32_t)(i + 1) % 3), 0);
+	mx_results_settle(&mr);
+	assert_int_equal(mx_results_n_whole(&mr), 3);
+	for (size_t i = 0; i < n; i++) {
+		if (i < 3)
+			want = r[i];      /* whole, every byte */
+		else
+			briefed(&r[i], &want);
+		assert_memory_equal(mx_results_get(&mr, i, &tmp), &want, sizeof(want));
+	}
+	/* the same passes as plain sides: those that do not fit are kept whole, briefed as sent */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = (uint32_t)i % 3, d = (uint32_t)(i + 1) % 3;
+
+		assert_true(mx_plain_of(&r[i], &eps[s], &eps[d], &p));
+		assert_int_equal(mx_results_add_plain(&mr, &p, &eps[s], &eps[d], s, d), 0);
+	}
+	assert_int_equal(mx_results_n_whole(&mr), 6);
+	mx_results_settle(&mr);
+	assert_int_equal(mx_results_n_whole(&mr), 6);
+	for (size_t i = 0; i < n; i++) {
+		briefed(&r[i], &want);
+		assert_memory_equal(mx_results_get(&mr, n + i, &tmp), &want, sizeof(want));
 	}
 	assert_int_equal(mx_results_failed(&mr), 0);
 	mx_results_fini(&mr);
@@ -566,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_plain_pass_rebuilt),
 		cmocka_unit_test(test_record_made_at_add),
 		cmocka_unit_test(test_add_plain),
+		cmocka_unit_test(test_record_narrower_than_a_pass),
 		cmocka_unit_test(test_others_stay_whole),
 		cmocka_unit_test(test_put_moves_between_forms),
 		cmocka_unit_test(test_quiet_bits_follow_the_forms),
