@@ -114,10 +114,53 @@ static size_t peers_dedupe(uint32_t *ent, size_t lo, size_t hi, size_t w, uint32
 	return w;
 }
 
+/* The index is built in parts by endpoint (verdict_int.h). */
+/* Endpoints [lo, hi) of one part (raw: where each endpoint's entries begin as the pairs give them):
+ * its entries placed from ent[w], then reduced in place. Returns the new end of ent. */
+static size_t peer_part_fill(struct rp_peer_index *pi, const size_t *raw, size_t lo, size_t hi, size_t w,
+			     const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_expect *x,
+			     size_t *fill, uint32_t *stamp, uint8_t *acc)
+{
+	size_t base = raw[lo] - w;    /* raw[e] - base: where endpoint e's entries go */
+
+	for (size_t i = 0; i < ps->n; i++) {
+		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
+		bool in_a = a >= lo && a < hi, in_b = b >= lo && b < hi;
+		struct rp_result_peek pk;
+		uint32_t c;
+
+		if ((!in_a && !in_b) || a == b || rp_expect_pair(x, a, b))
+			continue;
+		if (rp_result_seq_quiet(ps, i)) {
+			c = RP_PEER_OK;   /* known without reading it (result_seq.h) */
+		} else {
+			rp_result_seq_peek(ps, i, &pk);
+			c = (uint32_t)result_class(&pk);
+		}
+		if (in_a)
+			pi->ent[raw[a] - base + fill[a]++] = b << 2 | c;
+		if (in_b)
+			pi->ent[raw[b] - base + fill[b]++] = a << 2 | c;
+	}
+	for (size_t e = lo; e < hi; e++) {
+		size_t from = raw[e] - base, to = raw[e + 1] - base;
+
+		pi->start[e] = w;
+		w = peers_dedupe(pi->ent, from, to, w, stamp, acc, (uint32_t)e + 1);
+	}
+	return w;
+}
+
 int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			const struct rp_expect *x)
 {
-	size_t *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill)), total, w = 0;
+	return rp_peer_index_build_parts(pi, n_eps, pair_eps, ps, x, RP_PEER_PART_BYTES);
+}
+
+int rp_peer_index_build_parts(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps,
+			      const struct rp_result_seq *ps, const struct rp_expect *x, size_t part_bytes)
+{
+	size_t *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill)), *raw = calloc(n_eps + 1, sizeof(*raw)), w = 0, hi;
 	uint32_t *stamp = calloc(n_eps ? n_eps : 1, sizeof(*stamp));
 	uint8_t *acc = calloc(n_eps ? n_eps : 1, 1);
 	int rc = 0;
@@ -125,7 +168,7 @@ int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *
 	memset(pi, 0, sizeof(*pi));
 	pi->n_eps = n_eps;
 	pi->start = calloc(n_eps + 1, sizeof(*pi->start));
-	if (!fill || !stamp || !acc || !pi->start) {
+	if (!fill || !raw || !stamp || !acc || !pi->start) {
 		rc = rp_error(-ENOMEM, "verdict: allocate the peer index of %zu endpoints", n_eps);
 		goto out;
 	}
@@ -137,43 +180,39 @@ int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *
 		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
 
 		if (a != b && !rp_expect_pair(x, a, b)) {
-			pi->start[a + 1]++;
-			pi->start[b + 1]++;
+			raw[a + 1]++;
+			raw[b + 1]++;
 		}
 	}
 	for (size_t e = 0; e < n_eps; e++)
-		pi->start[e + 1] += pi->start[e];
-	total = pi->start[n_eps];
-	pi->ent = malloc((total ? total : 1) * sizeof(*pi->ent));
-	if (!pi->ent) {
-		rc = rp_error(-ENOMEM, "verdict: allocate the peer index of %zu results", ps->n);
-		goto out;
-	}
-	for (size_t i = 0; i < ps->n; i++) {
-		uint32_t a = pair_eps[2 * i], b = pair_eps[2 * i + 1];
-		struct rp_result_peek pk;
-		uint32_t c;
+		raw[e + 1] += raw[e];
+	for (size_t lo = 0; lo < n_eps; lo = hi) {
+		uint32_t *ent;
 
-		if (a == b || rp_expect_pair(x, a, b))
-			continue;
-		if (rp_result_seq_quiet(ps, i)) {
-			c = RP_PEER_OK;   /* known without reading it (result_seq.h) */
-		} else {
-			rp_result_seq_peek(ps, i, &pk);
-			c = (uint32_t)result_class(&pk);
+		/* a part: one endpoint at least, then as many as fit */
+		for (hi = lo + 1; hi < n_eps && (raw[hi + 1] - raw[lo]) * sizeof(*ent) <= part_bytes; hi++)
+			;
+		ent = realloc(pi->ent, (w + raw[hi] - raw[lo] + 1) * sizeof(*ent));
+		if (!ent) {
+			rc = rp_error(-ENOMEM, "verdict: allocate the peer index of %zu results", ps->n);
+			goto out;
 		}
-		pi->ent[pi->start[a] + fill[a]++] = b << 2 | c;
-		pi->ent[pi->start[b] + fill[b]++] = a << 2 | c;
-	}
-	for (size_t e = 0; e < n_eps; e++) {
-		size_t lo = pi->start[e], hi = pi->start[e + 1];
-
-		pi->start[e] = w;
-		w = peers_dedupe(pi->ent, lo, hi, w, stamp, acc, (uint32_t)e + 1);
+		pi->ent = ent;
+		w = peer_part_fill(pi, raw, lo, hi, w, pair_eps, ps, x, fill, stamp, acc);
 	}
 	pi->start[n_eps] = w;
+	if (pi->ent) {
+		uint32_t *ent = realloc(pi->ent, (w ? w : 1) * sizeof(*ent));   /* what it keeps */
+
+		pi->ent = ent ? ent : pi->ent;
+	} else {
+		pi->ent = malloc(sizeof(*pi->ent));
+		if (!pi->ent)
+			rc = rp_error(-ENOMEM, "verdict: allocate the peer index");
+	}
 out:
 	free(fill);
+	free(raw);
 	free(stamp);
 	free(acc);
 	if (rc)

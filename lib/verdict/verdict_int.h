@@ -58,14 +58,23 @@ void rp_rev_notes_fini(struct rp_rev_notes *rn);
 
 /* row[e], col[e] (n_eps each) and *rev (the notes above) of the pairs of msg_size. counted:
  * rp_rate_count of every pair as they are now, used when it counted msg_size (else, or NULL, they are
- * counted here). The work is done in parts by endpoint, two at a time (each side's medians in two
- * halves, one side after the other; the notes in four quarters by the pairs' lower endpoint), on
- * two threads where the process may use two CPUs and the sequence is an array or peeks (every rank
- * waits for rank 0's verdict: its idle CPUs are the run's); the outcome is the same either way, and
- * the scratch at any time at most half the pairs' entries (64 MiB at 1,024 x 8, where it was 128).
- * 0, -EOVERFLOW or -ENOMEM. */
+ * counted here). The work is done in parts by endpoint, two at a time: each side's medians, one side
+ * after the other, then the notes by the pairs' lower endpoint, each in as many parts as keep a part's
+ * scratch within RP_RATES_PART_BYTES (two at least; an endpoint's own pairs are never split, so one
+ * endpoint with more pairs than that makes a part as large as its pairs). The two run on two threads
+ * where the process may use two CPUs and the sequence is an array or peeks (every rank waits for rank
+ * 0's verdict: its idle CPUs are the run's); the outcome is the same either way. Each part reads the
+ * pairs' endpoints and peeks only its own pairs, so more parts cost a read of pair_eps each, not of the
+ * results. The scratch at any time: two parts, 32 MiB, whatever the number of pairs (at 1,024 x 8,
+ * 64 MiB before, in halves and quarters). 0, -EOVERFLOW or -ENOMEM. */
+#define RP_RATES_PART_BYTES ((size_t)16 << 20)
 int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
 		   const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev);
+/* The same with a part's scratch at most part_bytes (where an endpoint's pairs allow): what
+ * rp_rates_build does with RP_RATES_PART_BYTES. */
+int rp_rates_build_parts(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
+			 const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev,
+			 size_t part_bytes);
 
 /* A peer pair's class, as the blame reads it (verdict.h, "Blame"). */
 enum rp_peer_class { RP_PEER_UNKNOWN = 0, RP_PEER_OK = 1, RP_PEER_FAILED = 2 };
@@ -96,8 +105,18 @@ int rp_expect_init(struct rp_expect *x, const struct rp_verdict *v, const size_t
 void rp_expect_fini(struct rp_expect *x);
 bool rp_expect_pair(const struct rp_expect *x, uint32_t a, uint32_t b);
 
+/* Built in parts by endpoint: a part's entries come in as the pairs give them, both directions of a
+ * pair (twice what the index keeps), into at most RP_PEER_PART_BYTES after what the parts before it
+ * kept (one endpoint at least, whatever its pairs), and are reduced to one per peer in place. The peak
+ * is what the index keeps plus one part, not twice what it keeps (at 1,024 x 8 rail: 40 MiB, not 64).
+ * Each part reads every pair's endpoints and peeks only its own pairs (so a pair at most twice). 0,
+ * -EINVAL (2^30 endpoints or more) or -ENOMEM (pi empty). */
+#define RP_PEER_PART_BYTES ((size_t)8 << 20)
 int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			const struct rp_expect *x);
+/* The same with parts of at most part_bytes (what rp_peer_index_build does with RP_PEER_PART_BYTES). */
+int rp_peer_index_build_parts(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps,
+			      const struct rp_result_seq *ps, const struct rp_expect *x, size_t part_bytes);
 void rp_peer_index_fini(struct rp_peer_index *pi);
 
 static inline uint32_t rp_peer_of(uint32_t ent)

@@ -326,26 +326,79 @@ static int notes_join(struct rates_part *parts, size_t n_parts, struct rp_rev_no
 	return 0;
 }
 
-/* Endpoint bounds b[0] = 0 < ... < b[parts] = n_eps that split cnt[0..n_eps) (pairs per endpoint) in
+/* Endpoint bounds b[0] = 0 <= ... <= b[parts] = n_eps that split cnt[0..n_eps) (pairs per endpoint) in
  * `parts` shares of about the same number of pairs. */
-static void split(const size_t *cnt, size_t n_eps, unsigned parts, uint32_t *b)
+static void split(const size_t *cnt, size_t n_eps, size_t parts, uint32_t *b)
 {
-	size_t total = 0, acc = 0;
-	uint32_t e = 0;
+	size_t total = 0, acc = 0, e = 0;
 
 	for (size_t x = 0; x < n_eps; x++)
 		total += cnt[x];
 	b[0] = 0;
-	for (unsigned q = 1; q < parts; q++) {
+	for (size_t q = 1; q < parts; q++) {
 		while (e < n_eps && acc * parts < total * q)
 			acc += cnt[e++];
-		b[q] = e;
+		b[q] = (uint32_t)e;
 	}
 	b[parts] = (uint32_t)n_eps;
 }
 
-int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
-		   const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev)
+/* The parts a read is split in whose entries (cnt[0..n_eps) per endpoint, ent_bytes each) are to fit
+ * part_bytes a part: an even number, two at least, not more than the endpoints (rounded up to even). */
+static size_t parts_for(const size_t *cnt, size_t n_eps, size_t ent_bytes, size_t part_bytes)
+{
+	size_t total = 0, p;
+
+	for (size_t x = 0; x < n_eps; x++)
+		total += cnt[x];
+	p = part_bytes ? (total * ent_bytes + part_bytes - 1) / part_bytes : 2;
+	p = p > n_eps ? n_eps : p;    /* a part per endpoint at most */
+	return p < 2 ? 2 : p + (p & 1);
+}
+
+/* The parts p[0..n) (n even), two at a time. 0 or the first error. */
+static int parts_run_all(const struct rp_result_seq *ps, struct rates_part *p, size_t n)
+{
+	for (size_t q = 0; q < n; q += 2) {
+		parts_run(ps, &p[q], &p[q + 1]);
+		if (p[q].rc || p[q + 1].rc)
+			return p[q].rc ? p[q].rc : p[q + 1].rc;
+	}
+	return 0;
+}
+
+/* One side's medians (side 0, 1: into out) or the reverse notes (side -1: into rev), in parts of at
+ * most part_bytes of scratch each. 0, -EOVERFLOW or -ENOMEM. */
+static int rates_in_parts(const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_rate_count *k,
+			  int side, double *out, struct rp_rev_notes *rev, size_t part_bytes)
+{
+	const size_t *cnt = side >= 0 ? k->med + (size_t)side * (k->n_eps + 1) + 1 : k->rev + 1;
+	size_t n = parts_for(cnt, k->n_eps, side >= 0 ? sizeof(double) : sizeof(struct rev_ent), part_bytes);
+	struct rates_part *p = calloc(n, sizeof(*p));
+	uint32_t *b = malloc((n + 1) * sizeof(*b));
+	int rc = 0;
+
+	if (!p || !b) {
+		free(p);
+		free(b);
+		return rp_error(-ENOMEM, "verdict: allocate %zu parts", n);
+	}
+	split(cnt, k->n_eps, n, b);
+	for (size_t q = 0; q < n; q++)
+		p[q] = (struct rates_part){ pair_eps, ps, k, side, out, b[q], b[q + 1], { 0 }, 0 };
+	rc = parts_run_all(ps, p, n);
+	if (!rc && side < 0)
+		rc = notes_join(p, n, rev);
+	for (size_t q = 0; q < n; q++)
+		rp_rev_notes_fini(&p[q].rn);
+	free(p);
+	free(b);
+	return rc;
+}
+
+int rp_rates_build_parts(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
+			 const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev,
+			 size_t part_bytes)
 {
 	struct rp_rate_count own = { 0 };
 	const struct rp_rate_count *k = counted;
@@ -361,32 +414,18 @@ int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, siz
 		}
 		k = &own;
 	}
-	if (!rc) {
-		/* each side's medians in two halves by endpoint, one side after the other; then the
-		 * reverse notes in four quarters by lower endpoint, two at a time: at most a quarter
-		 * of the pairs' entries in each part, half of them at once */
-		struct rates_part m[2], r[4];
-		uint32_t b[5];
-
-		for (int j = 0; j < 2 && !rc; j++) {
-			split(k->med + (size_t)j * (n_eps + 1) + 1, n_eps, 2, b);
-			for (int h = 0; h < 2; h++)
-				m[h] = (struct rates_part){ pair_eps, ps, k, j, j ? col : row, b[h], b[h + 1], { 0 }, 0 };
-			parts_run(ps, &m[0], &m[1]);
-			rc = m[0].rc ? m[0].rc : m[1].rc;
-		}
-		split(k->rev + 1, n_eps, 4, b);
-		for (int q = 0; q < 4; q++)
-			r[q] = (struct rates_part){ pair_eps, ps, k, -1, NULL, b[q], b[q + 1], { 0 }, 0 };
-		for (int q = 0; q < 4 && !rc; q += 2) {
-			parts_run(ps, &r[q], &r[q + 1]);
-			rc = r[q].rc ? r[q].rc : r[q + 1].rc;
-		}
-		if (!rc)
-			rc = notes_join(r, 4, rev);
-		for (int q = 0; q < 4; q++)
-			rp_rev_notes_fini(&r[q].rn);
-	}
+	if (!rc)
+		rc = rates_in_parts(pair_eps, ps, k, 0, row, NULL, part_bytes);
+	if (!rc)
+		rc = rates_in_parts(pair_eps, ps, k, 1, col, NULL, part_bytes);
+	if (!rc)
+		rc = rates_in_parts(pair_eps, ps, k, -1, NULL, rev, part_bytes);
 	rp_rate_count_fini(&own);
 	return rc;
+}
+
+int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
+		   const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev)
+{
+	return rp_rates_build_parts(pair_eps, ps, n_eps, msg_size, counted, row, col, rev, RP_RATES_PART_BYTES);
 }
