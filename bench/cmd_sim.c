@@ -185,7 +185,10 @@ struct sim_front {
 	double v_last_write, write_cost, write_s, write_cpu_s;
 	double real_rounds_s;         /* real time of the rounds on this host, rank 0's writes taken out */
 	size_t writes;
-	size_t heap_max;              /* __atomic: the most heap in use at a sample (heap_sample) */
+	size_t heap_max;              /* __atomic: the most heap in use at a sample (heap_sample), the
+	                               * simulation's own for the other nodes (heap_others) left out */
+	size_t heap_max_all;          /* __atomic: the same with them */
+	size_t heap_others;           /* __atomic: heap_others() as of the last round's end */
 	pthread_t heap_watch;         /* samples the heap every HEAP_WATCH_S while the run goes on */
 	bool heap_watching;
 	int heap_watch_stop;          /* __atomic */
@@ -207,14 +210,43 @@ struct sim_front {
  * tenth of a second and more, and 25 ms finds the same peak. */
 #define HEAP_WATCH_S 0.025
 
+/* What the simulation keeps in the heap for the other nodes, not for rank 0: as one rank it drives
+ * every node's sides, and so holds every node's sweep connections (mx_hold.h's entries, 36 MiB at
+ * 1,024 x 8 rail during the sweep), where rank 0 of a real run holds those of its own node (the
+ * directions with an end among its endpoints: 2 / nodes of them). Under MPI, where every rank runs
+ * its own sides: nothing. Read at the end of every round (the holds change only in rounds). */
+static size_t heap_others(const struct sim_front *F)
+{
+	const struct rp_sim_run *S = &F->S;
+	size_t all = S->run.holds.cap * sizeof(*S->run.holds.v), own;
+
+	if ((S->c && S->c->size > 1) || S->n_nodes <= 2)
+		return 0;
+	own = all / S->n_nodes * 2;
+	return all - own;
+}
+
+static void heap_max_raise(size_t *max, size_t used)
+{
+	size_t was = __atomic_load_n(max, __ATOMIC_RELAXED);
+
+	while (used > was && !__atomic_compare_exchange_n(max, &was, used, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 static void heap_sample(struct sim_front *F)
 {
 	struct mallinfo2 mi = mallinfo2();
-	size_t used = mi.uordblks + mi.hblkhd, was = __atomic_load_n(&F->heap_max, __ATOMIC_RELAXED);
+	size_t used = mi.uordblks + mi.hblkhd, others = __atomic_load_n(&F->heap_others, __ATOMIC_RELAXED);
 
-	while (used > was && !__atomic_compare_exchange_n(&F->heap_max, &was, used, false, __ATOMIC_RELAXED,
-							 __ATOMIC_RELAXED))
-		;
+	heap_max_raise(&F->heap_max_all, used);
+	heap_max_raise(&F->heap_max, used > others ? used - others : 0);
+}
+
+/* After a round (on the thread that runs them): what heap_sample leaves out from now on. */
+static void heap_others_note(struct sim_front *F)
+{
+	__atomic_store_n(&F->heap_others, heap_others(F), __ATOMIC_RELAXED);
 }
 
 static void *heap_watch_main(void *arg)
@@ -304,7 +336,7 @@ static int sim_json(void *root, void *arg)
 	for (size_t i = 0; rounds && i < S->n_round_s; i++)
 		if (json_array_append_new(rounds, json_real(S->round_s[i])) != 0)
 			return -ENOMEM;
-	sim = json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:b, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}",
+	sim = json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:b, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}",
 			"scheduler", "lock-step rounds", "ranks", S->c ? S->c->size : 1, "real_rounds_s", F->real_rounds_s,
 			"projected_wall_s", S->vclock, "rounds_s", S->rounds_s, "rank0_collect_s", S->collect_s,
 			"rank0_retest_plan_s", S->run.retest_plan_s,
@@ -313,6 +345,7 @@ static int sim_json(void *root, void *arg)
 			"report_writes", (json_int_t)F->writes, "results_whole", (json_int_t)mx_results_n_whole(&S->run.mr),
 			"results_bytes", (json_int_t)mx_results_bytes(&S->run.mr), "rank0_peak_rss_kib", (json_int_t)peak_rss_kib(),
 			"rank0_heap_max_bytes", (json_int_t)F->heap_max,
+			"heap_max_with_other_nodes_bytes", (json_int_t)F->heap_max_all,
 			"rank0_cpu_s", cpu_total_s(), "round_s", rounds);
 	return sim && json_object_set_new(root, "simulation", sim) == 0 ? 0 : -ENOMEM;
 }
@@ -377,6 +410,7 @@ static void round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 {
 	struct sim_front *F = arg;
 
+	heap_others_note(F);
 	heap_sample(F);
 	collect_advance(F);
 	jsonl_round(F, retest);
@@ -397,6 +431,7 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
 	struct sim_front *F = arg;
 
+	heap_others_note(F);
 	heap_sample(F);
 	collect_advance(F);
 	mx_progress_note(&F->prog, true, F->S.vclock);
@@ -453,8 +488,9 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	printf("SIMULATED rank 0: peak RSS %.1f MiB, CPU %.2f s (report writes %.2f s, final %.2f s, the rest the rounds "
 	       "with every rank's sides)\n", (double)peak_rss_kib() / 1024, cpu, F->write_cpu_s, final_cpu_s);
 	printf("SIMULATED rank 0: heap in use at most %.1f MiB (sampled after every round, during every JSON write and "
-	       "every %.0f ms of a verdict; the RSS above also holds the code, the stacks and the pages malloc keeps)\n",
-	       (double)F->heap_max / (1024.0 * 1024.0), 1e3 * HEAP_WATCH_S);
+	       "every %.0f ms of a verdict; the RSS above also holds the code, the stacks and the pages malloc keeps); "
+	       "%.1f MiB with what the simulation holds for the other nodes' sides (their sweep connections)\n",
+	       (double)F->heap_max / (1024.0 * 1024.0), 1e3 * HEAP_WATCH_S, (double)F->heap_max_all / (1024.0 * 1024.0));
 	printf("SIMULATED report sizes (bytes): json %lld, csv %lld, html %lld, junit %lld\n",
 	       file_size(F->out.json), file_size(F->out.csv), file_size(F->out.html), file_size(F->out.junit));
 }
