@@ -20,34 +20,6 @@ static int plain_room(struct mx_got *g, size_t n)
 	return 0;
 }
 
-/* Room for exactly n slots (n > 0), more or fewer than now. 0 or -ENOMEM (what was resized stays
- * resized; cap is the least of them). */
-static int slots_resize(struct mx_got *g, size_t n)
-{
-	struct rp_packed *d = realloc(g->d, n * sizeof(*d));
-	uint8_t *w, *ip;
-	double *el;
-
-	if (!d)
-		return -ENOMEM;
-	g->d = d;
-	g->cap = n < g->cap ? n : g->cap;
-	w = realloc(g->writer, n);
-	if (!w)
-		return -ENOMEM;
-	g->writer = w;
-	ip = realloc(g->is_plain, n);
-	if (!ip)
-		return -ENOMEM;
-	g->is_plain = ip;
-	el = realloc(g->elapsed, n * sizeof(*el));
-	if (!el)
-		return -ENOMEM;
-	g->elapsed = el;
-	g->cap = n;
-	return 0;
-}
-
 int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, const struct mx_job *jobs)
 {
 	g->eps = eps;
@@ -55,21 +27,27 @@ int mx_got_reset(struct mx_got *g, size_t n_slots, const struct mx_ep *eps, cons
 	for (size_t k = 0; k < g->n; k++)
 		rp_packed_clear(&g->d[k]);
 	g->n = 0;
-	if (n_slots > g->cap && slots_resize(g, n_slots) != 0)
-		return -ENOMEM;
-	if (g->cap > MX_GOT_KEEP_SLOTS && g->cap / 4 > n_slots) {
-		/* a round a quarter the size or less gives the rest back (a shrink that fails keeps it) */
-		size_t keep = n_slots > MX_GOT_KEEP_SLOTS ? n_slots : MX_GOT_KEEP_SLOTS;
+	if (n_slots > g->cap) {
+		struct rp_packed *d = realloc(g->d, n_slots * sizeof(*d));
+		uint8_t *w, *ip;
+		double *el;
 
-		(void)slots_resize(g, keep);
-		if (g->plain_cap > keep) {
-			struct mx_wire_plain *pl = realloc(g->plain, keep * sizeof(*pl));
-
-			if (pl) {
-				g->plain = pl;
-				g->plain_cap = keep;
-			}
-		}
+		if (!d)
+			return -ENOMEM;
+		g->d = d;
+		w = realloc(g->writer, n_slots);
+		if (!w)
+			return -ENOMEM;
+		g->writer = w;
+		ip = realloc(g->is_plain, n_slots);
+		if (!ip)
+			return -ENOMEM;
+		g->is_plain = ip;
+		el = realloc(g->elapsed, n_slots * sizeof(*el));
+		if (!el)
+			return -ENOMEM;
+		g->elapsed = el;
+		g->cap = n_slots;
 	}
 	if (!g->brief && plain_room(g, n_slots) != 0)
 		return -ENOMEM;

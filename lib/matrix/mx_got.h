@@ -34,11 +34,6 @@ struct mx_got {
 	const struct mx_job *jobs;    /* slot k is direction k % 2 of jobs[k / 2] (a -> b, then b -> a) */
 };
 
-/* Slots kept across rounds at least: a round of a quarter of the slots or fewer gives back all but
- * these and its own (a sweep round's half a million slots, 28 MiB at 1,024 x 8 rail, would otherwise
- * stay for the bandwidth rounds of 8,192 after it, to the end of the run). */
-#define MX_GOT_KEEP_SLOTS 65536
-
 /* Empty every slot (their buffers freed) and make room for n_slots; from now on mx_got_get merges
  * the table eps (NULL: none) into slot k's endpoints, those of direction k % 2 of jobs[k / 2]
  * (both must outlive the reads). 0 or -ENOMEM (g empty). */

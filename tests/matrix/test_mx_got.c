@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -125,43 +124,6 @@ static void test_ends_are_as_built(void **state)
 	mx_got_fini(&g);
 }
 
-/* A round far smaller than the one before it gives back the room the big one took (a sweep round's
- * slots would otherwise stay for every bandwidth round after it), and works in what it keeps; a
- * round of about the same size keeps what it has (no churn). */
-static void test_small_round_gives_room_back(void **state)
-{
-	struct mx_got g = { 0 };
-	struct mx_job *jobs = calloc(150000, sizeof(*jobs));
-	struct rp_pair_result r, tmp;
-
-	(void)state;
-	table_init(false);
-	assert_non_null(jobs);
-	for (size_t j = 0; j < 150000; j++)
-		jobs[j] = job;
-	g.brief = true;
-	assert_int_equal(mx_got_reset(&g, 300000, table, jobs), 0);
-	assert_int_equal(g.cap, 300000);
-	assert_int_equal(mx_got_side_brief(&g, 299999, 0.25, true), 0);
-	g.brief = false;
-	assert_int_equal(mx_got_reset(&g, 8192, table, jobs), 0);
-	assert_int_equal(g.n, 8192);
-	assert_true(g.cap >= 8192 && g.cap <= MX_GOT_KEEP_SLOTS);
-	assert_true(g.plain_cap >= 8192 && g.plain_cap <= MX_GOT_KEEP_SLOTS);
-	rp_pair_result_init(&r, &table[1].ep, &table[0].ep);
-	rp_pair_result_fail(&r, RP_ST_TIMEOUT, "no completion");
-	assert_int_equal(mx_got_set(&g, 8191, &r, true), 0);
-	assert_int_equal(mx_got_get(&g, 8191, &tmp)->status, RP_ST_TIMEOUT);
-	assert_false(mx_got_have(&g, 0));
-	/* about the same size again: the room stays */
-	assert_int_equal(mx_got_reset(&g, 200000, table, jobs), 0);
-	assert_int_equal(g.cap, 200000);
-	assert_int_equal(mx_got_reset(&g, 60000, table, jobs), 0);
-	assert_int_equal(g.cap, 200000);
-	mx_got_fini(&g);
-	free(jobs);
-}
-
 /* mx_results_add_record keeps what mx_results_add_plain keeps for endpoints it already holds, and
  * refuses an endpoint it has not seen (it could not rebuild the pass), changing nothing. */
 static void test_add_record(void **state)
@@ -256,7 +218,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ends_are_as_built),
 		cmocka_unit_test(test_add_record),
-		cmocka_unit_test(test_small_round_gives_room_back),
 		cmocka_unit_test(test_brief_round_keeps_status_and_time),
 	};
 
