@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,53 @@ static size_t peer_part_fill(struct rp_peer_index *pi, const size_t *raw, size_t
 	return w;
 }
 
+/* A part of the index: endpoints [lo, hi), placed from ent[w] (w: its end once filled), with scratch
+ * of its own (stamp, acc; fill is per endpoint, so shared). */
+struct peer_part {
+	struct rp_peer_index *pi;
+	const size_t *raw;
+	size_t lo, hi, w;
+	const uint32_t *pair_eps;
+	const struct rp_result_seq *ps;
+	const struct rp_expect *x;
+	size_t *fill;
+	uint32_t *stamp;
+	uint8_t *acc;
+};
+
+static void *peer_part_run(void *arg)
+{
+	struct peer_part *p = arg;
+
+	if (p->lo < p->hi)
+		p->w = peer_part_fill(p->pi, p->raw, p->lo, p->hi, p->w, p->pair_eps, p->ps, p->x, p->fill, p->stamp,
+				      p->acc);
+	return NULL;
+}
+
+/* Both parts, the first on a thread of its own when rp_verdict_two_threads() says so. */
+static void parts_two(const struct rp_result_seq *ps, struct peer_part *p)
+{
+	pthread_t t;
+	bool two = rp_verdict_two_threads(ps) && pthread_create(&t, NULL, peer_part_run, &p[0]) == 0;
+
+	if (!two)
+		peer_part_run(&p[0]);
+	peer_part_run(&p[1]);
+	if (two)
+		pthread_join(t, NULL);
+}
+
+/* Where the part from endpoint lo ends: one endpoint at least, then as many as fit part_bytes. */
+static size_t part_end(const size_t *raw, size_t n_eps, size_t lo, size_t part_bytes)
+{
+	size_t hi = lo + 1;
+
+	while (hi < n_eps && (raw[hi + 1] - raw[lo]) * sizeof(uint32_t) <= part_bytes)
+		hi++;
+	return hi;
+}
+
 int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			const struct rp_expect *x)
 {
@@ -161,8 +210,8 @@ int rp_peer_index_build_parts(struct rp_peer_index *pi, size_t n_eps, const uint
 			      const struct rp_result_seq *ps, const struct rp_expect *x, size_t part_bytes)
 {
 	size_t *fill = calloc(n_eps ? n_eps : 1, sizeof(*fill)), *raw = calloc(n_eps + 1, sizeof(*raw)), w = 0, hi;
-	uint32_t *stamp = calloc(n_eps ? n_eps : 1, sizeof(*stamp));
-	uint8_t *acc = calloc(n_eps ? n_eps : 1, 1);
+	uint32_t *stamp = calloc(n_eps ? 2 * n_eps : 1, sizeof(*stamp));   /* a part's each, of two at once */
+	uint8_t *acc = calloc(n_eps ? 2 * n_eps : 1, 1);
 	int rc = 0;
 
 	memset(pi, 0, sizeof(*pi));
@@ -187,18 +236,27 @@ int rp_peer_index_build_parts(struct rp_peer_index *pi, size_t n_eps, const uint
 	for (size_t e = 0; e < n_eps; e++)
 		raw[e + 1] += raw[e];
 	for (size_t lo = 0; lo < n_eps; lo = hi) {
+		struct peer_part p[2];
+		size_t mid = part_end(raw, n_eps, lo, part_bytes), m0 = raw[mid] - raw[lo], m1;
 		uint32_t *ent;
 
-		/* a part: one endpoint at least, then as many as fit */
-		for (hi = lo + 1; hi < n_eps && (raw[hi + 1] - raw[lo]) * sizeof(*ent) <= part_bytes; hi++)
-			;
-		ent = realloc(pi->ent, (w + raw[hi] - raw[lo] + 1) * sizeof(*ent));
+		/* two parts, one endpoint at least each (the second empty at the end), as many as fit */
+		hi = mid < n_eps ? part_end(raw, n_eps, mid, part_bytes) : mid;
+		m1 = raw[hi] - raw[mid];
+		ent = realloc(pi->ent, (w + m0 + m1 + 1) * sizeof(*ent));
 		if (!ent) {
 			rc = rp_error(-ENOMEM, "verdict: allocate the peer index of %zu results", ps->n);
 			goto out;
 		}
 		pi->ent = ent;
-		w = peer_part_fill(pi, raw, lo, hi, w, pair_eps, ps, x, fill, stamp, acc);
+		p[0] = (struct peer_part){ pi, raw, lo, mid, w, pair_eps, ps, x, fill, stamp, acc };
+		p[1] = (struct peer_part){ pi, raw, mid, hi, w + m0, pair_eps, ps, x, fill, stamp + n_eps, acc + n_eps };
+		parts_two(ps, p);
+		/* the second's entries just after the first's, its endpoints' starts moved with them */
+		memmove(pi->ent + p[0].w, pi->ent + w + m0, (p[1].w - (w + m0)) * sizeof(*ent));
+		for (size_t e = mid; e < hi; e++)
+			pi->start[e] -= w + m0 - p[0].w;
+		w = p[0].w + (p[1].w - (w + m0));
 	}
 	pi->start[n_eps] = w;
 	if (pi->ent) {

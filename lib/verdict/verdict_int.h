@@ -68,6 +68,9 @@ void rp_rev_notes_fini(struct rp_rev_notes *rn);
  * results. The scratch at any time: two parts, 32 MiB, whatever the number of pairs (at 1,024 x 8,
  * 64 MiB before, in halves and quarters). 0, -EOVERFLOW or -ENOMEM. */
 #define RP_RATES_PART_BYTES ((size_t)16 << 20)
+/* Whether a verdict's parts may run two at a time on two threads over ps: its reads may run at once
+ * (an array, or peeks: they only read) and this process may use two CPUs. */
+bool rp_verdict_two_threads(const struct rp_result_seq *ps);
 int rp_rates_build(const uint32_t *pair_eps, const struct rp_result_seq *ps, size_t n_eps, size_t msg_size,
 		   const struct rp_rate_count *counted, double *row, double *col, struct rp_rev_notes *rev);
 /* The same with a part's scratch at most part_bytes (where an endpoint's pairs allow): what
@@ -105,13 +108,14 @@ int rp_expect_init(struct rp_expect *x, const struct rp_verdict *v, const size_t
 void rp_expect_fini(struct rp_expect *x);
 bool rp_expect_pair(const struct rp_expect *x, uint32_t a, uint32_t b);
 
-/* Built in parts by endpoint: a part's entries come in as the pairs give them, both directions of a
- * pair (twice what the index keeps), into at most RP_PEER_PART_BYTES after what the parts before it
- * kept (one endpoint at least, whatever its pairs), and are reduced to one per peer in place. The peak
- * is what the index keeps plus one part, not twice what it keeps (at 1,024 x 8 rail: 40 MiB, not 64).
- * Each part reads every pair's endpoints and peeks only its own pairs (so a pair at most twice). 0,
- * -EINVAL (2^30 endpoints or more) or -ENOMEM (pi empty). */
-#define RP_PEER_PART_BYTES ((size_t)8 << 20)
+/* Built in parts by endpoint, two at a time (on two threads where rp_verdict_two_threads() says
+ * so): a part's entries come in as the pairs give them, both directions of a pair (twice what the
+ * index keeps), into at most RP_PEER_PART_BYTES after what the parts before it kept (one endpoint at
+ * least, whatever its pairs), and are reduced to one per peer in place. The peak is what the index
+ * keeps plus two parts, not twice what it keeps (at 1,024 x 8 rail: 40 MiB, not 64). Each part reads
+ * every pair's endpoints and peeks only its own pairs (so a pair at most twice). 0, -EINVAL (2^30
+ * endpoints or more) or -ENOMEM (pi empty). */
+#define RP_PEER_PART_BYTES ((size_t)4 << 20)
 int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			const struct rp_expect *x);
 /* The same with parts of at most part_bytes (what rp_peer_index_build does with RP_PEER_PART_BYTES). */

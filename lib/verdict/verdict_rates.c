@@ -291,16 +291,21 @@ static void *part_run(void *arg)
  * outcome is the same either way. */
 static void parts_run(const struct rp_result_seq *ps, struct rates_part *a, struct rates_part *b)
 {
-	cpu_set_t cpus;
 	pthread_t t;
-	bool two = (ps->arr || ps->peek) && sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1 &&
-		   pthread_create(&t, NULL, part_run, a) == 0;
+	bool two = rp_verdict_two_threads(ps) && pthread_create(&t, NULL, part_run, a) == 0;
 
 	if (!two)
 		part_run(a);
 	part_run(b);
 	if (two)
 		pthread_join(t, NULL);
+}
+
+bool rp_verdict_two_threads(const struct rp_result_seq *ps)
+{
+	cpu_set_t cpus;
+
+	return (ps->arr || ps->peek) && sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1;
 }
 
 /* The parts' notes as one list, in pair order. 0 or -ENOMEM (rn empty). */

@@ -2,8 +2,11 @@
  * a reference built here the plain way (for every endpoint, its distinct peers in the order the pairs
  * first name them, each pair's class merged: failed over ok over unknown), over 40 endpoints, both
  * directions of every pair, pairs measured twice, self pairs, failures confirmed and not. The index is
- * built in parts by endpoint; the parts' budget is taken from a few bytes (a part per endpoint) up, and
- * no block it asks for is larger than what it keeps plus one part. */
+ * built in parts by endpoint, two at a time on two threads where the process may use two CPUs; the
+ * parts' budget is taken from a few bytes (a part per endpoint) up, with the process's CPUs as they are
+ * and pinned to one (the parts one after the other), and no block it asks for is larger than what it
+ * keeps plus two parts. */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -34,17 +37,26 @@ void *__wrap_realloc(void *p, size_t size);
 static int watching_;
 static size_t largest_;
 
+static void watch(size_t size)
+{
+	size_t was;
+
+	if (!__atomic_load_n(&watching_, __ATOMIC_RELAXED))
+		return;
+	was = __atomic_load_n(&largest_, __ATOMIC_RELAXED);
+	while (size > was && !__atomic_compare_exchange_n(&largest_, &was, size, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 void *__wrap_malloc(size_t size)
 {
-	if (watching_ && size > largest_)
-		largest_ = size;
+	watch(size);
 	return __real_malloc(size);
 }
 
 void *__wrap_realloc(void *p, size_t size)
 {
-	if (watching_ && size > largest_)
-		largest_ = size;
+	watch(size);
 	return __real_realloc(p, size);
 }
 
@@ -125,7 +137,7 @@ static size_t ref_peers(uint32_t e, uint32_t *out)
 	return m;
 }
 
-static void test_index_as_the_reference(void **state)
+static void check_against_reference(void)
 {
 	static const size_t budgets[] = { 1, 4, 64, 1000, RP_PEER_PART_BYTES };
 	struct rp_verdict v = { 0 };
@@ -133,8 +145,6 @@ static void test_index_as_the_reference(void **state)
 	struct rp_expect x;
 	size_t cov[1] = { 0 }, kept = 0, most = 0;
 
-	(void)state;
-	scene();
 	memset(vep, 0, sizeof(vep));
 	v.eps = vep;                  /* one fabric: no pair expected to fail */
 	v.n_eps = E;
@@ -144,10 +154,10 @@ static void test_index_as_the_reference(void **state)
 		struct rp_peer_index pi;
 		uint32_t want[E];
 
-		watching_ = 1;
-		largest_ = 0;
+		__atomic_store_n(&largest_, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&watching_, 1, __ATOMIC_RELAXED);
 		assert_int_equal(rp_peer_index_build_parts(&pi, E, pair_eps_, &ps, &x, budgets[b]), 0);
-		watching_ = 0;
+		__atomic_store_n(&watching_, 0, __ATOMIC_RELAXED);
 		kept = 0;
 		for (uint32_t e = 0; e < E; e++) {
 			size_t m = ref_peers(e, want);
@@ -158,7 +168,7 @@ static void test_index_as_the_reference(void **state)
 			most = m > most ? m : most;
 		}
 		assert_int_equal(pi.start[E], kept);
-		/* what it keeps, and one part: an endpoint's raw entries (both directions, repeats) at
+		/* what it keeps, and two parts: an endpoint's raw entries (both directions, repeats) at
 		 * most twice its peers and the repeats */
 		if (budgets[b] <= 64) {
 			print_message("budget %zu: largest block %zu bytes, kept %zu bytes\n", budgets[b], largest_,
@@ -170,6 +180,25 @@ static void test_index_as_the_reference(void **state)
 		rp_peer_index_fini(&pi);
 	}
 	rp_expect_fini(&x);
+}
+
+static void test_index_as_the_reference(void **state)
+{
+	cpu_set_t all, one;
+
+	(void)state;
+	scene();
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	check_against_reference();
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	check_against_reference();
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
 	free(res_);
 	free(pair_eps_);
 }
