@@ -195,6 +195,8 @@ static void print_flaky(const struct rp_verdict *v, const struct rp_result_seq *
 	for (size_t i = 0; i < ps->n && shown < MX_TEXT_GROUPS; i++) {
 		struct rp_result_peek pk;
 
+		if (rp_result_seq_quiet(ps, i))
+			continue;     /* a quiet pass is never flaky (result_seq.h) */
 		rp_result_seq_peek(ps, i, &pk);
 		if (pk.confirm != RP_CONFIRM_FLAKY)
 			continue;

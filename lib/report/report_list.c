@@ -36,28 +36,41 @@ bool rp_result_notable(const struct rp_result_peek *pk)
 int rp_report_list_build(struct rp_report_listed *l, const struct rp_result_seq *base, const uint32_t *pair_eps)
 {
 	struct rp_result_peek pk;
-	size_t n = 0;
+	size_t cap = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->base = base;
+	/* one read of the results (a few notable among millions): the lists grow as they are found */
 	for (size_t i = 0; i < base->n; i++) {
-		rp_result_seq_peek(base, i, &pk);
-		n += rp_result_notable(&pk);
-	}
-	l->idx = malloc((n ? n : 1) * sizeof(*l->idx));
-	l->pair_eps = malloc((n ? 2 * n : 2) * sizeof(*l->pair_eps));
-	if (!l->idx || !l->pair_eps) {
-		rp_report_listed_fini(l);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < base->n && l->n < n; i++) {
 		rp_result_seq_peek(base, i, &pk);
 		if (!rp_result_notable(&pk))
 			continue;
+		if (l->n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			size_t *idx = realloc(l->idx, c * sizeof(*idx));
+			uint32_t *pe = idx ? realloc(l->pair_eps, 2 * c * sizeof(*pe)) : NULL;
+
+			if (idx)
+				l->idx = idx;
+			if (!pe) {
+				rp_report_listed_fini(l);
+				return -ENOMEM;
+			}
+			l->pair_eps = pe;
+			cap = c;
+		}
 		l->idx[l->n] = i;
 		l->pair_eps[2 * l->n] = pair_eps[2 * i];
 		l->pair_eps[2 * l->n + 1] = pair_eps[2 * i + 1];
 		l->n++;
+	}
+	if (!cap) {                   /* none: still lists to read (of nothing) */
+		l->idx = malloc(sizeof(*l->idx));
+		l->pair_eps = malloc(2 * sizeof(*l->pair_eps));
+		if (!l->idx || !l->pair_eps) {
+			rp_report_listed_fini(l);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }

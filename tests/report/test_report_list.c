@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -94,12 +95,45 @@ static void test_listed_view(void **state)
 	rp_report_listed_fini(&l);
 }
 
+/* Many notable pairs among many more (the lists grow as they are found, in one read): each listed
+ * once, in order, with its endpoints. */
+static void test_listed_many(void **state)
+{
+	enum { N = 1000 };
+	struct rp_pair_result *res = calloc(N, sizeof(*res));
+	uint32_t *pe = calloc(2 * N, sizeof(*pe));
+	struct rp_result_seq base = rp_result_seq_array(res, N);
+	struct rp_report_listed l;
+	size_t want = 0;
+
+	(void)state;
+	assert_non_null(res);
+	assert_non_null(pe);
+	for (uint32_t i = 0; i < N; i++) {
+		res[i].status = i % 7 == 3 ? RP_ST_TIMEOUT : RP_ST_OK;
+		pe[2 * i] = i;
+		pe[2 * i + 1] = i + 1;
+		want += i % 7 == 3;
+	}
+	assert_int_equal(rp_report_list_build(&l, &base, pe), 0);
+	assert_int_equal(l.n, want);
+	for (size_t k = 0; k < l.n; k++) {
+		assert_int_equal(l.idx[k], 7 * k + 3);
+		assert_int_equal(l.pair_eps[2 * k], 7 * k + 3);
+		assert_int_equal(l.pair_eps[2 * k + 1], 7 * k + 4);
+	}
+	rp_report_listed_fini(&l);
+	free(res);
+	free(pe);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mode),
 		cmocka_unit_test(test_notable),
 		cmocka_unit_test(test_listed_view),
+		cmocka_unit_test(test_listed_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
