@@ -116,8 +116,7 @@ static size_t peers_dedupe(uint32_t *ent, size_t lo, size_t hi, size_t w, uint32
 	return w;
 }
 
-/* The index is built in parts by endpoint (verdict_int.h). */
-/* Endpoints [lo, hi) of one part (raw: where each endpoint's entries begin as the pairs give them):
+/* The index is built in parts by endpoint (verdict_int.h). Endpoints [lo, hi) of one part (raw: where each endpoint's entries begin as the pairs give them):
  * its entries placed from ent[w], then reduced in place. Returns the new end of ent. */
 static size_t peer_part_fill(struct rp_peer_index *pi, const size_t *raw, size_t lo, size_t hi, size_t w,
 			     const uint32_t *pair_eps, const struct rp_result_seq *ps, const struct rp_expect *x,
