@@ -16,7 +16,7 @@
 #include "job/mx_plain.h"
 
 #define MX_MAGIC 0x52504d58u   /* "RPMX" */
-#define MX_VERSION 10          /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
+#define MX_VERSION 11          /* 2: EPS names the run's nonce and port-less endpoints; PLAN; stop signals;
                                 * 3: EPS carries the sender's NCCL release;
                                 * 4: EPS carries each endpoint's drift description;
                                 * 5: EPS goes to rank 0 alone (lib/job/mx_startup.h), with the sender's
@@ -27,7 +27,8 @@
                                 * 8: EPS names each endpoint's host (host_id): two hosts of one name
                                 *    stay apart;
                                 * 9: REPORT's plain sides (len 0: struct mx_wire_plain, 144 bytes);
-                                * 10: REPORT's brief passes (len MX_SIDE_BRIEF: struct mx_wire_brief) */
+                                * 10: REPORT's brief passes (len MX_SIDE_BRIEF: struct mx_wire_brief);
+                                * 11: PLAN's jobs say whether each is a small write (mx_job.small) */
 #define MX_TAG_REPORT 11
 #define MX_TAG_GO 12
 #define MX_TAG_PLAN 13
@@ -127,14 +128,19 @@ struct mx_wire_rank {
 struct mx_wire_job {
 	uint32_t a, b, dirs, round;   /* round: the retest round it runs in, from 0 */
 	int32_t qp_timeout;
-	uint32_t pad;
+	uint32_t small;               /* 0 or 1 (mx_job.small) */
 };
 
-/* One measurement of a round: an unordered pair, the directions to run, the ACK timeout. */
+/* One measurement of a round: an unordered pair, the directions to run, the ACK timeout; or a small
+ * write of it. */
 struct mx_job {
 	uint32_t a, b;                /* endpoint numbers, a < b */
 	uint32_t dirs;                /* bit 0: a->b, bit 1: b->a */
-	int qp_timeout;               /* 0: the configured one */
+	int16_t qp_timeout;           /* 0: the configured one */
+	uint16_t small;               /* 1: one write of RP_ENGINE_MTUCHECK_SMALL bytes at the round's
+	                               * deadline, with no MTU probe of its own: the small write of a
+	                               * dead-endpoint confirmation's MTU probe, run beside its probe
+	                               * (lib/matrix/mx_run_epdead.c) instead of after it */
 };
 
 static inline bool mx_str_terminated(const char *s, size_t len)

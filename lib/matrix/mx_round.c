@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/stop.h"
 #include "base/util.h"
+#include "matrix/mx_sweep.h"
 
 /* Tags only spread the traffic (they wrap on long runs): the envelope's round and pair decide. But a
  * side takes the next message of its tag and drops one of another round (mx_comm.h), so the sides of
@@ -180,6 +181,8 @@ static void *task_run(void *arg)
 
 	if (t->job.qp_timeout > 0)
 		cfg.qp.qp_timeout = t->job.qp_timeout;
+	if (t->job.small)
+		mx_small_write_cfg(&cfg);
 	for (int dir = 0; dir < 2; dir++) {
 		if (t->job.dirs & (1u << dir))
 			dir_run(t, &cfg, dir);
@@ -420,7 +423,7 @@ void mx_jobs_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, con
 	mx_hdr_init((struct mx_hdr *)buf, MX_KIND_PLAN, 0, round, n, sizeof(*rec));
 	for (size_t i = 0; i < n; i++)
 		rec[i] = (struct mx_wire_job){ .a = jobs[i].a, .b = jobs[i].b, .dirs = jobs[i].dirs, .round = round_of[i],
-					       .qp_timeout = jobs[i].qp_timeout };
+					       .qp_timeout = jobs[i].qp_timeout, .small = jobs[i].small };
 	mx_tree_bcast_now(c, MX_TAG_PLAN, round, buf, len);
 	free(buf);
 }
@@ -459,13 +462,14 @@ int mx_jobs_wait(struct mx_ctx *c, size_t round, struct mx_job **jobs_p, uint32_
 	}
 	for (uint32_t i = 0; i < h->n; i++) {
 		if (rec[i].a >= rec[i].b || rec[i].b >= c->n_eps || rec[i].dirs < 1 || rec[i].dirs > 3 ||
-		    rec[i].round >= h->n || rec[i].qp_timeout < 0 || rec[i].qp_timeout > 31) {
-			rc = rp_error(-EPROTO, "matrix: rank 0's retest plan names an impossible pair (%u, %u)", rec[i].a,
-				      rec[i].b);
+		    rec[i].round >= h->n || rec[i].qp_timeout < 0 || rec[i].qp_timeout > 31 || rec[i].small > 1) {
+			rc = rp_error(-EPROTO, "matrix: rank 0's plan names an impossible job: pair (%u, %u), directions %u, "
+				      "round %u of %u, ACK timeout %d, small write %u", rec[i].a, rec[i].b, rec[i].dirs,
+				      rec[i].round, h->n, rec[i].qp_timeout, rec[i].small);
 			goto out;
 		}
 		(*jobs_p)[i] = (struct mx_job){ .a = rec[i].a, .b = rec[i].b, .dirs = rec[i].dirs,
-						.qp_timeout = rec[i].qp_timeout };
+						.qp_timeout = (int16_t)rec[i].qp_timeout, .small = (uint16_t)rec[i].small };
 		(*round_of_p)[i] = rec[i].round;
 	}
 	*n_p = h->n;

@@ -525,7 +525,7 @@ static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, s
 	for (size_t i = 0; !rc && i < n; i++) {
 		const struct mx_retest_job *p = &(*retest_p)[i];
 
-		(*jobs_p)[i] = (struct mx_job){ .a = p->a, .b = p->b, .dirs = p->dirs, .qp_timeout = p->qp_timeout };
+		(*jobs_p)[i] = (struct mx_job){ .a = p->a, .b = p->b, .dirs = p->dirs, .qp_timeout = (int16_t)p->qp_timeout };
 		(*round_of_p)[i] = p->round;
 	}
 	if (rc)

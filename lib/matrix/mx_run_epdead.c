@@ -20,6 +20,8 @@ struct suspect {
 	uint32_t fresh[MX_EPDEAD_CONFIRM_PAIRS];    /* untried peers that passed with others */
 	uint32_t n_fresh;
 	unsigned failed, ok, cut;     /* its confirmation probes */
+	unsigned small_ok;            /* their small writes (mx_job.small) that arrived: said in the reason
+	                               * (none arriving is what a dead endpoint's do) */
 };
 
 static bool usable_peer(const struct mx_sweep *S, uint32_t p)
@@ -117,7 +119,8 @@ static void fresh_find(struct mx_run *R, struct suspect *sus, size_t n, size_t f
 }
 
 /* Rank 0: the confirmation's jobs (both directions of each pair, one job a direction, at NCCL's
- * ACK timeout): untried peers first, failed ones again when too few are left. */
+ * ACK timeout, each followed by its small write: the MTU probe's first half, beside the probe rather
+ * than after it): untried peers first, failed ones again when too few are left. */
 static size_t confirm_jobs(struct mx_run *R, struct suspect *sus, size_t n, size_t from, struct mx_job *jobs)
 {
 	unsigned *use = calloc(R->sweep.n_eps, sizeof(*use));
@@ -137,8 +140,11 @@ static size_t confirm_jobs(struct mx_run *R, struct suspect *sus, size_t n, size
 		for (uint32_t i = 0; i < x->n_fresh; i++) {
 			uint32_t a = x->e < x->fresh[i] ? x->e : x->fresh[i], b = x->e < x->fresh[i] ? x->fresh[i] : x->e;
 
-			for (uint32_t d = 1; d <= 2; d++)
+			for (uint32_t d = 1; d <= 2; d++) {
 				jobs[m++] = (struct mx_job){ .a = a, .b = b, .dirs = d, .qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT };
+				jobs[m++] = (struct mx_job){ .a = a, .b = b, .dirs = d, .qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT,
+							     .small = 1 };
+			}
 		}
 	}
 	free(use);
@@ -162,6 +168,12 @@ static size_t confirm_decide(struct mx_run *R, struct suspect *sus, size_t n, co
 			/* a probe a stop cut short, or whose peer's rank stopped answering, says nothing of the
 			 * suspect */
 			bool cut = st == RP_ST_INTERRUPTED || st == RP_ST_PEER_LOST;
+
+			if (jobs[i].small) {
+				/* the MTU probe's small write beside a probe: of the path, not a probe of it */
+				sus[j].small_ok += st == RP_ST_OK;
+				continue;
+			}
 
 			sus[j].cut += cut;
 			sus[j].ok += st == RP_ST_OK;
@@ -204,17 +216,20 @@ static void dead_result(const struct mx_run *R, uint32_t src, uint32_t dst, cons
 			struct rp_pair_result *r)
 {
 	const struct rp_endpoint *e = &R->rep_eps[x->e];
-	char node[96] = "";
+	char node[96] = "", small[128] = "";
 
 	if (node_dead(R, x->e))
 		snprintf(node, sizeof(node), "; every adapter of %s is dead", e->node);
 	rp_pair_result_init(r, &R->rep_eps[src], &R->rep_eps[dst]);
+	if (x->small_ok)
+		snprintf(small, sizeof(small), " (%u 64-byte writes beside them arrived: small packets get through, "
+			 "a path MTU below the ports'?)", x->small_ok);
 	rp_pair_result_fail(r, RP_ST_ENDPOINT_DEAD,
 			    "endpoint %s/%s:%d is dead: it failed its first probes with %u peers that reach others, and %u "
-			    "probes at NCCL's ACK timeout with %s%s; this direction %s",
+			    "probes at NCCL's ACK timeout with %s%s%s; this direction %s",
 			    e->node, e->device, e->port, x->peers, x->failed,
 			    x->n_refail && x->n_fresh && x->fresh[0] == x->refail[0] ? "peers it had failed with" : "peers it had not tried",
-			    node, seen);
+			    small, node, seen);
 }
 
 /* Rank 0: the suspect a direction of a newly dead endpoint belongs to (the first dead end). */
@@ -234,7 +249,7 @@ static const char *seen_text(const struct mx_run *R, const struct mx_sweep_mark 
 	struct rp_pair_result tmp;
 
 	for (size_t i = 0; i < n_jobs; i++)
-		if (jobs[i].a == m->a && jobs[i].b == m->b && jobs[i].dirs == 1u << d) {
+		if (!jobs[i].small && jobs[i].a == m->a && jobs[i].b == m->b && jobs[i].dirs == 1u << d) {
 			const struct rp_pair_result *g = mx_got_get((struct mx_got *)got, 2 * i + d, &tmp);
 
 			snprintf(buf, len, "was one of them: %s: %.120s", rp_status_code(g->status), g->reason);
@@ -379,7 +394,8 @@ static int dead_share(struct mx_run *R, const struct suspect *sus, size_t n)
 	return rc;
 }
 
-/* Rank 0: pick the suspects and their confirmation jobs (jobs: room for 2 x pairs x suspects). */
+/* Rank 0: pick the suspects and their confirmation jobs (jobs: room for 4 x pairs x suspects: two
+ * directions a pair, a probe and its small write each). */
 static int confirm_plan(struct mx_run *R, size_t k, struct suspect **sus_p, size_t *n_sus_p, struct mx_job **jobs_p,
 			size_t *n_p)
 {
@@ -390,7 +406,7 @@ static int confirm_plan(struct mx_run *R, size_t k, struct suspect **sus_p, size
 	*n_p = 0;
 	if (rc || !*n_sus_p)
 		return rc;
-	*jobs_p = calloc(*n_sus_p * 2 * MX_EPDEAD_CONFIRM_PAIRS, sizeof(**jobs_p));
+	*jobs_p = calloc(*n_sus_p * 4 * MX_EPDEAD_CONFIRM_PAIRS, sizeof(**jobs_p));
 	if (!*jobs_p)
 		return -ENOMEM;
 	*n_p = confirm_jobs(R, *sus_p, *n_sus_p, from, *jobs_p);
@@ -497,8 +513,13 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
 	if (rc == 0 && er->n)
 		rc = out_share(R, er->sus, er->n_sus, &er->out, &er->n_out);
 	if (rc == 0 && er->n) {
-		c->cfg = full;
-		rc = mx_round_start(c, R->next_round++, er->jobs, er->n, &er->st);
+		/* the probes' MTU probe runs beside them (their small writes), not after them: the
+		 * confirmation takes one deadline, not the deadline and the MTU probe's */
+		struct rp_engine_cfg conf = *full;
+
+		conf.no_mtucheck = true;
+		c->cfg = &conf;
+		rc = mx_round_start(c, R->next_round++, er->jobs, er->n, &er->st);   /* (copies conf) */
 		c->cfg = saved;
 	}
 	if (rc != 0 || !er->n) {

@@ -166,6 +166,10 @@ int mx_sweep_round_jobs(const struct rp_sched *sched, unsigned width, size_t k, 
  * Returns the screen's window when it is shorter than cfg's timeout_s (its failures can be
  * inconclusive), else 0. */
 double mx_sweep_cfg(const struct rp_engine_cfg *cfg, bool screen, struct rp_engine_cfg *out);
+/* A small write's configuration (mx_job.small), in place: one verified write of
+ * RP_ENGINE_MTUCHECK_SMALL bytes, one QP, no warm-up, no duration, no MTU probe of its own (it is the
+ * small half of one), at cfg's deadline and ACK timeout. */
+void mx_small_write_cfg(struct rp_engine_cfg *cfg);
 /* A screen failure with this status may be the screen's own short window: timed_out, peer_lost. */
 bool mx_sweep_inconclusive(enum rp_status st);
 /* Pack the marked pairs' failed directions (but those pass 1 already found dead: a failure no

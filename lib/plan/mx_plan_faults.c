@@ -10,7 +10,8 @@
 
 /* The engine's MTU probe after a direction that moved nothing, at most one deadline: on a dead path
  * its small write does not arrive and the MTU-size one is never tried; on a black hole the small one
- * arrives in milliseconds and the MTU-size one waits the deadline (lib/engine/engine.h). */
+ * arrives in milliseconds and the MTU-size one waits the deadline (lib/engine/engine.h). A pass-2
+ * probe's comes after it; a confirmation's small writes run beside its probes. */
 #define MTU_PROBE_S RP_ENGINE_MTUCHECK_TIMEOUT_S
 
 /* Per endpoint: the first-pass sweep round after which it has MX_EPDEAD_PEERS distinct peers (when
@@ -63,13 +64,14 @@ int mx_plan_faults(const struct rp_sched *sched, size_t n_eps, const struct mx_s
 	rc = found && peers && seen ? detect_rounds(sched, n_eps, run->sweep, found, peers) : -ENOMEM;
 	if (rc == 0 && run->sweep && run->retest) {
 		/* decided endpoints: each distinct detection round costs the screen's deadline there and one
-		 * confirmation (its window, the MTU probe), the confirmations one after the other beside
+		 * confirmation (its window: its MTU probe's small writes run beside its probes), the
+		 * confirmations one after the other beside
 		 * the rounds after the first of them; the worst D endpoints are those whose detection rounds
 		 * differ most, the latest. An endpoint never detectable (too few peers) is judged direction
 		 * by direction: a screen deadline in each of its sweep rounds, a full one per W of its
 		 * directions in the second pass. */
 		double screen = full > MX_SWEEP_SCREEN_TIMEOUT_S ? MX_SWEEP_SCREEN_TIMEOUT_S : full;
-		double confirm = full + MTU_PROBE_S;   /* as pass 2's probe */
+		double confirm = full;        /* its probes and their small writes at once */
 		size_t distinct = 0, undetected = 0, n_sweep = (n_rounds + run->sweep - 1) / run->sweep, first = 0;
 		uint32_t undetected_peers = 0;
 		double beside;

@@ -207,7 +207,7 @@ static void test_report_checks(void **state)
 	struct mx_wire_side s;
 	const uint8_t *p;
 	struct rp_pair_result r, want;
-	struct mx_job jobs[4] = { { 0, 1, 1, 0 }, { 0, 2, 1, 0 }, { 1, 2, 1, 0 }, { 1, 3, 1, 0 } };
+	struct mx_job jobs[4] = { { 0, 1, 1, 0, 0 }, { 0, 2, 1, 0, 0 }, { 1, 2, 1, 0, 0 }, { 1, 3, 1, 0, 0 } };
 	struct mx_hdr *h = (struct mx_hdr *)buf;
 
 	(void)state;
@@ -367,7 +367,7 @@ static void test_report_of_plain_sides(void **state)
 {
 	static uint8_t buf[4096];
 	size_t len = report_build_of(buf, 4, 10, true);
-	struct mx_job jobs[4] = { { 0, 1, 1, 0 }, { 0, 2, 1, 0 }, { 1, 2, 1, 0 }, { 1, 3, 1, 0 } };
+	struct mx_job jobs[4] = { { 0, 1, 1, 0, 0 }, { 0, 2, 1, 0, 0 }, { 1, 2, 1, 0, 0 }, { 1, 3, 1, 0, 0 } };
 	const uint8_t *p = mx_report_recs(buf);
 	struct rp_pair_result r;
 

@@ -59,6 +59,10 @@ struct bench {
 	                               * settings (the confirmation's: pass 2 comes after it) end
 	                               * peer_lost (their peer's rank gone) */
 	unsigned probes[N][N], confirm[N][N], bw[N][N];
+	unsigned small[N][N];         /* small writes (mx_job.small: a confirmation's MTU probe halves) */
+	bool blackhole[N];            /* every direction of these fails but their small writes */
+	unsigned confirm_mtucheck;    /* __atomic: confirmation probes that would run the engine's MTU
+	                               * probe after a failure (their small writes run beside them) */
 	const struct mx_run *run0;    /* rank 0's run, for the hook */
 	/* test_confirmation_beside_the_rounds: a confirmation probe's writer stays (up to 1 s) until a
 	 * measurement without the bad endpoint begins meanwhile (beside); each such takes 5 ms */
@@ -104,7 +108,12 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 	int s = devnum(res->src.device), d = devnum(res->dst.device);
 
 	if (role == RP_ROLE_WRITER && s >= 0 && d >= 0) {
-		__atomic_add_fetch(cfg->meas.iters != MX_SWEEP_ITERS ? &B->bw[s][d] : &B->probes[s][d], 1, __ATOMIC_SEQ_CST);
+		bool small = cfg->meas.iters == 1 && cfg->meas.msg_size == RP_ENGINE_MTUCHECK_SMALL;
+
+		__atomic_add_fetch(small ? &B->small[s][d] : cfg->meas.iters != MX_SWEEP_ITERS ? &B->bw[s][d] : &B->probes[s][d], 1,
+				   __ATOMIC_SEQ_CST);
+		if (res->status == RP_ST_OK && (B->blackhole[s] || B->blackhole[d]) && !small)
+			rp_pair_result_fail(res, RP_ST_TIMEOUT, "stand-in: no completion (only small packets pass)");
 		if (B->linger && s != B->bad && d != B->bad) {
 			if (__atomic_load_n(&B->in_confirm, __ATOMIC_SEQ_CST) > 0)
 				__atomic_add_fetch(&B->beside, 1, __ATOMIC_SEQ_CST);
@@ -134,6 +143,8 @@ static int confirm_probe(void *arg, const struct rp_engine_cfg *cfg, enum rp_eng
 	if (role == RP_ROLE_WRITER && s >= 0 && d >= 0 && cfg->meas.iters == MX_SWEEP_ITERS &&
 	    cfg->qp.qp_timeout == RP_RETEST_NCCL_QP_TIMEOUT && cfg->timeout_s == 20) {
 		__atomic_add_fetch(&B->confirm[s][d], 1, __ATOMIC_SEQ_CST);
+		if (!cfg->no_mtucheck)
+			__atomic_add_fetch(&B->confirm_mtucheck, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_sub_fetch(&B->confirm_lost, 1, __ATOMIC_SEQ_CST) >= 0)
 			rp_pair_result_fail(res, RP_ST_PEER_LOST, "stand-in: the peer's rank stopped answering");
 		if (B->linger) {
@@ -294,6 +305,11 @@ static void test_dead_endpoint_one_deadline(void **state)
 	assert_int_equal(first, 2 * W);
 	assert_int_equal(confirm, 2 * MX_EPDEAD_CONFIRM_PAIRS);
 	assert_int_equal(later, 0);            /* the confirmation tried peers it had not tried */
+	/* one deadline: each probe's MTU probe, its small write, runs beside it, not after it */
+	assert_int_equal(__atomic_load_n(&B.confirm_mtucheck, __ATOMIC_SEQ_CST), 0);
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++)
+			assert_int_equal(B.small[a][b], a == 7 || b == 7 ? B.confirm[a][b] : 0);
 	assert_int_equal(R->sweep.n_ep_dead, 1);
 	assert_int_equal(R->sweep.n_confirm, 1);
 	assert_int_equal(R->sweep.n_ep_dirs, 2 * (N - 1));
@@ -322,6 +338,41 @@ static void test_dead_endpoint_one_deadline(void **state)
 	assert_int_equal(v.n_confirmed, 2 * (N - 1));
 	assert_false(v.pass);
 	rp_verdict_fini(&v);
+	world_done(ranks, w, s);
+}
+
+/* An endpoint whose small packets get through and whose probes' do not (a path MTU below its port's):
+ * dead as before, the small writes beside its confirmation probes say so in the reason, and nothing
+ * waits for an MTU probe after a probe. */
+static void test_dead_endpoint_small_writes_arrive(void **state)
+{
+	struct bench B = { .bad = -1 };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+	unsigned small = 0;
+
+	(void)state;
+	B.blackhole[7] = true;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	for (int p = 0; p < N; p++)
+		small += B.small[7][p] + B.small[p][7];
+	assert_int_equal(small, 2 * MX_EPDEAD_CONFIRM_PAIRS);
+	assert_int_equal(__atomic_load_n(&B.confirm_mtucheck, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(R->sweep.n_ep_dead, 1);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (a == 7 || b == 7) {
+			assert_int_equal(r->status, RP_ST_ENDPOINT_DEAD);
+			assert_non_null(strstr(r->reason, "4 64-byte writes beside them arrived"));
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+		}
+	}
 	world_done(ranks, w, s);
 }
 
@@ -606,6 +657,7 @@ int main(void)
 {
 	const struct CMUnitTest runs[] = {
 		cmocka_unit_test(test_dead_endpoint_one_deadline),
+		cmocka_unit_test(test_dead_endpoint_small_writes_arrive),
 		cmocka_unit_test(test_confirmation_beside_the_rounds),
 		cmocka_unit_test(test_second_suspect_while_one_confirms),
 		cmocka_unit_test(test_confirmation_peers_lost_decides_nothing),

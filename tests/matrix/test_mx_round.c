@@ -104,6 +104,7 @@ struct rank {
 	pthread_t thread;
 	int rc[MAX_ROUNDS + 1];
 	struct rp_pair_result got[MAX_ROUNDS][2];
+	struct mx_job plan0;          /* the plan's first job as this rank took it */
 };
 
 /* mx_round into a whole array (the test's view): every slot rank 0 collected, unpacked into out. */
@@ -149,6 +150,8 @@ static void *rank_main(void *arg)
 		size_t n = 0;
 
 		R->rc[r] = mx_jobs_wait(&R->ctx, r, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(&R->ctx));
+		if (R->rc[r] == 0 && n)
+			R->plan0 = jobs[0];
 		free(jobs);
 		free(round_of);
 	}
@@ -316,6 +319,44 @@ static void test_plan_longer_than_schedule_refused(void **state)
 			for (int k = 1; k < N_RANKS; k++) {
 				assert_int_not_equal(ranks[k].rc[1], 0);
 				refused = refused || ranks[k].rc[1] == -EMSGSIZE;
+			}
+			assert_true(refused);
+		}
+		assert_int_equal(__atomic_load_n(&live, __ATOMIC_RELAXED), before);
+		__real_free(ranks);
+	}
+}
+
+/* A plan's job says whether it is a small write (a confirmation's MTU probe half, mx_job.small) and
+ * every rank takes it as sent; a job that says anything else there is refused, nothing left allocated. */
+static void test_plan_small_write_travels(void **state)
+{
+	(void)state;
+	for (uint16_t small = 0; small <= 2; small++) {
+		struct world W;
+		struct rank *ranks = __real_calloc(N_RANKS, sizeof(*ranks));
+		long before = __atomic_load_n(&live, __ATOMIC_RELAXED);
+
+		world_init(&W, 32767);
+		W.n_rounds = 1;
+		W.plan = true;
+		W.jobs[0][0].small = small;
+		W.jobs[0][0].qp_timeout = 20;
+		ranks_run(&W, ranks);
+		mxt_world_free(W.w);
+		if (small <= 1) {
+			for (int k = 1; k < N_RANKS; k++) {
+				assert_int_equal(ranks[k].rc[1], 0);
+				assert_int_equal(ranks[k].plan0.small, small);
+				assert_int_equal(ranks[k].plan0.qp_timeout, 20);
+				assert_int_equal(ranks[k].plan0.dirs, 3);
+			}
+		} else {
+			bool refused = false;
+
+			for (int k = 1; k < N_RANKS; k++) {
+				assert_int_not_equal(ranks[k].rc[1], 0);
+				refused = refused || ranks[k].rc[1] == -EPROTO;
 			}
 			assert_true(refused);
 		}
@@ -766,6 +807,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_longer_than_schedule_refused),
+		cmocka_unit_test(test_plan_small_write_travels),
 		cmocka_unit_test(test_stale_and_duplicates_never_taken),
 		cmocka_unit_test(test_error_paths_free_everything),
 		cmocka_unit_test(test_tree_every_size_to_70),

@@ -208,8 +208,9 @@ static void test_budget(void **state)
 /* Issue 29: --plan-dead prices dead endpoints. 16 endpoints (the full pattern: 15 rounds, every
  * endpoint in each), sweep width 4, --retest 1, --timeout 10: every endpoint is found dead after
  * the first sweep round (4 peers), so D dead cost one screen deadline (3 s) and one confirmation
- * (10 s + the MTU probe's 2 s: its small write does not arrive, the MTU-size one is not tried), whatever D; without --retest every sweep round (4) waits a full
- * deadline and its MTU probe. --budget fits the worst case: a budget the healthy estimate fits but
+ * (10 s: its probes' MTU probe, their small writes, run beside them), whatever D; without --retest
+ * every sweep round (4) waits a full deadline and its MTU probe's 2 s (its small write does not
+ * arrive, the MTU-size one is not tried). --budget fits the worst case: a budget the healthy estimate fits but
  * the worst case does not is met with a smaller -s. */
 static void test_plan_dead(void **state)
 {
@@ -236,12 +237,12 @@ static void test_plan_dead(void **state)
 	for (size_t d = 1; d <= 3; d++) {
 		assert_int_equal(mx_plan_faults(s, 16, &run, d, 0, &f), 0);
 		assert_int_equal(f.confirm_rounds, 1);
-		assert_true(f.faults_s == 3.0 + 10.0 + 2.0);
+		assert_true(f.faults_s == 3.0 + 10.0);
 	}
 	/* the confirmation runs beside the rounds after the first sweep round (3 of its 4): of 8 s of
-	 * such rounds 6 s run beside it, so it adds 12 - 6; of 100 s, 75: it adds nothing but the screen */
+	 * such rounds 6 s run beside it, so it adds 10 - 6; of 100 s, 75: it adds nothing but the screen */
 	assert_int_equal(mx_plan_faults(s, 16, &run, 1, 8.0, &f), 0);
-	assert_true(f.faults_s == 3.0 + 6.0);
+	assert_true(f.faults_s == 3.0 + 4.0);
 	assert_int_equal(mx_plan_faults(s, 16, &run, 1, 100.0, &f), 0);
 	assert_true(f.faults_s == 3.0);
 	run.retest = 0;
@@ -258,7 +259,7 @@ static void test_plan_dead(void **state)
 	/* (without --hold the bandwidth rounds follow both passes: only the sweep's last three first-pass
 	 * rounds, 0.5 s each here, run beside the confirmation) */
 	near(e.sweep_s, 4 * 0.5);
-	near(e.worst_s, e.total_s + 3.0 + 12.0 - 1.5);
+	near(e.worst_s, e.total_s + 3.0 + 10.0 - 1.5);
 	/* the budget fits the worst case: a smaller -s here (a sample would cost more: its endpoints
 	 * meet too few peers to be found dead at once) */
 	assert_int_equal(mx_plan_budget(se, 16, gbps, &full, 1, &m, &run, e.worst_s - 0.5, &c), 0);
