@@ -41,6 +41,8 @@ uint64_t fk_slow_from, fk_slow_to;      /* writes in [from, to) complete one per
 double fk_slow_gap_s;
 uint64_t fk_drop_from;                   /* writes from this one (1-based) vanish: no completion */
 unsigned long fk_polls;                  /* __atomic: completion-queue polls so far */
+double fk_dropped_at;                    /* when the first write vanished (fk_drop_from); 0 none yet */
+unsigned long fk_polls_late;             /* __atomic: polls more than 0.1 s after fk_dropped_at */
 enum ibv_wc_status fk_orphan_status = IBV_WC_RETRY_EXC_ERR;  /* their fate when the target QP dies */
 bool fk_drop_recv;                       /* the final WRITE WITH IMM lands but its receive never completes */
 uint64_t fk_drop_lat_at;
@@ -87,6 +89,8 @@ void fk_reset(void)
 	fk_slow_gap_s = 0;
 	fk_drop_from = 0;
 	__atomic_store_n(&fk_polls, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fk_polls_late, 0, __ATOMIC_SEQ_CST);
+	fk_dropped_at = 0;
 	fk_ctr_fx = NULL;
 	fk_ctr_at = 0;
 	fk_orphan_status = IBV_WC_RETRY_EXC_ERR;
@@ -492,6 +496,8 @@ FK_WRAP int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		if (dst && ((fk_drop_from && fk_writes >= fk_drop_from) || (fk_drop_over && len > fk_drop_over) ||
 			    (fk_drop_ctx && qp->context == fk_drop_ctx))) {
 			/* lost on the wire: nothing lands, nothing completes until the target QP goes away */
+			if (fk_dropped_at == 0)
+				fk_dropped_at = rp_now();
 			dst->dropped++;
 			dst->dropped_from = (struct fk_qp *)qp;
 			dst->dropped_wr_id = wr->wr_id;
@@ -552,6 +558,10 @@ FK_WRAP int __wrap_rp_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	int got = 0;
 
 	__atomic_add_fetch(&fk_polls, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&fk_lock);
+	if (fk_dropped_at > 0 && rp_now() > fk_dropped_at + 0.1)
+		__atomic_add_fetch(&fk_polls_late, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&fk_lock);
 	if (fk_fail(ST_POLL))
 		return -errno;
 	pthread_mutex_lock(&fk_lock);

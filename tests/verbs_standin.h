@@ -82,6 +82,8 @@ extern uint64_t fk_slow_from, fk_slow_to;
 extern double fk_slow_gap_s;
 extern uint64_t fk_drop_from;
 extern unsigned long fk_polls;           /* __atomic: completion-queue polls so far (fk_reset: 0) */
+extern double fk_dropped_at;             /* when the first write vanished (fk_drop_from); 0 none yet */
+extern unsigned long fk_polls_late;      /* __atomic: polls more than 0.1 s after fk_dropped_at */
 extern enum ibv_wc_status fk_orphan_status;
 extern bool fk_drop_recv;
 extern uint64_t fk_drop_lat_at;

@@ -138,8 +138,7 @@ static int bw_poll(struct rp_engine_ep *ep, struct bw_state *s, bool measuring, 
 
 		if (rc)
 			return rc;
-		if (now - s->last_progress > RP_ENGINE_STALL_SPIN_S)
-			nanosleep(&(struct timespec){ 0, (long)(RP_ENGINE_STALL_NAP_S * 1e9) }, NULL);
+		rp_engine_stall_nap(now - s->last_progress);
 		if (now - s->last_progress > ep->cfg.timeout_s) {
 			rp_pair_result_fail(res, RP_ST_TIMEOUT,
 					    "no completion on %s port %d for %.1f s (%llu of %llu writes done)", ep->device,
@@ -255,8 +254,7 @@ static int send_final(struct rp_engine_ep *ep, struct rp_pair_result *res)
 		rc = rp_engine_idle_check(ep, &next_check, res);
 		if (rc)
 			return rc;
-		if (rp_now() - start > RP_ENGINE_STALL_SPIN_S)
-			nanosleep(&(struct timespec){ 0, (long)(RP_ENGINE_STALL_NAP_S * 1e9) }, NULL);
+		rp_engine_stall_nap(rp_now() - start);
 		if (rp_now() > deadline) {
 			rp_pair_result_fail(res, RP_ST_TIMEOUT, "final write from %s port %d not completed in %.1f s",
 					    ep->device, ep->port, ep->cfg.timeout_s);

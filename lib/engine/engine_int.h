@@ -17,6 +17,7 @@
 #define RP_ENGINE_INT_H
 
 #include <infiniband/verbs.h>
+#include <time.h>
 
 #include "engine/engine.h"
 
@@ -28,12 +29,27 @@ struct rdma_cm_id;
 #define RP_ENGINE_FINAL_IMM 0x52504649u   /* "RPFI" */
 #define RP_ENGINE_IDLE_WAIT_S 0.002       /* a passive wait sleeps this long between looks */
 /* A writer polls its CQ without a pause while completions come (as perftest), but one that has seen
- * none for RP_ENGINE_STALL_SPIN_S naps RP_ENGINE_STALL_NAP_S between polls: a probe waiting out a dead
- * link's deadline (seconds) leaves the CPU to the measurements beside it (a dead-endpoint
- * confirmation runs beside the bandwidth rounds), and a live one loses at most a nap after a stall
- * that long. */
+ * none for RP_ENGINE_STALL_SPIN_S naps between polls, a tenth of how long it has seen none, from
+ * RP_ENGINE_STALL_NAP_MIN_S up to RP_ENGINE_STALL_NAP_MAX_S: a probe waiting out a dead link's
+ * deadline (seconds) polls 500 times a second and leaves the CPU to the measurements beside it (a
+ * dead-endpoint confirmation, eight such writers a suspect, runs beside the bandwidth rounds; at
+ * 0.2 ms a nap they took enough of a 2-vCPU test bed to make healthy pairs outliers), and a live one
+ * loses at most a tenth of a stall that long. */
 #define RP_ENGINE_STALL_SPIN_S 0.002
-#define RP_ENGINE_STALL_NAP_S 0.0002
+#define RP_ENGINE_STALL_NAP_MIN_S 0.0002
+#define RP_ENGINE_STALL_NAP_MAX_S 0.002
+
+/* The nap of a writer that has seen no completion for stalled_s (none within the spin). */
+static inline void rp_engine_stall_nap(double stalled_s)
+{
+	double nap = stalled_s / 10;
+
+	if (stalled_s <= RP_ENGINE_STALL_SPIN_S)
+		return;
+	nap = nap < RP_ENGINE_STALL_NAP_MIN_S ? RP_ENGINE_STALL_NAP_MIN_S
+	      : nap > RP_ENGINE_STALL_NAP_MAX_S ? RP_ENGINE_STALL_NAP_MAX_S : nap;
+	nanosleep(&(struct timespec){ 0, (long)(nap * 1e9) }, NULL);
+}
 
 /* What a step returns besides 0 and a negative errno: the peer reported a failure of its own over
  * the side channel while this side waited (the message is in *ep->pending). */
