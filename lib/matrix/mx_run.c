@@ -33,8 +33,11 @@ int mx_run_init(struct mx_run *R)
 	if (mx_results_init(&R->mr, n_eps) != 0)
 		return -ENOMEM;
 	R->ctx.max_pairs = rp_sched_max_round_pairs(R->sched);
-	/* a plan (retest, the sweep's second pass, its marks) names each scheduled direction at most once */
-	R->ctx.max_retest_jobs = 2 * rp_sched_n_pairs(R->sched) + 1;
+	/* a plan (retest, the sweep's second pass, its marks) names each scheduled direction at most
+	 * once; a dead-endpoint confirmation each of its directions twice (a probe, its small write),
+	 * from suspects with 4 pairs each to endpoints that are no suspects (mx_run_epdead.c): 8 jobs a
+	 * suspect, 2 a direction, at most */
+	R->ctx.max_retest_jobs = 4 * rp_sched_n_pairs(R->sched) + 1;
 	R->ctx.hold_go = R->ctx.rank == 0;   /* mx_run sends each go itself: before or after the hook (mx_run.h) */
 	R->n_scheduled = mx_run_scheduled_rounds(R->sched, R->set.concurrent_rails);
 	/* a retest round holds at most one job per endpoint pair, so E/2 jobs; a planned one max_pairs */
