@@ -82,16 +82,14 @@ double mx_sweep_cfg(const struct rp_engine_cfg *cfg, bool screen, struct rp_engi
 
 void mx_small_write_cfg(struct rp_engine_cfg *cfg)
 {
-	cfg->meas.mode = RP_MODE_BW;
+	struct rp_engine_cfg probe;
+
+	mx_sweep_cfg(cfg, false, &probe);   /* a probe's (its deadline kept), then one small write */
+	*cfg = probe;
 	cfg->meas.msg_size = RP_ENGINE_MTUCHECK_SMALL;
 	cfg->meas.iters = 1;
-	cfg->meas.warmup_iters = 0;
-	cfg->meas.duration_s = 0;
-	cfg->meas.bidir = 0;
-	cfg->meas.verify = 1;
 	cfg->meas.tx_depth = 1;
 	cfg->meas.cq_mod = 1;
-	cfg->meas.n_qps = 1;
 	cfg->no_mtucheck = true;
 }
 
