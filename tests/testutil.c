@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -137,4 +138,21 @@ int rp_test_tmpdir_teardown(void **state)
 const char *rp_test_tmpdir(void)
 {
 	return tmpdir;
+}
+
+void rp_test_on_cpus_then_one(void (*check)(void))
+{
+	cpu_set_t all, one;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	check();
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	check();
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
 }

@@ -2,7 +2,8 @@
  *
  * - running a shell command or the built rdmaprobe ($RP_TEST_BIN) and capturing its output;
  * - discovering a fixture machine (tests/fixture.h) into a struct rp_node;
- * - a per-program temporary directory for group setup/teardown.
+ * - a per-program temporary directory for group setup/teardown;
+ * - running a check with the process's CPUs and then pinned to one.
  * The helpers fail the current test with a cmocka assertion when the test environment breaks, and
  * skip() it loudly, saying why, when something the test needs is absent.
  */
@@ -33,6 +34,11 @@ int rp_test_run_bin(char *out, size_t out_len, const char *fmt, ...) __attribute
 json_t *rp_test_devices_json(const char *root, const char *extra);
 /* o's member k; a missing member fails the test naming k. */
 json_t *rp_test_key(json_t *o, const char *k);
+
+/* Run check() twice: with this process's CPUs as they are, then pinned to the first of them (code
+ * that splits its work on two threads where it may use two CPUs takes its one-thread path there);
+ * the CPUs are as they were afterwards. On a one-CPU machine both runs take the one-thread path. */
+void rp_test_on_cpus_then_one(void (*check)(void));
 
 /* Create a fixture tree, build machine on it (NULL: leave it empty) and discover it into node;
  * any failure fails the test. Undo with rp_test_discover_done(). */

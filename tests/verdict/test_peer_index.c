@@ -6,7 +6,6 @@
  * parts' budget is taken from a few bytes (a part per endpoint) up, with the process's CPUs as they are
  * and pinned to one (the parts one after the other), and no block it asks for is larger than what it
  * keeps plus two parts. */
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "testutil.h"
 #include "verdict/result_seq.h"
 #include "verdict/verdict.h"
 #include "verdict/verdict_int.h"
@@ -184,21 +184,9 @@ static void check_against_reference(void)
 
 static void test_index_as_the_reference(void **state)
 {
-	cpu_set_t all, one;
-
 	(void)state;
 	scene();
-	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
-	check_against_reference();
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &all)) {
-			CPU_SET(c, &one);
-			break;
-		}
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
-	check_against_reference();
-	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	rp_test_on_cpus_then_one(check_against_reference);
 	free(res_);
 	free(pair_eps_);
 }

@@ -8,7 +8,6 @@
  * reference is checked with the process's CPUs as they are and with the test pinned to one CPU
  * (the parts one after the other). On a one-CPU machine both runs take the second path.
  */
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "testutil.h"
 #include "verdict/result_seq.h"
 #include "verdict/verdict.h"
 #include "verdict/verdict_int.h"
@@ -237,21 +237,9 @@ static void test_scratch_within_the_budget(void **state)
 
 static void test_rates_as_the_reference(void **state)
 {
-	cpu_set_t all, one;
-
 	(void)state;
 	scene();
-	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
-	check_against_reference();
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &all)) {
-			CPU_SET(c, &one);
-			break;
-		}
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
-	check_against_reference();
-	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	rp_test_on_cpus_then_one(check_against_reference);
 	free(res_);
 	free(pair_eps_);
 }
