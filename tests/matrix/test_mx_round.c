@@ -292,37 +292,54 @@ static void test_error_paths_free_everything(void **state)
 	assert_true(point_hits > 0);
 }
 
+/* One round, then a plan from rank 0 of plan_n jobs (0: 1), the first one `first`, to ranks that
+ * take at most max_jobs (0: their default): the ranks as they ended (rc[1] the plan's). Nothing is
+ * left allocated. Free with __real_free. */
+static struct rank *plan_run(size_t plan_n, size_t max_jobs, struct mx_job first)
+{
+	struct world W;
+	struct rank *ranks = __real_calloc(N_RANKS, sizeof(*ranks));
+	long before = __atomic_load_n(&live, __ATOMIC_RELAXED);
+
+	world_init(&W, 32767);
+	W.n_rounds = 1;
+	W.plan = true;
+	W.plan_n = plan_n;
+	W.max_retest_jobs = max_jobs;
+	W.jobs[0][0] = first;
+	ranks_run(&W, ranks);
+	mxt_world_free(W.w);
+	assert_int_equal(__atomic_load_n(&live, __ATOMIC_RELAXED), before);
+	return ranks;
+}
+
+/* The plan was refused with rc by a rank it reached (rank 1 or 2, whichever the tree reaches first);
+ * the other, not sent it, times out. */
+static void plan_refused(const struct rank *ranks, int rc)
+{
+	bool refused = false;
+
+	for (int k = 1; k < N_RANKS; k++) {
+		assert_int_not_equal(ranks[k].rc[1], 0);
+		refused = refused || ranks[k].rc[1] == rc;
+	}
+	assert_true(refused);
+}
+
 /* A plan longer than the schedule can need (ctx.max_retest_jobs) is refused before it is allocated:
  * -EMSGSIZE on the ranks it reaches, nothing left allocated; one that fits is taken. */
 static void test_plan_longer_than_schedule_refused(void **state)
 {
 	(void)state;
 	for (size_t n = 2; n <= 3; n++) {
-		struct world W;
-		struct rank *ranks = __real_calloc(N_RANKS, sizeof(*ranks));
-		long before = __atomic_load_n(&live, __ATOMIC_RELAXED);
+		struct rank *ranks = plan_run(n, 2, (struct mx_job){ .a = 0, .b = 1, .dirs = 3 });
 
-		world_init(&W, 32767);
-		W.n_rounds = 1;
-		W.plan = true;
-		W.plan_n = n;
-		W.max_retest_jobs = 2;
-		ranks_run(&W, ranks);
-		mxt_world_free(W.w);
-		if (n <= W.max_retest_jobs) {
+		if (n <= 2) {
 			for (int k = 1; k < N_RANKS; k++)
 				assert_int_equal(ranks[k].rc[1], 0);
 		} else {
-			/* rank 1 or 2 (whichever the tree reaches first) refuses it; the other, not sent it, times out */
-			bool refused = false;
-
-			for (int k = 1; k < N_RANKS; k++) {
-				assert_int_not_equal(ranks[k].rc[1], 0);
-				refused = refused || ranks[k].rc[1] == -EMSGSIZE;
-			}
-			assert_true(refused);
+			plan_refused(ranks, -EMSGSIZE);
 		}
-		assert_int_equal(__atomic_load_n(&live, __ATOMIC_RELAXED), before);
 		__real_free(ranks);
 	}
 }
@@ -333,17 +350,9 @@ static void test_plan_small_write_travels(void **state)
 {
 	(void)state;
 	for (uint16_t small = 0; small <= 2; small++) {
-		struct world W;
-		struct rank *ranks = __real_calloc(N_RANKS, sizeof(*ranks));
-		long before = __atomic_load_n(&live, __ATOMIC_RELAXED);
+		struct rank *ranks = plan_run(1, 0, (struct mx_job){ .a = 0, .b = 1, .dirs = 3, .qp_timeout = 20,
+								     .small = small });
 
-		world_init(&W, 32767);
-		W.n_rounds = 1;
-		W.plan = true;
-		W.jobs[0][0].small = small;
-		W.jobs[0][0].qp_timeout = 20;
-		ranks_run(&W, ranks);
-		mxt_world_free(W.w);
 		if (small <= 1) {
 			for (int k = 1; k < N_RANKS; k++) {
 				assert_int_equal(ranks[k].rc[1], 0);
@@ -352,15 +361,8 @@ static void test_plan_small_write_travels(void **state)
 				assert_int_equal(ranks[k].plan0.dirs, 3);
 			}
 		} else {
-			bool refused = false;
-
-			for (int k = 1; k < N_RANKS; k++) {
-				assert_int_not_equal(ranks[k].rc[1], 0);
-				refused = refused || ranks[k].rc[1] == -EPROTO;
-			}
-			assert_true(refused);
+			plan_refused(ranks, -EPROTO);
 		}
-		assert_int_equal(__atomic_load_n(&live, __ATOMIC_RELAXED), before);
 		__real_free(ranks);
 	}
 }
