@@ -335,6 +335,11 @@ static void test_plain_sides(void **state)
 	mx_side_write(buf, 0, 0, true, &r);
 	memset(buf + sizeof(s) + offsetof(struct mx_wire_plain, mem), 'A', 16);   /* not terminated */
 	assert_false(mx_side_plain((const void *)buf, &wp));
+	buf[sizeof(s) + offsetof(struct mx_wire_plain, mem) + 15] = '\0';        /* terminated at its end */
+	assert_true(mx_side_plain((const void *)buf, &wp));
+	buf[sizeof(s) + offsetof(struct mx_wire_plain, mem) + 15] = 'A';
+	buf[sizeof(s) + offsetof(struct mx_wire_plain, mem) + 3] = '\0';         /* and anywhere before it */
+	assert_true(mx_side_plain((const void *)buf, &wp));
 	mx_side_write(buf, 0, 0, true, &r);
 	buf[sizeof(s) + offsetof(struct mx_wire_plain, soft)] = 2;
 	assert_false(mx_side_plain((const void *)buf, &wp));
