@@ -256,8 +256,8 @@ static const char *seen_text(const struct mx_run *R, const struct mx_sweep_mark 
 			return buf;
 		}
 	if (m->first[d] != SIZE_MAX && !R->sweep.pending[m->first[d]].used) {
-		rp_packed_get(&R->sweep.pending[m->first[d]].r, &tmp);
-		snprintf(buf, len, "failed its first probe (%s) and was not probed again", rp_status_code(tmp.status));
+		snprintf(buf, len, "failed its first probe (%s) and was not probed again",
+			 rp_status_code((enum rp_status)R->sweep.pending[m->first[d]].status));
 		return buf;
 	}
 	return "was not measured";
@@ -307,10 +307,8 @@ static int dead_record(struct mx_run *R, const struct suspect *sus, size_t n, co
 			if ((m->dead & (1u << d)) && m->res[d] != SIZE_MAX)
 				continue;          /* decided already (no usable port, ...): kept as it was */
 			dead_result(R, src, dst, x, seen_text(R, m, d, jobs, n_jobs, got, seen, sizeof(seen)), &r);
-			if (m->first[d] != SIZE_MAX && !S->pending[m->first[d]].used) {
+			if (m->first[d] != SIZE_MAX)
 				S->pending[m->first[d]].used = true;
-				rp_packed_clear(&S->pending[m->first[d]].r);
-			}
 			if (m->res[d] != SIZE_MAX) {
 				/* a failed first probe kept as a result (no screen): replaced, still failed */
 				rc = mx_results_put(&R->mr, m->res[d], &r);

@@ -72,11 +72,13 @@ static int keep_first(struct mx_run *R, const struct mx_job *j, int d, struct rp
 		S->pending = np;
 		S->cap_pending = cap;
 	}
-	S->pending[S->n_pending] = (struct mx_sweep_pending){ .a = j->a, .b = j->b, .d = d };
-	if (rp_packed_set(&S->pending[S->n_pending].r, g) != 0)
+	if (keep_result(R, m, d, g, true) != 0)
 		return -ENOMEM;
+	/* pending with the result kept: pass 2 reads its status here, the rest there */
+	S->pending[S->n_pending] = (struct mx_sweep_pending){ .a = j->a, .b = j->b, .d = (uint8_t)d,
+							     .status = (uint8_t)g->status };
 	m->first[d] = S->n_pending++;
-	return keep_result(R, m, d, g, true);
+	return 0;
 }
 
 /* Rank 0: a screen failure that pass 2 cleared (the full probe passed): kept, unconfirmed, until
@@ -108,10 +110,9 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 		sweep_reason(g, 0);
 	if (m && m->first[d] != SIZE_MAX && !R->sweep.pending[m->first[d]].used) {
 		struct mx_sweep_pending *p = &R->sweep.pending[m->first[d]];
-		bool cleared = ok && mx_sweep_inconclusive((enum rp_status)p->r.status);
+		bool cleared = ok && mx_sweep_inconclusive((enum rp_status)p->status);
 
 		p->used = true;
-		rp_packed_clear(&p->r);
 		if (cleared) {
 			m->cleared |= 1u << d;
 			return m->res[d] != SIZE_MAX ? note_cleared(R, m->res[d]) : 0;
@@ -128,16 +129,14 @@ static int keep_second(struct mx_run *R, const struct mx_job *j, int d, struct r
 }
 
 /* Rank 0, after the sweep however it ended: a failed screen pass 2 did not decide (its probe
- * interrupted) is kept as it was observed, a first failure left out of the bandwidth rounds (the
- * retest rounds measure it again; after a stop it stays unconfirmed). A second screen of a
- * direction pass 2 did decide (a pattern that schedules a pair twice) goes with that decision. */
-static int keep_undecided(struct mx_run *R)
+ * interrupted) stays the result it has been since pass 1 (keep_first), a first failure left out of
+ * the bandwidth rounds (the retest rounds measure it again; after a stop it stays unconfirmed). A
+ * second screen of a direction pass 2 did decide (a pattern that schedules a pair twice) goes with
+ * that decision. */
+static void keep_undecided(struct mx_run *R)
 {
-	struct rp_pair_result first;
-	int rc = 0;
-
 	mx_sweep_sort(&R->sweep);
-	for (size_t i = 0; i < R->sweep.n_pending && rc == 0; i++) {
+	for (size_t i = 0; i < R->sweep.n_pending; i++) {
 		struct mx_sweep_pending *p = &R->sweep.pending[i];
 		struct mx_sweep_mark *m = (struct mx_sweep_mark *)mx_sweep_find(&R->sweep, p->a, p->b);
 		uint32_t bit = 1u << p->d;
@@ -145,18 +144,11 @@ static int keep_undecided(struct mx_run *R)
 		if (p->used || !m || ((m->dead | m->flaky | m->cleared) & bit))
 			continue;     /* decided (every pending screen has its mark: keep_first made it) */
 		p->used = true;
-		if (m->res[p->d] == SIZE_MAX) {   /* kept since pass 1 (keep_first): as observed */
-			rp_packed_get(&p->r, &first);
-			rc = keep_result(R, m, p->d, &first, true);
-		}
 		m->dead |= bit;       /* not measured again: left out, unconfirmed */
 	}
-	for (size_t i = 0; i < R->sweep.n_pending; i++)
-		rp_packed_clear(&R->sweep.pending[i].r);
 	free(R->sweep.pending);
 	R->sweep.pending = NULL;
 	R->sweep.n_pending = R->sweep.cap_pending = 0;
-	return rc;
 }
 
 int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct mx_got *got, int pass,
@@ -355,11 +347,8 @@ static int sweep_second(struct mx_run *R, int rc, const struct rp_engine_cfg *sa
 	if (rc == 0 && n)
 		rc = pass_two(R, jobs, round_of, n, probe);
 	R->ctx.cfg = saved;
-	if (R->ctx.rank == 0) {
-		int krc = keep_undecided(R);
-
-		rc = rc ? rc : krc;
-	}
+	if (R->ctx.rank == 0)
+		keep_undecided(R);
 	if (rc == 0 && R->ctx.rank == 0) {
 		for (size_t i = 0; i < R->sweep.n; i++) {
 			struct mx_sweep_mark *m = &R->sweep.marks[i];

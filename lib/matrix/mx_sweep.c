@@ -329,8 +329,6 @@ void mx_sweep_fini(struct mx_sweep *s)
 	free(s->ep_failed);
 	free(s->marks);
 	free(s->by_a);
-	for (size_t i = 0; s->pending && i < s->n_pending; i++)
-		rp_packed_clear(&s->pending[i].r);
 	free(s->pending);
 	memset(s, 0, sizeof(*s));
 }

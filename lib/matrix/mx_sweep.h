@@ -133,13 +133,15 @@ struct mx_sweep {
 	size_t n_confirm;             /* confirmation rounds run */
 };
 
-/* A failed screen (rank 0): not a result until pass 2 decides what it was. Packed (a few hundred
- * bytes, not 3.4 KB): with --hold the screens of the whole run wait through the bandwidth rounds
- * beside the growing results. */
+/* A failed screen (rank 0), until pass 2 decides what it was. The failure itself is the direction's
+ * result from its round on (mx_sweep_mark.res); this keeps only what pass 2 asks of it, its status:
+ * with --hold the screens of the whole run wait through the bandwidth rounds beside the growing
+ * results, and a copy of each (a few hundred bytes packed) doubled what a fabric's failures cost
+ * rank 0 until then. */
 struct mx_sweep_pending {
-	struct rp_packed r;
 	uint32_t a, b;                /* the pair (a < b); the direction is d */
-	int d;
+	uint8_t d;
+	uint8_t status;               /* the screen's (enum rp_status) */
 	bool used;                    /* pass 2 decided it */
 };
 
