@@ -16,14 +16,21 @@
 #include "matrix/mx_sweep.h"
 
 /* Tags only spread the traffic (they wrap on long runs): the envelope's round and pair decide. But a
- * side takes the next message of its tag and drops one of another round (mx_comm.h), so the sides of
- * a started round, which run beside later rounds, have the upper half of the tags to themselves
- * (one started round at a time: its pair number alone spreads them); every other round the lower. */
-static int pair_tag(const struct mx_ctx *c, size_t round, size_t idx, int dir, bool later)
+ * side takes the next message of its tag from its peer and drops one of another round or pair
+ * (mx_comm.h), so two sides that run at once between the same two ranks must never share a tag.
+ * Within a round they are told apart by the job's ordinal among the round's jobs between those two
+ * ranks (struct mx_task.ord: both ranks count the same jobs in the same order), at most a few
+ * thousand however large the fabric. Not its number in the round: a sweep round holds W x the
+ * fabric's pairs, whose numbers wrap in a half of the tags past 256 endpoints where MPI gives its
+ * minimum (32,767) and past 65,536 under Open MPI's UCX layer (2^23 - 1), and two probes between the
+ * same ranks then took each other's messages and failed their screens. The sides of a started
+ * round, which run beside later rounds, have the upper half of the tags to themselves (one started
+ * round at a time); every other round the lower. */
+static int pair_tag(const struct mx_ctx *c, size_t round, uint32_t ord, int dir, bool later)
 {
 	uint64_t ub = (uint64_t)(c->comm->tag_ub > 0 ? c->comm->tag_ub : 32767), half = (ub + 1) / 2;
-	uint64_t t = later ? idx * 2 + (uint64_t)dir
-			   : ((uint64_t)round * (c->max_pairs ? c->max_pairs : 1) + idx) * 2 + (uint64_t)dir;
+	uint64_t t = later ? (uint64_t)ord * 2 + (uint64_t)dir
+			   : ((uint64_t)round * (c->max_pairs ? c->max_pairs : 1) + ord) * 2 + (uint64_t)dir;
 
 	return (int)(later ? half + t % (ub + 1 - half) : t % half);
 }
@@ -162,7 +169,7 @@ static void dir_run(struct mx_task *t, const struct rp_engine_cfg *cfg, int dir)
 	if (local) {
 		side_loopback(c, cfg, &ps, &pd, t->later ? NULL : hold_side(c, src, dst, true),
 			      t->later ? NULL : hold_side(c, src, dst, false), &r);
-	} else if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->idx, dir, t->later), &addr) != 0) {
+	} else if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->ord, dir, t->later), &addr) != 0) {
 		rp_pair_result_init(&r, &S->ep, &D->ep);
 		rp_pair_result_fail(&r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
 	} else {
@@ -226,11 +233,15 @@ static int tasks_start(const struct mx_ctx *c, size_t round, const struct mx_job
 		       const struct rp_engine_cfg *cfg, bool later, struct mx_task **tasks_p, size_t *n_p)
 {
 	struct mx_task *tasks = calloc(n_jobs ? n_jobs : 1, sizeof(*tasks));
+	uint32_t *ord = calloc((size_t)(c->n_ranks > 0 ? c->n_ranks : 1), sizeof(*ord));   /* jobs with each rank so far */
 	size_t n = 0;
 	sigset_t stop_sigs, old;
 
-	if (!tasks)
+	if (!tasks || !ord) {
+		free(tasks);
+		free(ord);
 		return -ENOMEM;
+	}
 	/* a sweep round that holds: every direction this rank drives gets its entry before any thread
 	 * runs (no memory for them: nothing is held, the probes run as always) */
 	if (!later && c->holds && c->holds->mode == MX_HOLD_MAKE &&
@@ -243,10 +254,13 @@ static int tasks_start(const struct mx_ctx *c, size_t round, const struct mx_job
 	sigaddset(&stop_sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
 	for (size_t i = 0; i < n_jobs; i++) {
-		if (c->eps[jobs[i].a].owner != c->rank && c->eps[jobs[i].b].owner != c->rank)
+		int oa = c->eps[jobs[i].a].owner, ob = c->eps[jobs[i].b].owner, peer = oa == c->rank ? ob : oa;
+
+		if (oa != c->rank && ob != c->rank)
 			continue;
 		tasks[n] = (struct mx_task){ .ctx = c, .round = round, .idx = i, .job = jobs[i], .cfg = cfg,
-					     .brief = c->brief && !later, .later = later };
+					     .brief = c->brief && !later, .later = later,
+					     .ord = peer >= 0 && peer < c->n_ranks ? ord[peer]++ : 0 };
 		if (c->late_round == round + 1) {
 			task_skip(&tasks[n++]);
 			continue;
@@ -258,6 +272,7 @@ static int tasks_start(const struct mx_ctx *c, size_t round, const struct mx_job
 		n++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	free(ord);
 	*tasks_p = tasks;
 	*n_p = n;
 	return 0;

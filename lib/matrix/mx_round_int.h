@@ -11,6 +11,8 @@
 struct mx_task {
 	const struct mx_ctx *ctx;
 	size_t round, idx;
+	uint32_t ord;                 /* the job's number among the round's jobs between this rank and its
+	                               * peer's (0 for a job of this rank alone): its side channels' tags */
 	struct mx_job job;
 	const struct rp_engine_cfg *cfg;   /* the ctx's at its start (a started round's: its own copy) */
 	bool brief;                   /* the ctx's at its start */

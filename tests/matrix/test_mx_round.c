@@ -228,6 +228,84 @@ static void test_stale_and_duplicates_never_taken(void **state)
 	mxt_world_free(W.w);
 }
 
+/* Two endpoints a rank, three ranks; a round of three jobs, two of them between ranks 0 and 1 with a
+ * job of ranks 0 and 2 between them in the round's order. With 8 tags (4 a half) a tag from the job's
+ * number in the round gives the two jobs of ranks 0 and 1 the same tags; their sides run at once and
+ * one takes the other's message (dropped: another pair's), and the pair whose message it was loses
+ * its peer. Tags from a job's place among the jobs between its two ranks keep them apart. */
+#define TAG_EPS 6
+#define TAG_ROUNDS 24
+
+struct tag_rank {
+	struct mx_comm comm;
+	struct mx_ctx ctx;
+	bool dead[N_RANKS];
+	pthread_t thread;
+	int rc;
+	struct rp_pair_result got[TAG_ROUNDS][6];
+};
+
+static const struct mx_job tag_jobs[3] = {
+	{ .a = 0, .b = 2, .dirs = 3 },   /* ranks 0, 1 */
+	{ .a = 1, .b = 4, .dirs = 3 },   /* ranks 0, 2 */
+	{ .a = 1, .b = 3, .dirs = 3 },   /* ranks 0, 1 again */
+};
+
+static void *tag_rank_main(void *arg)
+{
+	struct tag_rank *T = arg;
+
+	for (size_t r = 0; r < TAG_ROUNDS && T->rc == 0; r++) {
+		T->rc = round_into(&T->ctx, r, tag_jobs, 3, T->got[r]);
+		if (T->ctx.rank == 0 && T->rc >= 0)
+			T->rc = mx_round_go(&T->ctx, r);
+	}
+	return NULL;
+}
+
+static void test_sides_between_two_ranks_never_share_a_tag(void **state)
+{
+	struct mxt_world *w = mxt_world_new(N_RANKS, 1, 7);
+	struct tag_rank *T = calloc(N_RANKS, sizeof(*T));
+	struct mxt_fake fake;
+	struct mx_ep eps[TAG_EPS];
+	struct rp_engine_cfg cfg;
+
+	(void)state;
+	assert_non_null(w);
+	assert_non_null(T);
+	mxt_fake_init(&fake);
+	mxt_eps(eps, TAG_EPS);
+	for (size_t e = 0; e < TAG_EPS; e++)
+		eps[e].owner = (int)e / 2;
+	rp_engine_cfg_default(&cfg);
+	cfg.timeout_s = 0.3;
+	for (int r = 0; r < N_RANKS; r++) {
+		mxt_comm(w, r, &T[r].comm);
+		mx_comm_set_run(&T[r].comm, 0xabc);
+		T[r].ctx = (struct mx_ctx){ .comm = &T[r].comm, .cfg = &cfg, .eps = eps, .n_eps = TAG_EPS, .rank = r,
+					    .n_ranks = N_RANKS, .dead = T[r].dead, .max_pairs = 3, .round_wait_s = 1,
+					    .go_slack = 1, .hold_go = r == 0, .measure = &fake.measure };
+	}
+	for (int r = 0; r < N_RANKS; r++)
+		assert_int_equal(pthread_create(&T[r].thread, NULL, tag_rank_main, &T[r]), 0);
+	for (int r = 0; r < N_RANKS; r++)
+		pthread_join(T[r].thread, NULL);
+	for (int r = 0; r < N_RANKS; r++)
+		assert_int_equal(T[r].rc, 0);
+	for (size_t r = 0; r < TAG_ROUNDS; r++)
+		for (size_t k = 0; k < 6; k++) {
+			const struct rp_pair_result *g = &T[0].got[r][k];
+
+			if (g->status != RP_ST_OK)
+				fail_msg("round %zu job %zu dir %zu: %s: %s", r, k / 2, k % 2, rp_status_code(g->status), g->reason);
+		}
+	for (int r = 0; r < N_RANKS; r++)
+		assert_int_equal(mx_comm_dropped(&T[r].comm), 0);
+	free(T);
+	mxt_world_free(w);
+}
+
 /* --- error paths ------------------------------------------------------------------------------------ */
 
 struct fault_point {
@@ -811,6 +889,7 @@ int main(void)
 		cmocka_unit_test(test_plan_longer_than_schedule_refused),
 		cmocka_unit_test(test_plan_small_write_travels),
 		cmocka_unit_test(test_stale_and_duplicates_never_taken),
+		cmocka_unit_test(test_sides_between_two_ranks_never_share_a_tag),
 		cmocka_unit_test(test_error_paths_free_everything),
 		cmocka_unit_test(test_tree_every_size_to_70),
 		cmocka_unit_test(test_dead_leaf),
