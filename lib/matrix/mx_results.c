@@ -137,11 +137,12 @@ static int slot_alloc(struct mx_results *mr, uint32_t *slot)
 	return 0;
 }
 
-/* Result i's quiet bit from its record now: a record (not whole) not warned flaky. */
+/* Result i's quiet bit from its record now: a record (not whole) warned of nothing but a nominal
+ * link rate (result_seq.h). */
 static void quiet_note(struct mx_results *mr, size_t i)
 {
 	uint64_t bit = (uint64_t)1 << (i % 64);
-	bool quiet = mr->rec[i].whole == MX_REC_WHOLE_NONE && !(mr->rec[i].warnings & (1u << RP_WARN_FLAKY));
+	bool quiet = mr->rec[i].whole == MX_REC_WHOLE_NONE && !(mr->rec[i].warnings & ~(1u << RP_WARN_NOMINAL_RATE));
 
 	mr->quiet[i / 64] = quiet ? mr->quiet[i / 64] | bit : mr->quiet[i / 64] & ~bit;
 }

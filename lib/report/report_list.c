@@ -40,8 +40,15 @@ int rp_report_list_build(struct rp_report_listed *l, const struct rp_result_seq 
 
 	memset(l, 0, sizeof(*l));
 	l->base = base;
-	/* one read of the results (a few notable among millions): the lists grow as they are found */
+	/* one read of the results (a few notable among millions), quiet passes skipped unread, 64 at a
+	 * time where the store knows them (result_seq.h: never notable): the lists grow as they are found */
 	for (size_t i = 0; i < base->n; i++) {
+		if (base->quiet && i % 64 == 0 && i + 64 <= base->n && base->quiet[i / 64] == UINT64_MAX) {
+			i += 63;
+			continue;
+		}
+		if (rp_result_seq_quiet(base, i))
+			continue;
 		rp_result_seq_peek(base, i, &pk);
 		if (!rp_result_notable(&pk))
 			continue;

@@ -85,8 +85,9 @@ struct rp_result_seq {
 	 * only where the sequence is an array or has a peek. */
 	void (*peek)(const struct rp_result_seq *ps, size_t i, struct rp_result_peek *pk);
 	/* Optional (NULL: none known): bit i % 64 of quiet[i / 64] set when pair i is a quiet pass, that is
-	 * a plain pass (rp_result_plain) that is ok, confirm none, and not warned flaky. A clear bit says
-	 * nothing. Kept current by the sequence's own puts; valid while the store has no pair added. */
+	 * a plain pass (rp_result_plain) that is ok, confirm none, and warned of nothing but a nominal link
+	 * rate (RP_WARN_NOMINAL_RATE: not flaky, nothing a report lists it for). A clear bit says nothing.
+	 * Kept current by the sequence's own puts; valid while the store has no pair added. */
 	const uint64_t *quiet;
 	void *arg;
 };

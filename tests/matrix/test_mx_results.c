@@ -356,9 +356,10 @@ static void test_put_moves_between_forms(void **state)
 	mx_results_fini(&mr);
 }
 
-/* The quiet bits (lib/verdict/result_seq.h) follow every move between the forms: a record not warned
- * flaky is quiet; a result whole (not settled yet, a failure, anything else) or warned flaky is not.
- * The failure count reads the whole results only, and agrees. */
+/* The quiet bits (lib/verdict/result_seq.h) follow every move between the forms: a record warned of
+ * nothing but a nominal link rate is quiet; a result whole (not settled yet, a failure, anything else)
+ * or warned of anything else (flaky, lossy: what the reports list) is not. The failure count reads the
+ * whole results only, and agrees. */
 static void test_quiet_bits_follow_the_forms(void **state)
 {
 	struct mx_results mr;
@@ -370,6 +371,8 @@ static void test_quiet_bits_follow_the_forms(void **state)
 	assert_int_equal(mx_results_init(&mr, N_EPS), 0);
 	for (uint32_t i = 0; i < 3; i++) {
 		pass_at(&r, i, i + 1, 100 + i);
+		if (i == 0)
+			r.warnings |= 1u << RP_WARN_NOMINAL_RATE;   /* a soft device's pass: quiet */
 		if (i == 2)
 			r.warnings |= 1u << RP_WARN_FLAKY;   /* a plain pass still, but flaky: not quiet */
 		assert_int_equal(mx_results_add(&mr, &r, i, i + 1), 0);
@@ -383,6 +386,13 @@ static void test_quiet_bits_follow_the_forms(void **state)
 	assert_true(rp_result_seq_quiet(&ps, 1));
 	assert_int_equal(mx_results_n_whole(&mr), 0);
 	assert_false(rp_result_seq_quiet(&ps, 2));     /* a record, warned flaky */
+	got = mx_results_get(&mr, 0, &tmp);
+	got->warnings |= 1u << RP_WARN_LOSSY;          /* listed by the reports: not quiet */
+	assert_int_equal(mx_results_put(&mr, 0, got), 0);
+	assert_false(rp_result_seq_quiet(&ps, 0));
+	got->warnings &= ~(1u << RP_WARN_LOSSY);
+	assert_int_equal(mx_results_put(&mr, 0, got), 0);
+	assert_true(rp_result_seq_quiet(&ps, 0));
 	got = mx_results_get(&mr, 1, &tmp);
 	rp_pair_result_fail(got, RP_ST_BELOW_THRESHOLD, "outlier: slow");
 	assert_int_equal(mx_results_put(&mr, 1, got), 0);

@@ -127,12 +127,59 @@ static void test_listed_many(void **state)
 	free(pe);
 }
 
+/* A store that knows its quiet passes (lib/verdict/result_seq.h: never notable): the list is built
+ * without reading them, 64 at a time where a word of them is quiet, and is the same list. */
+static size_t peeks;
+
+static void counting_peek(const struct rp_result_seq *ps, size_t i, struct rp_result_peek *pk)
+{
+	const struct rp_pair_result *res = ps->arg;
+
+	peeks++;
+	rp_result_peek_of(&res[i], pk);
+}
+
+static void test_listed_skips_quiet(void **state)
+{
+	enum { N = 200 };
+	struct rp_pair_result *res = calloc(N, sizeof(*res));
+	uint32_t *pe = calloc(2 * N, sizeof(*pe));
+	uint64_t quiet[(N + 63) / 64] = { 0 };
+	struct rp_result_seq base = { .n = N, .peek = counting_peek, .quiet = quiet, .arg = res };
+	struct rp_report_listed l;
+	size_t unknown = 0;
+
+	(void)state;
+	assert_non_null(res);
+	assert_non_null(pe);
+	for (uint32_t i = 0; i < N; i++) {
+		res[i].status = i == 70 || i == 199 ? RP_ST_TIMEOUT : RP_ST_OK;
+		pe[2 * i] = i;
+		pe[2 * i + 1] = i + 1;
+		/* quiet: the first word whole, the rest but the failures and every third pass */
+		if (res[i].status == RP_ST_OK && (i < 64 || i % 3))
+			quiet[i / 64] |= (uint64_t)1 << (i % 64);
+		else
+			unknown++;
+	}
+	peeks = 0;
+	assert_int_equal(rp_report_list_build(&l, &base, pe), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.idx[0], 70);
+	assert_int_equal(l.idx[1], 199);
+	assert_int_equal(peeks, unknown);   /* the quiet ones never read */
+	rp_report_listed_fini(&l);
+	free(res);
+	free(pe);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mode),
 		cmocka_unit_test(test_notable),
 		cmocka_unit_test(test_listed_view),
+		cmocka_unit_test(test_listed_skips_quiet),
 		cmocka_unit_test(test_listed_many),
 	};
 
