@@ -541,14 +541,19 @@ static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, s
 	return rc;
 }
 
-/* After the planned rounds: up to `retest` sets of extra rounds, each over the pairs that still fail.
+/* After the planned rounds: sets of extra rounds, each over the pairs that still fail and were
+ * measured again fewer than `retest` times, until a set finds none: at most retest + 1 sets. The last
+ * one is for pairs that only failed once the sets before it had moved the medians (a retested pair's
+ * new rate raises its row's and column's, and a pair in line before falls below the outlier rule):
+ * measured again like any other before they are condemned, never more than `retest` times each.
  * MX_GO_ON, MX_STOPPED, negative errno. */
 static int retest_rounds(struct mx_run *R)
 {
 	struct mx_ctx *c = &R->ctx;
+	unsigned sets = R->set.retest ? R->set.retest + 1 : 0;
 	int rc = 0;
 
-	for (unsigned phase = 0; phase < R->set.retest && rc == 0; phase++) {
+	for (unsigned phase = 0; phase < sets && rc == 0; phase++) {
 		struct mx_retest_job *plan = NULL;
 		struct mx_job *jobs = NULL;
 		uint32_t *round_of = NULL;

@@ -11,7 +11,9 @@
  *      classifies every pair (rp_retest_classify): a failure not yet measured again is UNCONFIRMED
  *   3. for every pair with rp_retest_wanted(): measure again with rp_retest_cfg()'s configuration
  *      and fold the new measurement in with rp_retest_merge() (not when the new measurement was
- *      interrupted: the pair then stays UNCONFIRMED); repeat 2-3 up to N times
+ *      interrupted: the pair then stays UNCONFIRMED); repeat 2-3 up to N times (the matrix: up to
+ *      N + 1 times, for the pairs the N-th set's new rates pushed below the outlier rule; every pair
+ *      is still measured again at most N times)
  *   4. rp_verdict_apply() again: the thresholds and the outlier rule judge the new measurement
  *      (an outlier seen under CPU contention is cleared when its retest is in line), then every pair
  *      is FLAKY (passed on a retest: a warning, not a failure), CONFIRMED (failed every attempt) or

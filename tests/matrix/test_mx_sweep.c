@@ -280,6 +280,9 @@ struct bench {
 	double budget;                /* rank 0's wait for a round's reports (0: 1 s) */
 	double probe_to[N][N][2];     /* each of the first two probes: its timeout_s, */
 	bool probe_nomtu[N][N][2];    /* and whether it ran without the MTU probe */
+	bool rates;                   /* the verdict's outlier rule on, and every bandwidth measurement at
+	                               * rate[s][d][k] for its k-th (0: 100 Gb/s) */
+	double rate[N][N][3];
 };
 
 static int devnum(const char *d)
@@ -337,7 +340,10 @@ static void writer_faults(struct bench *B, const struct rp_engine_cfg *cfg, bool
 			B->probe_nomtu[s][d][k - 1] = cfg->no_mtucheck;
 		}
 	} else {
-		__atomic_add_fetch(&B->bw[s][d], 1, __ATOMIC_SEQ_CST);
+		unsigned k = __atomic_add_fetch(&B->bw[s][d], 1, __ATOMIC_SEQ_CST);
+
+		if (B->rates && res->status == RP_ST_OK)
+			res->gbps = res->gbps_min = k <= 3 && B->rate[s][d][k - 1] > 0 ? B->rate[s][d][k - 1] : 100;
 		__atomic_add_fetch(&B->bw_held[s][d], held, __ATOMIC_SEQ_CST);
 		B->bw_seq[s][d] = __atomic_add_fetch(&B->seq, 1, __ATOMIC_SEQ_CST);
 		B->bw_qp[s][d] = cfg->qp.qp_timeout;
@@ -384,7 +390,7 @@ static void run_world_to(struct bench *B, unsigned retest, double timeout_s, str
 	cfg.timeout_s = timeout_s;
 	rp_verdict_cfg_default(&vcfg);
 	vcfg.min_bw = 0;
-	vcfg.outlier = 0;
+	vcfg.outlier = B->rates ? RP_VERDICT_OUTLIER_DEFAULT : 0;
 	vcfg.interval_drop = 0;
 	*s_p = full(N);
 	for (int r = 0; r < N; r++) {
@@ -858,6 +864,50 @@ static int hold_off(void **state)
 	return 0;
 }
 
+/* A pair the retests made slow is measured again before it is condemned. 0 -> 1 is slow once
+ * (10 Gb/s against 100): an outlier, measured again at 100. That raises the median of column 1 from
+ * 45 to 100, and 2 -> 1 (45 Gb/s, in line with its row's 80 and its column's 45 before) falls below
+ * half of it: it gets its own retest (100: flaky), not an unconfirmed failure it was never measured
+ * again for. 2 -> 3 stays at 80 (its row's median, half its column's): never measured again. */
+static void test_retest_what_the_retests_made_slow(void **state)
+{
+	struct bench B = { .bad = -1, .flaky = -1, .rates = true };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s;
+	struct mx_run *R = &ranks[0].run;
+	struct rp_verdict v;
+
+	(void)state;
+	B.rate[0][1][0] = 10;
+	B.rate[2][1][0] = 45;
+	B.rate[2][3][0] = B.rate[2][3][1] = B.rate[2][3][2] = 80;
+	run_world(&B, 1, ranks, &w, &s);
+	one_result_each(R);
+	assert_int_equal(B.bw[0][1], 2);
+	assert_int_equal(B.bw[2][1], 2);
+	assert_int_equal(B.bw[2][3], 1);
+	assert_int_equal(R->retest_rounds, 2);     /* a set for 0 -> 1, then one for 2 -> 1 */
+	{
+		struct rp_result_seq ps = mx_results_pairs(&R->mr);
+
+		assert_int_equal(mx_judge(R->vcfg, R->rep_eps, N, R->mr.pair_eps, &ps, 1, &v), 0);
+	}
+	assert_true(v.pass);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+		bool again = (a == 0 || a == 2) && b == 1;
+
+		if (r->status != RP_ST_OK)
+			fail_msg("%u -> %u: %s: %s", a, b, rp_status_code(r->status), r->reason);
+		assert_int_equal(r->confirm == RP_CONFIRM_FLAKY, again);
+		assert_int_equal(B.bw[a][b], again ? 2 : 1);
+	}
+	rp_verdict_fini(&v);
+	world_done(ranks, w, s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -881,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_screen_timeout_cleared),
 		cmocka_unit_test(test_screen_retry_flaky),
 		cmocka_unit_test(test_screen_undecided_kept),
+		cmocka_unit_test(test_retest_what_the_retests_made_slow),
 	};
 	int rc = cmocka_run_group_tests_name("sweep", tests, NULL, NULL);
 
