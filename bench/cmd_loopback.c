@@ -286,12 +286,13 @@ static int lb_sweep(struct lb_run *lb)
 }
 
 /* Every pair of the pass that failed or fell below the threshold/outlier rule, measured again
- * (up to --retest times), each new measurement folded in and the verdict applied again. */
+ * (up to --retest times, in up to rp_retest_sets() rounds), each new measurement folded in and the
+ * verdict applied again. */
 static int lb_retest(struct lb_run *lb, size_t first, unsigned pass)
 {
 	unsigned max = lb->vc.cfg.retest;
 
-	for (unsigned round = 0; round < max && !rp_stop_requested(); round++) {
+	for (unsigned round = 0; round < rp_retest_sets(max) && !rp_stop_requested(); round++) {
 		for (size_t k = first; k < lb->n_res && !rp_stop_requested(); k++) {
 			struct rp_pair_result *r = &lb->res[k], again;
 			struct rp_engine_cfg base, cfg;
@@ -304,13 +305,13 @@ static int lb_retest(struct lb_run *lb, size_t first, unsigned pass)
 			base.meas.msg_size = lb->e.sizes[pass];
 			rp_retest_cfg(&base, r, &cfg);
 			if (!lb->quiet)
-				fprintf(stderr, "[retest %u/%u] %s:%d -> %s:%d (%s), --qp-timeout %d ...\n", round + 1, max,
+				fprintf(stderr, "[retest, attempt %u] %s:%d -> %s:%d (%s), --qp-timeout %d ...\n", r->n_attempts + 1,
 					lb->ports[i].device, lb->ports[i].port, lb->ports[j].device, lb->ports[j].port,
 					rp_status_code(r->status), cfg.qp.qp_timeout);
 			if (!lb_measure(lb, &cfg, i, j, pass, &again))
 				break;
 			if (!lb->quiet)
-				fprintf(stderr, "[retest %u/%u] %s (%.1f s)\n", round + 1, max, rp_status_code(again.status),
+				fprintf(stderr, "[retest, attempt %u] %s (%.1f s)\n", r->n_attempts + 1, rp_status_code(again.status),
 					again.elapsed_s);
 			rp_retest_merge(r, &again);
 			rc = lb_checkpoint(lb, false);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "matrix/mx_retest.h"
+#include "verdict/retest.h"
 #include "base/util.h"
 
 static void run_between(void *arg);
@@ -550,10 +551,9 @@ static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, s
 static int retest_rounds(struct mx_run *R)
 {
 	struct mx_ctx *c = &R->ctx;
-	unsigned sets = R->set.retest ? R->set.retest + 1 : 0;
 	int rc = 0;
 
-	for (unsigned phase = 0; phase < sets && rc == 0; phase++) {
+	for (unsigned phase = 0; phase < rp_retest_sets(R->set.retest) && rc == 0; phase++) {
 		struct mx_retest_job *plan = NULL;
 		struct mx_job *jobs = NULL;
 		uint32_t *round_of = NULL;
