@@ -286,13 +286,15 @@ static int lb_sweep(struct lb_run *lb)
 }
 
 /* Every pair of the pass that failed or fell below the threshold/outlier rule, measured again
- * (up to --retest times, in up to rp_retest_sets() rounds), each new measurement folded in and the
- * verdict applied again. */
+ * (each up to --retest times), each new measurement folded in and the verdict applied again, until
+ * a round over the pairs finds none to measure (lib/verdict/retest.h). */
 static int lb_retest(struct lb_run *lb, size_t first, unsigned pass)
 {
 	unsigned max = lb->vc.cfg.retest;
+	bool more = max > 0;
 
-	for (unsigned round = 0; round < rp_retest_sets(max) && !rp_stop_requested(); round++) {
+	while (more && !rp_stop_requested()) {
+		more = false;
 		for (size_t k = first; k < lb->n_res && !rp_stop_requested(); k++) {
 			struct rp_pair_result *r = &lb->res[k], again;
 			struct rp_engine_cfg base, cfg;
@@ -309,11 +311,12 @@ static int lb_retest(struct lb_run *lb, size_t first, unsigned pass)
 					lb->ports[i].device, lb->ports[i].port, lb->ports[j].device, lb->ports[j].port,
 					rp_status_code(r->status), cfg.qp.qp_timeout);
 			if (!lb_measure(lb, &cfg, i, j, pass, &again))
-				break;
+				return 0;   /* stopped: what was measured is kept */
 			if (!lb->quiet)
 				fprintf(stderr, "[retest, attempt %u] %s (%.1f s)\n", r->n_attempts + 1, rp_status_code(again.status),
 					again.elapsed_s);
 			rp_retest_merge(r, &again);
+			more = true;   /* each pair at most max times (rp_retest_wanted): the rounds end */
 			rc = lb_checkpoint(lb, false);
 			if (rc)
 				return rc;

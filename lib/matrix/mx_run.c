@@ -470,9 +470,10 @@ static void retest_fold(struct mx_run *R, const struct mx_retest_job *plan, cons
 	}
 }
 
-/* One set of retest rounds over a plan every rank has. MX_GO_ON, MX_STOPPED, negative errno. */
+/* One set of retest rounds over a plan every rank has; rank 0 adds to *folded the results it measured
+ * again (an interrupted direction is not one). MX_GO_ON, MX_STOPPED, negative errno. */
 static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_t *round_of, size_t n,
-		      const struct mx_retest_job *plan)
+		      const struct mx_retest_job *plan, size_t *folded)
 {
 	size_t n_rounds = 0, *which = calloc(n ? n : 1, sizeof(*which));
 	int rc = 0;
@@ -493,6 +494,7 @@ static int retest_run(struct mx_run *R, const struct mx_job *jobs, const uint32_
 		if (rc >= 0 && R->ctx.rank == 0) {
 			R->n_touched = 0;
 			retest_fold(R, plan, which, m);
+			*folded += R->n_touched;
 			R->retest_rounds++;
 			R->hook_round = R->next_round - 1;
 			R->round_jobs = R->jobs;
@@ -543,28 +545,35 @@ static int retest_jobs_send(struct mx_run *R, struct mx_retest_job **retest_p, s
 }
 
 /* After the planned rounds: sets of extra rounds, each over the pairs that still fail and were
- * measured again fewer than `retest` times, until a set finds none: at most retest + 1 sets. The last
- * one is for pairs that only failed once the sets before it had moved the medians (a retested pair's
- * new rate raises its row's and column's, and a pair in line before falls below the outlier rule):
- * measured again like any other before they are condemned, never more than `retest` times each.
- * MX_GO_ON, MX_STOPPED, negative errno. */
+ * measured again fewer than `retest` times, until a set finds none (lib/verdict/retest.h: each pair
+ * is measured again at most `retest` times, so the sets end). The later sets are for pairs that only
+ * failed once the sets before had moved the medians: measured again like any other before they are
+ * condemned. MX_GO_ON, MX_STOPPED, negative errno. */
 static int retest_rounds(struct mx_run *R)
 {
 	struct mx_ctx *c = &R->ctx;
+	size_t folded = 1;            /* rank 0: what the last set measured again (before the first: go) */
 	int rc = 0;
 
-	for (unsigned phase = 0; phase < rp_retest_sets(R->set.retest) && rc == 0; phase++) {
+	while (R->set.retest && rc == 0) {
 		struct mx_retest_job *plan = NULL;
 		struct mx_job *jobs = NULL;
 		uint32_t *round_of = NULL;
 		size_t n = 0;
 
+		if (c->rank == 0 && folded == 0) {
+			/* a set that measured nothing again (every direction of it interrupted) changed no
+			 * pair's count: the next would be the same, so none follows */
+			mx_jobs_send(c, R->next_round, NULL, NULL, 0);
+			break;
+		}
+		folded = 0;
 		if (c->rank == 0)
 			rc = retest_jobs_send(R, &plan, &jobs, &round_of, &n);
 		else
 			rc = mx_jobs_wait(c, R->next_round, &jobs, &round_of, &n, rp_now() + mx_ctx_go_wait(c));
 		if (!rc && n)
-			rc = retest_run(R, jobs, round_of, n, plan);
+			rc = retest_run(R, jobs, round_of, n, plan, &folded);
 		free(plan);
 		free(jobs);
 		free(round_of);

@@ -21,10 +21,6 @@ bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest)
 	return rp_retest_status_wanted(r->status) && retests_done(r) < max_retest && r->n_attempts < RP_MAX_ATTEMPTS;
 }
 
-unsigned rp_retest_sets(unsigned max_retest)
-{
-	return max_retest ? max_retest + 1 : 0;
-}
 
 /* Failures a short ACK timeout can cause on a healthy but busy or slow link. BELOW_THRESHOLD is not
  * one: a longer timeout only slows each retransmission down (see retest.h). REMOTE_INVALID is: a

@@ -11,9 +11,10 @@
  *      classifies every pair (rp_retest_classify): a failure not yet measured again is UNCONFIRMED
  *   3. for every pair with rp_retest_wanted(): measure again with rp_retest_cfg()'s configuration
  *      and fold the new measurement in with rp_retest_merge() (not when the new measurement was
- *      interrupted: the pair then stays UNCONFIRMED); repeat 2-3 up to rp_retest_sets(N) times (one
- *      more than N, for the pairs the N-th set's new rates pushed below the outlier rule; every pair
- *      is still measured again at most N times)
+ *      interrupted: the pair then stays UNCONFIRMED); repeat 2-3 until no pair is wanted. Every pair
+ *      is measured again at most N times, so the sets end; the later ones are for pairs that fell
+ *      below the outlier rule only once earlier retests had moved their row's or column's median
+ *      (a retested pair's new rate raises them, and a pair in line before falls below half)
  *   4. rp_verdict_apply() again: the thresholds and the outlier rule judge the new measurement
  *      (an outlier seen under CPU contention is cleared when its retest is in line), then every pair
  *      is FLAKY (passed on a retest: a warning, not a failure), CONFIRMED (failed every attempt) or
@@ -47,10 +48,6 @@
 /* True when r did not pass (any status but OK or INTERRUPTED) and fewer than max_retest retests
  * were done. */
 bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest);
-/* How many sets of retests (step 3 above) a front end runs at most with --retest max_retest: a set
- * measures again every pair rp_retest_wanted() then; the last is for pairs that only fell below the
- * outlier rule once the sets before had moved its medians. 0 when max_retest is 0. */
-unsigned rp_retest_sets(unsigned max_retest);
 /* Whether a pair of status st can be wanted at all (rp_retest_wanted's test of the status alone: OK,
  * INTERRUPTED, NO_PORT and ENDPOINT_DEAD never are), for a pass that peeks before it builds a pair. */
 bool rp_retest_status_wanted(enum rp_status st);
