@@ -103,11 +103,12 @@ static void test_no_progress_timed_out(void **state)
 }
 
 /* A writer waiting out a dead path naps between polls once 2 ms passed with no completion, a tenth of
- * the stall so far up to 2 ms: over the 1 s it waits, not the millions of polls of a loop without a
+ * the stall so far up to 10 ms: over the 1 s it waits, not the millions of polls of a loop without a
  * pause, which took a core from whatever ran beside it (the matrix runs a dead-endpoint confirmation
- * beside its bandwidth rounds), and from 0.1 s into the stall on a poll every 2 ms: at most about 450
- * then, where naps of 0.2 ms made 4,500 (eight such writers a suspect made healthy pairs outliers
- * on a 2-vCPU test bed). */
+ * beside its bandwidth rounds), and from 0.1 s into the stall a poll every 10 ms. The count is of
+ * both sides' polls: the target looks every 2 ms (about 450 in the 0.9 s), the writer about 90 more
+ * (525 in all here), where writer naps of 0.2 ms made 3,600 in all and naps of at most 2 ms 860
+ * (eight such writers a suspect made healthy pairs outliers on a 2-vCPU test bed with either). */
 static void test_stalled_writer_naps(void **state)
 {
 	struct rp_engine_cfg cfg;
@@ -124,7 +125,7 @@ static void test_stalled_writer_naps(void **state)
 	if (polls > 200000)
 		fail_msg("%lu polls in a 1 s stall", polls);
 	polls = __atomic_load_n(&fk_polls_late, __ATOMIC_SEQ_CST);
-	if (polls > 1000)
+	if (polls > 650)
 		fail_msg("%lu polls from 0.1 s into a 1 s stall on", polls);
 	assert_true(fk_all_released());
 }
