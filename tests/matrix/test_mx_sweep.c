@@ -868,6 +868,20 @@ static int hold_off(void **state)
 	return 0;
 }
 
+/* The run's final judgement, as the front end makes it after the retests (its results judged in
+ * place): whether it passed. */
+static bool final_pass(struct mx_run *R)
+{
+	struct rp_result_seq ps = mx_results_pairs(&R->mr);
+	struct rp_verdict v;
+	bool pass;
+
+	assert_int_equal(mx_judge(R->vcfg, R->rep_eps, N, R->mr.pair_eps, &ps, 1, &v), 0);
+	pass = v.pass;
+	rp_verdict_fini(&v);
+	return pass;
+}
+
 /* Pairs the retests made slow are measured again before they are condemned, however many sets that
  * takes. 0 -> 1 is slow once (10 Gb/s against 100): an outlier, measured again at 100. That raises
  * column 1's median from 45 to 100, and 2 -> 1 (45 Gb/s, in line with the medians of 45 before)
@@ -882,7 +896,6 @@ static void test_retest_what_the_retests_made_slow(void **state)
 	struct mxt_world *w;
 	struct rp_sched *s;
 	struct mx_run *R = &ranks[0].run;
-	struct rp_verdict v;
 
 	(void)state;
 	B.rate[0][1][0] = 10;
@@ -896,12 +909,7 @@ static void test_retest_what_the_retests_made_slow(void **state)
 	assert_int_equal(B.bw[2][1], 2);
 	assert_int_equal(B.bw[2][3], 2);
 	assert_int_equal(R->retest_rounds, 3);     /* a set each: 0 -> 1, 2 -> 1, 2 -> 3 */
-	{
-		struct rp_result_seq ps = mx_results_pairs(&R->mr);
-
-		assert_int_equal(mx_judge(R->vcfg, R->rep_eps, N, R->mr.pair_eps, &ps, 1, &v), 0);
-	}
-	assert_true(v.pass);
+	assert_true(final_pass(R));
 	for (size_t i = 0; i < R->mr.n; i++) {
 		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
 		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
@@ -912,7 +920,6 @@ static void test_retest_what_the_retests_made_slow(void **state)
 		assert_int_equal(r->confirm == RP_CONFIRM_FLAKY, again);
 		assert_int_equal(B.bw[a][b], again ? 2 : 1);
 	}
-	rp_verdict_fini(&v);
 	world_done(ranks, w, s);
 }
 
@@ -926,19 +933,13 @@ static void test_retests_end_when_a_set_measures_nothing(void **state)
 	struct mxt_world *w;
 	struct rp_sched *s;
 	struct mx_run *R = &ranks[0].run;
-	struct rp_verdict v;
 
 	(void)state;
 	B.rate[0][1][0] = 10;
 	run_world(&B, 1, ranks, &w, &s);
 	assert_int_equal(B.bw[0][1], 2);
 	assert_int_equal(R->retest_rounds, 1);
-	{
-		struct rp_result_seq ps = mx_results_pairs(&R->mr);
-
-		assert_int_equal(mx_judge(R->vcfg, R->rep_eps, N, R->mr.pair_eps, &ps, 1, &v), 0);
-	}
-	assert_false(v.pass);
+	assert_false(final_pass(R));
 	for (size_t i = 0; i < R->mr.n; i++) {
 		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
 		bool slow = R->mr.pair_eps[2 * i] == 0 && R->mr.pair_eps[2 * i + 1] == 1;
@@ -947,7 +948,6 @@ static void test_retests_end_when_a_set_measures_nothing(void **state)
 		if (slow)
 			assert_int_equal(r->confirm, RP_CONFIRM_UNCONFIRMED);
 	}
-	rp_verdict_fini(&v);
 	world_done(ranks, w, s);
 }
 
