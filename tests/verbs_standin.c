@@ -61,6 +61,8 @@ uint64_t fk_ctr_at, fk_ctr_value;
 int fk_drop_open;
 struct ibv_context *fk_drop_ctx;
 uint32_t fk_drop_over;
+static int qps_destroyed;
+int fk_small_qps_destroyed;
 
 void fk_reset(void)
 {
@@ -104,6 +106,8 @@ void fk_reset(void)
 	fk_drop_open = 0;
 	fk_drop_ctx = NULL;
 	fk_drop_over = 0;
+	fk_small_qps_destroyed = -1;
+	qps_destroyed = 0;
 	fk_cm_reset();
 	(void)fk_ops_dummy;
 }
@@ -290,6 +294,7 @@ FK_WRAP int __wrap_ibv_destroy_qp(struct ibv_qp *qp)
 	for (size_t i = 0; i < RP_ARRAY_SIZE(fk_qps); i++)
 		if (fk_qps[i] == (struct fk_qp *)qp)
 			fk_qps[i] = NULL;
+	qps_destroyed++;
 	pthread_mutex_unlock(&fk_lock);
 	free(qp);
 	fk_count(FK_QP, -1);
@@ -491,6 +496,8 @@ FK_WRAP int __wrap_rp_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		double at = fk_done_time();
 
 		fk_writes++;
+		if (len == 64 && fk_small_qps_destroyed < 0)
+			fk_small_qps_destroyed = qps_destroyed;
 		if (fk_ctr_fx && fk_writes == fk_ctr_at)
 			rp_fx_writef(fk_ctr_fx, fk_ctr_rel, "%llu\n", (unsigned long long)fk_ctr_value);
 		if (dst && ((fk_drop_from && fk_writes >= fk_drop_from) || (fk_drop_over && len > fk_drop_over) ||

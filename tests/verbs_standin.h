@@ -99,6 +99,7 @@ extern uint64_t fk_ctr_at, fk_ctr_value;
 extern int fk_drop_open;                 /* writes on QPs of the Nth device opened vanish (0: none) */
 extern struct ibv_context *fk_drop_ctx;
 extern uint32_t fk_drop_over;            /* writes longer than this vanish (0: none) */
+extern int fk_small_qps_destroyed;       /* QPs destroyed before the first 64-byte write was posted (-1: none yet) */
 extern bool fk_gid_link_local;           /* ibv_query_gid gives fe80::N, a link-local GID */
 
 struct ibv_device **__wrap_ibv_get_device_list(int *n);

@@ -93,6 +93,9 @@ struct rp_engine_cfg {
 	bool no_mtucheck;           /* never run the MTU probe below (both sides of a pair must agree: set
 	                              * from the same options on every rank; a screening probe whose
 	                              * failure is confirmed later, lib/matrix/mx_sweep.h) */
+	bool mtucheck_beside;        /* loopback only (rp_engine_loopback_run, both sides in this process):
+	                              * the MTU probe's sequences run beside the pair, from its start,
+	                              * instead of after it (below) */
 	struct rp_mem_spec src_mem;  /* buffer of the writer */
 	struct rp_mem_spec dst_mem;  /* buffer of the target */
 	/* Port counters around the measured run (lib/health/counters.h): each side snapshots its own port under
@@ -253,7 +256,13 @@ int rp_engine_pair_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role
  * probe saw in the reason). The probe's time counts in the pair's elapsed_s (at most about 2 x
  * (RP_ENGINE_MTUCHECK_TIMEOUT_S + set-up) more). A pair that moved anything is never probed. Retry exceeded is included:
  * on a real black hole the transport gives up (retry_cnt x the ACK timeout) before --timeout.
- * cfg.no_mtucheck turns it off. */
+ * cfg.no_mtucheck turns it off.
+ * Beside the pair (cfg.mtucheck_beside, loopback only): the same two sequences run from the pair's
+ * start, over a side channel and QPs of their own, and their outcome is applied exactly when it would
+ * have been after (the pair failed as above with no write completed); otherwise it is dropped. A pair
+ * that fails then costs its own deadline, not that plus the probe's; every pair so run makes one or
+ * two small writes more, beside its own (the reachability sweep's second pass, whose pairs all failed
+ * once already: lib/matrix/pairset_sweep.h). */
 #define RP_ENGINE_MTUCHECK_SMALL 64
 #define RP_ENGINE_MTUCHECK_TIMEOUT_S 2.0   /* a healthy path moves one small write in milliseconds */
 

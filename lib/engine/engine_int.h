@@ -176,7 +176,8 @@ struct rp_engine_side_info {
 	bool completed_known;
 };
 int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
-		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_side_info *info);
+		       struct rp_oob *oob, unsigned pass, struct rp_engine_hold *hold, struct rp_pair_result *res,
+		       struct rp_engine_side_info *info);
 /* engine_pair.c: one side (on a held connection when hold allows; NULL none), then the MTU probe when
  * the pair moved nothing; no attempt record (rp_engine_pair_run_held and loopback add it). */
 int rp_engine_side_run_mtucheck(const struct rp_engine_cfg *cfg, enum rp_engine_role role,
@@ -189,6 +190,21 @@ int rp_engine_side_run_mtucheck(const struct rp_engine_cfg *cfg, enum rp_engine_
 bool rp_engine_mtucheck_wanted(const struct rp_pair_result *res, const struct rp_engine_side_info *info);
 int rp_engine_mtucheck_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
 			struct rp_oob *oob, unsigned pass, struct rp_pair_result *res);
+/* engine_mtucheck.c: the probe beside a loopback pair (cfg.mtucheck_beside): both sequences, both sides
+ * in this process, each over a side channel of its own (run_loopback: engine_loopback.c's sequence
+ * without MTU probe or attempt record); what they saw in *seen, which rp_engine_mtucheck_apply turns
+ * into the pair's outcome as rp_engine_mtucheck_run would have. */
+struct rp_engine_mtucheck_seen {
+	bool small, big;              /* arrived */
+	uint64_t mtu;                 /* the MTU-size write's size (0: not tried) */
+	char small_why[32], big_why[32];
+};
+typedef void (*rp_engine_loopback_seq_fn)(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
+					  const struct rp_engine_port *dst, unsigned pass, struct rp_pair_result *res);
+void rp_engine_mtucheck_loopback(const struct rp_engine_cfg *cfg, const struct rp_engine_port *src,
+				 const struct rp_engine_port *dst, unsigned pass, rp_engine_loopback_seq_fn run_loopback,
+				 struct rp_engine_mtucheck_seen *seen);
+void rp_engine_mtucheck_apply(struct rp_pair_result *res, const struct rp_engine_mtucheck_seen *seen);
 
 /* engine_mux.c: --bidir, the two directions over one side channel (see engine.h, "Both directions").
  * rp_engine_mux_chan(m, 0) is the forward direction's channel, 1 the reverse's; closing them does not

@@ -781,9 +781,10 @@ static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role ro
 }
 
 int rp_engine_side_run(const struct rp_engine_cfg *cfg, enum rp_engine_role role, const struct rp_engine_port *local,
-		       struct rp_oob *oob, unsigned pass, struct rp_pair_result *res, struct rp_engine_side_info *info)
+		       struct rp_oob *oob, unsigned pass, struct rp_engine_hold *hold, struct rp_pair_result *res,
+		       struct rp_engine_side_info *info)
 {
-	return pair_run_side(cfg, role, local, oob, pass, res, NULL, 0, info, NULL);
+	return pair_run_side(cfg, role, local, oob, pass, res, NULL, 0, info, hold);
 }
 
 /* One side (on a held connection when hold allows), then the MTU probe when the pair moved nothing
@@ -794,7 +795,7 @@ int rp_engine_side_run_mtucheck(const struct rp_engine_cfg *cfg, enum rp_engine_
 {
 	struct rp_engine_side_info info;
 	double t0 = rp_now();
-	int rc = pair_run_side(cfg, role, local, oob, pass, res, NULL, 0, &info, hold);
+	int rc = rp_engine_side_run(cfg, role, local, oob, pass, hold, res, &info);
 
 	if (!cfg->no_mtucheck && rp_engine_mtucheck_wanted(res, &info)) {
 		rc = rp_engine_mtucheck_run(cfg, role, local, oob, pass, res);

@@ -80,6 +80,7 @@ int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, unsigned re
 	for (size_t i = 0; i < n; i++) {
 		first[i] = (struct reach_task){ .run = run, .job = &jobs[i], .wanted = true };
 		screen_s = mx_sweep_cfg(&jobs[i].cfg, retest > 0, &first[i].cfg);
+		first[i].cfg.mtucheck_beside = true;   /* inert in a screen (no MTU probe) */
 	}
 	run_all(first, n);
 	*rounds_p = 1;
@@ -90,6 +91,7 @@ int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, unsigned re
 		if (st == RP_ST_OK || st == RP_ST_INTERRUPTED)
 			continue;
 		mx_sweep_cfg(&jobs[i].cfg, false, &second[i].cfg);
+		second[i].cfg.mtucheck_beside = true;
 		if (second[i].cfg.qp.qp_timeout < RP_RETEST_NCCL_QP_TIMEOUT)
 			second[i].cfg.qp.qp_timeout = RP_RETEST_NCCL_QP_TIMEOUT;
 		/* no usable port, or no --retest (the one pass was at the full settings): decided now */

@@ -5,7 +5,8 @@
  * direction is probed at once, one thread a direction (ports shared: a probe is MX_SWEEP_ITERS
  * verified writes of at most 4 KiB), as the matrix's sweep screens (lib/matrix/mx_sweep.h: a window of at
  * most 3 s, no MTU probe, when --timeout is longer); the directions that failed are probed again,
- * all at once, as its second pass (the full --timeout, the MTU probe, NCCL's ACK timeout). Then:
+ * all at once, as its second pass (the full --timeout, NCCL's ACK timeout, and the MTU probe beside
+ * the probe, cfg.mtucheck_beside: a dead direction costs the one --timeout, engine.h). Then:
  *   - failed again: RP_REACH_DEAD: both attempts are the direction's result (the reason starts
  *     "reachability sweep: "), no bandwidth run: a dead adapter costs one screen and one
  *     confirmation, whatever the node's size;
@@ -15,8 +16,9 @@
  *     failure the first attempt (never a plain pass);
  *   - a probe a stop cut short: RP_REACH_OK (measured, or interrupted, as without the sweep).
  * Without --retest (one sample decides) the one pass is not a screen: every direction at once with
- * the full --timeout and the MTU probe (its own ACK timeout), and a failure is RP_REACH_DEAD with that
- * one attempt (unconfirmed), as the matrix's sweep without --retest (mx_sweep.h).
+ * the full --timeout and the MTU probe beside it (its own ACK timeout), and a failure is
+ * RP_REACH_DEAD with that one attempt (unconfirmed), as the matrix's sweep without --retest
+ * (mx_sweep.h).
  * Policy only: the probes run through `run` (rp_engine_loopback_run, or a test's stand-in).
  */
 #ifndef RP_PAIRSET_SWEEP_H

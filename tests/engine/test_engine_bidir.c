@@ -196,6 +196,80 @@ static void test_mtu_probe_off(void **state)
 	assert_true(fk_all_released());
 }
 
+/* cfg.mtucheck_beside (loopback): the black hole of test_mtu_blackhole is found by the probe's
+ * sequences running beside the pair, not after it: its 64-byte write is posted before any QP was
+ * destroyed (after the pair, the pair's were), and the outcome is the same as after: mtu_blackhole,
+ * the original reason kept, one attempt. (Before: the flag did not exist; the probe ran after the
+ * pair had torn its QPs down.) */
+static void test_mtu_probe_beside_blackhole(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 2;   /* the pair's QPs stay this long: the probe beside it has written by then */
+	cfg.mtucheck_beside = true;
+	fk_drop_over = 512;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
+	if (r.status != RP_ST_MTU_BLACKHOLE)
+		fail_msg("%s (%s)", rp_status_code(r.status), r.reason);
+	assert_non_null(strstr(r.reason, "a 64-byte write arrives, a 1024-byte one"));
+	assert_non_null(strstr(r.reason, "; first: "));
+	assert_int_equal(fk_small_qps_destroyed, 0);
+	assert_int_equal(r.n_attempts, 1);
+	assert_int_equal(r.attempts[0].status, RP_ST_MTU_BLACKHOLE);
+	assert_true(fk_all_released());
+}
+
+/* Beside the pair, everything vanishing: timed_out, and the reason says the probe's small write did
+ * not arrive either, as after the pair. */
+static void test_mtu_probe_beside_all_dropped(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.timeout_s = 1;
+	cfg.mtucheck_beside = true;
+	fk_drop_from = 1;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 1);
+	if (r.status != RP_ST_TIMEOUT)
+		fail_msg("%s (%s)", rp_status_code(r.status), r.reason);
+	assert_non_null(strstr(r.reason, "a 64-byte probe write did not arrive either"));
+	assert_true(fk_all_released());
+}
+
+/* Beside the pair, the probe's outcome is dropped when the pair's does not call for it: a pair that
+ * passes stays a plain pass, and one that moved data before its writes vanished stays timed_out with
+ * no word of a probe, though the probe's writes were made (its small write is counted). */
+static void test_mtu_probe_beside_only_when_wanted(void **state)
+{
+	struct rp_engine_cfg cfg;
+	struct rp_pair_result r;
+
+	(void)state;
+	small_cfg(&cfg);
+	cfg.mtucheck_beside = true;
+	assert_int_equal(rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r), 0);
+	if (r.status != RP_ST_OK)
+		fail_msg("%s (%s)", rp_status_code(r.status), r.reason);
+	assert_string_equal(r.reason, "");
+	assert_int_equal(r.iters, 200);
+	assert_true(fk_small_qps_destroyed >= 0);   /* the probe wrote, and was dropped */
+	assert_true(fk_all_released());
+
+	fk_reset();
+	cfg.timeout_s = 1;
+	fk_drop_from = 40;
+	rp_engine_loopback_run(&cfg, &port_a, &port_b, 0, &r);
+	if (r.status != RP_ST_TIMEOUT)
+		fail_msg("%s (%s)", rp_status_code(r.status), r.reason);
+	assert_null(strstr(r.reason, "probe"));
+	assert_true(fk_all_released());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +280,9 @@ int main(void)
 		cmocka_unit_test_setup(test_mtu_probe_not_when_ok, setup),
 		cmocka_unit_test_setup(test_mtu_probe_not_after_progress, setup),
 		cmocka_unit_test_setup(test_mtu_probe_off, setup),
+		cmocka_unit_test_setup(test_mtu_probe_beside_blackhole, setup),
+		cmocka_unit_test_setup(test_mtu_probe_beside_all_dropped, setup),
+		cmocka_unit_test_setup(test_mtu_probe_beside_only_when_wanted, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
