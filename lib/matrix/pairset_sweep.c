@@ -81,6 +81,8 @@ int rp_pairset_reach(const struct rp_concurrent_job *jobs, size_t n, unsigned re
 		first[i] = (struct reach_task){ .run = run, .job = &jobs[i], .wanted = true };
 		screen_s = mx_sweep_cfg(&jobs[i].cfg, retest > 0, &first[i].cfg);
 		first[i].cfg.mtucheck_beside = true;   /* inert in a screen (no MTU probe) */
+		if (screen_s > 0 && first[i].cfg.qp.retry_cnt > RP_PAIRSET_SCREEN_RETRY_MAX)
+			first[i].cfg.qp.retry_cnt = RP_PAIRSET_SCREEN_RETRY_MAX;
 	}
 	run_all(first, n);
 	*rounds_p = 1;

@@ -4,7 +4,8 @@
  * directions, and again for each retest: minutes in series. So before any bandwidth run, every
  * direction is probed at once, one thread a direction (ports shared: a probe is MX_SWEEP_ITERS
  * verified writes of at most 4 KiB), as the matrix's sweep screens (lib/matrix/mx_sweep.h: a window of at
- * most 3 s, no MTU probe, when --timeout is longer); the directions that failed are probed again,
+ * most 3 s, no MTU probe, when --timeout is longer) and with at most RP_PAIRSET_SCREEN_RETRY_MAX
+ * transport retries; the directions that failed are probed again,
  * all at once, as its second pass (the full --timeout, NCCL's ACK timeout, and the MTU probe beside
  * the probe, cfg.mtucheck_beside: a dead direction costs the one --timeout, engine.h). Then:
  *   - failed again: RP_REACH_DEAD: both attempts are the direction's result (the reason starts
@@ -27,6 +28,14 @@
 #include <stddef.h>
 
 #include "engine/engine_concurrent.h"
+
+/* A screen's transport retries at most (the run's --retry-cnt otherwise, NCCL's 7 by default): a dead
+ * path's screen ends when its QP gives up, after retries + 1 ACK timeouts (7 x 67 ms at the probe's
+ * ACK timeout 14), on every provider. rxe reads a retry count of 7 as "for ever" (as the spec reads
+ * an RNR retry count of 7), so at 7 its screen waited out the whole window instead. A screen's QP is
+ * not kept for the bandwidth run (the loopback holds no connection), so the run's own retry count
+ * is untouched; the second pass probes with it. */
+#define RP_PAIRSET_SCREEN_RETRY_MAX 6
 
 enum rp_reach { RP_REACH_OK = 0, RP_REACH_DEAD, RP_REACH_FLAKY };
 

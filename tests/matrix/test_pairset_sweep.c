@@ -2,10 +2,11 @@
  * a stand-in for the engine's loopback: 4 ports dev0..dev3, every ordered pair (self pairs too), 16
  * directions.
  * - dev3 dead: its 7 directions fail the screen and the confirmation and are DEAD with both attempts
- *   (screen settings first: 3 s, no MTU probe; then the full --timeout, the MTU probe beside the
- *   probe, NCCL's ACK timeout); the others are probed once and left to be measured; every direction's screen runs at
- *   once (16 in flight), and the confirmations only after every screen: a dead port costs two probe
- *   windows, not one per direction (the loopback measured them one at a time, each to its deadline);
+ *   (screen settings first: 3 s, no MTU probe, at most 6 retries; then the full --timeout, the run's
+ *   retry count, the MTU probe beside the probe, NCCL's ACK timeout); the others are probed once and
+ *   left to be measured; every direction's screen runs at once (16 in flight), and the
+ *   confirmations only after every screen: a dead port costs two probe windows, not one per
+ *   direction (the loopback measured them one at a time, each to its deadline);
  * - a first failure that the screen's window can cause (timed_out) then a pass: OK (measured as if
  *   never screened); any other (retry_exceeded) then a pass: FLAKY, its failure kept;
  * - no usable port: DEAD at once, never probed again;
@@ -37,6 +38,7 @@ static struct {
 	bool nomtu[P][P][2];
 	bool beside[P][P][2];          /* its MTU probe beside it (cfg.mtucheck_beside, when it runs one) */
 	int qp[P][P][2];
+	int retry[P][P][2];
 	int dead;                     /* every direction of this port fails */
 	int flaky_to, flaky_retry;    /* dev -> dev self pair: first try timed_out / retry_exceeded */
 	int no_port;                  /* first try no_usable_port */
@@ -70,6 +72,7 @@ static int standin(const struct rp_engine_cfg *cfg, const struct rp_engine_port 
 		S.nomtu[s][d][k] = cfg->no_mtucheck;
 		S.beside[s][d][k] = cfg->mtucheck_beside;
 		S.qp[s][d][k] = cfg->qp.qp_timeout;
+		S.retry[s][d][k] = cfg->qp.retry_cnt;
 	}
 	if (!screen && S.screens_done < P * P)
 		S.confirm_early++;
@@ -145,6 +148,10 @@ static void test_dead_port_two_windows(void **state)
 				assert_true(S.to[i][j][0] == MX_SWEEP_SCREEN_TIMEOUT_S && S.nomtu[i][j][0]);
 				assert_true(S.to[i][j][1] == 10 && !S.nomtu[i][j][1] && S.beside[i][j][1]);
 				assert_int_equal(S.qp[i][j][1], RP_RETEST_NCCL_QP_TIMEOUT);
+				/* the screen gives up on its retries on every provider; the confirmation keeps
+				 * the run's (NCCL's 7) */
+				assert_int_equal(S.retry[i][j][0], RP_PAIRSET_SCREEN_RETRY_MAX);
+				assert_int_equal(S.retry[i][j][1], 7);
 				assert_int_equal(r->status, RP_ST_TIMEOUT);
 				assert_int_equal(r->n_attempts, 2);
 				assert_non_null(strstr(r->reason, "reachability sweep: stand-in: no completion"));
@@ -205,6 +212,7 @@ static void test_no_retest_one_full_round(void **state)
 			assert_int_equal(S.probes[i][j], 1);
 			assert_true(S.to[i][j][0] == 10 && !S.nomtu[i][j][0]);   /* the full settings */
 			assert_true(S.beside[i][j][0]);                           /* its MTU probe beside it */
+			assert_int_equal(S.retry[i][j][0], 7);                    /* not a screen: the run's retries */
 			assert_int_equal(S.qp[i][j][0], jobs[i * P + j].cfg.qp.qp_timeout);
 			if (i == 3 || j == 3) {
 				assert_int_equal(reach[i * P + j], RP_REACH_DEAD);
