@@ -3,11 +3,11 @@
  * One pair at a time, a node with a dead adapter out of 8 waits a deadline for each of its 14
  * directions, and again for each retest: minutes in series. So before any bandwidth run, every
  * direction is probed at once, one thread a direction (ports shared: a probe is MX_SWEEP_ITERS
- * verified writes of at most 4 KiB), as the matrix's sweep screens (lib/matrix/mx_sweep.h: a window of at
- * most 3 s, no MTU probe, when --timeout is longer) and with at most RP_PAIRSET_SCREEN_RETRY_MAX
- * transport retries; the directions that failed are probed again,
- * all at once, as its second pass (the full --timeout, NCCL's ACK timeout, and the MTU probe beside
- * the probe, cfg.mtucheck_beside: a dead direction costs the one --timeout, engine.h). Then:
+ * verified writes of at most 4 KiB), as the matrix's sweep screens (lib/matrix/mx_sweep.h: a window
+ * of at most 3 s, no MTU probe, when --timeout is longer), with at most RP_PAIRSET_SCREEN_RETRY_MAX
+ * transport retries; the directions that failed are probed again, all at once, as its second pass
+ * (the full --timeout, NCCL's ACK timeout, the run's retry count, and the MTU probe beside the probe,
+ * cfg.mtucheck_beside: a dead direction costs the one --timeout, engine.h). Then:
  *   - failed again: RP_REACH_DEAD: both attempts are the direction's result (the reason starts
  *     "reachability sweep: "), no bandwidth run: a dead adapter costs one screen and one
  *     confirmation, whatever the node's size;
