@@ -825,8 +825,6 @@ int rp_verdict_blame(const struct rp_verdict_cfg *cfg, const struct rp_endpoint 
 			rp_fabtopo_map_fini(mp);
 		return rc;
 	}
-	if (rc)
-		return rc;
 	B.out = calloc(ne, sizeof(*B.out));
 	B.cand = calloc(ne, sizeof(*B.cand));
 	B.group = calloc(ne, sizeof(*B.group));
