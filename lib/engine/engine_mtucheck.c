@@ -49,7 +49,6 @@ static void mtucheck_cfg(const struct rp_engine_cfg *cfg, uint64_t size, struct 
 	p->meas.bidir = 0;
 	p->sysfs_root = "";
 	p->no_mtucheck = true;
-	p->mtucheck_beside = false;
 	if (p->timeout_s > RP_ENGINE_MTUCHECK_TIMEOUT_S)
 		p->timeout_s = RP_ENGINE_MTUCHECK_TIMEOUT_S;
 }
