@@ -212,13 +212,15 @@ struct sim_front {
 
 /* What the simulation keeps in the heap for the other nodes, not for rank 0: as one rank it drives
  * every node's sides, and so holds every node's sweep connections (mx_hold.h's entries, 36 MiB at
- * 1,024 x 8 rail during the sweep), where rank 0 of a real run holds those of its own node (the
- * directions with an end among its endpoints: 2 / nodes of them). Under MPI, where every rank runs
- * its own sides: nothing. Read at the end of every round (the holds change only in rounds). */
+ * 1,024 x 8 rail during the sweep) and, until the round's go, every node's sides of the round
+ * (mx_round_spent_bytes: 1 M buffers, 80 MiB, after a sweep round at 1,024 x 8), where rank 0 of a
+ * real run holds those of its own node (the directions with an end among its endpoints: 2 / nodes of
+ * them). Under MPI, where every rank runs its own sides: nothing. Read at the end of every round
+ * (the holds and the sides change only in rounds). */
 static size_t heap_others(const struct sim_front *F)
 {
 	const struct rp_sim_run *S = &F->S;
-	size_t all = S->run.holds.cap * sizeof(*S->run.holds.v), own;
+	size_t all = S->run.holds.cap * sizeof(*S->run.holds.v) + mx_round_spent_bytes(&S->run.ctx), own;
 
 	if ((S->c && S->c->size > 1) || S->n_nodes <= 2)
 		return 0;
@@ -285,8 +287,10 @@ static void judging(void *arg, bool start)
 {
 	struct sim_front *F = arg;
 
-	if (start)
+	if (start) {
+		heap_others_note(F);   /* a round's sides may have gone with its go since its end */
 		heap_watch_start(F);
+	}
 	else
 		heap_watch_end(F);
 }

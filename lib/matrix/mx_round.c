@@ -3,6 +3,7 @@
 #include "matrix/mx_round_int.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -343,20 +344,43 @@ static int round_end(struct mx_ctx *c, size_t round, const struct mx_job *jobs, 
 	int rc;
 
 	c->sides_end = rp_now();
+	mx_round_spent_free(c);       /* a round whose go never came (its run ended first) */
 	if (c->rank != 0)
 		rc = mx_tree_follow(c, round, jobs, n, tasks, n_tasks, start);
 	else
 		rc = round_collect(c, round, jobs, n, tasks, n_tasks, start, got);
-	tasks_free(tasks, n_tasks);
-	if (rc || c->rank != 0)
+	if (rc || c->rank != 0) {
+		tasks_free(tasks, n_tasks);
 		return rc;
+	}
 	if (!c->stop_sig && rp_stop_requested())
 		c->stop_sig = rp_stop_signal();
+	/* collected: freed once the go is out, the ranks waiting on nothing but rank 0's own work */
+	c->spent = tasks;
+	c->n_spent = n_tasks;
 	if (!c->hold_go) {
 		mx_tree_go(c, round);
 		c->go_sent = rp_now();
+		mx_round_spent_free(c);
 	}
 	return c->stop_sig ? MX_STOPPED : MX_GO_ON;
+}
+
+void mx_round_spent_free(struct mx_ctx *c)
+{
+	tasks_free(c->spent, c->n_spent);
+	c->spent = NULL;
+	c->n_spent = 0;
+}
+
+size_t mx_round_spent_bytes(const struct mx_ctx *c)
+{
+	size_t n = c->spent ? malloc_usable_size(c->spent) : 0;
+
+	for (size_t k = 0; k < c->n_spent; k++)
+		for (int d = 0; d < 2; d++)
+			n += c->spent[k].side[d] ? malloc_usable_size(c->spent[k].side[d]) : 0;
+	return n;
 }
 
 int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n, struct mx_got *got)
@@ -423,6 +447,7 @@ int mx_round_go(struct mx_ctx *c, size_t round)
 		c->stop_sig = rp_stop_signal();
 	mx_tree_go(c, round);
 	c->go_sent = rp_now();
+	mx_round_spent_free(c);
 	return c->stop_sig ? MX_STOPPED : MX_GO_ON;
 }
 

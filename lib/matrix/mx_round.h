@@ -111,6 +111,11 @@ struct mx_ctx {
 	                               * follows until its go is rank 0's own work (collecting, keeping,
 	                               * writing), every other rank waiting */
 	double go_sent;               /* rank 0: rp_now() when it sent the last round's go */
+	struct mx_task *spent;        /* rank 0 with hold_go: the last round's sides, collected, freed once
+	                               * its go is sent (mx_round_go), so that the ranks never wait on the
+	                               * frees (a simulation's rank 0 holds every rank's sides: 1 M buffers
+	                               * a sweep round at 1,024 x 8); see mx_round_spent_free */
+	size_t n_spent;
 	struct mx_holds *holds;       /* the sweep's held connections (mx_hold.h); NULL or mode OFF: none */
 	bool brief;                   /* set alike on every rank for a round whose passes rank 0 needs nothing
 	                               * of but that they passed and how long they took (a sweep's first
@@ -143,6 +148,7 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
  * and their side channels use tags no other round uses: one started round at a time. A rank asked to
  * stop meanwhile still measures them (their deadlines bound them). */
 struct mx_started;
+struct mx_task;
 /* Start this rank's sides of jobs[0..n) (the caller keeps jobs until the finish). 0 or -ENOMEM. */
 int mx_round_start(struct mx_ctx *c, size_t side_round, const struct mx_job *jobs, size_t n, struct mx_started **st_p);
 /* Wait for this rank's sides of st, then report them as round `round` (a run-wide number of its
@@ -153,8 +159,14 @@ int mx_round_finish(struct mx_ctx *c, size_t round, struct mx_started *st, struc
 void mx_round_abandon(const struct mx_ctx *c, struct mx_started *st);
 /* How long a non-zero rank waits for rank 0 from the start of a round or a plan wait. */
 double mx_ctx_go_wait(const struct mx_ctx *c);
-/* Rank 0 with hold_go: release the ranks into the next round (the go of round). MX_GO_ON, MX_STOPPED. */
+/* Rank 0 with hold_go: release the ranks into the next round (the go of round), then free that
+ * round's sides. MX_GO_ON, MX_STOPPED. */
 int mx_round_go(struct mx_ctx *c, size_t round);
+/* Free the sides a round left to its go (c->spent): a run that ends without that go calls it. */
+void mx_round_spent_free(struct mx_ctx *c);
+/* The heap those sides hold now (malloc's usable bytes): what a simulation's rank 0 holds for the
+ * other nodes until the go. 0 when none. */
+size_t mx_round_spent_bytes(const struct mx_ctx *c);
 /* Rank 0: the next retest plan (n == 0: no more) to every live rank. */
 void mx_jobs_send(struct mx_ctx *c, size_t round, const struct mx_job *jobs, const uint32_t *round_of, size_t n);
 /* Others: wait for it; *jobs_p (malloc'd), *round_of_p (malloc'd: each job's retest round), *n_p.

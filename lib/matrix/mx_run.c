@@ -109,6 +109,7 @@ int mx_run_touch(struct mx_run *R, size_t idx)
 
 void mx_run_fini(struct mx_run *R)
 {
+	mx_round_spent_free(&R->ctx);
 	mx_judged_fini(&R->judged);
 	free(R->jobs);
 	mx_got_fini(&R->got);

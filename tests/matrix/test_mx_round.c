@@ -6,7 +6,8 @@
  *   every round still collects exactly the values its writers measured.
  * - Every error path frees what it allocated: a failing send or take (a take fails after the match:
  *   a transport failing mid-receive), a corrupted report, go or plan, on each rank; counted by a
- *   wrapping allocator (tests/matrix/test_mx_round.wrap) and checked to come back to zero.
+ *   wrapping allocator (tests/matrix/test_mx_round.wrap) and checked to come back to zero. Rank 0
+ *   frees a round's sides once its go is out, not before it.
  * - The tree (1 to 70 ranks): every round's results reach rank 0 and every rank gets every go, while
  *   each rank takes one report and sends one go per child a round (rank 0: log2(ranks), not
  *   ranks - 1). A dead leaf, and a dead interior rank whose healthy subtree rank 0 then asks
@@ -94,6 +95,7 @@ struct world {
 	size_t plan_n;                /* its jobs (0: 1), the first of W->jobs */
 	size_t max_retest_jobs;              /* every rank's ctx.max_retest_jobs */
 	double seen[MAX_ROUNDS][2];   /* rank 0: the writers' values when the round was collected */
+	size_t spent_after_go[MAX_ROUNDS];   /* rank 0: mx_round_spent_bytes once the round's go was out */
 };
 
 struct rank {
@@ -134,6 +136,7 @@ static void *rank_main(void *arg)
 			W->seen[r][0] = W->fake.written[j->a][j->b];
 			W->seen[r][1] = W->fake.written[j->b][j->a];
 			R->rc[r] = mx_round_go(&R->ctx, r);
+			W->spent_after_go[r] = mx_round_spent_bytes(&R->ctx);
 		}
 		if (R->rc[r] != 0)
 			return NULL;
@@ -329,6 +332,52 @@ static int at_point(void *arg, const struct mxt_event *ev, double *delay_s)
 		return MXT_DELIVER;
 	__atomic_add_fetch(&point_hits, 1, __ATOMIC_RELAXED);
 	return point->action;
+}
+
+/* Rank 0's sides of a round as its go leaves (the sends of MX_TAG_GO, on rank 0's thread). */
+struct go_watch {
+	const struct rank *rank0;
+	size_t n;
+	size_t bytes[4 * MAX_ROUNDS]; /* mx_round_spent_bytes at each, in order */
+};
+
+static int go_watch(void *arg, const struct mxt_event *ev, double *delay_s)
+{
+	struct go_watch *G = arg;
+	(void)delay_s;
+	if (ev->op == MXT_SEND && ev->rank == 0 && ev->chan == MX_CHAN_CTL && ev->tag == MX_TAG_GO &&
+	    G->n < RP_ARRAY_SIZE(G->bytes))
+		G->bytes[G->n++] = mx_round_spent_bytes(&G->rank0->ctx);
+	return MXT_DELIVER;
+}
+
+/* Rank 0 frees a round's sides once its go is out, not before: the ranks wait for its collecting,
+ * never for its frees (a simulation's rank 0 frees every node's sides: a million buffers a sweep
+ * round at 1,024 x 8). Each go leaves with the round's sides still held, and they are gone after it;
+ * a round without a side of rank 0's (endpoints 1 and 2) holds less than one with. */
+static void test_sides_freed_once_the_go_is_out(void **state)
+{
+	struct world W;
+	struct rank ranks[N_RANKS];
+	struct go_watch G = { .rank0 = &ranks[0] };
+
+	(void)state;
+	world_init(&W, 32767);
+	mxt_set_fault(W.w, go_watch, &G);
+	ranks_run(&W, ranks);
+	mxt_world_free(W.w);
+	for (size_t r = 0; r < W.n_rounds; r++) {
+		for (int k = 0; k < N_RANKS; k++)
+			assert_int_equal(ranks[k].rc[r], 0);
+		assert_int_equal(W.spent_after_go[r], 0);
+	}
+	/* a go to each child of rank 0, every round */
+	assert_true(G.n >= W.n_rounds && G.n % W.n_rounds == 0);
+	for (size_t i = 0; i < G.n; i++)
+		assert_true(G.bytes[i] > 0);
+	assert_null(ranks[0].ctx.spent);
+	/* round 0 (endpoints 0 and 1: rank 0 drives a side of each direction) against round 2 (1 and 2) */
+	assert_true(G.bytes[0] > G.bytes[G.n / W.n_rounds * 2]);
 }
 
 static void test_error_paths_free_everything(void **state)
@@ -891,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_stale_and_duplicates_never_taken),
 		cmocka_unit_test(test_sides_between_two_ranks_never_share_a_tag),
 		cmocka_unit_test(test_error_paths_free_everything),
+		cmocka_unit_test(test_sides_freed_once_the_go_is_out),
 		cmocka_unit_test(test_tree_every_size_to_70),
 		cmocka_unit_test(test_dead_leaf),
 		cmocka_unit_test(test_dead_interior_keeps_its_subtree),
