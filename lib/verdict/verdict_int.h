@@ -82,6 +82,14 @@ int rp_rates_build_parts(const uint32_t *pair_eps, const struct rp_result_seq *p
 /* A peer pair's class, as the blame reads it (verdict.h, "Blame"). */
 enum rp_peer_class { RP_PEER_UNKNOWN = 0, RP_PEER_OK = 1, RP_PEER_FAILED = 2 };
 
+/* The class of one result: ok, a confirmed failure, or no evidence. */
+static inline enum rp_peer_class rp_result_class(const struct rp_result_peek *pk)
+{
+	if (pk->status == RP_ST_OK)
+		return RP_PEER_OK;
+	return pk->confirm == RP_CONFIRM_CONFIRMED ? RP_PEER_FAILED : RP_PEER_UNKNOWN;
+}
+
 /* The peer pairs of every endpoint, each once, from the judged and classified pairs: for endpoint e,
  * ent[start[e] .. start[e + 1]) hold (peer << 2 | class), one entry per distinct peer, self pairs and
  * the pairs expected to fail (between two complete fabrics) left out. */
@@ -114,8 +122,8 @@ bool rp_expect_pair(const struct rp_expect *x, uint32_t a, uint32_t b);
  * least, whatever its pairs), and are reduced to one per peer in place. The peak is what the index
  * keeps plus two parts, not twice what it keeps (at 1,024 x 8 rail: 48 MiB, not 64). Each part reads
  * every pair's endpoints and peeks only its own pairs (so a pair at most twice): parts of 4 MiB,
- * twice as many reads of the endpoints, took 0.1 s more of rank 0's verdict at 1,024 x 8. 0, -EINVAL (2^30
- * endpoints or more) or -ENOMEM (pi empty). */
+ * twice as many reads of the endpoints, took 0.1 s more of rank 0's verdict at 1,024 x 8.
+ * 0, -EINVAL (2^30 endpoints or more) or -ENOMEM (pi empty). */
 #define RP_PEER_PART_BYTES ((size_t)8 << 20)
 int rp_peer_index_build(struct rp_peer_index *pi, size_t n_eps, const uint32_t *pair_eps, const struct rp_result_seq *ps,
 			const struct rp_expect *x);

@@ -1,4 +1,4 @@
-/* test_peer_index.c: the blame's peer index (lib/verdict/verdict_blame.c, rp_peer_index_build) against
+/* test_peer_index.c: the blame's peer index (lib/verdict/verdict_peers.c, rp_peer_index_build) against
  * a reference built here the plain way (for every endpoint, its distinct peers in the order the pairs
  * first name them, each pair's class merged: failed over ok over unknown), over 40 endpoints, both
  * directions of every pair, pairs measured twice, self pairs, failures confirmed and not. The index is
