@@ -344,7 +344,7 @@ static int round_end(struct mx_ctx *c, size_t round, const struct mx_job *jobs, 
 	int rc;
 
 	c->sides_end = rp_now();
-	mx_round_spent_free(c);       /* a round whose go never came (its run ended first) */
+	mx_round_spent_free(c);       /* a round whose go was never sent: not kept past the next one */
 	if (c->rank != 0)
 		rc = mx_tree_follow(c, round, jobs, n, tasks, n_tasks, start);
 	else
