@@ -136,6 +136,10 @@ struct matrix_opts {
 	char pattern_text[32];
 };
 
+/* Parse, check and derive the matrix's options (cmd_matrix_opts.c). RP_EXIT_GO_ON to go on, or an
+ * exit status (RP_EXIT_OK after --help; RP_EXIT_USAGE, said why). */
+int matrix_cli_opts_parse(struct matrix_opts *o, int argc, char **argv);
+
 /* --plan (matrix_plan.c): print the schedule of nodes x hcas endpoints and its estimates. */
 struct matrix_plan_in {
 	const struct rp_engine_cfg *cfg;
