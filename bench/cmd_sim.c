@@ -213,7 +213,7 @@ struct sim_front {
 /* What the simulation keeps in the heap for the other nodes, not for rank 0: as one rank it drives
  * every node's sides, and so holds every node's sweep connections (mx_hold.h's entries, 36 MiB at
  * 1,024 x 8 rail during the sweep) and, until the round's go, every node's sides of the round
- * (mx_round_spent_bytes: 1 M buffers, 80 MiB, after a sweep round at 1,024 x 8), where rank 0 of a
+ * (mx_round_spent_bytes: 72 MiB after a sweep round at 1,024 x 8), where rank 0 of a
  * real run holds those of its own node (the directions with an end among its endpoints: 2 / nodes of
  * them). Under MPI, where every rank runs its own sides: nothing. Read at the end of every round
  * (the holds and the sides change only in rounds). */

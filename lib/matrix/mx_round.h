@@ -113,7 +113,7 @@ struct mx_ctx {
 	double go_sent;               /* rank 0: rp_now() when it sent the last round's go */
 	struct mx_task *spent;        /* rank 0 with hold_go: the last round's sides, collected, freed once
 	                               * its go is sent (mx_round_go), so that the ranks never wait on the
-	                               * frees (a simulation's rank 0 holds every rank's sides: 1 M buffers
+	                               * frees (a simulation's rank 0 holds every rank's sides: half a million
 	                               * a sweep round at 1,024 x 8); see mx_round_spent_free */
 	size_t n_spent;
 	struct mx_holds *holds;       /* the sweep's held connections (mx_hold.h); NULL or mode OFF: none */

@@ -352,7 +352,7 @@ static int go_watch(void *arg, const struct mxt_event *ev, double *delay_s)
 }
 
 /* Rank 0 frees a round's sides once its go is out, not before: the ranks wait for its collecting,
- * never for its frees (a simulation's rank 0 frees every node's sides: a million buffers a sweep
+ * never for its frees (a simulation's rank 0 frees every node's sides: half a million buffers a sweep
  * round at 1,024 x 8). Each go leaves with the round's sides still held, and they are gone after it;
  * a round without a side of rank 0's (endpoints 1 and 2) holds less than one with. */
 static void test_sides_freed_once_the_go_is_out(void **state)
