@@ -139,12 +139,10 @@ static int probe_mem(const char *cmd, const char *opt, const char *text, const s
 	return 0;
 }
 
-int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
+/* The measurement's options against each other and their ranges (a smaller -t carries the default
+ * --cq-mod down with it). RP_EXIT_GO_ON, or RP_EXIT_USAGE (said why). */
+static int meas_check(struct rp_cli_engine *e, const char *cmd)
 {
-	struct rp_engine_cfg *c = &e->cfg;
-	enum rp_gpu_reg reg = RP_GPU_REG_AUTO;
-	int gpu = -1, rc;
-
 	if (e->duration_seen && e->iters_seen) {
 		fprintf(stderr, "rdmaprobe %s: give either -n/--iters or -D/--duration, not both\n", cmd);
 		return RP_EXIT_USAGE;
@@ -184,6 +182,17 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 		}
 		e->cq_mod = e->tx_depth;   /* the default follows a smaller -t; a given value is never changed */
 	}
+	return RP_EXIT_GO_ON;
+}
+
+/* --gpu, --gpu-reg and the buffers' memory (--mem, --src-mem, --dst-mem) into the cfg's memory specs.
+ * 0 or an exit status (said why). */
+static int mem_options(struct rp_cli_engine *e, const char *cmd)
+{
+	struct rp_engine_cfg *c = &e->cfg;
+	enum rp_gpu_reg reg = RP_GPU_REG_AUTO;
+	int gpu = -1, rc;
+
 	if (e->gpu) {
 		if (strcmp(e->gpu, "nearest") == 0) {
 			e->gpu_nearest = true;
@@ -212,6 +221,12 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 		return rc;
 	c->src_mem.hugepages = e->hugepages && strcmp(c->src_mem.kind, "host") == 0;
 	c->dst_mem.hugepages = e->hugepages && strcmp(c->dst_mem.kind, "host") == 0;
+	return 0;
+}
+
+/* The measurement and the QPs' settings into the cfg, as checked. */
+static void cfg_fill(const struct rp_cli_engine *e, struct rp_engine_cfg *c)
+{
 	c->meas.mode = e->latency ? RP_MODE_LAT : RP_MODE_BW;
 	c->meas.msg_size = e->size;
 	c->meas.iters = e->duration_seen ? 0 : e->iters;
@@ -227,6 +242,19 @@ int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
 	c->qp.retry_cnt = e->retry_cnt;
 	c->qp.traffic_class = e->tclass;
 	c->timeout_s = e->timeout;
+}
+
+int rp_cli_engine_finish(struct rp_cli_engine *e, const char *cmd)
+{
+	struct rp_engine_cfg *c = &e->cfg;
+	int rc = meas_check(e, cmd);
+
+	if (rc != RP_EXIT_GO_ON)
+		return rc;
+	rc = mem_options(e, cmd);
+	if (rc)
+		return rc;
+	cfg_fill(e, c);
 	if (e->max_errors) {
 		char why[160];
 
