@@ -466,12 +466,12 @@ static int lb_pass(struct lb_run *lb, unsigned pass)
 	return rc;
 }
 
-/* Options, ports, endpoints and storage. Returns RP_EXIT_GO_ON to go on, or an exit status. */
-static int lb_setup(struct lb_run *lb, int argc, char **argv)
+/* The options, parsed and checked, and the ports selected. RP_EXIT_GO_ON, or an exit status (said why). */
+static int lb_options(struct lb_run *lb, int argc, char **argv)
 {
 	struct rp_opt table[RP_CLI_ENGINE_OPTS + RP_CLI_VERDICT_OPTS + RP_CLI_OPS_OPTS + 7];
 	struct rp_node node = { 0 };
-	size_t k, n, per_pass;
+	size_t k;
 	int rc, status;
 
 	rp_cli_engine_init(&lb->e);
@@ -523,22 +523,14 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 		fprintf(stderr, "rdmaprobe loopback: --sweep takes auto or off, not '%s'\n", lb->sweep_s);
 		status = RP_EXIT_USAGE;
 	}
-	if (status)
-		return status;
-	if (lb->concurrent && lb->n_ports < 2) {
-		fprintf(stderr, "rdmaprobe loopback: --concurrent needs two ports or more (%zu selected)\n", lb->n_ports);
-		return RP_EXIT_USAGE;
-	}
-	rp_cli_warn_gdr(&lb->e, lb->ports, lb->n_ports, true, true);
-	n = lb->n_ports;
-	if (lb->no_self && n < 2) {
-		fprintf(stderr, "rdmaprobe loopback: --no-self with %zu port leaves no pair%s\n", n,
-			lb->e.unusable[0] ? " (see port_not_active)" : "");
-		/* a named adapter that is not usable is the finding (exit 1), not a usage error */
-		return lb->e.unusable[0] ? rp_cli_nccl_crash_status(&lb->e, RP_EXIT_OK) : RP_EXIT_USAGE;
-	}
-	if (gethostname(lb->host, sizeof(lb->host) - 1) != 0)
-		rp_strlcpy(lb->host, "localhost", sizeof(lb->host));
+	return status ? status : RP_EXIT_GO_ON;
+}
+
+/* The run's arrays for n ports and their endpoints. RP_EXIT_GO_ON, or RP_EXIT_ENV (out of memory). */
+static int lb_alloc(struct lb_run *lb, size_t n)
+{
+	size_t per_pass;
+
 	per_pass = (lb->e.bidir ? n * (n + 1) / 2 : n * n) - (lb->no_self ? n : 0);
 	lb->planned = per_pass * lb->e.n_sizes;
 	lb->res = calloc(lb->planned, sizeof(*lb->res));
@@ -561,6 +553,34 @@ static int lb_setup(struct lb_run *lb, int argc, char **argv)
 		lb->eps[i].gid_index = lb->ports[i].gid_index;
 		lb->eps[i].soft = soft_device_name(lb->ports[i].device);
 	}
+	return RP_EXIT_GO_ON;
+}
+
+/* Options, ports, endpoints and storage. Returns RP_EXIT_GO_ON to go on, or an exit status. */
+static int lb_setup(struct lb_run *lb, int argc, char **argv)
+{
+	int rc = lb_options(lb, argc, argv);
+	size_t n;
+
+	if (rc != RP_EXIT_GO_ON)
+		return rc;
+	if (lb->concurrent && lb->n_ports < 2) {
+		fprintf(stderr, "rdmaprobe loopback: --concurrent needs two ports or more (%zu selected)\n", lb->n_ports);
+		return RP_EXIT_USAGE;
+	}
+	rp_cli_warn_gdr(&lb->e, lb->ports, lb->n_ports, true, true);
+	n = lb->n_ports;
+	if (lb->no_self && n < 2) {
+		fprintf(stderr, "rdmaprobe loopback: --no-self with %zu port leaves no pair%s\n", n,
+			lb->e.unusable[0] ? " (see port_not_active)" : "");
+		/* a named adapter that is not usable is the finding (exit 1), not a usage error */
+		return lb->e.unusable[0] ? rp_cli_nccl_crash_status(&lb->e, RP_EXIT_OK) : RP_EXIT_USAGE;
+	}
+	if (gethostname(lb->host, sizeof(lb->host) - 1) != 0)
+		rp_strlcpy(lb->host, "localhost", sizeof(lb->host));
+	rc = lb_alloc(lb, n);
+	if (rc != RP_EXIT_GO_ON)
+		return rc;
 	rc = rp_signals_install();
 	if (!rc)   /* a pair in flight ends at the stop; whatever hangs after it, one --timeout ends the process */
 		rc = rp_signals_watchdog(lb->e.timeout, true);
