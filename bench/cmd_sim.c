@@ -493,7 +493,8 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	       "with every rank's sides)\n", (double)peak_rss_kib() / 1024, cpu, F->write_cpu_s, final_cpu_s);
 	printf("SIMULATED rank 0: heap in use at most %.1f MiB (sampled after every round, during every JSON write and "
 	       "every %.0f ms of a verdict; the RSS above also holds the code, the stacks and the pages malloc keeps); "
-	       "%.1f MiB with what the simulation holds for the other nodes' sides (their sweep connections)\n",
+	       "%.1f MiB with what the simulation holds for the other nodes (their sweep connections and, until a "
+	       "round's go, their sides of it)\n",
 	       (double)F->heap_max / (1024.0 * 1024.0), 1e3 * HEAP_WATCH_S, (double)F->heap_max_all / (1024.0 * 1024.0));
 	printf("SIMULATED report sizes (bytes): json %lld, csv %lld, html %lld, junit %lld\n",
 	       file_size(F->out.json), file_size(F->out.csv), file_size(F->out.html), file_size(F->out.junit));
@@ -596,6 +597,37 @@ static int sim_budget(struct sim_opts *o, const struct rp_sim_model *m, bool say
 	return status;
 }
 
+/* The reports' description of the simulated run (F->out), and its --jsonl stream opened on rank 0. */
+static void sim_out_init(struct sim_front *F, int argc, char **argv)
+{
+	struct sim_opts *o = F->o;
+
+	snprintf(F->banner, sizeof(F->banner), "SIMULATED: fabric model %s: every result is the model's, not hardware's", o->model);
+	snprintf(F->title, sizeof(F->title), "SIMULATED rdmaprobe matrix --transport sim --fabric-model %s", o->model);
+	F->out = (struct matrix_out){
+		.cmd_line = F->title, .argc = argc, .argv = argv, .cfg = &o->eng.cfg,
+		.pattern = o->pattern_text, .seed = o->run.seed, .vcfg = &o->vc.cfg, .eps = F->S.eps, .n_eps = F->S.n_eps,
+		.results = &F->S.run.mr, .judged = &F->S.run.judged, .n_rounds = rp_sched_n_rounds(F->S.sched), .started_wall = (double)time(NULL),
+		.json = o->eng.json, .csv = o->eng.csv, .html = o->run.html, .junit = o->run.junit, .summary_only = o->run.summary, .nodes_all = o->run.nodes_all, .junit_pairs = o->run.junit_pairs,
+		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
+		.sim_banner = F->banner, .json_more = sim_json, .json_more_arg = F, .sweep = &F->S.run.sweep,
+		.hold = F->S.run.set.hold, .hold_off = o->hold_off, .run = &F->S.run,
+		.ops = &o->ops,
+		.list_notable = rp_report_list_notable_only(o->list_pairs, 2 * rp_sched_n_pairs(F->S.sched), o->ops.baseline != NULL),
+	};
+	F->jsonl.fd = -1;
+	if (F->S.c->rank == 0 && o->run.jsonl) {
+		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = argc,
+					       .argv = argv, .started = F->out.started_wall };
+
+		if (rp_jsonl_open(&F->jsonl, o->run.jsonl, &info, true) != 0)
+			fprintf(stderr, "rdmaprobe matrix: --jsonl %s: not streaming (see above); the other reports are written\n",
+				o->run.jsonl);
+		else
+			F->out.jsonl = o->run.jsonl;
+	}
+}
+
 /* The model, the simulation, the rounds, the verdict. */
 static int sim_run(struct sim_opts *o, int argc, char **argv)
 {
@@ -638,30 +670,7 @@ static int sim_run(struct sim_opts *o, int argc, char **argv)
 		status = rc == -EINVAL ? RP_EXIT_USAGE : RP_EXIT_ENV;
 		goto out;
 	}
-	snprintf(F.banner, sizeof(F.banner), "SIMULATED: fabric model %s: every result is the model's, not hardware's", o->model);
-	snprintf(F.title, sizeof(F.title), "SIMULATED rdmaprobe matrix --transport sim --fabric-model %s", o->model);
-	F.out = (struct matrix_out){
-		.cmd_line = F.title, .argc = argc, .argv = argv, .cfg = &o->eng.cfg,
-		.pattern = o->pattern_text, .seed = o->run.seed, .vcfg = &o->vc.cfg, .eps = F.S.eps, .n_eps = F.S.n_eps,
-		.results = &F.S.run.mr, .judged = &F.S.run.judged, .n_rounds = rp_sched_n_rounds(F.S.sched), .started_wall = (double)time(NULL),
-		.json = o->eng.json, .csv = o->eng.csv, .html = o->run.html, .junit = o->run.junit, .summary_only = o->run.summary, .nodes_all = o->run.nodes_all, .junit_pairs = o->run.junit_pairs,
-		.max_retest = (unsigned)o->eng.retest, .nccl_ver = &o->eng.ver, .simulated = o->model,
-		.sim_banner = F.banner, .json_more = sim_json, .json_more_arg = &F, .sweep = &F.S.run.sweep,
-		.hold = F.S.run.set.hold, .hold_off = o->hold_off, .run = &F.S.run,
-		.ops = &o->ops,
-		.list_notable = rp_report_list_notable_only(o->list_pairs, 2 * rp_sched_n_pairs(F.S.sched), o->ops.baseline != NULL),
-	};
-	F.jsonl.fd = -1;
-	if (F.S.c->rank == 0 && o->run.jsonl) {
-		struct rp_report_info info = { .command = "matrix", .version = rp_version_string(), .argc = argc,
-					       .argv = argv, .started = F.out.started_wall };
-
-		if (rp_jsonl_open(&F.jsonl, o->run.jsonl, &info, true) != 0)
-			fprintf(stderr, "rdmaprobe matrix: --jsonl %s: not streaming (see above); the other reports are written\n",
-				o->run.jsonl);
-		else
-			F.out.jsonl = o->run.jsonl;
-	}
+	sim_out_init(&F, argc, argv);
 	if (F.S.c->rank == 0)
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): %zu endpoints on %zu nodes, %d rank%s, pattern %s: %zu rounds, "
 			"%llu pairs\n", F.S.n_eps, F.S.n_nodes, F.S.c->size, F.S.c->size == 1 ? "" : "s", o->pattern_text,
