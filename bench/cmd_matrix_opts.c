@@ -209,15 +209,6 @@ int matrix_cli_opts_parse(struct matrix_opts *o, int argc, char **argv)
 		{ "startup-timeout", 0, RP_OPT_SECONDS, &o->startup_timeout, 0.1, 86400, "S", "start-up: give up when no rank's ports arrive for S (default 60 s; at most 10 x S in all)", NULL },
 	};
 
-	memcpy(table + n, mine, sizeof(mine));
-	n += RP_ARRAY_SIZE(mine);
-	n += matrix_cli_run_opts(&o->run, table + n);
-	n += rp_cli_ops_opts(&o->ops, table + n);
-	memset(table + n, 0, sizeof(table[0]));
-	rc = rp_opts_parse("matrix", usage_text, table, argc, argv, NULL, 0, NULL);
-	if (rc == 1)
-		return RP_EXIT_OK;
-	if (rc)
-		return RP_EXIT_USAGE;
-	return opts_check(o);
+	rc = matrix_cli_opts_table_parse(table, n, mine, RP_ARRAY_SIZE(mine), &o->run, &o->ops, usage_text, argc, argv);
+	return rc == RP_EXIT_GO_ON ? opts_check(o) : rc;
 }

@@ -163,17 +163,8 @@ static int sim_opts_parse(struct sim_opts *o, int argc, char **argv)
 		{ "fabric-model", 0, RP_OPT_STR, &o->model, 0, 0, "FILE", "the fabric model (lib/sim/sim_model.h)", NULL },
 	};
 
-	memcpy(table + n, mine, sizeof(mine));
-	n += RP_ARRAY_SIZE(mine);
-	n += matrix_cli_run_opts(&o->run, table + n);
-	n += rp_cli_ops_opts(&o->ops, table + n);
-	memset(table + n, 0, sizeof(table[0]));
-	rc = rp_opts_parse("matrix", usage_text, table, argc, argv, NULL, 0, NULL);
-	if (rc == 1)
-		return RP_EXIT_OK;
-	if (rc)
-		return RP_EXIT_USAGE;
-	return sim_opts_check(o);
+	rc = matrix_cli_opts_table_parse(table, n, mine, RP_ARRAY_SIZE(mine), &o->run, &o->ops, usage_text, argc, argv);
+	return rc == RP_EXIT_GO_ON ? sim_opts_check(o) : rc;
 }
 
 /* The run's front-end state: the simulation, the outputs, the cost of writing them. */

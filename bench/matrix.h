@@ -101,6 +101,12 @@ struct matrix_run_opts {
 void matrix_cli_run_opts_init(struct matrix_run_opts *r);
 /* Add the entries for r at table[0 .. MATRIX_RUN_OPTS); returns MATRIX_RUN_OPTS. */
 size_t matrix_cli_run_opts(struct matrix_run_opts *r, struct rp_opt *table);
+/* Parse argv as "matrix" against table[0..n) (the entries put there so far), then mine[0..n_mine),
+ * r's and ops's, appended in that order (table has room for all and the end). RP_EXIT_GO_ON to go
+ * on, RP_EXIT_OK after --help, RP_EXIT_USAGE (said why). */
+int matrix_cli_opts_table_parse(struct rp_opt *table, size_t n, const struct rp_opt *mine, size_t n_mine,
+				struct matrix_run_opts *r, struct rp_cli_ops *ops, const char *usage, int argc,
+				char **argv);
 
 /* The matrix's options (cmd_matrix.c parses them). */
 struct matrix_opts {

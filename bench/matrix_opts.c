@@ -1,6 +1,7 @@
 /* matrix_opts.c: the options every matrix run takes, on hardware or simulated (matrix.h). */
 #include <string.h>
 
+#include "cmds.h"
 #include "matrix.h"
 #include "opts.h"
 
@@ -33,4 +34,19 @@ size_t matrix_cli_run_opts(struct matrix_run_opts *r, struct rp_opt *table)
 
 	memcpy(table, mine, sizeof(mine));
 	return MATRIX_RUN_OPTS;
+}
+
+int matrix_cli_opts_table_parse(struct rp_opt *table, size_t n, const struct rp_opt *mine, size_t n_mine,
+				struct matrix_run_opts *r, struct rp_cli_ops *ops, const char *usage, int argc,
+				char **argv)
+{
+	int rc;
+
+	memcpy(table + n, mine, n_mine * sizeof(*mine));
+	n += n_mine;
+	n += matrix_cli_run_opts(r, table + n);
+	n += rp_cli_ops_opts(ops, table + n);
+	memset(table + n, 0, sizeof(table[0]));
+	rc = rp_opts_parse("matrix", usage, table, argc, argv, NULL, 0, NULL);
+	return rc == 1 ? RP_EXIT_OK : rc ? RP_EXIT_USAGE : RP_EXIT_GO_ON;
 }

@@ -344,6 +344,7 @@ struct go_watch {
 static int go_watch(void *arg, const struct mxt_event *ev, double *delay_s)
 {
 	struct go_watch *G = arg;
+
 	(void)delay_s;
 	if (ev->op == MXT_SEND && ev->rank == 0 && ev->chan == MX_CHAN_CTL && ev->tag == MX_TAG_GO &&
 	    G->n < RP_ARRAY_SIZE(G->bytes))
