@@ -1,9 +1,9 @@
 /* engine_pair.c: one side of a pair as a sequence of phases over one context; see engine.h.
  *
  *   phase_conn     the writer's connection info first (the target adopts its measure part), then the
- *                  target's; the endpoint is created in between
+ *                  target's; the endpoint is created in between (engine_pair_conn.c)
  *   (counters)     each side's "before" snapshot of its own port counters, before READY
- *   phase_connect  INIT/RTR/RTS (or librdmacm), the target's receive, READY both ways
+ *   phase_connect  INIT/RTR/RTS (or librdmacm), the target's receive, READY both ways (engine_pair_conn.c)
  *   (counters)     the "after" snapshot when the run ends; delta and judgement (--max-errors) in res
  *   phase_run      the writer writes (reporting progress), the target waits and checks
  *   phase_results  the writer's measurement and the target's verification (and each side's counters),
@@ -15,6 +15,7 @@
  */
 #include "engine/engine.h"
 #include "engine/engine_int.h"
+#include "engine/engine_pair_int.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,37 +30,8 @@
 #include "base/stop.h"
 #include "base/util.h"
 
-struct ctr_watch;
-struct reverse_dir;
-
-struct pair_ctx {
-	struct rp_engine_cfg cfg;         /* the target's adopts the writer's measure part */
-	enum rp_engine_role role;
-	bool writer;
-	const struct rp_engine_port *local;
-	struct rp_oob *oob;
-	unsigned pass;
-	struct rp_pair_result *res;       /* this side's own view until finish() */
-	struct rp_engine_ep *ep;
-	struct rp_engine_msg theirs;      /* the peer's last message */
-	struct rp_engine_msg pending;     /* a message the peer sent while this side waited */
-	bool have_pending;
-	bool peer_failed;                 /* the peer reported a failure it saw itself */
-	enum rp_status peer_status;
-	char peer_reason[256];
-	struct ctr_watch *ctr;            /* port counters: the "before" snapshot, taken before READY */
-	/* --bidir: the multiplexer both directions share (NULL otherwise), this direction's channel (0
-	 * forward, 1 reverse) and, in the forward one, the reverse direction's thread */
-	struct rp_engine_mux *mux;
-	unsigned dir;
-	struct reverse_dir *rev;
-	struct rp_engine_side_info *info; /* what the MTU probe needs to know of this sequence */
-	struct rp_engine_hold *hold;      /* a connection held before or to hold after (NULL none) */
-	bool reused;                      /* this sequence runs on the held endpoint */
-};
-
 /* Remember a failure the peer reported (its own view). */
-static void note_peer(struct pair_ctx *c, const struct rp_engine_msg *m)
+void rp_side_note_peer(struct pair_ctx *c, const struct rp_engine_msg *m)
 {
 	if (m->status == RP_ST_OK || c->peer_failed)
 		return;
@@ -69,7 +41,7 @@ static void note_peer(struct pair_ctx *c, const struct rp_engine_msg *m)
 }
 
 /* Either side failed so far. */
-static bool pair_failed(const struct pair_ctx *c)
+bool rp_side_failed(const struct pair_ctx *c)
 {
 	return rp_engine_res_failed(c->res) || c->peer_failed;
 }
@@ -93,10 +65,10 @@ static int recv_msg(struct pair_ctx *c, enum rp_msg_type type, double deadline, 
 /* Send mine (when send), then receive the peer's message of the same type (when recv). A broken
  * channel is PEER_LOST, unless a side failed before: then the failure is the result and the peer
  * may have gone because of it. */
-static int exchange(struct pair_ctx *c, const struct rp_engine_msg *mine, bool send, bool recv, double deadline)
+int rp_side_exchange(struct pair_ctx *c, const struct rp_engine_msg *mine, bool send, bool recv, double deadline)
 {
 	char why[160] = "";
-	bool failed_before = pair_failed(c);
+	bool failed_before = rp_side_failed(c);
 	int rc = 0, src = 0;
 
 	if (send)
@@ -105,7 +77,7 @@ static int exchange(struct pair_ctx *c, const struct rp_engine_msg *mine, bool s
 	if (recv)
 		rc = recv_msg(c, (enum rp_msg_type)mine->type, deadline, why, sizeof(why));
 	if (!rc && recv)
-		note_peer(c, &c->theirs);
+		rp_side_note_peer(c, &c->theirs);
 	if (!rc)
 		rc = src;
 	if (!rc || failed_before || (recv && c->peer_failed))
@@ -127,7 +99,7 @@ static int exchange(struct pair_ctx *c, const struct rp_engine_msg *mine, bool s
 }
 
 /* The one stop check between phases. */
-static bool stop_check(struct pair_ctx *c)
+bool rp_side_stop_check(struct pair_ctx *c)
 {
 	if (!rp_stop_requested())
 		return false;
@@ -165,7 +137,7 @@ static void *reverse_main(void *arg)
 /* Put the side channel behind the multiplexer (this direction on channel 0) and start the reverse.
  * The reverse is not bidir itself, reads no port counters (the forward one reads them for both) and
  * uses this side's memory kind for its buffer. 0, or a negative errno with res failed. */
-static int reverse_start(struct pair_ctx *c)
+int rp_side_reverse_start(struct pair_ctx *c)
 {
 	struct reverse_dir *r;
 	int rc = rp_engine_mux_open(c->oob, &c->mux);
@@ -219,237 +191,6 @@ static void reverse_end(struct pair_ctx *c)
 	}
 	rp_engine_mux_free(c->mux);
 	c->mux = NULL;
-}
-
-/* The target: receive the writer's CONN and adopt its measure part, after the same validation as a
- * local configuration. -ECANCELED when the writer reported a failure, another negative errno when
- * this side failed (res says why; the writer is told). */
-static int conn_receive_writer(struct pair_ctx *c)
-{
-	struct rp_engine_msg ask = { .type = RP_MSG_CONN };
-	int rc = exchange(c, &ask, false, true, rp_now() + c->cfg.timeout_s);
-
-	if (c->peer_failed)
-		return -ECANCELED;
-	if (rc)
-		return rc;
-	rp_engine_meas_adopt(&c->cfg, &c->theirs.u.conn.meas);
-	c->cfg.cm = c->theirs.u.conn.cm != 0;
-	if (rp_engine_cfg_validate(&c->cfg)) {
-		rp_pair_result_fail(c->res, RP_ST_SETUP, "the writer's settings are not valid here");
-		return -EINVAL;
-	}
-	rp_engine_conn_endpoint(&c->theirs.u.conn, &c->res->src);
-	if (c->cfg.meas.bidir && !c->mux)
-		return reverse_start(c);   /* this side writes too: the reverse direction's writer */
-	return 0;
-}
-
-/* The held endpoint, taken out of the hold: NULL when there is none or it cannot run this sequence
- * (then it is released). */
-static struct rp_engine_ep *held_take(struct pair_ctx *c)
-{
-	struct rp_engine_ep *h = c->hold ? c->hold->ep : NULL;
-
-	if (!h)
-		return NULL;
-	c->hold->ep = NULL;
-	if (!rp_engine_ep_fits(h, &c->cfg, c->role, c->local)) {
-		rp_engine_ep_destroy(h);
-		return NULL;
-	}
-	return h;
-}
-
-/* Is peer's info the other end of h's connection, and does it name h as its own (engine.h)? */
-static bool held_match(const struct rp_engine_ep *h, const struct rp_conn_info *peer)
-{
-	if (!peer->held_qpn || peer->held_qpn != h->qps[0]->qp_num || peer->held_psn != h->psn[0] ||
-	    peer->n_qps != h->n_qps || peer->n_qps != h->peer.n_qps)
-		return false;
-	for (uint32_t i = 0; i < peer->n_qps; i++)
-		if (peer->qpn[i] != h->peer.qpn[i] || peer->psn[i] != h->peer.psn[i])
-			return false;
-	return true;
-}
-
-/* This side's CONN from its endpoint; for a held one (reused), naming the peer's QP it is connected to. */
-static void conn_mine(struct pair_ctx *c, struct rp_engine_msg *mine, bool held)
-{
-	rp_engine_msg_init(mine, RP_MSG_CONN, c->res);
-	if (!c->ep)
-		return;
-	rp_engine_ep_endpoint(c->ep, c->writer ? &c->res->src : &c->res->dst);
-	rp_engine_ep_info(c->ep, c->cfg.meas.seed, &mine->u.conn);
-	mine->u.conn.pass = c->pass;
-	if (held) {
-		mine->u.conn.held_qpn = c->ep->peer.qpn[0];
-		mine->u.conn.held_psn = c->ep->peer.psn[0];
-	}
-}
-
-/* The writer offers its held endpoint h: 1 the target accepted (c->ep is h), 0 it declined (h
- * released; its fresh info is in c->theirs), -ECANCELED a side failed. */
-static int writer_offer(struct pair_ctx *c, struct rp_engine_ep *h)
-{
-	struct rp_engine_msg mine;
-
-	rp_engine_ep_rearm(h, &c->cfg);
-	c->ep = h;
-	conn_mine(c, &mine, true);
-	if (exchange(c, &mine, true, true, rp_now() + c->cfg.timeout_s) || pair_failed(c))
-		return -ECANCELED;   /* h is c->ep: the sequence's teardown releases it */
-	if (held_match(h, &c->theirs.u.conn)) {
-		c->reused = true;
-		return 1;
-	}
-	c->ep = NULL;
-	rp_engine_ep_destroy(h);
-	return 0;
-}
-
-/* The target answers a writer's offer: accepted when its held endpoint h is the other end (c->ep is
- * h, 1), else declined (h released, 0). */
-static int target_answer(struct pair_ctx *c, struct rp_engine_ep *h, const struct rp_conn_info *writer)
-{
-	if (!h)
-		return 0;
-	if (writer->held_qpn && held_match(h, writer)) {
-		rp_engine_ep_rearm(h, &c->cfg);
-		c->ep = h;
-		c->reused = true;
-		return 1;
-	}
-	rp_engine_ep_destroy(h);
-	return 0;
-}
-
-static const struct rp_engine_meas *room(const struct pair_ctx *c)
-{
-	return c->hold && c->hold->keep ? c->hold->room : NULL;
-}
-
-/* The target's side of the CONN exchange: the writer's first (a fresh endpoint's, or an offer of
- * a held one), then its own; after an offer it declines, the writer's fresh one follows. */
-static int conn_target(struct pair_ctx *c, struct rp_conn_info *writer_info)
-{
-	struct rp_engine_msg mine;
-	bool offered, declined;
-	int rc = conn_receive_writer(c);
-
-	if (rc) {
-		rp_engine_hold_release(c->hold);
-		if (rc == -ECANCELED)
-			return rc;
-	}
-	*writer_info = c->theirs.u.conn;
-	offered = rc == 0 && writer_info->held_qpn != 0;
-	/* whether the held endpoint fits is judged on the writer's settings, as adopted */
-	if (rc == 0 && target_answer(c, held_take(c), writer_info) == 0)
-		rc = rp_engine_ep_create_room(&c->cfg, c->role, c->local, room(c), c->res, &c->ep);
-	if (!rc && c->cfg.cm)
-		rc = rp_engine_cm_listen(c->ep, c->res);
-	conn_mine(c, &mine, c->reused);
-	declined = offered && !c->reused;
-	if (exchange(c, &mine, true, false, rp_now() + c->cfg.timeout_s) || pair_failed(c))
-		return -ECANCELED;
-	if (declined) {
-		/* the writer drops its held endpoint and sends a fresh one's info, with the same settings
-		 * (this side's endpoint was made for the offer's) */
-		struct rp_engine_meas offer = writer_info->meas;
-
-		if (conn_receive_writer(c))
-			return -ECANCELED;
-		if (c->theirs.u.conn.held_qpn || memcmp(&offer, &c->theirs.u.conn.meas, sizeof(offer)) != 0) {
-			rp_pair_result_fail(c->res, RP_ST_PEER_LOST, "bad message from %s: a second offer, or settings "
-					    "other than its first connection info's", c->oob->peer);
-			rp_error(-EBADMSG, "%s", c->res->reason);
-			return -ECANCELED;
-		}
-		*writer_info = c->theirs.u.conn;
-	}
-	return 0;
-}
-
-/* The writer's side: an offer of its held endpoint when it has one that fits; its fresh endpoint's
- * info otherwise or when the target declined, then the target's. */
-static int conn_writer(struct pair_ctx *c)
-{
-	struct rp_engine_ep *h = held_take(c);
-	struct rp_engine_msg mine;
-	bool have_target = false;
-	int rc = 0;
-
-	if (h) {
-		rc = writer_offer(c, h);
-		if (rc < 0)
-			return rc;
-		if (rc == 1)
-			return 0;
-		have_target = true;   /* the target's fresh info came with its decline */
-	}
-	rc = rp_engine_ep_create_room(&c->cfg, c->role, c->local, room(c), c->res, &c->ep);
-	conn_mine(c, &mine, false);
-	if (exchange(c, &mine, true, !have_target && !rc, rp_now() + c->cfg.timeout_s) || pair_failed(c))
-		return -ECANCELED;
-	return 0;
-}
-
-static int phase_conn(struct pair_ctx *c)
-{
-	struct rp_conn_info writer_info;
-	int rc = c->writer ? conn_writer(c) : conn_target(c, &writer_info);
-
-	if (rc)
-		return rc;
-	if (c->writer) {
-		rp_engine_conn_endpoint(&c->theirs.u.conn, &c->res->dst);
-		/* report progress often enough for the target's --timeout too (a quarter of it) */
-		if (c->theirs.u.conn.progress_s > 0 && c->theirs.u.conn.progress_s < c->ep->progress_s)
-			c->ep->progress_s = c->theirs.u.conn.progress_s;
-	} else {
-		c->theirs.u.conn = writer_info;
-	}
-	/* both sides derive the same seed: the writer's base and pass, both endpoints */
-	c->ep->seed = rp_engine_seed(c->writer ? c->cfg.meas.seed : writer_info.meas.seed, &c->res->src, &c->res->dst,
-				     c->writer ? c->pass : writer_info.pass);
-	return 0;
-}
-
-static int phase_connect(struct pair_ctx *c)
-{
-	struct rp_engine_msg mine;
-	const struct rp_conn_info *peer = &c->theirs.u.conn;
-	struct rp_engine_ep *ep = c->ep;
-	int rc;
-
-	if (c->reused)
-		rc = 0;   /* connected to this very peer QP since the held sequence (held_match) */
-	else if (!c->cfg.cm)
-		rc = rp_engine_ep_connect(ep, peer, c->res);
-	else if (c->writer)
-		rc = rp_engine_cm_connect(ep, peer, c->oob, rp_now() + c->cfg.timeout_s, &c->pending, &c->have_pending,
-					  c->res);
-	else
-		/* a second longer than the writer's own waits: when the writer's CM stalls, its time-out
-		 * (the first cause) reaches the target before the target's wait for a request runs out */
-		rc = rp_engine_cm_accept(ep, peer, c->oob, rp_now() + c->cfg.timeout_s + 1, &c->pending, &c->have_pending,
-					 c->res);
-	if (rc == RP_ENGINE_PEER_FAILED)
-		rc = 0;   /* the peer failed to connect and said so while we waited: its message is pending */
-	ep->peer = *peer;
-	if (!rc && !c->writer && !(c->have_pending && c->pending.status != RP_ST_OK))
-		rc = rp_engine_target_prepare(ep, c->res);
-	stop_check(c);
-	rp_engine_msg_init(&mine, RP_MSG_READY, c->res);
-	if (c->have_pending) {
-		c->have_pending = false;
-		note_peer(c, &c->pending);
-		rc = exchange(c, &mine, true, false, rp_now() + c->cfg.timeout_s + 1);
-	} else {
-		rc = exchange(c, &mine, true, true, rp_now() + c->cfg.timeout_s + 1);
-	}
-	return rc || pair_failed(c) ? -ECANCELED : 0;
 }
 
 /* Port counters around the run: this side's own port (each side reads its own; the target's travel
@@ -533,7 +274,7 @@ static void phase_run(struct pair_ctx *c)
 	 * only says it is) */
 	if (c->mux)
 		rp_engine_mux_gate(c->mux, c->dir, c->writer ? rp_now() + c->cfg.timeout_s : 0);
-	if (stop_check(c))
+	if (rp_side_stop_check(c))
 		return;
 	if (c->writer)
 		rc = rp_engine_run_writer(ep, ep->seed, c->res);
@@ -542,7 +283,7 @@ static void phase_run(struct pair_ctx *c)
 	ctr_end(c, c->ctr);
 	c->ctr = NULL;
 	if (rc == RP_ENGINE_PEER_FAILED)
-		note_peer(c, &c->pending);   /* the peer failed and said why; answer all the same */
+		rp_side_note_peer(c, &c->pending);   /* the peer failed and said why; answer all the same */
 	else if (rc == 0)
 		c->res->status = RP_ST_OK;
 }
@@ -619,13 +360,13 @@ static void phase_results(struct pair_ctx *c)
 	if (c->have_pending) {
 		c->theirs = c->pending;
 		c->have_pending = false;
-		rc = exchange(c, &mine, true, false, rp_now() + wait);
+		rc = rp_side_exchange(c, &mine, true, false, rp_now() + wait);
 	} else {
-		rc = exchange(c, &mine, true, true, rp_now() + wait);
+		rc = rp_side_exchange(c, &mine, true, true, rp_now() + wait);
 	}
 	if (rc)
 		return;
-	note_peer(c, &c->theirs);
+	rp_side_note_peer(c, &c->theirs);
 	if (!c->writer && c->info) {
 		c->info->completed = c->theirs.u.result.completed;
 		c->info->completed_known = true;
@@ -755,9 +496,9 @@ static int pair_run_side(const struct rp_engine_cfg *cfg, enum rp_engine_role ro
 		memset(info, 0, sizeof(*info));
 	local_endpoint(local, c.writer ? &res->src : &res->dst);
 	if (c.writer && c.cfg.meas.bidir && !mux)
-		reverse_start(&c);
+		rp_side_reverse_start(&c);
 	/* the "before" snapshot precedes READY: no write of this pair has been posted by either side yet */
-	if (!stop_check(&c) && phase_conn(&c) == 0 && (c.ctr = ctr_begin(&c), phase_connect(&c) == 0)) {
+	if (!rp_side_stop_check(&c) && rp_side_phase_conn(&c) == 0 && (c.ctr = ctr_begin(&c), rp_side_phase_connect(&c) == 0)) {
 		ran = true;
 		phase_run(&c);
 		phase_results(&c);
