@@ -149,11 +149,11 @@ static void gid_note(const struct rp_node *node, const struct rp_nccl_sel *s, ch
 	}
 }
 
-static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
-		       const char *spec_source, const struct rp_nccl_version_found *ver, const struct rp_health *h)
+/* The text report's head: the release, the variables, where the ports were read. */
+static void print_head(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
+		       const char *spec_source, const struct rp_nccl_version_found *ver)
 {
-	size_t fatal = 0;
-	char note[128], v[16];
+	char v[16];
 
 	rp_nccl_version_format(ver->version, v, sizeof(v));
 	printf("NCCL             %s (%s%s%s)\n", v, ver->source == RP_NCCL_VSRC_LIBNCCL ? "from " :
@@ -174,6 +174,13 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 	if (node->n_hcas == 0 && node->no_device_reason[0])
 		printf("adapters         none: %s\n", node->no_device_reason);
 
+}
+
+/* The ports NCCL would use, in its order. */
+static void print_selected(const struct rp_nccl_result *res, const struct rp_node *node)
+{
+	char note[128];
+
 	printf("\nNCCL would use %zu port%s, in its order:\n", res->n_selected, res->n_selected == 1 ? "" : "s");
 	for (size_t i = 0; i < res->n_selected; i++) {
 		const struct rp_nccl_sel *s = &res->selected[i];
@@ -192,6 +199,11 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 		putchar('\n');
 	}
 
+}
+
+/* Each GPU's adapter, path and GPUDirect RDMA. */
+static void print_gpus(const struct rp_nccl_result *res)
+{
 	printf("\n");
 	if (res->n_gpus == 0)
 		printf("GPUs: none found\n");
@@ -206,6 +218,13 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 			printf("%-14s %-12s %-5s %s\n", g->pci, "-", "-", "no (no adapter selected)");
 	}
 
+}
+
+/* The warnings; how many are fatal. */
+static size_t print_warnings(const struct rp_nccl_result *res)
+{
+	size_t fatal = 0;
+
 	if (res->n_warnings)
 		printf("\nwarnings:\n");
 	for (size_t i = 0; i < res->n_warnings; i++) {
@@ -216,8 +235,12 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 		printf("  %-5s %-18s %s\n", f ? "FATAL" : "note", rp_nccl_warn_code(w->code), w->message);
 	}
 
-	print_health(h);
+	return fatal;
+}
 
+/* The recommendation and the verdict. */
+static void print_end(const struct rp_nccl_result *res, size_t fatal)
+{
 	printf("\n");
 	if (res->recommended)
 		printf("recommended      NCCL_IB_HCA='%s'\n", res->recommended);
@@ -232,6 +255,51 @@ static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_en
 	if (access("/etc/nccl.conf", F_OK) == 0 || getenv("NCCL_CONF_FILE"))
 		printf("note             NCCL also reads variables from /etc/nccl.conf or NCCL_CONF_FILE; this report "
 		       "uses the environment only\n");
+}
+
+static void print_text(const struct rp_nccl_result *res, const struct rp_nccl_env *env, const struct rp_node *node,
+		       const char *spec_source, const struct rp_nccl_version_found *ver, const struct rp_health *h)
+{
+	size_t fatal;
+
+	print_head(res, env, node, spec_source, ver);
+	print_selected(res, node);
+	print_gpus(res);
+	fatal = print_warnings(res);
+	print_health(h);
+	print_end(res, fatal);
+}
+
+/* The release whose rules apply and the NCCL_* settings, --hca and --gid-index over the
+ * environment's; *source_p says where the spec came from. RP_EXIT_GO_ON, or the exit status. */
+static int nccl_env_setup(const struct nccl_opts *o, struct rp_nccl_version_found *ver, struct rp_nccl_env *env,
+			  const char **source_p)
+{
+	/* --hca replaces $NCCL_IB_HCA: a malformed value there must not stop the evaluation of SPEC. */
+	if (o->hca_seen)
+		unsetenv("NCCL_IB_HCA");
+	if (o->nccl_version) {
+		if (rp_nccl_version_from_option(o->nccl_version, ver))
+			return RP_EXIT_USAGE;
+	} else {
+		rp_nccl_version_find(o->python, ver);
+	}
+	if (rp_nccl_env_load(env))
+		return RP_EXIT_USAGE;
+	env->version = ver->version;
+	if (o->hca_seen) {
+		if (strnlen(o->hca, RP_NCCL_SPEC_MAX + 1) > RP_NCCL_SPEC_MAX) {
+			fprintf(stderr, "rdmaprobe nccl: --hca is longer than %d characters (NCCL_IB_HCA)\n", RP_NCCL_SPEC_MAX);
+			return RP_EXIT_USAGE;
+		}
+		env->ib_hca = o->hca;
+		*source_p = "from --hca";
+	}
+	if (o->gid_seen) {
+		env->gid_index = o->gid_index;
+		env->gid_index_set = true;
+	}
+	return RP_EXIT_GO_ON;
 }
 
 int cmd_nccl(int argc, char **argv)
@@ -265,30 +333,9 @@ int cmd_nccl(int argc, char **argv)
 		fprintf(stderr, "rdmaprobe nccl: --json %s: cannot write the report there\n", o.json);
 		return RP_EXIT_USAGE;
 	}
-	/* --hca replaces $NCCL_IB_HCA: a malformed value there must not stop the evaluation of SPEC. */
-	if (o.hca_seen)
-		unsetenv("NCCL_IB_HCA");
-	if (o.nccl_version) {
-		if (rp_nccl_version_from_option(o.nccl_version, &ver))
-			return RP_EXIT_USAGE;
-	} else {
-		rp_nccl_version_find(o.python, &ver);
-	}
-	if (rp_nccl_env_load(&env))
-		return RP_EXIT_USAGE;
-	env.version = ver.version;
-	if (o.hca_seen) {
-		if (strnlen(o.hca, RP_NCCL_SPEC_MAX + 1) > RP_NCCL_SPEC_MAX) {
-			fprintf(stderr, "rdmaprobe nccl: --hca is longer than %d characters (NCCL_IB_HCA)\n", RP_NCCL_SPEC_MAX);
-			return RP_EXIT_USAGE;
-		}
-		env.ib_hca = o.hca;
-		source = "from --hca";
-	}
-	if (o.gid_seen) {
-		env.gid_index = o.gid_index;
-		env.gid_index_set = true;
-	}
+	rc = nccl_env_setup(&o, &ver, &env, &source);
+	if (rc != RP_EXIT_GO_ON)
+		return rc;
 
 	dopts.sysfs_root = o.sysfs_root;
 	rc = rp_node_discover(&node, &dopts);

@@ -367,6 +367,23 @@ size_t rp_cli_warn_gdr(const struct rp_cli_engine *e, const struct rp_cli_port *
 	return warned;
 }
 
+/* No port selected: says why (spec, from -d or NCCL_IB_HCA, selected none, or no port is active at
+ * all), with the adapters here. */
+static void no_port_error(const char *cmd, const char *spec, int only_port, const struct rp_node *node)
+{
+	char names[512] = "";
+
+	for (size_t h = 0; h < node->n_hcas; h++) {
+		strncat(names, h ? ", " : "", sizeof(names) - strlen(names) - 1);
+		strncat(names, node->hcas[h].name, sizeof(names) - strlen(names) - 1);
+	}
+	if (spec)
+		fprintf(stderr, "rdmaprobe %s: '%s'%s selects no active port (adapters here: %s)\n", cmd, spec,
+			only_port > 0 ? " with that port" : "", names);
+	else
+		fprintf(stderr, "rdmaprobe %s: no active port on any adapter (%s)\n", cmd, names);
+}
+
 int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gid_override, uint32_t nccl_version,
 			struct rp_cli_port **ports_p, size_t *n_p, struct rp_node *keep)
 {
@@ -426,17 +443,7 @@ int rp_cli_select_ports(const char *cmd, const char *spec, int only_port, int gi
 		n++;
 	}
 	if (n == 0) {
-		char names[512] = "";
-
-		for (size_t h = 0; h < node.n_hcas; h++) {
-			strncat(names, h ? ", " : "", sizeof(names) - strlen(names) - 1);
-			strncat(names, node.hcas[h].name, sizeof(names) - strlen(names) - 1);
-		}
-		if (spec || env.ib_hca)
-			fprintf(stderr, "rdmaprobe %s: '%s'%s selects no active port (adapters here: %s)\n", cmd,
-				spec ? spec : env.ib_hca, only_port > 0 ? " with that port" : "", names);
-		else
-			fprintf(stderr, "rdmaprobe %s: no active port on any adapter (%s)\n", cmd, names);
+		no_port_error(cmd, spec ? spec : env.ib_hca, only_port, &node);
 		status = spec || only_port > 0 ? RP_EXIT_USAGE : RP_EXIT_ENV;
 		free(ports);
 		ports = NULL;
