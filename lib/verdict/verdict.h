@@ -107,7 +107,7 @@ struct rp_verdict_cfg {
 #define RP_VERDICT_REVERSE_RATIO 0.1
 #define RP_VERDICT_INTERVAL_DROP_DEFAULT 0.1
 #define RP_VERDICT_ALPHA_DEFAULT 1e-5
-#define RP_VERDICT_PATH_TEXT "failures diffuse across the fabric: suspect switches or routing"
+#define RP_VERDICT_PATH_TEXT "suspect the switches or routing on their paths"
 /* Blamed together (rule 4): more endpoints than this of one fabric blamed at once are not drained
  * for it. Eight: more than a node's adapters (a node's adapters are on separate rails, one per
  * fabric, so a dead node is one per fabric), fewer than a leaf's ports (16-32 on one rail). */

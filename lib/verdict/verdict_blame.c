@@ -428,8 +428,8 @@ static int suspects_plain(const struct rp_endpoint *eps, const struct rp_blame *
 		s->failed = (uint32_t)v->n_paths;
 		s->measured = (uint32_t)(peers / 2);
 		s->confidence = 1;    /* the failures are confirmed; where they are is not known */
-		snprintf(s->why, sizeof(s->why), "%zu failed peer pairs that no adapter explains: %s", v->n_paths,
-			 RP_VERDICT_PATH_TEXT);
+		snprintf(s->why, sizeof(s->why), "%zu failed peer pair%s that no adapter explains: %s", v->n_paths,
+			 v->n_paths == 1 ? "" : "s", RP_VERDICT_PATH_TEXT);
 	}
 	v->n_suspects = k;
 	return 0;

@@ -349,8 +349,8 @@ int rp_localize_suspects(const struct rp_localize *L, const struct rp_endpoint *
 		f->failed = (uint32_t)v->n_paths;
 		f->measured = (uint32_t)L->n_pairs;
 		f->confidence = 1;
-		snprintf(f->why, sizeof(f->why), "%zu failed peer pairs that no component explains: %s", v->n_paths,
-			 RP_VERDICT_PATH_TEXT);
+		snprintf(f->why, sizeof(f->why), "%zu failed peer pair%s that no component explains: %s", v->n_paths,
+			 v->n_paths == 1 ? "" : "s", RP_VERDICT_PATH_TEXT);
 	}
 	v->suspects = s;
 	v->n_suspects = n;

@@ -258,6 +258,9 @@ static void test_two_endpoints_one_dead_link(void **state)
 	assert_string_equal(v.nodes[0].recommended, "=mlx5_0:1");
 	assert_int_equal(v.n_suspects, 1);
 	assert_int_equal(v.suspects[0].kind, RP_COMP_FABRIC);
+	/* one pair is one path, not failures spread over the fabric */
+	assert_string_equal(v.suspects[0].why, "1 failed peer pair that no adapter explains: "
+			    "suspect the switches or routing on their paths");
 	rp_verdict_fini(&v);
 	scene_fini(&s);
 }
