@@ -285,12 +285,14 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	}
 	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds))
 		fprintf(stderr, "rdmaprobe matrix: reachability %s %zu of %zu done: %zu direction%s failed %s, %.0f s in\n",
-			pass == 3 ? "dead-endpoint confirmation after screen" : pass == 2 ? "sweep retest"
+			pass == 3 ? "dead-endpoint confirmation after screen" : pass == 4 ? "sweep retest beside the rounds"
+			: pass == 2 ? "sweep retest"
 			: F->run.sweep.screen_s > 0 ? "screen" : "sweep", k + 1, n_rounds, failed,
 			failed == 1 ? "" : "s", pass == 1 && F->run.sweep.screen_s > 0 ? "it (to be probed again)" : "so far",
 			rp_now() - F->t0);
 	for (size_t i = 0; i < F->run.n_touched && F->jsonl.fd >= 0 && !F->jsonl.err; i++)
-		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)F->run.hook_round, pass == 2);
+		rp_jsonl_pairs(&F->jsonl, mx_results_get(&F->run.mr, F->run.touched[i], &tmp), 1, (unsigned)F->run.hook_round,
+			      pass == 2 || pass == 4);
 }
 
 static void retest_scheduled(void *arg, size_t n, size_t n_rounds)

@@ -436,10 +436,11 @@ static void sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 	}
 	if (mx_progress_due(&F->prog, rp_now(), k + 1 == n_rounds))
 		fprintf(stderr, "rdmaprobe matrix (SIMULATED): reachability %s %zu of %zu done: %zu failed so far, %.1f s in "
-			"(the projected clock)\n", pass == 3 ? "dead-endpoint confirmation" : pass == 2 ? "sweep retest"
+			"(the projected clock)\n", pass == 3 ? "dead-endpoint confirmation" : pass == 4 ? "sweep retest beside the rounds"
+			: pass == 2 ? "sweep retest"
 			: F->S.run.sweep.screen_s > 0 ? "screen" : "sweep",
 			k + 1, n_rounds, mx_results_failed(&F->S.run.mr), F->S.vclock);
-	jsonl_round(F, pass == 2);
+	jsonl_round(F, pass == 2 || pass == 4);
 }
 
 static void print_figures(struct sim_front *F, double final_s, double final_cpu_s)

@@ -47,8 +47,9 @@ struct mx_run_hooks {
 	/* Rank 0, around the verdict that plans a set of retests (start: before it; then after the
 	 * plan): every rank waits meanwhile. May be NULL. */
 	void (*judging)(void *arg, bool start);
-	/* Rank 0: a dead-endpoint confirmation's sides started beside the rounds that follow
-	 * (mx_run_epdead); its sweep_done (pass 3) comes when it is finished. May be NULL. */
+	/* Rank 0: a round's sides started beside the rounds that follow: a dead-endpoint
+	 * confirmation (mx_run_epdead; its sweep_done, pass 3, comes when it is finished) or pass 2's
+	 * first round (pass 4). One at a time. May be NULL. */
 	void (*confirm_started)(void *arg);
 	void *arg;
 };
@@ -85,7 +86,9 @@ struct mx_run {
 	struct mx_holds holds;        /* this rank's held connections; holds.made/reused/fresh its counts */
 	void *epdead;                 /* every rank, while a dead-endpoint confirmation runs: it (its
 	                               * jobs, its started sides, rank 0's suspects) */
-	struct mx_started *started;   /* its started sides, while its pass-3 round finishes them */
+	void *beside;                 /* every rank, while pass 2's first round runs beside the rounds
+	                               * (mx_run_sweep_held): its jobs and started sides */
+	struct mx_started *started;   /* the started sides, while their pass-3 or pass-4 round finishes them */
 	size_t n_late, late_run;      /* late rounds planned, run (mx_run_sweep_held) */
 	bool in_late;                 /* rank 0, in round_done: the round is a late one (k of n_late) */
 	/* rank 0, in round_done/sweep_done: the round that just ended, every job and both directions' raw
@@ -141,7 +144,8 @@ int mx_run_sweep(struct mx_run *R);
 int mx_run_sweep_held(struct mx_run *R);
 /* One sweep round over jobs[0..n) on every rank (mx_run_sweep.c): pass 1 (rank 0 keeps its
  * failures), 2 (folds the second probes), 3 (a dead-endpoint confirmation, started before
- * (R->started) and finished now: rank 0 decides from got, mx_run_epdead_keep); the sweep_done hook,
+ * (R->started) and finished now: rank 0 decides from got, mx_run_epdead_keep), 4 (pass 2's round
+ * started beside the rounds, R->started, finished now: folded as pass 2's); the sweep_done hook,
  * then the go. MX_GO_ON, MX_STOPPED, negative errno. */
 int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, struct mx_got *got, int pass,
 		       size_t k, size_t n_rounds, const struct rp_engine_cfg *probe);
@@ -150,7 +154,8 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
  * of every round from now on (MX_EP_OUT) and starts its sides of the confirmation at full's settings
  * (NCCL's ACK timeout, the full --timeout and the MTU probe, as pass 2) beside the rounds that follow
  * (mx_round_start). One runs at a time: with new suspects, the one running is finished first
- * (mx_run_epdead_finish; held: the planned rounds before batch k have run). Nothing to do (no
+ * (mx_run_epdead_finish; held: the planned rounds before batch k have run), and so is pass 2's round
+ * started beside the rounds (mx_run_beside_finish): one started round at a time. Nothing to do (no
  * --retest, no suspect): nothing sent after the plan. 0, MX_STOPPED (the finish), negative errno. */
 int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *full, bool held);
 /* After the first pass's last round (rc: how the rounds before ended), on every rank: the running
@@ -160,6 +165,12 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
  * (mx_sweep_mark.late). rc not 0 (a stop, an error): its sides waited
  * for and dropped, nothing decided, rc returned. None running: rc. MX_GO_ON, MX_STOPPED, negative errno. */
 int mx_run_epdead_finish(struct mx_run *R, int rc, bool held);
+/* Pass 2's round started beside the rounds (mx_run_sweep_held, after a first-pass sweep round whose
+ * failures it probes while no confirmation runs), on every rank: finished as a sweep round of pass 4
+ * (rank 0 folds the second probes: dead, flaky or cleared, as pass 2 decides them, which then
+ * probes only what is left). rc not 0 (a stop, an error): its sides waited for and dropped,
+ * nothing decided, rc returned. None running: rc. MX_GO_ON, MX_STOPPED, negative errno. */
+int mx_run_beside_finish(struct mx_run *R, int rc);
 /* Rank 0, in a confirmation round before its hook: decide, and record the dead endpoints'
  * directions (touched). 0 or -ENOMEM. */
 int mx_run_epdead_keep(struct mx_run *R, const struct mx_job *jobs, size_t n, const struct mx_got *got);

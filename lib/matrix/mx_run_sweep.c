@@ -160,7 +160,7 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 
 	/* pass 1's passes are worth that they passed, nothing more: brief (mx_round.h) */
 	c->brief = pass == 1;
-	rc = pass == 3 ? mx_round_finish(c, R->next_round++, R->started, got) : mx_round(c, R->next_round++, jobs, n, got);
+	rc = pass >= 3 ? mx_round_finish(c, R->next_round++, R->started, got) : mx_round(c, R->next_round++, jobs, n, got);
 	c->brief = false;
 	if (rc < 0 || c->rank != 0)
 		return rc;
@@ -187,7 +187,7 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
 			g = mx_got_get(got, 2 * i + d, &tmp);
 			if (pass == 1 && g->status != RP_ST_OK)
 				krc = keep_first(R, &jobs[i], d, g);
-			else if (pass == 2)
+			else if (pass == 2 || pass == 4)
 				krc = keep_second(R, &jobs[i], d, g, probe);
 		}
 	}
@@ -382,7 +382,7 @@ int mx_run_sweep(struct mx_run *R)
 /* A held sweep, after its round of jobs[0..n): the directions that failed their probe, from rank 0 to
  * every rank (into the marks' failed bits), so that every rank leaves them out of the batch's
  * planned rounds alike. */
-static int failed_share(struct mx_run *R, const struct mx_job *jobs, size_t n)
+static int failed_share(struct mx_run *R, const struct mx_job *jobs, size_t n, size_t *n_failed)
 {
 	struct mx_ctx *c = &R->ctx;
 	struct mx_job *out = NULL;
@@ -410,8 +410,118 @@ static int failed_share(struct mx_run *R, const struct mx_job *jobs, size_t n)
 		mx_sweep_sort(&R->sweep);
 	}
 	R->next_round++;
+	*n_failed = rc ? 0 : m;
 	free(out);
 	free(round_of);
+	return rc;
+}
+
+/* Pass 2 started beside the rounds (every rank; rank 0 decides from its sides when it is finished). */
+struct beside_round {
+	struct mx_job *jobs;
+	size_t n;
+	struct mx_started *st;
+	const struct rp_engine_cfg *probe;   /* pass 2's settings (mx_run_sweep_held's, alive while it runs) */
+	size_t k, n_rounds;                  /* the sweep round after which it started, of how many */
+};
+
+static void beside_free(struct beside_round *b)
+{
+	if (b)
+		free(b->jobs);
+	free(b);
+}
+
+/* Rank 0: what pass 2's first round would probe now (mx_sweep_pack: every failed direction not
+ * decided, each endpoint the writer of at most W and the target of at most W), into *jobs_p. The
+ * directions left over wait for the next start or pass 2 itself. 0 or -ENOMEM. */
+static int beside_jobs(struct mx_run *R, struct mx_job **jobs_p, size_t *n_p)
+{
+	size_t cap = 2 * R->sweep.n, n = 0, m = 0;
+	struct mx_job *jobs = calloc(cap ? cap : 1, sizeof(*jobs));
+	uint32_t *round_of = calloc(cap ? cap : 1, sizeof(*round_of));
+	unsigned *count = calloc(R->ctx.n_eps ? 2 * R->ctx.n_eps : 1, sizeof(*count));
+	int rc = jobs && round_of && count ? 0 : -ENOMEM;
+
+	if (rc == 0) {
+		mx_sweep_pack(&R->sweep, R->sweep.width, R->ctx.n_eps, jobs, round_of, &n, count);
+		for (size_t i = 0; i < n; i++)
+			if (round_of[i] == 0)
+				jobs[m++] = jobs[i];
+	}
+	free(round_of);
+	free(count);
+	*jobs_p = jobs;
+	*n_p = rc ? 0 : m;
+	return rc;
+}
+
+/* After sweep round k of pass 1 (held) and its failures shared (n_failed of them), on every rank:
+ * when the first pass screens (its failures wait for pass 2), some failed and no other round runs
+ * beside the rounds (a confirmation, or pass 2 started before), pass 2's first round over what is
+ * undecided starts beside the planned rounds that follow, at probe's settings: a dead link found
+ * early costs its deadline there, not after the last planned round. Rank 0 sends the jobs (maybe
+ * none) and every rank starts its sides. 0 or negative errno. */
+static int beside_start(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *probe,
+			size_t n_failed)
+{
+	struct mx_ctx *c = &R->ctx;
+	const struct rp_engine_cfg *saved = c->cfg;
+	struct beside_round *b;
+	uint32_t *round_of = NULL;
+	int rc = 0;
+
+	if (!n_failed || R->sweep.screen_s <= 0 || !R->set.retest || R->epdead || R->beside)
+		return 0;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	*b = (struct beside_round){ .probe = probe, .k = k, .n_rounds = n_rounds };
+	if (c->rank == 0) {
+		mx_sweep_sort(&R->sweep);
+		rc = beside_jobs(R, &b->jobs, &b->n);
+		round_of = calloc(b->n ? b->n : 1, sizeof(*round_of));
+		rc = rc ? rc : round_of ? 0 : -ENOMEM;
+		mx_jobs_send(c, R->next_round, b->jobs, round_of, rc ? 0 : b->n);
+	} else {
+		rc = mx_jobs_wait(c, R->next_round, &b->jobs, &round_of, &b->n, rp_now() + mx_ctx_go_wait(c));
+	}
+	free(round_of);
+	R->next_round++;
+	if (rc == 0 && b->n) {
+		c->cfg = probe;
+		rc = mx_round_start(c, R->next_round++, b->jobs, b->n, &b->st);   /* (copies probe) */
+		c->cfg = saved;
+	}
+	if (rc != 0 || !b->n) {
+		beside_free(b);
+		return rc;
+	}
+	R->beside = b;
+	if (c->rank == 0 && R->hooks.confirm_started)
+		R->hooks.confirm_started(R->hooks.arg);
+	return 0;
+}
+
+int mx_run_beside_finish(struct mx_run *R, int rc)
+{
+	struct beside_round *b = R->beside;
+	struct mx_got got = { 0 };
+
+	if (!b)
+		return rc;
+	R->beside = NULL;
+	if (rc != 0) {
+		/* the run ends first: the sides are waited for and dropped, their directions undecided */
+		mx_round_abandon(&R->ctx, b->st);
+		beside_free(b);
+		return rc;
+	}
+	R->started = b->st;
+	rc = mx_run_sweep_round(R, b->jobs, b->n, &got, 4, b->k, b->n_rounds, b->probe);
+	R->started = NULL;
+	beside_free(b);
+	mx_got_fini(&got);
 	return rc;
 }
 
@@ -474,7 +584,7 @@ int mx_run_sweep_held(struct mx_run *R)
 	R->holds.room = &saved->meas;
 	R->ctx.holds = &R->holds;
 	for (size_t k = 0; k < n_rounds && rc == 0; k++) {
-		size_t n = 0, to = (k + 1) * w < n_scheduled ? (k + 1) * w : n_scheduled;
+		size_t n = 0, n_failed = 0, to = (k + 1) * w < n_scheduled ? (k + 1) * w : n_scheduled;
 
 		R->holds.mode = MX_HOLD_MAKE;
 		R->ctx.cfg = &screen;
@@ -485,7 +595,9 @@ int mx_run_sweep_held(struct mx_run *R)
 		if (rc == 0)
 			rc = mx_run_epdead(R, k, n_rounds, &probe, true);   /* (its sides hold nothing) */
 		if (rc == 0)
-			rc = failed_share(R, jobs, n);
+			rc = failed_share(R, jobs, n, &n_failed);
+		if (rc == 0)
+			rc = beside_start(R, k, n_rounds, &probe, n_failed);
 		/* the sweep round's sides are kept or decided: not held through its batch (their buffers
 		 * freed), the slots kept for the next sweep round (the same size: fresh ones were a page
 		 * fault per 4 KiB of every sweep round's sides at rank 0, and a peak no lower) */
@@ -501,6 +613,7 @@ int mx_run_sweep_held(struct mx_run *R)
 	mx_holds_fini(&R->holds);   /* its entries' memory too (the counts stay) */
 	free(jobs);
 	mx_got_fini(&got);
+	rc = mx_run_beside_finish(R, rc);
 	rc = mx_run_epdead_finish(R, rc, true);
 	rc = sweep_second(R, rc, saved, &probe);
 	return rc == 0 ? late_rounds(R) : rc;

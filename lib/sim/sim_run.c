@@ -252,8 +252,8 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 }
 
 /* mx_run's hook after a sweep round: its probes (one direction each) run at once, so its time is its
- * slowest probe plus the round overhead; a confirmation (pass 3), started beside the rounds since
- * confirm_at, only what is left of its slowest probe. */
+ * slowest probe plus the round overhead; a round started beside the rounds since confirm_at (a
+ * confirmation, pass 3; pass 2's first round, pass 4), only what is left of its slowest probe. */
 static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
@@ -261,7 +261,7 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 
 	collect_time(S, 0);
 	round_time(S, &busy, &dir);
-	if (pass == 3)
+	if (pass >= 3)   /* started beside the rounds (one at a time) */
 		dir = dir > S->vclock - S->confirm_at ? dir - (S->vclock - S->confirm_at) : 0;
 	t = dir + S->model->round_overhead_s;
 	S->vclock += t;

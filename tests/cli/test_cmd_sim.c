@@ -551,8 +551,8 @@ static void test_one_clock(void **state)
 	assert_non_null(strstr(err, " s left (the projected clock)"));
 
 	/* with the default --retest the dead link's screen waits for the sweep's second pass (--timeout
-	 * 10 s and the MTU probe) after the last round: the last round's line counts it (before: "about
-	 * 0 s left", then 14 s more) */
+	 * 10 s and the MTU probe), started beside the rounds after the screen: the last round's line
+	 * counts what is left of it (before: "about 0 s left", then 14 s more) */
 	assert_int_equal(rp_test_run_bin(out, sizeof(out), "matrix --transport sim --fabric-model '%s' 2>'%s/clock.err' "
 					 ">/dev/null", mpath, d), 1);
 	assert_int_equal(rp_test_run(path, err, sizeof(err)), 0);
@@ -562,7 +562,7 @@ static void test_one_clock(void **state)
 
 		assert_non_null(l);
 		assert_int_equal(sscanf(strstr(l, "so far, "), "so far, %lf s in, about %lf s left", &in_s, &left_s), 2);
-		l = strstr(err, "reachability sweep retest 1 of 1 done: ");
+		l = strstr(err, "reachability sweep retest beside the rounds 1 of 1 done: ");
 		assert_non_null(l);
 		assert_int_equal(sscanf(strstr(l, "so far, "), "so far, %lf s in", &end_s), 1);
 		assert_true(left_s >= 10);

@@ -14,7 +14,8 @@
  *   failures), everything else it has is measured;
  * - dead links scattered over the fabric make no suspect at all;
  * - with every peer in the first round (width 16) the confirmation probes failed pairs again;
- * - a screen's failure is in the results (what a report holds) before its second probe, --hold or not.
+ * - a screen's failure is in the results (what a report holds) before its second probe, --hold or not;
+ * - with --hold a dead link's second probe runs beside the planned rounds after its screen.
  * Each case runs with and without --hold.
  */
 #include <errno.h>
@@ -69,6 +70,10 @@ struct bench {
 	bool linger;
 	int in_confirm;               /* __atomic: confirmation writers in progress */
 	unsigned beside;              /* __atomic */
+	/* test_dead_link_second_probe_beside: a probe at NCCL's timeout stays (up to 1 s) until a
+	 * bandwidth measurement begins meanwhile (bw_beside counts them) */
+	bool linger_bw;
+	unsigned bw_beside;           /* __atomic */
 	size_t failed_at_last;        /* rank 0's failed results when the last planned round ended */
 };
 
@@ -114,6 +119,9 @@ static int bench_pair(void *arg, const struct rp_engine_cfg *cfg, enum rp_engine
 				   __ATOMIC_SEQ_CST);
 		if (res->status == RP_ST_OK && (B->blackhole[s] || B->blackhole[d]) && !small)
 			rp_pair_result_fail(res, RP_ST_TIMEOUT, "stand-in: no completion (only small packets pass)");
+		if (B->linger_bw && cfg->meas.iters != MX_SWEEP_ITERS && !small &&
+		    __atomic_load_n(&B->in_confirm, __ATOMIC_SEQ_CST) > 0)
+			__atomic_add_fetch(&B->bw_beside, 1, __ATOMIC_SEQ_CST);
 		if (B->linger && s != B->bad && d != B->bad) {
 			if (__atomic_load_n(&B->in_confirm, __ATOMIC_SEQ_CST) > 0)
 				__atomic_add_fetch(&B->beside, 1, __ATOMIC_SEQ_CST);
@@ -147,9 +155,11 @@ static int confirm_probe(void *arg, const struct rp_engine_cfg *cfg, enum rp_eng
 			__atomic_add_fetch(&B->confirm_mtucheck, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_sub_fetch(&B->confirm_lost, 1, __ATOMIC_SEQ_CST) >= 0)
 			rp_pair_result_fail(res, RP_ST_PEER_LOST, "stand-in: the peer's rank stopped answering");
-		if (B->linger) {
+		if (B->linger || B->linger_bw) {
+			unsigned *seen = B->linger ? &B->beside : &B->bw_beside;
+
 			__atomic_add_fetch(&B->in_confirm, 1, __ATOMIC_SEQ_CST);
-			for (int i = 0; i < 200 && !__atomic_load_n(&B->beside, __ATOMIC_SEQ_CST); i++)
+			for (int i = 0; i < 200 && !__atomic_load_n(seen, __ATOMIC_SEQ_CST); i++)
 				nanosleep(&(struct timespec){ 0, 5000000L }, NULL);
 			__atomic_sub_fetch(&B->in_confirm, 1, __ATOMIC_SEQ_CST);
 		}
@@ -619,8 +629,8 @@ static void test_scattered_dead_links_no_suspect(void **state)
 }
 
 /* Issue 26 item 4: a screen's failure is a finding from its round on. With --hold its second probe
- * waits until after the bandwidth rounds; a report written after the last of them (and a run
- * killed then) must hold it already, unconfirmed, as --hold off's does. */
+ * may end after the bandwidth rounds; a report written after the last of them (and a run killed
+ * then) must hold it already, unconfirmed, as --hold off's does. */
 static void test_screen_failures_in_report(void **state)
 {
 	struct bench B = { .bad = -1 };
@@ -636,6 +646,64 @@ static void test_screen_failures_in_report(void **state)
 	one_result_each(R);
 	assert_int_equal(B.failed_at_last, 3);
 	assert_int_equal(R->failed, 3);
+	world_done(ranks, w, s);
+}
+
+/* One dead link found in the first sweep round, between two endpoints that reach everyone else:
+ * with --hold its second probe (pass 2: NCCL's ACK timeout, the full --timeout) runs beside the
+ * planned rounds that follow, not after the last of them (before: the run's last --timeout and MTU
+ * probe came after every bandwidth round), and decides as pass 2 does: both directions confirmed
+ * failures (the screen, then the second probe), never measured for bandwidth, probed again by
+ * nothing, a path fault that drains no one. Without --hold pass 2 comes before the bandwidth
+ * rounds, as before. */
+static void test_dead_link_second_probe_beside(void **state)
+{
+	struct bench B = { .bad = -1, .linger_bw = true };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+	uint32_t peers[N];
+	unsigned n0 = first_round_peers(s, 0, peers);
+	uint32_t b = peers[0];
+	struct rp_verdict v;
+	struct rp_result_seq ps;
+
+	(void)state;
+	assert_true(n0 > 0);
+	B.dead_link[0][b] = B.dead_link[b][0] = true;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	if (hold_)
+		assert_true(__atomic_load_n(&B.bw_beside, __ATOMIC_SEQ_CST) > 0);
+	else
+		assert_int_equal(__atomic_load_n(&B.bw_beside, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(R->sweep.n_confirm, 0);
+	assert_int_equal(R->sweep.n_dead, 2);
+	assert_int_equal(R->sweep.n_flaky + R->sweep.n_cleared, 0);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t x = R->mr.pair_eps[2 * i], y = R->mr.pair_eps[2 * i + 1];
+
+		if (B.dead_link[x][y]) {
+			assert_int_equal(r->status, RP_ST_TIMEOUT);
+			assert_int_equal(r->n_attempts, 2);
+			assert_int_equal(r->attempts[1].qp_timeout, RP_RETEST_NCCL_QP_TIMEOUT);
+			assert_int_equal(B.probes[x][y], 2);    /* the screen, the second probe: no third */
+			assert_int_equal(B.confirm[x][y], 1);
+			assert_int_equal(B.bw[x][y], 0);
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+			assert_int_equal(B.bw[x][y], 1);
+		}
+	}
+	ps = mx_results_pairs((struct mx_results *)&R->mr);
+	assert_int_equal(rp_verdict_judge(&vcfg_, rep_, N, R->mr.pair_eps, &ps, &v), 0);
+	for (int e = 0; e < N; e++)
+		assert_false(v.eps[e].drain);
+	assert_int_equal(v.n_paths, 1);
+	assert_int_equal(v.n_confirmed, 2);
+	rp_verdict_fini(&v);
 	world_done(ranks, w, s);
 }
 
@@ -666,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_scattered_dead_links_no_suspect),
 		cmocka_unit_test(test_dead_endpoint_no_untried_peer),
 		cmocka_unit_test(test_screen_failures_in_report),
+		cmocka_unit_test(test_dead_link_second_probe_beside),
 	};
 	int rc = cmocka_run_group_tests_name("dead endpoints", runs, hold_off, hold_off);
 

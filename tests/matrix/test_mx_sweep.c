@@ -271,7 +271,7 @@ struct bench {
 	int bad, flaky;
 	enum rp_status flaky_st;      /* how the flaky endpoint's first try fails (0: timed_out) */
 	enum rp_status bad_st;        /* how the bad endpoint's directions fail (0: timed_out) */
-	bool pass2_cut;               /* every second probe ends interrupted, as a stop leaves it */
+	bool pass2_cut;               /* every probe after the first ends interrupted, as a stop leaves it */
 	unsigned tries[N][N], probes[N][N], bw[N][N];
 	unsigned bw_held[N][N];       /* bandwidth measurements on a held connection (--hold) */
 	unsigned seq, probe_seq[N][N], bw_seq[N][N];   /* the order: first probe, bandwidth (from 1) */
@@ -333,7 +333,7 @@ static void writer_faults(struct bench *B, const struct rp_engine_cfg *cfg, bool
 
 		if (k == 1)
 			B->probe_seq[s][d] = __atomic_add_fetch(&B->seq, 1, __ATOMIC_SEQ_CST);
-		if (k == 2 && B->pass2_cut) {
+		if (k >= 2 && B->pass2_cut) {
 			rp_pair_result_fail(res, RP_ST_INTERRUPTED, "stand-in: not measured: stopped");
 			return;
 		}
