@@ -18,7 +18,10 @@
 #   healthy  every device on one bridge;
 #   bridge   the last device on a bridge of its own (unreachable from the others: fails fast);
 #   loss     every device on one bridge, the last one's link at 100% netem loss (packets vanish
-#            silently: every pair with it runs into its deadline).
+#            silently: every pair with it runs into its deadline);
+#   uplink   two leaves (the first half of the devices, the second) joined by a spine, the second
+#            leaf's uplink at 100% loss: every direction between the leaves is a dead link between
+#            adapters that reach their leaf-mates (no adapter is at fault: none is suspected).
 # Per run: wall time of mpirun, the rounds the report says it ran (bandwidth + retest), the elapsed
 # time it reports, rank 0's peak RSS (GNU time), the pass/fail counts. The headline ratio is
 # wall(bad) / wall(healthy) at the same E, measured in the same boot. Under TCG only ratios mean
@@ -67,6 +70,13 @@ fabric_for() {   # $1 scenario, $2 E: the fabric.sh spec
 	for i in $(seq 0 $((last - 1))); do list=$list${list:+,}$i; done
 	case $1 in
 	bridge) echo "br0:$list br1:$last" ;;
+	uplink)
+		list=
+		for i in $(seq 0 $(($2 / 2 - 1))); do list=$list${list:+,}$i; done
+		local rest=
+		for i in $(seq $(($2 / 2)) "$last"); do rest=$rest${rest:+,}$i; done
+		echo "br0:$list br1:$rest spine:br0,br1"
+		;;
 	*) echo "br0:$list,$last" ;;
 	esac
 }
@@ -80,6 +90,7 @@ run_one() {   # $1 scenario, $2 E, $3 variant[@binary]
 	bash "$FABRIC" down 2>/dev/null
 	bash "$FABRIC" up "$(fabric_for "$sc" "$e")" >"$RAW/$tag.fabric" 2>&1 || { log "fabric up failed for $tag"; return 1; }
 	[ "$sc" = loss ] && bash "$FABRIC" fault loss "rxe$((e - 1))" 100% >>"$RAW/$tag.fabric" 2>&1
+	[ "$sc" = uplink ] && bash "$FABRIC" fault uplink br1 loss 100% >>"$RAW/$tag.fabric" 2>&1
 	# shellcheck disable=SC2086 # ARGS: matrix options, split on spaces
 	echo "mpirun -np $e rank.sh $ARGS $extra --json $tag.json  # $("$bin" --version | head -1)" >"$RAW/$tag.cmd"
 	t0=$(date +%s.%N)
@@ -133,7 +144,9 @@ for r in rows:
     ratio_p = "%.2f" % (float(r[2]) / hp) if hp else "-"
     L.append("| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |" % (r[9], r[0], r[1], float(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], ratio, ratio_p))
 L += ["", "Scenarios: `healthy` one bridge; `bridge` the last endpoint on a bridge of its own (fails fast);",
-      "`loss` the last endpoint's link at 100% loss (every pair with it runs into its deadline).",
+      "`loss` the last endpoint's link at 100% loss (every pair with it runs into its deadline);",
+      "`uplink` two leaves joined by a spine, the second leaf's uplink at 100% loss (dead links between",
+      "adapters that reach their leaf-mates).",
       "Variants: `plain` (`--sweep off`: lock-step rounds, then retest rounds), `sweep:W` (`--sweep W`:",
       "reachability first, the unreachable directions left out of the bandwidth rounds; lib/matrix/mx_sweep.h),",
       "`default` (no `--sweep`: since 48926c9 the sweep at width 64; since --hold, with it: the bandwidth on",

@@ -25,15 +25,16 @@
  * fabric's pairs, whose numbers wrap in a half of the tags past 256 endpoints where MPI gives its
  * minimum (32,767) and past 65,536 under Open MPI's UCX layer (2^23 - 1), and two probes between the
  * same ranks then took each other's messages and failed their screens. The sides of a started
- * round, which run beside later rounds, have the upper half of the tags to themselves (one started
- * round at a time); every other round the lower. */
-static int pair_tag(const struct mx_ctx *c, size_t round, uint32_t ord, int dir, bool later)
+ * round, which run beside later rounds, have a quarter of the tags to themselves, one quarter per
+ * slot (MX_STARTED_SLOTS: one started round a slot at a time); every other round the lower half. */
+static int pair_tag(const struct mx_ctx *c, size_t round, uint32_t ord, int dir, unsigned slot)
 {
 	uint64_t ub = (uint64_t)(c->comm->tag_ub > 0 ? c->comm->tag_ub : 32767), half = (ub + 1) / 2;
-	uint64_t t = later ? (uint64_t)ord * 2 + (uint64_t)dir
-			   : ((uint64_t)round * (c->max_pairs ? c->max_pairs : 1) + ord) * 2 + (uint64_t)dir;
+	uint64_t quarter = (ub + 1 - half) / MX_STARTED_SLOTS;
+	uint64_t t = slot ? (uint64_t)ord * 2 + (uint64_t)dir
+			  : ((uint64_t)round * (c->max_pairs ? c->max_pairs : 1) + ord) * 2 + (uint64_t)dir;
 
-	return (int)(later ? half + t % (ub + 1 - half) : t % half);
+	return (int)(slot ? half + (slot - 1) * quarter + t % quarter : t % half);
 }
 
 static void port_of(const struct mx_ep *x, struct rp_engine_port *p)
@@ -170,7 +171,7 @@ static void dir_run(struct mx_task *t, const struct rp_engine_cfg *cfg, int dir)
 	if (local) {
 		side_loopback(c, cfg, &ps, &pd, t->later ? NULL : hold_side(c, src, dst, true),
 			      t->later ? NULL : hold_side(c, src, dst, false), &r);
-	} else if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->ord, dir, t->later), &addr) != 0) {
+	} else if (mx_comm_oob_open(c->comm, &oob, peer, pair_tag(c, t->round, t->ord, dir, t->slot), &addr) != 0) {
 		rp_pair_result_init(&r, &S->ep, &D->ep);
 		rp_pair_result_fail(&r, RP_ST_SETUP, "side channel to rank %d: out of memory", peer);
 	} else {
@@ -228,11 +229,12 @@ static void tasks_wait(const struct mx_ctx *c, struct mx_task *tasks, size_t n)
 	}
 }
 
-/* Start this rank's sides of jobs[0..n_jobs) at cfg, all at once (later: a started round's, see
- * struct mx_task). *tasks_p (malloc'd) and *n_p hold them. 0 or -ENOMEM. */
+/* Start this rank's sides of jobs[0..n_jobs) at cfg, all at once (slot: 0, a round's; 1 or 2, a
+ * started round's, see struct mx_task). *tasks_p (malloc'd) and *n_p hold them. 0 or -ENOMEM. */
 static int tasks_start(const struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
-		       const struct rp_engine_cfg *cfg, bool later, struct mx_task **tasks_p, size_t *n_p)
+		       const struct rp_engine_cfg *cfg, unsigned slot, struct mx_task **tasks_p, size_t *n_p)
 {
+	bool later = slot != 0;
 	struct mx_task *tasks = calloc(n_jobs ? n_jobs : 1, sizeof(*tasks));
 	uint32_t *ord = calloc((size_t)(c->n_ranks > 0 ? c->n_ranks : 1), sizeof(*ord));   /* jobs with each rank so far */
 	size_t n = 0;
@@ -260,7 +262,7 @@ static int tasks_start(const struct mx_ctx *c, size_t round, const struct mx_job
 		if (oa != c->rank && ob != c->rank)
 			continue;
 		tasks[n] = (struct mx_task){ .ctx = c, .round = round, .idx = i, .job = jobs[i], .cfg = cfg,
-					     .brief = c->brief && !later, .later = later,
+					     .brief = c->brief && !later, .later = later, .slot = slot,
 					     .ord = peer >= 0 && peer < c->n_ranks ? ord[peer]++ : 0 };
 		if (c->late_round == round + 1) {
 			task_skip(&tasks[n++]);
@@ -283,7 +285,7 @@ static int tasks_start(const struct mx_ctx *c, size_t round, const struct mx_job
 static int round_run(const struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n_jobs,
 		     struct mx_task **tasks_p, size_t *n_p)
 {
-	int rc = tasks_start(c, round, jobs, n_jobs, c->cfg, false, tasks_p, n_p);
+	int rc = tasks_start(c, round, jobs, n_jobs, c->cfg, 0, tasks_p, n_p);
 
 	if (rc)
 		return rc;
@@ -401,18 +403,22 @@ struct mx_started {
 	size_t n_tasks;
 };
 
-int mx_round_start(struct mx_ctx *c, size_t side_round, const struct mx_job *jobs, size_t n, struct mx_started **st_p)
+int mx_round_start(struct mx_ctx *c, size_t side_round, unsigned slot, const struct mx_job *jobs, size_t n,
+		   struct mx_started **st_p)
 {
-	struct mx_started *st = calloc(1, sizeof(*st));
+	struct mx_started *st;
 	int rc;
 
 	*st_p = NULL;
+	if (slot < 1 || slot > MX_STARTED_SLOTS)
+		return -EINVAL;
+	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	st->cfg = *c->cfg;
 	st->jobs = jobs;
 	st->n = n;
-	rc = tasks_start(c, side_round, jobs, n, &st->cfg, true, &st->tasks, &st->n_tasks);
+	rc = tasks_start(c, side_round, jobs, n, &st->cfg, slot, &st->tasks, &st->n_tasks);
 	if (rc) {
 		free(st);
 		return rc;

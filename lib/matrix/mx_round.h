@@ -145,12 +145,18 @@ int mx_round(struct mx_ctx *c, size_t round, const struct mx_job *jobs, size_t n
  * later, as a round of its own (a dead-endpoint confirmation: lib/matrix/mx_run_epdead.c). Every rank
  * starts it alike (side_round: the run-wide number its side channels are addressed by) and finishes
  * it alike. Its sides run at the ctx's cfg as it is at the start (a copy), with no held connection,
- * and their side channels use tags no other round uses: one started round at a time. A rank asked to
- * stop meanwhile still measures them (their deadlines bound them). */
+ * and their side channels use tags no other round uses, those of its slot: one started round a slot
+ * at a time (a dead-endpoint confirmation in slot MX_SLOT_CONFIRM, pass 2's round beside the rounds
+ * in MX_SLOT_BESIDE). A rank asked to stop meanwhile still measures them (their deadlines bound
+ * them). */
+#define MX_STARTED_SLOTS 2
+enum { MX_SLOT_CONFIRM = 1, MX_SLOT_BESIDE = 2 };
 struct mx_started;
 struct mx_task;
-/* Start this rank's sides of jobs[0..n) (the caller keeps jobs until the finish). 0 or -ENOMEM. */
-int mx_round_start(struct mx_ctx *c, size_t side_round, const struct mx_job *jobs, size_t n, struct mx_started **st_p);
+/* Start this rank's sides of jobs[0..n) in slot (1..MX_STARTED_SLOTS; the caller keeps jobs until
+ * the finish). 0, -EINVAL (no such slot) or -ENOMEM. */
+int mx_round_start(struct mx_ctx *c, size_t side_round, unsigned slot, const struct mx_job *jobs, size_t n,
+		   struct mx_started **st_p);
 /* Wait for this rank's sides of st, then report them as round `round` (a run-wide number of its
  * own, taken now) exactly as mx_round() reports its sides, and the go. Frees st. mx_round()'s returns. */
 int mx_round_finish(struct mx_ctx *c, size_t round, struct mx_started *st, struct mx_got *got);

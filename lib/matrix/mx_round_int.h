@@ -19,6 +19,7 @@ struct mx_task {
 	bool later;                   /* a started round's (mx_round_start): no held connection, no look at
 	                               * the dead ranks (the main thread writes them meanwhile), tags of
 	                               * its own */
+	unsigned slot;                /* 0, or the started round's slot (1..MX_STARTED_SLOTS): its tags */
 	pthread_t thread;
 	bool threaded;
 	int done;                     /* __atomic: the thread is finished */

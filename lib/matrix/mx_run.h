@@ -47,10 +47,12 @@ struct mx_run_hooks {
 	/* Rank 0, around the verdict that plans a set of retests (start: before it; then after the
 	 * plan): every rank waits meanwhile. May be NULL. */
 	void (*judging)(void *arg, bool start);
-	/* Rank 0: a round's sides started beside the rounds that follow: a dead-endpoint
-	 * confirmation (mx_run_epdead; its sweep_done, pass 3, comes when it is finished) or pass 2's
-	 * first round (pass 4). One at a time. May be NULL. */
+	/* Rank 0: a dead-endpoint confirmation's sides started beside the rounds that follow
+	 * (mx_run_epdead); its sweep_done (pass 3) comes when it is finished. May be NULL. */
 	void (*confirm_started)(void *arg);
+	/* Rank 0: pass 2's first round's sides started beside the rounds that follow
+	 * (mx_run_sweep_held); its sweep_done (pass 4) comes when it is finished. May be NULL. */
+	void (*beside_started)(void *arg);
 	void *arg;
 };
 
@@ -153,9 +155,8 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
  * "dead endpoints") and sends them and their confirmation's jobs; every rank leaves the suspects out
  * of every round from now on (MX_EP_OUT) and starts its sides of the confirmation at full's settings
  * (NCCL's ACK timeout, the full --timeout and the MTU probe, as pass 2) beside the rounds that follow
- * (mx_round_start). One runs at a time: with new suspects, the one running is finished first
- * (mx_run_epdead_finish; held: the planned rounds before batch k have run), and so is pass 2's round
- * started beside the rounds (mx_run_beside_finish): one started round at a time. Nothing to do (no
+ * (mx_round_start, slot MX_SLOT_CONFIRM). One runs at a time: with new suspects, the one running is
+ * finished first (mx_run_epdead_finish; held: the planned rounds before batch k have run). Nothing to do (no
  * --retest, no suspect): nothing sent after the plan. 0, MX_STOPPED (the finish), negative errno. */
 int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *full, bool held);
 /* After the first pass's last round (rc: how the rounds before ended), on every rank: the running
@@ -166,7 +167,7 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
  * for and dropped, nothing decided, rc returned. None running: rc. MX_GO_ON, MX_STOPPED, negative errno. */
 int mx_run_epdead_finish(struct mx_run *R, int rc, bool held);
 /* Pass 2's round started beside the rounds (mx_run_sweep_held, after a first-pass sweep round whose
- * failures it probes while no confirmation runs), on every rank: finished as a sweep round of pass 4
+ * failures it probes; slot MX_SLOT_BESIDE), on every rank: finished as a sweep round of pass 4
  * (rank 0 folds the second probes: dead, flaky or cleared, as pass 2 decides them, which then
  * probes only what is left). rc not 0 (a stop, an error): its sides waited for and dropped,
  * nothing decided, rc returned. None running: rc. MX_GO_ON, MX_STOPPED, negative errno. */

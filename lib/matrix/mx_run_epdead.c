@@ -509,8 +509,6 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
 	if (rc == 0 && er->n && R->epdead)
 		rc = finish(R, 0, held, k * R->sweep.width);
 	if (rc == 0 && er->n)
-		rc = mx_run_beside_finish(R, 0);   /* pass 2 started beside: the same one slot */
-	if (rc == 0 && er->n)
 		rc = out_share(R, er->sus, er->n_sus, &er->out, &er->n_out);
 	if (rc == 0 && er->n) {
 		/* the probes' MTU probe runs beside them (their small writes), not after them: the
@@ -519,7 +517,7 @@ int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_e
 
 		conf.no_mtucheck = true;
 		c->cfg = &conf;
-		rc = mx_round_start(c, R->next_round++, er->jobs, er->n, &er->st);   /* (copies conf) */
+		rc = mx_round_start(c, R->next_round++, MX_SLOT_CONFIRM, er->jobs, er->n, &er->st);   /* (copies conf) */
 		c->cfg = saved;
 	}
 	if (rc != 0 || !er->n) {

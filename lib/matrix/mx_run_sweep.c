@@ -432,9 +432,24 @@ static void beside_free(struct beside_round *b)
 	free(b);
 }
 
+/* May a direction of (a, b) wait for a dead-endpoint decision: an end suspected, left out or dead
+ * (its confirmation decides), or one that passed no probe yet (what a dead endpoint is, before it
+ * meets enough peers to be suspected)? Its second probe is then pass 2's, after the decision. */
+static bool of_suspect(const struct mx_sweep *S, uint32_t a, uint32_t b)
+{
+	const uint8_t mask = MX_EP_SUSPECT | MX_EP_OUT | MX_EP_DEAD;
+
+	if (!S->ep)
+		return false;
+	if (a >= S->n_eps || b >= S->n_eps)
+		return true;
+	return (S->ep[a] & mask) || (S->ep[b] & mask) || !(S->ep[a] & MX_EP_PASSED) || !(S->ep[b] & MX_EP_PASSED);
+}
+
 /* Rank 0: what pass 2's first round would probe now (mx_sweep_pack: every failed direction not
- * decided, each endpoint the writer of at most W and the target of at most W), into *jobs_p. The
- * directions left over wait for the next start or pass 2 itself. 0 or -ENOMEM. */
+ * decided, each endpoint the writer of at most W and the target of at most W), but those that may
+ * wait for a dead-endpoint decision (of_suspect), into *jobs_p. The directions left over wait for the next start or pass 2 itself.
+ * 0 or -ENOMEM. */
 static int beside_jobs(struct mx_run *R, struct mx_job **jobs_p, size_t *n_p)
 {
 	size_t cap = 2 * R->sweep.n, n = 0, m = 0;
@@ -446,7 +461,7 @@ static int beside_jobs(struct mx_run *R, struct mx_job **jobs_p, size_t *n_p)
 	if (rc == 0) {
 		mx_sweep_pack(&R->sweep, R->sweep.width, R->ctx.n_eps, jobs, round_of, &n, count);
 		for (size_t i = 0; i < n; i++)
-			if (round_of[i] == 0)
+			if (round_of[i] == 0 && !of_suspect(&R->sweep, jobs[i].a, jobs[i].b))
 				jobs[m++] = jobs[i];
 	}
 	free(round_of);
@@ -457,11 +472,12 @@ static int beside_jobs(struct mx_run *R, struct mx_job **jobs_p, size_t *n_p)
 }
 
 /* After sweep round k of pass 1 (held) and its failures shared (n_failed of them), on every rank:
- * when the first pass screens (its failures wait for pass 2), some failed and no other round runs
- * beside the rounds (a confirmation, or pass 2 started before), pass 2's first round over what is
- * undecided starts beside the planned rounds that follow, at probe's settings: a dead link found
- * early costs its deadline there, not after the last planned round. Rank 0 sends the jobs (maybe
- * none) and every rank starts its sides. 0 or negative errno. */
+ * when the first pass screens (its failures wait for pass 2), some failed and pass 2 runs no round
+ * beside the rounds yet, pass 2's first round over what is undecided (but what may wait for a
+ * dead-endpoint decision, of_suspect: a confirmation runs in a slot of its own) starts beside the
+ * planned rounds that follow, at probe's settings: a dead link found early costs its deadline there, not after the last
+ * planned round. Rank 0 sends the jobs (maybe none) and every rank starts its sides. 0 or negative
+ * errno. */
 static int beside_start(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *probe,
 			size_t n_failed)
 {
@@ -471,7 +487,7 @@ static int beside_start(struct mx_run *R, size_t k, size_t n_rounds, const struc
 	uint32_t *round_of = NULL;
 	int rc = 0;
 
-	if (!n_failed || R->sweep.screen_s <= 0 || !R->set.retest || R->epdead || R->beside)
+	if (!n_failed || R->sweep.screen_s <= 0 || !R->set.retest || R->beside)
 		return 0;
 	b = calloc(1, sizeof(*b));
 	if (!b)
@@ -490,7 +506,7 @@ static int beside_start(struct mx_run *R, size_t k, size_t n_rounds, const struc
 	R->next_round++;
 	if (rc == 0 && b->n) {
 		c->cfg = probe;
-		rc = mx_round_start(c, R->next_round++, b->jobs, b->n, &b->st);   /* (copies probe) */
+		rc = mx_round_start(c, R->next_round++, MX_SLOT_BESIDE, b->jobs, b->n, &b->st);   /* (copies probe) */
 		c->cfg = saved;
 	}
 	if (rc != 0 || !b->n) {
@@ -498,8 +514,8 @@ static int beside_start(struct mx_run *R, size_t k, size_t n_rounds, const struc
 		return rc;
 	}
 	R->beside = b;
-	if (c->rank == 0 && R->hooks.confirm_started)
-		R->hooks.confirm_started(R->hooks.arg);
+	if (c->rank == 0 && R->hooks.beside_started)
+		R->hooks.beside_started(R->hooks.arg);
 	return 0;
 }
 

@@ -38,12 +38,12 @@
  * connections and leave out what failed (mx_sweep_apply's left_failed); after the last, pass 2 over
  * every failed direction as above, and the directions it found flaky or cleared are measured in late
  * rounds (mx_sweep_late), as they would have been in their planned round. When sweep round k's
- * failures are shared and no round runs beside the rounds (a confirmation, below, or one started so
- * before), pass 2's first round over what is undecided then (mx_sweep_pack's round 0) starts beside
- * the planned rounds that follow (mx_round_start: the one started round) and is finished, and
- * decided as pass 2 decides, after the last of them or before a confirmation needs its place
- * (mx_run_beside_finish): a dead link found early costs its --timeout beside the bandwidth rounds;
- * pass 2 then probes what is left.
+ * failures are shared and pass 2 has no round beside the rounds yet, its first round over what is
+ * undecided then (mx_sweep_pack's round 0; but the directions of an endpoint that passed no probe
+ * yet or is suspected: they wait for the dead-endpoint decision) starts beside the planned rounds
+ * that follow (mx_round_start, slot MX_SLOT_BESIDE; a confirmation has its own) and is finished,
+ * and decided as pass 2 decides, after the last of them (mx_run_beside_finish): a dead link found
+ * early costs its --timeout beside the bandwidth rounds; pass 2 then probes what is left.
  *
  * Dead endpoints (with --retest; lib/matrix/mx_run_epdead.c). A dead adapter fails every direction it is
  * in, and judged direction by direction it costs a screen deadline in every first-pass round and a

@@ -252,8 +252,9 @@ static void sim_round_done(void *arg, bool retest, size_t k, size_t n_rounds)
 }
 
 /* mx_run's hook after a sweep round: its probes (one direction each) run at once, so its time is its
- * slowest probe plus the round overhead; a round started beside the rounds since confirm_at (a
- * confirmation, pass 3; pass 2's first round, pass 4), only what is left of its slowest probe. */
+ * slowest probe plus the round overhead; a round started beside the rounds (a confirmation since
+ * confirm_at, pass 3; pass 2's first round since beside_at, pass 4), only what is left of its
+ * slowest probe. */
 static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 {
 	struct rp_sim_run *S = arg;
@@ -261,8 +262,11 @@ static void sim_sweep_done(void *arg, int pass, size_t k, size_t n_rounds)
 
 	collect_time(S, 0);
 	round_time(S, &busy, &dir);
-	if (pass >= 3)   /* started beside the rounds (one at a time) */
-		dir = dir > S->vclock - S->confirm_at ? dir - (S->vclock - S->confirm_at) : 0;
+	if (pass >= 3) {   /* started beside the rounds, each slot's at its own time */
+		double at = pass == 3 ? S->confirm_at : S->beside_at;
+
+		dir = dir > S->vclock - at ? dir - (S->vclock - at) : 0;
+	}
 	t = dir + S->model->round_overhead_s;
 	S->vclock += t;
 	S->rounds_s += t;
@@ -277,6 +281,13 @@ static void sim_confirm_started(void *arg)
 	struct rp_sim_run *S = arg;
 
 	S->confirm_at = S->vclock;
+}
+
+static void sim_beside_started(void *arg)
+{
+	struct rp_sim_run *S = arg;
+
+	S->beside_at = S->vclock;
 }
 
 static void sim_judging(void *arg, bool start)
@@ -417,6 +428,7 @@ int rp_sim_run_init(struct rp_sim_run *S)
 	S->run.set = S->settings;
 	S->run.hooks = (struct mx_run_hooks){ .round_done = sim_round_done, .retest_scheduled = sim_retest_scheduled,
 					      .judging = sim_judging, .confirm_started = sim_confirm_started,
+					      .beside_started = sim_beside_started,
 					      .sweep_done = sim_sweep_done, .arg = S };
 	return mx_run_init(&S->run);
 }

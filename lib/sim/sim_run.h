@@ -86,6 +86,7 @@ struct rp_sim_run {
 	double hook_end;              /* rp_now() as the last hook returned; 0 none yet */
 	double confirm_at;            /* vclock when the running dead-endpoint confirmation started beside
 	                               * the rounds (its finish waits only for what is left of it) */
+	double beside_at;             /* vclock when pass 2's first round started beside the rounds */
 	unsigned keep_seen;           /* run.keep_seq as last counted (keep_charge) */
 	size_t n_round_s, cap_round_s;
 	size_t sides;                 /* __atomic: directions answered from the model by this rank's sides */

@@ -15,7 +15,8 @@
  * - dead links scattered over the fabric make no suspect at all;
  * - with every peer in the first round (width 16) the confirmation probes failed pairs again;
  * - a screen's failure is in the results (what a report holds) before its second probe, --hold or not;
- * - with --hold a dead link's second probe runs beside the planned rounds after its screen.
+ * - with --hold a dead link's second probe runs beside the planned rounds after its screen, beside a
+ *   confirmation too.
  * Each case runs with and without --hold.
  */
 #include <errno.h>
@@ -70,8 +71,9 @@ struct bench {
 	bool linger;
 	int in_confirm;               /* __atomic: confirmation writers in progress */
 	unsigned beside;              /* __atomic */
-	/* test_dead_link_second_probe_beside: a probe at NCCL's timeout stays (up to 1 s) until a
-	 * bandwidth measurement begins meanwhile (bw_beside counts them) */
+	/* test_dead_link_second_probe_beside: a probe at NCCL's timeout of a pair without the bad
+	 * endpoint (a second probe, not a confirmation) stays (up to 1 s) until a bandwidth
+	 * measurement begins meanwhile (bw_beside counts them) */
 	bool linger_bw;
 	unsigned bw_beside;           /* __atomic */
 	size_t failed_at_last;        /* rank 0's failed results when the last planned round ended */
@@ -150,12 +152,14 @@ static int confirm_probe(void *arg, const struct rp_engine_cfg *cfg, enum rp_eng
 
 	if (role == RP_ROLE_WRITER && s >= 0 && d >= 0 && cfg->meas.iters == MX_SWEEP_ITERS &&
 	    cfg->qp.qp_timeout == RP_RETEST_NCCL_QP_TIMEOUT && cfg->timeout_s == 20) {
+		bool lingers = B->linger || (B->linger_bw && s != B->bad && d != B->bad);
+
 		__atomic_add_fetch(&B->confirm[s][d], 1, __ATOMIC_SEQ_CST);
 		if (!cfg->no_mtucheck)
 			__atomic_add_fetch(&B->confirm_mtucheck, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_sub_fetch(&B->confirm_lost, 1, __ATOMIC_SEQ_CST) >= 0)
 			rp_pair_result_fail(res, RP_ST_PEER_LOST, "stand-in: the peer's rank stopped answering");
-		if (B->linger || B->linger_bw) {
+		if (lingers) {
 			unsigned *seen = B->linger ? &B->beside : &B->bw_beside;
 
 			__atomic_add_fetch(&B->in_confirm, 1, __ATOMIC_SEQ_CST);
@@ -707,6 +711,58 @@ static void test_dead_link_second_probe_beside(void **state)
 	world_done(ranks, w, s);
 }
 
+/* A dead adapter (7) and a dead link between two others, all found in the first sweep round: the
+ * link's second probe runs beside the rounds while 7's confirmation does (each started round in a
+ * slot of its own; before: the confirmation's place made the link wait for the last planned round).
+ * 7 is decided as a whole, the link as two confirmed failures; 7 alone is drained. */
+static void test_dead_link_beside_a_confirmation(void **state)
+{
+	struct bench B = { .bad = 7, .linger_bw = true };
+	struct rank ranks[N];
+	struct mxt_world *w;
+	struct rp_sched *s = full();
+	const struct mx_run *R = &ranks[0].run;
+	uint32_t peers[N], x = 0, y = UINT32_MAX;
+	unsigned n0 = first_round_peers(s, x, peers);
+	struct rp_verdict v;
+	struct rp_result_seq ps;
+
+	(void)state;
+	for (unsigned i = 0; i < n0 && y == UINT32_MAX; i++)
+		if (peers[i] != 7)
+			y = peers[i];
+	assert_true(y != UINT32_MAX);
+	B.dead_link[x][y] = B.dead_link[y][x] = true;
+	run_world(&B, ranks, &w, s);
+	one_result_each(R);
+	if (hold_)
+		assert_true(__atomic_load_n(&B.bw_beside, __ATOMIC_SEQ_CST) > 0);
+	assert_int_equal(R->sweep.n_ep_dead, 1);
+	assert_int_equal(R->sweep.n_ep_dirs, 2 * (N - 1));
+	assert_int_equal(R->sweep.n_dead, 2);
+	for (size_t i = 0; i < R->mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&R->mr, i, &rtmp_);
+		uint32_t a = R->mr.pair_eps[2 * i], b = R->mr.pair_eps[2 * i + 1];
+
+		if (a == 7 || b == 7) {
+			assert_int_equal(r->status, RP_ST_ENDPOINT_DEAD);
+		} else if (B.dead_link[a][b]) {
+			assert_int_equal(r->status, RP_ST_TIMEOUT);
+			assert_int_equal(r->n_attempts, 2);
+			assert_int_equal(B.confirm[a][b], 1);
+		} else {
+			assert_int_equal(r->status, RP_ST_OK);
+			assert_int_equal(B.bw[a][b], 1);
+		}
+	}
+	ps = mx_results_pairs((struct mx_results *)&R->mr);
+	assert_int_equal(rp_verdict_judge(&vcfg_, rep_, N, R->mr.pair_eps, &ps, &v), 0);
+	for (int e = 0; e < N; e++)
+		assert_int_equal(v.eps[e].drain, e == 7);
+	rp_verdict_fini(&v);
+	world_done(ranks, w, s);
+}
+
 static int hold_on(void **state)
 {
 	(void)state;
@@ -735,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_dead_endpoint_no_untried_peer),
 		cmocka_unit_test(test_screen_failures_in_report),
 		cmocka_unit_test(test_dead_link_second_probe_beside),
+		cmocka_unit_test(test_dead_link_beside_a_confirmation),
 	};
 	int rc = cmocka_run_group_tests_name("dead endpoints", runs, hold_off, hold_off);
 

@@ -309,6 +309,95 @@ static void test_sides_between_two_ranks_never_share_a_tag(void **state)
 	mxt_world_free(w);
 }
 
+/* Two rounds started beside each other (a confirmation and pass 2's round beside the rounds), with
+ * the same jobs between the same ranks: each slot has tags of its own, so neither side channel takes
+ * the other's messages (a started round's tags do not depend on its round: in one tag space the
+ * two first jobs between ranks 0 and 1 had the same tags). Both finish with every side measured
+ * and nothing dropped; a slot that does not exist is refused. */
+struct slot_rank {
+	struct mx_comm comm;
+	struct mx_ctx ctx;
+	bool dead[N_RANKS];
+	pthread_t thread;
+	int rc[2];
+	struct rp_pair_result got[2][6];
+};
+
+static void *slot_rank_main(void *arg)
+{
+	struct slot_rank *T = arg;
+	struct mx_started *st[2] = { NULL, NULL };
+
+	T->rc[0] = mx_round_start(&T->ctx, 100, MX_SLOT_CONFIRM, tag_jobs, 3, &st[0]);
+	T->rc[1] = mx_round_start(&T->ctx, 101, MX_SLOT_BESIDE, tag_jobs, 3, &st[1]);
+	for (int k = 0; k < 2; k++) {
+		struct mx_got g = { 0 };
+
+		if (T->rc[k] != 0) {
+			mx_round_abandon(&T->ctx, st[k]);
+			continue;
+		}
+		T->rc[k] = mx_round_finish(&T->ctx, 102 + (size_t)k, st[k], &g);
+		for (size_t j = 0; j < 6; j++)
+			if (mx_got_have(&g, j))
+				mx_got_get(&g, j, &T->got[k][j]);
+		mx_got_fini(&g);
+		if (T->ctx.rank == 0 && T->rc[k] >= 0)
+			T->rc[k] = mx_round_go(&T->ctx, 102 + (size_t)k);
+	}
+	return NULL;
+}
+
+static void test_started_slots_never_share_a_tag(void **state)
+{
+	/* tags 0..15: the started rounds' half is 8, a slot's quarter 4, room for the two jobs between
+	 * ranks 0 and 1 (both directions) */
+	struct mxt_world *w = mxt_world_new(N_RANKS, 1, 15);
+	struct slot_rank *T = calloc(N_RANKS, sizeof(*T));
+	struct mxt_fake fake;
+	struct mx_ep eps[TAG_EPS];
+	struct rp_engine_cfg cfg;
+	struct mx_started *st = NULL;
+
+	(void)state;
+	assert_non_null(w);
+	assert_non_null(T);
+	mxt_fake_init(&fake);
+	mxt_eps(eps, TAG_EPS);
+	for (size_t e = 0; e < TAG_EPS; e++)
+		eps[e].owner = (int)e / 2;
+	rp_engine_cfg_default(&cfg);
+	cfg.timeout_s = 0.3;
+	for (int r = 0; r < N_RANKS; r++) {
+		mxt_comm(w, r, &T[r].comm);
+		mx_comm_set_run(&T[r].comm, 0xabd);
+		T[r].ctx = (struct mx_ctx){ .comm = &T[r].comm, .cfg = &cfg, .eps = eps, .n_eps = TAG_EPS, .rank = r,
+					    .n_ranks = N_RANKS, .dead = T[r].dead, .max_pairs = 3, .round_wait_s = 1,
+					    .go_slack = 1, .hold_go = r == 0, .measure = &fake.measure };
+	}
+	assert_int_equal(mx_round_start(&T[0].ctx, 99, 0, tag_jobs, 3, &st), -EINVAL);
+	assert_int_equal(mx_round_start(&T[0].ctx, 99, MX_STARTED_SLOTS + 1, tag_jobs, 3, &st), -EINVAL);
+	assert_null(st);
+	for (int r = 0; r < N_RANKS; r++)
+		assert_int_equal(pthread_create(&T[r].thread, NULL, slot_rank_main, &T[r]), 0);
+	for (int r = 0; r < N_RANKS; r++)
+		pthread_join(T[r].thread, NULL);
+	for (int r = 0; r < N_RANKS; r++)
+		for (int k = 0; k < 2; k++)
+			assert_int_equal(T[r].rc[k], 0);
+	for (int k = 0; k < 2; k++)
+		for (size_t j = 0; j < 6; j++) {
+			const struct rp_pair_result *g = &T[0].got[k][j];
+
+			if (g->status != RP_ST_OK)
+				fail_msg("slot %d job %zu dir %zu: %s: %s", k + 1, j / 2, j % 2, rp_status_code(g->status), g->reason);
+		}
+	for (int r = 0; r < N_RANKS; r++)
+		assert_int_equal(mx_comm_dropped(&T[r].comm), 0);
+	free(T);
+	mxt_world_free(w);
+}
+
 /* --- error paths ------------------------------------------------------------------------------------ */
 
 struct fault_point {
@@ -940,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_plan_small_write_travels),
 		cmocka_unit_test(test_stale_and_duplicates_never_taken),
 		cmocka_unit_test(test_sides_between_two_ranks_never_share_a_tag),
+		cmocka_unit_test(test_started_slots_never_share_a_tag),
 		cmocka_unit_test(test_error_paths_free_everything),
 		cmocka_unit_test(test_sides_freed_once_the_go_is_out),
 		cmocka_unit_test(test_tree_every_size_to_70),
