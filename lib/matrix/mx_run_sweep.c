@@ -448,8 +448,8 @@ static bool of_suspect(const struct mx_sweep *S, uint32_t a, uint32_t b)
 
 /* Rank 0: what pass 2's first round would probe now (mx_sweep_pack: every failed direction not
  * decided, each endpoint the writer of at most W and the target of at most W), but those that may
- * wait for a dead-endpoint decision (of_suspect), into *jobs_p. The directions left over wait for the next start or pass 2 itself.
- * 0 or -ENOMEM. */
+ * wait for a dead-endpoint decision (of_suspect), into *jobs_p. The directions left over wait for
+ * pass 2 itself. 0 or -ENOMEM. */
 static int beside_jobs(struct mx_run *R, struct mx_job **jobs_p, size_t *n_p)
 {
 	size_t cap = 2 * R->sweep.n, n = 0, m = 0;
@@ -475,9 +475,9 @@ static int beside_jobs(struct mx_run *R, struct mx_job **jobs_p, size_t *n_p)
  * when the first pass screens (its failures wait for pass 2), some failed and pass 2 runs no round
  * beside the rounds yet, pass 2's first round over what is undecided (but what may wait for a
  * dead-endpoint decision, of_suspect: a confirmation runs in a slot of its own) starts beside the
- * planned rounds that follow, at probe's settings: a dead link found early costs its deadline there, not after the last
- * planned round. Rank 0 sends the jobs (maybe none) and every rank starts its sides. 0 or negative
- * errno. */
+ * planned rounds that follow, at probe's settings: a dead link found early costs its deadline
+ * there, not after the last planned round. Rank 0 sends the jobs (maybe none) and every rank
+ * starts its sides. 0 or negative errno. */
 static int beside_start(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *probe,
 			size_t n_failed)
 {
