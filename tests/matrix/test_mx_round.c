@@ -3,7 +3,8 @@
  *
  * - Every message is duplicated and preceded by a replay of the sender's previous message on the
  *   same tag (an earlier round's report or go, another pair's side-channel message: tags wrap at 2):
- *   every round still collects exactly the values its writers measured.
+ *   every round still collects exactly the values its writers measured. Two rounds started beside
+ *   each other, in their two slots, with the same jobs between the same ranks, never share a tag.
  * - Every error path frees what it allocated: a failing send or take (a take fails after the match:
  *   a transport failing mid-receive), a corrupted report, go or plan, on each rank; counted by a
  *   wrapping allocator (tests/matrix/test_mx_round.wrap) and checked to come back to zero. Rank 0
@@ -245,6 +246,7 @@ struct tag_rank {
 	bool dead[N_RANKS];
 	pthread_t thread;
 	int rc;
+	int slot_rc[2];               /* test_started_slots_never_share_a_tag: each started round's */
 	struct rp_pair_result got[TAG_ROUNDS][6];
 };
 
@@ -266,30 +268,42 @@ static void *tag_rank_main(void *arg)
 	return NULL;
 }
 
-static void test_sides_between_two_ranks_never_share_a_tag(void **state)
-{
-	struct mxt_world *w = mxt_world_new(N_RANKS, 1, 7);
-	struct tag_rank *T = calloc(N_RANKS, sizeof(*T));
+/* The tag cases' world: TAG_EPS endpoints, two a rank, the stand-in measurement, 0.3 s deadlines. */
+struct tag_world {
+	struct mxt_world *w;
 	struct mxt_fake fake;
 	struct mx_ep eps[TAG_EPS];
 	struct rp_engine_cfg cfg;
+};
+
+static void tag_world_init(struct tag_world *W, int tag_ub, struct tag_rank *T)
+{
+	W->w = mxt_world_new(N_RANKS, 1, tag_ub);
+	assert_non_null(W->w);
+	mxt_fake_init(&W->fake);
+	mxt_eps(W->eps, TAG_EPS);
+	for (size_t e = 0; e < TAG_EPS; e++)
+		W->eps[e].owner = (int)e / 2;
+	rp_engine_cfg_default(&W->cfg);
+	W->cfg.timeout_s = 0.3;
+	for (int r = 0; r < N_RANKS; r++) {
+		mxt_comm(W->w, r, &T[r].comm);
+		mx_comm_set_run(&T[r].comm, 0xabc);
+		T[r].ctx = (struct mx_ctx){ .comm = &T[r].comm, .cfg = &W->cfg, .eps = W->eps, .n_eps = TAG_EPS,
+					    .rank = r, .n_ranks = N_RANKS, .dead = T[r].dead, .max_pairs = 3,
+					    .round_wait_s = 1, .go_slack = 1, .hold_go = r == 0,
+					    .measure = &W->fake.measure };
+	}
+}
+
+static void test_sides_between_two_ranks_never_share_a_tag(void **state)
+{
+	struct tag_rank *T = calloc(N_RANKS, sizeof(*T));
+	struct tag_world W;
 
 	(void)state;
-	assert_non_null(w);
 	assert_non_null(T);
-	mxt_fake_init(&fake);
-	mxt_eps(eps, TAG_EPS);
-	for (size_t e = 0; e < TAG_EPS; e++)
-		eps[e].owner = (int)e / 2;
-	rp_engine_cfg_default(&cfg);
-	cfg.timeout_s = 0.3;
-	for (int r = 0; r < N_RANKS; r++) {
-		mxt_comm(w, r, &T[r].comm);
-		mx_comm_set_run(&T[r].comm, 0xabc);
-		T[r].ctx = (struct mx_ctx){ .comm = &T[r].comm, .cfg = &cfg, .eps = eps, .n_eps = TAG_EPS, .rank = r,
-					    .n_ranks = N_RANKS, .dead = T[r].dead, .max_pairs = 3, .round_wait_s = 1,
-					    .go_slack = 1, .hold_go = r == 0, .measure = &fake.measure };
-	}
+	tag_world_init(&W, 7, T);
 	for (int r = 0; r < N_RANKS; r++)
 		assert_int_equal(pthread_create(&T[r].thread, NULL, tag_rank_main, &T[r]), 0);
 	for (int r = 0; r < N_RANKS; r++)
@@ -306,7 +320,7 @@ static void test_sides_between_two_ranks_never_share_a_tag(void **state)
 	for (int r = 0; r < N_RANKS; r++)
 		assert_int_equal(mx_comm_dropped(&T[r].comm), 0);
 	free(T);
-	mxt_world_free(w);
+	mxt_world_free(W.w);
 }
 
 /* Two rounds started beside each other (a confirmation and pass 2's round beside the rounds), with
@@ -314,67 +328,42 @@ static void test_sides_between_two_ranks_never_share_a_tag(void **state)
  * the other's messages (a started round's tags do not depend on its round: in one tag space the
  * two first jobs between ranks 0 and 1 had the same tags). Both finish with every side measured
  * and nothing dropped; a slot that does not exist is refused. */
-struct slot_rank {
-	struct mx_comm comm;
-	struct mx_ctx ctx;
-	bool dead[N_RANKS];
-	pthread_t thread;
-	int rc[2];
-	struct rp_pair_result got[2][6];
-};
-
 static void *slot_rank_main(void *arg)
 {
-	struct slot_rank *T = arg;
+	struct tag_rank *T = arg;
 	struct mx_started *st[2] = { NULL, NULL };
 
-	T->rc[0] = mx_round_start(&T->ctx, 100, MX_SLOT_CONFIRM, tag_jobs, 3, &st[0]);
-	T->rc[1] = mx_round_start(&T->ctx, 101, MX_SLOT_BESIDE, tag_jobs, 3, &st[1]);
+	T->slot_rc[0] = mx_round_start(&T->ctx, 100, MX_SLOT_CONFIRM, tag_jobs, 3, &st[0]);
+	T->slot_rc[1] = mx_round_start(&T->ctx, 101, MX_SLOT_BESIDE, tag_jobs, 3, &st[1]);
 	for (int k = 0; k < 2; k++) {
 		struct mx_got g = { 0 };
 
-		if (T->rc[k] != 0) {
+		if (T->slot_rc[k] != 0) {
 			mx_round_abandon(&T->ctx, st[k]);
 			continue;
 		}
-		T->rc[k] = mx_round_finish(&T->ctx, 102 + (size_t)k, st[k], &g);
+		T->slot_rc[k] = mx_round_finish(&T->ctx, 102 + (size_t)k, st[k], &g);
 		for (size_t j = 0; j < 6; j++)
 			if (mx_got_have(&g, j))
 				mx_got_get(&g, j, &T->got[k][j]);
 		mx_got_fini(&g);
-		if (T->ctx.rank == 0 && T->rc[k] >= 0)
-			T->rc[k] = mx_round_go(&T->ctx, 102 + (size_t)k);
+		if (T->ctx.rank == 0 && T->slot_rc[k] >= 0)
+			T->slot_rc[k] = mx_round_go(&T->ctx, 102 + (size_t)k);
 	}
 	return NULL;
 }
 
 static void test_started_slots_never_share_a_tag(void **state)
 {
-	/* tags 0..15: the started rounds' half is 8, a slot's quarter 4, room for the two jobs between
-	 * ranks 0 and 1 (both directions) */
-	struct mxt_world *w = mxt_world_new(N_RANKS, 1, 15);
-	struct slot_rank *T = calloc(N_RANKS, sizeof(*T));
-	struct mxt_fake fake;
-	struct mx_ep eps[TAG_EPS];
-	struct rp_engine_cfg cfg;
+	struct tag_rank *T = calloc(N_RANKS, sizeof(*T));
+	struct tag_world W;
 	struct mx_started *st = NULL;
 
 	(void)state;
-	assert_non_null(w);
 	assert_non_null(T);
-	mxt_fake_init(&fake);
-	mxt_eps(eps, TAG_EPS);
-	for (size_t e = 0; e < TAG_EPS; e++)
-		eps[e].owner = (int)e / 2;
-	rp_engine_cfg_default(&cfg);
-	cfg.timeout_s = 0.3;
-	for (int r = 0; r < N_RANKS; r++) {
-		mxt_comm(w, r, &T[r].comm);
-		mx_comm_set_run(&T[r].comm, 0xabd);
-		T[r].ctx = (struct mx_ctx){ .comm = &T[r].comm, .cfg = &cfg, .eps = eps, .n_eps = TAG_EPS, .rank = r,
-					    .n_ranks = N_RANKS, .dead = T[r].dead, .max_pairs = 3, .round_wait_s = 1,
-					    .go_slack = 1, .hold_go = r == 0, .measure = &fake.measure };
-	}
+	/* tags 0..15: the started rounds' half is 8, a slot's quarter 4, room for the two jobs between
+	 * ranks 0 and 1 (both directions) */
+	tag_world_init(&W, 15, T);
 	assert_int_equal(mx_round_start(&T[0].ctx, 99, 0, tag_jobs, 3, &st), -EINVAL);
 	assert_int_equal(mx_round_start(&T[0].ctx, 99, MX_STARTED_SLOTS + 1, tag_jobs, 3, &st), -EINVAL);
 	assert_null(st);
@@ -384,7 +373,7 @@ static void test_started_slots_never_share_a_tag(void **state)
 		pthread_join(T[r].thread, NULL);
 	for (int r = 0; r < N_RANKS; r++)
 		for (int k = 0; k < 2; k++)
-			assert_int_equal(T[r].rc[k], 0);
+			assert_int_equal(T[r].slot_rc[k], 0);
 	for (int k = 0; k < 2; k++)
 		for (size_t j = 0; j < 6; j++) {
 			const struct rp_pair_result *g = &T[0].got[k][j];
@@ -395,7 +384,7 @@ static void test_started_slots_never_share_a_tag(void **state)
 	for (int r = 0; r < N_RANKS; r++)
 		assert_int_equal(mx_comm_dropped(&T[r].comm), 0);
 	free(T);
-	mxt_world_free(w);
+	mxt_world_free(W.w);
 }
 
 /* --- error paths ------------------------------------------------------------------------------------ */
