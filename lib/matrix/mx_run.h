@@ -156,8 +156,9 @@ int mx_run_sweep_round(struct mx_run *R, const struct mx_job *jobs, size_t n, st
  * of every round from now on (MX_EP_OUT) and starts its sides of the confirmation at full's settings
  * (NCCL's ACK timeout, the full --timeout and the MTU probe, as pass 2) beside the rounds that follow
  * (mx_round_start, slot MX_SLOT_CONFIRM). One runs at a time: with new suspects, the one running is
- * finished first (mx_run_epdead_finish; held: the planned rounds before batch k have run). Nothing to do (no
- * --retest, no suspect): nothing sent after the plan. 0, MX_STOPPED (the finish), negative errno. */
+ * finished first (mx_run_epdead_finish; held: the planned rounds before batch k have run). Nothing
+ * to do (no --retest, no suspect): nothing sent after the plan. 0, MX_STOPPED (the finish),
+ * negative errno. */
 int mx_run_epdead(struct mx_run *R, size_t k, size_t n_rounds, const struct rp_engine_cfg *full, bool held);
 /* After the first pass's last round (rc: how the rounds before ended), on every rank: the running
  * confirmation finished as a sweep round of pass 3 (rank 0 records the dead ones' directions), the
