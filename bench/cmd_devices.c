@@ -359,6 +359,24 @@ static int lldp_lines(const char *path, const char *host_opt, const char *root)
 	return lines > 0 ? RP_EXIT_OK : RP_EXIT_ENV;
 }
 
+/* The options that go together, said once on stderr when they do not. */
+static bool args_ok(const char *root, const char *host, const char *lldp, const char *json)
+{
+	if (root && !root[0]) {
+		fprintf(stderr, "rdmaprobe devices: --sysfs-root needs a directory, not an empty string\n");
+		return false;
+	}
+	if (host && (!lldp || !host[0] || strpbrk(host, " \t/#"))) {
+		fprintf(stderr, "rdmaprobe devices: --node %s\n", !lldp ? "goes with --lldp" : "needs a name without spaces, '/' or '#'");
+		return false;
+	}
+	if (!lldp && json && rp_report_path_check(json) != 0) {
+		fprintf(stderr, "rdmaprobe devices: --json %s: cannot write the report there\n", json);
+		return false;
+	}
+	return true;
+}
+
 int cmd_devices(int argc, char **argv)
 {
 	bool counters = false;
@@ -392,20 +410,10 @@ int cmd_devices(int argc, char **argv)
 	rc = rp_opts_parse("devices", devices_usage, opts, argc, argv, NULL, 0, NULL);
 	if (rc)
 		return rc > 0 ? RP_EXIT_OK : RP_EXIT_USAGE;
-	if (root && !root[0]) {
-		fprintf(stderr, "rdmaprobe devices: --sysfs-root needs a directory, not an empty string\n");
+	if (!args_ok(root, host, lldp, json))
 		return RP_EXIT_USAGE;
-	}
-	if (host && (!lldp || !host[0] || strpbrk(host, " \t/#"))) {
-		fprintf(stderr, "rdmaprobe devices: --node %s\n", !lldp ? "goes with --lldp" : "needs a name without spaces, '/' or '#'");
-		return RP_EXIT_USAGE;
-	}
 	if (lldp)
 		return lldp_lines(lldp, host, root);
-	if (json && rp_report_path_check(json) != 0) {
-		fprintf(stderr, "rdmaprobe devices: --json %s: cannot write the report there\n", json);
-		return RP_EXIT_USAGE;
-	}
 	if (nccl_version) {
 		if (rp_nccl_version_from_option(nccl_version, &ver))
 			return RP_EXIT_USAGE;

@@ -261,15 +261,70 @@ static struct rp_pair_result *whole_copy(const struct matrix_out *o, const struc
 	return all;
 }
 
+/* The reports of the judged results under verdict v (--list-pairs notable: what it left notable),
+ * the baseline compared when keep (the verdict goes back to the caller). RP_EXIT_OK or RP_EXIT_ENV;
+ * *fatal when nothing was written (out of memory, said on stderr). */
+static int views_write(struct matrix_out *o, const struct rp_endpoint *eps, struct rp_result_seq *judged,
+		       struct rp_verdict *v, bool keep, bool *fatal)
+{
+	struct mx_results *mr = o->results;
+	struct rp_report_listed lst = { 0 };
+	struct rp_result_seq listed = *judged;
+	struct rp_pair_result *all = NULL;
+	bool oom = false;
+	int status = RP_EXIT_OK;
+
+	if (o->list_notable) {
+		oom = rp_report_list_build(&lst, judged, mr->pair_eps) != 0;
+		listed = rp_report_listed_view(&lst);
+	}
+	all = oom ? NULL : whole_copy(o, &listed, keep, &oom);
+	struct rp_matrix_view mv = {
+		.title = o->cmd_line, .version = rp_version_string(), .pattern = o->pattern, .eps = eps,
+		.n_eps = o->n_eps, .pair_eps = o->list_notable ? lst.pair_eps : mr->pair_eps, .res = all,
+		.pairs = &listed, .n = listed.n, .verdict = v, .rounds_done = o->rounds_done, .n_rounds = o->n_rounds,
+		.elapsed_s = o->elapsed_s, .drift = o->drift, .n_unlisted = mr->n - listed.n,
+		.unlisted_in = o->jsonl, .every = judged, .every_pair_eps = mr->pair_eps,
+	};
+	struct matrix_conc_judged cj;
+
+	*fatal = oom || conc_judge(o, judged, &cj) != 0;
+	if (*fatal) {
+		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
+		rp_report_listed_fini(&lst);
+		free(all);
+		return RP_EXIT_ENV;
+	}
+	mv.conc = o->conc ? &cj.view : NULL;
+	/* the HTML orders the nodes by leaf when the topology places them (nothing lost when it cannot) */
+	struct rp_fabtopo_map tmap;
+	bool tmapped = o->vcfg && o->vcfg->topology && rp_fabtopo_map_build(o->vcfg->topology, eps, o->n_eps, &tmap) == 0;
+
+	if (tmapped) {
+		mv.leaf = tmap.leaf;
+		mv.leaf_names = tmap.leaf_names;
+	}
+	if (keep && all && o->ops &&
+	    rp_cli_ops_baseline_judge_notable(o->ops, "matrix", o->cfg, all, listed.n, eps, o->list_notable ? o->n_eps : 0,
+					      mr->n - listed.n) != 0)
+		status = RP_EXIT_ENV;
+	status = files_write(o, &mv, judged, &listed, v, keep) ? RP_EXIT_ENV : status;
+	if (tmapped)
+		rp_fabtopo_map_fini(&tmap);
+	conc_judged_fini(&cj);
+	rp_report_listed_fini(&lst);
+	free(all);
+	return status;
+}
+
 int matrix_cli_write_files(struct matrix_out *o, struct rp_verdict *v_out, bool *judged_p)
 {
 	struct mx_results *mr = o->results;
 	struct rp_result_seq judged = mx_results_pairs(mr);
 	struct rp_endpoint *eps = malloc((o->n_eps ? o->n_eps : 1) * sizeof(*eps));
-	struct rp_pair_result *all = NULL;
 	struct rp_verdict v;
-	bool oom = false;
-	int status = 0;
+	bool fatal = false;
+	int status;
 
 	memset(&v, 0, sizeof(v));
 	if (judged_p)
@@ -288,58 +343,13 @@ int matrix_cli_write_files(struct matrix_out *o, struct rp_verdict *v_out, bool 
 		free(eps);
 		return RP_EXIT_ENV;
 	}
-	/* --list-pairs notable: the files list what the verdict left notable, and count the rest */
-	struct rp_report_listed lst = { 0 };
-	struct rp_result_seq listed = judged;
-
-	if (o->list_notable) {
-		oom = rp_report_list_build(&lst, &judged, mr->pair_eps) != 0;
-		listed = rp_report_listed_view(&lst);
-	}
-	all = oom ? NULL : whole_copy(o, &listed, v_out != NULL, &oom);
-	struct rp_matrix_view mv = {
-		.title = o->cmd_line, .version = rp_version_string(), .pattern = o->pattern, .eps = eps,
-		.n_eps = o->n_eps, .pair_eps = o->list_notable ? lst.pair_eps : mr->pair_eps, .res = all,
-		.pairs = &listed, .n = listed.n, .verdict = &v, .rounds_done = o->rounds_done, .n_rounds = o->n_rounds,
-		.elapsed_s = o->elapsed_s, .drift = o->drift, .n_unlisted = mr->n - listed.n,
-		.unlisted_in = o->jsonl, .every = &judged, .every_pair_eps = mr->pair_eps,
-	};
-	struct matrix_conc_judged cj;
-
-	if (oom || conc_judge(o, &judged, &cj) != 0) {
-		fprintf(stderr, "rdmaprobe matrix: out of memory for the reports\n");
-		rp_verdict_fini(&v);
-		rp_report_listed_fini(&lst);
-		free(all);
-		free(eps);
-		return RP_EXIT_ENV;
-	}
-	mv.conc = o->conc ? &cj.view : NULL;
-	/* the HTML orders the nodes by leaf when the topology places them (nothing lost when it cannot) */
-	struct rp_fabtopo_map tmap;
-	bool tmapped = o->vcfg && o->vcfg->topology && rp_fabtopo_map_build(o->vcfg->topology, eps, o->n_eps, &tmap) == 0;
-
-	if (tmapped) {
-		mv.leaf = tmap.leaf;
-		mv.leaf_names = tmap.leaf_names;
-	}
-
-	if (v_out && all && o->ops &&
-	    rp_cli_ops_baseline_judge_notable(o->ops, "matrix", o->cfg, all, listed.n, eps, o->list_notable ? o->n_eps : 0,
-					      mr->n - listed.n) != 0)
-		status = RP_EXIT_ENV;
-	status = files_write(o, &mv, &judged, &listed, &v, v_out != NULL) ? RP_EXIT_ENV : status;
-	if (tmapped)
-		rp_fabtopo_map_fini(&tmap);
-	conc_judged_fini(&cj);
-	rp_report_listed_fini(&lst);
-	if (v_out) {
+	status = views_write(o, eps, &judged, &v, v_out != NULL, &fatal);
+	if (v_out && !fatal) {
 		*v_out = v;
 		*judged_p = true;
 	} else {
 		rp_verdict_fini(&v);
 	}
-	free(all);
 	free(eps);
 	return status;
 }

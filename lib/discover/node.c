@@ -674,6 +674,61 @@ static bool hca_wanted(const struct rp_discover_opts *o, const char *name)
 	return false;
 }
 
+/* The adapters verbs lists (list[0..n)), in its order, as wanted. 0 or -ENOMEM. */
+static int add_verbs_hcas(struct rp_node *node, struct ibv_device **list, int n, const struct rp_discover_opts *opts)
+{
+	int rc = 0;
+
+	for (int i = 0; i < n && !rc; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+		struct rp_hca *hca;
+
+		if (!name || strlen(name) >= RP_NAME_MAX) {
+			rp_warn("verbs device name '%.64s...' is too long, ignored", name ? name : "(null)");
+			continue;
+		}
+		if (!hca_wanted(opts, name))
+			continue;
+		hca = node_add_hca(node, name);
+		if (!hca)
+			return rp_error(-ENOMEM, "allocate adapter %s: out of memory", name);
+		hca->in_verbs = RP_TRI_TRUE;
+		hca_read_attrs(node->sysfs_root, hca);
+		rc = hca_read_ports(node->sysfs_root, hca, false);
+		if (!rc)
+			rc = hca_query_verbs(node->sysfs_root, list[i], hca);
+	}
+	return rc;
+}
+
+/* The adapters sysfs lists (names[0..n)) that verbs did not, as wanted: a fixture's, or what verbs
+ * missed (each explained). 0 or -ENOMEM. */
+static int add_sysfs_hcas(struct rp_node *node, char **names, size_t n, bool fixture,
+			  const struct rp_discover_opts *opts)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct rp_hca *hca;
+
+		if (strlen(names[i]) >= RP_NAME_MAX) {
+			rp_warn("%s/class/infiniband/%.64s...: name too long, ignored", node->sysfs_root, names[i]);
+			continue;
+		}
+		if (rp_node_find_hca(node, names[i]) || !hca_wanted(opts, names[i]))
+			continue;
+		hca = node_add_hca(node, names[i]);
+		if (!hca)
+			return rp_error(-ENOMEM, "allocate adapter %s: out of memory", names[i]);
+		hca->in_verbs = fixture ? RP_TRI_UNKNOWN : RP_TRI_FALSE;
+		hca_read_attrs(node->sysfs_root, hca);
+		rc = hca_read_ports(node->sysfs_root, hca, true);
+		if (!fixture)
+			explain_not_in_verbs(node->sysfs_root, hca);
+	}
+	return rc;
+}
+
 static int node_find_hcas(struct rp_node *node, bool fixture, const struct rp_discover_opts *opts)
 {
 	struct ibv_device **list = NULL;
@@ -695,49 +750,10 @@ static int node_find_hcas(struct rp_node *node, bool fixture, const struct rp_di
 		goto out;
 	if (rc && rc != -ENOENT)
 		rp_warn("list %s/class/infiniband: %s", node->sysfs_root, strerror(-rc));
-	rc = 0;
-	for (int i = 0; i < n_verbs && !rc; i++) {
-		const char *name = ibv_get_device_name(list[i]);
-		struct rp_hca *hca;
-
-		if (!name || strlen(name) >= RP_NAME_MAX) {
-			rp_warn("verbs device name '%.64s...' is too long, ignored", name ? name : "(null)");
-			continue;
-		}
-		if (!hca_wanted(opts, name))
-			continue;
-		hca = node_add_hca(node, name);
-		if (!hca) {
-			rc = rp_error(-ENOMEM, "allocate adapter %s: out of memory", name);
-			break;
-		}
-		hca->in_verbs = RP_TRI_TRUE;
-		hca_read_attrs(node->sysfs_root, hca);
-		rc = hca_read_ports(node->sysfs_root, hca, false);
-		if (!rc)
-			rc = hca_query_verbs(node->sysfs_root, list[i], hca);
-	}
+	rc = add_verbs_hcas(node, list, n_verbs, opts);
 	n_listed = node->n_hcas;
-	for (size_t i = 0; i < n_names && !rc; i++) {
-		struct rp_hca *hca;
-
-		if (strlen(names[i]) >= RP_NAME_MAX) {
-			rp_warn("%s/class/infiniband/%.64s...: name too long, ignored", node->sysfs_root, names[i]);
-			continue;
-		}
-		if (rp_node_find_hca(node, names[i]) || !hca_wanted(opts, names[i]))
-			continue;
-		hca = node_add_hca(node, names[i]);
-		if (!hca) {
-			rc = rp_error(-ENOMEM, "allocate adapter %s: out of memory", names[i]);
-			break;
-		}
-		hca->in_verbs = fixture ? RP_TRI_UNKNOWN : RP_TRI_FALSE;
-		hca_read_attrs(node->sysfs_root, hca);
-		rc = hca_read_ports(node->sysfs_root, hca, true);
-		if (!fixture)
-			explain_not_in_verbs(node->sysfs_root, hca);
-	}
+	if (!rc)
+		rc = add_sysfs_hcas(node, names, n_names, fixture, opts);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < node->n_hcas; i++)
