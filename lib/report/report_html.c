@@ -160,7 +160,8 @@ static size_t cause_pick(const struct rp_html_layout *lo, const size_t *cnt)
 }
 
 /* One group: "All 14 failures involve node113/mlx5_3:1 (drained: why); mostly rtr_refused; with
- * peers on 9 nodes". */
+ * peers on 9 nodes". An endpoint the verdict keeps is said to be kept: at a fabric's scale the
+ * endpoints most failures share are often only where random path faults happened to meet. */
 static void cause_line(const struct rp_html_layout *lo, struct rp_sb *sb, size_t p, const size_t *fail, const long *grp,
 		       size_t n_fail, long g, bool all)
 {
@@ -180,10 +181,15 @@ static void cause_line(const struct rp_html_layout *lo, struct rp_sb *sb, size_t
 		     n == 1 ? "s" : "");
 	rp_html_ep(sb, &lo->mv->eps[lo->order[p]]);
 	rp_sb_puts(sb, "</b>");
-	if (v && v->eps && v->n_eps == lo->n_eps && (v->eps[lo->order[p]].drain || v->eps[lo->order[p]].unusable)) {
-		rp_sb_puts(sb, v->eps[lo->order[p]].drain ? " (drained: " : " (unusable, not drained: ");
-		rp_sb_xmln(sb, v->eps[lo->order[p]].why, sizeof(v->eps[0].why));
+	const struct rp_verdict_ep *ve = v && v->eps && v->n_eps == lo->n_eps ? &v->eps[lo->order[p]] : NULL;
+
+	if (ve && (ve->drain || ve->unusable)) {
+		rp_sb_puts(sb, ve->drain ? " (drained: " : " (unusable, not drained: ");
+		rp_sb_xmln(sb, ve->why, sizeof(ve->why));
 		rp_sb_puts(sb, ")");
+	} else if (ve && ve->ambiguous) {
+		/* the endpoint is only what these failures share: the verdict found no fault of its own */
+		rp_sb_puts(sb, " (not drained: its failed pairs are path faults that no adapter explains)");
 	}
 	rp_sb_printf(sb, "; %s %s.</li>\n", by_st[top] == n ? "all" : "mostly", rp_status_code((enum rp_status)top));
 }

@@ -393,6 +393,20 @@ static void test_failure_grouping(void **state)
 	assert_non_null(strstr(text, "<li class=\"cause\">6 failures involve <b>node3/rxe3:1</b>; all rtr_refused.</li>"));
 	assert_non_null(strstr(text, "<li class=\"cause\">1 other failure shares no endpoint with another: see the list.</li>"));
 	free(text);
+	/* with a verdict that keeps both ends of a failed peer pair (node1 <-> node2): their group says so */
+	struct rp_verdict_cfg cfg = { .min_bw = 0, .outlier = 0 };
+
+	rp_pair_result_fail(&mx.res[4], RP_ST_TIMEOUT, "no completion");
+	rp_pair_result_fail(&mx.res[7], RP_ST_TIMEOUT, "no completion");   /* node2 -> node1 */
+	rp_verdict_fini(&mx.verdict);
+	rp_verdict_apply(&cfg, mx.eps, 4, mx.pair_eps, mx.res, mx.view.n, &mx.verdict);
+	mx.view.verdict = &mx.verdict;
+	assert_false(mx.verdict.eps[1].drain || mx.verdict.eps[2].drain);
+	text = build_text(&mx.view);
+	assert_non_null(strstr(text, "<li class=\"cause\">6 failures involve <b>node3/rxe3:1</b> (drained: "));
+	assert_non_null(strstr(text, "<li class=\"cause\">2 failures involve <b>node1/rxe1:1</b> (not drained: its failed "
+				     "pairs are path faults that no adapter explains); all timed_out.</li>"));
+	free(text);
 	mx_view_fini(&mx);
 
 	/* 9 nodes x 8: node8's mlx5_3 dead, node4's mlx5_5 slow; each touches 2 x 64 pairs, 2 of them shared */
