@@ -245,24 +245,70 @@ static size_t test_round(struct rp_blame *B)
 	return n_new;
 }
 
-/* Rule 4, blamed together: in every background group with more than RP_VERDICT_TOGETHER endpoints
+/* Rule 4's second count: whether the n_dead endpoints of a group of size that reached no peer are
+ * more than independent faults explain at the rate such endpoints have in the other groups, dead of
+ * size_other (Laplace's pseudo-counts; no other group: the count alone decides, as for islands). The
+ * binomial tail under log_alpha, Bonferroni over the n_tested groups. */
+static bool dead_improbable(const struct rp_blame *B, uint32_t n_dead, uint32_t size, uint64_t dead_other,
+			    uint64_t size_other, uint32_t n_tested)
+{
+	double rate;
+
+	if (n_dead <= RP_VERDICT_TOGETHER)
+		return false;
+	if (size_other == 0)
+		return true;
+	rate = ((double)dead_other + 1) / ((double)size_other + 2);
+	return rp_verdict_log_binom_tail(n_dead, size, rate) < B->log_alpha - log(n_tested ? n_tested : 1);
+}
+
+/* Rule 4, blamed together: in a background group with more than RP_VERDICT_TOGETHER endpoints
  * drained for their peers' failures (by the test, or by a localization whose topology has no routes
- * to put the failures on a switch), none of those is drained; each is unusable. Without a topology,
- * then also those failing with the same peers (shared_spare). 0 or -ENOMEM. */
+ * to put the failures on a switch), none of those is drained; each is unusable. Counted apart:
+ * - those that reached some peer (an island cut off from the rest: a leaf's uplinks, a spine's
+ *   destinations): more than RP_VERDICT_TOGETHER spare them;
+ * - those that reached no peer (a dead adapter, or every adapter under a leaf that forwards
+ *   nothing): spared only when also improbable as independent faults (dead_improbable). At 1,024
+ *   nodes a rail holds about ten dead adapters of a 1 % rate on its own, as the other rails do, and
+ *   each is drained; a leaf's worth on one rail, with the others clean, is spared.
+ * Without a topology, then also those failing with the same peers (shared_spare). 0 or -ENOMEM. */
+enum { SPARE_ISLANDS = 1, SPARE_DEAD = 2 };
+
 static int together_spare(struct rp_blame *B, bool localized)
 {
 	struct rp_verdict *v = B->v;
+	size_t ne = B->n_eps ? B->n_eps : 1;
+	uint32_t *island = calloc(3 * ne, sizeof(*island)), *dead, *size, n_tested = 0;
+	uint8_t *spare = calloc(ne, sizeof(*spare));
+	uint64_t dead_all = 0;
 
-	for (uint32_t e = 0; e < B->n_eps; e++)
-		B->together[e] = 0;
-	for (uint32_t e = 0; e < B->n_eps; e++)
+	if (!island || !spare) {
+		free(island);
+		free(spare);
+		return rp_error(-ENOMEM, "verdict: allocate rule 4's counts for %zu endpoints", B->n_eps);
+	}
+	dead = island + ne;
+	size = island + 2 * ne;
+	/* per group: its size, and its endpoints blamed for their peers' failures, by kind */
+	for (uint32_t e = 0; e < B->n_eps; e++) {
+		size[B->group[e]]++;
 		if (v->eps[e].drain && !rp_blame_own_failure(B, e))
-			B->together[B->group[e]]++;
+			(v->eps[e].worked ? island : dead)[B->group[e]]++;
+	}
+	for (uint32_t g = 0; g < B->n_eps; g++) {
+		dead_all += dead[g];
+		n_tested += dead[g] > RP_VERDICT_TOGETHER;
+	}
+	for (uint32_t g = 0; g < B->n_eps; g++) {
+		spare[g] = (island[g] > RP_VERDICT_TOGETHER ? SPARE_ISLANDS : 0) |
+			   (dead_improbable(B, dead[g], size[g], dead_all - dead[g], B->n_eps - size[g], n_tested) ? SPARE_DEAD : 0);
+		B->together[g] = (spare[g] & SPARE_ISLANDS ? island[g] : 0) + (spare[g] & SPARE_DEAD ? dead[g] : 0);
+	}
 	for (uint32_t e = 0; e < B->n_eps; e++) {
 		struct rp_verdict_ep *ve = &v->eps[e];
 		uint32_t n = B->together[B->group[e]];
 
-		if (n <= RP_VERDICT_TOGETHER || !ve->drain || rp_blame_own_failure(B, e))
+		if (!ve->drain || rp_blame_own_failure(B, e) || !(spare[B->group[e]] & (ve->worked ? SPARE_ISLANDS : SPARE_DEAD)))
 			continue;
 		ve->drain = false;
 		ve->unusable = true;
@@ -270,9 +316,8 @@ static int together_spare(struct rp_blame *B, bool localized)
 			 "or route, not %u adapter faults; not drained (%s)", n, n,
 			 localized ? "the topology's routes are unknown" : "--topology localizes it");
 	}
-	for (uint32_t g = 0; g < B->n_eps; g++)
-		if (B->together[g] <= RP_VERDICT_TOGETHER)
-			B->together[g] = 0;
+	free(island);
+	free(spare);
 	return localized ? 0 : rp_blame_shared_spare(B);
 }
 

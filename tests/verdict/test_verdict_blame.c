@@ -562,6 +562,61 @@ static void test_together_edge(void **state)
 	}
 }
 
+/* Rule 4 at a fabric's scale: 8 rails of 128 adapters. Dead adapters (they reach no peer) spread over
+ * every rail alike, more than RP_VERDICT_TOGETHER a rail, are independent faults: each is drained
+ * (the rule used to spare them all as a shared switch, and drained none of 82 at 1,024 x 8). A
+ * leaf's worth dead on one rail, the others all but clean, is still spared: unusable, not drained,
+ * under one group suspect; the lone dead adapters of the other rails are drained. */
+static void test_together_at_scale(void **state)
+{
+	const size_t nodes = 128, rails = 8;
+	struct scene s;
+	struct rp_verdict v;
+
+	(void)state;
+	scene_init(&s, nodes, rails);
+	for (uint32_t r = 0; r < rails; r++)
+		for (uint32_t k = 0; k < 9 + r % 4; k++)            /* 9 to 12 a rail, on nodes spread out */
+			scene_kill_ep(&s, (uint32_t)(((11 * k + 3 * r) % nodes) * rails + r));
+	assert_int_equal(scene_judge(&s, &v), 0);
+	for (uint32_t e = 0; e < s.n_eps; e++) {
+		uint32_t r = e % rails, node = e / rails;
+		bool dead = false;
+
+		for (uint32_t k = 0; k < 9 + r % 4; k++)
+			dead |= node == (11 * k + 3 * r) % nodes;
+		if (v.eps[e].drain != dead || v.eps[e].unusable)
+			fail_msg("endpoint %u: drain %d unusable %d, dead %d (%s)", e, v.eps[e].drain, v.eps[e].unusable,
+				 dead, v.eps[e].why);
+	}
+	assert_int_equal(v.suspects[0].kind, RP_COMP_ADAPTER);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+
+	/* rail 0: 16 consecutive nodes dead (a leaf that forwards nothing); rails 1-7: one dead each */
+	scene_init(&s, nodes, rails);
+	for (uint32_t k = 0; k < 16; k++)
+		scene_kill_ep(&s, (32 + k) * (uint32_t)rails);
+	for (uint32_t r = 1; r < rails; r++)
+		scene_kill_ep(&s, (uint32_t)((5 + 9 * r) * rails + r));
+	assert_int_equal(scene_judge(&s, &v), 0);
+	for (uint32_t e = 0; e < s.n_eps; e++) {
+		uint32_t r = e % rails, node = e / rails;
+		bool leaf = r == 0 && node >= 32 && node < 48, lone = r > 0 && node == 5 + 9 * r;
+
+		if (v.eps[e].unusable != leaf || v.eps[e].drain != lone)
+			fail_msg("endpoint %u: drain %d unusable %d (%s)", e, v.eps[e].drain, v.eps[e].unusable, v.eps[e].why);
+	}
+	assert_non_null(strstr(v.eps[32 * rails].why, "one of 16 adapters of its fabric blamed together"));
+	size_t groups = 0;
+
+	for (size_t k = 0; k < v.n_suspects; k++)
+		groups += v.suspects[k].kind == RP_COMP_GROUP;
+	assert_int_equal(groups, 1);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+}
+
 /* A loopback of one adapter with itself (a self pair, which never leaves the adapter) that only
  * failed: the adapter is drained, although it has no peer; one that passed, nothing; two adapters
  * whose self pairs pass and whose pair with each other fails: a path fault. */
@@ -760,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_localize_three_leaves),
 		cmocka_unit_test(test_spine_dead_drains_nobody),
 		cmocka_unit_test(test_together_edge),
+		cmocka_unit_test(test_together_at_scale),
 		cmocka_unit_test(test_self_pair),
 		cmocka_unit_test(test_loopback_dead_adapter),
 		cmocka_unit_test(test_no_port_is_its_own),
