@@ -245,6 +245,8 @@ static size_t test_round(struct rp_blame *B)
 	return n_new;
 }
 
+enum { SPARE_ISLANDS = 1, SPARE_DEAD = 2 };   /* rule 4: what a group's blamed endpoints are spared for */
+
 /* Rule 4's second count: whether the n_dead endpoints of a group of size that reached no peer are
  * more than independent faults explain at the rate such endpoints have in the other groups, dead of
  * size_other (Laplace's pseudo-counts; no other group: the count alone decides, as for islands). The
@@ -272,8 +274,6 @@ static bool dead_improbable(const struct rp_blame *B, uint32_t n_dead, uint32_t 
  *   nodes a rail holds about ten dead adapters of a 1 % rate on its own, as the other rails do, and
  *   each is drained; a leaf's worth on one rail, with the others clean, is spared.
  * Without a topology, then also those failing with the same peers (shared_spare). 0 or -ENOMEM. */
-enum { SPARE_ISLANDS = 1, SPARE_DEAD = 2 };
-
 static int together_spare(struct rp_blame *B, bool localized)
 {
 	struct rp_verdict *v = B->v;
