@@ -566,7 +566,8 @@ static void test_together_edge(void **state)
  * every rail alike, more than RP_VERDICT_TOGETHER a rail, are independent faults: each is drained
  * (the rule used to spare them all as a shared switch, and drained none of 82 at 1,024 x 8). A
  * leaf's worth dead on one rail, the others all but clean, is still spared: unusable, not drained,
- * under one group suspect; the lone dead adapters of the other rails are drained. */
+ * under one group suspect; the lone dead adapters of the other rails are drained. Ten dead nodes
+ * (ten dead adapters a rail) are drained whole (they were left undrained as a switch fault). */
 static void test_together_at_scale(void **state)
 {
 	const size_t nodes = 128, rails = 8;
@@ -613,6 +614,19 @@ static void test_together_at_scale(void **state)
 	for (size_t k = 0; k < v.n_suspects; k++)
 		groups += v.suspects[k].kind == RP_COMP_GROUP;
 	assert_int_equal(groups, 1);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+
+	/* 10 whole nodes dead (10 dead adapters on every rail): every adapter drained, each node whole */
+	scene_init(&s, nodes, rails);
+	for (uint32_t k = 0; k < 10; k++)
+		for (uint32_t r = 0; r < rails; r++)
+			scene_kill_ep(&s, (7 + 12 * k) * (uint32_t)rails + r);
+	assert_int_equal(scene_judge(&s, &v), 0);
+	assert_int_equal(drained(&v), 10 * rails);
+	assert_int_equal(v.n_unusable, 0);
+	for (uint32_t k = 0; k < 10; k++)
+		assert_int_equal(v.nodes[7 + 12 * k].n_drain, v.nodes[7 + 12 * k].n_eps);
 	rp_verdict_fini(&v);
 	scene_fini(&s);
 }
