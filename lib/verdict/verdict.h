@@ -52,12 +52,12 @@
  *      D-mod-K every destination routed through it), and draining them would take a rail of healthy
  *      adapters out of service and leave the fault in place. They are UNUSABLE instead (below), and one
  *      RP_COMP_GROUP suspect names them; --topology localizes the component.
- *      Those that reached no peer at all (not worked) are counted apart from those that reached
- *      some (an island: a leaf's uplinks, a spine's destinations): more than RP_VERDICT_TOGETHER of
- *      them are spared only when also improbable as independent faults at the rate such endpoints
- *      have in the other groups (the binomial tail under cfg.alpha, Bonferroni over the groups
- *      tested; no other group: the count alone). Dead adapters spread over every rail alike are
- *      drained, each; a leaf's worth on one rail is spared.
+ *      Those that passed with no peer (2's: dead, or slow with every peer) are counted apart from
+ *      those that passed with some (an island: a leaf's uplinks, a spine's destinations): more
+ *      than RP_VERDICT_TOGETHER of them are spared only when also improbable as independent faults
+ *      at the rate such endpoints have in the other groups (the binomial tail under cfg.alpha,
+ *      Bonferroni over the groups tested; no other group: the count alone). Dead adapters spread
+ *      over every rail alike are drained, each; a leaf's worth on one rail is spared.
  *      Without a topology, also adapters FAILING WITH THE SAME PEERS: two adapters of one fabric that 2-3
  *      blame, whose failed peers (among the peers both were measured with) overlap more than two
  *      independent faults would make them (the hypergeometric tail under cfg.alpha, Bonferroni over

@@ -247,8 +247,8 @@ static size_t test_round(struct rp_blame *B)
 
 enum { SPARE_ISLANDS = 1, SPARE_DEAD = 2 };   /* rule 4: what a group's blamed endpoints are spared for */
 
-/* Rule 4's second count: whether the n_dead endpoints of a group of size that reached no peer are
- * more than independent faults explain at the rate such endpoints have in the other groups, dead of
+/* Rule 4's second count: whether the n_dead endpoints of a group of size that passed with no peer
+ * (rule 2's) are more than independent faults explain at the rate such endpoints have in the other groups, dead of
  * size_other (Laplace's pseudo-counts; no other group: the count alone decides, as for islands). The
  * binomial tail under log_alpha, Bonferroni over the n_tested groups. */
 static bool dead_improbable(const struct rp_blame *B, uint32_t n_dead, uint32_t size, uint64_t dead_other,
@@ -267,12 +267,13 @@ static bool dead_improbable(const struct rp_blame *B, uint32_t n_dead, uint32_t 
 /* Rule 4, blamed together: in a background group with more than RP_VERDICT_TOGETHER endpoints
  * drained for their peers' failures (by the test, or by a localization whose topology has no routes
  * to put the failures on a switch), none of those is drained; each is unusable. Counted apart:
- * - those that reached some peer (an island cut off from the rest: a leaf's uplinks, a spine's
+ * - those that passed with some peer (an island cut off from the rest: a leaf's uplinks, a spine's
  *   destinations): more than RP_VERDICT_TOGETHER spare them;
- * - those that reached no peer (a dead adapter, or every adapter under a leaf that forwards
- *   nothing): spared only when also improbable as independent faults (dead_improbable). At 1,024
- *   nodes a rail holds about ten dead adapters of a 1 % rate on its own, as the other rails do, and
- *   each is drained; a leaf's worth on one rail, with the others clean, is spared.
+ * - those that passed with no peer (rule 2's: a dead adapter, one slow with every peer, or every
+ *   adapter under a leaf that forwards nothing): spared only when also improbable as independent
+ *   faults (dead_improbable). At 1,024 nodes a rail holds about ten such adapters of a 1 % rate on
+ *   its own, as the other rails do, and each is drained; a leaf's worth on one rail, with the
+ *   others clean, is spared.
  * Without a topology, then also those failing with the same peers (shared_spare). 0 or -ENOMEM. */
 static int together_spare(struct rp_blame *B, bool localized)
 {
@@ -293,7 +294,7 @@ static int together_spare(struct rp_blame *B, bool localized)
 	for (uint32_t e = 0; e < B->n_eps; e++) {
 		size[B->group[e]]++;
 		if (v->eps[e].drain && !rp_blame_own_failure(B, e))
-			(v->eps[e].worked ? island : dead)[B->group[e]]++;
+			(B->ok[e] ? island : dead)[B->group[e]]++;
 	}
 	for (uint32_t g = 0; g < B->n_eps; g++) {
 		dead_all += dead[g];
@@ -308,7 +309,7 @@ static int together_spare(struct rp_blame *B, bool localized)
 		struct rp_verdict_ep *ve = &v->eps[e];
 		uint32_t n = B->together[B->group[e]];
 
-		if (!ve->drain || rp_blame_own_failure(B, e) || !(spare[B->group[e]] & (ve->worked ? SPARE_ISLANDS : SPARE_DEAD)))
+		if (!ve->drain || rp_blame_own_failure(B, e) || !(spare[B->group[e]] & (B->ok[e] ? SPARE_ISLANDS : SPARE_DEAD)))
 			continue;
 		ve->drain = false;
 		ve->unusable = true;

@@ -27,6 +27,7 @@ struct scene {
 	size_t n_eps, nodes, adapters;
 	uint32_t *pair_eps;
 	uint8_t *status, *confirm;
+	bool *slow;                   /* NULL, or per endpoint: every pair with it runs at half the rate */
 	size_t n;
 };
 
@@ -35,7 +36,7 @@ static struct rp_pair_result *scene_get(const struct rp_result_seq *ps, size_t i
 	const struct scene *s = ps->arg;
 
 	rp_pair_result_init(tmp, &s->eps[s->pair_eps[2 * i]], &s->eps[s->pair_eps[2 * i + 1]]);
-	tmp->gbps = 380;
+	tmp->gbps = s->slow && (s->slow[s->pair_eps[2 * i]] || s->slow[s->pair_eps[2 * i + 1]]) ? 195 : 380;
 	tmp->verified = s->status[i] == RP_ST_OK;
 	tmp->status = (enum rp_status)s->status[i];
 	if (s->status[i] != RP_ST_OK)
@@ -103,6 +104,7 @@ static void scene_init(struct scene *s, size_t nodes, size_t adapters)
 
 static void scene_fini(struct scene *s)
 {
+	free(s->slow);
 	free(s->eps);
 	free(s->pair_eps);
 	free(s->status);
@@ -566,8 +568,9 @@ static void test_together_edge(void **state)
  * every rail alike, more than RP_VERDICT_TOGETHER a rail, are independent faults: each is drained
  * (the rule used to spare them all as a shared switch, and drained none of 82 at 1,024 x 8). A
  * leaf's worth dead on one rail, the others all but clean, is still spared: unusable, not drained,
- * under one group suspect; the lone dead adapters of the other rails are drained. Ten dead nodes
- * (ten dead adapters a rail) are drained whole (they were left undrained as a switch fault). */
+ * under one group suspect; the lone dead adapters of the other rails are drained. Adapters slow with
+ * every peer, as many a rail, are drained as the dead are (they pass with no peer: rule 2), and ten
+ * dead nodes (ten dead adapters a rail) are drained whole (all were left undrained as a switch). */
 static void test_together_at_scale(void **state)
 {
 	const size_t nodes = 128, rails = 8;
@@ -614,6 +617,27 @@ static void test_together_at_scale(void **state)
 	for (size_t k = 0; k < v.n_suspects; k++)
 		groups += v.suspects[k].kind == RP_COMP_GROUP;
 	assert_int_equal(groups, 1);
+	rp_verdict_fini(&v);
+	scene_fini(&s);
+
+	/* 9 to 12 adapters a rail at half the rate with every peer (below --min-bw 0.9): each drained */
+	struct rp_verdict_cfg c = { .min_bw = 0.9, .outlier = 0 };
+	struct rp_result_seq ps;
+	size_t n_slow = 0;
+
+	scene_init(&s, nodes, rails);
+	s.slow = calloc(s.n_eps, sizeof(*s.slow));
+	assert_non_null(s.slow);
+	for (uint32_t r = 0; r < rails; r++)
+		for (uint32_t k = 0; k < 9 + r % 4; k++, n_slow++)
+			s.slow[((11 * k + 5 * r) % nodes) * rails + r] = true;
+	ps = (struct rp_result_seq){ .n = s.n, .get = scene_get, .put = scene_put, .arg = &s };
+	assert_int_equal(rp_verdict_judge(&c, s.eps, s.n_eps, s.pair_eps, &ps, &v), 0);
+	for (uint32_t e = 0; e < s.n_eps; e++)
+		if (v.eps[e].drain != s.slow[e] || v.eps[e].unusable)
+			fail_msg("endpoint %u: drain %d unusable %d, slow %d (%s)", e, v.eps[e].drain, v.eps[e].unusable,
+				 s.slow[e], v.eps[e].why);
+	assert_int_equal(drained(&v), n_slow);
 	rp_verdict_fini(&v);
 	scene_fini(&s);
 
