@@ -245,23 +245,23 @@ static size_t test_round(struct rp_blame *B)
 	return n_new;
 }
 
-enum { SPARE_ISLANDS = 1, SPARE_DEAD = 2 };   /* rule 4: what a group's blamed endpoints are spared for */
+enum { SPARE_ISLANDS = 1, SPARE_NO_PASS = 2 };   /* rule 4: what a group's blamed endpoints are spared for */
 
-/* Rule 4's second count: whether the n_dead endpoints of a group of size that passed with no peer
- * (rule 2's) are more than independent faults explain at the rate such endpoints have in the other groups, dead of
- * size_other (Laplace's pseudo-counts; no other group: the count alone decides, as for islands). The
- * binomial tail under log_alpha, Bonferroni over the n_tested groups. */
-static bool dead_improbable(const struct rp_blame *B, uint32_t n_dead, uint32_t size, uint64_t dead_other,
-			    uint64_t size_other, uint32_t n_tested)
+/* Rule 4's second count: whether the n endpoints of a group of size that passed with no peer (rule
+ * 2's) are more than independent faults explain, at the rate such endpoints have in the other
+ * groups: n_other of size_other (Laplace's pseudo-counts; no other group: the count alone decides,
+ * as for islands). The binomial tail under log_alpha, Bonferroni over the n_tested groups. */
+static bool no_pass_improbable(const struct rp_blame *B, uint32_t n, uint32_t size, uint64_t n_other,
+			       uint64_t size_other, uint32_t n_tested)
 {
 	double rate;
 
-	if (n_dead <= RP_VERDICT_TOGETHER)
+	if (n <= RP_VERDICT_TOGETHER)
 		return false;
 	if (size_other == 0)
 		return true;
-	rate = ((double)dead_other + 1) / ((double)size_other + 2);
-	return rp_verdict_log_binom_tail(n_dead, size, rate) < B->log_alpha - log(n_tested ? n_tested : 1);
+	rate = ((double)n_other + 1) / ((double)size_other + 2);
+	return rp_verdict_log_binom_tail(n, size, rate) < B->log_alpha - log(n_tested ? n_tested : 1);
 }
 
 /* Rule 4, blamed together: in a background group with more than RP_VERDICT_TOGETHER endpoints
@@ -271,7 +271,7 @@ static bool dead_improbable(const struct rp_blame *B, uint32_t n_dead, uint32_t 
  *   destinations): more than RP_VERDICT_TOGETHER spare them;
  * - those that passed with no peer (rule 2's: a dead adapter, one slow with every peer, or every
  *   adapter under a leaf that forwards nothing): spared only when also improbable as independent
- *   faults (dead_improbable). At 1,024 nodes a rail holds about ten such adapters of a 1 % rate on
+ *   faults (no_pass_improbable). At 1,024 nodes a rail holds about ten such adapters of a 1 % rate on
  *   its own, as the other rails do, and each is drained; a leaf's worth on one rail, with the
  *   others clean, is spared.
  * Without a topology, then also those failing with the same peers (shared_spare). 0 or -ENOMEM. */
@@ -279,37 +279,39 @@ static int together_spare(struct rp_blame *B, bool localized)
 {
 	struct rp_verdict *v = B->v;
 	size_t ne = B->n_eps ? B->n_eps : 1;
-	uint32_t *island = calloc(3 * ne, sizeof(*island)), *dead, *size, n_tested = 0;
+	uint32_t *island = calloc(3 * ne, sizeof(*island)), *no_pass, *size, n_tested = 0;
 	uint8_t *spare = calloc(ne, sizeof(*spare));
-	uint64_t dead_all = 0;
+	uint64_t no_pass_all = 0;
 
 	if (!island || !spare) {
 		free(island);
 		free(spare);
 		return rp_error(-ENOMEM, "verdict: allocate rule 4's counts for %zu endpoints", B->n_eps);
 	}
-	dead = island + ne;
+	no_pass = island + ne;
 	size = island + 2 * ne;
 	/* per group: its size, and its endpoints blamed for their peers' failures, by kind */
 	for (uint32_t e = 0; e < B->n_eps; e++) {
 		size[B->group[e]]++;
 		if (v->eps[e].drain && !rp_blame_own_failure(B, e))
-			(B->ok[e] ? island : dead)[B->group[e]]++;
+			(B->ok[e] ? island : no_pass)[B->group[e]]++;
 	}
 	for (uint32_t g = 0; g < B->n_eps; g++) {
-		dead_all += dead[g];
-		n_tested += dead[g] > RP_VERDICT_TOGETHER;
+		no_pass_all += no_pass[g];
+		n_tested += no_pass[g] > RP_VERDICT_TOGETHER;
 	}
 	for (uint32_t g = 0; g < B->n_eps; g++) {
-		spare[g] = (island[g] > RP_VERDICT_TOGETHER ? SPARE_ISLANDS : 0) |
-			   (dead_improbable(B, dead[g], size[g], dead_all - dead[g], B->n_eps - size[g], n_tested) ? SPARE_DEAD : 0);
-		B->together[g] = (spare[g] & SPARE_ISLANDS ? island[g] : 0) + (spare[g] & SPARE_DEAD ? dead[g] : 0);
+		bool shared = no_pass_improbable(B, no_pass[g], size[g], no_pass_all - no_pass[g], B->n_eps - size[g],
+						 n_tested);
+
+		spare[g] = (island[g] > RP_VERDICT_TOGETHER ? SPARE_ISLANDS : 0) | (shared ? SPARE_NO_PASS : 0);
+		B->together[g] = (spare[g] & SPARE_ISLANDS ? island[g] : 0) + (spare[g] & SPARE_NO_PASS ? no_pass[g] : 0);
 	}
 	for (uint32_t e = 0; e < B->n_eps; e++) {
 		struct rp_verdict_ep *ve = &v->eps[e];
 		uint32_t n = B->together[B->group[e]];
 
-		if (!ve->drain || rp_blame_own_failure(B, e) || !(spare[B->group[e]] & (B->ok[e] ? SPARE_ISLANDS : SPARE_DEAD)))
+		if (!ve->drain || rp_blame_own_failure(B, e) || !(spare[B->group[e]] & (B->ok[e] ? SPARE_ISLANDS : SPARE_NO_PASS)))
 			continue;
 		ve->drain = false;
 		ve->unusable = true;
