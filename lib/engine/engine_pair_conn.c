@@ -211,6 +211,7 @@ int rp_side_phase_connect(struct pair_ctx *c)
 	struct rp_engine_msg mine;
 	const struct rp_conn_info *peer = &c->theirs.u.conn;
 	struct rp_engine_ep *ep = c->ep;
+	double ready_wait;
 	int rc;
 
 	if (c->reused)
@@ -232,12 +233,16 @@ int rp_side_phase_connect(struct pair_ctx *c)
 		rc = rp_engine_target_prepare(ep, c->res);
 	rp_side_stop_check(c);
 	rp_engine_msg_init(&mine, RP_MSG_READY, c->res);
+	/* after a CM connect the target may still wait for ESTABLISHED until its own deadline, a second
+	 * past the writer's: the writer waits a second more, so that the target's time-out (the first
+	 * cause) reaches it rather than the writer's own silence ending first */
+	ready_wait = c->cfg.timeout_s + (c->cfg.cm && c->writer ? 2 : 1);
 	if (c->have_pending) {
 		c->have_pending = false;
 		rp_side_note_peer(c, &c->pending);
-		rc = rp_side_exchange(c, &mine, true, false, rp_now() + c->cfg.timeout_s + 1);
+		rc = rp_side_exchange(c, &mine, true, false, rp_now() + ready_wait);
 	} else {
-		rc = rp_side_exchange(c, &mine, true, true, rp_now() + c->cfg.timeout_s + 1);
+		rc = rp_side_exchange(c, &mine, true, true, rp_now() + ready_wait);
 	}
 	return rc || rp_side_failed(c) ? -ECANCELED : 0;
 }
