@@ -468,9 +468,9 @@ static void print_figures(struct sim_front *F, double final_s, double final_cpu_
 	else
 		printf("; rank 0 from its sides' end to each round's results kept %.1f s (real, the wait for the other "
 		       "ranks on this host in it: not projected)\n", S->collect_s);
-	printf("SIMULATED rounds: %zu planned + %zu retest, %zu endpoints on %zu nodes, %d rank%s, %zu results kept (%zu "
+	printf("SIMULATED rounds: %zu planned + %zu retest (%zu directions confirmed by their endpoint's sample), %zu endpoints on %zu nodes, %d rank%s, %zu results kept (%zu "
 	       "whole, %.1f MiB in all), %zu sides answered by the model on rank 0\n", S->run.rounds_done,
-	       S->run.retest_rounds, S->n_eps, S->n_nodes, S->c->size, S->c->size == 1 ? "" : "s (MPI)", S->run.mr.n,
+	       S->run.retest_rounds, S->run.retest_by_endpoint, S->n_eps, S->n_nodes, S->c->size, S->c->size == 1 ? "" : "s (MPI)", S->run.mr.n,
 	       mx_results_n_whole(&S->run.mr), (double)mx_results_bytes(&S->run.mr) / (1024.0 * 1024.0), S->sides);
 	if (S->run.sweep.width)
 		printf("SIMULATED reachability sweep (width %u): %zu rounds, %.1f s of the rounds' time (probes of an "

@@ -491,6 +491,10 @@ void matrix_cli_print(const struct matrix_out *o, const struct rp_verdict *v)
 	       v->n_below, o->n_eps, o->rounds_done);
 	if (o->retest_rounds)
 		printf(" and %zu retest round%s", o->retest_rounds, o->retest_rounds == 1 ? "" : "s");
+	if (o->run && o->run->retest_by_endpoint)
+		printf(" (%zu failed direction%s confirmed by %s endpoint's sample, not measured again)",
+		       o->run->retest_by_endpoint, o->run->retest_by_endpoint == 1 ? "" : "s",
+		       o->run->retest_by_endpoint == 1 ? "its" : "their");
 	/* the run's one duration: the JSON's matrix.elapsed_s and the HTML's are this figure */
 	printf(" (%.1f s%s)", o->elapsed_s, o->simulated ? " on the projected clock" : "");
 	if (o->sweep && o->sweep->width) {

@@ -42,6 +42,7 @@ static const char *const confirm_codes[RP_CONFIRM_COUNT_] = {
 	[RP_CONFIRM_FLAKY] = "flaky",
 	[RP_CONFIRM_CONFIRMED] = "confirmed",
 	[RP_CONFIRM_UNCONFIRMED] = "unconfirmed",
+	[RP_CONFIRM_BY_ENDPOINT] = "confirmed_by_endpoint",
 };
 
 static const char *const warning_codes[RP_WARN_COUNT_] = {

@@ -73,10 +73,19 @@ enum rp_confirm {
 	RP_CONFIRM_CONFIRMED,     /* failed every attempt (or --retest 0 said one sample decides) */
 	RP_CONFIRM_UNCONFIRMED,   /* failed once and could not be measured again (interrupted, a rank gone):
 	                           * reported, never drained */
+	/* Failed once and was not measured again itself: one of its endpoints failed with many peers, a
+	 * sample of those pairs was measured again and every one failed again (lib/matrix/mx_retest.h,
+	 * "Sampled retest"). The endpoint's failure held up, so this one counts as confirmed. */
+	RP_CONFIRM_BY_ENDPOINT,
 	RP_CONFIRM_COUNT_
 };
-/* "", "flaky", "confirmed", "unconfirmed". */
+/* "", "flaky", "confirmed", "unconfirmed", "confirmed_by_endpoint". */
 const char *rp_confirm_code(enum rp_confirm c);
+/* Whether a failure held up: confirmed on its own retests or by its endpoint's sample. */
+static inline bool rp_confirm_held(enum rp_confirm c)
+{
+	return c == RP_CONFIRM_CONFIRMED || c == RP_CONFIRM_BY_ENDPOINT;
+}
 
 /* Warnings on a pair that do not fail it by themselves; bit (1u << w) in rp_pair_result.warnings. */
 enum rp_pair_warning {

@@ -7,6 +7,22 @@
  * contention-free rounds (rp_sched_pack: no endpoint in two measurements at once). Pairs that
  * cannot be measured again stay UNCONFIRMED (never drained); a pair with an endpoint that has no
  * port (RP_ST_NO_PORT) is a fact about that endpoint, not a sample: CONFIRMED without a retest.
+ *
+ * Sampled retest. Contention-free rounds hold an endpoint in one pair at a time, so an endpoint that
+ * failed with P peers costs P rounds: an adapter slow with each of its 1,023 peers, 1,023 rounds
+ * (results/scale-time.md). An endpoint with more than MX_RETEST_SAMPLE_OVER distinct peers whose
+ * pairs want their first retest is sampled instead:
+ *   1. its pairs with MX_RETEST_SAMPLE of those peers, evenly spread in peer order, are measured
+ *      again; its other pairs wait (as a pair of two endpoints does when it is in neither's sample);
+ *   2. when every direction of the sample failed again (none passed, none left to measure again),
+ *      the endpoint's failure held up: its waiting pairs are marked
+ *      RP_CONFIRM_BY_ENDPOINT in the store (counted confirmed by the verdict, never measured again,
+ *      the reports say which) without a round each;
+ *   3. when a pair of the sample passed on its retest, or could not be measured again (interrupted, a
+ *      rank gone), its waiting pairs are measured again one by one, as every pair was before.
+ * Each endpoint is sampled once. The sample is its own evidence: which directions it holds is kept
+ * from one set to the next (struct mx_retest_samples), and their results decide, not other retests
+ * of the endpoint (the sweep's, an earlier set's) that measured another failure of it.
  */
 #ifndef RP_MX_RETEST_H
 #define RP_MX_RETEST_H
@@ -30,13 +46,36 @@ struct mx_retest_job {
 	size_t res[2];                /* index in res[] of a->b and b->a; SIZE_MAX when not retested */
 };
 
+#define MX_RETEST_SAMPLE 8         /* peers of a sampled endpoint measured again */
+#define MX_RETEST_SAMPLE_OVER 16   /* an endpoint is sampled past this many peers wanting a retest */
+
+/* The samples taken (above), kept by the caller from one retest set's plan to the next: which
+ * directions each sampled endpoint's sample holds, and what became of it. */
+enum mx_sample_state { MX_SAMPLE_NONE = 0, MX_SAMPLE_TAKEN, MX_SAMPLE_HELD, MX_SAMPLE_FAILED };
+struct mx_sample_dir {
+	uint32_t ep;                  /* the sampled endpoint */
+	size_t idx;                   /* a direction of its sample: its index in the results */
+};
+struct mx_retest_samples {
+	size_t n_eps;
+	uint8_t *state;               /* per endpoint: enum mx_sample_state */
+	struct mx_sample_dir *dir;    /* every sample's directions, n of them (cap allocated) */
+	size_t n, cap;
+};
+/* Empty, for n_eps endpoints. 0 or -ENOMEM. */
+int mx_retest_samples_init(struct mx_retest_samples *sm, size_t n_eps);
+void mx_retest_samples_fini(struct mx_retest_samples *sm);
+
 /* Plan the next retest rounds over the pairs res (lib/verdict/result_seq.h) as judged by rp_verdict_apply (pair_eps[2i], [2i+1]:
  * src and dst endpoint of res[i]); unavailable[e] marks endpoints that cannot be measured (NULL:
- * none). *retest_p (malloc'd, caller frees; NULL when empty), *n_jobs_p pairs, *n_rounds_p rounds.
- * 0, -EINVAL (an endpoint out of range), -ENOMEM. */
+ * none). sm: the samples taken by the sets before, updated (NULL: no sampling, every pair measured
+ * again). *retest_p (malloc'd, caller frees; NULL when empty), *n_jobs_p pairs, *n_rounds_p rounds;
+ * the pairs a held sample confirms are marked in res (above), *n_marked_p of them (NULL: not told;
+ * set on an error too: marks stay). 0, -EINVAL (an endpoint out of range, sm for another number of
+ * endpoints), -ENOMEM. */
 int mx_retest_jobs(const struct rp_engine_cfg *base, const uint32_t *pair_eps, const struct rp_result_seq *res,
-		      const bool *unavailable, size_t n_eps, unsigned max_retest,
-		      struct mx_retest_job **retest_p, size_t *n_jobs_p, size_t *n_rounds_p);
+		      const bool *unavailable, size_t n_eps, unsigned max_retest, struct mx_retest_samples *sm,
+		      struct mx_retest_job **retest_p, size_t *n_jobs_p, size_t *n_rounds_p, size_t *n_marked_p);
 
 /* Fold a retest measurement into the kept (unjudged) result: the earlier attempt keeps the status
  * the verdict gave it (judged_status: a below-threshold first sample is a failed attempt), the

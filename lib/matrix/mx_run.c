@@ -111,6 +111,7 @@ void mx_run_fini(struct mx_run *R)
 {
 	mx_round_spent_free(&R->ctx);
 	mx_judged_fini(&R->judged);
+	mx_retest_samples_fini(&R->samples);
 	free(R->jobs);
 	mx_got_fini(&R->got);
 	free(R->pairs);
@@ -434,10 +435,13 @@ static int retest_jobs(struct mx_run *R, struct mx_retest_job **retest_p, size_t
 {
 	struct mx_ctx *c = &R->ctx;
 	bool *gone = calloc(c->n_eps ? c->n_eps : 1, sizeof(*gone));
+	size_t marked = 0;
 	int rc;
 
-	if (!gone)
+	if (!gone || (!R->samples.state && mx_retest_samples_init(&R->samples, c->n_eps) != 0)) {
+		free(gone);
 		return -ENOMEM;
+	}
 	struct rp_result_seq ps = mx_results_pairs(&R->mr);
 
 	/* its verdict kept: the final one when no retest changes a result (mx_retest.h) */
@@ -446,8 +450,9 @@ static int retest_jobs(struct mx_run *R, struct mx_retest_job **retest_p, size_t
 	for (size_t e = 0; !rc && e < c->n_eps; e++)
 		gone[e] = c->dead[c->eps[e].owner] || c->eps[e].no_port[0];
 	if (!rc)
-		rc = mx_retest_jobs(c->cfg, R->mr.pair_eps, &ps, gone, c->n_eps, R->set.retest, retest_p, n_p,
-				       n_rounds_p);
+		rc = mx_retest_jobs(c->cfg, R->mr.pair_eps, &ps, gone, c->n_eps, R->set.retest, &R->samples,
+				       retest_p, n_p, n_rounds_p, &marked);
+	R->retest_by_endpoint += marked;   /* the kept verdict is then stale: the store's generation says so */
 	free(gone);
 	return rc;
 }

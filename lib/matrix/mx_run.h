@@ -80,6 +80,9 @@ struct mx_run {
 	                               * unmeasured (a round a stop cut short ran but is not done) */
 	size_t scheduled_run;           /* planned rounds run, cut short or not (the hook's k) */
 	size_t retest_rounds;         /* extra rounds finished */
+	size_t retest_by_endpoint;    /* rank 0: failed directions its endpoint's sample confirmed, not measured
+	                               * again themselves (mx_retest.h, "Sampled retest") */
+	struct mx_retest_samples samples;  /* rank 0: the samples taken, from one retest set to the next */
 	struct mx_judged judged;      /* rank 0: the last retest plan's verdict, kept for the final one
 	                               * (mx_judge_results: taken when no result changed since) */
 	double retest_plan_s;         /* rank 0: real seconds spent planning the retest sets (the verdict over

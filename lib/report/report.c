@@ -368,6 +368,7 @@ static json_t *summary_json(const struct rp_result_seq *ps, const char **bad)
 	set(o, "flaky", json_integer((json_int_t)counts[RP_CONFIRM_FLAKY]), bad);
 	set(o, "confirmed", json_integer((json_int_t)counts[RP_CONFIRM_CONFIRMED]), bad);
 	set(o, "unconfirmed", json_integer((json_int_t)counts[RP_CONFIRM_UNCONFIRMED]), bad);
+	set(o, "confirmed_by_endpoint", json_integer((json_int_t)counts[RP_CONFIRM_BY_ENDPOINT]), bad);
 	set(o, "with_warnings", json_integer((json_int_t)warned), bad);
 	return o;
 }
@@ -575,6 +576,8 @@ const char *rp_report_confirm_text(enum rp_confirm c)
 	case RP_CONFIRM_FLAKY: return "flaky: failed, then passed on a retest";
 	case RP_CONFIRM_CONFIRMED: return "confirmed: failed on every attempt";
 	case RP_CONFIRM_UNCONFIRMED: return "not confirmed: failed once and could not be measured again";
+	case RP_CONFIRM_BY_ENDPOINT: return "confirmed by its endpoint: not measured again itself; a sample of "
+					    "its endpoint's failed pairs was, and every one failed again";
 	case RP_CONFIRM_NONE:
 	case RP_CONFIRM_COUNT_: break;
 	}

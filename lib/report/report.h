@@ -17,7 +17,8 @@
  * JSON shape (schema RP_REPORT_SCHEMA; keys are only ever added):
  *   { "schema": 1, "tool": "rdmaprobe", "version": "...", "command_line": "...", "command": "loopback",
  *     "started": "2026-11-30T04:00:00Z", "config": {...},
- *     "summary": {"pairs", "ok", "failed", "flaky", "confirmed", "unconfirmed", "with_warnings"},
+ *     "summary": {"pairs", "ok", "failed", "flaky", "confirmed", "unconfirmed", "confirmed_by_endpoint",
+ *                 "with_warnings"},
  *     "pairs": [ { "src": {"node","device","port","gid_index","mtu","link_gbps","mem","mem_reg","soft"},
  *                  "dst": {...}, "status": "ok" | failure code, "reason", "gbps", "gbps_min",
  *                  "bytes", "iters", "msg_size", "verified", "bad_offset",
@@ -26,7 +27,7 @@
  *                  "cause_side": "src" | "dst" | null,        which side saw the first cause
  *                  "secondary": {"status", "reason"},         the other side's view ("ok" if none)
  *                  "warnings": ["flaky", "interval_drop", "nominal_link_rate"],
- *                  "confirm": "flaky" | "confirmed" | "unconfirmed" | null,
+ *                  "confirm": "flaky" | "confirmed" | "unconfirmed" | "confirmed_by_endpoint" | null,
  *                  "attempts": [ {"status","side","reason","gbps","gbps_min","qp_timeout","elapsed_s"} ]
  *                } ] }
  * CSV: one header line, one line per pair; the columns of the first version, then src_soft, dst_soft,

@@ -356,7 +356,7 @@ static void nodes_section(const struct rp_html_layout *lo, struct rp_sb *sb)
  * attempts. */
 static void pair_notes(struct rp_sb *sb, const struct rp_pair_result *r)
 {
-	static const char *const cls[RP_CONFIRM_COUNT_] = { "", "flaky", "confirmed", "unconfirmed" };
+	static const char *const cls[RP_CONFIRM_COUNT_] = { "", "flaky", "confirmed", "unconfirmed", "confirmed" };
 	const char *c = rp_report_confirm_text(r->confirm);
 	char warn[128], ctr[RP_HTML_CTR_TEXT];
 

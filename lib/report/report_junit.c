@@ -241,7 +241,7 @@ static void ep_example(struct rp_sb *sb, const struct rp_pair_result *r, char *p
 		rp_sb_xmln(sb, r->reason, sizeof(r->reason));
 		snprintf(prev, prev_len, "%s", r->reason);
 	}
-	if (r->confirm != RP_CONFIRM_CONFIRMED && r->confirm != RP_CONFIRM_NONE)
+	if (!rp_confirm_held(r->confirm) && r->confirm != RP_CONFIRM_NONE)
 		rp_sb_printf(sb, " (%s)", rp_report_confirm_text(r->confirm));
 }
 

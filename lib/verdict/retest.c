@@ -18,7 +18,8 @@ bool rp_retest_status_wanted(enum rp_status st)
 
 bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest)
 {
-	return rp_retest_status_wanted(r->status) && retests_done(r) < max_retest && r->n_attempts < RP_MAX_ATTEMPTS;
+	return rp_retest_status_wanted(r->status) && retests_done(r) < max_retest && r->n_attempts < RP_MAX_ATTEMPTS &&
+	       r->confirm != RP_CONFIRM_BY_ENDPOINT;
 }
 
 
@@ -99,7 +100,8 @@ void rp_retest_classify(struct rp_pair_result *r, unsigned max_retest)
 		/* NO_PORT is this side's own configuration: no second sample can change it; ENDPOINT_DEAD
 		 * was confirmed for the endpoint as a whole (lib/matrix/mx_sweep.h) */
 		r->confirm = RP_CONFIRM_CONFIRMED;
-	} else {
+	} else if (r->confirm != RP_CONFIRM_BY_ENDPOINT) {
+		/* (confirmed by its endpoint's sample, a mark only that sample's planner sets, it stays) */
 		r->confirm = RP_CONFIRM_UNCONFIRMED;
 	}
 }
@@ -144,7 +146,10 @@ const char *rp_retest_describe(const struct rp_pair_result *r, char *buf, size_t
 		used += (size_t)n;
 		snprintf(buf + used, len - used, "; %s)",
 			 r->n_attempts > 1 ? "the last decided it"
-			 : r->confirm == RP_CONFIRM_CONFIRMED ? "--retest 0: one sample decides" : "not measured again");
+			 : r->confirm == RP_CONFIRM_CONFIRMED ? "--retest 0: one sample decides"
+			 : r->confirm == RP_CONFIRM_BY_ENDPOINT ? "not measured again: a sample of its endpoint's failed "
+								  "pairs was, and every one failed again"
+			 : "not measured again");
 	}
 	return buf;
 }

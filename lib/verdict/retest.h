@@ -45,8 +45,8 @@
  * timeout is retested with this one before it is condemned. */
 #define RP_RETEST_NCCL_QP_TIMEOUT 20
 
-/* True when r did not pass (any status but OK or INTERRUPTED) and fewer than max_retest retests
- * were done. */
+/* True when r did not pass (any status but OK or INTERRUPTED), fewer than max_retest retests were
+ * done, and its endpoint's sample did not confirm it (RP_CONFIRM_BY_ENDPOINT). */
 bool rp_retest_wanted(const struct rp_pair_result *r, unsigned max_retest);
 /* Whether a pair of status st can be wanted at all (rp_retest_wanted's test of the status alone: OK,
  * INTERRUPTED, NO_PORT and ENDPOINT_DEAD never are), for a pass that peeks before it builds a pair. */
@@ -67,7 +67,9 @@ void rp_retest_merge(struct rp_pair_result *r, const struct rp_pair_result *agai
 
 /* After the final verdict: FLAKY (warning bit set) when an earlier attempt failed and the last one
  * passed; CONFIRMED when every attempt failed and at least one retest was done, or max_retest is 0;
- * UNCONFIRMED when it failed once and was never measured again although max_retest > 0. The last
+ * BY_ENDPOINT kept when it failed once and its endpoint's sample confirmed it (the retest planner's
+ * mark: lib/matrix/mx_retest.h); else UNCONFIRMED when it failed once and was never measured again
+ * although max_retest > 0. The last
  * attempt takes r's status and reason (the verdict's judgement). rp_verdict_apply() calls it on every
  * pair; calling it again with the same max_retest changes nothing. */
 void rp_retest_classify(struct rp_pair_result *r, unsigned max_retest);

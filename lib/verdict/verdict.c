@@ -234,7 +234,7 @@ static void count_pair(const uint32_t *pair_eps, size_t i, const struct rp_resul
 {
 	bool ok = pk->status == RP_ST_OK;
 	bool moved = ok || pk->status == RP_ST_BELOW_THRESHOLD || pk->status == RP_ST_LINK_ERRORS;
-	bool confirmed = !ok && pk->confirm == RP_CONFIRM_CONFIRMED;
+	bool confirmed = !ok && rp_confirm_held(pk->confirm);
 
 	v->n_ok += ok;
 	v->n_below += pk->status == RP_ST_BELOW_THRESHOLD;

@@ -92,7 +92,7 @@ static int collect(const struct rp_verdict *v, const uint32_t *pair_eps, const s
 		if (s >= v->n_eps || d >= v->n_eps)
 			return rp_error(-EINVAL, "failure groups: pair %zu names endpoint %u of %zu", i, s > d ? s : d,
 					v->n_eps);
-		bool confirmed = pk.confirm == RP_CONFIRM_CONFIRMED;
+		bool confirmed = rp_confirm_held(pk.confirm);
 		enum rp_suspect_kind k = rp_fail_suspect(v, s, d, &a, &b);
 
 		fg->n_failed++;

@@ -87,7 +87,7 @@ static inline enum rp_peer_class rp_result_class(const struct rp_result_peek *pk
 {
 	if (pk->status == RP_ST_OK)
 		return RP_PEER_OK;
-	return pk->confirm == RP_CONFIRM_CONFIRMED ? RP_PEER_FAILED : RP_PEER_UNKNOWN;
+	return rp_confirm_held(pk->confirm) ? RP_PEER_FAILED : RP_PEER_UNKNOWN;
 }
 
 /* The peer pairs of every endpoint, each once, from the judged and classified pairs: for endpoint e,

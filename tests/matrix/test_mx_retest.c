@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "matrix/mx_results.h"
 #include "matrix/mx_retest.h"
 #include "verdict/retest.h"
 
@@ -64,7 +65,7 @@ static void test_plan_groups_packs_and_skips(void **state)
 	set(&res[6], &pe[12], 2, 1, RP_ST_NO_PORT, 0);              /* no port: never retested */
 	set(&res[7], &pe[14], 1, 2, RP_ST_SETUP, 0);
 	res[7].n_attempts = 2;                                       /* already retested once */
-	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 1, &plan, &n_jobs, &n_rounds), 0);
+	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 1, NULL, &plan, &n_jobs, &n_rounds, NULL), 0);
 	assert_int_equal(n_jobs, 2);
 	assert_int_equal(n_rounds, 2);                               /* both pairs hold endpoint 0 */
 	assert_int_equal(plan[0].a, 0);
@@ -84,13 +85,13 @@ static void test_plan_groups_packs_and_skips(void **state)
 	assert_true(plan[0].round != plan[1].round);
 	free(plan);
 	/* --retest 0: one sample decides */
-	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 0, &plan, &n_jobs, &n_rounds), 0);
+	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 0, NULL, &plan, &n_jobs, &n_rounds, NULL), 0);
 	assert_int_equal(n_jobs, 0);
 	assert_int_equal(n_rounds, 0);
 	assert_null(plan);
 	/* an endpoint number out of range */
 	pe[15] = N_EPS;
-	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 1, &plan, &n_jobs, &n_rounds), -EINVAL);
+	assert_int_equal(mx_retest_jobs(&base, pe, &(struct rp_result_seq){ .n = 8, .arr = res }, gone, N_EPS, 1, NULL, &plan, &n_jobs, &n_rounds, NULL), -EINVAL);
 }
 
 /* Full mesh over 3 endpoints plus 3 -> 0: 1->2 failed first and passed on retest; 3's pairs failed
@@ -257,6 +258,270 @@ static void test_kept_judgement(void **state)
 	mx_results_fini(&mr);
 }
 
+/* Sampled retest (mx_retest.h): endpoint 0 ran at 40 of 100 Gb/s with each of its 40 peers, which
+ * pass with each other. Its 80 directions are below --min-bw 0.9. */
+#define S_EPS 41
+#define S_PEERS (S_EPS - 1)
+
+static struct rp_endpoint s_eps[S_EPS];
+
+static void slow_store(struct mx_results *mr)
+{
+	struct rp_pair_result r;
+
+	for (int e = 0; e < S_EPS; e++) {
+		memset(&s_eps[e], 0, sizeof(s_eps[e]));
+		snprintf(s_eps[e].node, sizeof(s_eps[e].node), "node%02d", e);
+		snprintf(s_eps[e].device, sizeof(s_eps[e].device), "mlx5_0");
+		s_eps[e].port = 1;
+		s_eps[e].link_gbps = 100;
+	}
+	assert_int_equal(mx_results_init(mr, S_EPS), 0);
+	for (uint32_t s = 0; s < S_EPS; s++)
+		for (uint32_t d = 0; d < S_EPS; d++) {
+			if (s == d || (s && d && (d != s % S_PEERS + 1)))   /* endpoint 0's pairs, and a ring of the peers */
+				continue;
+			rp_pair_result_init(&r, &s_eps[s], &s_eps[d]);
+			r.status = RP_ST_OK;
+			r.verified = true;
+			r.gbps = s == 0 || d == 0 ? 40 : 95;
+			rp_pair_result_record_attempt(&r, 14);
+			assert_int_equal(mx_results_add(mr, &r, s, d), 0);
+		}
+	mx_results_settle(mr);
+}
+
+static const struct rp_verdict_cfg s_cfg = { .min_bw = 0.9, .retest = 1, .alpha = RP_VERDICT_ALPHA_DEFAULT };
+
+/* Judge the store, then plan its next retest set with the samples sm. */
+static void s_plan(struct mx_results *mr, struct mx_retest_samples *sm, unsigned retest, struct mx_retest_job **plan,
+		   size_t *n_jobs, size_t *n_rounds, size_t *n_marked)
+{
+	struct rp_verdict_cfg cfg = s_cfg;
+	struct rp_result_seq ps = mx_results_pairs(mr);
+	struct rp_verdict v;
+
+	cfg.retest = retest;
+	assert_int_equal(mx_judge(&cfg, s_eps, S_EPS, mr->pair_eps, &ps, retest, &v), 0);
+	rp_verdict_fini(&v);
+	assert_int_equal(mx_retest_jobs(&(struct rp_engine_cfg){ .qp.qp_timeout = 14 }, mr->pair_eps, &ps, NULL, S_EPS,
+					retest, sm, plan, n_jobs, n_rounds, n_marked), 0);
+}
+
+/* Measure direction idx again at gbps. */
+static void s_again(struct mx_results *mr, size_t idx, double gbps)
+{
+	struct rp_pair_result kept, again, tmp;
+
+	kept = *mx_results_get(mr, idx, &tmp);
+	again = kept;
+	again.n_attempts = 0;
+	again.status = RP_ST_OK;
+	again.reason[0] = '\0';
+	again.gbps = gbps;
+	mx_retest_fold(&kept, kept.status, 14, &again, 14);
+	assert_int_equal(mx_results_put(mr, idx, &kept), 0);
+}
+
+/* Measure the plan's pairs again: each at 40 Gb/s, except the pair with peer pass_peer at 95 and
+ * the one with skip_peer not at all (interrupted). */
+static void s_measure(struct mx_results *mr, const struct mx_retest_job *plan, size_t n_jobs, uint32_t pass_peer,
+		      uint32_t skip_peer)
+{
+	for (size_t j = 0; j < n_jobs; j++)
+		for (int d = 0; d < 2; d++)
+			if ((plan[j].dirs & (1u << d)) && plan[j].b != skip_peer)
+				s_again(mr, plan[j].res[d], plan[j].b == pass_peer ? 95 : 40);
+}
+
+static size_t count_confirm(struct mx_results *mr, enum rp_confirm c)
+{
+	struct rp_pair_result tmp;
+	size_t n = 0;
+
+	for (size_t i = 0; i < mr->n; i++)
+		n += mx_results_get(mr, i, &tmp)->confirm == c;
+	return n;
+}
+
+/* The first set: endpoint 0's sample of 8 peers, evenly spread (8 rounds, not 40). */
+static void s_first_set(struct mx_results *mr, struct mx_retest_samples *sm, unsigned retest, struct mx_retest_job **plan,
+			size_t *n_jobs)
+{
+	size_t n_rounds, n_marked;
+
+	slow_store(mr);
+	assert_int_equal(mx_retest_samples_init(sm, S_EPS), 0);
+	s_plan(mr, sm, retest, plan, n_jobs, &n_rounds, &n_marked);
+	assert_int_equal(*n_jobs, MX_RETEST_SAMPLE);
+	assert_int_equal(n_rounds, MX_RETEST_SAMPLE);
+	assert_int_equal(n_marked, 0);
+	for (size_t j = 0; j < *n_jobs; j++) {
+		assert_int_equal((*plan)[j].a, 0);
+		assert_int_equal((*plan)[j].b, 1 + 5 * j);   /* every fifth of its 40 peers */
+		assert_int_equal((*plan)[j].dirs, 3);
+	}
+	assert_int_equal(sm->state[0], MX_SAMPLE_TAKEN);
+	assert_int_equal(sm->n, 2 * MX_RETEST_SAMPLE);
+	assert_int_equal(count_confirm(mr, RP_CONFIRM_UNCONFIRMED), 2 * S_PEERS);
+}
+
+/* Its sample failed again, so its other 64 directions are confirmed by it, never measured, and the
+ * adapter is drained. */
+static void test_sampled_retest_holds(void **state)
+{
+	struct mx_results mr;
+	struct mx_retest_samples sm;
+	struct mx_retest_job *plan = NULL;
+	size_t n_jobs, n_rounds, n_marked;
+	struct rp_result_seq ps;
+	struct rp_verdict v;
+	char text[512];
+
+	(void)state;
+	s_first_set(&mr, &sm, 1, &plan, &n_jobs);
+	s_measure(&mr, plan, n_jobs, UINT32_MAX, UINT32_MAX);
+	free(plan);
+
+	s_plan(&mr, &sm, 1, &plan, &n_jobs, &n_rounds, &n_marked);
+	assert_int_equal(n_jobs, 0);
+	assert_null(plan);
+	assert_int_equal(sm.state[0], MX_SAMPLE_HELD);
+	assert_int_equal(n_marked, 2 * (S_PEERS - MX_RETEST_SAMPLE));
+	assert_int_equal(count_confirm(&mr, RP_CONFIRM_BY_ENDPOINT), 2 * (S_PEERS - MX_RETEST_SAMPLE));
+	s_plan(&mr, &sm, 1, &plan, &n_jobs, &n_rounds, &n_marked);   /* nothing left: the marks stay, none added */
+	assert_int_equal(n_jobs, 0);
+	assert_int_equal(n_marked, 0);
+
+	ps = mx_results_pairs(&mr);
+	assert_int_equal(mx_judge(&s_cfg, s_eps, S_EPS, mr.pair_eps, &ps, 1, &v), 0);
+	assert_int_equal(count_confirm(&mr, RP_CONFIRM_CONFIRMED), 2 * MX_RETEST_SAMPLE);
+	assert_int_equal(count_confirm(&mr, RP_CONFIRM_BY_ENDPOINT), 2 * (S_PEERS - MX_RETEST_SAMPLE));
+	assert_int_equal(v.n_confirmed, 2 * S_PEERS);
+	assert_int_equal(v.n_unconfirmed, 0);
+	assert_true(v.eps[0].drain);
+	for (size_t e = 1; e < S_EPS; e++)
+		assert_false(v.eps[e].drain);
+	rp_verdict_fini(&v);
+	for (size_t i = 0; i < mr.n; i++) {
+		struct rp_pair_result tmp, *r = mx_results_get(&mr, i, &tmp);
+
+		if (r->confirm == RP_CONFIRM_BY_ENDPOINT) {
+			assert_int_equal(r->n_attempts, 1);
+			assert_int_equal(r->status, RP_ST_BELOW_THRESHOLD);
+			assert_non_null(strstr(rp_retest_describe(r, text, sizeof(text)), "a sample of its endpoint's"));
+			break;
+		}
+	}
+	mx_retest_samples_fini(&sm);
+	mx_results_fini(&mr);
+}
+
+/* A pair of the sample passed on its retest, or was not measured again: the endpoint's failure did
+ * not hold up, so its other 32 pairs are measured again one by one, as without a sample, and it is
+ * never sampled again. */
+static void test_sampled_retest_falls_back(void **state)
+{
+	struct mx_results mr;
+	struct mx_retest_samples sm;
+	struct mx_retest_job *plan = NULL;
+	size_t n_jobs, n_rounds, n_marked;
+
+	(void)state;
+	for (int passed = 1; passed >= 0; passed--) {
+		s_first_set(&mr, &sm, 1, &plan, &n_jobs);
+		s_measure(&mr, plan, n_jobs, passed ? 11 : UINT32_MAX, passed ? UINT32_MAX : 36);
+		free(plan);
+		s_plan(&mr, &sm, 1, &plan, &n_jobs, &n_rounds, &n_marked);
+		assert_int_equal(n_marked, 0);
+		assert_int_equal(sm.state[0], MX_SAMPLE_FAILED);
+		/* the 32 others, and the interrupted one again */
+		assert_int_equal(n_jobs, S_PEERS - MX_RETEST_SAMPLE + !passed);
+		assert_int_equal(n_rounds, n_jobs);
+		for (size_t j = 0; j < n_jobs; j++)
+			assert_true(plan[j].b % 5 != 1 || plan[j].b == 36);
+		free(plan);
+		assert_int_equal(count_confirm(&mr, RP_CONFIRM_BY_ENDPOINT), 0);
+		mx_retest_samples_fini(&sm);
+		mx_results_fini(&mr);
+	}
+}
+
+/* --retest 2: the sample is measured again twice before it decides; the others wait meanwhile. */
+static void test_sampled_retest_waits(void **state)
+{
+	struct mx_results mr;
+	struct mx_retest_samples sm;
+	struct mx_retest_job *plan = NULL;
+	size_t n_jobs, n_rounds, n_marked;
+
+	(void)state;
+	s_first_set(&mr, &sm, 2, &plan, &n_jobs);
+	s_measure(&mr, plan, n_jobs, UINT32_MAX, UINT32_MAX);
+	free(plan);
+	s_plan(&mr, &sm, 2, &plan, &n_jobs, &n_rounds, &n_marked);
+	assert_int_equal(n_jobs, MX_RETEST_SAMPLE);   /* the sample's second retest, nothing else */
+	assert_int_equal(n_marked, 0);
+	assert_int_equal(sm.state[0], MX_SAMPLE_TAKEN);
+	s_measure(&mr, plan, n_jobs, UINT32_MAX, UINT32_MAX);
+	free(plan);
+	s_plan(&mr, &sm, 2, &plan, &n_jobs, &n_rounds, &n_marked);
+	assert_int_equal(n_jobs, 0);
+	assert_int_equal(n_marked, 2 * (S_PEERS - MX_RETEST_SAMPLE));
+	mx_retest_samples_fini(&sm);
+	mx_results_fini(&mr);
+}
+
+/* An endpoint failing with 16 peers or fewer is measured again pair by pair: a sample would not save
+ * rounds enough to stand for the rest. And other retests of an endpoint are not its sample: with 10
+ * of its pairs measured again and failed again already (by the sweep, say), its other 30 pairs are
+ * still sampled before any is confirmed by it. */
+static void test_sampled_retest_small_and_own(void **state)
+{
+	struct mx_results mr;
+	struct mx_retest_samples sm;
+	struct mx_retest_job *plan = NULL;
+	size_t n_jobs, n_rounds, n_marked;
+	struct rp_pair_result tmp, r;
+
+	(void)state;
+	slow_store(&mr);
+	assert_int_equal(mx_retest_samples_init(&sm, S_EPS), 0);
+	/* endpoint 0 runs at full rate with all but its first 16 peers */
+	for (size_t i = 0; i < mr.n; i++) {
+		uint32_t s = mr.pair_eps[2 * i], d = mr.pair_eps[2 * i + 1];
+
+		if ((s == 0 && d > MX_RETEST_SAMPLE_OVER) || (d == 0 && s > MX_RETEST_SAMPLE_OVER)) {
+			r = *mx_results_get(&mr, i, &tmp);
+			r.gbps = 95;
+			assert_int_equal(mx_results_put(&mr, i, &r), 0);
+		}
+	}
+	s_plan(&mr, &sm, 1, &plan, &n_jobs, &n_rounds, &n_marked);
+	assert_int_equal(n_jobs, MX_RETEST_SAMPLE_OVER);
+	assert_int_equal(n_marked, 0);
+	assert_int_equal(sm.state[0], MX_SAMPLE_NONE);
+	free(plan);
+	mx_retest_samples_fini(&sm);
+	mx_results_fini(&mr);
+
+	slow_store(&mr);
+	assert_int_equal(mx_retest_samples_init(&sm, S_EPS), 0);
+	s_plan(&mr, NULL, 1, &plan, &n_jobs, &n_rounds, &n_marked);   /* no sampling: all 40 */
+	assert_int_equal(n_jobs, S_PEERS);
+	for (size_t j = 0; j < 10; j++)
+		for (int d = 0; d < 2; d++)
+			s_again(&mr, plan[j].res[d], 40);
+	free(plan);
+	s_plan(&mr, &sm, 1, &plan, &n_jobs, &n_rounds, &n_marked);
+	assert_int_equal(n_marked, 0);
+	assert_int_equal(n_jobs, MX_RETEST_SAMPLE);
+	assert_int_equal(sm.state[0], MX_SAMPLE_TAKEN);
+	free(plan);
+	mx_retest_samples_fini(&sm);
+	mx_results_fini(&mr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +529,10 @@ int main(void)
 		cmocka_unit_test(test_judge_flaky_unconfirmed_confirmed),
 		cmocka_unit_test(test_fold_keeps_judged_status),
 		cmocka_unit_test(test_kept_judgement),
+		cmocka_unit_test(test_sampled_retest_holds),
+		cmocka_unit_test(test_sampled_retest_falls_back),
+		cmocka_unit_test(test_sampled_retest_waits),
+		cmocka_unit_test(test_sampled_retest_small_and_own),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -527,6 +527,18 @@ static void test_json_verdict_fields(void **state)
 	assert_int_equal(json_integer_value(json_object_get(s, "unconfirmed")), 1);
 	assert_int_equal(json_integer_value(json_object_get(s, "confirmed")), 0);
 	assert_int_equal(json_integer_value(json_object_get(s, "with_warnings")), 1);
+	assert_int_equal(json_integer_value(json_object_get(s, "confirmed_by_endpoint")), 0);
+	json_decref(root);
+
+	/* a failure its endpoint's sample confirmed (lib/matrix/mx_retest.h) is counted apart */
+	r[1].confirm = RP_CONFIRM_BY_ENDPOINT;
+	root = rp_report_json(&info, r, 2);
+	assert_non_null(root);
+	p = json_array_get(json_object_get(root, "pairs"), 1);
+	assert_string_equal(json_string_value(json_object_get(p, "confirm")), "confirmed_by_endpoint");
+	s = json_object_get(root, "summary");
+	assert_int_equal(json_integer_value(json_object_get(s, "confirmed_by_endpoint")), 1);
+	assert_int_equal(json_integer_value(json_object_get(s, "unconfirmed")), 0);
 	json_decref(root);
 }
 

@@ -202,6 +202,44 @@ static void test_history_bounded(void **state)
 	assert_false(rp_retest_wanted(&r, RP_RETEST_MAX + 5));
 }
 
+/* A failure its endpoint's sample confirmed (the matrix's retest planner marks it: mx_retest.h) is
+ * not wanted again, keeps its mark through every judgement while it fails, is a held failure, and
+ * says how it was confirmed; judged a pass, it is a pass like any other. */
+static void test_confirmed_by_endpoint(void **state)
+{
+	struct rp_pair_result r, again;
+	char text[512];
+
+	(void)state;
+	measured(&r, RP_ST_BELOW_THRESHOLD, 40, 14);
+	rp_retest_classify(&r, 1);
+	assert_int_equal(r.confirm, RP_CONFIRM_UNCONFIRMED);
+	assert_true(rp_retest_wanted(&r, 1));
+	r.confirm = RP_CONFIRM_BY_ENDPOINT;
+	assert_false(rp_retest_wanted(&r, 1));
+	assert_false(rp_retest_wanted(&r, 3));
+	rp_retest_classify(&r, 1);
+	rp_retest_classify(&r, 1);
+	assert_int_equal(r.confirm, RP_CONFIRM_BY_ENDPOINT);
+	assert_true(rp_confirm_held(r.confirm));
+	assert_false(rp_confirm_held(RP_CONFIRM_UNCONFIRMED));
+	assert_string_equal(rp_confirm_code(r.confirm), "confirmed_by_endpoint");
+	rp_retest_describe(&r, text, sizeof(text));
+	assert_non_null(strstr(text, "confirmed_by_endpoint: failed 1 of 1 attempt ("));
+	assert_non_null(strstr(text, "not measured again: a sample of its endpoint's failed pairs was"));
+	/* measured again after all (a later set, --retest 2): its own attempts decide */
+	measured(&again, RP_ST_BELOW_THRESHOLD, 40, 14);
+	rp_retest_merge(&r, &again);
+	rp_retest_classify(&r, 1);
+	assert_int_equal(r.confirm, RP_CONFIRM_CONFIRMED);
+	/* judged a pass (other thresholds): no mark */
+	measured(&r, RP_ST_BELOW_THRESHOLD, 40, 14);
+	r.confirm = RP_CONFIRM_BY_ENDPOINT;
+	r.status = RP_ST_OK;
+	rp_retest_classify(&r, 1);
+	assert_int_equal(r.confirm, RP_CONFIRM_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_merge_keeps_endpoints),
 		cmocka_unit_test(test_classify_confirmed_unconfirmed),
 		cmocka_unit_test(test_history_bounded),
+		cmocka_unit_test(test_confirmed_by_endpoint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
