@@ -146,8 +146,8 @@ static int name_ok(const char *s)
 
 enum kw_id {
 	KW_NODES, KW_ADAPTERS, KW_NODE_PREFIX, KW_NODE_DIGITS, KW_DEVICE_PREFIX, KW_RATE, KW_BANDWIDTH,
-	KW_LATENCY, KW_SETUP, KW_OVERHEAD, KW_RANDOM_DEAD, KW_DEAD, KW_LOSSY, KW_SLOW, KW_DEAD_EP, KW_FABRIC,
-	KW_FAULT,
+	KW_LATENCY, KW_SETUP, KW_OVERHEAD, KW_RANDOM_DEAD, KW_DEAD, KW_LOSSY, KW_SLOW, KW_DEAD_EP, KW_SLOW_EP,
+	KW_FABRIC, KW_FAULT,
 };
 
 static const struct {
@@ -163,7 +163,7 @@ static const struct {
 	[KW_SETUP] = { "setup", 1, true, false },          [KW_OVERHEAD] = { "round-overhead", 1, true, false },
 	[KW_RANDOM_DEAD] = { "random-dead", 2, true, false }, [KW_DEAD] = { "dead", 2, false, false },
 	[KW_LOSSY] = { "lossy", 3, false, false },         [KW_SLOW] = { "slow", 3, false, false },
-	[KW_DEAD_EP] = { "dead-endpoint", 1, false, false },
+	[KW_DEAD_EP] = { "dead-endpoint", 1, false, false }, [KW_SLOW_EP] = { "slow-endpoint", 2, false, false },
 	[KW_FABRIC] = { "fabric", 3, true, false },        [KW_FAULT] = { "fault", 3, false, false },
 };
 
@@ -286,7 +286,9 @@ static int names_close(struct parse *p, const char *kw)
 			    m->node_digits, m->nodes, m->nodes - 1, digits_of(m->nodes - 1));
 	}
 	m->dead_ep = calloc(rp_sim_n_eps(m), sizeof(*m->dead_ep));
-	if (!m->dead_ep)
+	m->slow_ep = calloc(rp_sim_n_eps(m), sizeof(*m->slow_ep));
+	m->slow_ep_line = calloc(rp_sim_n_eps(m), sizeof(*m->slow_ep_line));
+	if (!m->dead_ep || !m->slow_ep || !m->slow_ep_line)
 		return -ENOMEM;
 	p->named = true;
 	return 0;
@@ -315,6 +317,16 @@ static int override(struct parse *p, enum kw_id k, char **w)
 		if (m->dead_ep[a])
 			return perr(p, "%s: %s is already dead", kw, w[1]);
 		m->dead_ep[a] = true;
+		return 0;
+	}
+	if (k == KW_SLOW_EP) {
+		if (m->slow_ep[a] > 0)
+			return perr(p, "%s: %s is already slow", kw, w[1]);
+		if (parse_gbps(w[2], 0, 1e6, &m->slow_ep[a]) != 0 || m->slow_ep[a] <= 0) {
+			m->slow_ep[a] = 0;
+			return perr(p, "%s: '%s' is not a bandwidth in Gb/s above 0", kw, w[2]);
+		}
+		m->slow_ep_line[a] = p->line;
 		return 0;
 	}
 	if (ep_resolve(p, kw, w[2], &b))
@@ -410,6 +422,11 @@ static int parse_finish(struct parse *p)
 			p->line = m->ovr[i].line;
 			return perr(p, "slow: %g Gb/s is above the link rate %g Gb/s", m->ovr[i].value, m->rate_gbps);
 		}
+	for (size_t e = 0; e < rp_sim_n_eps(m); e++)
+		if (m->slow_ep[e] > m->rate_gbps) {
+			p->line = m->slow_ep_line[e];
+			return perr(p, "slow-endpoint: %g Gb/s is above the link rate %g Gb/s", m->slow_ep[e], m->rate_gbps);
+		}
 	return ovr_dup_check(p);
 }
 
@@ -494,10 +511,14 @@ void rp_sim_model_fini(struct rp_sim_model *m)
 {
 	free(m->ovr);
 	free(m->dead_ep);
+	free(m->slow_ep);
+	free(m->slow_ep_line);
 	rp_sim_fabric_free(m->fabric);
 	m->fabric = NULL;
 	m->ovr = NULL;
 	m->dead_ep = NULL;
+	m->slow_ep = NULL;
+	m->slow_ep_line = NULL;
 	m->n_ovr = m->cap_ovr = 0;
 }
 
@@ -528,6 +549,11 @@ enum rp_sim_link rp_sim_link_of(const struct rp_sim_model *m, uint32_t a, uint32
 
 		if ((double)(h >> 11) * 0x1.0p-53 < m->random_dead)
 			return RP_SIM_LINK_DEAD;
+	}
+	if (m->slow_ep && (m->slow_ep[a] > 0 || m->slow_ep[b] > 0)) {
+		/* the slower end's rate: a link runs no faster than either adapter */
+		*value_p = m->slow_ep[a] > 0 && (m->slow_ep[b] <= 0 || m->slow_ep[a] < m->slow_ep[b]) ? m->slow_ep[a] : m->slow_ep[b];
+		return RP_SIM_LINK_SLOW;
 	}
 	return RP_SIM_LINK_OK;
 }

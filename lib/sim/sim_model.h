@@ -24,6 +24,8 @@
  *   lossy A B P             a fraction P (0 < P < 1) of packets is lost: goodput bandwidth x (1 - P)
  *   slow A B G              the pair runs at G Gb/s (0 < G, at most the rate)
  *   dead-endpoint A         every link of A is dead (an adapter behind a dead cable)
+ *   slow-endpoint A G       every link of A runs at G Gb/s (0 < G, at most the rate), the slower end's
+ *                           where both are; a link's override, a dead end and random-dead come first
  *
  * Switches (lib/sim/sim_fabric.h): "fabric LEAF_PORTS SPINES dmodk|ecmp" makes the fabric a rail-optimized
  * fat tree, "fault adapter|cable|leaf|uplink|spine NAME dead|lossy:P|flaky:P" breaks a component of it.
@@ -82,6 +84,8 @@ struct rp_sim_model {
 	struct rp_sim_override *ovr;  /* sorted by (a, b) after parsing */
 	size_t n_ovr, cap_ovr;
 	bool *dead_ep;                /* nodes x adapters: dead-endpoint */
+	double *slow_ep;              /* nodes x adapters: slow-endpoint's Gb/s (0: not slow) */
+	unsigned *slow_ep_line;       /* where each slow-endpoint was given */
 	struct rp_sim_fabric *fabric; /* "fabric" (lib/sim/sim_fabric.h); NULL: a flat fabric */
 };
 

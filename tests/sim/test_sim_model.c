@@ -85,6 +85,21 @@ static void test_overrides(void **state)
 	assert_int_equal(rp_sim_link_of(&m, 0, 7, &v), RP_SIM_LINK_DEAD);   /* gpu-3/ib1's every other link */
 	assert_int_equal(rp_sim_link_of(&m, 0, 1, &v), RP_SIM_LINK_OK);
 	rp_sim_model_fini(&m);
+
+	/* slow-endpoint: every link of the adapter at its rate, the slower end's where both are slow;
+	 * a link's own override and a dead end come first */
+	assert_int_equal(parse("nodes 4\nadapters 2\nslow-endpoint node1/mlx5_0 120\nslow-endpoint node2/mlx5_0 80G\n"
+			       "dead-endpoint node3/mlx5_0\nlossy node1/mlx5_0 node0/mlx5_1 0.5\n", &m, &err), 0);
+	assert_int_equal(rp_sim_link_of(&m, 2, 0, &v), RP_SIM_LINK_SLOW);
+	assert_true(v == 120);
+	assert_int_equal(rp_sim_link_of(&m, 2, 4, &v), RP_SIM_LINK_SLOW);
+	assert_true(v == 80);
+	assert_int_equal(rp_sim_link_of(&m, 4, 2, &v), RP_SIM_LINK_SLOW);
+	assert_true(v == 80);
+	assert_int_equal(rp_sim_link_of(&m, 2, 6, &v), RP_SIM_LINK_DEAD);
+	assert_int_equal(rp_sim_link_of(&m, 2, 1, &v), RP_SIM_LINK_LOSSY);
+	assert_int_equal(rp_sim_link_of(&m, 0, 1, &v), RP_SIM_LINK_OK);
+	rp_sim_model_fini(&m);
 }
 
 /* random-dead: the fraction it says, the same pairs from the same seed, others from another. */
@@ -156,6 +171,12 @@ static void test_errors(void **state)
 	bad("nodes 4\nadapters 2\nslow node0/mlx5_0 node1/mlx5_0 0\n", 3, "slow: '0' is not a bandwidth");
 	bad("nodes 4\nadapters 2\nslow node0/mlx5_0 node1/mlx5_0 500\n", 3, "slow: 500 Gb/s is above the link rate");
 	bad("nodes 4\nadapters 2\ndead-endpoint node0/mlx5_0\ndead-endpoint node0/mlx5_0\n", 4, "already dead");
+	bad("nodes 4\nadapters 2\nslow-endpoint node0/mlx5_0 10\nslow-endpoint node0/mlx5_0 20\n", 4, "already slow");
+	bad("nodes 4\nadapters 2\nslow-endpoint node0/mlx5_0 0\n", 3, "slow-endpoint: '0' is not a bandwidth");
+	bad("nodes 4\nadapters 2\nslow-endpoint node0/mlx5_0\n", 3, "slow-endpoint");
+	bad("nodes 4\nadapters 2\nslow-endpoint node9/mlx5_0 10\n", 3, "slow-endpoint: no endpoint 'node9/mlx5_0'");
+	bad("nodes 4\nadapters 2\nslow-endpoint node1/mlx5_1 10\nrate 100\nslow-endpoint node0/mlx5_0 200\n", 5,
+	    "slow-endpoint: 200 Gb/s is above the link rate 100 Gb/s");
 	bad("nodes 4\nadapters 2\ndead a b c d e f g h i\n", 3, "too many words");
 	bad("nodes 65536\nadapters 64\ndead node00000/mlx5_0 node00001/mlx5_0\n", 3, "is more than 1048576 endpoints");
 	bad("nodes 4\nadapters 2\nbandwidth 500\n", 0, "bandwidth 500 Gb/s is above the link rate 400 Gb/s");
