@@ -379,6 +379,58 @@ static void test_held_sweep(void **state)
 	world_fini(&on);
 }
 
+/* One adapter at 40 of 100 Gb/s with each of its 39 peers (slow-endpoint), the rest at full rate,
+ * --min-bw 0.9: through mx_run's retest sets, a sample of 8 of its peers is measured again (8 retest
+ * rounds, not 39), and when it fails again its other 62 directions are confirmed by it; the verdict
+ * drains that adapter alone. */
+static void test_slow_endpoint_sampled(void **state)
+{
+	static const char text[] = "nodes 40\nadapters 1\nrate 100\nbandwidth 100\nlatency 0\nsetup 10ms\n"
+				   "round-overhead 5ms\nslow-endpoint node00/mlx5_0 40\n";
+	struct world W;
+	struct rp_sim_error err;
+	struct rp_result_seq ps;
+	struct rp_verdict v;
+	size_t by_ep = 0, retested = 0;
+
+	(void)state;
+	memset(&W, 0, sizeof(W));
+	assert_int_equal(rp_sim_model_parse(text, strlen(text), &W.m, &err), 0);
+	rp_engine_cfg_default(&W.cfg);
+	W.cfg.meas.msg_size = 65536;
+	W.cfg.meas.iters = 100;
+	W.cfg.meas.warmup_iters = 4;
+	W.cfg.meas.duration_s = 0;
+	rp_verdict_cfg_default(&W.vcfg);
+	W.vcfg.retest = 1;
+	W.vcfg.min_bw = 0.9;
+	W.S = (struct rp_sim_run){ .model = &W.m, .cfg = &W.cfg, .vcfg = &W.vcfg, .seed = 1 };
+	mx_settings_init(&W.S.settings, &W.cfg, false, 0, false, 1);
+	assert_int_equal(rp_pattern_parse("full", &W.S.pattern), 0);
+	assert_int_equal(rp_sim_run_init(&W.S), 0);
+	assert_int_equal(rp_sim_run_rounds(&W.S), 0);
+	assert_int_equal(W.S.run.retest_rounds, MX_RETEST_SAMPLE);
+	assert_int_equal(W.S.run.retest_by_endpoint, 2 * (39 - MX_RETEST_SAMPLE));
+	for (size_t i = 0; i < W.S.run.mr.n; i++) {
+		const struct rp_pair_result *r = mx_results_get(&W.S.run.mr, i, &rtmp_);
+
+		by_ep += r->confirm == RP_CONFIRM_BY_ENDPOINT;
+		retested += r->n_attempts == 2;
+		if (r->confirm == RP_CONFIRM_BY_ENDPOINT || r->n_attempts == 2)
+			assert_true(W.S.run.mr.pair_eps[2 * i] == 0 || W.S.run.mr.pair_eps[2 * i + 1] == 0);
+	}
+	assert_int_equal(by_ep, 2 * (39 - MX_RETEST_SAMPLE));
+	assert_int_equal(retested, 2 * MX_RETEST_SAMPLE);
+	ps = mx_results_pairs(&W.S.run.mr);
+	assert_int_equal(mx_judge(&W.vcfg, W.S.rep_eps, W.S.n_eps, W.S.run.mr.pair_eps, &ps, 1, &v), 0);
+	assert_int_equal(v.n_confirmed, 2 * 39);
+	assert_true(v.eps[0].drain);
+	for (size_t e = 1; e < v.n_eps; e++)
+		assert_false(v.eps[e].drain);
+	rp_verdict_fini(&v);
+	world_fini(&W);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_one_rank_answers_inline),
 		cmocka_unit_test(test_one_rank_checks_its_sides),
 		cmocka_unit_test(test_held_sweep),
+		cmocka_unit_test(test_slow_endpoint_sampled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
