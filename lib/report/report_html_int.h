@@ -100,8 +100,10 @@ void rp_html_json_str(struct rp_sb *sb, const char *s, size_t max);
 void rp_html_node_warnings(const struct rp_html_layout *lo, struct rp_sb *sb);
 void rp_html_conc(const struct rp_html_layout *lo, struct rp_sb *sb);
 /* "degraded": the pairs that moved data but below the verdict's threshold, lossy or with an interval
- * drop (counts, and the first RP_HTML_DEGRADED_MAX), apart from the failures: a slow link is a line
- * here, not a pixel. */
+ * drop (counts, then at most RP_HTML_DEGRADED_MAX lines), apart from the failures: a slow link is a
+ * line here, not a pixel. The pairs through an adapter the verdict drains or finds unusable are one
+ * line for it (their count and range: a slow adapter's thousands are one finding), the others one
+ * line each. */
 #define RP_HTML_DEGRADED_MAX 100
 void rp_html_degraded(const struct rp_html_layout *lo, struct rp_sb *sb);
 /* The page's script. */

@@ -163,46 +163,125 @@ static bool degraded(const struct rp_pair_result *r)
 	       (r->status == RP_ST_OK && (r->warnings & ((1u << RP_WARN_LOSSY) | (1u << RP_WARN_INTERVAL_DROP))));
 }
 
+/* One degraded pair's line. */
+static void degraded_line(const struct rp_html_layout *lo, struct rp_sb *sb, size_t i, const struct rp_pair_result *r)
+{
+	rp_sb_printf(sb, "<li class=\"b%d\"><span class=\"pair\">", rp_html_bin_of(lo->q[i]));
+	rp_html_ep(sb, &r->src);
+	rp_sb_puts(sb, " &rarr; ");
+	rp_html_ep(sb, &r->dst);
+	rp_sb_puts(sb, "</span>: ");
+	rp_html_gbps(sb, 2, r->gbps);
+	if (lo->q[i] <= RP_HTML_Q_MAX)
+		rp_sb_printf(sb, " Gb/s, %u%% of the expected rate", lo->q[i]);
+	else
+		rp_sb_puts(sb, " Gb/s");
+	rp_sb_printf(sb, "%s%s%s</li>\n", r->status == RP_ST_BELOW_THRESHOLD ? "; below threshold" : "",
+		     (r->warnings >> RP_WARN_LOSSY) & 1u ? "; lossy" : "",
+		     (r->warnings >> RP_WARN_INTERVAL_DROP) & 1u ? "; interval drop" : "");
+}
+
+/* The degraded pairs an endpoint the verdict takes out of use explains: each one's count and range. */
+struct deg_ep {
+	size_t n;
+	double lo_gbps, hi_gbps;
+	uint8_t lo_q, hi_q;           /* shares of the expected rate; > RP_HTML_Q_MAX unknown */
+};
+
+/* The endpoint (display position) of pair i that the verdict drains or finds unusable, the source's
+ * first; SIZE_MAX when neither (or no verdict). */
+static size_t deg_owner(const struct rp_html_layout *lo, size_t i)
+{
+	const struct rp_verdict *v = lo->mv->verdict;
+	size_t ps = rp_html_src_pos(lo, i), pd = rp_html_dst_pos(lo, i);
+
+	if (!v || !v->eps || v->n_eps != lo->n_eps)
+		return SIZE_MAX;
+	if (v->eps[lo->order[ps]].drain || v->eps[lo->order[ps]].unusable)
+		return ps;
+	if (v->eps[lo->order[pd]].drain || v->eps[lo->order[pd]].unusable)
+		return pd;
+	return SIZE_MAX;
+}
+
+static void deg_add(struct deg_ep *g, double gbps, uint8_t q)
+{
+	if (g->n++ == 0) {
+		g->lo_gbps = g->hi_gbps = gbps;
+		g->lo_q = g->hi_q = q;
+		return;
+	}
+	g->lo_gbps = gbps < g->lo_gbps ? gbps : g->lo_gbps;
+	g->hi_gbps = gbps > g->hi_gbps ? gbps : g->hi_gbps;
+	g->lo_q = q < g->lo_q ? q : g->lo_q;
+	g->hi_q = q > g->hi_q && q <= RP_HTML_Q_MAX ? q : g->hi_q;
+}
+
+/* One line for the degraded pairs through endpoint p (display position). */
+static void deg_group_line(const struct rp_html_layout *lo, struct rp_sb *sb, size_t p, const struct deg_ep *g)
+{
+	const struct rp_verdict_ep *ve = &lo->mv->verdict->eps[lo->order[p]];
+
+	rp_sb_printf(sb, "<li class=\"b%d\"><b>", rp_html_bin_of(g->lo_q));
+	rp_html_ep(sb, &lo->mv->eps[lo->order[p]]);
+	rp_sb_printf(sb, "</b> (%s): %zu pair%s through it at ", ve->drain ? "drained" : "unusable, not drained", g->n,
+		     g->n == 1 ? "" : "s");
+	rp_html_gbps(sb, 2, g->lo_gbps);
+	if (g->hi_gbps > g->lo_gbps) {
+		rp_sb_puts(sb, "-");
+		rp_html_gbps(sb, 2, g->hi_gbps);
+	}
+	rp_sb_puts(sb, " Gb/s");
+	if (g->lo_q <= RP_HTML_Q_MAX && g->hi_q <= RP_HTML_Q_MAX)
+		rp_sb_printf(sb, g->hi_q > g->lo_q ? ", %u-%u%% of the expected rate" : ", %u%% of the expected rate",
+			     g->lo_q, g->hi_q);
+	rp_sb_puts(sb, "</li>\n");
+}
+
 void rp_html_degraded(const struct rp_html_layout *lo, struct rp_sb *sb)
 {
 	struct rp_pair_result tmp;
-	size_t below = 0, lossy = 0, drop = 0, shown = 0;
+	size_t below = 0, lossy = 0, drop = 0, shown = 0, grouped = 0, n_deg = 0, told = 0;
+	struct deg_ep *g = calloc(lo->n_eps ? lo->n_eps : 1, sizeof(*g));   /* per display position */
 
 	for (size_t i = 0; i < lo->mv->n; i++) {
 		const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &tmp);
+		size_t p;
 
 		below += r->status == RP_ST_BELOW_THRESHOLD;
 		lossy += (r->warnings >> RP_WARN_LOSSY) & 1u;
 		drop += (r->warnings >> RP_WARN_INTERVAL_DROP) & 1u;
+		n_deg += degraded(r);
+		if (g && degraded(r) && (p = deg_owner(lo, i)) != SIZE_MAX) {
+			deg_add(&g[p], r->gbps, lo->q[i]);
+			grouped++;
+		}
 	}
 	rp_sb_printf(sb, "<h2>Degraded links: moved data, but slowly or with losses</h2>\n<div id=\"degraded\"><p>%zu pair%s "
-		     "below the verdict's threshold, %zu lossy (retransmissions), %zu with an interval drop.</p>\n",
-		     below, below == 1 ? "" : "s", lossy, drop);
-	if (below + lossy + drop)
+		     "below the verdict's threshold, %zu lossy (retransmissions), %zu with an interval drop.%s</p>\n",
+		     below, below == 1 ? "" : "s", lossy, drop,
+		     grouped ? " Those through an adapter the verdict takes out of use are one line for it." : "");
+	if (n_deg)
 		rp_sb_puts(sb, "<ol>\n");
+	for (size_t p = 0; g && p < lo->n_eps && shown < RP_HTML_DEGRADED_MAX; p++)
+		if (g[p].n) {
+			deg_group_line(lo, sb, p, &g[p]);
+			shown++;
+			told += g[p].n;
+		}
 	for (size_t i = 0; i < lo->mv->n && shown < RP_HTML_DEGRADED_MAX; i++) {
 		const struct rp_pair_result *r = rp_matrix_view_pair(lo->mv, i, &tmp);
 
-		if (!degraded(r))
+		if (!degraded(r) || (g && deg_owner(lo, i) != SIZE_MAX))
 			continue;
+		degraded_line(lo, sb, i, r);
 		shown++;
-		rp_sb_printf(sb, "<li class=\"b%d\"><span class=\"pair\">", rp_html_bin_of(lo->q[i]));
-		rp_html_ep(sb, &r->src);
-		rp_sb_puts(sb, " &rarr; ");
-		rp_html_ep(sb, &r->dst);
-		rp_sb_puts(sb, "</span>: ");
-		rp_html_gbps(sb, 2, r->gbps);
-		if (lo->q[i] <= RP_HTML_Q_MAX)
-			rp_sb_printf(sb, " Gb/s, %u%% of the expected rate", lo->q[i]);
-		else
-			rp_sb_puts(sb, " Gb/s");
-		rp_sb_printf(sb, "%s%s%s</li>\n", r->status == RP_ST_BELOW_THRESHOLD ? "; below threshold" : "",
-			     (r->warnings >> RP_WARN_LOSSY) & 1u ? "; lossy" : "",
-			     (r->warnings >> RP_WARN_INTERVAL_DROP) & 1u ? "; interval drop" : "");
+		told++;
 	}
-	if (below + lossy + drop)
+	if (n_deg)
 		rp_sb_puts(sb, "</ol>\n");
-	if (below + lossy + drop > shown)
+	if (n_deg > told)
 		rp_sb_printf(sb, "<p>and more: the failures and warnings lists, and the JSON report, have every one.</p>\n");
 	rp_sb_puts(sb, "</div>\n");
+	free(g);
 }

@@ -421,6 +421,50 @@ static void test_failure_grouping(void **state)
 	mx_synth_fini(&s);
 }
 
+/* The degraded pairs through an adapter the verdict drains are one line for it, whatever their
+ * number; a degraded pair no drain explains keeps its own line. Before, the slow adapter's 126 pairs
+ * were 100 lines and "and more" (1,024 x 8: a slow adapter's 2,046). */
+static void test_degraded_grouped_by_drain(void **state)
+{
+	struct mx_synth s;
+	char *text, *sec, *end;
+	size_t n_slow = 0;
+
+	(void)state;
+	assert_int_equal(mx_synth_build(&s, 9, 8, 100000, true), 0);
+	for (size_t e = 0; e < s.n_eps; e++)
+		if (strcmp(s.eps[e].node, "node4") == 0 && strcmp(s.eps[e].device, "mlx5_5") == 0)
+			assert_true(s.verdict.eps[e].drain);
+	for (size_t i = 0; i < s.view.n; i++)
+		n_slow += s.res[i].status == RP_ST_BELOW_THRESHOLD;
+	assert_true(n_slow > 100);            /* the list's lines at most */
+	text = build_text(&s.view);
+	sec = strstr(text, "<div id=\"degraded\">");
+	assert_non_null(sec);
+	end = strstr(sec, "</div>");
+	assert_non_null(end);
+	*end = '\0';
+	assert_int_equal(mx_count(sec, "<li class="), 1);
+	assert_non_null(strstr(sec, "<b>node4/mlx5_5:1</b> (drained): "));
+	assert_null(strstr(sec, "and more"));
+	free(text);
+	/* a slow pair between two adapters the verdict keeps: its own line */
+	for (size_t i = 0; i < s.view.n; i++)
+		if (strcmp(s.res[i].src.node, "node1") == 0 && strcmp(s.res[i].src.device, "mlx5_0") == 0 &&
+		    strcmp(s.res[i].dst.node, "node2") == 0 && strcmp(s.res[i].dst.device, "mlx5_0") == 0) {
+			s.res[i].status = RP_ST_BELOW_THRESHOLD;
+			s.res[i].gbps /= 2;
+		}
+	text = build_text(&s.view);
+	sec = strstr(text, "<div id=\"degraded\">");
+	end = strstr(sec, "</div>");
+	*end = '\0';
+	assert_int_equal(mx_count(sec, "<li class="), 2);
+	assert_non_null(strstr(sec, "<span class=\"pair\">node1/mlx5_0:1 &rarr; node2/mlx5_0:1</span>"));
+	free(text);
+	mx_synth_fini(&s);
+}
+
 /* Decoded length of the base64 string after key in text (SIZE_MAX when absent). */
 static size_t b64_len(const char *text, const char *key)
 {
@@ -885,6 +929,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_order),
 		cmocka_unit_test(test_soft_colour_against_median),
 		cmocka_unit_test(test_failure_grouping),
+		cmocka_unit_test(test_degraded_grouped_by_drain),
 		cmocka_unit_test(test_large_run_compact),
 		cmocka_unit_test(test_unlisted_passes_coloured),
 		cmocka_unit_test(test_causes_remainder),
