@@ -135,10 +135,13 @@ static void group_line(const struct matrix_out *o, const struct rp_result_seq *p
 	ep_text(o, g->a, a, sizeof(a));
 	ep_text(o, g->b, b, sizeof(b));
 	if (g->kind != RP_SUSPECT_LINK)
-		printf("    %s: %zu failed direction%s (%zu confirmed)", a, g->n, g->n == 1 ? "" : "s", g->confirmed);
+		printf("    %s: %zu failed direction%s (%zu confirmed", a, g->n, g->n == 1 ? "" : "s", g->confirmed);
 	else
-		printf("    %s <-> %s: %zu failed direction%s (%zu confirmed)", a, b, g->n, g->n == 1 ? "" : "s",
+		printf("    %s <-> %s: %zu failed direction%s (%zu confirmed", a, b, g->n, g->n == 1 ? "" : "s",
 		       g->confirmed);
+	if (g->by_endpoint)
+		printf(", %zu of them by an endpoint's sample, not measured again", g->by_endpoint);
+	printf(")");
 	for (size_t k = 0; k < g->n_ex; k++) {
 		const struct rp_pair_result *r = rp_result_seq_get(ps, g->ex[k], &tmp);
 

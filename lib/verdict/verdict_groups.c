@@ -11,7 +11,7 @@
 struct link_fail {
 	uint32_t a, b;
 	size_t i;
-	bool confirmed;
+	enum rp_confirm confirm;
 };
 
 const char *rp_suspect_kind_name(enum rp_suspect_kind k)
@@ -45,12 +45,13 @@ enum rp_suspect_kind rp_fail_suspect(const struct rp_verdict *v, uint32_t s, uin
 	return RP_SUSPECT_LINK;
 }
 
-static void group_add(struct rp_fail_group *g, size_t i, bool confirmed)
+static void group_add(struct rp_fail_group *g, size_t i, enum rp_confirm confirm)
 {
 	if (g->n_ex < RP_GROUP_EXAMPLES)
 		g->ex[g->n_ex++] = i;
 	g->n++;
-	g->confirmed += confirmed;
+	g->confirmed += rp_confirm_held(confirm);
+	g->by_endpoint += confirm == RP_CONFIRM_BY_ENDPOINT;
 }
 
 static int link_cmp(const void *x, const void *y)
@@ -92,14 +93,13 @@ static int collect(const struct rp_verdict *v, const uint32_t *pair_eps, const s
 		if (s >= v->n_eps || d >= v->n_eps)
 			return rp_error(-EINVAL, "failure groups: pair %zu names endpoint %u of %zu", i, s > d ? s : d,
 					v->n_eps);
-		bool confirmed = rp_confirm_held(pk.confirm);
 		enum rp_suspect_kind k = rp_fail_suspect(v, s, d, &a, &b);
 
 		fg->n_failed++;
 		fg->kind_failed[k]++;
 		if (k != RP_SUSPECT_LINK) {
 			per_ep[a].kind = k;     /* an endpoint is drained or unusable, never both */
-			group_add(&per_ep[a], i, confirmed);
+			group_add(&per_ep[a], i, pk.confirm);
 			continue;
 		}
 		if (*n_lf == cap) {
@@ -111,7 +111,7 @@ static int collect(const struct rp_verdict *v, const uint32_t *pair_eps, const s
 			*lf = t;
 			cap = nc;
 		}
-		(*lf)[(*n_lf)++] = (struct link_fail){ .a = a, .b = b, .i = i, .confirmed = confirmed };
+		(*lf)[(*n_lf)++] = (struct link_fail){ .a = a, .b = b, .i = i, .confirm = pk.confirm };
 	}
 	return 0;
 }
@@ -144,7 +144,7 @@ static int assemble(const struct rp_verdict *v, struct rp_fail_group *per_ep, co
 	for (size_t j = 0; j < n_lf; j++) {
 		if (j == 0 || lf[j].a != lf[j - 1].a || lf[j].b != lf[j - 1].b)
 			fg->g[k++] = (struct rp_fail_group){ .kind = RP_SUSPECT_LINK, .a = lf[j].a, .b = lf[j].b };
-		group_add(&fg->g[k - 1], lf[j].i, lf[j].confirmed);
+		group_add(&fg->g[k - 1], lf[j].i, lf[j].confirm);
 	}
 	fg->kind_groups[RP_SUSPECT_LINK] = n_links;
 	if (n_links > 1)   /* qsort's array may be NULL when empty */

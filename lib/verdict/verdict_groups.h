@@ -35,6 +35,7 @@ struct rp_fail_group {
 	uint32_t a, b;                /* ADAPTER, UNUSABLE: the endpoint (b == a); LINK: its two ends, a < b */
 	size_t n;                     /* failed directions in the group */
 	size_t confirmed;             /* of them confirmed on retest (lib/verdict/retest.h) */
+	size_t by_endpoint;           /* of those, by their endpoint's sample: not measured again themselves */
 	size_t ex[RP_GROUP_EXAMPLES]; /* pair indices of its first failures */
 	size_t n_ex;
 };

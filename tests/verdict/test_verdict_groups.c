@@ -42,6 +42,7 @@ static void test_adapter_and_links(void **state)
 	assert_int_equal(fg.g[0].a, 3);
 	assert_int_equal(fg.g[0].n, 6);
 	assert_int_equal(fg.g[0].n_ex, RP_GROUP_EXAMPLES);
+	assert_int_equal(fg.g[0].by_endpoint, 0);
 	assert_int_equal(fg.kind_groups[RP_SUSPECT_LINK], 2);
 	assert_int_equal(fg.kind_failed[RP_SUSPECT_LINK], 2);
 	const struct rp_fail_group *l = &fg.g[fg.kind_first[RP_SUSPECT_LINK]];
@@ -52,6 +53,20 @@ static void test_adapter_and_links(void **state)
 	assert_int_equal(l[1].a, 1);              /* 2 -> 1 keyed as the link 1 <-> 2 */
 	assert_int_equal(l[1].b, 2);
 	assert_string_equal(rp_suspect_kind_name(l[1].kind), "link");
+	rp_fail_groups_fini(&fg);
+
+	/* two of the adapter's failures confirmed by its sample (mx_retest.h): counted confirmed, and apart */
+	size_t marked = 0;
+
+	for (size_t i = 0; i < mx.view.n && marked < 2; i++)
+		if (mx.pair_eps[2 * i] == 3 || mx.pair_eps[2 * i + 1] == 3) {
+			mx.res[i].confirm = RP_CONFIRM_BY_ENDPOINT;
+			marked++;
+		}
+	assert_int_equal(rp_fail_groups_build(&mx.verdict, mx.pair_eps, &ps, &fg), 0);
+	assert_int_equal(fg.g[0].a, 3);
+	assert_int_equal(fg.g[0].by_endpoint, 2);
+	assert_int_equal(fg.g[0].confirmed, 6);
 	rp_fail_groups_fini(&fg);
 	mx_view_fini(&mx);
 }
