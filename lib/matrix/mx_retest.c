@@ -28,16 +28,26 @@ static int want_cmp(const void *x, const void *y)
 	return p->dir - q->dir;
 }
 
+/* Room in *arr (*cap elements of size elem, doubled from 64) for element n. 0 or -ENOMEM (*arr kept). */
+static int room_for(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t nc = *cap ? 2 * *cap : 64;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	na = realloc(*arr, nc * elem);
+	if (!na)
+		return -ENOMEM;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
 static int want_push(struct want **w, size_t *k, size_t *cap, uint32_t s, uint32_t d, size_t i, bool fresh)
 {
-	if (*k == *cap) {
-		struct want *nw = realloc(*w, 2 * *cap * sizeof(**w));
-
-		if (!nw)
-			return -ENOMEM;
-		*w = nw;
-		*cap *= 2;
-	}
+	if (room_for((void **)w, cap, *k, sizeof(**w)) != 0)
+		return -ENOMEM;
 	(*w)[(*k)++] = (struct want){ .a = s < d ? s : d, .b = s < d ? d : s, .idx = i, .dir = s < d ? 0 : 1, .fresh = fresh };
 	return 0;
 }
@@ -64,12 +74,9 @@ static int want_of(const struct rp_result_seq *res, size_t i, unsigned max_retes
 static int wanted(const uint32_t *pair_eps, const struct rp_result_seq *res, const bool *unavailable,
 		  size_t n_eps, unsigned max_retest, struct want **w_p, size_t *n_p)
 {
-	size_t n = res->n, cap = 64;
-	struct want *w = malloc(cap * sizeof(*w));   /* grown as wanted pairs are found: a few among millions */
-	size_t k = 0;
+	size_t n = res->n, cap = 0, k = 0;
+	struct want *w = NULL;        /* grown as wanted pairs are found: a few among millions */
 
-	if (!w)
-		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t s = pair_eps[2 * i], d = pair_eps[2 * i + 1];
 
@@ -86,7 +93,8 @@ static int wanted(const uint32_t *pair_eps, const struct rp_result_seq *res, con
 			return -ENOMEM;
 		}
 	}
-	qsort(w, k, sizeof(*w), want_cmp);
+	if (k)
+		qsort(w, k, sizeof(*w), want_cmp);
 	*w_p = w;
 	*n_p = k;
 	return 0;
@@ -190,15 +198,8 @@ static int sample_add(struct mx_retest_samples *sm, uint32_t e, const struct wan
 	for (size_t j = from; j < to; j++) {
 		if (!w[j].fresh)
 			continue;
-		if (sm->n == sm->cap) {
-			size_t cap = sm->cap ? 2 * sm->cap : 64;
-			void *nd = realloc(sm->dir, cap * sizeof(*sm->dir));
-
-			if (!nd)
-				return -ENOMEM;
-			sm->dir = nd;
-			sm->cap = cap;
-		}
+		if (room_for((void **)&sm->dir, &sm->cap, sm->n, sizeof(*sm->dir)) != 0)
+			return -ENOMEM;
 		sm->dir[sm->n++] = (struct mx_sample_dir){ .ep = e, .idx = w[j].idx };
 	}
 	sm->state[e] = MX_SAMPLE_TAKEN;
